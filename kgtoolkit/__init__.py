@@ -1,0 +1,77 @@
+"""kgtoolkit: a temporal knowledge graph in one local SQLite file.
+
+>>> import kgtoolkit
+>>> kg = kgtoolkit.open(":memory:")
+>>> _ = kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02")
+>>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
+>>> [(f.object_name, f.current) for f in kg.query("My API")]
+[('Redis', False), ('SQLite', True)]
+"""
+
+from __future__ import annotations
+
+from ._errors import (
+    AliasConflict,
+    CommaList,
+    IntervalOrder,
+    InvalidDate,
+    InvalidName,
+    InvalidRequest,
+    KGError,
+    NotCurrent,
+    NotFound,
+    ReadOnly,
+    StoreError,
+    UnknownType,
+)
+from ._names import normalize_name, normalize_predicate
+from ._records import (
+    AddResult,
+    Alias,
+    ConflictGroup,
+    Entity,
+    Fact,
+    GraphConfig,
+    Memory,
+    MergeResult,
+    Stats,
+    SupersedeResult,
+)
+from ._store import KnowledgeGraph, open, resolve_path
+from ._summary import looks_like_injection
+from ._tool import TOOL_SCHEMA, run_tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AddResult",
+    "Alias",
+    "AliasConflict",
+    "CommaList",
+    "ConflictGroup",
+    "Entity",
+    "Fact",
+    "GraphConfig",
+    "IntervalOrder",
+    "InvalidDate",
+    "InvalidName",
+    "InvalidRequest",
+    "KGError",
+    "KnowledgeGraph",
+    "Memory",
+    "MergeResult",
+    "NotCurrent",
+    "NotFound",
+    "ReadOnly",
+    "Stats",
+    "StoreError",
+    "SupersedeResult",
+    "TOOL_SCHEMA",
+    "UnknownType",
+    "looks_like_injection",
+    "normalize_name",
+    "normalize_predicate",
+    "open",
+    "resolve_path",
+    "run_tool",
+]

@@ -1,0 +1,94 @@
+"""Name rules (SPEC §2): entity ids, predicates, value text, and the comma guard.
+
+>>> normalize_name("O'Brien Corp")
+'obrien_corp'
+>>> normalize_predicate("Uses  Queue")
+'uses_queue'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ._errors import CommaList, InvalidName
+
+__all__ = [
+    "COMMA_PREDICATES",
+    "DEFAULT_MULTI_VALUED",
+    "DEFAULT_TYPES",
+    "DEFAULT_VALUE_PREDICATES",
+    "check_commas",
+    "clean_text",
+    "normalize_name",
+    "normalize_predicate",
+]
+
+DEFAULT_TYPES: frozenset[str] = frozenset({"person", "company", "project", "event", "unknown"})
+DEFAULT_VALUE_PREDICATES: frozenset[str] = frozenset(
+    {"email", "phone", "url", "website", "address", "location", "birthday", "age", "role", "title",
+     "salary", "note"}
+)
+# Relations where several current objects are normal, so `conflicts` leaves them out.
+DEFAULT_MULTI_VALUED: frozenset[str] = frozenset({"depends_on", "knows", "member_of", "related_to", "note"})
+# Predicates whose object may contain a comma even with the guard on.
+COMMA_PREDICATES: frozenset[str] = frozenset({"email", "phone", "address", "note", "url"})
+
+_APOSTROPHES = re.compile("['\u2019]")
+_SEPARATORS = re.compile(r"[\s_]+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_name(name: str, *, field: str = "name") -> str:
+    """The entity id of ``name``: NFKC, case-folded, apostrophes removed, whitespace/underscores → ``_``.
+
+    ``My API``, ``my api`` and ``my_api`` are one entity; hyphens and other punctuation stay.
+    Raises :class:`InvalidName` when nothing is left.
+    """
+    if not isinstance(name, str):
+        raise InvalidName(f"{field} must be text, got {type(name).__name__}", field=field, value=repr(name))
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    text = _SEPARATORS.sub("_", _APOSTROPHES.sub("", text).strip())
+    if not text or text == "_":
+        raise InvalidName(
+            f"{field} {name!r} is empty once normalised; give a name with at least one letter or digit",
+            field=field, value=name,
+        )
+    return text
+
+
+def normalize_predicate(predicate: str) -> str:
+    """A predicate follows the entity-id rule: ``uses queue`` ≡ ``uses_queue`` ≡ ``Uses  Queue``."""
+    return normalize_name(predicate, field="predicate")
+
+
+def clean_text(text: str, *, field: str = "name") -> str:
+    """Trim and collapse inner whitespace, keeping case: display names and value objects."""
+    if not isinstance(text, str):
+        raise InvalidName(f"{field} must be text, got {type(text).__name__}", field=field, value=repr(text))
+    cleaned = _WHITESPACE.sub(" ", text).strip()
+    if not cleaned:
+        raise InvalidName(f"{field} is empty; give some text", field=field, value=text)
+    return cleaned
+
+
+def check_commas(subject: str, predicate: str, obj: str) -> None:
+    """The comma guard: stop an agent from packing a list into one fact.
+
+    A subject with a comma is rejected; so is an object with a comma unless ``predicate`` is one
+    of :data:`COMMA_PREDICATES`. Bulk import and the graph's ``comma_guard`` setting turn it off.
+    """
+    if "," in subject:
+        raise CommaList(
+            f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
+            "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
+            "configure(comma_guard=False)",
+            field="subject", value=subject,
+        )
+    if "," in obj and predicate not in COMMA_PREDICATES:
+        raise CommaList(
+            f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
+            "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "
+            "--no-comma-guard` or configure(comma_guard=False)",
+            field="object", value=obj,
+        )

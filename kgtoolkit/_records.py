@@ -1,0 +1,210 @@
+"""The immutable records the store returns (SPEC §1)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Literal, Optional
+
+__all__ = [
+    "AddResult",
+    "Alias",
+    "ConflictGroup",
+    "Direction",
+    "Entity",
+    "Fact",
+    "GraphConfig",
+    "Memory",
+    "MergeResult",
+    "Stats",
+    "SupersedeResult",
+]
+
+Direction = Literal["outgoing", "incoming", "both"]
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, frozenset, set)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [_plain(v) for v in items]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return value.to_dict()  # type: ignore[attr-defined]
+    return value
+
+
+class _Record:
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (mappings copied, nested records converted)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entity(_Record):
+    """A node: ``id`` is the normalised name, ``name`` the first spelling seen."""
+
+    id: str
+    name: str
+    type: str
+    properties: Mapping[str, Any]
+    created_at: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "properties", _frozen_mapping(self.properties))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fact(_Record):
+    """A triple with its validity interval. ``current`` iff ``valid_to`` is None.
+
+    ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
+    ``direction`` is set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is
+    the subject, ``incoming`` when it is the object.
+    """
+
+    id: int
+    subject: str
+    subject_name: str
+    predicate: str
+    object: str
+    object_name: str
+    object_is_value: bool
+    valid_from: Optional[str]
+    valid_to: Optional[str]
+    confidence: float
+    source: str
+    source_closet: Optional[str]
+    recorded_at: str
+    invalidated_at: Optional[str]
+    ended_by: Optional[str]
+    direction: Optional[str] = None
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _Record.to_dict(self)
+        out["current"] = self.current
+        return out
+
+    def __str__(self) -> str:
+        span = f"{self.valid_from or '?'} … {self.valid_to or ''}".rstrip()
+        return f"{self.subject_name} → {self.predicate} → {self.object_name}  [{span}]"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Memory(_Record):
+    """A stored piece of evidence text that a fact's ``source_closet`` may point at."""
+
+    id: str
+    text: str
+    source: Optional[str]
+    created_at: str
+    metadata: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AddResult(_Record):
+    """What :meth:`KnowledgeGraph.add` did: the fact, whether it is new, and any warnings."""
+
+    fact: Fact
+    created: bool
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SupersedeResult(_Record):
+    """What :meth:`KnowledgeGraph.supersede` did: the fact it ended and the one it added."""
+
+    old: Fact
+    new: Fact
+    created: bool
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Alias(_Record):
+    """Another name for an entity: ``alias`` is the normalised id, ``name`` the spelling given."""
+
+    alias: str
+    name: str
+    entity: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MergeResult(_Record):
+    """What :meth:`KnowledgeGraph.merge` did."""
+
+    source: str
+    target: Entity
+    moved: int
+    deduplicated: int
+    aliases: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConflictGroup(_Record):
+    """A (subject, predicate) pair with more than one distinct object.
+
+    ``needs_action`` when more than one of its facts is current; closed-out history alone is a
+    review item, not a contradiction.
+    """
+
+    subject: str
+    subject_name: str
+    predicate: str
+    objects: int
+    current: int
+    facts: tuple[Fact, ...]
+
+    @property
+    def needs_action(self) -> bool:
+        return self.current > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _Record.to_dict(self)
+        out["needs_action"] = self.needs_action
+        return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Stats(_Record):
+    """Counts over the whole graph."""
+
+    entities: int
+    entities_by_type: Mapping[str, int]
+    facts: int
+    current: int
+    ended: int
+    value_facts: int
+    predicates: int
+    aliases: int
+    memories: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entities_by_type", _frozen_mapping(self.entities_by_type))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GraphConfig(_Record):
+    """Per-graph settings, stored in the file itself.
+
+    ``types``: the entity-type vocabulary; ``value_predicates``: predicates whose object is text;
+    ``multi_valued``: predicates left out of conflicts; ``comma_guard``: reject comma lists.
+    """
+
+    types: frozenset[str]
+    value_predicates: frozenset[str]
+    multi_valued: frozenset[str]
+    comma_guard: bool = True

@@ -1,0 +1,165 @@
+"""Time rules (SPEC §4): accepted inputs, partial dates, and sortable interval keys.
+
+Every bound is kept twice: as text (``2026-03-02`` or ``2026-03-02T08:00:00Z``, what users see) and
+as an integer key in microseconds since 1970-01-01 UTC, which the store compares. A date-only bound
+is a whole day and both ends count, so ``valid_to = 2026-10-12`` keys to the last microsecond of that
+day. Open ends key to :data:`OPEN_START` / :data:`OPEN_END`.
+
+>>> parse_bound("2026-10", field="valid_to", end=True).text
+'2026-10-31'
+>>> parse_bound("2026-03-02T10:00:00+02:00", field="valid_from").text
+'2026-03-02T08:00:00Z'
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from typing import NamedTuple, Union
+
+from ._errors import InvalidDate
+
+__all__ = [
+    "OPEN_END",
+    "OPEN_START",
+    "Bound",
+    "TimeInput",
+    "Window",
+    "key_to_text",
+    "now_text",
+    "parse_bound",
+    "parse_window",
+    "today",
+]
+
+TimeInput = Union[str, dt.date, dt.datetime]
+
+OPEN_START = -(2**62)
+OPEN_END = 2**62
+_DAY_US = 86_400_000_000
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_ONE_US = dt.timedelta(microseconds=1)
+
+# re.ASCII: \d must not match other scripts' digits (٢٠٢٦ is not a YYYY).
+_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", re.ASCII)
+_DATETIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|z|[+-]\d{2}:?\d{2})", re.ASCII
+)
+_DATETIME_NO_ZONE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?", re.ASCII)
+_ACCEPTED = "YYYY, YYYY-MM, YYYY-MM-DD, or an ISO datetime with Z or an offset (2026-03-02T10:00:00Z)"
+
+
+class Bound(NamedTuple):
+    """One end of an interval: the text shown to users and the key the store compares."""
+
+    text: str
+    key: int
+
+
+class Window(NamedTuple):
+    """The instants a time filter covers: ``[lo, hi]`` in keys (a day covers the whole day)."""
+
+    text: str
+    lo: int
+    hi: int
+
+
+def _us(moment: dt.datetime) -> int:
+    return (moment - _EPOCH) // _ONE_US
+
+
+def _day_key(year: int, month: int, day: int) -> int:
+    return _us(dt.datetime(year, month, day, tzinfo=dt.timezone.utc))
+
+
+def _fail(field: str, value: object, why: str = "") -> InvalidDate:
+    reason = f" ({why})" if why else ""
+    return InvalidDate(f"{field} {value!r} is not a date{reason}; use {_ACCEPTED}", field=field, value=str(value))
+
+
+def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
+    """Text, first and last microsecond key covered by ``value``."""
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            raise _fail(field, value.isoformat(), "a datetime needs a time zone")
+        moment = value.astimezone(dt.timezone.utc)
+        return _datetime_text(moment), _us(moment), _us(moment)
+    if isinstance(value, dt.date):
+        key = _day_key(value.year, value.month, value.day)
+        return value.isoformat(), key, key + _DAY_US - 1
+    if not isinstance(value, str):
+        raise _fail(field, value, f"expected text, got {type(value).__name__}")
+    text = value.strip()
+    match = _DATE.fullmatch(text)
+    if match:
+        year, month, day = (int(g) if g else None for g in match.groups())
+        if year == 0:
+            raise _fail(field, value, "years run from 0001 to 9999")
+        try:
+            if day is not None:
+                first = last = dt.date(year, month, day)  # type: ignore[arg-type]
+            elif month is not None:
+                first = dt.date(year, month, 1)
+                last = dt.date(year, month, calendar.monthrange(year, month)[1])
+            else:
+                first, last = dt.date(year, 1, 1), dt.date(year, 12, 31)
+        except ValueError as exc:
+            raise _fail(field, value, str(exc)) from None
+        return (
+            text,
+            _day_key(first.year, first.month, first.day),
+            _day_key(last.year, last.month, last.day) + _DAY_US - 1,
+        )
+    if _DATETIME.fullmatch(text):
+        try:
+            parsed = dt.datetime.fromisoformat(text.replace("z", "Z"))
+            if parsed.year == 0:
+                raise ValueError("year 0")
+            moment = parsed.astimezone(dt.timezone.utc)
+        except (ValueError, OverflowError) as exc:
+            raise _fail(field, value, str(exc)) from None
+        return _datetime_text(moment), _us(moment), _us(moment)
+    if _DATETIME_NO_ZONE.fullmatch(text):
+        raise _fail(field, value, "a datetime needs Z or an offset such as +02:00")
+    if text.startswith("-"):
+        raise _fail(field, value, "years before 0001 (BC) are not supported")
+    raise _fail(field, value)
+
+
+def _datetime_text(moment: dt.datetime) -> str:
+    spec = "microseconds" if moment.microsecond else "seconds"
+    return moment.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def parse_bound(value: TimeInput, *, field: str, end: bool = False) -> Bound:
+    """Parse a ``valid_from`` (``end=False``) or ``valid_to``/``ended`` bound.
+
+    A partial date is the start of its period as a start and the end of its period as an end; the
+    stored text is the full date (``2026-10`` as an end is ``2026-10-31``).
+    """
+    text, lo, hi = _parse(value, field)
+    if "T" not in text and len(text) < 10:
+        text = key_to_text(hi if end else lo)[:10]
+    return Bound(text, hi if end else lo)
+
+
+def parse_window(value: TimeInput, *, field: str = "as_of") -> Window:
+    """Parse an ``as_of`` / ``known_at`` value into the span of instants it names."""
+    text, lo, hi = _parse(value, field)
+    return Window(text, lo, hi)
+
+
+def key_to_text(key: int) -> str:
+    """The UTC datetime text (``…Z``, microseconds) of a key; fixed width, so text order is time order."""
+    return (_EPOCH + dt.timedelta(microseconds=key)).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def now_text() -> str:
+    """Now, as transaction-time text (``2026-12-02T12:00:00.123456Z``)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def today() -> str:
+    """Today's date in UTC, the default ``ended`` of an invalidation."""
+    return dt.datetime.now(dt.timezone.utc).date().isoformat()

@@ -1,0 +1,491 @@
+"""The ``kgtoolkit`` command: a thin layer over the library, one command per operation.
+
+Tables by default, ``--json`` for programs; errors print their code and message (no traceback)
+and exit with status 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Annotated, Any, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich import box
+from rich.table import Table
+
+from ._errors import InvalidRequest, KGError
+from ._records import ConflictGroup, Fact
+from ._store import KnowledgeGraph, resolve_path
+from ._tool import run_tool
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="kgtoolkit",
+    help="A temporal knowledge graph in one SQLite file: facts with the dates they held.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+# Piped output keeps whole names: a wide page instead of the 80 columns rich assumes off a terminal.
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
+err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 240)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DbOption = Annotated[Optional[Path], typer.Option("--db", help="Graph file (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+AsOf = Annotated[Optional[str], typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
+KnownAt = Annotated[Optional[str], typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
+Current = Annotated[bool, typer.Option("--current", help="Only current facts.")]
+Limit = Annotated[Optional[int], typer.Option("--limit", min=0, help="At most this many facts.")]
+Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many facts first.")]
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A temporal knowledge graph in one SQLite file: facts with the dates they held."""
+    ctx.obj = {"db": db, "json": as_json}
+
+
+def _command(name: str | None = None) -> Callable[[F], F]:
+    """Register a command that turns library errors into a message and exit status 1."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except KGError as exc:
+                _fail(exc)
+
+        app.command(name)(run)
+        return fn
+
+    return decorate
+
+
+def _fail(exc: KGError) -> None:
+    err.print(f"[bold red]error[/] [red]\\[{exc.code}][/] {escape(exc.message)}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _graph(ctx: typer.Context, db: Path | None, *, read_only: bool = False) -> KnowledgeGraph:
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    return KnowledgeGraph(chosen, read_only=read_only)
+
+
+def _json_wanted(ctx: typer.Context, as_json: bool) -> bool:
+    return as_json or bool(ctx.obj and ctx.obj.get("json"))
+
+
+def _emit(data: Any) -> None:
+    out.out(json.dumps(data, ensure_ascii=False, indent=2), highlight=False)
+
+
+def _span(fact: Fact) -> tuple[str, str]:
+    return fact.valid_from or "?", fact.valid_to or ""
+
+
+def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    table.add_column("id", justify="right", style="dim")
+    if direction:
+        table.add_column("dir")
+    for column in ("subject", "predicate", "object", "from", "to"):
+        table.add_column(column)
+    table.add_column("current")
+    for fact in facts:
+        start, end = _span(fact)
+        row = [str(fact.id)]
+        if direction:
+            row.append("→" if fact.direction == "outgoing" else "←")
+        obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
+        row += [escape(fact.subject_name), escape(fact.predicate), escape(obj), start, end]
+        row.append("[green]yes[/]" if fact.current else "[dim]no[/]")
+        table.add_row(*row, style=None if fact.current else "dim")
+    return table
+
+
+def _show_facts(ctx: typer.Context, as_json: bool, facts: list[Fact], payload: dict[str, Any], *,
+                title: str, direction: bool = False) -> None:
+    if _json_wanted(ctx, as_json):
+        _emit({**payload, "facts": [f.to_dict() for f in facts], "count": len(facts)})
+    elif not facts:
+        out.print(f"{title}: no facts")
+    else:
+        out.print(_facts_table(facts, title=f"{title} ({len(facts)} fact{'s' * (len(facts) != 1)})", direction=direction))
+
+
+def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
+    if not pairs:
+        return None
+    props: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidRequest(f"--property takes KEY=VALUE, not {pair!r}", field="properties", value=pair)
+        try:
+            props[key.strip()] = json.loads(value)
+        except ValueError:
+            props[key.strip()] = value
+    return props
+
+
+# ---------------------------------------------------------------------- writes
+
+
+@_command("add")
+def add(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument(help="Entity the fact is about.")],
+    predicate: Annotated[str, typer.Argument(help="Relationship, e.g. uses_queue (or a value predicate such as email).")],
+    obj: Annotated[str, typer.Argument(metavar="OBJECT", help="Entity (or text, for value predicates) it points at.")],
+    valid_from: Annotated[Optional[str], typer.Option("--from", "--valid-from", help="When it became true.")] = None,
+    valid_to: Annotated[Optional[str], typer.Option("--to", "--valid-to", help="When it stopped (add history).")] = None,
+    confidence: Annotated[float, typer.Option(help="0 to 1.")] = 1.0,
+    source: Annotated[Optional[str], typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[Optional[str], typer.Option("--closet", "--source-closet", help="Pointer to the evidence, e.g. a memory id.")] = None,
+    subject_type: Annotated[Optional[str], typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")] = None,
+    object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of the object entity.")] = None,
+    prop: Annotated[Optional[list[str]], typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a fact (missing entities are created; an identical current fact is returned as is)."""
+    with _graph(ctx, db) as kg:
+        result = kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
+                        source=source, source_closet=source_closet, subject_type=subject_type,
+                        object_type=object_type, properties=_properties(prop))
+    if _json_wanted(ctx, as_json):
+        _emit(result.to_dict())
+        return
+    verb = "added" if result.created else "already current, unchanged"
+    out.print(_facts_table([result.fact], title=verb))
+    for warning in result.warnings:
+        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+
+
+@_command("invalidate")
+def invalidate(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument()],
+    predicate: Annotated[str, typer.Argument()],
+    obj: Annotated[str, typer.Argument(metavar="OBJECT")],
+    ended: Annotated[Optional[str], typer.Option(help="When it stopped being true (default: today, UTC).")] = None,
+    ended_by: Annotated[Optional[str], typer.Option("--ended-by", help="Who ended it (default: agent).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """End a current fact; it stays as history."""
+    with _graph(ctx, db) as kg:
+        fact = kg.invalidate(subject, predicate, obj, ended=ended, ended_by=ended_by)
+    if _json_wanted(ctx, as_json):
+        _emit({"fact": fact.to_dict()})
+    else:
+        out.print(_facts_table([fact], title="ended"))
+
+
+@_command("supersede")
+def supersede(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument()],
+    predicate: Annotated[str, typer.Argument()],
+    old_object: Annotated[str, typer.Argument(metavar="OLD")],
+    new_object: Annotated[str, typer.Argument(metavar="NEW")],
+    at: Annotated[Optional[str], typer.Option(help="When NEW replaced OLD (default: today, UTC).")] = None,
+    source: Annotated[Optional[str], typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[Optional[str], typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
+    object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of NEW.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Replace OLD with NEW at one moment: end the old fact and add the new one, atomically."""
+    with _graph(ctx, db) as kg:
+        result = kg.supersede(subject, predicate, old_object, new_object, at=at, source=source,
+                              source_closet=source_closet, object_type=object_type)
+    if _json_wanted(ctx, as_json):
+        _emit(result.to_dict())
+    else:
+        out.print(_facts_table([result.old, result.new], title="superseded"))
+
+
+@_command("merge")
+def merge(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="Duplicate entity to fold away.")],
+    target: Annotated[str, typer.Argument(help="Entity to keep.")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge SOURCE into TARGET: move its facts, keep its names as aliases, de-duplicate."""
+    with _graph(ctx, db) as kg:
+        result = kg.merge(source, target)
+    if _json_wanted(ctx, as_json):
+        _emit(result.to_dict())
+        return
+    out.print(f"merged [bold]{result.source}[/] into [bold]{result.target.id}[/]: {result.moved} fact(s) moved, "
+              f"{result.deduplicated} duplicate(s) folded; aliases now: {', '.join(result.aliases)}", highlight=False)
+    for warning in result.warnings:
+        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+
+
+@_command("alias")
+def alias(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The other name.")],
+    entity: Annotated[str, typer.Argument(help="The entity it names.")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Register NAME as another name of ENTITY."""
+    with _graph(ctx, db) as kg:
+        result = kg.alias(name, entity)
+    if _json_wanted(ctx, as_json):
+        _emit(result.to_dict())
+    else:
+        out.print(f"{result.name!r} ({result.alias}) now names [bold]{result.entity}[/]", highlight=False)
+
+
+@_command("aliases")
+def aliases(
+    ctx: typer.Context,
+    entity: Annotated[Optional[str], typer.Argument(help="Only this entity's aliases.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List aliases (of one entity, or all)."""
+    with _graph(ctx, db, read_only=True) as kg:
+        rows = kg.aliases(entity)
+    if _json_wanted(ctx, as_json):
+        _emit({"aliases": [a.to_dict() for a in rows], "count": len(rows)})
+        return
+    table = Table("alias", "spelling", "entity", header_style="bold", box=box.SIMPLE_HEAD)
+    for row in rows:
+        table.add_row(row.alias, row.name, row.entity)
+    out.print(table if rows else "no aliases")
+
+
+@_command("config")
+def config(
+    ctx: typer.Context,
+    add_type: Annotated[Optional[list[str]], typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
+    add_value_predicate: Annotated[Optional[list[str]], typer.Option("--add-value-predicate", help="Predicate whose object is text.")] = None,
+    remove_value_predicate: Annotated[Optional[list[str]], typer.Option("--remove-value-predicate")] = None,
+    add_multi_valued: Annotated[Optional[list[str]], typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
+    remove_multi_valued: Annotated[Optional[list[str]], typer.Option("--remove-multi-valued")] = None,
+    comma_guard: Annotated[Optional[bool], typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard."""
+    changes = any(x for x in (add_type, add_value_predicate, remove_value_predicate, add_multi_valued,
+                              remove_multi_valued)) or comma_guard is not None
+    with _graph(ctx, db, read_only=not changes) as kg:
+        current = kg.config
+        if changes:
+            current = kg.configure(
+                types=current.types | set(add_type) if add_type else None,
+                value_predicates=(current.value_predicates | set(add_value_predicate or ())) - set(remove_value_predicate or ())
+                if add_value_predicate or remove_value_predicate else None,
+                multi_valued=(current.multi_valued | set(add_multi_valued or ())) - set(remove_multi_valued or ())
+                if add_multi_valued or remove_multi_valued else None,
+                comma_guard=comma_guard,
+            )
+    if _json_wanted(ctx, as_json):
+        _emit(current.to_dict())
+        return
+    table = Table("setting", "value", header_style="bold", box=box.SIMPLE_HEAD)
+    table.add_row("types", ", ".join(sorted(current.types)))
+    table.add_row("value predicates", ", ".join(sorted(current.value_predicates)))
+    table.add_row("multi-valued", ", ".join(sorted(current.multi_valued)))
+    table.add_row("comma guard", "on" if current.comma_guard else "off")
+    out.print(table)
+
+
+# ---------------------------------------------------------------------- reads
+
+
+@_command("query")
+def query(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Entity (exact name or alias).")],
+    direction: Annotated[str, typer.Option(help="outgoing, incoming or both.")] = "both",
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    current: Current = False,
+    limit: Limit = None,
+    offset: Offset = 0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Facts around one entity, oldest first, each flagged current and with its direction."""
+    with _graph(ctx, db, read_only=True) as kg:
+        entity = kg.resolve(name)
+        facts = kg.query(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
+                         current_only=current, limit=limit, offset=offset)
+    suffix = f" as of {as_of}" if as_of else ""
+    _show_facts(ctx, as_json, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
+
+
+@_command("search")
+def search(
+    ctx: typer.Context,
+    predicate: Annotated[str, typer.Argument(help="Relationship type.")],
+    obj: Annotated[Optional[str], typer.Argument(metavar="[OBJECT]", help="Only facts pointing at this.")] = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    current: Current = False,
+    limit: Limit = None,
+    offset: Offset = 0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Facts by relationship type, optionally pointing at one object ("what uses SQLite?")."""
+    with _graph(ctx, db, read_only=True) as kg:
+        facts = kg.search(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
+                          offset=offset)
+    _show_facts(ctx, as_json, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
+
+
+@_command("timeline")
+def timeline(
+    ctx: typer.Context,
+    name: Annotated[Optional[str], typer.Argument(help="Entity (default: the whole graph).")] = None,
+    limit: Limit = None,
+    offset: Offset = 0,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Facts in order of valid_from (unknown starts last)."""
+    with _graph(ctx, db, read_only=True) as kg:
+        facts = kg.timeline(name, limit=limit, offset=offset)
+    _show_facts(ctx, as_json, facts, {}, title=f"timeline of {name}" if name else "timeline")
+
+
+@_command("stats")
+def stats(ctx: typer.Context, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Counts: entities per type, facts, current, ended, value facts, predicates, aliases, memories."""
+    with _graph(ctx, db, read_only=True) as kg:
+        result = kg.stats()
+        path = kg.path
+    if _json_wanted(ctx, as_json):
+        _emit({"path": str(path), **result.to_dict()})
+        return
+    table = Table(title=str(path), title_justify="left", show_header=False, box=box.SIMPLE)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()), ("facts", result.facts),
+            ("current", result.current), ("ended", result.ended), ("value facts", result.value_facts),
+            ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
+    for label, value in rows:
+        table.add_row(label, str(value))
+    out.print(table)
+
+
+@_command("conflicts")
+def conflicts(
+    ctx: typer.Context,
+    entity: Annotated[Optional[str], typer.Argument(help="Only this subject's conflicts.")] = None,
+    current: Current = False,
+    needs_action: Annotated[bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """(subject, predicate) pairs with more than one object; those with several current facts first."""
+    with _graph(ctx, db, read_only=True) as kg:
+        groups = kg.conflicts(entity, current_only=current)
+    if needs_action:
+        groups = [g for g in groups if g.needs_action]
+    if _json_wanted(ctx, as_json):
+        _emit({"groups": [g.to_dict() for g in groups], "count": len(groups),
+               "needs_action": sum(g.needs_action for g in groups)})
+        return
+    if not groups:
+        out.print("no conflicts")
+    for group in groups:
+        out.print(_facts_table(group.facts, title=_group_title(group)))
+
+
+def _group_title(group: ConflictGroup) -> str:
+    flag = "  [bold red]needs action[/]" if group.needs_action else ""
+    return f"{group.subject_name} · {group.predicate}: {group.objects} objects, {group.current} current{flag}"
+
+
+@_command("summary")
+def summary(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option(min=1, help="How many entities.")] = 20,
+    style: Annotated[str, typer.Option(help="main (# Knowledge Graph) or subagent (## Known Facts).")] = "main",
+    as_of: AsOf = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Compact Markdown of the top entities and their current facts, for a system prompt."""
+    with _graph(ctx, db, read_only=True) as kg:
+        text = kg.summary(limit, style=style, as_of=as_of)
+    if _json_wanted(ctx, as_json):
+        _emit({"markdown": text})
+    else:
+        out.out(text, end="", highlight=False)
+
+
+@_command("tool")
+def tool(ctx: typer.Context, db: DbOption = None) -> None:
+    """The agent tool: read one JSON request per line on stdin, write one JSON answer per line."""
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    try:
+        kg: KnowledgeGraph | None = KnowledgeGraph(chosen)
+        failure = None
+    except KGError as exc:
+        kg, failure = None, {"ok": False, "error": exc.to_dict()}
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            answer = failure or run_tool(line, kg=kg)
+            sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    finally:
+        if kg is not None:
+            kg.close()
+
+
+@_command("path")
+def path(ctx: typer.Context, db: DbOption = None) -> None:
+    """Print which graph file the other commands use (--db, else $KGTOOLKIT_DB, else the default)."""
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    out.out(str(resolve_path(chosen)), highlight=False)
+
+
+@_command("demo")
+def demo(
+    ctx: typer.Context,
+    out_path: Annotated[Path, typer.Option("--out", help="Where to write the demo graph.")] = Path("demo.sqlite3"),
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
+) -> None:
+    """Build the demo graph (a small software organisation over two years) and show what it holds."""
+    from ._demo import build_demo
+
+    kg = build_demo(out_path, force=force)
+    with kg:
+        result = kg.stats()
+        text = kg.summary(8)
+    out.print(f"demo graph written to [bold]{out_path}[/]: {result.entities} entities, {result.facts} facts "
+              f"({result.current} current), {result.aliases} aliases", highlight=False)
+    out.out(text, end="", highlight=False)
+
+
+def main() -> None:
+    """Entry point of the ``kgtoolkit`` script."""
+    app()
