@@ -15,11 +15,13 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
+from urllib.parse import quote
 
 from ._errors import (
     AliasConflict,
@@ -159,22 +161,29 @@ class KnowledgeGraph:
         self._lock = threading.RLock()
         self._timeout = timeout
         memory = str(self.path) == ":memory:"
-        if not memory and not read_only:
-            folder = self.path.parent
-            if not folder.exists():
-                default_folder = DEFAULT_PATH.expanduser().parent
-                folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
-        if read_only and not memory and not self.path.exists():
+        try:
+            if not memory and not read_only:
+                folder = self.path.parent
+                if not folder.exists():
+                    default_folder = DEFAULT_PATH.expanduser().parent
+                    folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
+            missing = read_only and not memory and not self.path.exists()
+        except OSError as exc:  # a path component is a file, a name too long, no permission, ...
+            raise StoreError(f"cannot use {self.path} for a knowledge graph: {exc.strerror or exc}; choose "
+                             "another path", field="path", value=str(self.path)) from None
+        if missing:
             raise NotFound(f"no graph at {self.path}; check the path (a graph file is created by its first write)",
                            field="path", value=str(self.path))
-        target = f"file:{self.path}?mode=ro" if read_only and not memory else str(self.path)
+        # Percent-escape the path: in a URI, '?', '#' and '%' in a folder name would name another file.
+        target = f"file:{quote(str(self.path))}?mode=ro" if read_only and not memory else str(self.path)
         try:
             self._conn = sqlite3.connect(target, uri=read_only and not memory, timeout=timeout,
                                          isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            self._check_schema()  # refuse a newer or foreign file before WAL (below) changes it
             if not read_only:
-                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._enable_wal()
                 self._conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
@@ -197,27 +206,58 @@ class KnowledgeGraph:
     def __repr__(self) -> str:
         return f"KnowledgeGraph({str(self.path)!r}{', read_only=True' if self.read_only else ''})"
 
-    def _migrate(self) -> None:
+    def _enable_wal(self) -> None:
+        """Switch to WAL, retrying: on a new file another process's read lock makes this switch fail at once
+        with "database is locked" (SQLite does not wait its busy timeout for it)."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+
+    def _schema_version(self) -> int:
+        """The file's schema version; refuses a newer schema and another program's SQLite file.
+
+        Call it inside a transaction: the version and the table list must come from one snapshot, or a
+        process racing another's first-time creation could see the tables before their version.
+        """
         conn = self._conn
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {version}, newer than this kgtoolkit understands "
                 f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="path", value=str(self.path))
-        if version == SCHEMA_VERSION:
-            return
-        if self.read_only:
-            raise StoreError(f"{self.path} needs a schema upgrade; open it once without read_only",
-                             field="path", value=str(self.path))
         if version == 0:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables:
                 raise StoreError(
                     f"{self.path} is an SQLite file of another program (tables: {', '.join(sorted(tables))}); "
                     "open a new file and import it with `kgtoolkit import`", field="path", value=str(self.path))
+        return version
+
+    def _check_schema(self) -> int:
+        """:meth:`_schema_version` in one read transaction (it writes nothing)."""
+        self._conn.execute("BEGIN")
+        try:
+            return self._schema_version()
+        finally:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+
+    def _migrate(self) -> None:
+        conn = self._conn
+        if self._check_schema() == SCHEMA_VERSION:
+            return
+        if self.read_only:
+            raise StoreError(f"{self.path} needs a schema upgrade; open it once without read_only",
+                             field="path", value=str(self.path))
         conn.execute("BEGIN IMMEDIATE")
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+            version = self._schema_version()  # again under the write lock: another process may have won
             for step in _MIGRATIONS[version:]:
                 for statement in step:
                     conn.execute(statement)
@@ -682,7 +722,8 @@ class KnowledgeGraph:
     def fact(self, fact_id: int) -> Fact:
         """The fact with this id."""
         with self._tx(write=False) as cur:
-            if cur.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is None:
+            if (not isinstance(fact_id, int) or not -(2**63) <= fact_id < 2**63  # SQLite's INTEGER range
+                    or cur.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is None):
                 raise NotFound(f"no fact with id {fact_id!r}", field="id", value=str(fact_id))
             return self._fact(cur, fact_id)
 
@@ -894,8 +935,9 @@ def _time_filter(as_of: TimeInput | None, known_at: TimeInput | None, current_on
 
 def _page(limit: int | None, offset: int) -> dict[str, int]:
     for name, value in (("limit", limit), ("offset", offset)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise InvalidRequest(f"{name} must be a whole number ≥ 0, not {value!r}", field=name, value=str(value))
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63):
+            raise InvalidRequest(f"{name} must be a whole number from 0 to 2**63 - 1, not {value!r}", field=name,
+                                 value=str(value))
     return {"limit": -1 if limit is None else limit, "offset": offset}
 
 
@@ -942,6 +984,6 @@ def _json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] 
     if not isinstance(value, Mapping):
         raise InvalidRequest(f"{field} must be a JSON object (a mapping), not {type(value).__name__}", field=field, value=repr(value))
     try:
-        return json.loads(json.dumps(dict(value)))
+        return json.loads(json.dumps(dict(value), allow_nan=False))  # NaN/Infinity are not JSON
     except (TypeError, ValueError) as exc:
         raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from None

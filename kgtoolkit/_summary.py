@@ -51,7 +51,8 @@ def looks_like_injection(text: str) -> bool:
     >>> looks_like_injection("payments_team")
     False
     """
-    return bool(_INJECTION.search(text))
+    # Predicates are stored normalised ("ignore_all_previous_instructions"), and \b does not split on "_".
+    return bool(_INJECTION.search(text) or _INJECTION.search(text.replace("_", " ")))
 
 
 def _line(fact: Fact, entity_id: str) -> str:

@@ -20,6 +20,7 @@ from rich import box
 from rich.table import Table
 
 from ._errors import InvalidRequest, KGError
+from ._names import normalize_name
 from ._records import ConflictGroup, Fact
 from ._store import KnowledgeGraph, resolve_path
 from ._tool import run_tool
@@ -122,9 +123,9 @@ def _show_facts(ctx: typer.Context, as_json: bool, facts: list[Fact], payload: d
     if _json_wanted(ctx, as_json):
         _emit({**payload, "facts": [f.to_dict() for f in facts], "count": len(facts)})
     elif not facts:
-        out.print(f"{title}: no facts")
+        out.print(f"{escape(title)}: no facts")
     else:
-        out.print(_facts_table(facts, title=f"{title} ({len(facts)} fact{'s' * (len(facts) != 1)})", direction=direction))
+        out.print(_facts_table(facts, title=f"{escape(title)} ({len(facts)} fact{'s' * (len(facts) != 1)})", direction=direction))
 
 
 def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
@@ -173,7 +174,7 @@ def add(
     verb = "added" if result.created else "already current, unchanged"
     out.print(_facts_table([result.fact], title=verb))
     for warning in result.warnings:
-        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+        err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
 
 
 @_command("invalidate")
@@ -234,10 +235,11 @@ def merge(
     if _json_wanted(ctx, as_json):
         _emit(result.to_dict())
         return
-    out.print(f"merged [bold]{result.source}[/] into [bold]{result.target.id}[/]: {result.moved} fact(s) moved, "
-              f"{result.deduplicated} duplicate(s) folded; aliases now: {', '.join(result.aliases)}", highlight=False)
+    out.print(f"merged [bold]{escape(result.source)}[/] into [bold]{escape(result.target.id)}[/]: {result.moved} fact(s) "
+              f"moved, {result.deduplicated} duplicate(s) folded; aliases now: {escape(', '.join(result.aliases))}",
+              highlight=False)
     for warning in result.warnings:
-        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+        err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
 
 
 @_command("alias")
@@ -254,7 +256,7 @@ def alias(
     if _json_wanted(ctx, as_json):
         _emit(result.to_dict())
     else:
-        out.print(f"{result.name!r} ({result.alias}) now names [bold]{result.entity}[/]", highlight=False)
+        out.print(f"{escape(repr(result.name))} ({escape(result.alias)}) now names [bold]{escape(result.entity)}[/]", highlight=False)
 
 
 @_command("aliases")
@@ -272,7 +274,7 @@ def aliases(
         return
     table = Table("alias", "spelling", "entity", header_style="bold", box=box.SIMPLE_HEAD)
     for row in rows:
-        table.add_row(row.alias, row.name, row.entity)
+        table.add_row(escape(row.alias), escape(row.name), escape(row.entity))
     out.print(table if rows else "no aliases")
 
 
@@ -295,22 +297,31 @@ def config(
         current = kg.config
         if changes:
             current = kg.configure(
-                types=current.types | set(add_type) if add_type else None,
-                value_predicates=(current.value_predicates | set(add_value_predicate or ())) - set(remove_value_predicate or ())
-                if add_value_predicate or remove_value_predicate else None,
-                multi_valued=(current.multi_valued | set(add_multi_valued or ())) - set(remove_multi_valued or ())
-                if add_multi_valued or remove_multi_valued else None,
+                types=current.types | _names(add_type, "type") if add_type else None,
+                value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
+                multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 comma_guard=comma_guard,
             )
     if _json_wanted(ctx, as_json):
         _emit(current.to_dict())
         return
     table = Table("setting", "value", header_style="bold", box=box.SIMPLE_HEAD)
-    table.add_row("types", ", ".join(sorted(current.types)))
-    table.add_row("value predicates", ", ".join(sorted(current.value_predicates)))
-    table.add_row("multi-valued", ", ".join(sorted(current.multi_valued)))
+    table.add_row("types", escape(", ".join(sorted(current.types))))
+    table.add_row("value predicates", escape(", ".join(sorted(current.value_predicates))))
+    table.add_row("multi-valued", escape(", ".join(sorted(current.multi_valued))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
     out.print(table)
+
+
+def _names(values: Iterable[str] | None, field: str) -> set[str]:
+    return {normalize_name(v, field=field) for v in values or ()}
+
+
+def _edit(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> set[str] | None:
+    """``current`` with predicates added and removed (normalised, so "Home Page" removes home_page)."""
+    if not add and not remove:
+        return None
+    return (current | _names(add, "predicate")) - _names(remove, "predicate")
 
 
 # ---------------------------------------------------------------------- reads
@@ -382,14 +393,14 @@ def stats(ctx: typer.Context, db: DbOption = None, as_json: JsonOption = False) 
     if _json_wanted(ctx, as_json):
         _emit({"path": str(path), **result.to_dict()})
         return
-    table = Table(title=str(path), title_justify="left", show_header=False, box=box.SIMPLE)
+    table = Table(title=escape(str(path)), title_justify="left", show_header=False, box=box.SIMPLE)
     table.add_column(style="bold")
     table.add_column(justify="right")
     rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()), ("facts", result.facts),
             ("current", result.current), ("ended", result.ended), ("value facts", result.value_facts),
             ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
     for label, value in rows:
-        table.add_row(label, str(value))
+        table.add_row(escape(label), str(value))
     out.print(table)
 
 
@@ -419,7 +430,7 @@ def conflicts(
 
 def _group_title(group: ConflictGroup) -> str:
     flag = "  [bold red]needs action[/]" if group.needs_action else ""
-    return f"{group.subject_name} · {group.predicate}: {group.objects} objects, {group.current} current{flag}"
+    return f"{escape(group.subject_name)} · {escape(group.predicate)}: {group.objects} objects, {group.current} current{flag}"
 
 
 @_command("summary")
@@ -481,7 +492,7 @@ def demo(
     with kg:
         result = kg.stats()
         text = kg.summary(8)
-    out.print(f"demo graph written to [bold]{out_path}[/]: {result.entities} entities, {result.facts} facts "
+    out.print(f"demo graph written to [bold]{escape(str(out_path))}[/]: {result.entities} entities, {result.facts} facts "
               f"({result.current} current), {result.aliases} aliases", highlight=False)
     out.out(text, end="", highlight=False)
 

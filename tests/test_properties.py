@@ -1,0 +1,240 @@
+"""Property tests: name normalisation, and as_of / known_at against a plain-Python interval model."""
+
+from __future__ import annotations
+
+import datetime as dt
+import unicodedata
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import kgtoolkit
+from kgtoolkit import IntervalOrder, InvalidName, normalize_name
+
+UTC = dt.timezone.utc
+US = dt.timedelta(microseconds=1)
+NEVER_BEFORE = dt.datetime(1, 1, 1, tzinfo=UTC)
+NEVER_AFTER = dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+# ====================================================================== names
+
+WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.éÉöÖ"
+SEPARATORS = [" ", "  ", "\t", "\n", "\u00a0", "\u2003", "_", "__", " _ ", "_\u00a0_", " \t "]
+words = st.lists(st.text(alphabet=WORD_CHARS, min_size=1, max_size=8), min_size=1, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_normalisation_idempotent_and_clean(text: str) -> None:
+    try:
+        key = normalize_name(text)
+    except InvalidName:
+        return
+    assert normalize_name(key) == key
+    assert key and not any(ch.isspace() for ch in key)
+    assert "'" not in key and "\u2019" not in key
+    assert "__" not in key and key != "_"
+    # Case-folded (then NFKC-recomposed, so e.g. 'ǰ' stays one code point).
+    assert unicodedata.normalize("NFKC", key.casefold()) == key
+
+
+@settings(max_examples=200, deadline=None)
+@given(words, st.data())
+def test_equivalent_spellings_give_one_id(parts: list[str], data: st.DataObject) -> None:
+    expected = "_".join(p.lower() for p in parts)
+    spellings = []
+    for _ in range(3):
+        seps = [data.draw(st.sampled_from(SEPARATORS)) for _ in parts[1:]]
+        cased = ["".join(ch.upper() if data.draw(st.booleans()) else ch.lower() for ch in p) for p in parts]
+        text = cased[0] + "".join(sep + word for sep, word in zip(seps, cased[1:]))
+        lead, trail = data.draw(st.sampled_from(["", " ", "\t\u00a0"])), data.draw(st.sampled_from(["", "  ", "\n"]))
+        spellings.append(lead + text + trail)
+    apostrophe = data.draw(st.sampled_from(["'", "\u2019"]))
+    spellings.append(parts[0][:1] + apostrophe + parts[0][1:] + "".join(" " + p for p in parts[1:]))
+    assert {normalize_name(s) for s in spellings} == {expected}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=" \t\n\u00a0\u2003_'\u2019", max_size=12))
+def test_nothing_left_is_an_error(text: str) -> None:
+    with pytest.raises(InvalidName):
+        normalize_name(text)
+
+
+# ====================================================================== time model
+#
+# A bound is drawn as (input handed to the store, model spec). The model turns a spec into the first
+# and last instant it covers; a start uses the first, an end the last (whole days, both ends count).
+
+BASE = dt.date(2026, 1, 10)
+DAYS = [BASE + dt.timedelta(days=n) for n in range(0, 22)]
+MONTHS = [(2025, 12), (2026, 1), (2026, 2)]
+
+
+def _first_instant(spec: tuple[Any, ...]) -> dt.datetime:
+    kind = spec[0]
+    if kind == "none":
+        return NEVER_BEFORE
+    if kind == "day":
+        d = spec[1]
+        return dt.datetime(d.year, d.month, d.day, tzinfo=UTC)
+    if kind == "month":
+        return dt.datetime(spec[1], spec[2], 1, tzinfo=UTC)
+    return spec[1]
+
+
+def _last_instant(spec: tuple[Any, ...]) -> dt.datetime:
+    kind = spec[0]
+    if kind == "none":
+        return NEVER_AFTER
+    if kind == "day":
+        return _first_instant(spec) + dt.timedelta(days=1) - US
+    if kind == "month":
+        year, month = spec[1] + spec[2] // 12, spec[2] % 12 + 1
+        return dt.datetime(year, month, 1, tzinfo=UTC) - US
+    return spec[1]
+
+
+def _stored_text(spec: tuple[Any, ...], *, end: bool) -> str | None:
+    kind = spec[0]
+    if kind == "none":
+        return None
+    if kind in ("day", "month"):
+        return (_last_instant(spec) if end else _first_instant(spec)).date().isoformat()
+    return _z(spec[1])
+
+
+def _z(moment: dt.datetime) -> str:
+    naive = moment.astimezone(UTC).replace(tzinfo=None)
+    return naive.isoformat(timespec="microseconds" if naive.microsecond else "seconds") + "Z"
+
+
+def _z_us(moment: dt.datetime) -> str:
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+@st.composite
+def bounds(draw: st.DrawFn, *, allow_open: bool = True) -> tuple[Any, tuple[Any, ...]]:
+    kinds = ["day", "day_obj", "month", "dt_z", "dt_offset", "dt_obj"] + (["none", "none"] if allow_open else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "none":
+        return None, ("none",)
+    if kind in ("day", "day_obj"):
+        d = draw(st.sampled_from(DAYS))
+        return (d.isoformat() if kind == "day" else d), ("day", d)
+    if kind == "month":
+        year, month = draw(st.sampled_from(MONTHS))
+        return f"{year:04d}-{month:02d}", ("month", year, month)
+    d = draw(st.sampled_from(DAYS))
+    moment = dt.datetime(d.year, d.month, d.day, draw(st.sampled_from([0, 1, 12, 22, 23])),
+                         draw(st.sampled_from([0, 30, 59])), draw(st.sampled_from([0, 59])),
+                         draw(st.sampled_from([0, 999999])), tzinfo=UTC)
+    zone = dt.timezone(dt.timedelta(hours=draw(st.sampled_from([-5, 0, 2, 14]))))
+    if kind == "dt_z":
+        return _z(moment), ("dt", moment)
+    if kind == "dt_offset":
+        return moment.astimezone(zone).isoformat(), ("dt", moment)
+    return moment.astimezone(zone), ("dt", moment)
+
+
+fact_plans = st.lists(
+    st.tuples(bounds(), bounds(), st.one_of(st.none(), bounds(allow_open=False))),
+    min_size=1, max_size=7,
+)
+
+
+def _build(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> dict[str, dict[str, Any]]:
+    """Add (and maybe invalidate) each planned fact; return the model of what the store must hold."""
+    model: dict[str, dict[str, Any]] = {}
+    for i, ((start_in, start), (end_in, end), ended) in enumerate(plans):
+        obj = f"o{i}"
+        first, last = _first_instant(start), _last_instant(end)
+        if last < first:
+            with pytest.raises(IntervalOrder):
+                kg.add("s", "p", obj, valid_from=start_in, valid_to=end_in)
+            continue
+        fact = kg.add("s", "p", obj, valid_from=start_in, valid_to=end_in).fact
+        assert fact.valid_from == _stored_text(start, end=False)
+        assert fact.valid_to == _stored_text(end, end=True)
+        model[obj] = {"first": first, "last": last}
+        if ended is not None and end[0] == "none":
+            ended_in, ended_spec = ended
+            if _last_instant(ended_spec) < first:
+                with pytest.raises(IntervalOrder):
+                    kg.invalidate("s", "p", obj, ended=ended_in)
+            else:
+                done = kg.invalidate("s", "p", obj, ended=ended_in)
+                assert done.valid_to == _stored_text(ended_spec, end=True)
+                model[obj]["last"] = _last_instant(ended_spec)
+    if not model:  # every planned fact was refused: nothing was written, not even the subject
+        assert kg.stats().entities == 0
+        return model
+    for fact in kg.query("s"):
+        model[fact.object]["recorded"] = dt.datetime.fromisoformat(fact.recorded_at)
+        model[fact.object]["invalidated"] = (
+            dt.datetime.fromisoformat(fact.invalidated_at) if fact.invalidated_at else None)
+    assert set(model) == {f.object for f in kg.query("s")}
+    return model
+
+
+def _windows(model: dict[str, dict[str, Any]]) -> list[tuple[Any, dt.datetime, dt.datetime]]:
+    """as_of values to try: every day around the facts, a month, and every bound instant ±1µs."""
+    out: list[tuple[Any, dt.datetime, dt.datetime]] = []
+    for n in range(-2, 24):
+        d = BASE + dt.timedelta(days=n)
+        spec = ("day", d)
+        out.append((d.isoformat(), _first_instant(spec), _last_instant(spec)))
+    out.append(("2026-01", *(f(("month", 2026, 1)) for f in (_first_instant, _last_instant))))
+    instants = {m for fact in model.values() for m in (fact["first"], fact["last"])}
+    instants -= {NEVER_BEFORE, NEVER_AFTER}
+    for moment in sorted(instants):
+        for t in (moment - US, moment, moment + US):
+            out.append((_z_us(t), t, t))
+    out.append((dt.datetime(2026, 1, 15, 3, tzinfo=dt.timezone(dt.timedelta(hours=5))),
+                dt.datetime(2026, 1, 14, 22, tzinfo=UTC), dt.datetime(2026, 1, 14, 22, tzinfo=UTC)))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(fact_plans)
+def test_as_of_matches_model(plans: list[Any]) -> None:
+    with kgtoolkit.open(":memory:") as kg:
+        model = _build(kg, plans)
+        assume(model)
+        for value, lo, hi in _windows(model):
+            expected = {obj for obj, f in model.items() if f["first"] <= hi and f["last"] >= lo}
+            got = kg.query("s", as_of=value)
+            assert {f.object for f in got} == expected, (value, model)
+            assert len(got) == len(expected)
+            assert {f.object for f in kg.search("p", as_of=value)} == expected
+            current = {obj for obj in expected if model[obj]["last"] == NEVER_AFTER}
+            assert {f.object for f in kg.query("s", as_of=value, current_only=True)} == current
+
+
+@settings(max_examples=40, deadline=None)
+@given(fact_plans)
+def test_known_at_matches_model(plans: list[Any]) -> None:
+    with kgtoolkit.open(":memory:") as kg:
+        model = _build(kg, plans)
+        assume(model)
+        moments = {f["recorded"] for f in model.values()} | {
+            f["invalidated"] for f in model.values() if f["invalidated"]}
+        points = sorted({m + delta for m in moments for delta in (-US, dt.timedelta(0), US)})
+        days = [_windows(model)[i] for i in (2, 8, 14, 20)]
+        for k in points:
+            visible = {obj: f for obj, f in model.items() if f["recorded"] <= k}
+            ended = {obj for obj, f in visible.items() if f["invalidated"] is not None and f["invalidated"] <= k}
+            got = kg.query("s", known_at=_z_us(k))
+            assert {f.object for f in got} == set(visible), (k, model)
+            assert {f.object for f in got if f.current} == set(visible) - ended
+            for f in got:
+                assert (f.valid_to is None) == (f.object not in ended)
+                assert (f.invalidated_at is None) == (f.object not in ended)
+            assert {f.object for f in kg.query("s", known_at=_z_us(k), current_only=True)} == set(visible) - ended
+            for value, lo, hi in days:
+                expected = {obj for obj, f in visible.items()
+                            if f["first"] <= hi and (f["last"] if obj in ended else NEVER_AFTER) >= lo}
+                assert {f.object for f in kg.query("s", as_of=value, known_at=_z_us(k))} == expected
+        assert kg.query("s", known_at="2000-01-01") == []
