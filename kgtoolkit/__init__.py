@@ -24,6 +24,7 @@ from ._errors import (
     StoreError,
     UnknownType,
 )
+from ._bulk import ImportReport, InvalidRows
 from ._names import normalize_name, normalize_predicate
 from ._records import (
     AddResult,
@@ -52,10 +53,12 @@ __all__ = [
     "Entity",
     "Fact",
     "GraphConfig",
+    "ImportReport",
     "IntervalOrder",
     "InvalidDate",
     "InvalidName",
     "InvalidRequest",
+    "InvalidRows",
     "KGError",
     "KnowledgeGraph",
     "Memory",

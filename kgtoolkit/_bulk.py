@@ -1,0 +1,448 @@
+"""The store's bulk half: whole tables out as Arrow, many facts in at once.
+
+Part of the store (with ``_store.py``, the only modules holding SQL). Reads go through ADBC's
+SQLite driver straight into Arrow, in one read transaction; writes normalise each *distinct* value
+once (names, dates, types) and apply them to the whole frame with polars, then insert in one
+transaction with ``executemany``. The rules are :meth:`KnowledgeGraph.add`'s, applied to a frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from urllib.parse import quote
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._errors import InvalidRequest, KGError
+from ._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
+from ._records import GraphConfig, _Record
+from ._store import _MIGRATIONS, KnowledgeGraph, _time_filter
+from ._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_bound
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
+
+__all__ = ["ImportReport", "InvalidRows", "import_facts", "read_table"]
+
+Progress = Callable[[int, int], None]
+Table = Literal["facts", "entities", "aliases", "memories"]
+
+_FACT_COLUMNS = ("id", "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to",
+                 "from_us", "to_us", "confidence", "source", "source_closet", "recorded_at", "invalidated_at",
+                 "ended_by")
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "facts": _FACT_COLUMNS,
+    "entities": ("id", "name", "type", "properties", "created_at"),
+    "aliases": ("alias", "name", "entity_id"),
+    "memories": ("id", "text", "source", "created_at", "metadata"),
+}
+_INDEXES = [s for s in _MIGRATIONS[0] if s.lstrip().upper().startswith("CREATE") and " INDEX " in s.upper()
+            and "ON facts" in s]
+_INSERT_FACT = ("INSERT INTO facts(subject, predicate, object_id, object_value, object_key, valid_from, valid_to, "
+                "from_us, to_us, confidence, source, source_closet, recorded_at, invalidated_at, ended_by) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_CHUNK = 50_000
+
+
+class InvalidRows(InvalidRequest):
+    """An import refused whole because some rows break the rules; ``data["rows"]`` names each one."""
+
+    code = "invalid_rows"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportReport(_Record):
+    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``reason``)."""
+
+    rows: int
+    inserted: int
+    duplicates: int
+    rejected: int
+    entities_created: int
+    types_upgraded: int
+    rejects: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------- reads
+
+
+def _arrow(kg: KnowledgeGraph, sql: str, params: dict[str, Any]) -> pa.Table:
+    """Run one read query and return Arrow: ADBC on a file, the open connection for ``:memory:``."""
+    import pyarrow as pa
+
+    if str(kg.path) == ":memory:":
+        with kg._tx(write=False) as cur:
+            cur.execute(sql, params)
+            names = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+        return pa.table({name: [r[i] for r in rows] for i, name in enumerate(names)})
+    import adbc_driver_sqlite.dbapi as adbc
+
+    query, values = _positional(sql, params)
+    with adbc.connect(f"file:{quote(str(kg.path))}?mode=ro") as conn:
+        cur = conn.cursor()
+        # The DB-API connection is not in autocommit: the count and the rows come from one snapshot.
+        cur.execute(f"SELECT count(*) FROM ({query})", parameters=values or None)
+        count = cur.fetchone()[0]
+        # Infer each column's type from every row, not from a first batch: a column that is NULL for
+        # its first thousand rows and text afterwards must not fail. So: one batch of all the rows.
+        cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(max(count, 1))})
+        cur.execute(query, parameters=values or None)
+        return cur.fetch_arrow_table()
+
+
+def _positional(sql: str, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """Turn ``:name`` parameters into ``?`` (ADBC binds by position), keeping values as parameters."""
+    import re
+
+    values: list[Any] = []
+
+    def swap(match: re.Match[str]) -> str:
+        values.append(params[match.group(1)])
+        return "?"
+
+    return re.sub(r"(?<![:\w]):([a-z_]+)\b", swap, sql), tuple(values)
+
+
+def read_table(
+    kg: KnowledgeGraph,
+    table: Table,
+    *,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+) -> pa.Table:
+    """One table of the graph as Arrow, filters pushed down into SQL.
+
+    For ``facts``: ``as_of``/``known_at``/``current_only`` as in :meth:`KnowledgeGraph.query`, a
+    ``predicate``, and an ``entity`` (facts where it is subject or object). With ``known_at``, ends
+    recorded after it are blanked, as the store would have shown them then. For the other tables,
+    ``entity`` keeps that entity's rows.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table not in _COLUMNS:
+        raise InvalidRequest(f"no table {table!r}; choose one of {', '.join(_COLUMNS)}", field="table", value=table)
+    columns = ", ".join(f"f.{c}" for c in _COLUMNS[table])
+    params: dict[str, Any] = {}
+    where = ""
+    entity_id = kg.resolve(entity) if entity not in (None, "") else None
+    if table == "facts":
+        where, params, known = _time_filter(as_of, known_at, current_only)
+        if predicate not in (None, ""):
+            params["p"] = normalize_predicate(predicate)
+            where += " AND f.predicate = :p"
+        if entity_id is not None:
+            params["e"] = entity_id
+            where += " AND (f.subject = :e OR f.object_id = :e)"
+    elif entity_id is not None:
+        params["e"] = entity_id
+        where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND 0"}[table]
+        known = None
+    else:
+        known = None
+    key = "id" if table != "aliases" else "alias"
+    result = _arrow(kg, f"SELECT {columns} FROM {table} f WHERE 1{where} ORDER BY f.{key}", params)
+    result = _typed(result, table)
+    if known is not None and result.num_rows:
+        later = pc.fill_null(pc.greater(result["invalidated_at"], pa.scalar(known)), False)
+        for name, blank in (("valid_to", pa.nulls(1, pa.string())[0]), ("to_us", pa.scalar(OPEN_END)),
+                            ("invalidated_at", pa.nulls(1, pa.string())[0]), ("ended_by", pa.nulls(1, pa.string())[0])):
+            i = result.schema.get_field_index(name)
+            result = result.set_column(i, name, pc.if_else(later, blank, result[name]))
+    return result
+
+
+def _typed(table: pa.Table, name: str) -> pa.Table:
+    """Give every column its declared type (ADBC types an all-NULL column as int64)."""
+    import pyarrow as pa
+
+    ints = {"id", "from_us", "to_us"} if name == "facts" else set()
+    schema = pa.schema([(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string())
+                        for c in _COLUMNS[name]])
+    if table.num_rows == 0:
+        return schema.empty_table()
+    return pa.table({c: table[c].cast(schema.field(c).type) for c in _COLUMNS[name]}, schema=schema)
+
+
+# ---------------------------------------------------------------------- writes
+
+
+@contextmanager
+def _bulk_tx(kg: KnowledgeGraph) -> Iterator[sqlite3.Cursor]:
+    """A write transaction with foreign-key checks off: the import checks every reference itself."""
+    with kg._lock:
+        kg._conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with kg._tx(write=True) as cur:
+                yield cur
+        finally:
+            kg._conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _each_unique(series: pl.Series, fn: Callable[[str], Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Apply ``fn`` once per distinct non-null value: the results, and the errors by value."""
+    done: dict[str, Any] = {}
+    failed: dict[str, str] = {}
+    for value in series.drop_nulls().unique().to_list():
+        try:
+            done[value] = fn(value)
+        except KGError as exc:
+            failed[value] = exc.message
+    return done, failed
+
+
+def import_facts(
+    kg: KnowledgeGraph,
+    frame: pl.DataFrame,
+    *,
+    on_error: Literal["raise", "skip"] = "raise",
+    allow_commas: bool = False,
+    source: str | None = None,
+    progress: Progress | None = None,
+) -> tuple[ImportReport, pl.DataFrame]:
+    """Add many facts at once with :meth:`KnowledgeGraph.add`'s rules; whole or nothing.
+
+    ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
+    valid_to, confidence, source, source_closet, subject_type, object_type``, and ``line`` (the
+    source line of each row, for the report). Current facts already in the graph (or earlier in the
+    frame) and identical history rows are skipped, so importing twice changes nothing.
+
+    ``on_error="raise"`` refuses the whole frame if any row is bad (:class:`InvalidRows` lists
+    them); ``"skip"`` imports the good rows and reports the rest. Returns the report and the
+    rejected rows (with ``line``, ``field``, ``value``, ``reason``).
+    """
+    import polars as pl
+
+    if on_error not in ("raise", "skip"):
+        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
+    missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
+    if missing:
+        raise InvalidRequest(f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
+                             "map the columns with the column options", field=missing[0])
+    config = kg.config
+    rows = _prepare(frame, config, allow_commas=allow_commas, source=source)
+    rejects = _rejects(rows)
+    if rejects.height and on_error == "raise":
+        listed = rejects.head(20).iter_rows(named=True)
+        detail = "; ".join(f"line {r['line']} {r['field']} {r['value']!r}: {r['reason']}" for r in listed)
+        more = f" (and {rejects.height - 20} more)" if rejects.height > 20 else ""
+        raise InvalidRows(f"{rejects.height} problem(s) in {rejects['line'].n_unique()} row(s), nothing imported: "
+                          f"{detail}{more}. Fix them, or import the good rows with on_error='skip'",
+                          rows=rejects.to_dicts())
+    good = rows.filter(pl.col("_errors").list.len() == 0)
+    with _bulk_tx(kg) as cur:
+        report = _write(kg, cur, good, config, progress=progress)
+    bad_lines = rejects["line"].n_unique() if rejects.height else 0
+    return dataclasses.replace(report, rows=frame.height, rejected=bad_lines,
+                               rejects=tuple(rejects.to_dicts())), rejects
+
+
+def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, source: str | None) -> pl.DataFrame:
+    """Normalise a frame of raw rows; each row gets ``_errors``: a list of (field, value, reason)."""
+    import polars as pl
+
+    text_columns = ("subject", "predicate", "object", "valid_from", "valid_to", "source", "source_closet",
+                    "subject_type", "object_type")
+    df = frame.select(
+        (pl.col("line").cast(pl.Int64) if "line" in frame.columns else pl.int_range(1, frame.height + 1, dtype=pl.Int64)).alias("line"),
+        *[(pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String)).alias(c) for c in text_columns[:3]],
+        # Optional fields: blank means absent (an empty CSV cell), not an error.
+        *[(pl.col(c).cast(pl.String).str.strip_chars().replace("", None) if c in frame.columns
+           else pl.lit(None, pl.String)).alias(c) for c in text_columns[3:]],
+        (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
+    )
+    errors: list[pl.Expr] = []
+
+    def checked(column: str, fn: Callable[[str], Any], out: str, dtype: Any) -> None:
+        nonlocal df
+        done, failed = _each_unique(df[column], fn)
+        df = df.with_columns(pl.col(column).replace_strict(done, default=None, return_dtype=dtype).alias(out))
+        if failed:
+            reason = pl.col(column).replace_strict(failed, default=None, return_dtype=pl.String)
+            errors.append(pl.when(reason.is_not_null()).then(pl.struct(field=pl.lit(column), value=pl.col(column), reason=reason)))
+
+    def required(column: str) -> None:
+        blank = pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
+        errors.append(pl.when(blank).then(pl.struct(field=pl.lit(column), value=pl.col(column).fill_null(""),
+                                                    reason=pl.lit(f"{column} is empty"))))
+
+    for column in ("subject", "predicate", "object"):
+        required(column)
+    checked("predicate", normalize_predicate, "_predicate", pl.String)
+    checked("subject", lambda v: {"name": clean_text(v, field="subject"), "id": normalize_name(v, field="subject")}, "_subject",
+            pl.Struct({"name": pl.String, "id": pl.String}))
+    values = pl.col("_predicate").is_in(list(config.value_predicates))
+    checked("object", lambda v: clean_text(v, field="object"), "_object_text", pl.String)
+    entity_ids, entity_failed = _each_unique(df.filter(~values)["object"], lambda v: normalize_name(v, field="object"))
+    df = df.with_columns(_value=values, _object_id=pl.col("object").replace_strict(entity_ids, default=None, return_dtype=pl.String))
+    if entity_failed:
+        reason = pl.col("object").replace_strict(entity_failed, default=None, return_dtype=pl.String)
+        errors.append(pl.when(~pl.col("_value") & reason.is_not_null()).then(
+            pl.struct(field=pl.lit("object"), value=pl.col("object"), reason=reason)))
+    checked("valid_from", lambda v: parse_bound(v, field="valid_from")._asdict(), "_from",
+            pl.Struct({"text": pl.String, "key": pl.Int64}))
+    checked("valid_to", lambda v: parse_bound(v, field="valid_to", end=True)._asdict(), "_to",
+            pl.Struct({"text": pl.String, "key": pl.Int64}))
+    for column in ("subject_type", "object_type"):
+        checked(column, lambda v, c=column: _type(v, config, c), f"_{column}", pl.String)
+
+    df = df.with_columns(
+        _from_key=pl.col("_from").struct.field("key").fill_null(OPEN_START),
+        _to_key=pl.col("_to").struct.field("key").fill_null(OPEN_END),
+        _confidence=pl.col("confidence").cast(pl.Float64, strict=False).fill_null(1.0)
+        if df["confidence"].dtype != pl.Null else pl.lit(1.0),
+    )
+    errors.append(pl.when(pl.col("_to_key") < pl.col("_from_key")).then(pl.struct(
+        field=pl.lit("valid_to"), value=pl.col("valid_to"),
+        reason=pl.format("valid_to {} is before valid_from {}", pl.col("_to").struct.field("text"),
+                         pl.col("_from").struct.field("text")))))
+    bad_confidence = ~pl.col("_confidence").is_between(0.0, 1.0) | (pl.col("confidence").is_not_null()
+                                                                    & pl.col("confidence").cast(pl.Float64, strict=False).is_null())
+    errors.append(pl.when(bad_confidence).then(pl.struct(field=pl.lit("confidence"), value=pl.col("confidence").cast(pl.String),
+                                                         reason=pl.lit("confidence must be a number from 0 to 1"))))
+    if config.comma_guard and not allow_commas:
+        errors.append(pl.when(pl.col("subject").str.contains(",", literal=True)).then(pl.struct(
+            field=pl.lit("subject"), value=pl.col("subject"),
+            reason=pl.lit("subject contains a comma (a packed list?); import with allow_commas if it is a real name"))))
+        errors.append(pl.when(pl.col("object").str.contains(",", literal=True)
+                              & ~pl.col("_predicate").is_in(list(COMMA_PREDICATES))).then(pl.struct(
+            field=pl.lit("object"), value=pl.col("object"),
+            reason=pl.lit("object contains a comma (a packed list?); import with allow_commas if it is a real name"))))
+    default_source = source or "agent"
+    df = df.with_columns(
+        _errors=pl.concat_list([e for e in errors]).list.drop_nulls() if errors else pl.lit([]),
+        _source=pl.col("source").fill_null(default_source),
+        _closet=pl.col("source_closet"),
+        _object_key=pl.when(pl.col("_value")).then(pl.col("_object_text").str.to_lowercase()).otherwise(pl.col("_object_id")),
+    )
+    return df
+
+
+def _type(value: str, config: GraphConfig, field: str) -> str | None:
+    if not value.strip():
+        return None
+    key = normalize_name(value, field=field)
+    if key not in config.types:
+        raise InvalidRequest(f"{field} {value!r} is not in the vocabulary ({', '.join(sorted(config.types))})")
+    return key
+
+
+def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
+    import polars as pl
+
+    bad = rows.filter(pl.col("_errors").list.len() > 0).select("line", "_errors").explode("_errors")
+    if bad.height == 0:
+        return pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "reason": pl.String})
+    return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "reason").sort("line")
+
+
+def _write(kg: KnowledgeGraph, cur: sqlite3.Cursor, rows: pl.DataFrame, config: GraphConfig, *,
+           progress: Progress | None) -> ImportReport:
+    """Resolve names, create entities, drop duplicates and insert, inside the open transaction."""
+    import polars as pl
+
+    warnings: list[str] = []
+    existing = dict(cur.execute("SELECT id, type FROM entities").fetchall())
+    aliases = dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
+
+    def resolve(ids: pl.Expr) -> pl.Expr:  # exact id, then alias, else the id itself (a new entity)
+        alias_hits = {a: e for a, e in aliases.items() if a not in existing}
+        return ids.replace(alias_hits) if alias_hits else ids
+
+    rows = rows.with_columns(
+        _sid=resolve(pl.col("_subject").struct.field("id")),
+        _sname=pl.col("_subject").struct.field("name"),
+        _oid=pl.when(pl.col("_value")).then(None).otherwise(resolve(pl.col("_object_id"))),
+    ).with_columns(_okey=pl.when(pl.col("_value")).then(pl.col("_object_key")).otherwise(pl.col("_oid")))
+
+    # Entities: every id named, with its first spelling and first concrete type.
+    named = pl.concat([
+        rows.select(pl.col("line"), pl.lit(0).alias("side"), pl.col("_sid").alias("id"), pl.col("_sname").alias("name"),
+                    pl.col("_subject_type").alias("type")),
+        rows.filter(~pl.col("_value")).select(pl.col("line"), pl.lit(1).alias("side"), pl.col("_oid").alias("id"),
+                                              pl.col("_object_text").alias("name"), pl.col("_object_type").alias("type")),
+    ]).sort("line", "side")
+    firsts = named.group_by("id", maintain_order=True).agg(
+        pl.col("name").first(), pl.col("type").filter(pl.col("type") != "unknown").drop_nulls().first().alias("type"),
+        pl.col("type").filter(pl.col("type") != "unknown").drop_nulls().unique().alias("types"))
+    created_at = now_text()
+    new = firsts.filter(~pl.col("id").is_in(list(existing)))
+    cur.executemany("INSERT INTO entities(id, name, type, properties, created_at) VALUES (?, ?, ?, '{}', ?)",
+                    ((r[0], r[1], r[2] or "unknown", created_at) for r in new.select("id", "name", "type").iter_rows()))
+    upgrades = [(t, i) for i, t in firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
+                .select("id", "type").iter_rows() if existing[i] == "unknown"]
+    cur.executemany("UPDATE entities SET type = ? WHERE id = ?", upgrades)
+    for entity_id, first_type, types in firsts.select("id", "type", "types").iter_rows():
+        kept = existing.get(entity_id) if existing.get(entity_id, "unknown") != "unknown" else first_type
+        clash = set(types) - {kept}
+        if clash:
+            warnings.append(f"{entity_id!r} kept its type {kept}; the input also said {', '.join(sorted(clash))}")
+
+    # Duplicates: within the frame, then against the graph.
+    rows = rows.with_columns(_current=pl.col("_to").is_null())
+    current = rows.filter(pl.col("_current")).unique(["_sid", "_predicate", "_okey"], keep="first", maintain_order=True)
+    history = rows.filter(~pl.col("_current")).unique(["_sid", "_predicate", "_okey", "_from_key", "_to_key"],
+                                                       keep="first", maintain_order=True)
+    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
+    if facts_before:  # nothing to compare against in an empty graph
+        present = pl.from_arrow(_present(kg, cur, "SELECT subject AS _sid, predicate AS _predicate, object_key AS _okey, "
+                                                  "from_us AS _from_key, to_us AS _to_key, valid_to IS NULL AS _current FROM facts"))
+        present = present.with_columns(pl.col("_current").cast(pl.Boolean))
+        current = current.join(present.filter(pl.col("_current")).select("_sid", "_predicate", "_okey"),
+                               on=["_sid", "_predicate", "_okey"], how="anti", nulls_equal=True)
+        history = history.join(present.select("_sid", "_predicate", "_okey", "_from_key", "_to_key"),
+                               on=["_sid", "_predicate", "_okey", "_from_key", "_to_key"], how="anti")
+    todo = pl.concat([current, history]).sort("line")
+
+    recorded = now_text()
+    insert = todo.select(
+        "_sid", "_predicate", "_oid",
+        pl.when(pl.col("_value")).then(pl.col("_object_text")).alias("_ovalue"),
+        "_okey", pl.col("_from").struct.field("text"), pl.col("_to").struct.field("text").alias("_to_text"),
+        "_from_key", "_to_key", "_confidence", "_source", "_closet",
+        pl.lit(recorded).alias("_recorded"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.lit(recorded)).alias("_invalidated"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
+    )
+    total = insert.height
+    rebuild = total > 10_000 and total >= facts_before  # building indexes afterwards is faster than as we go
+    if rebuild:
+        for statement in _INDEXES:
+            cur.execute(f"DROP INDEX IF EXISTS {statement.split(' INDEX ')[1].split()[0]}")
+    done = 0
+    if progress:
+        progress(0, total)
+    for chunk in insert.iter_slices(_CHUNK):
+        cur.executemany(_INSERT_FACT, chunk.iter_rows())
+        done += chunk.height
+        if progress:
+            progress(done, total)
+    if rebuild:
+        for statement in _INDEXES:
+            cur.execute(statement)
+    return ImportReport(rows=rows.height, inserted=total, duplicates=rows.height - total, rejected=0,
+                        entities_created=new.height, types_upgraded=len(upgrades), warnings=tuple(warnings))
+
+
+def _present(kg: KnowledgeGraph, cur: sqlite3.Cursor, sql: str) -> pa.Table:
+    """A read during the import's write transaction, as Arrow.
+
+    On a file, a second (ADBC) connection reads what is committed, which is the state the import
+    started from: facts are not yet written and the write lock keeps every other writer out.
+    """
+    import pyarrow as pa
+
+    if str(kg.path) != ":memory:":
+        return _arrow(kg, sql, {})
+    cur.execute(sql)
+    names = [d[0] for d in cur.description]
+    columns = list(zip(*cur.fetchall())) or [[] for _ in names]
+    return pa.table({name: pa.array(col) for name, col in zip(names, columns)})

@@ -1,0 +1,169 @@
+"""The graph as dataframes: polars first, pandas through ``backend="pandas"``.
+
+Each loader pushes its filters into SQL and reads through Arrow, then gives every column an
+explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the same columns as a full one.
+
+>>> import kgtoolkit
+>>> from kgtoolkit import frames
+>>> kg = kgtoolkit.open(":memory:")
+>>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02", valid_to="2026-10-12")
+>>> frames.facts(kg).select("subject", "object_name", "current").rows()
+[('my_api', 'Redis', False)]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._bulk import ImportReport, import_facts, read_table
+from ._store import KnowledgeGraph
+from ._time import OPEN_END, OPEN_START, TimeInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+
+__all__ = ["ALIASES_SCHEMA", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA", "aliases", "entities", "facts",
+           "memories", "to_store"]
+
+Backend = Literal["polars", "pandas"]
+
+
+def _schemas() -> dict[str, dict[str, Any]]:
+    import polars as pl
+
+    moment = pl.Datetime("us", "UTC")
+    return {
+        "facts": {
+            "id": pl.Int64, "subject": pl.String, "subject_name": pl.String, "subject_type": pl.String,
+            "predicate": pl.String, "object": pl.String, "object_name": pl.String, "object_type": pl.String,
+            "object_is_value": pl.Boolean, "valid_from": pl.String, "valid_to": pl.String, "start": moment,
+            "end": moment, "current": pl.Boolean, "confidence": pl.Float64, "source": pl.String,
+            "source_closet": pl.String, "recorded_at": moment, "invalidated_at": moment, "ended_by": pl.String,
+        },
+        "entities": {"id": pl.String, "name": pl.String, "type": pl.String, "properties": pl.String,
+                     "created_at": moment, "aliases": pl.List(pl.String)},
+        "aliases": {"alias": pl.String, "name": pl.String, "entity": pl.String},
+        "memories": {"id": pl.String, "text": pl.String, "source": pl.String, "created_at": moment,
+                     "metadata": pl.String},
+    }
+
+
+def __getattr__(name: str) -> Any:  # the schemas need polars, so they are built on first use
+    key = {"FACTS_SCHEMA": "facts", "ENTITIES_SCHEMA": "entities", "ALIASES_SCHEMA": "aliases",
+           "MEMORIES_SCHEMA": "memories"}.get(name)
+    if key is None:
+        raise AttributeError(name)
+    return _schemas()[key]
+
+
+def _moment(column: str) -> pl.Expr:
+    import polars as pl
+
+    return pl.col(column).str.to_datetime("%Y-%m-%dT%H:%M:%S%.fZ", time_unit="us", time_zone="UTC", strict=False)
+
+
+def _out(frame: pl.DataFrame, backend: Backend) -> pl.DataFrame | pd.DataFrame:
+    if backend == "polars":
+        return frame
+    if backend == "pandas":
+        return frame.to_pandas(use_pyarrow_extension_array=False)
+    from ._errors import InvalidRequest
+
+    raise InvalidRequest(f"backend must be 'polars' or 'pandas', not {backend!r}", field="backend", value=str(backend))
+
+
+def facts(
+    kg: KnowledgeGraph,
+    *,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+    backend: Backend = "polars",
+) -> pl.DataFrame | pd.DataFrame:
+    """Every fact (or those matching the filters) with entity names and types resolved.
+
+    ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
+    its day; null = open); ``current`` is true while ``valid_to`` is empty. Filters work as in
+    :meth:`KnowledgeGraph.query`; ``entity`` keeps facts where it is subject or object.
+    """
+    import polars as pl
+
+    raw = pl.from_arrow(read_table(kg, "facts", as_of=as_of, known_at=known_at, predicate=predicate, entity=entity,
+                                   current_only=current_only))
+    names = pl.from_arrow(read_table(kg, "entities")).select("id", "name", "type")
+    schema = _schemas()["facts"]
+    frame = (
+        raw.join(names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"}), on="subject", how="left")
+        .join(names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"}), on="object_id", how="left")
+        .select(
+            "id", "subject", "subject_name", "subject_type", "predicate",
+            pl.coalesce("object_id", "object_value").alias("object"),
+            pl.coalesce("_object_name", "object_value").alias("object_name"),
+            "object_type",
+            pl.col("object_id").is_null().alias("object_is_value"),
+            "valid_from", "valid_to",
+            pl.when(pl.col("from_us") != OPEN_START).then(pl.col("from_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("start"),
+            pl.when(pl.col("to_us") != OPEN_END).then(pl.col("to_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("end"),
+            pl.col("valid_to").is_null().alias("current"),
+            "confidence", "source", "source_closet", _moment("recorded_at"), _moment("invalidated_at"), "ended_by",
+        )
+        .sort("id")
+    )
+    return _out(frame.cast(schema), backend)  # type: ignore[arg-type]
+
+
+def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:  # noqa: A002
+    """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
+    import polars as pl
+
+    frame = pl.from_arrow(read_table(kg, "entities"))
+    alias_lists = pl.from_arrow(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
+    frame = (frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left")
+             .with_columns(_moment("created_at"), pl.col("aliases").fill_null(pl.lit([], pl.List(pl.String)))))
+    if type is not None:
+        frame = frame.filter(pl.col("type") == type)
+    return _out(frame.cast(_schemas()["entities"]).sort("id"), backend)  # type: ignore[arg-type]
+
+
+def aliases(kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+    """Every alias: ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names."""
+    import polars as pl
+
+    frame = pl.from_arrow(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
+    return _out(frame.cast(_schemas()["aliases"]), backend)  # type: ignore[arg-type]
+
+
+def memories(kg: KnowledgeGraph, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+    """Every stored memory (``metadata`` stays JSON text)."""
+    import polars as pl
+
+    frame = pl.from_arrow(read_table(kg, "memories")).with_columns(_moment("created_at"))
+    return _out(frame.cast(_schemas()["memories"]), backend)  # type: ignore[arg-type]
+
+
+def to_store(
+    kg: KnowledgeGraph,
+    frame: pl.DataFrame | pd.DataFrame,
+    *,
+    on_error: Literal["raise", "skip"] = "raise",
+    allow_commas: bool = False,
+    source: str | None = None,
+) -> ImportReport:
+    """Write a frame of facts into the graph with :meth:`KnowledgeGraph.add`'s rules, in one transaction.
+
+    The frame needs ``subject, predicate, object`` (names, as in ``add``; a :func:`facts` frame
+    works, its ``subject_name``/``object_name`` are used) and may have ``valid_from, valid_to,
+    confidence, source, source_closet, subject_type, object_type``. Facts already current are
+    skipped. Bad rows raise :class:`~kgtoolkit.InvalidRows` unless ``on_error="skip"``.
+    """
+    import polars as pl
+
+    df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
+    if "subject_name" in df.columns and "object_name" in df.columns:  # a facts() frame: use the spellings
+        df = df.drop([c for c in ("subject", "object") if c in df.columns]).rename(
+            {"subject_name": "subject", "object_name": "object"})
+    report, _ = import_facts(kg, df, on_error=on_error, allow_commas=allow_commas, source=source)
+    return report
