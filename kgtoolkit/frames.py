@@ -13,7 +13,9 @@ explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the sam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
 
 from ._bulk import ImportReport, import_facts, read_table
 from ._store import KnowledgeGraph
@@ -21,7 +23,6 @@ from ._time import OPEN_END, OPEN_START, TimeInput
 
 if TYPE_CHECKING:
     import pandas as pd
-    import polars as pl
 
 __all__ = ["ALIASES_SCHEMA", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA", "aliases", "entities", "facts",
            "memories", "to_store"]
@@ -29,37 +30,30 @@ __all__ = ["ALIASES_SCHEMA", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA
 Backend = Literal["polars", "pandas"]
 
 
-def _schemas() -> dict[str, dict[str, Any]]:
-    import polars as pl
+_MOMENT = pl.Datetime("us", "UTC")
 
-    moment = pl.Datetime("us", "UTC")
-    return {
-        "facts": {
-            "id": pl.Int64, "subject": pl.String, "subject_name": pl.String, "subject_type": pl.String,
-            "predicate": pl.String, "object": pl.String, "object_name": pl.String, "object_type": pl.String,
-            "object_is_value": pl.Boolean, "valid_from": pl.String, "valid_to": pl.String, "start": moment,
-            "end": moment, "current": pl.Boolean, "confidence": pl.Float64, "source": pl.String,
-            "source_closet": pl.String, "recorded_at": moment, "invalidated_at": moment, "ended_by": pl.String,
-        },
-        "entities": {"id": pl.String, "name": pl.String, "type": pl.String, "properties": pl.String,
-                     "created_at": moment, "aliases": pl.List(pl.String)},
-        "aliases": {"alias": pl.String, "name": pl.String, "entity": pl.String},
-        "memories": {"id": pl.String, "text": pl.String, "source": pl.String, "created_at": moment,
-                     "metadata": pl.String},
-    }
-
-
-def __getattr__(name: str) -> Any:  # the schemas need polars, so they are built on first use
-    key = {"FACTS_SCHEMA": "facts", "ENTITIES_SCHEMA": "entities", "ALIASES_SCHEMA": "aliases",
-           "MEMORIES_SCHEMA": "memories"}.get(name)
-    if key is None:
-        raise AttributeError(name)
-    return _schemas()[key]
+#: :func:`facts`: one row per fact.
+FACTS_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.Int64(), "subject": pl.String(), "subject_name": pl.String(), "subject_type": pl.String(),
+    "predicate": pl.String(), "object": pl.String(), "object_name": pl.String(), "object_type": pl.String(),
+    "object_is_value": pl.Boolean(), "valid_from": pl.String(), "valid_to": pl.String(), "start": _MOMENT,
+    "end": _MOMENT, "current": pl.Boolean(), "confidence": pl.Float64(), "source": pl.String(),
+    "source_closet": pl.String(), "recorded_at": _MOMENT, "invalidated_at": _MOMENT, "ended_by": pl.String(),
+}
+#: :func:`entities`: one row per entity, with its aliases.
+ENTITIES_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(), "name": pl.String(), "type": pl.String(), "properties": pl.String(), "created_at": _MOMENT,
+    "aliases": pl.List(pl.String()),
+}
+#: :func:`aliases`: one row per alias.
+ALIASES_SCHEMA: dict[str, pl.DataType] = {"alias": pl.String(), "name": pl.String(), "entity": pl.String()}
+#: :func:`memories`: one row per memory.
+MEMORIES_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(), "text": pl.String(), "source": pl.String(), "created_at": _MOMENT, "metadata": pl.String(),
+}
 
 
 def _moment(column: str) -> pl.Expr:
-    import polars as pl
-
     return pl.col(column).str.to_datetime("%Y-%m-%dT%H:%M:%S%.fZ", time_unit="us", time_zone="UTC", strict=False)
 
 
@@ -89,12 +83,10 @@ def facts(
     its day; null = open); ``current`` is true while ``valid_to`` is empty. Filters work as in
     :meth:`KnowledgeGraph.query`; ``entity`` keeps facts where it is subject or object.
     """
-    import polars as pl
-
     raw = pl.from_arrow(read_table(kg, "facts", as_of=as_of, known_at=known_at, predicate=predicate, entity=entity,
                                    current_only=current_only))
     names = pl.from_arrow(read_table(kg, "entities")).select("id", "name", "type")
-    schema = _schemas()["facts"]
+    schema = FACTS_SCHEMA
     frame = (
         raw.join(names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"}), on="subject", how="left")
         .join(names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"}), on="object_id", how="left")
@@ -117,31 +109,25 @@ def facts(
 
 def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:  # noqa: A002
     """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
-    import polars as pl
-
     frame = pl.from_arrow(read_table(kg, "entities"))
     alias_lists = pl.from_arrow(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
     frame = (frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left")
              .with_columns(_moment("created_at"), pl.col("aliases").fill_null(pl.lit([], pl.List(pl.String)))))
     if type is not None:
         frame = frame.filter(pl.col("type") == type)
-    return _out(frame.cast(_schemas()["entities"]).sort("id"), backend)  # type: ignore[arg-type]
+    return _out(frame.cast(ENTITIES_SCHEMA).sort("id"), backend)  # type: ignore[arg-type]
 
 
 def aliases(kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every alias: ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names."""
-    import polars as pl
-
     frame = pl.from_arrow(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
-    return _out(frame.cast(_schemas()["aliases"]), backend)  # type: ignore[arg-type]
+    return _out(frame.cast(ALIASES_SCHEMA), backend)  # type: ignore[arg-type]
 
 
 def memories(kg: KnowledgeGraph, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every stored memory (``metadata`` stays JSON text)."""
-    import polars as pl
-
     frame = pl.from_arrow(read_table(kg, "memories")).with_columns(_moment("created_at"))
-    return _out(frame.cast(_schemas()["memories"]), backend)  # type: ignore[arg-type]
+    return _out(frame.cast(MEMORIES_SCHEMA), backend)  # type: ignore[arg-type]
 
 
 def to_store(
@@ -159,8 +145,6 @@ def to_store(
     confidence, source, source_closet, subject_type, object_type``. Facts already current are
     skipped. Bad rows raise :class:`~kgtoolkit.InvalidRows` unless ``on_error="skip"``.
     """
-    import polars as pl
-
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
     if "subject_name" in df.columns and "object_name" in df.columns:  # a facts() frame: use the spellings
         df = df.drop([c for c in ("subject", "object") if c in df.columns]).rename(

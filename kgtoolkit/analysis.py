@@ -1,0 +1,577 @@
+"""Analysis of a graph's history on a facts frame: timelines, Gantt bars, conflicts, churn.
+
+Every function takes a frame shaped like :func:`kgtoolkit.frames.facts` (polars; a pandas frame
+is converted and the answer converted back), not the graph, so it works on any filtered frame.
+No SQL here: the store modules read the data, this module only computes on frames.
+
+Time conventions (the store's, SPEC §4):
+
+* ``start``/``end`` are UTC datetimes; a null ``start`` is an **unknown start**, which the store
+  treats as "valid since before anything" (an ``as_of`` query always matches it); a null ``end``
+  is an open (current) fact.
+* A date-only ``valid_to`` covers its whole day (``end`` is its last microsecond), so interval
+  lengths and Gantt bars close it at the following midnight: ``2026-03-02 … 2026-03-02`` lasts one
+  day, a datetime interval lasts exactly ``end - start``.
+* Periods (:func:`churn`) are polars truncations (``dt.truncate(every)``) of the UTC instants, the
+  windows ``group_by_dynamic`` would use: ``"1mo"`` periods start on the 1st at 00:00 UTC, ``"1w"``
+  on Mondays. An end belongs to the period holding its instant, so a fact ending on 2026-10-31 (a
+  date) ends in October.
+
+>>> import kgtoolkit
+>>> from kgtoolkit import analysis, frames
+>>> kg = kgtoolkit.open(":memory:")
+>>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+>>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
+>>> analysis.timeline(frames.facts(kg)).select("event", "object", "when").rows()
+[('started', 'redis', '2026-03-02'), ('started', 'sqlite', '2026-10-12'), ('ended', 'redis', '2026-10-12')]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+import polars as pl
+
+from ._errors import InvalidRequest
+from ._names import normalize_name, normalize_predicate
+from ._time import TimeInput, parse_window
+from .frames import FACTS_SCHEMA
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CHURN_SCHEMA",
+    "CONFLICTS_SCHEMA",
+    "GANTT_SCHEMA",
+    "MOST_CHANGED_SCHEMA",
+    "TIMELINE_SCHEMA",
+    "VOLATILE_SCHEMA",
+    "churn",
+    "conflicts",
+    "gantt",
+    "most_changed",
+    "most_volatile",
+    "timeline",
+]
+
+Frame = Union[pl.DataFrame, "pd.DataFrame"]
+GroupBy = Literal["subject", "predicate"]
+Moment = Union[TimeInput, None]
+
+_UTC = dt.timezone.utc
+_MOMENT = pl.Datetime("us", "UTC")
+_SPAN = pl.Duration("us")
+_ONE_US = dt.timedelta(microseconds=1)
+_DURATION = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
+_REQUIRED = ("id", "subject", "predicate", "object", "start", "end")
+
+# The columns of a facts frame (kgtoolkit.frames.FACTS_SCHEMA), kept here so this module does not need the store.
+FACT_COLUMNS: dict[str, pl.DataType] = FACTS_SCHEMA  # the columns of frames.facts
+
+#: :func:`timeline`: the event, then every column of the fact, then its length.
+TIMELINE_SCHEMA: dict[str, pl.DataType] = {
+    "event": pl.String(), "at": _MOMENT, "when": pl.String(), **FACT_COLUMNS, "duration": _SPAN,
+}
+#: :func:`gantt`: one bar per fact with a known start.
+GANTT_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.Int64(), "label": pl.String(), "subject": pl.String(), "predicate": pl.String(), "object": pl.String(),
+    "start": _MOMENT, "end": _MOMENT, "open_end": pl.Boolean(), "current": pl.Boolean(), "duration": _SPAN,
+}
+#: :func:`conflicts`: one row per (subject, predicate) group with more than one distinct object.
+CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "objects": pl.Int64(),
+    "object_names": pl.List(pl.String()), "facts": pl.List(pl.Int64()), "current": pl.Int64(),
+    "needs_action": pl.Boolean(), "current_objects": pl.List(pl.String()), "overlap_start": _MOMENT,
+    "overlap": _SPAN, "open_since": _MOMENT, "open_for": _SPAN,
+}
+#: :func:`churn` without ``by``; with ``by`` the group column(s) come first (``predicate``, or
+#: ``subject`` and ``subject_name``).
+CHURN_SCHEMA: dict[str, pl.DataType] = {
+    "period": _MOMENT, "added": pl.Int64(), "ended": pl.Int64(), "net": pl.Int64(), "active_at_start": pl.Int64(),
+    "active_at_end": pl.Int64(), "churn_rate": pl.Float64(),
+}
+#: :func:`most_volatile` after its key column(s) (``subject`` and ``subject_name``, or ``predicate``).
+VOLATILE_SCHEMA: dict[str, pl.DataType] = {
+    "changes": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "facts": pl.Int64(), "current": pl.Int64(),
+}
+#: :func:`most_changed`.
+MOST_CHANGED_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "changes": pl.Int64(),
+    "facts": pl.Int64(), "objects": pl.Int64(), "history": pl.List(pl.String()),
+    "current_objects": pl.List(pl.String()), "first_start": _MOMENT, "last_change": _MOMENT,
+}
+
+
+# ---------------------------------------------------------------------- input and output
+
+
+def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
+    """The input as a polars frame with every facts column typed (missing optional columns filled)."""
+    was_pandas = False
+    if not isinstance(facts, pl.DataFrame):
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is a dependency
+            pd = None  # type: ignore[assignment]
+        if pd is None or not isinstance(facts, pd.DataFrame):
+            raise InvalidRequest(f"facts must be a polars or pandas DataFrame (kgtoolkit.frames.facts), not "
+                                 f"{type(facts).__name__}", field="facts")
+        facts, was_pandas = pl.from_pandas(facts), True
+    missing = [c for c in _REQUIRED if c not in facts.columns]
+    if missing:
+        raise InvalidRequest(f"the facts frame has no {', '.join(missing)} column; build it with "
+                             "kgtoolkit.frames.facts(kg)", field=missing[0])
+    df = facts
+    for column in ("start", "end", "recorded_at", "invalidated_at"):
+        if column not in df.columns:
+            continue
+        dtype = df.schema[column]
+        if isinstance(dtype, pl.Datetime):
+            expr = pl.col(column)
+            expr = expr.dt.replace_time_zone("UTC") if dtype.time_zone is None else expr.dt.convert_time_zone("UTC")
+            df = df.with_columns(expr.dt.cast_time_unit("us"))
+        elif dtype != pl.Null:
+            raise InvalidRequest(f"column {column!r} must hold datetimes (UTC), not {dtype}", field=column)
+    defaults: dict[str, pl.Expr] = {
+        "subject_name": pl.col("subject"), "object_name": pl.col("object"), "object_is_value": pl.lit(False),
+        "current": pl.col("end").is_null(),
+    }
+    fill = [defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in FACT_COLUMNS.items() if name not in df.columns]
+    if fill:
+        df = df.with_columns(fill)
+    return df.select([pl.col(n).cast(t) for n, t in FACT_COLUMNS.items()]), was_pandas
+
+
+def _out(frame: pl.DataFrame, was_pandas: bool) -> Any:
+    return frame.to_pandas() if was_pandas else frame
+
+
+def _typed(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return frame.select([pl.col(n).cast(t) for n, t in schema.items()])
+
+
+def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+def _moment(value: Moment, *, field: str, end: bool = False) -> dt.datetime | None:
+    """A UTC datetime from a time input: a day or month means its first instant (its last when ``end``)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=_UTC)
+    window = parse_window(value, field=field)
+    key = window.hi if end else window.lo
+    return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(microseconds=key)
+
+
+def _now(now: Moment) -> dt.datetime:
+    return _moment(now, field="now") or dt.datetime.now(_UTC)
+
+
+def _object_key() -> pl.Expr:
+    """What makes two objects the same: the entity id, or the value text case-folded (SPEC §2)."""
+    folded = pl.col("object").map_batches(
+        lambda s: pl.Series(s.name, [None if v is None else v.casefold() for v in s.to_list()], dtype=pl.String),
+        return_dtype=pl.String)
+    return pl.when(pl.col("object_is_value")).then(folded).otherwise(pl.col("object")).alias("_key")
+
+
+def _closing_end() -> pl.Expr:
+    """``end``, with a date-only ``valid_to`` closed at the next midnight (its day counts whole)."""
+    date_only = pl.col("valid_to").is_not_null() & ~pl.col("valid_to").str.contains("T", literal=True)
+    return pl.when(date_only).then(pl.col("end") + _ONE_US).otherwise(pl.col("end"))
+
+
+def _filter(df: pl.DataFrame, entity: str | None, predicate: str | None) -> pl.DataFrame:
+    if entity is not None:
+        key = normalize_name(entity, field="entity")
+        df = df.filter((pl.col("subject") == key) | (~pl.col("object_is_value") & (pl.col("object") == key)))
+    if predicate is not None:
+        df = df.filter(pl.col("predicate") == normalize_predicate(predicate))
+    return df
+
+
+def _predicates(names: Iterable[str]) -> list[str]:
+    if isinstance(names, str):
+        raise InvalidRequest("multi_valued must be a collection of predicates, not one string", field="multi_valued")
+    return sorted({normalize_predicate(n) for n in names})
+
+
+def _check_every(every: str) -> None:
+    """A positive polars calendar duration (``1d``, ``1w``, ``1mo``, ``3mo``, ``1q``, ``1y``, ``12h`` …)."""
+    parts = _DURATION.findall(every) if isinstance(every, str) else []
+    problem = None
+    if not parts or "".join(n + u for n, u in parts) != every or not any(int(n) for n, _ in parts):
+        problem = "not a positive duration"
+    else:
+        try:
+            pl.Series([dt.datetime(2000, 1, 1, tzinfo=_UTC)]).dt.truncate(every)
+        except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+            problem = str(exc).splitlines()[0]
+    if problem:
+        raise InvalidRequest(f"every {every!r} is not a usable period ({problem}); use a polars duration such as "
+                             "'1d', '1w', '1mo', '3mo' or '1y'", field="every", value=str(every))
+
+
+# ---------------------------------------------------------------------- timeline and gantt
+
+
+def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None = None) -> Frame:
+    """One row per event, in time order: ``started`` at a fact's start, ``ended`` at its end.
+
+    Columns (:data:`TIMELINE_SCHEMA`): ``event``, ``at`` (the instant), ``when`` (the bound as
+    written, ``valid_from``/``valid_to``), every fact column, and ``duration`` (the interval's
+    length; null while open or when the start is unknown). A fact with an **unknown start** still
+    has its ``started`` row, with a null ``at``, placed last (as :meth:`KnowledgeGraph.timeline`
+    puts unknown starts last). Ties are ordered by fact id, a start before its own end.
+    ``entity`` (an entity name, normalised; aliases are not resolved) keeps facts where it is the
+    subject or the object; ``predicate`` keeps one predicate.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("Ann", "works_at", "Acme", valid_from="2024-01-01", valid_to="2024-01-31")
+    >>> timeline(frames.facts(kg)).select("event", "when", pl.col("duration").dt.total_days()).rows()
+    [('started', '2024-01-01', 31), ('ended', '2024-01-31', 31)]
+    """
+    df, was_pandas = _frame(facts)
+    df = _filter(df, entity, predicate).with_columns((_closing_end() - pl.col("start")).alias("duration"))
+    started = df.select(pl.lit("started").alias("event"), pl.col("start").alias("at"),
+                        pl.col("valid_from").alias("when"), pl.all(), pl.lit(0).alias("_order"))
+    ended = df.filter(pl.col("end").is_not_null()).select(
+        pl.lit("ended").alias("event"), pl.col("end").alias("at"), pl.col("valid_to").alias("when"), pl.all(),
+        pl.lit(1).alias("_order"))
+    events = pl.concat([started, ended]).sort(["at", "id", "_order"], nulls_last=True)
+    return _out(_typed(events, TIMELINE_SCHEMA), was_pandas)
+
+
+def gantt(
+    facts: Frame,
+    *,
+    now: Moment = None,
+    entity: str | None = None,
+    predicate: str | None = None,
+    label: Literal["fact", "subject", "predicate", "object"] = "fact",
+) -> Frame:
+    """One bar per fact, ready for a Gantt chart: ``label``, ``start``, ``end``, ``current``.
+
+    Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
+    a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
+    next midnight. Facts with an unknown start cannot be drawn and are left out. ``label`` is the
+    fact (``subject → predicate → object``, display names) or one of its parts. Sorted by start,
+    then id. Columns: :data:`GANTT_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12")
+    >>> gantt(frames.facts(kg), now="2026-10-22").select("label", pl.col("duration").dt.total_days()).rows()
+    [('my_api → uses_queue → SQLite', 10)]
+    """
+    if label not in ("fact", "subject", "predicate", "object"):
+        raise InvalidRequest(f"label must be fact, subject, predicate or object, not {label!r}", field="label",
+                             value=str(label))
+    moment = _now(now)
+    df, was_pandas = _frame(facts)
+    df = _filter(df, entity, predicate).filter(pl.col("start").is_not_null())
+    text = {
+        "fact": pl.concat_str([pl.col("subject_name"), pl.col("predicate"), pl.col("object_name")], separator=" → "),
+        "subject": pl.col("subject_name"), "predicate": pl.col("predicate"), "object": pl.col("object_name"),
+    }[label]
+    bar_end = pl.when(pl.col("end").is_null()).then(pl.max_horizontal(pl.lit(moment).cast(_MOMENT), pl.col("start"))
+                                                    ).otherwise(_closing_end())
+    bars = df.select(
+        "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
+        pl.col("end").is_null().alias("open_end"), "current",
+    ).with_columns((pl.col("end") - pl.col("start")).alias("duration")).sort(["start", "id"])
+    return _out(_typed(bars, GANTT_SCHEMA), was_pandas)
+
+
+# ---------------------------------------------------------------------- conflicts
+
+
+def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: Moment = None) -> Frame:
+    """SPEC §5 conflict groups for the whole frame in one pass, those needing action first.
+
+    A group is a (subject, predicate) with more than one distinct object (value objects compared
+    case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
+    ``kg.config.multi_valued`` to match :meth:`KnowledgeGraph.conflicts`, which it then equals
+    group for group on an unfiltered frame). Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
+    count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
+    unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current
+    fact), ``current_objects``, and, for groups needing action: ``overlap_start`` (the latest
+    start among the current facts; unknown starts count as "always"), ``overlap`` (from it to
+    ``now``), ``open_since`` (when the second current fact started, null if unknown) and ``open_for``
+    (from it to ``now``). Durations are clipped at zero for facts starting after ``now``.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("svc", "owned_by", "team_a", valid_from="2026-01-01")
+    >>> _ = kg.add("svc", "owned_by", "team_b", valid_from="2026-03-01")
+    >>> row = conflicts(frames.facts(kg), now="2026-03-11").row(0, named=True)
+    >>> row["needs_action"], row["current_objects"], row["open_for"].days
+    (True, ['team_a', 'team_b'], 10)
+    """
+    moment = _now(now)
+    df, was_pandas = _frame(facts)
+    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued))).with_columns(_object_key())
+    if df.height == 0:
+        return _out(_empty(CONFLICTS_SCHEMA), was_pandas)
+    df = df.sort(["subject", "predicate", "start", "id"], nulls_last=True)
+    groups = (
+        df.group_by(["subject", "predicate"], maintain_order=True)
+        .agg(
+            pl.col("subject_name").first(),
+            pl.col("_key").n_unique().cast(pl.Int64).alias("objects"),
+            pl.col("object_name").filter(pl.col("_key").is_first_distinct()).alias("object_names"),
+            pl.col("id").alias("facts"),
+            pl.col("current").sum().cast(pl.Int64).alias("current"),
+            pl.col("object_name").filter(pl.col("current")).alias("current_objects"),
+            pl.col("start").filter(pl.col("current")).max().alias("overlap_start"),
+            pl.col("start").filter(pl.col("current")).sort(nulls_last=False).alias("_current_starts"),
+        )
+        .filter(pl.col("objects") > 1)
+        .with_columns((pl.col("current") > 1).alias("needs_action"))
+    )
+    now_lit = pl.lit(moment).cast(_MOMENT)
+
+    def since(column: str) -> pl.Expr:
+        span = now_lit - pl.col(column)
+        return pl.when(span < dt.timedelta(0)).then(pl.lit(dt.timedelta(0))).otherwise(span).cast(_SPAN)
+
+    needs = pl.col("needs_action")
+    groups = groups.with_columns(
+        pl.when(needs).then(pl.col("overlap_start")).alias("overlap_start"),
+        pl.when(needs).then(pl.col("_current_starts").list.get(1, null_on_oob=True)).alias("open_since"),
+    ).with_columns(since("overlap_start").alias("overlap"), since("open_since").alias("open_for"))
+    groups = groups.sort(["needs_action", "subject", "predicate"], descending=[True, False, False])
+    return _out(_typed(groups, CONFLICTS_SCHEMA), was_pandas)
+
+
+# ---------------------------------------------------------------------- churn
+
+
+def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
+    """Added/ended counts per (keys, period) where anything happened."""
+    zero, one = pl.lit(0, pl.Int64), pl.lit(1, pl.Int64)
+    starts = df.filter(pl.col("start").is_not_null()).select(
+        *keys, pl.col("start").dt.truncate(every).alias("period"), one.alias("added"), zero.alias("ended"))
+    ends = df.filter(pl.col("end").is_not_null()).select(
+        *keys, pl.col("end").dt.truncate(every).alias("period"), zero.alias("added"), one.alias("ended"))
+    return pl.concat([starts, ends]).group_by([*keys, "period"]).agg(pl.col("added").sum(), pl.col("ended").sum())
+
+
+def churn(
+    facts: Frame,
+    *,
+    every: str = "1mo",
+    since: Moment = None,
+    until: Moment = None,
+    by: GroupBy | None = None,
+) -> Frame:
+    """Facts added and ended per period, with the number active at each period's start.
+
+    Per period (``every``: a polars duration, ``"1mo"`` by default; periods are
+    ``dt.truncate(every)`` of the UTC instants): ``added`` = facts whose start falls in it,
+    ``ended`` = facts whose end falls in it, ``net`` = added − ended, ``active_at_start`` = facts
+    valid just before the period starts (started before it, not ended before it),
+    ``active_at_end`` = active_at_start + net (= the next period's active_at_start), and
+    ``churn_rate`` = (added + ended) / active_at_start, null when nothing was active.
+
+    **Unknown starts**: such a fact cannot be placed in a period, so it is never counted in
+    ``added``; like the store's ``as_of`` it counts as valid since before any period, so it is in
+    ``active_at_start`` until its end (which is counted in ``ended`` as usual).
+
+    ``since``/``until`` (dates or datetimes) choose the periods: every period holding an instant
+    from ``since`` to ``until`` (default: the first and last start or end in the frame); counts
+    before ``since`` still feed ``active_at_start``. Without ``by`` every period in that span has a
+    row (zeros included); ``by="predicate"`` or ``"subject"`` (one row set per subject entity,
+    with its ``subject_name``) gives only the periods in which the group had an event.
+    Columns: :data:`CHURN_SCHEMA`, group columns first.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    >>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-05-10")
+    >>> churn(frames.facts(kg), since="2026-04", until="2026-05").select(
+    ...     pl.col("period").dt.strftime("%Y-%m"), "added", "ended", "active_at_start", "churn_rate").rows()
+    [('2026-04', 0, 0, 1, 0.0), ('2026-05', 1, 1, 1, 2.0)]
+    """
+    if by not in (None, "subject", "predicate"):
+        raise InvalidRequest(f"by must be 'subject', 'predicate' or None, not {by!r}", field="by", value=str(by))
+    _check_every(every)
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    if lo is not None and hi is not None and hi < lo:
+        raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
+    df, was_pandas = _frame(facts)
+    keys = [] if by is None else [by]
+    schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
+              **({"predicate": pl.String()} if by == "predicate" else {}), **CHURN_SCHEMA}
+    first = None if lo is None else pl.Series([lo], dtype=_MOMENT).dt.truncate(every)[0]
+    last = None if hi is None else pl.Series([hi], dtype=_MOMENT).dt.truncate(every)[0]
+
+    events = _events(df, every, keys)
+    if by is None:
+        baseline = pl.lit(df.filter(pl.col("start").is_null()).height, pl.Int64)
+        bounds = [b for b in (events["period"].min(), events["period"].max(), first, last) if b is not None]
+        if events.height == 0 and (first is None or last is None):
+            return _out(_empty(schema), was_pandas)
+        grid = pl.datetime_range(min(bounds), max(bounds), interval=every, eager=True, time_unit="us",
+                                 time_zone="UTC").dt.truncate(every).unique().sort().alias("period").to_frame()
+        table = grid.join(events, on="period", how="left").with_columns(
+            pl.col("added").fill_null(0), pl.col("ended").fill_null(0)).sort("period")
+    else:
+        counts = df.filter(pl.col("start").is_null()).group_by(keys).agg(pl.len().cast(pl.Int64).alias("_baseline"))
+        table = events.join(counts, on=keys, how="left").sort([*keys, "period"])
+        baseline = pl.col("_baseline").fill_null(0)
+
+    def before(column: str) -> pl.Expr:  # the sum over the group's earlier periods
+        total = pl.col(column).cum_sum()
+        return (total.over(keys) if keys else total) - pl.col(column)
+
+    table = table.with_columns(
+        (baseline + before("added") - before("ended")).alias("active_at_start"),
+        (pl.col("added") - pl.col("ended")).alias("net"),
+    ).with_columns(
+        (pl.col("active_at_start") + pl.col("net")).alias("active_at_end"),
+        pl.when(pl.col("active_at_start") > 0)
+        .then((pl.col("added") + pl.col("ended")) / pl.col("active_at_start")).alias("churn_rate"),
+    )
+    if first is not None:
+        table = table.filter(pl.col("period") >= first)
+    if last is not None:
+        table = table.filter(pl.col("period") <= last)
+    if by == "subject":
+        names = df.group_by("subject").agg(pl.col("subject_name").first())
+        table = table.join(names, on="subject", how="left").sort(["subject", "period"])
+    return _out(_typed(table, schema), was_pandas)
+
+
+def _window(column: str, lo: dt.datetime | None, hi: dt.datetime | None) -> pl.Expr:
+    inside = pl.col(column).is_not_null()
+    if lo is not None:
+        inside = inside & (pl.col(column) >= pl.lit(lo).cast(_MOMENT))
+    if hi is not None:
+        inside = inside & (pl.col(column) <= pl.lit(hi).cast(_MOMENT))
+    return inside
+
+
+def most_volatile(
+    facts: Frame,
+    *,
+    by: GroupBy = "subject",
+    top: int | None = 10,
+    since: Moment = None,
+    until: Moment = None,
+) -> Frame:
+    """The subjects (entities) or predicates with the most changes, most first.
+
+    ``changes`` = ``added`` (facts started from ``since`` to ``until``; unknown starts never
+    count) + ``ended`` (facts ended then). ``facts`` and ``current`` count the group's facts in the
+    frame whatever the window. Groups without changes are left out; ties go by key. ``top=None``
+    keeps every group. Columns: ``subject, subject_name`` or ``predicate``, then
+    :data:`VOLATILE_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("a", "uses", "x", valid_from="2026-01-01")
+    >>> _ = kg.supersede("a", "uses", "x", "y", at="2026-02-01")
+    >>> _ = kg.add("b", "uses", "x", valid_from="2026-01-01")
+    >>> most_volatile(frames.facts(kg)).select("subject", "changes").rows()
+    [('a', 3), ('b', 1)]
+    """
+    if by not in ("subject", "predicate"):
+        raise InvalidRequest(f"by must be 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
+        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    df, was_pandas = _frame(facts)
+    keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
+    table = (
+        df.group_by(by)
+        .agg(
+            *([pl.col("subject_name").first()] if by == "subject" else []),
+            _window("start", lo, hi).sum().cast(pl.Int64).alias("added"),
+            _window("end", lo, hi).sum().cast(pl.Int64).alias("ended"),
+            pl.len().cast(pl.Int64).alias("facts"),
+            pl.col("current").sum().cast(pl.Int64).alias("current"),
+        )
+        .with_columns((pl.col("added") + pl.col("ended")).alias("changes"))
+        .filter(pl.col("changes") > 0)
+        .sort(["changes", by], descending=[True, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    schema = {k: pl.String() for k in keys} | VOLATILE_SCHEMA
+    return _out(_typed(table, schema), was_pandas)
+
+
+def most_changed(
+    facts: Frame,
+    *,
+    top: int | None = 10,
+    since: Moment = None,
+    until: Moment = None,
+    multi_valued: Iterable[str] = frozenset(),
+) -> Frame:
+    """The (subject, predicate) pairs whose object changed most often, most first.
+
+    A pair's facts are put in order of start (unknown starts first: they hold "since always"),
+    then id; each fact whose object differs from the previous fact's object (values compared
+    case-insensitively) is one change, dated by its start. With ``since``/``until`` only changes
+    dated in that window count (so changes at an unknown time do not). ``history`` lists the
+    objects in that order with repeats in a row collapsed; ``current_objects`` the objects of the
+    current facts. Pairs without changes and ``multi_valued`` predicates are left out; ties go by
+    subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2025-01-01")
+    >>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2025-06-01")
+    >>> _ = kg.supersede("my_api", "uses_queue", "SQLite", "Redis", at="2026-01-01")
+    >>> most_changed(frames.facts(kg)).select("changes", "history", "current_objects").rows()
+    [(2, ['Redis', 'SQLite', 'Redis'], ['Redis'])]
+    """
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
+        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    df, was_pandas = _frame(facts)
+    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued))).with_columns(_object_key())
+    if df.height == 0:
+        return _out(_empty(MOST_CHANGED_SCHEMA), was_pandas)
+    pair = ["subject", "predicate"]
+    df = df.sort([*pair, "start", "id"], nulls_last=False).with_columns(
+        (pl.col("_key") != pl.col("_key").shift(1)).over(pair).fill_null(False).alias("_changed"),
+        (pl.int_range(pl.len()).over(pair) == 0).alias("_first"),
+    )
+    counted = pl.col("_changed")
+    if lo is not None or hi is not None:
+        counted = counted & _window("start", lo, hi)
+    table = (
+        df.group_by(pair, maintain_order=True)
+        .agg(
+            pl.col("subject_name").first(),
+            counted.sum().cast(pl.Int64).alias("changes"),
+            pl.len().cast(pl.Int64).alias("facts"),
+            pl.col("_key").n_unique().cast(pl.Int64).alias("objects"),
+            pl.col("object_name").filter(pl.col("_first") | pl.col("_changed")).alias("history"),
+            pl.col("object_name").filter(pl.col("current")).alias("current_objects"),
+            pl.col("start").min().alias("first_start"),  # the earliest known start
+            pl.col("start").filter(pl.col("_changed")).max().alias("last_change"),
+        )
+        .filter(pl.col("changes") > 0)
+        .sort(["changes", "subject", "predicate"], descending=[True, False, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    return _out(_typed(table, MOST_CHANGED_SCHEMA), was_pandas)

@@ -1,0 +1,365 @@
+"""A churn report of a graph: one self-contained HTML page and a Markdown summary beside it.
+
+The HTML holds its charts as base64 PNG images and its style inline: no script, no stylesheet or
+image from any host, so it opens offline and can be mailed as one file. Every name from the graph
+is HTML-escaped (Markdown: table-escaped). The numbers come from :mod:`kgtoolkit.analysis`.
+
+>>> import tempfile, pathlib
+>>> from kgtoolkit._demo import build_demo
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> kg = build_demo(folder / "demo.sqlite3")
+>>> html_path, md_path = churn_report(kg, out=folder / "churn.html")
+>>> html_path.name, md_path.name
+('churn.html', 'churn.md')
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+import io
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import InvalidRequest
+from ._time import TimeInput
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ._store import KnowledgeGraph
+
+__all__ = ["churn_report"]
+
+_CHART_PREDICATES = 15  # predicates drawn in the per-predicate chart
+_MD_PERIODS = 24  # most recent active periods listed in the Markdown summary
+_BAR_LIMIT = 150  # above this many periods the per-period chart draws lines instead of bars
+_CONFLICT_ROWS = 50  # open conflicts listed (longest open first); the headline counts them all
+_NUMBER = re.compile(r"[+-]?[\d,]+(\.\d+)?%?")
+
+
+@dataclass(frozen=True)
+class _Data:
+    """Everything the two renderings show, computed once."""
+
+    title: str
+    graph: str
+    generated: str
+    every: str
+    window: tuple[str, str] | None
+    headline: list[tuple[str, str, str]]  # (id, label, value)
+    periods: pl.DataFrame
+    predicates: pl.DataFrame
+    entities: pl.DataFrame
+    changed: pl.DataFrame
+    conflicts: pl.DataFrame
+    top: int
+
+
+def churn_report(
+    kg: KnowledgeGraph,
+    *,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    every: str = "1mo",
+    out: str | os.PathLike[str] = "report.html",
+    top: int = 10,
+    now: TimeInput | None = None,
+    title: str | None = None,
+) -> tuple[Path, Path]:
+    """Write the churn report of ``kg`` to ``out`` (HTML) and ``out`` with ``.md`` (Markdown).
+
+    Covers the periods of :func:`kgtoolkit.analysis.churn` (``every``, ``since``, ``until``; by
+    default from the first to the last start or end in the graph): headline numbers, facts
+    added/ended/net per period, churn per predicate, the ``top`` most volatile entities and
+    predicates and most often changed (subject, predicate) pairs in that window, and the open
+    conflicts needing action (durations up to ``now``, default the current time). Returns
+    ``(html_path, markdown_path)``.
+    """
+    from . import analysis, frames
+
+    if top is None or isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise InvalidRequest(f"top must be a whole number from 1, not {top!r}", field="top", value=str(top))
+    target = Path(out)
+    if target.suffix.lower() == ".md":
+        raise InvalidRequest(f"out {target} is the Markdown name; give the HTML name (the .md is written beside it)",
+                             field="out", value=str(target))
+    markdown = target.with_suffix(".md")
+    data = _collect(kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(_html(data), encoding="utf-8")
+    markdown.write_text(_markdown(data, target.name), encoding="utf-8")
+    return target, markdown
+
+
+# ---------------------------------------------------------------------- numbers
+
+
+def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput | None, until: TimeInput | None,
+             every: str, top: int, now: TimeInput | None, title: str | None) -> _Data:
+    import polars as pl
+
+    facts = frames.facts(kg)
+    config = kg.config
+    periods = analysis.churn(facts, every=every, since=since, until=until)
+    window: tuple[str, str] | None = None
+    lo = hi = None
+    if periods.height:
+        lo = periods["period"].min()
+        after = pl.Series([periods["period"].max()]).dt.offset_by(every)[0]
+        hi = after - dt.timedelta(microseconds=1)
+        window = (_day(lo), _day(hi))
+    if lo is None:  # nothing happened in the chosen periods: the tables stay empty too
+        empty = facts.clear()
+        entities = analysis.most_volatile(empty, by="subject")
+        predicates = analysis.most_volatile(empty, by="predicate")
+        changed = analysis.most_changed(empty)
+    else:
+        entities = analysis.most_volatile(facts, by="subject", top=top, since=lo, until=hi)
+        predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=hi)
+        changed = analysis.most_changed(facts, top=top, since=lo, until=hi, multi_valued=config.multi_valued)
+    groups = analysis.conflicts(facts, multi_valued=config.multi_valued, now=now)
+    open_conflicts = groups.filter(pl.col("needs_action"))
+    added, ended = int(periods["added"].sum()), int(periods["ended"].sum())
+    stats = kg.stats()
+    headline = [
+        ("facts", "facts", _n(facts.height)),
+        ("current", "current facts", _n(int(facts["current"].sum()))),
+        ("entities", "entities", _n(stats.entities)),
+        ("predicates", "predicates", _n(stats.predicates)),
+        ("added", "added in the window", _n(added)),
+        ("ended", "ended in the window", _n(ended)),
+        ("net", "net change", _signed(added - ended)),
+        ("conflicts", "open conflicts needing action", _n(open_conflicts.height)),
+        ("conflict-groups", "conflict groups (with history)", _n(groups.height)),
+    ]
+    if entities.height:
+        headline.append(("top-entity", "most volatile entity", str(entities["subject_name"][0])))
+    return _Data(
+        title=title or "Knowledge-graph churn report",
+        graph=str(kg.path),
+        generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        every=every,
+        window=window,
+        headline=headline,
+        periods=periods,
+        predicates=predicates,
+        entities=entities,
+        changed=changed,
+        conflicts=open_conflicts,
+        top=top,
+    )
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _signed(value: int) -> str:
+    return f"{value:+,}" if value else "0"
+
+
+def _day(moment: dt.datetime | None) -> str:
+    return "?" if moment is None else moment.date().isoformat()  # isoformat pads years before 1000
+
+
+def _period_label(moment: dt.datetime, every: str) -> str:
+    day = moment.date().isoformat()
+    if every.endswith(("h", "m", "s")) and not every.endswith("mo"):  # sub-daily periods
+        return f"{day} {moment:%H:%M}"
+    if every.endswith("y"):
+        return day[:4]
+    if every.endswith(("mo", "q")):
+        return day[:7]
+    return day
+
+
+def _days(span: dt.timedelta | None) -> str:
+    return "?" if span is None else _n(span.days)
+
+
+def _names(values: Any) -> str:
+    return ", ".join(str(v) for v in (values or []))
+
+
+def _tables(data: _Data) -> list[tuple[str, list[str], list[list[str]], str]]:
+    """(title, header, rows, empty text) of every table, shared by both renderings."""
+    every = data.every
+    active = data.periods.filter((data.periods["added"] + data.periods["ended"]) > 0).tail(_MD_PERIODS)
+    period_rows = [[_period_label(r["period"], every), _n(r["added"]), _n(r["ended"]), _signed(r["net"]),
+                    _n(r["active_at_start"]), "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}"]
+                   for r in active.iter_rows(named=True)]
+    predicate_rows = [[r["predicate"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
+                      for r in data.predicates.head(data.top).iter_rows(named=True)]
+    entity_rows = [[r["subject_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
+                   for r in data.entities.iter_rows(named=True)]
+    changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), " → ".join(r["history"]),
+                     _names(r["current_objects"])] for r in data.changed.iter_rows(named=True)]
+    listed = data.conflicts.sort("open_for", descending=True, nulls_last=True, maintain_order=True)
+    conflict_rows = [[r["subject_name"], r["predicate"], _names(r["current_objects"]), _day(r["open_since"]),
+                      _days(r["open_for"])] for r in listed.head(_CONFLICT_ROWS).iter_rows(named=True)]
+    shown = (f" ({_CONFLICT_ROWS} longest open of {_n(listed.height)})" if listed.height > _CONFLICT_ROWS
+             else "")
+    return [
+        (f"Most recent active periods (last {_MD_PERIODS})", ["period", "added", "ended", "net", "active at start",
+                                                               "churn rate"], period_rows, "No fact started or ended."),
+        ("Most volatile predicates", ["predicate", "changes", "added", "ended", "current"], predicate_rows,
+         "No changes in the window."),
+        ("Most volatile entities", ["entity", "changes", "added", "ended", "current"], entity_rows,
+         "No changes in the window."),
+        ("Facts that changed most often", ["subject", "predicate", "changes", "history", "current"], changed_rows,
+         "No (subject, predicate) changed its object in the window."),
+        (f"Open conflicts needing action{shown}", ["subject", "predicate", "current objects", "open since", "days open"],
+         conflict_rows, "None: no (subject, predicate) has more than one current object."),
+    ]
+
+
+# ---------------------------------------------------------------------- charts
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _charts(data: _Data) -> list[tuple[str, str]]:
+    """(alt text, base64 PNG) of each chart, drawn with matplotlib's Agg canvas (no pyplot, no GUI)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    charts: list[tuple[str, str]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. a glyph missing from the default font
+        periods = data.periods
+        if periods.height:
+            fig = Figure(figsize=(10, 3.6), layout="constrained")
+            FigureCanvasAgg(fig)
+            ax = fig.add_subplot()
+            x = list(range(periods.height))
+            added, ended, net = periods["added"].to_list(), periods["ended"].to_list(), periods["net"].to_list()
+            if periods.height <= _BAR_LIMIT:
+                ax.bar(x, added, color="#3a7d44", label="added")
+                ax.bar(x, [-e for e in ended], color="#b5443a", label="ended")
+                ax.plot(x, net, color="#222222", marker="o", markersize=3, linewidth=1, label="net")
+            else:
+                ax.fill_between(x, added, step="mid", color="#3a7d44", alpha=0.8, label="added")
+                ax.fill_between(x, [-e for e in ended], step="mid", color="#b5443a", alpha=0.8, label="ended")
+                ax.plot(x, net, color="#222222", linewidth=0.6, label="net")
+            ax.axhline(0, color="#888888", linewidth=0.6)
+            labels = [_period_label(p, data.every) for p in periods["period"].to_list()]
+            step = max(1, len(labels) // 12)
+            ax.set_xticks(x[::step], labels[::step], rotation=30, ha="right", fontsize=8)
+            ax.set_ylabel("facts")
+            ax.set_title(f"Facts added / ended per period ({data.every})", fontsize=10)
+            ax.legend(fontsize=8, loc="upper left")
+            charts.append(("Facts added, ended and net change per period", _png(fig)))
+        shown = data.predicates.head(_CHART_PREDICATES)
+        if shown.height:
+            fig = Figure(figsize=(10, 0.6 + 0.3 * shown.height), layout="constrained")
+            FigureCanvasAgg(fig)
+            ax = fig.add_subplot()
+            names = shown["predicate"].to_list()[::-1]
+            added, ended = shown["added"].to_list()[::-1], shown["ended"].to_list()[::-1]
+            ax.barh(names, added, color="#3a7d44", label="added")
+            ax.barh(names, ended, left=added, color="#b5443a", label="ended")
+            ax.set_xlabel("facts added + ended in the window")
+            ax.set_title("Churn per predicate", fontsize=10)
+            ax.tick_params(axis="y", labelsize=8)
+            ax.legend(fontsize=8, loc="lower right")
+            charts.append(("Facts added and ended per predicate", _png(fig)))
+    return charts
+
+
+# ---------------------------------------------------------------------- renderings
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 1100px;
+       color: #1d1d1f; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
+.meta { color: #666; font-size: .85rem; }
+.stats { display: flex; flex-wrap: wrap; gap: .6rem; margin: 1rem 0; }
+.stat { border: 1px solid #ddd; border-radius: 6px; padding: .5rem .8rem; min-width: 8rem; }
+.stat .value { display: block; font-size: 1.3rem; font-weight: 600; }
+.stat .label { color: #555; font-size: .8rem; }
+table { border-collapse: collapse; width: 100%; font-size: .85rem; }
+th, td { border-bottom: 1px solid #e5e5e5; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f6f6f6; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; height: auto; } .empty { color: #666; font-style: italic; }
+"""
+
+
+def _h(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _html(data: _Data) -> str:
+    window = f"{data.window[0]} … {data.window[1]}" if data.window else "no activity"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_h(data.title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_h(data.title)}</h1>",
+        f'<p class="meta">Graph <code>{_h(data.graph)}</code> · window {_h(window)} · periods of {_h(data.every)} · '
+        f"generated {_h(data.generated)}</p>",
+        '<div class="stats">',
+    ]
+    for key, label, value in data.headline:
+        parts.append(f'<div class="stat" id="stat-{_h(key)}"><span class="value">{_h(value)}</span>'
+                     f'<span class="label">{_h(label)}</span></div>')
+    parts.append("</div>")
+    for alt, png in _charts(data):
+        parts.append(f"<h2>{_h(alt)}</h2>")
+        parts.append(f'<img alt="{_h(alt)}" src="data:image/png;base64,{png}">')
+    for title, header, rows, empty in _tables(data):
+        parts.append(f"<h2>{_h(title)}</h2>")
+        if not rows:
+            parts.append(f'<p class="empty">{_h(empty)}</p>')
+            continue
+        parts.append("<table><thead><tr>" + "".join(f"<th>{_h(c)}</th>" for c in header) + "</tr></thead><tbody>")
+        for row in rows:
+            cells = "".join(f'<td class="num">{_h(c)}</td>' if _numeric(c) else f"<td>{_h(c)}</td>" for c in row)
+            parts.append(f"<tr>{cells}</tr>")
+        parts.append("</tbody></table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _numeric(text: str) -> bool:
+    return _NUMBER.fullmatch(text) is not None
+
+
+def _md(value: object) -> str:
+    text = " ".join(str(value).split())
+    for char in "\\|`*[]<>":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _markdown(data: _Data, html_name: str) -> str:
+    window = f"{data.window[0]} … {data.window[1]}" if data.window else "no activity"
+    lines = [
+        f"# {_md(data.title)}",
+        "",
+        f"Graph `{data.graph.replace('`', '')}` · window {window} · periods of {_md(data.every)} · "
+        f"generated {data.generated}. Charts: {_md(html_name)}.",
+        "",
+        "## Headline",
+        "",
+    ]
+    lines += [f"- **{_md(label)}**: {_md(value)}" for _key, label, value in data.headline]
+    for title, header, rows, empty in _tables(data):
+        lines += ["", f"## {_md(title)}", ""]
+        if not rows:
+            lines.append(f"_{_md(empty)}_")
+            continue
+        lines.append("| " + " | ".join(_md(c) for c in header) + " |")
+        lines.append("|" + "|".join("---:" if _numeric(rows[0][i]) else "---" for i in range(len(header))) + "|")
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

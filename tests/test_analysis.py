@@ -1,0 +1,512 @@
+"""kgtoolkit.analysis, checked against plain-Python computations over the store's own records.
+
+Each check rebuilds the expected answer from ``kg.timeline()`` / ``kg.conflicts()`` (Fact records
+with their text bounds) with loops and dicts, never with polars, on small hand-made graphs, the
+demo graph and YAGO11k (skipped when the shared data folder is absent).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import kgtoolkit
+from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
+from kgtoolkit._demo import build_demo
+
+UTC = dt.timezone.utc
+NOW = dt.datetime(2027, 1, 1, 12, tzinfo=UTC)
+US = dt.timedelta(microseconds=1)
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+YAGO = SHARED / "data" / "yago11k" / "facts.tsv"
+
+
+# ---------------------------------------------------------------------- reference helpers (plain Python)
+
+
+def start_of(text: str | None) -> dt.datetime | None:
+    """A stored valid_from as a UTC datetime (a day starts at midnight); None = unknown."""
+    if text is None:
+        return None
+    if "T" in text:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC)
+
+
+def end_of(text: str | None) -> dt.datetime | None:
+    """A stored valid_to as a UTC datetime (a day ends at its last microsecond); None = open."""
+    if text is None:
+        return None
+    if "T" in text:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC) + dt.timedelta(days=1) - US
+
+
+def closing(fact: Fact) -> dt.datetime | None:
+    """The end used for lengths: a date-only end closes at the next midnight."""
+    end = end_of(fact.valid_to)
+    if end is not None and "T" not in fact.valid_to:  # type: ignore[operator]
+        end += US
+    return end
+
+
+def key(fact: Fact) -> str:
+    return fact.object.casefold() if fact.object_is_value else fact.object
+
+
+def trunc(moment: dt.datetime, every: str) -> dt.datetime:
+    day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if every == "1mo":
+        return day.replace(day=1)
+    if every == "1y":
+        return day.replace(month=1, day=1)
+    if every == "1w":
+        return day - dt.timedelta(days=day.weekday())
+    assert every == "1d"
+    return day
+
+
+def step(moment: dt.datetime, every: str) -> dt.datetime:
+    if every == "1mo":
+        return moment.replace(year=moment.year + moment.month // 12, month=moment.month % 12 + 1)
+    if every == "1y":
+        return moment.replace(year=moment.year + 1)
+    return moment + dt.timedelta(days=7 if every == "1w" else 1)
+
+
+def records(kg: KnowledgeGraph) -> list[Fact]:
+    return kg.timeline()
+
+
+def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
+              by: str | None = None) -> list[tuple[Any, ...]]:
+    """Rows (group..., period, added, ended, net, active_at_start, active_at_end, churn_rate), from definitions."""
+    groups: dict[Any, list[Fact]] = defaultdict(list)
+    for f in facts:
+        groups[None if by is None else getattr(f, by)].append(f)
+    rows = []
+    for group, members in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
+        added: Counter[dt.datetime] = Counter()
+        ended: Counter[dt.datetime] = Counter()
+        spans = [(start_of(f.valid_from), end_of(f.valid_to)) for f in members]
+        for start, end in spans:
+            if start is not None:
+                added[trunc(start, every)] += 1
+            if end is not None:
+                ended[trunc(end, every)] += 1
+        if by is None:
+            marks = set(added) | set(ended)
+            if since is not None:
+                marks.add(trunc(since, every))
+            if until is not None:
+                marks.add(trunc(until, every))
+            if not marks:
+                continue
+            periods, p = [], min(marks)
+            while p <= max(marks):
+                periods.append(p)
+                p = step(p, every)
+        else:
+            periods = sorted(set(added) | set(ended))
+        for p in periods:
+            if since is not None and p < trunc(since, every):
+                continue
+            if until is not None and p > trunc(until, every):
+                continue
+            active = sum(1 for start, end in spans if (start is None or start < p) and (end is None or end >= p))
+            a, e = added[p], ended[p]
+            rate = (a + e) / active if active else None
+            head = () if by is None else (group,)
+            rows.append((*head, p, a, e, a - e, active, active + a - e, rate))
+    return rows
+
+
+def churn_rows(frame: pl.DataFrame, by: str | None = None) -> list[tuple[Any, ...]]:
+    cols = ([] if by is None else [by]) + ["period", "added", "ended", "net", "active_at_start", "active_at_end",
+                                           "churn_rate"]
+    return frame.select(cols).rows()
+
+
+def approx_rows(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g[:-1] == w[:-1]
+        assert (g[-1] is None and w[-1] is None) or g[-1] == pytest.approx(w[-1])
+
+
+def ref_conflicts(kg: KnowledgeGraph, now: dt.datetime) -> list[dict[str, Any]]:
+    out = []
+    for g in kg.conflicts():
+        current = [f for f in g.facts if f.current]
+        starts = [start_of(f.valid_from) for f in current]
+        known = [s for s in starts if s is not None]
+        ordered = sorted(starts, key=lambda s: (s is not None, s or NOW))
+        needs = len(current) > 1
+        overlap_start = max(known) if needs and known else None
+        open_since = ordered[1] if needs else None
+        names: list[str] = []
+        seen: set[str] = set()
+        for f in g.facts:
+            if key(f) not in seen:
+                seen.add(key(f))
+                names.append(f.object_name)
+        out.append({
+            "subject": g.subject, "subject_name": g.subject_name, "predicate": g.predicate, "objects": g.objects,
+            "object_names": names, "facts": [f.id for f in g.facts], "current": g.current,
+            "needs_action": g.needs_action, "current_objects": [f.object_name for f in current],
+            "overlap_start": overlap_start,
+            "overlap": None if overlap_start is None else max(now - overlap_start, dt.timedelta(0)),
+            "open_since": open_since,
+            "open_for": None if open_since is None else max(now - open_since, dt.timedelta(0)),
+        })
+    return out
+
+
+def ref_volatile(facts: list[Fact], by: str, lo: dt.datetime | None = None,
+                 hi: dt.datetime | None = None) -> list[tuple[Any, ...]]:
+    def inside(moment: dt.datetime | None) -> bool:
+        return moment is not None and (lo is None or moment >= lo) and (hi is None or moment <= hi)
+
+    table: dict[str, list[Any]] = {}
+    for f in facts:
+        group = getattr(f, by)
+        row = table.setdefault(group, [f.subject_name, 0, 0, 0, 0])
+        row[1] += inside(start_of(f.valid_from))
+        row[2] += inside(end_of(f.valid_to))
+        row[3] += 1
+        row[4] += f.current
+    rows = [((g, name) if by == "subject" else (g,)) + (a + e, a, e, n, c)
+            for g, (name, a, e, n, c) in table.items() if a + e]
+    return sorted(rows, key=lambda r: (-r[-5], r[0]))
+
+
+def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), lo: dt.datetime | None = None,
+                hi: dt.datetime | None = None) -> list[tuple[Any, ...]]:
+    pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for f in facts:
+        if f.predicate not in multi_valued:
+            pairs[(f.subject, f.predicate)].append(f)
+    rows = []
+    for (subject, predicate), members in pairs.items():
+        members.sort(key=lambda f: (start_of(f.valid_from) is not None, start_of(f.valid_from) or NOW, f.id))
+        changes, history, last = 0, [members[0].object_name], None
+        for before, f in zip(members, members[1:]):
+            if key(f) != key(before):
+                history.append(f.object_name)
+                s = start_of(f.valid_from)
+                last = s if s is not None and (last is None or s > last) else last
+                if (lo is None and hi is None) or (s is not None and (lo is None or s >= lo) and (hi is None or s <= hi)):
+                    changes += 1
+        if changes:
+            rows.append((subject, members[0].subject_name, predicate, changes, len(members),
+                         len({key(f) for f in members}), history, [f.object_name for f in members if f.current], last))
+    return sorted(rows, key=lambda r: (-r[3], r[0], r[2]))
+
+
+# ---------------------------------------------------------------------- graphs
+
+
+def build_small(path: Path) -> KnowledgeGraph:
+    """Date-only and datetime bounds, open ends, unknown starts, value case differences, multi-valued."""
+    kg = kgtoolkit.open(path)
+    # SPEC §7: date-only bounds, switched on one day.
+    kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02")
+    kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
+    kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12")
+    # Datetime bounds (one with an offset), a short interval and an open one.
+    kg.add("svc", "deployed_on", "host1", valid_from="2026-01-15T10:00:00Z", valid_to="2026-01-15T12:30:00+02:00")
+    kg.add("svc", "deployed_on", "host2", valid_from="2026-01-31T23:59:59Z")
+    # Unknown starts: one open, one ended (month end), then a known start: a conflict needing action.
+    kg.add("Ann", "works_at", "Acme")
+    kg.add("Ann", "works_at", "Globex", valid_to="2025-06")
+    kg.add("Ann", "works_at", "Initech", valid_from="2025-07-01")
+    # A value predicate whose object only changes case, then a real second current value.
+    kg.add("Ann", "role", "Engineer", valid_from="2024-01-01", valid_to="2024-12-31")
+    kg.add("Ann", "role", "engineer", valid_from="2025-01-01")
+    kg.add("Ann", "role", "Manager", valid_from="2025-03-01")
+    # Multi-valued by default: never a conflict.
+    kg.add("checkout", "depends_on", "billing", valid_from="2025-01-01")
+    kg.add("checkout", "depends_on", "search", valid_from="2025-04-01")
+    # Supersede twice, the second time at a datetime, back to the first value in other case.
+    kg.add("Bob", "title", "Dev", valid_from="2025-02-10")
+    kg.supersede("Bob", "title", "Dev", "Lead", at="2025-05-15")
+    kg.supersede("Bob", "title", "Lead", "dev", at="2025-09-01T08:00:00Z")
+    # Year-only history, added already ended; and a current fact starting after NOW.
+    kg.add("Old Co", "owned_by", "Parent", valid_from="1999", valid_to="2001")
+    kg.add("Old Co", "owned_by", "Holding", valid_from="2002")
+    kg.add("Old Co", "owned_by", "Future Owner", valid_from="2027-06-01")
+    return kg
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Iterator[KnowledgeGraph]:
+    kg = build_small(tmp_path / "small.sqlite3")
+    yield kg
+    kg.close()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[KnowledgeGraph]:
+    kg = build_demo(tmp_path / "demo.sqlite3")
+    yield kg
+    kg.close()
+
+
+@pytest.fixture(scope="module")
+def yago(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeGraph]:
+    if not YAGO.exists():
+        pytest.skip(f"YAGO11k not found at {YAGO} (the shared data folder is absent)")
+    from kgtoolkit._bulk import import_facts
+
+    kg = kgtoolkit.open(tmp_path_factory.mktemp("yago") / "yago.sqlite3")
+    raw = pl.read_csv(YAGO, separator="\t", infer_schema=False, quote_char=None)
+    report, _ = import_facts(kg, raw, on_error="skip", allow_commas=True)
+    assert report.inserted > 20_000
+    yield kg
+    kg.close()
+
+
+@pytest.fixture(params=["small", "demo", "yago"])
+def graph(request: pytest.FixtureRequest) -> KnowledgeGraph:
+    return request.getfixturevalue(request.param)
+
+
+# ---------------------------------------------------------------------- conflicts
+
+
+def test_conflicts_agree_with_the_store(graph: KnowledgeGraph) -> None:
+    got = analysis.conflicts(frames.facts(graph), multi_valued=graph.config.multi_valued, now=NOW)
+    assert got.schema == pl.Schema(analysis.CONFLICTS_SCHEMA)
+    assert got.to_dicts() == ref_conflicts(graph, NOW)
+
+
+def test_conflicts_small_graph_details(small: KnowledgeGraph) -> None:
+    got = {(r["subject"], r["predicate"]): r for r in analysis.conflicts(
+        frames.facts(small), multi_valued=small.config.multi_valued, now=NOW).to_dicts()}
+    assert set(got) == {("ann", "works_at"), ("ann", "role"), ("my_api", "uses_queue"), ("svc", "deployed_on"),
+                        ("bob", "title"), ("old_co", "owned_by")}
+    works = got[("ann", "works_at")]
+    assert works["needs_action"] and works["current_objects"] == ["Initech", "Acme"]  # unknown start last
+    assert works["open_since"] == works["overlap_start"] == dt.datetime(2025, 7, 1, tzinfo=UTC)
+    role = got[("ann", "role")]  # Engineer/engineer are one object
+    assert role["objects"] == 2 and role["object_names"] == ["Engineer", "Manager"] and role["needs_action"]
+    bob = got[("bob", "title")]
+    assert bob["objects"] == 2 and not bob["needs_action"] and bob["overlap"] is None
+    future = got[("old_co", "owned_by")]  # the latest current start is after NOW: overlap clipped to zero
+    assert future["overlap"] == dt.timedelta(0) and future["open_for"] == dt.timedelta(0)
+    assert not got[("my_api", "uses_queue")]["needs_action"]
+    assert list(got)[:3] == [("ann", "role"), ("ann", "works_at"), ("old_co", "owned_by")]  # needing action first
+
+
+def test_conflicts_multi_valued_and_filtered_frames(small: KnowledgeGraph) -> None:
+    facts = frames.facts(small)
+    every = analysis.conflicts(facts, now=NOW)  # nothing declared multi-valued
+    assert ("checkout", "depends_on") in set(every.select("subject", "predicate").rows())
+    subset = analysis.conflicts(frames.facts(small, predicate="works_at"), multi_valued=small.config.multi_valued)
+    assert subset.select("subject", "predicate", "facts").rows() == [
+        (g.subject, g.predicate, [f.id for f in g.facts]) for g in small.conflicts() if g.predicate == "works_at"]
+    empty = analysis.conflicts(facts.clear())
+    assert empty.height == 0 and empty.schema == pl.Schema(analysis.CONFLICTS_SCHEMA)
+
+
+def test_conflicts_accept_pandas(demo: KnowledgeGraph) -> None:
+    facts = frames.facts(demo)
+    got = analysis.conflicts(facts.to_pandas(), multi_valued=demo.config.multi_valued, now=NOW)
+    want = analysis.conflicts(facts, multi_valued=demo.config.multi_valued, now=NOW)
+    assert type(got).__module__.startswith("pandas")
+    assert list(got["subject"]) == want["subject"].to_list()
+    assert [list(x) for x in got["facts"]] == want["facts"].to_list()
+    assert list(got["needs_action"]) == want["needs_action"].to_list()
+
+
+# ---------------------------------------------------------------------- timeline and gantt
+
+
+def ref_timeline(facts: list[Fact]) -> list[tuple[Any, ...]]:
+    events = []
+    for f in facts:
+        start, end = start_of(f.valid_from), end_of(f.valid_to)
+        length = None if start is None or end is None else closing(f) - start  # type: ignore[operator]
+        events.append(("started", start, f.valid_from, f.id, length, 0))
+        if end is not None:
+            events.append(("ended", end, f.valid_to, f.id, length, 1))
+    events.sort(key=lambda e: (e[1] is None, e[1] or NOW, e[3], e[5]))
+    return [e[:5] for e in events]
+
+
+def test_timeline_events(graph: KnowledgeGraph) -> None:
+    got = analysis.timeline(frames.facts(graph))
+    assert got.schema == pl.Schema(analysis.TIMELINE_SCHEMA)
+    assert got.select("event", "at", "when", "id", "duration").rows() == ref_timeline(records(graph))
+
+
+def test_timeline_small_graph_details(small: KnowledgeGraph) -> None:
+    got = analysis.timeline(frames.facts(small))
+    unknown = got.filter(pl.col("at").is_null())
+    assert unknown["event"].to_list() == ["started", "started"] and got.tail(2)["at"].null_count() == 2
+    lengths = dict(got.filter(pl.col("event") == "ended").select("object", "duration").rows())
+    assert lengths["redis"] == dt.timedelta(days=225)  # 2026-03-02 … 2026-10-12, both days whole
+    assert lengths["host1"] == dt.timedelta(minutes=30)  # datetimes: exact
+    assert lengths["parent"] == dt.timedelta(days=365 * 3 + 1)  # 1999 … 2001
+    assert lengths["globex"] is None  # unknown start
+
+
+def test_timeline_filters(small: KnowledgeGraph) -> None:
+    facts = frames.facts(small)
+    ann = analysis.timeline(facts, entity="ANN")
+    assert set(ann["id"]) == {f.id for f in small.timeline("Ann")}
+    queue = analysis.timeline(facts, predicate="Uses Queue")
+    assert set(queue["object"]) == {"redis", "sqlite"} and queue.height == 3
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.timeline(facts.drop("start"))
+
+
+def test_gantt(graph: KnowledgeGraph) -> None:
+    got = analysis.gantt(frames.facts(graph), now=NOW)
+    assert got.schema == pl.Schema(analysis.GANTT_SCHEMA)
+    want = []
+    for f in records(graph):
+        start = start_of(f.valid_from)
+        if start is None:
+            continue
+        end = closing(f) if f.valid_to else max(NOW, start)
+        want.append((f.id, f"{f.subject_name} → {f.predicate} → {f.object_name}", start, end, f.valid_to is None,
+                     f.current, end - start))
+    want.sort(key=lambda r: (r[2], r[0]))
+    assert got.select("id", "label", "start", "end", "open_end", "current", "duration").rows() == want
+
+
+def test_gantt_labels_and_filters(small: KnowledgeGraph) -> None:
+    got = analysis.gantt(frames.facts(small), now=NOW, entity="my api", label="object")
+    assert got.select("label", "open_end").rows() == [("Redis", False), ("SQLite", True)]
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.gantt(frames.facts(small), label="colour")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- churn
+
+
+@pytest.mark.parametrize("every", ["1mo", "1w", "1y"])
+def test_churn_small(small: KnowledgeGraph, every: str) -> None:
+    facts, recs = frames.facts(small), records(small)
+    got = analysis.churn(facts, every=every)
+    assert got.schema == pl.Schema(analysis.CHURN_SCHEMA)
+    approx_rows(churn_rows(got), ref_churn(recs, every))
+    rows = got.to_dicts()
+    assert all(a["active_at_end"] == b["active_at_start"] for a, b in zip(rows, rows[1:]))
+    for by in ("predicate", "subject"):
+        approx_rows(churn_rows(analysis.churn(facts, every=every, by=by), by), ref_churn(recs, every, by=by))  # type: ignore[arg-type]
+
+
+def test_churn_window_and_unknown_starts(small: KnowledgeGraph) -> None:
+    facts, recs = frames.facts(small), records(small)
+    since, until = dt.datetime(2025, 3, 15, tzinfo=UTC), dt.datetime(2026, 1, 10, tzinfo=UTC)
+    got = analysis.churn(facts, since="2025-03-15", until="2026-01-10")
+    approx_rows(churn_rows(got), ref_churn(recs, "1mo", since, until))
+    assert got["period"][0] == dt.datetime(2025, 3, 1, tzinfo=UTC)
+    assert got["period"][-1] == dt.datetime(2026, 1, 1, tzinfo=UTC)
+    # Unknown starts are never added, but count as active from the first period until they end.
+    unknown = [f for f in recs if f.valid_from is None]
+    assert len(unknown) == 2
+    assert analysis.churn(facts)["added"].sum() == sum(f.valid_from is not None for f in recs)
+    assert analysis.churn(facts)["ended"].sum() == sum(f.valid_to is not None for f in recs)
+    first = analysis.churn(facts).row(0, named=True)
+    assert first["period"] == dt.datetime(1999, 1, 1, tzinfo=UTC) and first["active_at_start"] == 2
+    # A window with no events still lists its periods (zeros, with what is active).
+    quiet = analysis.churn(facts.filter(pl.col("start").is_null() & pl.col("end").is_null()), since="2030-01",
+                           until="2030-03")
+    assert quiet.select("added", "ended", "active_at_start").rows() == [(0, 0, 1)] * 3
+
+
+def test_churn_yago(yago: KnowledgeGraph) -> None:
+    facts, recs = frames.facts(yago), records(yago)
+    since, until = dt.datetime(1900, 1, 1, tzinfo=UTC), dt.datetime(2017, 12, 31, tzinfo=UTC)
+    got = analysis.churn(facts, every="1y", since="1900", until="2017")
+    approx_rows(churn_rows(got), ref_churn(recs, "1y", since, until))
+    monthly = analysis.churn(facts)  # the whole span, dense: every month from year 100 on
+    assert monthly["added"].sum() == sum(f.valid_from is not None for f in recs)
+    assert monthly["ended"].sum() == sum(f.valid_to is not None for f in recs)
+    assert monthly["active_at_end"][-1] == sum(f.current for f in recs)
+
+
+def test_churn_yago_by_predicate(yago: KnowledgeGraph) -> None:
+    facts, recs = frames.facts(yago), records(yago)
+    got = analysis.churn(facts, every="1y", by="predicate", since="1950", until="1960")
+    want = ref_churn(recs, "1y", dt.datetime(1950, 1, 1, tzinfo=UTC), dt.datetime(1960, 12, 31, tzinfo=UTC),
+                     by="predicate")
+    approx_rows(churn_rows(got, "predicate"), want)
+
+
+def test_churn_rejects_bad_options(small: KnowledgeGraph) -> None:
+    facts = frames.facts(small)
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.churn(facts, every="monthly")
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.churn(facts, by="object")  # type: ignore[arg-type]
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.churn(facts, since="2026-02", until="2026-01")
+    with pytest.raises(kgtoolkit.InvalidDate):
+        analysis.churn(facts, since="19##")
+    assert analysis.churn(facts.clear()).height == 0
+
+
+def test_churn_accepts_pandas(small: KnowledgeGraph) -> None:
+    facts = frames.facts(small)
+    got = analysis.churn(facts.to_pandas(), by="predicate")
+    want = analysis.churn(facts, by="predicate")
+    assert list(got["added"]) == want["added"].to_list()
+    assert list(got["active_at_start"]) == want["active_at_start"].to_list()
+
+
+# ---------------------------------------------------------------------- volatility
+
+
+@pytest.mark.parametrize("by", ["subject", "predicate"])
+def test_most_volatile(graph: KnowledgeGraph, by: str) -> None:
+    facts, recs = frames.facts(graph), records(graph)
+    got = analysis.most_volatile(facts, by=by, top=None)  # type: ignore[arg-type]
+    keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
+    assert got.columns == keys + list(analysis.VOLATILE_SCHEMA)
+    assert got.rows() == ref_volatile(recs, by)
+    assert analysis.most_volatile(facts, by=by, top=3).rows() == ref_volatile(recs, by)[:3]  # type: ignore[arg-type]
+
+
+def test_most_volatile_window(graph: KnowledgeGraph) -> None:
+    lo, hi = dt.datetime(2000, 1, 1, tzinfo=UTC), dt.datetime(2025, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+    got = analysis.most_volatile(frames.facts(graph), top=None, since="2000", until="2025")
+    assert got.rows() == ref_volatile(records(graph), "subject", lo, hi)
+
+
+def test_most_changed(graph: KnowledgeGraph) -> None:
+    facts, recs = frames.facts(graph), records(graph)
+    mv = graph.config.multi_valued
+    got = analysis.most_changed(facts, top=None, multi_valued=mv)
+    assert got.schema == pl.Schema(analysis.MOST_CHANGED_SCHEMA)
+    cols = ["subject", "subject_name", "predicate", "changes", "facts", "objects", "history", "current_objects",
+            "last_change"]
+    assert got.select(cols).rows() == ref_changed(recs, mv)
+    assert analysis.most_changed(facts, top=5, multi_valued=mv).select(cols).rows() == ref_changed(recs, mv)[:5]
+    lo, hi = dt.datetime(1990, 1, 1, tzinfo=UTC), dt.datetime(2025, 6, 30, 23, 59, 59, 999999, tzinfo=UTC)
+    windowed = analysis.most_changed(facts, top=None, multi_valued=mv, since="1990", until="2025-06")
+    assert windowed.select(cols).rows() == ref_changed(recs, mv, lo, hi)
+
+
+def test_most_changed_small_graph(small: KnowledgeGraph) -> None:
+    got = {(r["subject"], r["predicate"]): r for r in analysis.most_changed(frames.facts(small), top=None).to_dicts()}
+    assert got[("bob", "title")]["history"] == ["Dev", "Lead", "dev"] and got[("bob", "title")]["changes"] == 2
+    assert got[("ann", "role")]["changes"] == 1  # Engineer → engineer is no change; → Manager is
+    assert ("checkout", "depends_on") in got  # nothing declared multi-valued here
+    assert ("checkout", "depends_on") not in {
+        (r[0], r[2]) for r in analysis.most_changed(frames.facts(small), multi_valued=["Depends On"]).rows()}
+    # The unknown-start pair: Acme/Globex both unknown, then Initech: two changes, one of them undated.
+    assert got[("ann", "works_at")]["changes"] == 2
+    assert analysis.most_changed(frames.facts(small), since="2025").filter(
+        pl.col("predicate") == "works_at")["changes"].to_list() == [1]
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        analysis.most_changed(frames.facts(small), multi_valued="depends_on")
