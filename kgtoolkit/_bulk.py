@@ -311,19 +311,21 @@ def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, so
     if config.comma_guard and not allow_commas:
         errors.append(pl.when(pl.col("subject").str.contains(",", literal=True)).then(pl.struct(
             field=pl.lit("subject"), value=pl.col("subject"),
-            reason=pl.lit("subject contains a comma (a packed list?); import with allow_commas if it is a real name"))))
+            reason=pl.lit("subject contains a comma (a packed list?); import with allow_commas (--allow-commas) if it is a real name"))))
         errors.append(pl.when(pl.col("object").str.contains(",", literal=True)
                               & ~pl.col("_predicate").is_in(list(COMMA_PREDICATES))).then(pl.struct(
             field=pl.lit("object"), value=pl.col("object"),
-            reason=pl.lit("object contains a comma (a packed list?); import with allow_commas if it is a real name"))))
+            reason=pl.lit("object contains a comma (a packed list?); import with allow_commas (--allow-commas) if it is a real name"))))
     default_source = source or "agent"
     df = df.with_columns(
         _errors=pl.concat_list([e for e in errors]).list.drop_nulls() if errors else pl.lit([]),
         _source=pl.col("source").fill_null(default_source),
         _closet=pl.col("source_closet"),
-        _object_key=pl.when(pl.col("_value")).then(pl.col("_object_text").str.to_lowercase()).otherwise(pl.col("_object_id")),
     )
-    return df
+    # Value objects compare case-insensitively as add does (str.casefold: "Straße" = "STRASSE"), once per value.
+    folded, _ = _each_unique(df.filter(pl.col("_value"))["_object_text"], str.casefold)
+    return df.with_columns(_object_key=pl.when(pl.col("_value")).then(
+        pl.col("_object_text").replace_strict(folded, default=None, return_dtype=pl.String)).otherwise(pl.col("_object_id")))
 
 
 def _type(value: str, config: GraphConfig, field: str) -> str | None:

@@ -7,9 +7,10 @@ and exit with status 1.
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional, TypeVar
 
@@ -472,6 +473,150 @@ def tool(ctx: typer.Context, db: DbOption = None) -> None:
             kg.close()
 
 
+@contextmanager
+def _progress_bar(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, fed by ``callback(done, total)``; nothing when disabled."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        theirs, sep, ours = pair.partition("=")
+        if not sep or not theirs.strip() or not ours.strip():
+            raise InvalidRequest(f"--map takes THEIR_COLUMN=OUR_COLUMN (e.g. head=subject), not {pair!r}",
+                                 field="map", value=pair)
+        mapping[theirs.strip()] = ours.strip()
+    return mapping
+
+
+@_command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph.")],
+    format: Annotated[Optional[str], typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix).")] = None,  # noqa: A002
+    map_: Annotated[Optional[list[str]], typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")] = None,
+    on_error: Annotated[str, typer.Option("--on-error", help="raise: import nothing if any row is bad; skip: import the good rows.")] = "raise",
+    rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")] = None,
+    no_header: Annotated[bool, typer.Option("--no-header", help="CSV/TSV without a header row: columns are 0, 1, 2, … (map them with --map 0=subject).")] = False,
+    delimiter: Annotated[Optional[str], typer.Option(help="Field separator, when the suffix does not tell.")] = None,
+    allow_commas: Annotated[bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")] = False,
+    source: Annotated[Optional[str], typer.Option(help="Source of rows that name none (default: agent).")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Import facts in bulk, in one transaction, with the rules of `add` (importing twice changes nothing)."""
+    from .io import import_file
+
+    if on_error not in ("raise", "skip"):
+        raise InvalidRequest(f"--on-error must be raise or skip, not {on_error!r}", field="on_error", value=on_error)
+    with _graph(ctx, db) as kg, _progress_bar(f"importing {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
+        report = import_file(kg, file, format=format, columns=_mapping(map_), header=not no_header,
+                             delimiter=delimiter, on_error=on_error,  # type: ignore[arg-type]
+                             rejects=rejects, allow_commas=allow_commas, source=source, progress=bar)
+    if _json_wanted(ctx, as_json):
+        _emit(report.to_dict())
+        return
+    out.print(f"{escape(str(file))}: {report.rows} rows read, [bold]{report.inserted}[/] facts added, "
+              f"{report.duplicates} already present, {report.rejected} rejected; "
+              f"{report.entities_created} entities created", highlight=False)
+    if report.rejected and rejects is not None:
+        out.print(f"rejected rows and reasons written to {escape(str(rejects))}", highlight=False)
+    for warning in report.warnings[:20]:
+        err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
+
+
+@_command("export")
+def export(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")],
+    format: Annotated[Optional[str], typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")] = None,  # noqa: A002
+    as_of: AsOf = None,
+    current: Current = False,
+    predicate: Annotated[Optional[str], typer.Option(help="Only facts with this predicate.")] = None,
+    entity: Annotated[Optional[str], typer.Option(help="Only facts about this entity.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph."""
+    from .io import export_file
+
+    with _graph(ctx, db, read_only=True) as kg, _progress_bar(f"exporting {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
+        count = export_file(kg, file, format=format, as_of=as_of, current_only=current, predicate=predicate,
+                            entity=entity, progress=bar)
+    if _json_wanted(ctx, as_json):
+        _emit({"path": str(file), "rows": count})
+    else:
+        out.print(f"{count} rows written to {escape(str(file))}", highlight=False)
+
+
+@_command("report")
+def report(
+    ctx: typer.Context,
+    since: Annotated[Optional[str], typer.Option(help="First day of the report (default: the first fact).")] = None,
+    until: Annotated[Optional[str], typer.Option(help="Last day of the report (default: today).")] = None,
+    every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, …")] = "1mo",
+    out_path: Annotated[Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")] = Path("report.html"),
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write a fact-churn report: a self-contained HTML page (charts embedded) and a Markdown summary."""
+    from .report import churn_report
+
+    with _graph(ctx, db, read_only=True) as kg:
+        html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path)
+    if _json_wanted(ctx, as_json):
+        _emit({"html": str(html), "markdown": str(markdown)})
+    else:
+        out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}", highlight=False)
+
+
+@_command("generate")
+def generate(
+    ctx: typer.Context,
+    facts: Annotated[int, typer.Option("--facts", min=1, help="How many facts.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Same seed, same graph.")] = 7,
+    out_path: Annotated[Path, typer.Option("--out", help="A .sqlite3 graph (imported), or .tsv/.csv/.parquet/.jsonl.")] = Path("generated.sqlite3"),
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Generate a synthetic graph (hubs and leaves, histories, switches, a few conflicts), seeded."""
+    from .generate import generate as make, write_generated
+
+    if out_path.exists() and not force:
+        raise InvalidRequest(f"{out_path} exists; pass --force to replace it", field="out", value=str(out_path))
+    if out_path.suffix in (".sqlite3", ".sqlite", ".db"):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{out_path}{suffix}").unlink(missing_ok=True)
+        frame = make(facts, seed=seed)
+        with KnowledgeGraph(out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
+            kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
+            from ._bulk import import_facts
+
+            result, _ = import_facts(kg, frame, progress=bar)
+        rows = result.inserted
+    else:
+        rows = write_generated(out_path, facts, seed=seed)
+    if _json_wanted(ctx, as_json):
+        _emit({"path": str(out_path), "facts": rows, "seed": seed})
+    else:
+        out.print(f"{rows} facts (seed {seed}) written to {escape(str(out_path))}", highlight=False)
+
+
 @_command("path")
 def path(ctx: typer.Context, db: DbOption = None) -> None:
     """Print which graph file the other commands use (--db, else $KGTOOLKIT_DB, else the default)."""
@@ -500,3 +645,7 @@ def demo(
 def main() -> None:
     """Entry point of the ``kgtoolkit`` script."""
     app()
+
+
+if __name__ == "__main__":
+    main()

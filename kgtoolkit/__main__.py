@@ -1,0 +1,7 @@
+"""``python -m kgtoolkit`` runs the CLI."""
+
+from __future__ import annotations
+
+from .cli import main
+
+main()

@@ -1,0 +1,692 @@
+"""Bulk import and export (kgtoolkit.io): formats, round trips, bad rows, atomicity, foreign SQLite graphs, real datasets."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import kgtoolkit
+from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, frames, io, normalize_name, normalize_predicate
+from kgtoolkit._bulk import read_table
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+TEXT_FORMATS = ("csv", "tsv", "jsonl", "parquet")
+# What a fact is, independent of ids and transaction times.
+FACT_KEY = ["subject", "subject_name", "predicate", "object", "object_name", "object_is_value", "valid_from",
+            "valid_to", "confidence", "source", "source_closet"]
+
+
+def build_sample(kg: KnowledgeGraph) -> None:
+    """A graph with history, value facts, types, properties, aliases, memories, a comma name, odd dates."""
+    kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02", subject_type="project")
+    kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12", ended_by="ops")
+    kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12", source="bob", source_closet="mem_x",
+           confidence=0.75)
+    kg.add("Alice", "email", "Alice@Example.com", subject_type="person", properties={"age": 3, "tags": ["a", "b"]})
+    kg.add("Alice", "works at", "Nocetic", valid_from="2024-01", valid_to="2025-06", object_type="company")
+    kg.add("Alice", "works at", "Nocetic", valid_from="2025-09-01T08:00:00+02:00")
+    kg.add("EA Canada", "created", "Some Game", valid_from="0360-01-01")
+    kg.add("Zoë O’Brien", "note", "likes tea, coffee and \"quotes\"")
+    kg.alias("Ally", "alice")
+    kg.remember("Alice said so", source="chat", metadata={"k": [1, 2], "ü": "ß"})
+
+
+def fact_rows(kg: KnowledgeGraph) -> list[tuple[Any, ...]]:
+    return sorted(frames.facts(kg).select(FACT_KEY).rows(), key=repr)
+
+
+def write_tsv(path: Path, rows: list[list[str]], header: list[str] | None = None) -> Path:
+    lines = (["\t".join(header)] if header else []) + ["\t".join(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> KnowledgeGraph:
+    graph = kgtoolkit.open(tmp_path / "sample.sqlite3")
+    build_sample(graph)
+    yield graph
+    graph.close()
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Callable[[str], KnowledgeGraph]:
+    opened: list[KnowledgeGraph] = []
+
+    def make(name: str = "fresh") -> KnowledgeGraph:
+        graph = kgtoolkit.open(tmp_path / f"{name}.sqlite3")
+        opened.append(graph)
+        return graph
+
+    yield make
+    for graph in opened:
+        graph.close()
+
+
+# ====================================================================== round trips
+
+
+@pytest.mark.parametrize("fmt", TEXT_FORMATS)
+def test_round_trip_table_formats(sample: KnowledgeGraph, fresh, tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / f"facts.{fmt}"
+    written = io.export_file(sample, path)
+    assert written == sample.stats().facts == 7
+    target = fresh()
+    report = io.import_file(target, path, allow_commas=True)
+    assert (report.rows, report.inserted, report.duplicates, report.rejected) == (7, 7, 0, 0)
+    assert fact_rows(target) == fact_rows(sample)  # same subjects, objects, spellings, intervals, sources
+    # Entity types travel with the facts; the stored interval text is untouched (0360, datetime in UTC).
+    types = dict(frames.entities(target).select("id", "type").rows())
+    assert types["alice"] == "person" and types["my_api"] == "project" and types["nocetic"] == "company"
+    assert {f.valid_from for f in target.query("EA Canada")} == {"0360-01-01"}
+    assert "2025-09-01T06:00:00Z" in {f.valid_from for f in target.query("Alice")}
+
+
+@pytest.mark.parametrize("fmt", TEXT_FORMATS)
+def test_export_filters_and_text_dates(sample: KnowledgeGraph, tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / f"current.{fmt}"
+    assert io.export_file(sample, path, current_only=True, predicate="uses queue") == 1
+    back = io.read_facts_file(path)
+    assert back.select("subject", "predicate", "object", "valid_from", "valid_to").rows() == [
+        ("my_api", "uses_queue", "SQLite", "2026-10-12", None)]
+    assert all(t == pl.String for c, t in back.schema.items() if c != "line")
+    assert io.export_file(sample, tmp_path / f"asof.{fmt}", as_of="2026-10-12", entity="my_api") == 2
+    if fmt != "parquet":  # instants are ISO text with Z in the text formats
+        text = path.read_text(encoding="utf-8")
+        assert "2026-10-12T00:00:00.000000Z" in text
+
+
+def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_path: Path) -> None:
+    sample.configure(types=sample.config.types | {"service"}, value_predicates=["email", "note", "motto"],
+                     multi_valued=["knows"], comma_guard=False)
+    sample.add("Billing", "motto", "Pay, then play", subject_type="service")
+    first, second = tmp_path / "one.json", tmp_path / "two.json"
+    assert io.export_file(sample, first) == 8
+    target = fresh()
+    report = io.import_file(target, first)
+    assert (report.inserted, report.rejected) == (8, 0)
+    io.export_file(target, second)
+    assert first.read_bytes() == second.read_bytes()
+    # Every table, ids and transaction times included, and the settings.
+    for table in ("facts", "entities", "aliases", "memories"):
+        assert read_table(target, table).to_pylist() == read_table(sample, table).to_pylist(), table
+    assert target.config == sample.config
+    data = json.loads(first.read_text(encoding="utf-8"))
+    assert data["kgtoolkit"]["schema"] == kgtoolkit._store.SCHEMA_VERSION
+    assert set(data) == {"kgtoolkit", "config", "entities", "facts", "aliases", "memories"}
+    ended = next(f for f in data["facts"] if f["valid_to"] == "2026-10-12")
+    assert ended["ended_by"] == "ops" and ended["invalidated_at"] and ended["recorded_at"]
+    alice = next(e for e in data["entities"] if e["id"] == "alice")
+    assert alice["properties"] == {"age": 3, "tags": ["a", "b"]} and alice["type"] == "person"
+    assert target.memory(data["memories"][0]["id"]).metadata == {"k": [1, 2], "ü": "ß"}
+    assert target.resolve("Ally") == "alice"
+    # A fresh graph's user settings are replaced by the dump's (the dump holds the whole graph).
+    other = fresh("configured")
+    other.configure(types=["robot"])
+    io.import_file(other, first)
+    assert other.config == sample.config
+
+
+def test_export_types_outside_the_vocabulary(fresh, tmp_path: Path) -> None:
+    """A table export carries entity types; the importing graph's vocabulary must know them (add's rule)."""
+    source = fresh("typed")
+    source.configure(types=source.config.types | {"service"})
+    source.add("billing", "depends on", "postgres", subject_type="service")
+    path = tmp_path / "typed.csv"
+    io.export_file(source, path)
+    target = fresh()
+    with pytest.raises(InvalidRows) as excinfo:
+        io.import_file(target, path)
+    assert [(r["line"], r["field"], r["value"]) for r in excinfo.value.data["rows"]] == [(2, "subject_type", "service")]
+    target.configure(types=target.config.types | {"service"})
+    assert io.import_file(target, path).inserted == 1 and target.entity("billing").type == "service"
+
+
+def test_invalid_dumps_change_nothing(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
+    path = tmp_path / "dump.json"
+    io.export_file(sample, path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    target = fresh()
+    before = dump(target.path)
+    broken = [
+        ({k: v for k, v in data.items() if k != "kgtoolkit"}, "not a kgtoolkit dump"),
+        ({**data, "kgtoolkit": {"schema": 99}}, "newer"),
+        ({**data, "facts": [*data["facts"], {**data["facts"][0], "id": 99, "subject": "ghost"}]}, r"facts\[7\]"),
+        ({**data, "facts": [{**data["facts"][0], "valid_from": "19##"}]}, "not a date"),
+        ({**data, "entities": [{**data["entities"][0], "properties": "x"}]}, r"entities\[0\]\.properties"),
+    ]
+    for i, (bad, message) in enumerate(broken):
+        bad_path = tmp_path / f"bad{i}.json"
+        bad_path.write_text(json.dumps(bad), encoding="utf-8")
+        with pytest.raises(kgtoolkit.KGError, match=message):
+            io.import_file(target, bad_path)
+        assert dump(target.path) == before, message
+    (tmp_path / "lines.json").write_text('{"subject": "a"}\n{"subject": "b"}\n', encoding="utf-8")
+    with pytest.raises(InvalidRequest, match="JSON Lines"):
+        io.import_file(target, tmp_path / "lines.json")
+
+
+def test_json_dump_refuses_filters(sample: KnowledgeGraph, tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequest, match="whole graph"):
+        io.export_file(sample, tmp_path / "x.json", current_only=True)
+
+
+def test_json_dump_into_non_empty_graph_merges_by_add_rules(sample: KnowledgeGraph, fresh, tmp_path: Path) -> None:
+    path = tmp_path / "dump.json"
+    io.export_file(sample, path)
+    target = fresh()
+    target.add("Alice", "works at", "Nocetic", valid_from="2025-09-01T06:00:00Z", subject_type="unknown")
+    target.add("Robert", "knows", "Alice")
+    before = {f.id: f for f in target.timeline()}
+    report = io.import_file(target, path, allow_commas=True)
+    assert report.rows == 7 and report.duplicates == 1 and report.inserted == 6 and report.rejected == 0
+    after = {f.id: f for f in target.timeline()}
+    assert all(after[i] == f for i, f in before.items())  # nothing already there was touched
+    assert target.entity("alice").type == "person"  # upgraded from unknown
+    assert dict(target.entity("alice").properties) == {"age": 3, "tags": ["a", "b"]}
+    assert target.resolve("ally") == "alice"
+    assert target.stats().memories == 1
+    assert {(f.subject, f.object, f.valid_from, f.valid_to) for f in target.timeline()} >= {
+        ("my_api", "redis", "2026-03-02", "2026-10-12"), ("my_api", "sqlite", "2026-10-12", None)}
+
+
+def test_importing_twice_changes_nothing(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
+    for fmt in (*TEXT_FORMATS, "json"):
+        path = tmp_path / f"twice.{fmt}"
+        io.export_file(sample, path)
+        target = fresh(f"twice_{fmt}")
+        io.import_file(target, path, allow_commas=True)
+        once = dump(target.path)
+        report = io.import_file(target, path, allow_commas=True)
+        assert report.inserted == 0 and report.duplicates == 7, fmt
+        assert dump(target.path) == once, fmt
+
+
+# ====================================================================== reading files
+
+
+def test_read_every_column_as_text_with_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "f.csv"
+    path.write_text('subject,predicate,object,valid_from,confidence,extra\n'
+                    'Q1,p,00123,0360-01-01,0.5,x\n'
+                    '\n'
+                    '"Multi\nLine",p,"a, b",,,\n'
+                    'Q3,p,o,2014,,\n', encoding="utf-8")
+    frame = io.read_facts_file(path)
+    assert frame.columns == ["line", "subject", "predicate", "object", "valid_from", "confidence"]
+    assert frame["line"].to_list() == [2, 4, 6]  # header is line 1; a blank line and a quoted break counted
+    assert frame.row(0) == (2, "Q1", "p", "00123", "0360-01-01", "0.5")
+    assert frame.row(1)[1] == "Multi\nLine" and frame.row(2)[4] == "2014"
+
+
+def test_jsonl_and_parquet_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_text('{"subject": "a", "predicate": "p", "object": 7, "valid_from": "2014-01-01"}\n\n'
+                    '{"subject": "b", "predicate": "p", "object": "c", "confidence": 0.5, "valid_to": null}\n',
+                    encoding="utf-8")
+    frame = io.read_facts_file(path)
+    assert frame.select("line", "subject", "object", "confidence").rows() == [(1, "a", "7", None), (3, "b", "c", "0.5")]
+    parquet = tmp_path / "f.parquet"
+    pl.DataFrame({"subject": ["a", "b"], "predicate": ["p", "p"], "object": ["c", "d"],
+                  "valid_from": [dt.date(360, 1, 1), None]}).write_parquet(parquet)
+    back = io.read_facts_file(parquet)
+    assert back.select("line", "valid_from").rows() == [(1, "0360-01-01"), (2, None)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"subject": "a"}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(InvalidRequest, match="line 2 is not a JSON object"):
+        io.read_facts_file(bad)
+
+
+def test_column_mapping(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path = write_tsv(tmp_path / "kg.tsv", [["Alice", "worksAt", "Nocetic", "2020-01-01", "2021-12-31", "ignored"]],
+                     header=["head", "relation", "tail", "start", "end", "comment"])
+    mapping = {"head": "subject", "relation": "predicate", "tail": "object", "start": "valid_from", "end": "valid_to"}
+    report = io.import_file(kg, path, columns=mapping)
+    assert report.inserted == 1
+    (fact,) = kg.query("alice")
+    assert (fact.predicate, fact.object, fact.valid_from, fact.valid_to) == ("worksat", "nocetic", "2020-01-01", "2021-12-31")
+    with pytest.raises(InvalidRequest) as excinfo:
+        io.read_facts_file(path)
+    message = excinfo.value.message
+    assert "subject, predicate, object" in message and "head, relation, tail, start, end, comment" in message
+    with pytest.raises(InvalidRequest, match="not a field"):
+        io.read_facts_file(path, columns={"head": "subj"})
+    with pytest.raises(InvalidRequest, match="does not have"):
+        io.read_facts_file(path, columns={"nope": "subject"})
+
+
+def test_headerless_tsv(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    four = write_tsv(tmp_path / "four.txt", [["a", "p", "b", "2014-01-05"], ["c", "p", "d", "2014-02-01"]])
+    frame = io.read_facts_file(four, header=False)  # default: subject, predicate, object, valid_from, valid_to
+    assert frame.select("line", "subject", "valid_from").rows() == [(1, "a", "2014-01-05"), (2, "c", "2014-02-01")]
+    assert "valid_to" not in frame.columns
+    five = write_tsv(tmp_path / "five.tsv", [["2014-01-05", "a", "p", "b", "x"]])
+    report = io.import_file(kg, five, header=False,
+                            columns={0: "valid_from", "1": "subject", "2": "predicate", "3": "object"})
+    assert report.inserted == 1 and kg.query("a")[0].valid_from == "2014-01-05"
+
+
+def test_tsv_keeps_quotes_and_csv_unquotes(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path = write_tsv(tmp_path / "q.tsv", [['Nicholas "Nick" Xenophon', "Accuse", '"Citizen" (Australia)']],
+                     header=["subject", "predicate", "object"])
+    assert io.read_facts_file(path).row(0)[1:] == ('Nicholas "Nick" Xenophon', "Accuse", '"Citizen" (Australia)')
+
+
+# ====================================================================== bad rows
+
+
+BAD_CSV = ("subject,predicate,object,valid_from,valid_to\n"
+           "Alice,works_at,Nocetic,2020-01-01,\n"          # 2 good
+           "Bob,works_at,Acme,19##,\n"                      # 3 invalid date
+           "Carol,works_at,Acme,2020-05-01,2019-01-01\n"    # 4 end before start
+           ",works_at,Acme,,\n"                             # 5 empty subject
+           "Dan,knows,\"Erin, Frank\",,\n"                  # 6 comma list
+           "Gus,born,Athens,-0405-01-01,\n"                 # 7 BC
+           "Hal,works_at,Acme,2021-02-30,\n")               # 8 no such day
+
+
+def test_bad_rows_refuse_the_whole_file(kg: KnowledgeGraph, tmp_path: Path, dump) -> None:
+    kg.add("Zed", "knows", "Alice")
+    before = dump(kg.path)
+    path = tmp_path / "bad.csv"
+    path.write_text(BAD_CSV, encoding="utf-8")
+    with pytest.raises(InvalidRows) as excinfo:
+        io.import_file(kg, path)
+    error = excinfo.value
+    assert error.code == "invalid_rows"
+    rows = {(r["line"], r["field"]): r for r in error.data["rows"]}
+    assert set(rows) == {(3, "valid_from"), (4, "valid_to"), (5, "subject"), (6, "object"), (7, "valid_from"),
+                         (8, "valid_from")}
+    assert rows[(3, "valid_from")]["value"] == "19##" and "not a date" in rows[(3, "valid_from")]["reason"]
+    assert "before valid_from" in rows[(4, "valid_to")]["reason"]
+    assert "BC" in rows[(7, "valid_from")]["reason"]
+    assert "comma" in rows[(6, "object")]["reason"]
+    assert "line 3 valid_from '19##'" in error.message
+    assert dump(kg.path) == before
+
+
+def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path, rejects = tmp_path / "bad.csv", tmp_path / "rejects.csv"
+    path.write_text(BAD_CSV, encoding="utf-8")
+    report = io.import_file(kg, path, on_error="skip", rejects=rejects)
+    assert (report.rows, report.inserted, report.rejected) == (7, 1, 6)
+    assert [f.subject for f in kg.timeline()] == ["alice"]
+    with rejects.open(encoding="utf-8", newline="") as fh:
+        got = list(csv.DictReader(fh))
+    assert [(int(r["line"]), r["field"]) for r in got] == [(3, "valid_from"), (4, "valid_to"), (5, "subject"),
+                                                           (6, "object"), (7, "valid_from"), (8, "valid_from")]
+    assert got[0]["subject"] == "Bob" and got[0]["value"] == "19##" and got[0]["reason"]
+    assert got[3]["object"] == "Erin, Frank"
+    # The same file with the comma guard off: the comma row is a real name now.
+    report = io.import_file(kg, path, on_error="skip", allow_commas=True)
+    assert report.inserted == 1 and report.duplicates == 1
+
+
+def test_interrupted_import_leaves_graph_as_before(kg: KnowledgeGraph, tmp_path: Path, dump,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import kgtoolkit._bulk as bulk
+    import kgtoolkit._dump as dump_module
+
+    monkeypatch.setattr(bulk, "_CHUNK", 2)  # several chunks, so the interrupt lands midway
+    monkeypatch.setattr(dump_module, "_CHUNK", 2)
+    kg.add("Zed", "knows", "Alice", valid_from="2020")
+    kg.alias("Z", "zed")
+    csv_path, json_path = tmp_path / "many.csv", tmp_path / "all.json"
+    pl.DataFrame({"subject": [f"s{i}" for i in range(10)], "predicate": "p", "object": "o"}).write_csv(csv_path)
+    source = kgtoolkit.open(tmp_path / "source.sqlite3")
+    build_sample(source)
+    io.export_file(source, json_path)
+    source.close()
+    calls: list[tuple[int, int]] = []
+
+    def interrupt(done: int, total: int) -> None:
+        calls.append((done, total))
+        if done > 0:
+            raise KeyboardInterrupt
+
+    before = dump(kg.path)
+    with pytest.raises(KeyboardInterrupt):
+        io.import_file(kg, csv_path, progress=interrupt)
+    assert calls == [(0, 10), (2, 10)] and dump(kg.path) == before
+    with pytest.raises(KeyboardInterrupt):  # a merge of a dump (into this non-empty graph)
+        io.import_file(kg, json_path, progress=interrupt, allow_commas=True)
+    assert dump(kg.path) == before
+    empty = kgtoolkit.open(tmp_path / "empty.sqlite3")
+    empty_before = dump(empty.path)
+    with pytest.raises(KeyboardInterrupt):  # an exact restore
+        io.import_file(empty, json_path, progress=interrupt)
+    assert dump(empty.path) == empty_before and dump_module.is_empty(empty)
+    # The graphs still work afterwards.
+    assert io.import_file(kg, csv_path).inserted == 10
+    assert io.import_file(empty, json_path).inserted == 7
+    empty.close()
+
+
+def test_export_is_all_or_nothing(sample: KnowledgeGraph, tmp_path: Path) -> None:
+    path = tmp_path / "out.csv"
+    path.write_text("old contents\n", encoding="utf-8")
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        io.export_file(sample, path, progress=interrupt)
+    assert path.read_text(encoding="utf-8") == "old contents\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.csv")] == []
+
+
+def test_tsv_export_refuses_tabs(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    kg.add("a", "p", "b", source="line one\tline two")
+    with pytest.raises(InvalidRequest, match="tab or a line break"):
+        io.export_file(kg, tmp_path / "x.tsv")
+    assert io.export_file(kg, tmp_path / "x.csv") == 1
+
+
+# ====================================================================== other programs' SQLite graphs
+
+# MemPalace 3.11.0, mempalace/knowledge_graph.py, KnowledgeGraph._init_db (verbatim).
+MEMPALACE_DDL = """
+            PRAGMA journal_mode=WAL;
+
+            CREATE TABLE IF NOT EXISTS entities (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                type TEXT DEFAULT 'unknown',
+                properties TEXT DEFAULT '{}',
+                created_at TEXT DEFAULT CURRENT_TIMESTAMP
+            );
+
+            CREATE TABLE IF NOT EXISTS triples (
+                id TEXT PRIMARY KEY,
+                subject TEXT NOT NULL,
+                predicate TEXT NOT NULL,
+                object TEXT NOT NULL,
+                valid_from TEXT,
+                valid_to TEXT,
+                confidence REAL DEFAULT 1.0,
+                source_closet TEXT,
+                source_file TEXT,
+                source_drawer_id TEXT,
+                adapter_name TEXT,
+                extracted_at TEXT DEFAULT CURRENT_TIMESTAMP,
+                FOREIGN KEY (subject) REFERENCES entities(id),
+                FOREIGN KEY (object) REFERENCES entities(id)
+            );
+
+            CREATE INDEX IF NOT EXISTS idx_triples_subject ON triples(subject);
+            CREATE INDEX IF NOT EXISTS idx_triples_object ON triples(object);
+            CREATE INDEX IF NOT EXISTS idx_triples_predicate ON triples(predicate);
+            CREATE INDEX IF NOT EXISTS idx_triples_valid ON triples(valid_from, valid_to);
+        """
+
+
+class MemPalaceFile:
+    """Writes a knowledge_graph.sqlite3 the way MemPalace's KnowledgeGraph does (same SQL, same ids)."""
+
+    def __init__(self, path: Path, ddl: str = MEMPALACE_DDL) -> None:
+        self.conn = sqlite3.connect(path)
+        self.conn.executescript(ddl)
+        self.columns = {r[1] for r in self.conn.execute("PRAGMA table_info(triples)")}
+
+    @staticmethod
+    def entity_id(name: str) -> str:
+        return name.lower().replace(" ", "_").replace("'", "")
+
+    def add_entity(self, name: str, entity_type: str = "unknown", properties: dict | None = None) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
+                          (self.entity_id(name), name, entity_type, json.dumps(properties or {})))
+
+    def add_triple(self, subject: str, predicate: str, obj: str, valid_from: str | None = None,
+                   valid_to: str | None = None, confidence: float = 1.0, **provenance: str) -> None:
+        sub_id, obj_id = self.entity_id(subject), self.entity_id(obj)
+        pred = predicate.lower().replace(" ", "_")
+        self.conn.execute("INSERT OR IGNORE INTO entities (id, name) VALUES (?, ?)", (sub_id, subject))
+        self.conn.execute("INSERT OR IGNORE INTO entities (id, name) VALUES (?, ?)", (obj_id, obj))
+        digest = hashlib.sha256(f"{valid_from}|{dt.datetime.now().isoformat()}".encode()).hexdigest()[:12]
+        fields = {"id": f"t_{sub_id}_{pred}_{obj_id}_{digest}", "subject": sub_id, "predicate": pred, "object": obj_id,
+                  "valid_from": valid_from, "valid_to": valid_to, "confidence": confidence,
+                  **{k: v for k, v in provenance.items() if k in self.columns}}
+        self.conn.execute(f"INSERT INTO triples ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})",
+                          tuple(fields.values()))
+
+    def close(self) -> None:
+        self.conn.commit()
+        self.conn.close()
+
+
+def make_mempalace(path: Path, ddl: str = MEMPALACE_DDL) -> Path:
+    palace = MemPalaceFile(path, ddl)
+    palace.add_entity("Max", "person", {"age": 11})
+    palace.add_entity("Alice", "person")
+    palace.add_entity("Chess", "concept")  # a type outside kgtoolkit's default vocabulary
+    palace.add_triple("Max", "child_of", "Alice", valid_from="2015-04-01", source_closet="closet_7",
+                      source_file="notes/family.md")
+    palace.add_triple("Max", "does", "swimming", valid_from="2025-01-01", source_file="diary.md",
+                      adapter_name="diary_ingest")
+    palace.add_triple("Max", "loves", "Chess", valid_from="2025-10-01T09:30:00Z", confidence=0.8)
+    palace.add_triple("Max", "has_issue", "sports injury", valid_from="2026-01-01", valid_to="2026-02-15")
+    palace.add_triple("Alice", "email", "alice@example.com")
+    palace.add_triple("Alice", "worried about", "Max injury", valid_from="2026-02-01", valid_to="2026-01-01")  # inverted
+    palace.conn.execute("CREATE TABLE drawers (id TEXT PRIMARY KEY, body TEXT)")
+    palace.conn.execute("INSERT INTO drawers VALUES ('d1', 'verbatim text')")
+    palace.conn.execute("ALTER TABLE triples ADD COLUMN mood TEXT")
+    palace.close()
+    return path
+
+
+def test_mempalace_file(kg: KnowledgeGraph, tmp_path: Path, dump) -> None:
+    path = make_mempalace(tmp_path / "knowledge_graph.sqlite3")
+    original = dump(path)
+    before = dump(kg.path)
+    with pytest.raises(InvalidRows) as excinfo:  # the inverted interval refuses the whole file
+        io.import_file(kg, path)
+    assert [(r["line"], r["field"]) for r in excinfo.value.data["rows"]] == [(6, "valid_to")]
+    assert dump(kg.path) == before
+    report = io.import_file(kg, path, on_error="skip", rejects=tmp_path / "rejects.csv")
+    assert (report.rows, report.inserted, report.rejected) == (6, 5, 1)
+    warnings = "\n".join(report.warnings)
+    assert "drawers (1 rows)" in warnings and "triples.mood" in warnings
+    assert "triples.id" in warnings and "triples.extracted_at" in warnings and "entities.created_at" in warnings
+    assert "concept (1)" in warnings
+    facts = {(f.subject, f.predicate, f.object): f for f in kg.timeline()}
+    child = facts[("max", "child_of", "alice")]
+    assert (child.valid_from, child.source_closet, child.source) == ("2015-04-01", "closet_7", "agent")
+    assert facts[("max", "does", "swimming")].source == "diary_ingest"
+    assert facts[("max", "does", "swimming")].source_closet == "diary.md"
+    assert facts[("max", "loves", "chess")].confidence == 0.8
+    assert facts[("max", "has_issue", "sports_injury")].valid_to == "2026-02-15"
+    email = facts[("alice", "email", "alice@example.com")]
+    assert email.object_is_value
+    with pytest.raises(kgtoolkit.NotFound):
+        kg.entity("alice@example.com")  # a value, not an entity node
+    assert kg.entity("Max").type == "person" and dict(kg.entity("Max").properties) == {"age": 11}
+    assert kg.entity("chess").type == "unknown"
+    assert dump(path) == original  # read-only: the other program's file is untouched
+    again = io.import_file(kg, path, on_error="skip")
+    assert again.inserted == 0 and again.duplicates == 5
+
+
+def test_mempalace_file_before_provenance_columns(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    """Palaces created before source_drawer_id / adapter_name existed (MemPalace adds them on open)."""
+    old = MEMPALACE_DDL.replace("                source_drawer_id TEXT,\n", "").replace("                adapter_name TEXT,\n", "")
+    path = make_mempalace(tmp_path / "old.sqlite3", old)
+    report = io.import_file(kg, path, on_error="skip")
+    assert report.inserted == 5
+    assert kg.search("does")[0].source == "agent"  # no adapter_name column: the default source
+
+
+# Flowly publishes no DDL; this follows its documented data model (entities, triples with source, aliases).
+FLOWLY_DDL = """
+CREATE TABLE entities (id TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL DEFAULT 'unknown',
+                       properties TEXT NOT NULL DEFAULT '{}', created_at TEXT, updated_at TEXT);
+CREATE TABLE triples (id INTEGER PRIMARY KEY AUTOINCREMENT, subject TEXT NOT NULL, predicate TEXT NOT NULL,
+                      object TEXT NOT NULL, valid_from TEXT, valid_to TEXT, confidence REAL DEFAULT 1.0,
+                      source TEXT DEFAULT 'agent', created_at TEXT);
+CREATE TABLE aliases (alias TEXT PRIMARY KEY, entity_id TEXT NOT NULL, created_at TEXT);
+CREATE TABLE sessions (id TEXT);
+"""
+
+
+def test_flowly_file(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path = tmp_path / "flowly.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(FLOWLY_DDL)
+    conn.executemany("INSERT INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)", [
+        ("alice", "Alice", "person", '{"team": "core"}'), ("nocetic", "Nocetic", "company", "not json"),
+        ("obrien_corp", "O'Brien Corp", "company", "{}")])
+    conn.executemany("INSERT INTO triples (subject, predicate, object, valid_from, valid_to, source) VALUES (?, ?, ?, ?, ?, ?)", [
+        ("alice", "works_at", "nocetic", "2024-01-01", "2026-03-01", "agent"),
+        ("alice", "works_at", "obrien_corp", "2026-03-01", None, "user"),
+        ("alice", "email", "alice@example.com", None, None, None),
+        ("alice", "knows", "bob, carol", None, None, "agent")])
+    conn.executemany("INSERT INTO aliases (alias, entity_id) VALUES (?, ?)", [("ally", "alice"), ("nocetic", "alice")])
+    conn.commit()
+    conn.close()
+    report = io.import_file(kg, path, format="sqlite", on_error="skip")
+    assert (report.rows, report.inserted, report.rejected) == (4, 3, 1)
+    assert report.rejects[0]["line"] == 4 and report.rejects[0]["field"] == "object"  # the comma guard holds
+    warnings = "\n".join(report.warnings)
+    assert "sessions (0 rows)" in warnings and "aliases.created_at" in warnings and "entities.updated_at" in warnings
+    assert "not a JSON object" in warnings and "'nocetic' is an entity" in warnings
+    assert kg.resolve("Ally") == "alice"
+    assert kg.entity("O'Brien Corp").name == "O'Brien Corp"
+    assert dict(kg.entity("alice").properties) == {"team": "core"}
+    assert [f.source for f in kg.query("alice", current_only=True) if f.predicate == "works_at"] == ["user"]
+
+
+def test_kgtoolkit_sqlite_file_imports_like_its_dump(sample: KnowledgeGraph, fresh) -> None:
+    target = fresh()
+    report = io.import_file(target, sample.path)
+    assert report.inserted == 7
+    assert read_table(target, "facts").to_pylist() == read_table(sample, "facts").to_pylist()
+    with pytest.raises(InvalidRequest, match="own file"):
+        io.import_file(sample, sample.path)
+
+
+def test_not_a_graph_file(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+    conn.close()
+    with pytest.raises(InvalidRequest, match=r"no 'triples' table \(tables: notes\)"):
+        io.import_file(kg, path)
+
+
+# ====================================================================== real datasets
+
+
+def _date(text: str) -> dt.date | None:
+    """Independent of kgtoolkit: a full YYYY-MM-DD date in years 0001-9999, or None."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return None
+    try:
+        return dt.date(int(text[:4]), int(text[5:7]), int(text[8:]))
+    except ValueError:
+        return None
+
+
+def _expected(tsv: Path) -> tuple[list[list[str]], dict[int, set[tuple[str, str]]]]:
+    """The rows (by file line) and the problems each bad line must be rejected for."""
+    rows = [line.rstrip("\n").split("\t") for line in tsv.open(encoding="utf-8")]
+    problems: dict[int, set[tuple[str, str]]] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        subject, predicate, obj, start, end = row
+        found = {(field, "empty") for field, value in (("subject", subject), ("predicate", predicate), ("object", obj))
+                 if not value.strip()}
+        first, last = _date(start) if start else None, _date(end) if end else None
+        if start and first is None:
+            found.add(("valid_from", "invalid_date"))
+        if end and last is None:
+            found.add(("valid_to", "invalid_date"))
+        if first and last and last < first:
+            found.add(("valid_to", "interval_order"))
+        if found:
+            problems[number] = found
+    return rows, problems
+
+
+def _kind(reason: str) -> str:
+    if "is not a date" in reason:
+        return "invalid_date"
+    if "is before valid_from" in reason:
+        return "interval_order"
+    if "is empty" in reason:
+        return "empty"
+    return reason
+
+
+def _anomalies(folder: Path, rows: list[list[str]]) -> dict[str, set[int]]:
+    """anomalies.tsv by kind, as facts.tsv lines (facts.tsv = train + valid + test, sizes from the README)."""
+    sizes = re.search(r"train\+valid\+test \((\d+)\+(\d+)\+(\d+)", (folder / "README.md").read_text(encoding="utf-8"))
+    assert sizes, "README no longer states the split sizes"
+    train, valid, test = (int(n) for n in sizes.groups())
+    assert train + valid + test == len(rows) - 1
+    offset = {"train": 0, "valid": train, "test": train + valid}
+    kinds: dict[str, set[int]] = {}
+    with (folder / "anomalies.tsv").open(encoding="utf-8") as fh:
+        for record in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            line = offset[record["split"]] + int(record["line"]) + 1
+            assert rows[line - 1][:3] == [record["subject"], record["predicate"], record["object"]], record
+            kinds.setdefault(record["kind"], set()).add(line)
+    return kinds
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["yago11k", "icews14", "wikidata12k"])
+def test_real_dataset(name: str, kg: KnowledgeGraph, tmp_path: Path) -> None:
+    folder = DATA / name
+    if not (folder / "facts.tsv").is_file():
+        pytest.skip(f"dataset {name} not present in {DATA}")
+    rows, expected = _expected(folder / "facts.tsv")
+    rejects_path = tmp_path / "rejects.csv"
+    report = io.import_file(kg, folder / "facts.tsv", on_error="skip", allow_commas=True, rejects=rejects_path)
+
+    got: dict[int, set[tuple[str, str]]] = {}
+    for r in report.rejects:
+        got.setdefault(r["line"], set()).add((r["field"], _kind(r["reason"])))
+    assert got == expected
+    assert report.rows == len(rows) - 1 and report.rejected == len(expected)
+    assert pl.read_csv(rejects_path, infer_schema=False)["line"].cast(pl.Int64).unique().sort().to_list() == sorted(expected)
+
+    # What the dataset's own documentation says about these rows.
+    if (folder / "anomalies.tsv").is_file():
+        kinds = _anomalies(folder, rows)
+        assert kinds.get("bce_year", set()) == {n for n, p in got.items() if ("valid_from", "invalid_date") in p}
+        assert kinds.get("end_before_start", set()) == {n for n, p in got.items() if ("valid_to", "interval_order") in p}
+        # Placeholders (19##), malformed and impossible dates became empty: imported, with open ends.
+        emptied = kinds.get("partial_year_placeholder", set()) | kinds.get("malformed", set()) | kinds.get("invalid_month", set())
+        assert not emptied & set(got)
+        for line in emptied:
+            assert "" in rows[line - 1][3:5]
+        # Years below 1000 are real years (zero-padded), accepted.
+        early = kinds.get("year_lt_1000", set()) - kinds.get("bce_year", set()) - set(got)
+        assert early and all(rows[n - 1][3][:1] == "0" or rows[n - 1][4][:1] == "0" for n in early)
+    else:
+        assert not expected  # ICEWS14: every event is a clean single day
+
+    # What is stored = the good rows minus duplicates (a current fact once per subject/predicate/object,
+    # a history row once per interval), empty dates as open ends; computed here independently.
+    stored: dict[tuple[str, ...], tuple[str | None, ...]] = {}
+    entities: set[str] = set()
+    for number, (s, p, o, start, end) in enumerate(rows[1:], start=2):
+        if number in expected:
+            continue
+        ids = (normalize_name(s), normalize_predicate(p), normalize_name(o))
+        stored.setdefault(ids if not end else ids + (start, end), ids + (start or None, end or None))
+        entities.update((ids[0], ids[2]))
+    assert not {normalize_predicate(r[1]) for r in rows[1:]} & kg.config.value_predicates
+    facts = frames.facts(kg).select("subject", "predicate", "object", "valid_from", "valid_to")
+    assert sorted(facts.rows(), key=repr) == sorted(stored.values(), key=repr)
+    assert report.inserted == len(stored) == kg.stats().facts
+    assert report.duplicates == report.rows - report.rejected - report.inserted
+    assert report.entities_created == len(entities) == kg.stats().entities
