@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._errors import InvalidRequest, KGError
+from ._errors import InvalidRequest, KGError, UnknownType
 from ._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
 from ._records import GraphConfig, _Record
 from ._store import _MIGRATIONS, KnowledgeGraph, _time_filter
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["ImportReport", "InvalidRows", "import_facts", "read_table"]
 
 Progress = Callable[[int, int], None]
+Hook = Callable[[sqlite3.Cursor, list[str]], int]
 Table = Literal["facts", "entities", "aliases", "memories"]
 
 _FACT_COLUMNS = ("id", "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to",
@@ -48,14 +49,19 @@ _CHUNK = 50_000
 
 
 class InvalidRows(InvalidRequest):
-    """An import refused whole because some rows break the rules; ``data["rows"]`` names each one."""
+    """An import refused whole because some rows break the rules.
+
+    ``data["rows"]`` names each problem: ``line``, ``field``, ``value``, ``code`` (the error code
+    ``add`` would raise: ``invalid_date``, ``interval_order``, ``comma_list``, ``invalid_name``,
+    ``unknown_type``, ``invalid_request``) and ``reason``.
+    """
 
     code = "invalid_rows"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ImportReport(_Record):
-    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``reason``)."""
+    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``code``, ``reason``)."""
 
     rows: int
     inserted: int
@@ -187,7 +193,7 @@ def _bulk_tx(kg: KnowledgeGraph) -> Iterator[sqlite3.Cursor]:
             kg._conn.execute("PRAGMA foreign_keys = ON")
 
 
-def _each_unique(series: pl.Series, fn: Callable[[str], Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def _each_unique(series: pl.Series, fn: Callable[[str], Any]) -> tuple[dict[str, Any], dict[str, tuple[str, str]]]:
     """Apply ``fn`` once per distinct non-null value: the results, and the errors by value."""
     done: dict[str, Any] = {}
     failed: dict[str, str] = {}
@@ -195,7 +201,7 @@ def _each_unique(series: pl.Series, fn: Callable[[str], Any]) -> tuple[dict[str,
         try:
             done[value] = fn(value)
         except KGError as exc:
-            failed[value] = exc.message
+            failed[value] = (exc.code, exc.message)
     return done, failed
 
 
@@ -207,6 +213,8 @@ def import_facts(
     allow_commas: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
+    before: Hook | None = None,
+    after: Hook | None = None,
 ) -> tuple[ImportReport, pl.DataFrame]:
     """Add many facts at once with :meth:`KnowledgeGraph.add`'s rules; whole or nothing.
 
@@ -218,6 +226,10 @@ def import_facts(
     ``on_error="raise"`` refuses the whole frame if any row is bad (:class:`InvalidRows` lists
     them); ``"skip"`` imports the good rows and reports the rest. Returns the report and the
     rejected rows (with ``line``, ``field``, ``value``, ``reason``).
+
+    ``before`` and ``after`` run inside the same transaction, before and after the facts are
+    written (a dump import adds its entities, aliases and memories there); each appends warnings to
+    the list it is given and returns how many entity types it upgraded.
     """
     import polars as pl
 
@@ -238,11 +250,17 @@ def import_facts(
                           f"{detail}{more}. Fix them, or import the good rows with on_error='skip'",
                           rows=rejects.to_dicts())
     good = rows.filter(pl.col("_errors").list.len() == 0)
+    warnings: list[str] = []
     with _bulk_tx(kg) as cur:
+        entities_before = cur.execute("SELECT count(*) FROM entities").fetchone()[0]
+        upgraded = before(cur, warnings) if before else 0
         report = _write(kg, cur, good, config, progress=progress)
+        upgraded += after(cur, warnings) if after else 0
+        created = cur.execute("SELECT count(*) FROM entities").fetchone()[0] - entities_before
     bad_lines = rejects["line"].n_unique() if rejects.height else 0
-    return dataclasses.replace(report, rows=frame.height, rejected=bad_lines,
-                               rejects=tuple(rejects.to_dicts())), rejects
+    return dataclasses.replace(report, rows=frame.height, rejected=bad_lines, rejects=tuple(rejects.to_dicts()),
+                               entities_created=created, types_upgraded=report.types_upgraded + upgraded,
+                               warnings=tuple(warnings) + report.warnings), rejects
 
 
 def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, source: str | None) -> pl.DataFrame:
@@ -261,18 +279,26 @@ def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, so
     )
     errors: list[pl.Expr] = []
 
+    def problem(when: pl.Expr, column: str, value: pl.Expr, code: pl.Expr | str, reason: pl.Expr | str) -> None:
+        errors.append(pl.when(when).then(pl.struct(
+            field=pl.lit(column), value=value, code=pl.lit(code) if isinstance(code, str) else code,
+            reason=pl.lit(reason) if isinstance(reason, str) else reason)))
+
+    def failures(column: str, failed: dict[str, tuple[str, str]], *, only: pl.Expr | None = None) -> None:
+        if failed:
+            code = pl.col(column).replace_strict({v: c for v, (c, _) in failed.items()}, default=None, return_dtype=pl.String)
+            reason = pl.col(column).replace_strict({v: m for v, (_, m) in failed.items()}, default=None, return_dtype=pl.String)
+            problem(reason.is_not_null() if only is None else only & reason.is_not_null(), column, pl.col(column), code, reason)
+
     def checked(column: str, fn: Callable[[str], Any], out: str, dtype: Any) -> None:
         nonlocal df
         done, failed = _each_unique(df[column], fn)
         df = df.with_columns(pl.col(column).replace_strict(done, default=None, return_dtype=dtype).alias(out))
-        if failed:
-            reason = pl.col(column).replace_strict(failed, default=None, return_dtype=pl.String)
-            errors.append(pl.when(reason.is_not_null()).then(pl.struct(field=pl.lit(column), value=pl.col(column), reason=reason)))
+        failures(column, failed)
 
     def required(column: str) -> None:
         blank = pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
-        errors.append(pl.when(blank).then(pl.struct(field=pl.lit(column), value=pl.col(column).fill_null(""),
-                                                    reason=pl.lit(f"{column} is empty"))))
+        problem(blank, column, pl.col(column).fill_null(""), "invalid_name", f"{column} is empty")
 
     for column in ("subject", "predicate", "object"):
         required(column)
@@ -283,10 +309,7 @@ def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, so
     checked("object", lambda v: clean_text(v, field="object"), "_object_text", pl.String)
     entity_ids, entity_failed = _each_unique(df.filter(~values)["object"], lambda v: normalize_name(v, field="object"))
     df = df.with_columns(_value=values, _object_id=pl.col("object").replace_strict(entity_ids, default=None, return_dtype=pl.String))
-    if entity_failed:
-        reason = pl.col("object").replace_strict(entity_failed, default=None, return_dtype=pl.String)
-        errors.append(pl.when(~pl.col("_value") & reason.is_not_null()).then(
-            pl.struct(field=pl.lit("object"), value=pl.col("object"), reason=reason)))
+    failures("object", entity_failed, only=~pl.col("_value"))
     checked("valid_from", lambda v: parse_bound(v, field="valid_from")._asdict(), "_from",
             pl.Struct({"text": pl.String, "key": pl.Int64}))
     checked("valid_to", lambda v: parse_bound(v, field="valid_to", end=True)._asdict(), "_to",
@@ -300,22 +323,19 @@ def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, so
         _confidence=pl.col("confidence").cast(pl.Float64, strict=False).fill_null(1.0)
         if df["confidence"].dtype != pl.Null else pl.lit(1.0),
     )
-    errors.append(pl.when(pl.col("_to_key") < pl.col("_from_key")).then(pl.struct(
-        field=pl.lit("valid_to"), value=pl.col("valid_to"),
-        reason=pl.format("valid_to {} is before valid_from {}", pl.col("_to").struct.field("text"),
-                         pl.col("_from").struct.field("text")))))
+    problem(pl.col("_to_key") < pl.col("_from_key"), "valid_to", pl.col("valid_to"), "interval_order",
+            pl.format("valid_to {} is before valid_from {}", pl.col("_to").struct.field("text"),
+                      pl.col("_from").struct.field("text")))
     bad_confidence = ~pl.col("_confidence").is_between(0.0, 1.0) | (pl.col("confidence").is_not_null()
                                                                     & pl.col("confidence").cast(pl.Float64, strict=False).is_null())
-    errors.append(pl.when(bad_confidence).then(pl.struct(field=pl.lit("confidence"), value=pl.col("confidence").cast(pl.String),
-                                                         reason=pl.lit("confidence must be a number from 0 to 1"))))
+    problem(bad_confidence, "confidence", pl.col("confidence").cast(pl.String), "invalid_request",
+            "confidence must be a number from 0 to 1")
     if config.comma_guard and not allow_commas:
-        errors.append(pl.when(pl.col("subject").str.contains(",", literal=True)).then(pl.struct(
-            field=pl.lit("subject"), value=pl.col("subject"),
-            reason=pl.lit("subject contains a comma (a packed list?); import with allow_commas (--allow-commas) if it is a real name"))))
-        errors.append(pl.when(pl.col("object").str.contains(",", literal=True)
-                              & ~pl.col("_predicate").is_in(list(COMMA_PREDICATES))).then(pl.struct(
-            field=pl.lit("object"), value=pl.col("object"),
-            reason=pl.lit("object contains a comma (a packed list?); import with allow_commas (--allow-commas) if it is a real name"))))
+        hint = "(a packed list?); import with allow_commas (--allow-commas) if it is a real name"
+        problem(pl.col("subject").str.contains(",", literal=True), "subject", pl.col("subject"), "comma_list",
+                f"subject contains a comma {hint}")
+        problem(pl.col("object").str.contains(",", literal=True) & ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)),
+                "object", pl.col("object"), "comma_list", f"object contains a comma {hint}")
     default_source = source or "agent"
     df = df.with_columns(
         _errors=pl.concat_list([e for e in errors]).list.drop_nulls() if errors else pl.lit([]),
@@ -333,7 +353,7 @@ def _type(value: str, config: GraphConfig, field: str) -> str | None:
         return None
     key = normalize_name(value, field=field)
     if key not in config.types:
-        raise InvalidRequest(f"{field} {value!r} is not in the vocabulary ({', '.join(sorted(config.types))})")
+        raise UnknownType(f"{field} {value!r} is not in the vocabulary ({', '.join(sorted(config.types))})")
     return key
 
 
@@ -342,8 +362,9 @@ def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
 
     bad = rows.filter(pl.col("_errors").list.len() > 0).select("line", "_errors").explode("_errors")
     if bad.height == 0:
-        return pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "reason": pl.String})
-    return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "reason").sort("line")
+        return pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String,
+                                    "reason": pl.String})
+    return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "code", "reason").sort("line")
 
 
 def _write(kg: KnowledgeGraph, cur: sqlite3.Cursor, rows: pl.DataFrame, config: GraphConfig, *,

@@ -13,14 +13,13 @@ ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._bulk import ImportReport, InvalidRows, _bulk_tx, _prepare, _rejects, _write
+from ._bulk import ImportReport, import_facts
 from ._errors import InvalidRequest, KGError, StoreError
 from ._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
 from ._store import SCHEMA_VERSION, KnowledgeGraph
@@ -248,37 +247,18 @@ def import_graph(
     warning). ``memories``: dicts as in a dump, added unless their id exists. Facts follow
     ``import_facts`` exactly (duplicates skipped, bad rows raise or are skipped).
     """
-    import polars as pl
-
-    if on_error not in ("raise", "skip"):
-        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
-    missing = [c for c in ("subject", "predicate", "object") if c not in facts.columns]
-    if missing:
-        raise InvalidRequest(f"the input has no {', '.join(missing)} column (it has: {', '.join(facts.columns)})",
-                             field=missing[0])
     config = kg.config
-    rows = _prepare(facts, config, allow_commas=allow_commas, source=source)
-    rejects = _rejects(rows)
-    if rejects.height and on_error == "raise":
-        listed = rejects.head(20).iter_rows(named=True)
-        detail = "; ".join(f"line {r['line']} {r['field']} {r['value']!r}: {r['reason']}" for r in listed)
-        more = f" (and {rejects.height - 20} more)" if rejects.height > 20 else ""
-        raise InvalidRows(f"{rejects.height} problem(s) in {rejects['line'].n_unique()} row(s), nothing imported: "
-                          f"{detail}{more}. Fix them, or import the good rows with on_error='skip'",
-                          rows=rejects.to_dicts())
-    good = rows.filter(pl.col("_errors").list.len() == 0)
-    warnings: list[str] = []
-    with _bulk_tx(kg) as cur:
-        before = cur.execute("SELECT count(*) FROM entities").fetchone()[0]
-        upgraded = _entities(kg, cur, config, entities, warnings)
-        report = _write(kg, cur, good, config, progress=progress)
+
+    def add_entities(cur: sqlite3.Cursor, warnings: list[str]) -> int:
+        return _entities(kg, cur, config, entities, warnings)
+
+    def add_aliases_and_memories(cur: sqlite3.Cursor, warnings: list[str]) -> int:
         _aliases(kg, cur, aliases, warnings)
         _memories(cur, memories, warnings)
-        created = cur.execute("SELECT count(*) FROM entities").fetchone()[0] - before
-    bad_lines = rejects["line"].n_unique() if rejects.height else 0
-    return dataclasses.replace(report, rows=facts.height, rejected=bad_lines, rejects=tuple(rejects.to_dicts()),
-                               entities_created=created, types_upgraded=report.types_upgraded + upgraded,
-                               warnings=tuple(warnings) + report.warnings), rejects
+        return 0
+
+    return import_facts(kg, facts, on_error=on_error, allow_commas=allow_commas, source=source, progress=progress,
+                        before=add_entities, after=add_aliases_and_memories)
 
 
 def _entities(kg: KnowledgeGraph, cur: sqlite3.Cursor, config: Any, entities: Iterable[Mapping[str, Any]],

@@ -79,7 +79,7 @@ _SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".tab": "tsv", ".jsonl
              ".db": "sqlite"}
 _SYNONYMS = {"ndjson": "jsonl", "txt": "tsv", "tab": "tsv", "pq": "parquet", "sqlite3": "sqlite", "db": "sqlite"}
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")
-_REJECT_COLUMNS = ("line", "field", "value", "reason")
+_REJECT_COLUMNS = ("line", "field", "value", "code", "reason")
 
 
 def _format(path: Path, format: str | None, *, allowed: tuple[str, ...], purpose: str) -> str:  # noqa: A002
@@ -367,7 +367,7 @@ def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.Dat
         report, bad = run()
     except InvalidRows as exc:
         if rejects is not None:
-            schema = {"line": pl.Int64, "field": pl.String, "value": pl.String, "reason": pl.String}
+            schema = {"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
             _write_rejects(Path(rejects), pl.DataFrame(exc.data.get("rows", []), schema=schema), frame)
         raise
     if rejects is not None:
@@ -376,11 +376,11 @@ def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.Dat
 
 
 def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame | None) -> None:
-    """The rejected rows as CSV: ``line, field, value, reason``, then the row's own fields."""
+    """The rejected rows as CSV: ``line, field, value, code, reason``, then the row's own fields."""
     import polars as pl
 
     if bad is None:
-        bad = pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "reason": pl.String})
+        bad = pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String})
     out = bad.select(*_REJECT_COLUMNS)
     if frame is not None:
         fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])

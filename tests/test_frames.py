@@ -136,7 +136,7 @@ def test_to_store_takes_pandas_and_refuses_bad_rows_whole(kg: KnowledgeGraph) ->
                         "valid_from": ["2020", "19##"]})
     with pytest.raises(kgtoolkit.InvalidRows) as err:
         frames.to_store(kg, bad)
-    assert err.value.data["rows"] == [{"line": 2, "field": "valid_from", "value": "19##",
+    assert err.value.data["rows"] == [{"line": 2, "field": "valid_from", "value": "19##", "code": "invalid_date",
                                         "reason": err.value.data["rows"][0]["reason"]}]
     assert kg.stats().facts == 1  # nothing of the bad frame was written
     assert frames.to_store(kg, bad, on_error="skip").inserted == 1
