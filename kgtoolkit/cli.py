@@ -617,6 +617,24 @@ def generate(
         out.print(f"{rows} facts (seed {seed}) written to {escape(str(out_path))}", highlight=False)
 
 
+@_command("mcp")
+def mcp_(
+    ctx: typer.Context,
+    print_config: Annotated[Optional[str], typer.Option("--print-config", metavar="CLIENT", help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Serve the graph over MCP (stdio) to agents: kg_add, kg_query, kg_supersede, … (one file, many agents)."""
+    from .mcp_server import config_snippet, serve  # lazily: the mcp package is imported by `serve` only
+
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    if print_config is None:
+        serve(chosen)
+        return
+    text, hint = config_snippet(print_config, chosen)
+    err.print(f"[dim]# {escape(hint)}[/]", highlight=False)
+    out.out(text, end="", highlight=False)
+
+
 @_command("path")
 def path(ctx: typer.Context, db: DbOption = None) -> None:
     """Print which graph file the other commands use (--db, else $KGTOOLKIT_DB, else the default)."""

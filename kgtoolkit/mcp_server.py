@@ -1,0 +1,457 @@
+"""The MCP server: the graph over the Model Context Protocol (stdio), for every agent that speaks it.
+
+``kgtoolkit mcp [--db PATH]`` serves one tool per action of the JSON agent tool (``kg_add``,
+``kg_query``, ``kg_supersede``, …), a ``kg://summary`` resource and a ``kg_summary`` prompt.
+
+One implementation, two doors: every tool call, the resource and the prompt go through
+:func:`kgtoolkit._tool.run_tool`, and the tool list and input schemas are derived from the agent
+tool's tables (``ACTIONS``, ``_PARAMS``, ``_REQUIRED``), so an action added there appears here as
+``kg_<action>`` without an edit. The graph file is chosen by :func:`~kgtoolkit._store.resolve_path`
+(``--db``, else ``$KGTOOLKIT_DB``, else the default) and opened once per server; several servers
+(one per agent) may write the same file at once (WAL, ``BEGIN IMMEDIATE``, busy timeout).
+
+Answers have the agent tool's shape. A tool result carries ``{"ok": true, "result": …}`` as JSON
+text and as ``structuredContent``; a failure is an MCP tool error (``isError: true``) carrying
+``{"ok": false, "error": {"code", "message", "suggestions", …}}`` the same two ways.
+
+The ``mcp`` package (the official SDK, 2.x) is imported only when the server starts, so
+``import kgtoolkit`` and ``kgtoolkit mcp --print-config`` work without it.
+
+>>> sorted(tool_specs())[:3]
+['kg_add', 'kg_alias', 'kg_conflicts']
+>>> tool_specs()["kg_query"]["inputSchema"]["required"]
+['name']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from . import _tool
+from ._errors import InvalidRequest, KGError
+from ._store import KnowledgeGraph, resolve_path
+
+__all__ = ["CLIENTS", "SUMMARY_URI", "build_server", "config_snippet", "serve", "tool_specs"]
+
+SERVER_NAME = "kgtoolkit"
+TOOL_PREFIX = "kg_"
+SUMMARY_URI = "kg://summary"
+STATS_URI = "kg://stats"
+PROMPT_NAME = "kg_summary"
+MCP_REQUIREMENT = "mcp>=2.3,<3"
+
+INSTRUCTIONS = (
+    "A temporal knowledge graph shared by every agent that works on this project: stable facts "
+    "(subject → predicate → object) with the dates they held. Before answering about past decisions, "
+    "owners, dependencies or the state of something, check kg_query (or kg_search / kg_timeline). Record "
+    "stable facts with kg_add; when one changes, use kg_supersede (old → new at a date) or kg_invalidate "
+    "(it simply ended): history is kept, never delete. Names resolve exactly or through aliases, never "
+    "fuzzily: a not_found error lists suggestions; use one, or kg_alias to register the other name. "
+    "Review contradictions with kg_conflicts. Errors carry a stable code, a message and suggestions."
+)
+
+# When an agent should reach for each tool. An action without an entry gets a generic text.
+_TOOL_DESCRIPTIONS: dict[str, str] = {
+    "add": (
+        "Record a stable fact: subject → predicate → object, with valid_from when known (e.g. my_api "
+        "uses_queue Redis from 2026-03-02). Use it for durable knowledge (decisions, owners, dependencies, "
+        "roles, contact details), not for passing chatter. Adding a fact that is already current changes "
+        "nothing (created: false). When a fact replaces an older one, use kg_supersede instead; when one "
+        "simply ended, kg_invalidate. With only subject (and subject_type / properties) it creates or "
+        "updates the entity."
+    ),
+    "invalidate": (
+        "Close a current fact that stopped being true (ended defaults to today); it stays as history. Use "
+        "when something ended without a replacement; when it was replaced, use kg_supersede. Fails with "
+        "not_current when no such fact is current (the message shows the historical ones)."
+    ),
+    "supersede": (
+        "Replace the object of a current fact at one moment, atomically: ends subject–predicate–old_object "
+        "at `at` and adds subject–predicate–new_object from `at` (e.g. my_api uses_queue Redis → SQLite on "
+        "2026-10-12). Use whenever a decision, owner, dependency or value changes."
+    ),
+    "query": (
+        "Everything the graph knows about one entity: its facts with dates, each flagged current and with "
+        "its direction (outgoing: the entity is the subject; incoming: it is the object, e.g. 'what uses "
+        "SQLite?'). Check this before answering about past decisions or the state of something. as_of asks "
+        "what held on a date, known_at what the graph believed at a moment. Never fuzzy: a miss returns "
+        "not_found with suggestions."
+    ),
+    "search": (
+        "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object "
+        "SQLite: everything that uses SQLite as a queue). Use when you know the relationship but not the "
+        "subject."
+    ),
+    "timeline": (
+        "Facts in chronological order, of one entity or of the whole graph. Use to explain how something "
+        "evolved or what changed when."
+    ),
+    "merge": (
+        "Fold a duplicate entity (subject) into the one to keep (object): moves its facts, keeps its names "
+        "as aliases, de-duplicates identical facts. Use when two names turn out to be one thing. It cannot "
+        "be undone; for a mere second name, kg_alias is enough."
+    ),
+    "alias": (
+        "Register another name (name) for an existing entity, so lookups by that name find it. Use for "
+        "abbreviations, old names and other spellings, or after a not_found whose suggestion was right."
+    ),
+    "stats": "Counts: entities per type, facts (current, ended), value facts, predicates, aliases, memories.",
+    "conflicts": (
+        "Review contradictions: every (subject, predicate) with more than one object, with its facts. "
+        "Groups with more than one current fact are flagged needs_action: resolve them with kg_supersede or "
+        "kg_invalidate. Closed-out history is listed too (current_only to skip it). Use after adding facts "
+        "or when answers disagree."
+    ),
+    "summary": (
+        "Compact Markdown of the best-connected entities and their current facts. Use at the start of a "
+        "task to load what the team already knows (style subagent for a shorter heading)."
+    ),
+    "remember": (
+        "Store a piece of evidence verbatim (a decision record, a meeting note, what the user said) as a "
+        "memory; its id can be cited by facts as source_closet. Use for context worth keeping word for "
+        "word, and record the durable facts it implies with kg_add."
+    ),
+    "find": (
+        "Search facts and stored memories by meaning, in words (e.g. 'which queue does the API use?'); each hit "
+        "says whether it is still current and what replaced it. Use when you do not know the exact entity or "
+        "predicate, or to find the evidence behind a fact; use kg_query when you know the entity."
+    ),
+}
+
+# Parameter descriptions the agent tool's table leaves out, and per-tool refinements.
+_PARAM_DESCRIPTIONS: dict[str, str] = {
+    "confidence": "How sure the source is, 0 to 1 (default 1).",
+    "source": "Who asserts it (default: agent), e.g. the agent's or the user's name.",
+    "source_closet": "Pointer to the evidence, e.g. a memory id from kg_remember or a URL.",
+    "subject_type": "Type of the subject entity: person, company, project, event, unknown, or a type the graph adds.",
+    "object_type": "Type of the object entity (see subject_type).",
+    "properties": "JSON object of properties to set on the subject entity.",
+    "current_only": "Only facts that are still current.",
+    "limit": "At most this many items.",
+    "offset": "Skip this many items first (paging).",
+    "ended_by": "Who ended it (default: agent).",
+    "style": "main (# Knowledge Graph heading) or subagent (## Known Facts).",
+    "entity": "The existing entity the alias names.",
+    "text": "The text.",
+    "metadata": "JSON object of extra data kept with it.",
+}
+_PARAM_OVERRIDES: dict[tuple[str, str], str] = {
+    ("query", "name"): "Entity to look up: its exact name or an alias (never fuzzy).",
+    ("timeline", "name"): "Only this entity's facts (default: the whole graph).",
+    ("conflicts", "name"): "Only this entity's conflicts (default: the whole graph).",
+    ("alias", "name"): "The other name to register.",
+    ("merge", "subject"): "The duplicate entity to fold away.",
+    ("merge", "object"): "The entity to keep.",
+    ("invalidate", "object"): "The object of the fact that ended.",
+    ("search", "object"): "Only facts pointing at this entity or value.",
+    ("summary", "limit"): "How many entities (default 20).",
+    ("remember", "source"): "Where the evidence came from (default: agent), e.g. a person, a document or a URL.",
+    ("summary", "as_of"): "The current facts of this date instead of today.",
+}
+_ENUMS: dict[str, list[str]] = {"direction": ["both", "outgoing", "incoming"], "style": ["main", "subagent"]}
+_BOUNDS: dict[str, dict[str, Any]] = {"confidence": {"minimum": 0, "maximum": 1}, "limit": {"minimum": 0},
+                                      "offset": {"minimum": 0}}
+# supersede takes its old object as `object` or `old_object`; the MCP schema offers the clearer name only.
+_HIDDEN: dict[str, frozenset[str]] = {"supersede": frozenset({"object"})}
+_ALSO_REQUIRED: dict[str, tuple[str, ...]] = {"supersede": ("old_object",)}
+_READ_ONLY = frozenset({"query", "search", "timeline", "stats", "conflicts", "summary", "find"})
+_IDEMPOTENT = frozenset({"add", "alias"})
+_DESTRUCTIVE = frozenset({"merge"})
+
+
+def _param_schema(action: str, name: str, kind: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": kind}
+    text = (_PARAM_OVERRIDES.get((action, name)) or _tool._DESCRIPTIONS.get(name)
+            or _PARAM_DESCRIPTIONS.get(name))
+    if text:
+        schema["description"] = text
+    if name in _ENUMS:
+        schema["enum"] = list(_ENUMS[name])
+    if kind in ("integer", "number"):
+        schema.update(_BOUNDS.get(name, {}))
+    return schema
+
+
+def tool_specs() -> dict[str, dict[str, Any]]:
+    """``kg_<action>`` → ``{"name", "action", "description", "inputSchema", "annotations"}`` for every action
+    of the agent tool, read from its tables at call time (so new actions appear without an edit here)."""
+    specs: dict[str, dict[str, Any]] = {}
+    for action in _tool.ACTIONS:
+        params = {k: v for k, v in _tool._PARAMS[action].items() if k not in _HIDDEN.get(action, ())}
+        required = [k for k in (*_tool._REQUIRED.get(action, ()), *_ALSO_REQUIRED.get(action, ())) if k in params]
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {name: _param_schema(action, name, kind) for name, kind in params.items()},
+            "additionalProperties": False,
+        }
+        if required:
+            schema["required"] = required
+        name = TOOL_PREFIX + action
+        specs[name] = {
+            "name": name,
+            "action": action,
+            "title": action.replace("_", " ").capitalize() + " (knowledge graph)",
+            "description": _TOOL_DESCRIPTIONS.get(action, f"The {action} action of the knowledge graph."),
+            "inputSchema": schema,
+            "annotations": {
+                "readOnlyHint": action in _READ_ONLY,
+                "destructiveHint": action in _DESTRUCTIVE,
+                "idempotentHint": action in _READ_ONLY or action in _IDEMPOTENT,
+                "openWorldHint": False,
+            },
+        }
+    return specs
+
+
+def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | None,
+         failure: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Answer one tool call with the agent tool's envelope; never raises.
+
+    ``kg_x`` with ``arguments`` is ``run_tool({"action": "x", **arguments})``: the one dispatcher.
+    """
+    if failure is not None:
+        return failure
+    specs = tool_specs()
+    if tool not in specs:
+        names = sorted(specs)
+        return {"ok": False, "error": InvalidRequest(f"unknown tool {tool!r}; use one of: {', '.join(names)}",
+                                                     field="name", value=str(tool), suggestions=names).to_dict()}
+    args = dict(arguments or {})
+    if "action" in args:
+        return {"ok": False, "error": InvalidRequest(f"{tool} does not take action: the tool name is the action",
+                                                     field="action", value=str(args["action"])).to_dict()}
+    return _tool.run_tool({"action": specs[tool]["action"], **args}, kg=kg)
+
+
+# ---------------------------------------------------------------------- server
+
+
+class MissingDependency(KGError):
+    """The ``mcp`` package is missing or too old."""
+
+    code = "missing_dependency"
+
+
+def _import_sdk() -> Any:
+    try:
+        from importlib.metadata import version
+
+        import mcp_types
+        from mcp.server.lowlevel import Server
+    except ImportError as exc:
+        raise MissingDependency(f"`kgtoolkit mcp` needs the official MCP SDK ({exc}); install it: "
+                                f"pip install '{MCP_REQUIREMENT}'") from None
+    found = version("mcp")
+    if int(found.split(".")[0]) < 2:
+        raise MissingDependency(f"`kgtoolkit mcp` needs mcp 2.x, found {found}; upgrade: "
+                                f"pip install -U '{MCP_REQUIREMENT}'")
+    return Server, mcp_types
+
+
+def _open(db: str | os.PathLike[str] | None) -> tuple[KnowledgeGraph | None, dict[str, Any] | None]:
+    """The graph (opened once per server), or the error every call answers when it cannot be opened."""
+    try:
+        return KnowledgeGraph(db), None
+    except KGError as exc:
+        return None, {"ok": False, "error": exc.to_dict()}
+
+
+def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = None) -> Any:
+    """A low-level ``mcp.server.lowlevel.Server`` over ``kg`` (or answering ``failure`` to every call)."""
+    import anyio
+
+    Server, types = _import_sdk()
+    from mcp.shared.exceptions import MCPError
+
+    async def run(tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        # SQLite may wait on another server's write lock: keep the event loop free meanwhile.
+        return await anyio.to_thread.run_sync(partial(call, kg, tool, arguments, failure))
+
+    def tool_result(answer: dict[str, Any]) -> Any:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))],
+            structured_content=answer, is_error=not answer["ok"])
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        tools = []
+        for s in tool_specs().values():
+            hints = s["annotations"]
+            annotations = types.ToolAnnotations(
+                title=s["title"], read_only_hint=hints["readOnlyHint"], destructive_hint=hints["destructiveHint"],
+                idempotent_hint=hints["idempotentHint"], open_world_hint=hints["openWorldHint"])
+            tools.append(types.Tool(name=s["name"], title=s["title"], description=s["description"],
+                                    input_schema=s["inputSchema"], annotations=annotations))
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        return tool_result(await run(params.name, params.arguments))
+
+    async def summary(arguments: Mapping[str, Any]) -> str:
+        answer = await run(TOOL_PREFIX + "summary", arguments)
+        if not answer["ok"]:
+            raise MCPError(types.INVALID_PARAMS, answer["error"]["message"], answer["error"])
+        return answer["result"]["markdown"]
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=SUMMARY_URI, name="summary", title="Knowledge graph summary", mime_type="text/markdown",
+                           description="The best-connected entities and their current facts (kg_summary), "
+                                       "as Markdown."),
+            types.Resource(uri=STATS_URI, name="stats", title="Knowledge graph counts", mime_type="application/json",
+                           description="Entities per type, facts, current, ended, predicates, aliases (kg_stats)."),
+        ])
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        uri = str(params.uri)
+        if uri == SUMMARY_URI:
+            text, mime = await summary({}), "text/markdown"
+        elif uri == STATS_URI:
+            answer = await run(TOOL_PREFIX + "stats", {})
+            if not answer["ok"]:
+                raise MCPError(types.INTERNAL_ERROR, answer["error"]["message"], answer["error"])
+            text, mime = json.dumps(answer["result"], ensure_ascii=False, indent=2), "application/json"
+        else:
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri!r}; use {SUMMARY_URI} or {STATS_URI}",
+                           {"uri": uri, "suggestions": [SUMMARY_URI, STATS_URI]})
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+    prompt = types.Prompt(
+        name=PROMPT_NAME, title="Knowledge graph context",
+        description="What the shared knowledge graph holds (top entities and their current facts), to start "
+                    "a task with.",
+        arguments=[
+            types.PromptArgument(name="limit", description="How many entities (default 20).", required=False),
+            types.PromptArgument(name="style", description="main or subagent.", required=False),
+            types.PromptArgument(name="as_of", description="The facts current on this date (YYYY-MM-DD).",
+                                 required=False),
+        ])
+
+    async def list_prompts(ctx: Any, params: Any) -> Any:
+        return types.ListPromptsResult(prompts=[prompt])
+
+    async def get_prompt(ctx: Any, params: Any) -> Any:
+        if params.name != PROMPT_NAME:
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}; use {PROMPT_NAME}",
+                           {"suggestions": [PROMPT_NAME]})
+        args: dict[str, Any] = {k: v for k, v in (params.arguments or {}).items() if v not in (None, "")}
+        if isinstance(args.get("limit"), str) and args["limit"].strip().isdigit():
+            args["limit"] = int(args["limit"])  # prompt arguments are text; the dispatcher checks the rest
+        markdown = await summary(args)
+        text = (f"{markdown.rstrip()}\n\nThis is the shared knowledge graph (kgtoolkit). Check kg_query before "
+                "answering about past decisions; record stable facts with kg_add and close changed ones with "
+                "kg_supersede or kg_invalidate.\n")
+        return types.GetPromptResult(description="Knowledge graph context", messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("kgtoolkit")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        ours = "0"
+    return Server(
+        SERVER_NAME, version=ours, title="kgtoolkit knowledge graph", instructions=INSTRUCTIONS,
+        on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
+        on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+    )
+
+
+def serve(db: str | os.PathLike[str] | None = None) -> None:
+    """Serve the graph at ``db`` (see :func:`~kgtoolkit._store.resolve_path`) over MCP stdio until stdin closes."""
+    _import_sdk()  # a clear error before anything else
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    kg, failure = _open(db)
+    server = build_server(kg, failure)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        if kg is not None:
+            kg.close()
+
+
+# ---------------------------------------------------------------------- client configuration
+
+# client -> (file format, where the snippet goes)
+CLIENTS: dict[str, tuple[str, str]] = {
+    "claude-code": ("mcpServers+type", "save as .mcp.json in the project (merge into mcpServers), or run: "
+                                       "claude mcp add --scope user {name} -- {command_line}"),
+    "claude-desktop": ("mcpServers", "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/"
+                                     "Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop"),
+    "cursor": ("mcpServers", "merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (this project)"),
+    "vscode": ("servers", "merge into .vscode/mcp.json (workspace) or the user mcp.json "
+                          "(command palette: MCP: Open User Configuration)"),
+    "codex": ("toml", "append to ~/.codex/config.toml (or .codex/config.toml of a trusted project), or run: "
+                      "codex mcp add {name} -- {command_line}"),
+    "gemini": ("mcpServers", "merge into ~/.gemini/settings.json (or .gemini/settings.json of the project)"),
+    "zed": ("context_servers", "merge into Zed's settings.json (zed: open settings)"),
+    "windsurf": ("mcpServers", "merge into ~/.codeium/windsurf/mcp_config.json"),
+}
+
+
+def server_command(db: str | os.PathLike[str] | None = None) -> tuple[str, list[str]]:
+    """The absolute command and arguments that start this server on the graph ``db`` (resolved now, absolute)."""
+    path = resolve_path(db)
+    if str(path) == ":memory:":
+        raise InvalidRequest("an MCP client needs a graph file, not :memory:; pass --db PATH", field="db",
+                             value=":memory:")
+    db_arg = os.path.abspath(path)
+    script = "kgtoolkit.exe" if sys.platform == "win32" else "kgtoolkit"
+    beside = Path(sys.executable).parent / script  # the script of the environment running us
+    found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("kgtoolkit")
+    if found:
+        return os.path.abspath(found), ["mcp", "--db", db_arg]
+    return os.path.abspath(sys.executable), ["-m", "kgtoolkit", "mcp", "--db", db_arg]
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value)  # a JSON string (ASCII, \" \\ \uXXXX escapes) is a valid TOML basic string
+
+
+def _toml_key(value: str) -> str:
+    return value if value and all(c.isascii() and (c.isalnum() or c in "_-") for c in value) else _toml_string(value)
+
+
+def config_snippet(client: str, db: str | os.PathLike[str] | None = None, *,
+                   name: str = SERVER_NAME) -> tuple[str, str]:
+    """``(snippet, hint)``: the configuration that makes ``client`` start this server on ``db``, and where it goes.
+
+    >>> text, hint = config_snippet("cursor", "/tmp/g.sqlite3")
+    >>> json.loads(text)["mcpServers"]["kgtoolkit"]["args"][-2:]
+    ['--db', '/tmp/g.sqlite3']
+    """
+    key = client.strip().lower()
+    if key not in CLIENTS:
+        raise InvalidRequest(f"unknown client {client!r}; use one of: {', '.join(CLIENTS)}", field="client",
+                             value=client, suggestions=list(CLIENTS))
+    command, args = server_command(db)
+    shape, where = CLIENTS[key]
+    entry: dict[str, Any] = {"command": command, "args": args}
+    if shape == "toml":
+        text = (f"[mcp_servers.{_toml_key(name)}]\ncommand = {_toml_string(command)}\n"
+                f"args = [{', '.join(_toml_string(a) for a in args)}]\n")
+    elif shape == "servers":
+        text = json.dumps({"servers": {name: {"type": "stdio", **entry}}}, indent=2) + "\n"
+    elif shape == "mcpServers+type":
+        text = json.dumps({"mcpServers": {name: {"type": "stdio", **entry, "env": {}}}}, indent=2) + "\n"
+    elif shape == "context_servers":
+        text = json.dumps({"context_servers": {name: {**entry, "env": {}}}}, indent=2) + "\n"
+    else:
+        text = json.dumps({"mcpServers": {name: {**entry, "env": {}}}}, indent=2) + "\n"
+    import shlex
+
+    hint = f"{key}: " + where.format(name=name, command_line=shlex.join([command, *args]))
+    return text, hint

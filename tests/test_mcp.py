@@ -1,0 +1,251 @@
+"""The MCP server (issue 8), driven the way agents drive it: a subprocess, over stdio, with the SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tomllib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from kgtoolkit import KnowledgeGraph, _tool  # noqa: E402
+
+BASE_TOOLS = {"kg_add", "kg_invalidate", "kg_supersede", "kg_query", "kg_search", "kg_timeline", "kg_merge",
+              "kg_alias", "kg_stats", "kg_conflicts", "kg_summary"}
+
+
+@asynccontextmanager
+async def server(tmp_path: Path, db: Path | None, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    """``python -m kgtoolkit mcp [--db db]`` as a subprocess, and an initialised client session on it."""
+    args = ["-m", "kgtoolkit", "mcp"] + (["--db", str(db)] if db is not None else [])
+    params = StdioServerParameters(command=sys.executable, args=args, env={"HOME": str(tmp_path), **(env or {})})
+    with open(tmp_path / f"server-{id(params)}.log", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """The agent-tool envelope a tool call answered; its text content and structuredContent must agree."""
+    result = await session.call_tool(tool, arguments)
+    answer = json.loads(result.content[0].text)
+    assert result.structured_content == answer
+    assert result.is_error is (not answer["ok"])
+    return answer
+
+
+async def ok(session: ClientSession, tool: str, **arguments: Any) -> Any:
+    answer = await call(session, tool, **arguments)
+    assert answer["ok"], answer
+    return answer["result"]
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path, db_path: Path) -> None:
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as session:
+            return {t.name: t for t in (await session.list_tools()).tools}
+
+    tools = run(go())
+    assert set(tools) == {f"kg_{action}" for action in _tool.ACTIONS}
+    assert BASE_TOOLS <= set(tools)
+    for action in ("remember", "find"):  # the search tools appear once (and only once) the agent tool has them
+        assert (f"kg_{action}" in tools) == (action in _tool.ACTIONS)
+    for name, tool in tools.items():
+        schema = tool.input_schema
+        assert schema["type"] == "object" and "action" not in schema["properties"]
+        assert set(schema["properties"]) <= set(_tool._PARAMS[name[3:]])
+        assert tool.description and len(tool.description) > 40
+    assert tools["kg_add"].input_schema["required"] == ["subject"]
+    assert {"predicate", "object", "valid_from", "valid_to"} <= set(tools["kg_add"].input_schema["properties"])
+    assert set(tools["kg_supersede"].input_schema["required"]) == {"subject", "predicate", "old_object", "new_object"}
+    assert tools["kg_query"].input_schema["required"] == ["name"]
+    assert tools["kg_query"].input_schema["properties"]["direction"]["enum"] == ["both", "outgoing", "incoming"]
+    assert "required" not in tools["kg_stats"].input_schema
+    assert "kg_supersede" in tools["kg_add"].description and "kg_invalidate" in tools["kg_add"].description
+    assert "before answering" in tools["kg_query"].description
+    assert tools["kg_query"].annotations.read_only_hint and not tools["kg_add"].annotations.read_only_hint
+
+
+def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path) -> None:
+    """SPEC §7, exactly, through the MCP door."""
+
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as s:
+            out: dict[str, Any] = {}
+            out["first"] = await ok(s, "kg_add", subject="my_api", predicate="uses queue", object="Redis",
+                                    valid_from="2026-03-02")
+            out["again"] = await ok(s, "kg_add", subject="My API", predicate="uses_queue", object="Redis")
+            out["ended"] = await ok(s, "kg_invalidate", subject="my_api", predicate="uses_queue", object="Redis",
+                                    ended="2026-10-12")
+            out["sqlite"] = await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite",
+                                     valid_from="2026-10-12")
+            out["query"] = await ok(s, "kg_query", name="my_api")
+            out["day_of_switch"] = await ok(s, "kg_query", name="my_api", as_of="2026-10-12")
+            out["day_after"] = await ok(s, "kg_query", name="my_api", as_of="2026-10-13")
+            out["incoming"] = await ok(s, "kg_query", name="sqlite", direction="incoming")
+            out["conflicts"] = await ok(s, "kg_conflicts")
+            return out
+
+    r = run(go())
+    assert r["first"]["created"] is True
+    assert r["again"]["created"] is False and r["again"]["fact"]["id"] == r["first"]["fact"]["id"]
+    assert r["ended"]["fact"]["valid_to"] == "2026-10-12" and r["ended"]["fact"]["current"] is False
+    assert r["sqlite"]["created"] is True
+
+    facts = r["query"]["facts"]
+    assert r["query"]["count"] == 2
+    assert [(f["object_name"], f["valid_from"], f["valid_to"], f["current"]) for f in facts] == [
+        ("Redis", "2026-03-02", "2026-10-12", False),
+        ("SQLite", "2026-10-12", None, True),
+    ]
+    assert {f["predicate"] for f in facts} == {"uses_queue"}
+    assert sorted(f["object_name"] for f in r["day_of_switch"]["facts"]) == ["Redis", "SQLite"]
+    assert [f["object_name"] for f in r["day_after"]["facts"]] == ["SQLite"]
+    assert [(f["subject"], f["predicate"], f["object"], f["direction"]) for f in r["incoming"]["facts"]] == [
+        ("my_api", "uses_queue", "sqlite", "incoming")]
+
+    conflicts = r["conflicts"]
+    assert conflicts["count"] == 1 and conflicts["needs_action"] == 0
+    (group,) = conflicts["groups"]
+    assert (group["subject"], group["predicate"], group["objects"], group["current"]) == ("my_api", "uses_queue", 2, 1)
+    assert not group["needs_action"]
+
+    with KnowledgeGraph(db_path, read_only=True) as kg:  # the tools wrote the file the library reads
+        assert [(f.object_name, f.current) for f in kg.query("my_api")] == [("Redis", False), ("SQLite", True)]
+
+
+def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path) -> None:
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as s:
+            await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite")
+            return {
+                "date": await call(s, "kg_add", subject="my_api", predicate="uses_queue", object="Kafka",
+                                   valid_from="19##"),
+                "missing": await call(s, "kg_query", name="sqlit"),
+                "required": await call(s, "kg_supersede", subject="my_api", predicate="uses_queue", new_object="X"),
+                "kind": await call(s, "kg_query", name="my_api", limit="ten"),
+                "unknown_tool": await call(s, "kg_drop_everything"),
+                "after": await ok(s, "kg_stats"),
+                "memory": (await ok(s, "kg_remember", text="We moved the queue to SQLite.", source="standup")
+                           if "remember" in _tool.ACTIONS else None),
+            }
+
+    r = run(go())
+    date = r["date"]["error"]
+    assert date["code"] == "invalid_date" and "19##" in date["message"] and date["field"] == "valid_from"
+    assert isinstance(date["suggestions"], list)
+    missing = r["missing"]["error"]
+    assert missing["code"] == "not_found" and "sqlit" in missing["message"]
+    assert missing["suggestions"] == ["SQLite"]
+    assert r["required"]["error"]["code"] == "invalid_request" and "old_object" in r["required"]["error"]["message"]
+    assert r["kind"]["error"]["code"] == "invalid_request" and r["kind"]["error"]["field"] == "limit"
+    assert r["unknown_tool"]["error"]["code"] == "invalid_request"
+    assert "kg_add" in r["unknown_tool"]["error"]["suggestions"]
+    assert r["after"]["facts"] == 1  # nothing half-written by the failed calls
+    if r["memory"] is not None:  # kg_remember, once the agent tool has it, through the same door
+        assert r["memory"]["memory"]["text"] == "We moved the queue to SQLite."
+
+
+def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path) -> None:
+    """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (SPEC §8)."""
+
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, None, env={"KGTOOLKIT_DB": str(db_path)}) as s:
+            await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite", valid_from="2026-10-12")
+            await ok(s, "kg_add", subject="Alice", predicate="owns", object="my_api")
+            return {
+                "resources": [str(res.uri) for res in (await s.list_resources()).resources],
+                "resource": (await s.read_resource("kg://summary")).contents[0].text,
+                "tool": (await ok(s, "kg_summary"))["markdown"],
+                "prompts": [p.name for p in (await s.list_prompts()).prompts],
+                "prompt": (await s.get_prompt("kg_summary", {"style": "subagent", "limit": "5"}))
+                .messages[0].content.text,
+            }
+
+    r = run(go())
+    assert "kg://summary" in r["resources"]
+    assert r["resource"] == r["tool"]
+    assert r["resource"].startswith("# Knowledge Graph") and "SQLite" in r["resource"]
+    with KnowledgeGraph(db_path, read_only=True) as kg:
+        assert r["resource"] == kg.summary()
+        assert r["prompt"].startswith(kg.summary(5, style="subagent").rstrip())
+    assert "kg_summary" in r["prompts"] and r["prompt"].startswith("## Known Facts")
+
+
+def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path) -> None:
+    per_server = 100
+
+    async def agent(number: int, session: ClientSession) -> list[dict[str, Any]]:
+        return await asyncio.gather(*(
+            call(session, "kg_add", subject=f"agent_{number}", predicate="wrote", object=f"note_{number}_{i}",
+                 valid_from="2026-01-01")
+            for i in range(per_server)))
+
+    async def go() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        async with server(tmp_path, db_path) as one, server(tmp_path, db_path) as two:
+            answers = [a for batch in await asyncio.gather(agent(1, one), agent(2, two)) for a in batch]
+            return answers, await ok(one, "kg_stats")
+
+    answers, stats = run(go())
+    assert all(a["ok"] and a["result"]["created"] for a in answers), [a for a in answers if not a["ok"]][:3]
+    assert len({a["result"]["fact"]["id"] for a in answers}) == 2 * per_server
+    assert stats["facts"] == stats["current"] == 2 * per_server
+    with KnowledgeGraph(db_path, read_only=True) as kg:
+        assert kg.stats().facts == 2 * per_server
+        assert len(kg.query("agent_1")) == len(kg.query("agent_2")) == per_server
+
+
+@pytest.mark.parametrize("client", ["claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini", "zed",
+                                    "windsurf"])
+def test_print_config_parses_and_names_the_db(client: str, db_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", client, "--db", str(db_path)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    if client == "codex":
+        entry = tomllib.loads(done.stdout)["mcp_servers"]["kgtoolkit"]
+    else:
+        top = {"vscode": "servers", "zed": "context_servers"}.get(client, "mcpServers")
+        entry = json.loads(done.stdout)[top]["kgtoolkit"]
+    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
+    assert entry["args"][-2:] == ["--db", str(db_path)] and "mcp" in entry["args"]
+    assert not db_path.exists()  # printing a config opens no graph
+    assert client in done.stderr  # where to put it goes to stderr, so stdout stays parseable
+
+
+def test_print_config_unknown_client(db_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "notepad", "--db", str(db_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "invalid_request" in done.stderr and "claude-code" in done.stderr
+
+
+def test_import_kgtoolkit_does_not_import_mcp() -> None:
+    code = "import sys, kgtoolkit, kgtoolkit.cli, kgtoolkit.mcp_server; print('mcp' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kg_remember / kg_find appear from the agent tool's tables alone, with their schema and required fields."""
+    from kgtoolkit import mcp_server
+
+    monkeypatch.setitem(_tool._PARAMS, "remember", {"text": "string", "source": "string", "metadata": "object"})
+    monkeypatch.setitem(_tool._REQUIRED, "remember", ("text",))
+    monkeypatch.setattr(_tool, "ACTIONS", tuple(dict.fromkeys((*_tool.ACTIONS, "remember"))))
+    spec = mcp_server.tool_specs()["kg_remember"]
+    assert spec["inputSchema"]["required"] == ["text"]
+    assert spec["inputSchema"]["properties"]["metadata"]["type"] == "object"
+    assert "memory" in spec["description"] and "kg_add" in spec["description"]
