@@ -602,7 +602,7 @@ def generate(
     if out_path.suffix in (".sqlite3", ".sqlite", ".db"):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{out_path}{suffix}").unlink(missing_ok=True)
-        frame = make(facts, seed=seed)
+        frame = make(facts, seed=seed, types=True)
         with KnowledgeGraph(out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
             kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
             from ._bulk import import_facts
