@@ -10,6 +10,8 @@ DEMO_DB := data/demo.sqlite3
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first and pinned: the CPU build; an unpinned one is a CUDA build of several GB.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

@@ -41,6 +41,8 @@ _PARAMS: dict[str, dict[str, str]] = {
     "stats": {},
     "conflicts": {"name": _STR, "current_only": _BOOL},
     "summary": {"limit": _INT, "style": _STR, "as_of": _STR},
+    "remember": {"text": _STR, "source": _STR, "metadata": _OBJ},
+    "find": {"query": _STR, "k": _INT, "kind": _STR, "as_of": _STR, "current_only": _BOOL},
 }
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "add": ("subject",),
@@ -50,6 +52,8 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "search": ("predicate",),
     "merge": ("subject", "object"),
     "alias": ("name", "entity"),
+    "remember": ("text",),
+    "find": ("query",),
 }
 ACTIONS: tuple[str, ...] = tuple(_PARAMS)
 
@@ -69,6 +73,11 @@ _DESCRIPTIONS = {
     "direction": "outgoing (entity is subject), incoming (entity is object) or both.",
     "old_object": "The object being replaced (supersede).",
     "new_object": "The object that replaces it (supersede).",
+    "text": "Evidence to store as a memory (remember); a fact's source_closet may point at its id.",
+    "metadata": "JSON object stored with the memory (remember).",
+    "query": "What to look for, in words (find): facts and memories are ranked by meaning.",
+    "k": "How many hits (find; default 10).",
+    "kind": "facts, memories or both (find; default facts).",
 }
 
 TOOL_SCHEMA: dict[str, Any] = {
@@ -76,7 +85,9 @@ TOOL_SCHEMA: dict[str, Any] = {
     "description": (
         "A temporal knowledge graph of stable facts (subject → predicate → object, with the dates they "
         "held). Record facts with add; when one stops being true, invalidate it or supersede it with the "
-        "new object (history is kept); query an entity before answering about past decisions."
+        "new object (history is kept); query an entity before answering about past decisions. Store evidence "
+        "text with remember (point a fact's source_closet at it) and search facts and memories by meaning with "
+        "find: each hit says whether it is still current and what replaced it."
     ),
     "input_schema": {
         "type": "object",
@@ -171,6 +182,12 @@ def _dispatch(kg: KnowledgeGraph, action: str, p: dict[str, Any]) -> Any:
                 "needs_action": sum(g.needs_action for g in groups)}
     if action == "summary":
         return {"markdown": kg.summary(**p)}
+    if action == "remember":
+        return {"memory": kg.remember(p.pop("text"), **p).to_dict()}
+    if action == "find":
+        from .search import find  # torch and the model load only when an agent searches
+
+        return find(kg, p.pop("query"), **p).to_dict()
     raise AssertionError(action)  # pragma: no cover - _validate admits known actions only
 
 

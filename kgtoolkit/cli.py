@@ -635,6 +635,86 @@ def mcp_(
     out.out(text, end="", highlight=False)
 
 
+ModelOption = Annotated[Optional[str], typer.Option("--model", help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).", show_default=False)]
+
+
+@_command("index")
+def index_(
+    ctx: typer.Context,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Start the index over (cached embeddings are reused).")] = False,
+    status: Annotated[bool, typer.Option("--status", help="Only say whether the index is fresh, stale or missing.")] = False,
+    model: ModelOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
+    from .search import SearchIndex  # lazily: torch and the model load only for search
+
+    with _graph(ctx, db, read_only=True) as kg, SearchIndex.open(kg, model=model) as idx:
+        if status:
+            state = idx.status()
+            if _json_wanted(ctx, as_json):
+                _emit(state.to_dict())
+            else:
+                out.print(f"{state.state}: {escape(state.reason)} ({state.facts} facts, {state.memories} memories "
+                          f"in {escape(str(state.directory))})", highlight=False)
+            return
+        with _progress_bar("embedding", enabled=not _json_wanted(ctx, as_json)) as bar:
+            report = idx.sync(progress=bar, rebuild=rebuild)
+    if _json_wanted(ctx, as_json):
+        _emit(report.to_dict())
+        return
+    verb = "up to date" if report.state == "fresh" else f"{report.state} → updated"
+    out.print(f"index {verb} ({escape(report.reason)}): facts {report.facts.total} ({report.facts.index_type}, "
+              f"+{report.facts.added} ~{report.facts.changed} -{report.facts.removed}), memories {report.memories.total} "
+              f"(+{report.memories.added} -{report.memories.removed}); {report.embedded} texts embedded, "
+              f"{report.cached} from the cache, {report.seconds:.1f} s", highlight=False)
+
+
+@_command("find")
+def find_(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for, in words.")],
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000, help="How many hits.")] = 10,
+    kind: Annotated[str, typer.Option("--kind", help="facts, memories or both.")] = "facts",
+    as_of: AsOf = None,
+    current: Annotated[bool, typer.Option("--current", help="Only current facts, and memories that do not read as history.")] = False,
+    model: ModelOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
+    from .search import SearchIndex  # lazily: torch and the model load only for search
+
+    with _graph(ctx, db, read_only=True) as kg, SearchIndex.open(kg, model=model) as idx, \
+            _progress_bar("embedding", enabled=not _json_wanted(ctx, as_json)) as bar:
+        result = idx.find(query, k=k, kind=kind, as_of=as_of, current_only=current, progress=bar)  # type: ignore[arg-type]
+    if _json_wanted(ctx, as_json):
+        _emit(result.to_dict())
+        return
+    if not result.hits:
+        out.print(f"{escape(query)}: nothing found", highlight=False)
+        return
+    table = Table(title=f"{escape(query)} ({len(result.hits)} hit{'s' * (len(result.hits) != 1)})", title_justify="left",
+                  header_style="bold", box=box.SIMPLE_HEAD)
+    for column in ("score", "hit", "graph"):
+        table.add_column(column, justify="right" if column == "score" else "left")
+    for hit in result.hits:
+        score = f"{hit.score:.3f}" + (" [bold]=[/]" if hit.exact else "")
+        if hit.kind == "fact":
+            what = escape(str(hit.fact))
+            style = None if hit.current else "dim"
+        else:
+            text = hit.memory.text if len(hit.memory.text) <= 160 else hit.memory.text[:157] + "…"
+            what = f"[italic]{escape(text)}[/] [dim]({escape(hit.memory.id)}{', ' + escape(hit.memory.source) if hit.memory.source else ''})[/]"
+            style = "dim" if hit.status == "history" else None
+        table.add_row(score, what, escape(hit.note), style=style)
+    out.print(table)
+    if result.named:
+        err.print("[dim]= names " + ", ".join(escape(n.entity) for n in result.named) + " exactly: its facts rank first[/]",
+                  highlight=False)
+
+
 @_command("path")
 def path(ctx: typer.Context, db: DbOption = None) -> None:
     """Print which graph file the other commands use (--db, else $KGTOOLKIT_DB, else the default)."""

@@ -71,3 +71,15 @@ def worked_example() -> Callable[[KnowledgeGraph], dict[str, Any]]:
 def dump() -> Callable[[Path], list[str]]:
     """``dump(path)``: the whole file as SQL text, to compare before/after a write that must fail."""
     return dump_file
+
+
+@pytest.fixture(scope="session")
+def search_model() -> Any:
+    """The bundled sentence-transformers model, loaded once per test session (tests/test_search.py)."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("faiss")
+    from kgtoolkit.search import SentenceEmbedder
+
+    embedder = SentenceEmbedder()
+    embedder.model  # noqa: B018 - load it now, once
+    return embedder
