@@ -19,8 +19,7 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/kgtoolkit demo --out $(DEMO_DB) --force
-	$(BIN)/kgtoolkit --db $(DEMO_DB) query my_api
-	$(BIN)/kgtoolkit --db $(DEMO_DB) conflicts --needs-action
+	$(BIN)/kgtoolkit --db $(DEMO_DB) dashboard --port $(or $(PORT),8501)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q

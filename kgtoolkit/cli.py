@@ -635,6 +635,44 @@ def mcp_(
     out.out(text, end="", highlight=False)
 
 
+@_command("dashboard")
+def dashboard(
+    ctx: typer.Context,
+    db: DbOption = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8501,
+    read_only: Annotated[bool, typer.Option("--read-only", help="Disable every change (for sharing).")] = False,
+    host: Annotated[str, typer.Option("--host", help="Address to bind; loopback unless you mean to share it.")] = "127.0.0.1",
+) -> None:
+    """Start the Streamlit dashboard on the graph (graph, entity, conflicts, churn, search, import/export)."""
+    import importlib.util
+    import os
+
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    graph = resolve_path(chosen)
+    if str(graph) == ":memory:":
+        raise InvalidRequest("the dashboard needs a graph file, not :memory:", field="db", value=str(graph))
+    script = Path(__file__).resolve().parent.parent / "app" / "dashboard.py"
+    if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("pyvis") is None:
+        raise InvalidRequest("the dashboard needs streamlit and pyvis: pip install streamlit pyvis", field="dashboard")
+    if not script.is_file():
+        raise InvalidRequest(f"the dashboard app is not at {script}; install kgtoolkit from its source tree "
+                             "(pip install -e .)", field="dashboard", value=str(script))
+    if read_only and not graph.exists():
+        raise InvalidRequest(f"no graph at {graph}; read-only mode needs an existing file", field="db", value=str(graph))
+    if not read_only:
+        KnowledgeGraph(graph).close()  # create the file (and its folder) on first use, as the other commands do
+    env = {**os.environ, "KGTOOLKIT_DB": str(graph.resolve()), "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
+    command = [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", host, "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+               "--server.runOnSave", "false", "--global.developmentMode", "false", "--theme.base", "light",
+               "--client.toolbarMode", "minimal"]
+    err.print(f"kgtoolkit dashboard on [bold]http://{host}:{port}[/] for {escape(str(graph))}"
+              f"{' (read-only)' if read_only else ''}; Ctrl-C stops it", highlight=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, command, env)  # the server replaces this process: signals reach it directly
+
+
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).", show_default=False)]
 
 

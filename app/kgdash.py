@@ -1,0 +1,317 @@
+"""Shared parts of the dashboard: settings, cached resources and frames, the sidebar, small widgets.
+
+Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages.
+
+Caching:
+
+* the store handle (:func:`open_graph`) and the search index (:func:`search_index`) are
+  ``st.cache_resource``: one per (file, mode), shared by every session;
+* frames and other results are ``st.cache_data`` keyed on the file's **data version**
+  (:func:`data_version`: size and modification time of the file and its ``-wal``), so a widget
+  change reuses them and a write (here or by another process) is picked up on the next run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+import kgtoolkit
+from kgtoolkit import analysis, frames, graphview
+
+READ_ONLY_ENV = "KGTOOLKIT_DASHBOARD_READ_ONLY"
+END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the browser test waits for it
+
+
+# ---------------------------------------------------------------------- settings and resources
+
+
+def settings() -> tuple[str, bool]:
+    """The graph file (SPEC §8: ``$KGTOOLKIT_DB`` else the default) and whether writes are disabled."""
+    path = kgtoolkit.resolve_path(None)
+    read_only = os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return str(path.resolve() if str(path) != ":memory:" else path), read_only
+
+
+@st.cache_resource(show_spinner=False)
+def open_graph(path: str, read_only: bool) -> kgtoolkit.KnowledgeGraph:
+    """One store handle per (file, mode) for the whole server (the store is thread-safe)."""
+    return kgtoolkit.open(path, read_only=read_only)
+
+
+def data_version(path: str) -> tuple[int, ...]:
+    """Changes whenever the file's data may have changed (a write, a checkpoint, another process)."""
+    out: list[int] = []
+    for suffix in ("", "-wal"):
+        try:
+            info = os.stat(f"{path}{suffix}")
+            out += [info.st_mtime_ns, info.st_size]
+        except OSError:
+            out += [0, 0]
+    return tuple(out)
+
+
+class Ctx:
+    """What a page needs: the graph, its file, the mode, the data version and the chosen date."""
+
+    def __init__(self, kg: kgtoolkit.KnowledgeGraph, path: str, read_only: bool) -> None:
+        self.kg, self.path, self.read_only = kg, path, read_only
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        return data_version(self.path)
+
+    @property
+    def as_of(self) -> str | None:
+        if st.session_state.get("all_time"):
+            return None
+        day = st.session_state.get("as_of") or dt.date.today()
+        return day.isoformat()
+
+    @property
+    def date_label(self) -> str:
+        return "all dates" if self.as_of is None else f"as of {self.as_of}"
+
+    def facts(self) -> pl.DataFrame:
+        return facts_frame(self.path, self.read_only, self.version)
+
+    def facts_as_of(self) -> pl.DataFrame:
+        return facts_as_of(self.path, self.read_only, self.version, self.as_of)
+
+
+def ctx() -> Ctx:
+    """The context of this run; stops the page with a clear message when the graph cannot be opened."""
+    path, read_only = settings()
+    try:
+        kg = open_graph(path, read_only)
+    except kgtoolkit.KGError as exc:
+        st.error(f"Cannot open the graph at `{path}`: {exc.message}")
+        st.stop()
+    return Ctx(kg, path, read_only)
+
+
+# ---------------------------------------------------------------------- cached data (keyed on the data version)
+
+
+@st.cache_data(show_spinner="Reading the graph…", max_entries=4)
+def facts_frame(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+    """Every fact, names and types resolved (``frames.facts``); read once per data version."""
+    return frames.facts(open_graph(path, read_only))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def facts_as_of(path: str, read_only: bool, version: tuple[int, ...], as_of: str | None) -> pl.DataFrame:
+    """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
+    return graphview.as_of_filter(facts_frame(path, read_only, version), as_of)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def stats(path: str, read_only: bool, version: tuple[int, ...]) -> dict[str, Any]:
+    return open_graph(path, read_only).stats().to_dict()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def entity_ranking(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+    """Entities with their names, types and fact counts (both directions), most connected first."""
+    kg_facts = facts_frame(path, read_only, version)
+    ents = frames.entities(open_graph(path, read_only)).select("id", "name", "type")
+    ends = pl.concat([kg_facts.select(pl.col("subject").alias("id")),
+                      kg_facts.filter(~pl.col("object_is_value")).select(pl.col("object").alias("id"))])
+    counts = ends.group_by("id").agg(pl.len().alias("facts"))
+    return (ents.join(counts, on="id", how="left").with_columns(pl.col("facts").fill_null(0))
+            .sort(["facts", "id"], descending=[True, False]))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def predicates(path: str, read_only: bool, version: tuple[int, ...]) -> list[str]:
+    return [p for p, _ in open_graph(path, read_only).predicates()]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def graph_view(path: str, read_only: bool, version: tuple[int, ...], as_of: str | None, center: str | None,
+               hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> graphview.GraphView:
+    """The data behind the Graph page's picture (cached: recentring back and forth is instant)."""
+    facts = facts_as_of(path, read_only, version, as_of)
+    return graphview.build(facts, center=center, hops=hops, predicates=list(preds) or None, types=list(types) or None,
+                           max_nodes=max_nodes)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def graph_html(view: graphview.GraphView, height: int) -> str:
+    return graphview.render_html(view, height=height)
+
+
+@st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
+def conflict_table(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+    kg = open_graph(path, read_only)
+    return analysis.conflicts(facts_frame(path, read_only, version), multi_valued=kg.config.multi_valued)
+
+
+# ---------------------------------------------------------------------- search (optional module)
+
+
+def search_module() -> tuple[Any | None, str | None]:
+    """``kgtoolkit.search`` if it is importable now (checked at run time), else (None, why)."""
+    try:
+        if importlib.util.find_spec("kgtoolkit.search") is None:
+            return None, "not installed"
+    except (ImportError, ValueError):
+        return None, "not installed"
+    try:
+        return importlib.import_module("kgtoolkit.search"), None
+    except Exception as exc:  # a missing optional dependency (faiss, sentence-transformers, …)
+        return None, f"not importable ({type(exc).__name__}: {exc})"
+
+
+@st.cache_resource(show_spinner="Loading the search index…")
+def search_index(path: str, read_only: bool, version: tuple[int, ...]) -> Any:
+    """The search module's index object for this graph, when the module offers one (else the module)."""
+    module, _ = search_module()
+    kg = open_graph(path, read_only)
+    for name in ("open_index", "load_index", "Index", "SearchIndex", "Searcher"):
+        factory = getattr(module, name, None)
+        if callable(factory):
+            for call in (lambda: factory(kg), lambda: factory(kg.path)):
+                try:
+                    return call()
+                except TypeError:
+                    continue
+    return module
+
+
+# ---------------------------------------------------------------------- entities and shared state
+
+
+def init_state() -> None:
+    """Session defaults, once; a shared URL (``?entity=…&as_of=…``) seeds them."""
+    if st.session_state.get("_init"):
+        return
+    st.session_state["_init"] = True
+    params = st.query_params
+    day = dt.date.today()
+    if params.get("as_of"):
+        try:
+            day = dt.date.fromisoformat(params["as_of"])
+        except ValueError:
+            pass
+    st.session_state.setdefault("as_of", day)
+    st.session_state.setdefault("all_time", params.get("all_time") == "1")
+    if params.get("entity"):
+        st.session_state["entity"] = params["entity"]
+
+
+def set_entity(entity_id: str | None) -> None:
+    st.session_state["entity"] = entity_id
+    if entity_id:
+        st.query_params["entity"] = entity_id
+    elif "entity" in st.query_params:
+        del st.query_params["entity"]
+
+
+def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label: str = "(most connected entities)",
+                  limit: int = 1500, columns: tuple[Any, Any] | None = None) -> str | None:
+    """Choose an entity: the most connected ones in a list, any other by its exact name or alias.
+
+    The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL.
+    """
+    ranking = entity_ranking(c.path, c.read_only, c.version)
+    known = set(ranking["id"].to_list())
+    current = st.session_state.get("entity")
+    if current is not None and current not in known:
+        current = None
+    ids: list[str | None] = ranking.head(limit)["id"].to_list()
+    if current is not None and current not in ids:
+        ids.append(current)
+    if allow_none:
+        ids = [None, *ids]
+    elif current is None and ids:
+        current = ids[0]
+        set_entity(current)
+    if not ids:
+        return None
+    labels = dict(zip(ranking["id"].to_list(), ranking["name"].to_list()))
+    counts = dict(zip(ranking["id"].to_list(), ranking["facts"].to_list()))
+
+    def fmt(option: str | None) -> str:
+        return none_label if option is None else f"{labels.get(option, option)}  ·  {counts.get(option, 0)} facts"
+
+    select_key, typed_key = f"{key}_select", f"{key}_typed"
+    if st.session_state.get(select_key, "\0") != current:
+        st.session_state[select_key] = current
+
+    def picked() -> None:
+        set_entity(st.session_state[select_key])
+
+    def typed() -> None:
+        text = st.session_state[typed_key].strip()
+        if not text:
+            return
+        try:
+            set_entity(c.kg.resolve(text))
+            st.session_state[typed_key] = ""
+            st.session_state.pop(f"{key}_miss", None)
+        except kgtoolkit.KGError as exc:
+            hint = exc.data.get("suggestions") if isinstance(exc.data, dict) else None
+            st.session_state[f"{key}_miss"] = (f"No entity named {text!r}. Did you mean: {', '.join(hint)}?" if hint
+                                               else exc.message)
+
+    left, right = columns or st.columns([3, 2])
+    left.selectbox(label, ids, format_func=fmt, key=select_key, on_change=picked,
+                   help=f"The {min(limit, ranking.height):,} most connected entities; type on the right for any other.")
+    right.text_input("…or type a name or alias", key=typed_key, on_change=typed, placeholder="e.g. My API")
+    if st.session_state.get(f"{key}_miss"):
+        st.warning(st.session_state.pop(f"{key}_miss"))
+    return current
+
+
+# ---------------------------------------------------------------------- sidebar and footer
+
+
+def _on_date_change() -> None:
+    st.query_params["as_of"] = st.session_state["as_of"].isoformat()
+
+
+def sidebar(c: Ctx) -> None:
+    s = stats(c.path, c.read_only, c.version)
+    with st.sidebar:
+        st.markdown("### :material/hub: kgtoolkit")
+        st.markdown(f"**{Path(c.path).name}**  \n<small style='color:#777;word-break:break-all'>{Path(c.path).parent}</small>",
+                    unsafe_allow_html=True)
+        if c.read_only:
+            st.info("Read-only mode: changes are disabled.", icon=":material/lock:")
+        st.date_input("As of", key="as_of", on_change=_on_date_change, disabled=st.session_state.get("all_time", False),
+                      min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD",
+                      help="Show the facts valid on this day (both ends of an interval count).")
+        st.toggle("All dates (whole history)", key="all_time", help="Ignore the date: every fact, current and ended.")
+        a, b = st.columns(2)
+        a.metric("Entities", f"{s['entities']:,}")
+        b.metric("Facts", f"{s['facts']:,}")
+        a.metric("Current", f"{s['current']:,}")
+        b.metric("Ended", f"{s['ended']:,}")
+        types = ", ".join(f"{k} {v:,}" for k, v in sorted(s["entities_by_type"].items(), key=lambda kv: -kv[1]))
+        st.caption(f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
+                   f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else ""))
+
+
+def footer(c: Ctx, page: str) -> None:
+    """The last element of every page: the browser test waits for it to know the run finished."""
+    st.divider()
+    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {Path(c.path).name} · {c.date_label}"
+               f"{' · read-only' if c.read_only else ''}")
+
+
+def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:
+    """A facts frame as a readable table."""
+    cols = [c for c in ("id", "subject_name", "predicate", "object_name", "valid_from", "valid_to", "current",
+                        "confidence", "source", "source_closet") if c in facts.columns]
+    table = facts.select(cols).rename({"subject_name": "subject", "object_name": "object"}, strict=False)
+    st.dataframe(table, hide_index=True, width="stretch", height=height or "auto", key=key,
+                 column_config={"current": st.column_config.CheckboxColumn("current"),
+                                "confidence": st.column_config.NumberColumn("conf.", format="%.2f")})

@@ -1,0 +1,99 @@
+"""Churn: facts added and ended per period, per predicate, and the most volatile entities."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+import kgdash
+from kgtoolkit import analysis
+
+c = kgdash.ctx()
+st.title("Churn")
+
+PERIODS = {"week": "1w", "month": "1mo", "quarter": "1q", "year": "1y"}
+a, b, d = st.columns([1, 2, 1])
+period = a.selectbox("Period", list(PERIODS), index=1, key="churn_period")
+facts = c.facts()
+starts = facts["start"].drop_nulls()
+if facts.height == 0 or starts.len() == 0:
+    st.info("Nothing to count yet: the graph has no facts with a known start.")
+    kgdash.footer(c, "churn")
+    st.stop()
+first, last = starts.min().date(), max(starts.max(), facts["end"].drop_nulls().max() or starts.max()).date()
+last = max(last, first + dt.timedelta(days=1))  # a slider needs two different ends
+window = b.slider("Window", min_value=first, max_value=last, value=(first, last), format="YYYY-MM-DD", key="churn_window")
+top = d.number_input("Top N", 3, 50, 10, key="churn_top")
+every = PERIODS[period]
+since, until = window[0].isoformat(), window[1].isoformat()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def churn_tables(path: str, read_only: bool, version: tuple[int, ...], every: str, since: str, until: str, top: int):
+    frame = kgdash.facts_frame(path, read_only, version)
+    overall = analysis.churn(frame, every=every, since=since, until=until)
+    by_predicate = analysis.churn(frame, every=every, since=since, until=until, by="predicate")
+    volatile = analysis.most_volatile(frame, by="subject", top=top, since=since, until=until)
+    changed = analysis.most_changed(frame, top=top, since=since, until=until,
+                                    multi_valued=kgdash.open_graph(path, read_only).config.multi_valued)
+    return overall, by_predicate, volatile, changed
+
+
+overall, by_predicate, volatile, changed = churn_tables(c.path, c.read_only, c.version, every, since, until, int(top))
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Added", f"{overall['added'].sum():,}")
+m2.metric("Ended", f"{overall['ended'].sum():,}")
+m3.metric("Net", f"{overall['net'].sum():+,}")
+rate = overall["churn_rate"].drop_nulls()
+m4.metric(f"Mean churn rate / {period}", f"{rate.mean():.1%}" if rate.len() else "–")
+
+st.subheader(f"Added and ended per {period}")
+events = overall.select(pl.col("period").dt.replace_time_zone(None), "added", (-pl.col("ended")).alias("ended")) \
+    .unpivot(index="period", variable_name="event", value_name="facts").to_pandas()
+bars = alt.Chart(events).mark_bar().encode(
+    x=alt.X("period:T", title=None), y=alt.Y("facts:Q", title="facts (ended below zero)"),
+    color=alt.Color("event:N", scale=alt.Scale(domain=["added", "ended"], range=["#54A24B", "#E45756"]),
+                    legend=alt.Legend(orient="top", title=None)),
+    tooltip=["period:T", "event", "facts"])
+active = alt.Chart(overall.select(pl.col("period").dt.replace_time_zone(None), "active_at_end").to_pandas()).mark_line(
+    color="#3A5F8F", point=False).encode(x="period:T", y=alt.Y("active_at_end:Q", title="active facts"),
+                                         tooltip=["period:T", "active_at_end"])
+left, right = st.columns(2)
+left.altair_chart(bars.properties(height=260), width="stretch")
+right.altair_chart(active.properties(height=260, title="Active facts at the end of each period"), width="stretch")
+
+st.subheader("Per predicate")
+if by_predicate.height:
+    ranked = by_predicate.group_by("predicate").agg((pl.col("added") + pl.col("ended")).sum().alias("n")) \
+        .sort("n", descending=True)["predicate"].head(8).to_list()
+    data = by_predicate.filter(pl.col("predicate").is_in(ranked)).select(
+        pl.col("period").dt.replace_time_zone(None), "predicate", (pl.col("added") + pl.col("ended")).alias("changes")).to_pandas()
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("period:T", title=None), y=alt.Y("changes:Q", stack=True, title="added + ended"),
+        color=alt.Color("predicate:N", legend=alt.Legend(orient="right")), tooltip=["period:T", "predicate", "changes"])
+    st.altair_chart(chart.properties(height=260), width="stretch")
+else:
+    st.caption("No events in this window.")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Most volatile entities")
+    if volatile.height:
+        chart = alt.Chart(volatile.select("subject_name", "added", "ended").unpivot(
+            index="subject_name", variable_name="event", value_name="facts").to_pandas()).mark_bar().encode(
+            y=alt.Y("subject_name:N", sort="-x", title=None), x=alt.X("facts:Q", stack=True, title="changes"),
+            color=alt.Color("event:N", scale=alt.Scale(domain=["added", "ended"], range=["#54A24B", "#E45756"]),
+                            legend=alt.Legend(orient="top", title=None)), tooltip=["subject_name", "event", "facts"])
+        st.altair_chart(chart.properties(height=max(160, 24 * volatile.height)), width="stretch")
+    else:
+        st.caption("No changes in this window.")
+with right:
+    st.subheader("Most changed relationships")
+    st.dataframe(changed.select("subject_name", "predicate", "changes", pl.col("history").list.join(" → "),
+                                pl.col("current_objects").list.join(", ")).rename(
+        {"subject_name": "subject", "current_objects": "current"}), hide_index=True, width="stretch")
+
+kgdash.footer(c, "churn")

@@ -1,0 +1,91 @@
+"""Conflicts: (subject, predicate) pairs with more than one object; those needing action first."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import streamlit as st
+
+import kgdash
+import kgtoolkit
+
+c = kgdash.ctx()
+st.title("Conflicts")
+st.caption("A conflict group is a subject and predicate with more than one object. Closed-out history is listed "
+           "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
+           f"({', '.join(sorted(c.kg.config.multi_valued))}) are left out.")
+
+table = kgdash.conflict_table(c.path, c.read_only, c.version)
+needs = table.filter(pl.col("needs_action"))
+m1, m2, m3 = st.columns(3)
+m1.metric("Groups", f"{table.height:,}")
+m2.metric("Need action", f"{needs.height:,}")
+m3.metric("History only", f"{table.height - needs.height:,}")
+if c.read_only:
+    st.info("Read-only mode: invalidating and superseding are disabled.", icon=":material/lock:")
+
+f1, f2, f3 = st.columns([1, 2, 1])
+only = f1.toggle("Needs action only", value=needs.height > 0, key="conflicts_only")
+text = f2.text_input("Filter by subject or predicate", key="conflicts_filter", placeholder="e.g. owned_by")
+shown = needs if only else table
+if text.strip():
+    probe = text.strip().casefold()
+    shown = shown.filter(pl.col("subject").str.contains(probe, literal=True)
+                         | pl.col("subject_name").str.to_lowercase().str.contains(probe, literal=True)
+                         | pl.col("predicate").str.contains(probe, literal=True))
+per_page = 20
+pages = max(1, -(-shown.height // per_page))
+page = f3.number_input(f"Page (of {pages})", 1, pages, 1, key="conflicts_page")
+if shown.height == 0:
+    st.success("No conflict groups here." if table.height == 0 or not only else "No group needs action.")
+
+facts = c.facts()
+
+
+def act(fact_id: int, action: str, day: dt.date, new_object: str) -> None:
+    row = facts.filter(pl.col("id") == fact_id).row(0, named=True)
+    try:
+        if action == "invalidate":
+            c.kg.invalidate(row["subject"], row["predicate"], row["object"], ended=day.isoformat(), ended_by="dashboard")
+            st.session_state["conflicts_done"] = f"Ended fact {fact_id} on {day}."
+        else:
+            result = c.kg.supersede(row["subject"], row["predicate"], row["object"], new_object, at=day.isoformat(),
+                                    source="dashboard")
+            st.session_state["conflicts_done"] = f"Superseded fact {fact_id} by {result.new.object_name} from {day}."
+    except kgtoolkit.KGError as exc:
+        st.session_state["conflicts_error"] = f"[{exc.code}] {exc.message}"
+
+
+if st.session_state.get("conflicts_done"):
+    st.success(st.session_state.pop("conflicts_done"))
+if st.session_state.get("conflicts_error"):
+    st.error(st.session_state.pop("conflicts_error"))
+
+for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
+    flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
+    title = (f"{flag} · **{group['subject_name']}** → {group['predicate']} · {group['objects']} objects, "
+             f"{group['current']} current")
+    key = f"{group['subject']}|{group['predicate']}"
+    with st.expander(title, expanded=group["needs_action"] and only):
+        members = facts.filter(pl.col("id").is_in(group["facts"]))
+        if group["needs_action"] and group["open_since"] is not None:
+            st.caption(f"Contradiction open since {group['open_since']:%Y-%m-%d} "
+                       f"({group['open_for'].days} days): current objects {', '.join(group['current_objects'])}.")
+        kgdash.show_facts(members.sort("start", "id", nulls_last=True), key=f"cf_{key}")
+        live = members.filter(pl.col("current"))
+        if live.height:
+            options = live["id"].to_list()
+            labels = dict(zip(options, live["object_name"].to_list()))
+            a, b, d, e = st.columns([2, 1.4, 1.2, 1.6])
+            fact_id = a.selectbox("Fact", options, format_func=lambda i: f"#{i} → {labels[i]}", key=f"cf_fact_{key}",
+                                  disabled=c.read_only)
+            action = b.radio("Action", ["invalidate", "supersede"], key=f"cf_action_{key}", disabled=c.read_only,
+                             format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a])
+            day = d.date_input("On", dt.date.today(), key=f"cf_day_{key}", disabled=c.read_only, format="YYYY-MM-DD")
+            new_object = e.text_input("New object", key=f"cf_new_{key}", disabled=c.read_only or action != "supersede")
+            st.button("Apply", key=f"cf_apply_{key}", type="primary", disabled=c.read_only or (
+                action == "supersede" and not new_object.strip()), on_click=act, args=(fact_id, action, day, new_object),
+                help="Disabled in read-only mode." if c.read_only else None)
+
+kgdash.footer(c, "conflicts")

@@ -1,0 +1,103 @@
+"""Entity: its facts (current and history), a Gantt timeline, aliases, properties, and the evidence."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+import kgdash
+import kgtoolkit
+from kgtoolkit import analysis
+
+c = kgdash.ctx()
+st.title("Entity")
+
+entity_id = kgdash.entity_picker(c, label="Entity", key="entity_page", allow_none=False)
+if entity_id is None:
+    st.info("This graph has no entities yet. Add facts with `kgtoolkit add`, or import a file on the "
+            "**Import / export** page.")
+    kgdash.footer(c, "entity")
+    st.stop()
+
+entity = c.kg.entity(entity_id)
+facts = c.facts().filter((pl.col("subject") == entity_id) | ((pl.col("object") == entity_id) & ~pl.col("object_is_value")))
+facts = facts.with_columns(pl.when(pl.col("subject") == entity_id).then(pl.lit("→ out")).otherwise(pl.lit("← in"))
+                           .alias("direction"))
+current = facts.filter(pl.col("current"))
+aliases = c.kg.aliases(entity_id)
+
+st.subheader(f"{entity.name}")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Type", entity.type)
+m2.metric("Current facts", f"{current.height:,}")
+m3.metric("Ended facts", f"{facts.height - current.height:,}")
+m4.metric("Aliases", len(aliases))
+meta, props = st.columns([1, 1])
+with meta:
+    st.markdown(f"**id** `{entity.id}` · created {entity.created_at[:10]}")
+    st.markdown("**Aliases** " + (", ".join(f"`{a.name}`" for a in aliases) if aliases else "_none_"))
+with props:
+    st.markdown("**Properties**")
+    if entity.properties:
+        st.json(json.loads(json.dumps(dict(entity.properties))), expanded=True)
+    else:
+        st.caption("none")
+
+as_of_facts = kgdash.facts_as_of(c.path, c.read_only, c.version, c.as_of).filter(pl.col("id").is_in(facts["id"].implode()))
+tabs = st.tabs([f"Current ({current.height})", f"History ({facts.height})", f"Valid {c.date_label} ({as_of_facts.height})",
+                "Timeline", f"Evidence ({facts['source_closet'].drop_nulls().len()})"])
+with tabs[0]:
+    kgdash.show_facts(current.sort("predicate", "start"), key="entity_current")
+with tabs[1]:
+    kgdash.show_facts(facts.sort("start", "id", nulls_last=True), key="entity_history")
+with tabs[2]:
+    kgdash.show_facts(as_of_facts.sort("start", "id", nulls_last=True), key="entity_as_of")
+with tabs[3]:
+    bars = analysis.gantt(facts, now=dt.datetime.now(dt.timezone.utc))
+    limit = 150
+    if bars.height == 0:
+        st.info("No fact of this entity has a known start, so there is nothing to draw.")
+    else:
+        if bars.height > limit:
+            st.caption(f"The latest {limit} of {bars.height:,} intervals.")
+            bars = bars.sort("start").tail(limit)
+        chart_data = bars.sort("start", "id").with_columns(
+            pl.when(pl.col("current")).then(pl.lit("current")).otherwise(pl.lit("ended")).alias("state"),
+            (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
+            pl.col("start").dt.replace_time_zone(None), pl.col("end").dt.replace_time_zone(None),
+        ).select("row", "label", "start", "end", "state", "id").to_pandas()
+        chart = alt.Chart(chart_data).mark_bar(cornerRadius=3, height=14).encode(
+            x=alt.X("start:T", title=None), x2="end:T",
+            y=alt.Y("row:N", sort=chart_data["row"].tolist(), title=None, axis=alt.Axis(labelLimit=420, labelOverlap=False)),
+            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "ended"], range=["#3A5F8F", "#B5B5B5"]),
+                            legend=alt.Legend(orient="top", title=None)),
+            tooltip=["label", "start:T", "end:T", "state"],
+        )
+        if c.as_of:
+            rule = alt.Chart(alt.Data(values=[{"d": c.as_of}])).mark_rule(color="#E45756", strokeDash=[4, 3]).encode(x="d:T")
+            chart = alt.layer(chart, rule)
+        height = max(120, 30 * bars.height)
+        st.altair_chart(chart.properties(height=height), width="stretch", height=height + 60)
+        st.caption("Open intervals run to today; the red line is the sidebar date.")
+with tabs[4]:
+    cited = facts.filter(pl.col("source_closet").is_not_null())
+    if cited.height == 0:
+        st.caption("No fact of this entity points at evidence (`source_closet`).")
+    for row in cited.sort("start", nulls_last=True).iter_rows(named=True):
+        fact = f"{row['subject_name']} → {row['predicate']} → {row['object_name']}"
+        span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
+        with st.container(border=True):
+            st.markdown(f"**{fact}**  \n<small>{span} · {'current' if row['current'] else 'ended'} · "
+                        f"`{row['source_closet']}`</small>", unsafe_allow_html=True)
+            try:
+                memory = c.kg.memory(row["source_closet"])
+                st.markdown(f"> {memory.text}")
+                st.caption(f"source: {memory.source or '?'} · recorded {memory.created_at[:10]}")
+            except kgtoolkit.KGError:
+                st.caption("The evidence is not stored in this graph (an external pointer).")
+
+kgdash.footer(c, "entity")

@@ -1,0 +1,69 @@
+"""Graph: the neighbourhood of an entity (1–3 hops) or the most connected entities, on a date."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+import kgdash
+
+c = kgdash.ctx()
+st.title("Graph")
+
+left, right, a, b = st.columns([2.3, 1.6, 1.1, 1.5])
+center = kgdash.entity_picker(c, label="Centre on", key="graph_entity", allow_none=True, columns=(left, right))
+hops = a.selectbox("Hops", [1, 2, 3], index=1, key="graph_hops", disabled=center is None,
+               help="How far from the centre to go.")
+max_nodes = b.slider("Node cap", 10, 500, 120, step=10, key="graph_cap",
+                     help="At most this many entities are drawn; the notice below says what was left out.")
+filters = st.expander("Filter by predicate and entity type")
+d, e = filters.columns(2)
+all_predicates = kgdash.predicates(c.path, c.read_only, c.version)
+preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", placeholder="all predicates")
+all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
+types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
+
+view = kgdash.graph_view(c.path, c.read_only, c.version, c.as_of, center, hops if center else 1, tuple(preds),
+                         tuple(types), max_nodes)
+st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
+
+current = sum(edge.current for edge in view.edges)
+scope = f"around **{view.nodes[0].label}**" if center and view.nodes else "the most connected entities"
+st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{len(view.edges):,}** facts "
+            f"(**{current:,}** current, **{len(view.edges) - current:,}** ended since) · "
+            f"{view.value_facts:,} value facts in tooltips")
+if view.notice:
+    st.warning(view.notice, icon=":material/content_cut:")
+if not view.nodes:
+    if c.kg.stats().facts == 0:
+        st.info("This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page.")
+    else:
+        st.info(f"No facts match {c.date_label} and these filters. Pick another date, or switch on "
+                "**All dates** in the sidebar.")
+else:
+    html = kgdash.graph_html(view, 600)
+    if hasattr(st, "iframe"):  # Streamlit ≥ 1.52: components.v1.html is deprecated in favour of st.iframe
+        st.iframe(html, height=600)
+    else:
+        import streamlit.components.v1 as components
+
+        components.html(html, height=600)
+    legend = " ".join(f"<span style='color:{color}'>●</span> {kind}" for kind, color in
+                      sorted({(n.type, n.color) for n in view.nodes}))
+    st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ ended (has an end date) &nbsp;·&nbsp; "
+                "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)
+    choices = [n.id for n in view.nodes if n.id != center]
+    names = {n.id: n.label for n in view.nodes}
+    f, g = st.columns([3, 1])
+    target = f.selectbox("Recentre on a drawn entity", [None, *choices], format_func=lambda i: "—" if i is None else names[i],
+                         key=f"graph_recentre_{center}")
+    if target is not None:
+        kgdash.set_entity(target)
+        st.rerun()
+    if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
+        st.switch_page("views/entity.py")
+    with st.expander(f"The {len(view.edges):,} facts drawn"):
+        drawn = c.facts_as_of().filter(pl.col("id").is_in(view.edge_ids))
+        kgdash.show_facts(drawn, key="graph_facts")
+
+kgdash.footer(c, "graph")

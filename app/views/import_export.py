@@ -1,0 +1,121 @@
+"""Import / export: upload CSV/TSV/JSONL/Parquet with a preview and the bad-row report; download exports."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+import kgdash
+import kgtoolkit
+from kgtoolkit import io
+
+c = kgdash.ctx()
+st.title("Import / export")
+upload_tab, export_tab = st.tabs([":material/upload: Import", ":material/download: Export"])
+
+UPLOAD_TYPES = ["csv", "tsv", "txt", "tab", "jsonl", "ndjson", "parquet", "pq"]
+EXPORT_FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "application/x-ndjson",
+                  "parquet": "application/vnd.apache.parquet", "json": "application/json"}
+
+
+def _saved(upload) -> Path:
+    """The upload as a file with its own suffix (the library reads files and tells the format by suffix)."""
+    folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
+    target = folder / Path(upload.name).name
+    target.write_bytes(upload.getvalue())
+    return target
+
+
+@st.cache_data(show_spinner="Checking the rows…", max_entries=4)
+def check(name: str, data: bytes, allow_commas: bool, path: str, read_only: bool) -> tuple[pl.DataFrame, dict]:
+    """Read the file and dry-run the import into an empty in-memory graph with this graph's settings.
+
+    Row problems (dates, commas, types, missing fields) depend on the rules and settings, not on the
+    graph's contents, so the dry run lists them exactly without touching the file.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
+    file = folder / Path(name).name
+    file.write_bytes(data)
+    rows = io.read_facts_file(file)
+    config = kgdash.open_graph(path, read_only).config
+    scratch = kgtoolkit.open(":memory:")
+    scratch.configure(types=sorted(config.types), value_predicates=sorted(config.value_predicates),
+                      multi_valued=sorted(config.multi_valued), comma_guard=config.comma_guard)
+    report = io.import_file(scratch, file, on_error="skip", allow_commas=allow_commas)
+    return rows, report.to_dict()
+
+
+with upload_tab:
+    if c.read_only:
+        st.info("Read-only mode: you can preview and check a file, but not import it.", icon=":material/lock:")
+    upload = st.file_uploader("A file of facts", type=UPLOAD_TYPES, key="import_file",
+                              help="Columns subject, predicate, object (needed) and valid_from, valid_to, confidence, "
+                                   "source, source_closet, subject_type, object_type (used when present).")
+    a, b = st.columns(2)
+    allow_commas = a.toggle("Allow commas in names (curated data)", key="import_commas")
+    source = b.text_input("Default source", key="import_source", placeholder="e.g. crm-export")
+    if upload is not None:
+        try:
+            rows, dry = check(upload.name, upload.getvalue(), allow_commas, c.path, c.read_only)
+        except kgtoolkit.KGError as exc:
+            st.error(f"[{exc.code}] {exc.message}")
+        else:
+            good = dry["rows"] - dry["rejected"]
+            m1, m2, m3 = st.columns(3)
+            m1.metric("Rows", f"{dry['rows']:,}")
+            m2.metric("Valid rows", f"{good:,}")
+            m3.metric("Bad rows", f"{dry['rejected']:,}")
+            st.markdown("**Preview** (first 50 rows)")
+            st.dataframe(rows.head(50), hide_index=True, width="stretch", height=240)
+            if dry["rejects"]:
+                st.markdown("**Bad rows** — these are skipped on import")
+                bad = pl.DataFrame(dry["rejects"], schema={"line": pl.Int64, "field": pl.String, "value": pl.String,
+                                                          "reason": pl.String})
+                st.dataframe(bad, hide_index=True, width="stretch", height=min(320, 38 + 35 * bad.height))
+                st.download_button("Download the bad-row report (CSV)", bad.write_csv(), file_name="rejects.csv",
+                                   mime="text/csv", key="import_rejects")
+            else:
+                st.success("Every row is valid.")
+            if st.button(f"Import {good:,} valid rows into {Path(c.path).name}", type="primary", key="import_go",
+                         disabled=c.read_only or good == 0,
+                         help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
+                try:
+                    report = io.import_file(c.kg, _saved(upload), on_error="skip", allow_commas=allow_commas,
+                                            source=source.strip() or None)
+                except kgtoolkit.KGError as exc:
+                    st.error(f"[{exc.code}] {exc.message}")
+                else:
+                    st.success(f"Imported {report.inserted:,} facts ({report.duplicates:,} already there, "
+                               f"{report.rejected:,} bad rows skipped, {report.entities_created:,} new entities).")
+                    for warning in report.warnings:
+                        st.warning(warning)
+
+with export_tab:
+    a, b, d = st.columns([1, 1, 2])
+    fmt = a.selectbox("Format", list(EXPORT_FORMATS), key="export_format",
+                      help="json is the lossless dump of the whole graph (no filters).")
+    current_only = b.toggle("Current facts only", key="export_current", disabled=fmt == "json")
+    dated = d.toggle(f"Only facts valid {c.date_label}", key="export_dated", disabled=fmt == "json" or c.as_of is None)
+    predicate = st.selectbox("Predicate", [None, *kgdash.predicates(c.path, c.read_only, c.version)],
+                             format_func=lambda p: "all predicates" if p is None else p, key="export_predicate",
+                             disabled=fmt == "json")
+    if st.button("Prepare the export", key="export_go"):
+        folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
+        target = folder / f"{Path(c.path).stem}.{fmt}"
+        try:
+            filters = {} if fmt == "json" else {"current_only": current_only, "predicate": predicate,
+                                                "as_of": c.as_of if dated else None}
+            count = io.export_file(c.kg, target, **filters)
+        except kgtoolkit.KGError as exc:
+            st.error(f"[{exc.code}] {exc.message}")
+        else:
+            st.session_state["export_ready"] = (target.name, target.read_bytes(), count, fmt)
+    if st.session_state.get("export_ready"):
+        name, data, count, kind = st.session_state["export_ready"]
+        st.download_button(f"Download {name} ({count:,} facts, {len(data) / 1024:,.0f} KiB)", data, file_name=name,
+                           mime=EXPORT_FORMATS[kind], key="export_download", type="primary")
+
+kgdash.footer(c, "import-export")

@@ -1,0 +1,107 @@
+"""Search: semantic search over facts and memories (``kgtoolkit.search``), each hit with its graph context.
+
+The search module is optional and checked at run time: without it (or without an index) the page
+says so and how to get it.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+import kgdash
+import kgtoolkit
+
+c = kgdash.ctx()
+st.title("Search")
+
+module, why = kgdash.search_module()
+if module is None:
+    st.info(f"**Semantic search is not installed yet** (`kgtoolkit.search` is {why}). When it is, build the index "
+            "with `kgtoolkit index` and search here; the graph pages work without it.", icon=":material/travel_explore:")
+    kgdash.footer(c, "search")
+    st.stop()
+
+index = kgdash.search_index(c.path, c.read_only, c.version)
+status = index.status() if callable(getattr(index, "status", None)) else None
+if status is not None and status.state in ("missing", "corrupt"):
+    st.info(f"**This graph is not indexed yet** ({status.reason}). Build the index with `kgtoolkit index` "
+            "(embedding runs on the CPU, about 280 facts a second)"
+            + (", or here." if not c.read_only else "; read-only mode cannot build it here."), icon=":material/travel_explore:")
+    if st.button("Build the index now", key="search_build", disabled=c.read_only,
+                 help="Disabled in read-only mode." if c.read_only else "Embeds every fact and memory once."):
+        bar = st.progress(0.0, text="Embedding…")
+        report = module.index(c.kg, progress=lambda done, total: bar.progress(done / max(total, 1),
+                                                                             text=f"Embedding {done:,} / {total:,}"))
+        st.success(f"Indexed: {report.embedded:,} texts embedded in {report.seconds:.1f} s.")
+        st.rerun()
+    kgdash.footer(c, "search")
+    st.stop()
+if status is not None:
+    st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {status.state} · {status.model}")
+
+a, b, d, e = st.columns([4, 1, 1.3, 1.3])
+query = a.text_input("Search facts and memories", key="search_query", placeholder="which queue does my api use?")
+k = b.number_input("Results", 1, 100, 10, key="search_k")
+kind = d.selectbox("Kind", ["both", "facts", "memories"], key="search_kind")
+use_date = e.toggle(f"Only {c.date_label}", value=False, key="search_use_date", disabled=c.as_of is None)
+current_only = e.toggle("Current only", value=False, key="search_current")
+
+if not query.strip():
+    st.caption("Type a question or a few words; exact entity names and aliases rank their facts first.")
+    kgdash.footer(c, "search")
+    st.stop()
+
+options = {"k": int(k), "kind": kind, "as_of": c.as_of if use_date else None, "current_only": current_only}
+try:
+    with st.spinner("Searching…"):
+        if callable(getattr(index, "find", None)):
+            result = index.find(query, **options)
+        else:
+            result = module.find(c.kg, query, **options)
+except kgtoolkit.KGError as exc:
+    st.error(f"[{exc.code}] {exc.message}")
+    result = None
+except Exception as exc:  # keep the page up whatever the search module does
+    st.error(f"Search failed: {type(exc).__name__}: {exc}")
+    result = None
+
+facts = c.facts()
+hits = list(getattr(result, "hits", result or []))
+if result is not None:
+    named = getattr(result, "named", ())
+    st.caption(f"{len(hits)} result(s)" + (f" · the query names {', '.join(n.entity for n in named)}" if named else ""))
+
+
+def _fact_line(f) -> str:
+    return (f"{f.subject_name} → **{f.predicate}** → {f.object_name} "
+            f"<small>({f.valid_from or '?'} … {f.valid_to or 'now'})</small>")
+
+
+for rank, hit in enumerate(hits, 1):
+    score = getattr(hit, "score", None)
+    head = f"**{rank}.** `{score:.3f}`" if isinstance(score, (int, float)) else f"**{rank}.**"
+    with st.container(border=True):
+        if hasattr(hit, "fact"):
+            badge = ":green-badge[current]" if hit.current else ":gray-badge[history]"
+            exact = " :blue-badge[named in the query]" if getattr(hit, "exact", False) else ""
+            st.markdown(f"{head} {badge}{exact} {_fact_line(hit.fact)}", unsafe_allow_html=True)
+            if getattr(hit, "note", ""):
+                st.caption(hit.note)
+            same = facts.filter((pl.col("subject") == hit.fact.subject) & (pl.col("predicate") == hit.fact.predicate))
+            if same.height > 1:
+                with st.expander("Graph context: the history of this relationship"):
+                    kgdash.show_facts(same.sort("start", "id", nulls_last=True), key=f"search_ctx_{rank}")
+        elif hasattr(hit, "memory"):
+            colour = {"current": "green", "history": "gray", "mixed": "orange"}.get(hit.status, "blue")
+            st.markdown(f"{head} :{colour}-badge[memory · {hit.status}] {hit.memory.text}")
+            if getattr(hit, "note", ""):
+                st.caption(hit.note)
+            linked = [ctx.fact for ctx in (*hit.backs, *hit.mentions)]
+            if linked:
+                with st.expander(f"Graph context: {len(linked)} related fact(s)"):
+                    kgdash.show_facts(facts.filter(pl.col("id").is_in([f.id for f in linked])), key=f"search_mem_{rank}")
+        else:
+            st.markdown(f"{head} {hit}")
+
+kgdash.footer(c, "search")

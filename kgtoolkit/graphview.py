@@ -1,0 +1,420 @@
+"""The data behind the dashboard's graph picture: which nodes and edges to draw, and how.
+
+:func:`build` takes a facts frame (:func:`kgtoolkit.frames.facts`) and returns a :class:`GraphView`:
+the nodes (entities) and edges (entity-to-entity facts) to draw, with their styles and tooltips,
+and what a node cap left out. Value facts (``email``, ``role``…) never become nodes: they are
+listed in their subject's tooltip. :func:`render_html` turns a view into a self-contained pyvis
+page (vis-network inlined, no CDN reference), so the picture works on a machine with no internet.
+No SQL and no Streamlit here: tests check the data, the dashboard draws it.
+
+>>> import kgtoolkit
+>>> from kgtoolkit import frames, graphview
+>>> kg = kgtoolkit.open(":memory:")
+>>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+>>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
+>>> _ = kg.add("my_api", "url", "https://api.example", valid_from="2026-03-02")
+>>> view = graphview.build(frames.facts(kg), center="my_api")
+>>> sorted(n.id for n in view.nodes), [(e.target, e.current) for e in view.edges]
+(['my_api', 'redis', 'sqlite'], [('redis', False), ('sqlite', True)])
+>>> [e.target for e in graphview.build(as_of_filter(frames.facts(kg), "2026-06-01"), center="my_api").edges]
+['redis']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import html as _html
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import polars as pl
+
+from ._errors import InvalidRequest
+from ._time import TimeInput, parse_window
+
+__all__ = ["CDN_HOSTS", "GraphEdge", "GraphNode", "GraphView", "TYPE_COLORS", "as_of_filter", "build", "render_html",
+           "strip_cdn"]
+
+#: Hosts that must never appear in a rendered page (it has to work offline).
+CDN_HOSTS: tuple[str, ...] = ("cdn.jsdelivr.net", "jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
+#: Node colours per entity type; other types get a colour from :data:`_PALETTE`.
+TYPE_COLORS: dict[str, str] = {
+    "person": "#4C78A8", "company": "#F58518", "project": "#54A24B", "event": "#B279A2", "unknown": "#9D9D9D",
+    "service": "#E45756", "team": "#72B7B2", "database": "#EECA3B", "queue": "#FF9DA6",
+}
+_PALETTE = ("#9467BD", "#8C564B", "#17BECF", "#BCBD22", "#7F7F7F", "#D62728", "#2CA02C", "#1F77B4")
+CURRENT_EDGE = "#3A5F8F"
+ENDED_EDGE = "#B5B5B5"
+_MOMENT = pl.Datetime("us", "UTC")
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_VALUES_SHOWN = 12
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One entity to draw. ``hop``: distance from the centre (0 = the centre; None in the overview)."""
+
+    id: str
+    label: str
+    type: str
+    hop: int | None
+    degree: int                     # entity facts touching it in the filtered frame
+    hidden_facts: int          # facts to entities the cap left out
+    values: tuple[tuple[str, str, str | None, str | None], ...]  # (predicate, value, valid_from, valid_to)
+    title: str                      # the tooltip text (plain text, one item a line)
+    color: str
+    size: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GraphEdge:
+    """One entity-to-entity fact to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey."""
+
+    id: int
+    source: str
+    target: str
+    predicate: str
+    valid_from: str | None
+    valid_to: str | None
+    current: bool
+    title: str
+    dashes: bool
+    color: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GraphView:
+    """What to draw and what was left out.
+
+    ``total_nodes``/``total_edges``: the entities/facts the neighbourhood (or the whole filtered
+    graph, in the overview) holds before the cap; ``omitted_nodes``/``omitted_edges``: how many the
+    cap left out; ``omitted_examples``: a few of the left-out entities, most connected first.
+    """
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    center: str | None
+    hops: int
+    max_nodes: int
+    total_nodes: int
+    total_edges: int
+    omitted_nodes: int
+    omitted_edges: int
+    omitted_examples: tuple[str, ...]
+    value_facts: int                # value facts shown in tooltips
+
+    @property
+    def node_ids(self) -> list[str]:
+        return [n.id for n in self.nodes]
+
+    @property
+    def edge_ids(self) -> list[int]:
+        return [e.id for e in self.edges]
+
+    @property
+    def notice(self) -> str | None:
+        """A sentence saying what the cap left out, or None when everything is drawn."""
+        if not self.omitted_nodes and not self.omitted_edges:
+            return None
+        scope = f"within {self.hops} hop{'s' if self.hops > 1 else ''} of {self.center}" if self.center else "in the graph"
+        parts = [f"Showing {len(self.nodes):,} of {self.total_nodes:,} entities {scope} "
+                 f"and {len(self.edges):,} of {self.total_edges:,} facts."]
+        if self.omitted_nodes:
+            rule = "the farthest and least connected" if self.center else "the least connected"
+            example = f" (e.g. {', '.join(self.omitted_examples)})" if self.omitted_examples else ""
+            parts.append(f"Left out: {self.omitted_nodes:,} entities, {rule}{example}.")
+        if self.omitted_edges:
+            parts.append(f"{self.omitted_edges:,} facts between drawn entities were left out (oldest ended first).")
+        parts.append("Raise the node cap, narrow the filters, or recentre to see them.")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["notice"] = self.notice
+        return out
+
+
+# ---------------------------------------------------------------------- filtering
+
+
+def _instant(key: int) -> dt.datetime:
+    return _EPOCH + dt.timedelta(microseconds=key)
+
+
+def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
+    """The rows of a facts frame valid at ``as_of``, by the store's rule (SPEC §4), in memory.
+
+    A day keeps every fact whose interval touches it (both ends count); a datetime keeps the facts
+    valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
+    as_of=...)`` on the same graph, without reading the file again.
+    """
+    if as_of in (None, ""):
+        return facts
+    window = parse_window(as_of, field="as_of")
+    lo, hi = pl.lit(_instant(window.lo)).cast(_MOMENT), pl.lit(_instant(window.hi)).cast(_MOMENT)
+    return facts.filter((pl.col("start").is_null() | (pl.col("start") <= hi))
+                        & (pl.col("end").is_null() | (pl.col("end") >= lo)))
+
+
+def _names(values: Iterable[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [str(v) for v in values]
+
+
+# ---------------------------------------------------------------------- building
+
+
+def build(
+    facts: pl.DataFrame,
+    *,
+    center: str | None = None,
+    hops: int = 1,
+    predicates: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    max_nodes: int = 150,
+    max_edges: int | None = None,
+) -> GraphView:
+    """Choose what to draw from a facts frame (already filtered by date, e.g. :func:`as_of_filter`).
+
+    ``center`` (an entity id): its neighbourhood of ``hops`` (1–3) hops; without it, the most
+    connected entities. ``predicates`` keeps those relationships (value facts are always listed in
+    tooltips); ``types`` keeps entities of those types (the centre always stays). At most
+    ``max_nodes`` entities are drawn: nearest first, then most connected, then by id; at most
+    ``max_edges`` facts (default 4 × ``max_nodes``): current first, then the latest.
+    """
+    if hops not in (1, 2, 3):
+        raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise InvalidRequest(f"max_nodes must be a whole number ≥ 1, not {max_nodes!r}", field="max_nodes",
+                             value=str(max_nodes))
+    edge_cap = 4 * max_nodes if max_edges is None else max_edges
+    values = facts.filter(pl.col("object_is_value"))
+    links = facts.filter(~pl.col("object_is_value"))
+    wanted_predicates = _names(predicates)
+    if wanted_predicates:
+        links = links.filter(pl.col("predicate").is_in(wanted_predicates))
+    wanted_types = _names(types)
+    if wanted_types:
+        keep = pl.col("subject_type").is_in(wanted_types) | (pl.col("subject") == (center or ""))
+        keep_object = pl.col("object_type").is_in(wanted_types) | (pl.col("object") == (center or ""))
+        links = links.filter(keep & keep_object)
+
+    # Degree of every entity over the filtered links (both directions).
+    ends = pl.concat([links.select(pl.col("subject").alias("id")), links.select(pl.col("object").alias("id"))])
+    degree = ends.group_by("id").agg(pl.len().alias("degree"))
+    degree_of = dict(degree.iter_rows())
+
+    hop_of: dict[str, int] = {}
+    if center is not None:
+        hop_of[center] = 0
+        frontier = {center}
+        pairs = links.select("subject", "object")
+        for hop in range(1, hops + 1):
+            if not frontier:
+                break
+            front = list(frontier)
+            out = pairs.filter(pl.col("subject").is_in(front))["object"]
+            inc = pairs.filter(pl.col("object").is_in(front))["subject"]
+            frontier = set(out.unique().to_list()) | set(inc.unique().to_list())
+            frontier -= hop_of.keys()
+            for node in frontier:
+                hop_of[node] = hop
+        candidates = list(hop_of)
+        ranked = sorted(candidates, key=lambda n: (hop_of[n], -degree_of.get(n, 0), n))
+    else:
+        ranked = [r[0] for r in degree.sort(["degree", "id"], descending=[True, False]).iter_rows()]
+        if not ranked and values.height:  # a graph of value facts only: its subjects are the nodes
+            ranked = sorted(values["subject"].unique().to_list())
+    total_nodes = len(ranked)
+    kept = ranked[:max_nodes]
+    kept_set = set(kept)
+    omitted = ranked[max_nodes:]
+
+    scope = links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None \
+        else links
+    total_edges = scope.height
+    drawn = scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
+    drawn = drawn.sort([pl.col("current"), pl.col("start"), pl.col("id")], descending=[True, True, True],
+                       nulls_last=True)
+    edges_left = max(drawn.height - edge_cap, 0)
+    drawn = drawn.head(edge_cap).sort("id")
+
+    # Neighbours each drawn node has outside the drawing.
+    hidden: dict[str, int] = {}
+    if omitted:
+        around = scope.filter(pl.col("subject").is_in(kept) ^ pl.col("object").is_in(kept))
+        for s, o in around.select("subject", "object").iter_rows():
+            inside = s if s in kept_set else o
+            hidden[inside] = hidden.get(inside, 0) + 1
+
+    names: dict[str, tuple[str, str]] = {}
+    for s, sn, st in facts.select("subject", "subject_name", "subject_type").unique("subject").iter_rows():
+        names[s] = (sn, st or "unknown")
+    for o, on, ot in facts.filter(~pl.col("object_is_value")).select("object", "object_name", "object_type") \
+            .unique("object").iter_rows():
+        names.setdefault(o, (on, ot or "unknown"))
+
+    node_values: dict[str, list[tuple[str, str, str | None, str | None]]] = {}
+    for s, p, v, vf, vt in values.filter(pl.col("subject").is_in(kept)).sort(["subject", "predicate", "start"], nulls_last=False) \
+            .select("subject", "predicate", "object_name", "valid_from", "valid_to").iter_rows():
+        node_values.setdefault(s, []).append((p, v, vf, vt))
+
+    extra_colors: dict[str, str] = {}
+    nodes = []
+    top_degree = max([degree_of.get(n, 0) for n in kept] + [1])
+    for node in kept:
+        name, kind = names.get(node, (node, "unknown"))
+        color = TYPE_COLORS.get(kind) or extra_colors.setdefault(kind, _PALETTE[len(extra_colors) % len(_PALETTE)])
+        deg = degree_of.get(node, 0)
+        vals = tuple(node_values.get(node, ()))
+        title = _node_title(name, node, kind, deg, hidden.get(node, 0), vals)
+        size = 12 + 22 * math.sqrt(deg / top_degree)
+        if center is not None and node == center:
+            size = max(size, 30)
+        nodes.append(GraphNode(node, name, kind, hop_of.get(node), deg, hidden.get(node, 0), vals, title, color,
+                               round(size, 1)))
+    edges = []
+    for row in drawn.iter_rows(named=True):
+        current = bool(row["current"])
+        span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
+        title = (f"{row['subject_name']} → {row['predicate']} → {row['object_name']}\n{span}"
+                 f"\n{'current' if current else 'ended'} · source {row['source']}")
+        edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], row["valid_from"],
+                               row["valid_to"], current, title, not current, CURRENT_EDGE if current else ENDED_EDGE))
+    examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
+    return GraphView(tuple(nodes), tuple(edges), center, hops, max_nodes, total_nodes, total_edges, len(omitted),
+                     edges_left, examples, sum(len(v) for v in node_values.values()))
+
+
+def _node_title(name: str, node: str, kind: str, degree: int, hidden: int,
+                values: Sequence[tuple[str, str, str | None, str | None]]) -> str:
+    lines = [f"{name}  ({kind})", f"id: {node}", f"{degree} relationship fact{'s' if degree != 1 else ''}"]
+    if hidden:
+        lines.append(f"+{hidden} fact{'s' if hidden != 1 else ''} to entities not drawn")
+    if values:
+        lines.append("")
+        for predicate, value, start, end in values[:_VALUES_SHOWN]:
+            when = f"{start or '?'} … {end}" if end else f"since {start}" if start else "current"
+            lines.append(f"{predicate}: {value}  [{when}]")
+        if len(values) > _VALUES_SHOWN:
+            lines.append(f"… and {len(values) - _VALUES_SHOWN} more value facts")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- rendering
+
+_CDN_TAG = re.compile(
+    r"<link\b[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//[^>]*>"                 # external stylesheets
+    r"|<script\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//[^>]*>\s*</script>",  # external scripts
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def strip_cdn(page: str) -> str:
+    """Remove every external ``<link>``/``<script src>`` tag and any remaining CDN host name.
+
+    pyvis's template loads Bootstrap from jsDelivr even with ``cdn_resources="in_line"``; the graph
+    does not need it. Host names left in comments or strings are defused, so the page names no CDN.
+    """
+    page = _CDN_TAG.sub("", page)
+    for host in CDN_HOSTS:
+        page = re.sub(re.escape(host), host.replace(".", "-") + "-removed", page, flags=re.IGNORECASE)
+    return page
+
+
+_EXTRA_SCRIPT = """
+<script>
+(function () {
+  if (typeof network === "undefined") { return; }
+  var container = document.getElementById("mynetwork");
+  // Tooltips as plain text with line breaks (never parsed as HTML).
+  var updates = [];
+  nodes.forEach(function (n) {
+    if (typeof n.title === "string") {
+      var d = document.createElement("div");
+      d.style.whiteSpace = "pre-line"; d.style.maxWidth = "420px"; d.style.fontSize = "12px";
+      d.textContent = n.title; updates.push({id: n.id, title: d});
+    }
+  });
+  nodes.update(updates);
+  var eupdates = [];
+  edges.forEach(function (e) {
+    if (typeof e.title === "string") {
+      var d = document.createElement("div");
+      d.style.whiteSpace = "pre-line"; d.style.fontSize = "12px";
+      d.textContent = e.title; eupdates.push({id: e.id, title: d});
+    }
+  });
+  edges.update(eupdates);
+  // Let tests and tools see what was drawn.
+  network.on("afterDrawing", function () {
+    container.setAttribute("data-drawn-nodes", String(network.body.data.nodes.length));
+    container.setAttribute("data-drawn-edges", String(network.body.data.edges.length));
+    container.setAttribute("data-node-ids", network.body.data.nodes.getIds().sort().join("|"));
+  });
+  function settled() { container.setAttribute("data-stable", "1"); }
+  network.once("stabilizationIterationsDone", function () { network.setOptions({physics: {enabled: false}}); settled(); });
+  network.once("stabilized", settled);
+  if (!network.physics.options.enabled) { settled(); }
+  setTimeout(settled, 8000);
+  // Double-click a node: recentre the dashboard on it (the app reads ?entity=).
+  network.on("doubleClick", function (params) {
+    if (!params.nodes || !params.nodes.length || !__RECENTRE__) { return; }
+    try {
+      var top = window.parent;
+      var url = new URL(top.location.href);
+      url.searchParams.set("entity", params.nodes[0]);
+      top.location.href = url.toString();
+    } catch (err) { console.log("recentre needs the dashboard page: " + err); }
+  });
+})();
+</script>
+"""
+
+
+def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, physics: bool = True) -> str:
+    """A self-contained HTML page drawing ``view`` with pyvis / vis-network, inlined, no CDN.
+
+    Needs ``pyvis`` (installed with the dashboard). Node and edge tooltips are plain text.
+    """
+    from pyvis.network import Network
+
+    net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff")
+    for node in view.nodes:
+        is_center = view.center is not None and node.id == view.center
+        net.add_node(node.id, label=node.label, title=node.title, color={
+            "background": node.color, "border": "#1F2937" if is_center else node.color,
+            "highlight": {"background": node.color, "border": "#111827"}},
+            size=node.size, borderWidth=4 if is_center else 1, shape="dot",
+            font={"size": 16 if is_center else 13, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"})
+    label_edges = len(view.edges) <= 60
+    for edge in view.edges:
+        net.add_edge(edge.source, edge.target, id=edge.id, title=edge.title, label=edge.predicate if label_edges else "",
+                     dashes=edge.dashes, color=edge.color, width=2.2 if edge.current else 1.4,
+                     font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,
+                           "align": "middle"})
+    options = {
+        "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False, "keyboard": False},
+        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}}, "smooth": {"type": "dynamic"}},
+        "physics": {"enabled": physics, "solver": "forceAtlas2Based",
+                    "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 110, "avoidOverlap": 0.4},
+                    "stabilization": {"enabled": True, "iterations": 120, "updateInterval": 50, "fit": True}},
+    }
+    net.set_options(json.dumps(options))
+    page = net.generate_html(notebook=False)
+    page = re.sub(r"<center>\s*<h1>\s*</h1>\s*</center>", "", page)
+    page = page.replace("border: 1px solid lightgray;", "border: 0;")
+    script = _EXTRA_SCRIPT.replace("__RECENTRE__", "true" if recentre else "false")
+    page = page.replace("</body>", script + "</body>") if "</body>" in page else page + script
+    page = page.replace("<head>", "<head><style>body{margin:0;font-family:sans-serif}</style>", 1)
+    return strip_cdn(page)
+
+
+def escape(text: str) -> str:
+    """HTML-escape a name for the surrounding page (labels inside the graph are never HTML)."""
+    return _html.escape(text)

@@ -1,0 +1,176 @@
+"""The Streamlit dashboard under ``streamlit.testing.v1.AppTest``: every page, on the demo graph and on
+an empty graph; the date filter changes the data behind the graph; read-only mode disables writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+pytest.importorskip("pyvis")
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import kgtoolkit  # noqa: E402
+from kgtoolkit import frames, graphview  # noqa: E402
+from kgtoolkit._demo import build_demo  # noqa: E402
+
+APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"
+PAGES = ["graph", "entity", "conflicts", "churn", "search", "import_export"]
+FOOTER = "kgtoolkit dashboard"
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("dash") / "demo.sqlite3"
+    build_demo(path).close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def empty_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("dash") / "empty.sqlite3"
+    kgtoolkit.open(path).close()
+    return path
+
+
+def _app(monkeypatch: pytest.MonkeyPatch, db: Path, *, read_only: bool = False, **state: object) -> AppTest:
+    monkeypatch.setenv("KGTOOLKIT_DB", str(db))
+    monkeypatch.setenv("KGTOOLKIT_DASHBOARD_READ_ONLY", "1" if read_only else "0")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at
+
+
+def _open(at: AppTest, page: str) -> AppTest:
+    at.run()
+    if page != "graph":
+        at.switch_page(f"views/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert any(c.value.startswith(FOOTER) and f"· {page.replace('_', '-')} ·" in c.value for c in at.caption)
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_the_demo_graph(monkeypatch: pytest.MonkeyPatch, demo_db: Path, page: str) -> None:
+    _open(_app(monkeypatch, demo_db, entity="my_api"), page)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_an_empty_graph(monkeypatch: pytest.MonkeyPatch, empty_db: Path, page: str) -> None:
+    _open(_app(monkeypatch, empty_db), page)
+
+
+def test_every_page_runs_on_all_dates(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _app(monkeypatch, demo_db, entity="billing_service", all_time=True)
+    for page in PAGES:
+        _open(at, page)
+
+
+def test_as_of_changes_what_the_graph_page_shows(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _open(_app(monkeypatch, demo_db, entity="my_api", as_of=dt.date(2026, 11, 1)), "graph")
+    late = at.session_state["graph_view"]
+    assert late.center == "my_api" and "sqlite" in late.node_ids and "redis" not in late.node_ids
+
+    at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 6, 1)).run()
+    assert not at.exception
+    early = at.session_state["graph_view"]
+    assert "redis" in early.node_ids and "sqlite" not in early.node_ids
+    assert {(e.target, e.current) for e in early.edges if e.source == "my_api" and e.predicate == "uses_queue"} == {("redis", False)}
+    assert any("as of 2026-06-01" in c.value for c in at.caption)
+
+    at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 10, 12)).run()  # the day of the switch: both
+    both = at.session_state["graph_view"]
+    assert {"redis", "sqlite"} <= set(both.node_ids)
+
+    at.sidebar.toggle(key="all_time").set_value(True).run()
+    history = at.session_state["graph_view"]
+    assert set(history.edge_ids) >= set(both.edge_ids) | set(early.edge_ids)
+
+
+def test_node_cap_shows_what_was_left_out(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _app(monkeypatch, demo_db, entity=None, all_time=True)
+    at.run()
+    at.slider(key="graph_cap").set_value(10).run()
+    view = at.session_state["graph_view"]
+    assert len(view.nodes) == 10 and view.omitted_nodes == view.total_nodes - 10 > 0
+    assert any("Left out" in w.value for w in at.warning)
+
+
+def test_read_only_disables_writes(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _open(_app(monkeypatch, demo_db, read_only=True), "conflicts")
+    apply = [b for b in at.button if b.key and b.key.startswith("cf_apply_")]
+    assert apply and all(b.disabled for b in apply)
+    assert any("Read-only" in i.value for i in at.info)
+    assert any("Read-only mode" in i.value for i in at.sidebar.info)
+    at.switch_page("views/import_export.py").run()
+    assert not at.exception and any("Read-only" in i.value for i in at.info)
+
+
+def test_conflict_action_writes_when_not_read_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    db = tmp_path / "demo.sqlite3"
+    build_demo(db).close()
+    at = _open(_app(monkeypatch, db), "conflicts")
+    apply = [b for b in at.button if b.key and b.key.startswith("cf_apply_")]
+    assert len(apply) == 1 and not apply[0].disabled
+    apply[0].click().run()
+    assert not at.exception
+    assert any("Ended fact" in s.value for s in at.success)
+    with kgtoolkit.open(db, read_only=True) as kg:
+        assert not any(g.needs_action for g in kg.conflicts())
+
+
+def test_search_page_says_when_search_is_missing_or_not_indexed(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    import importlib.util
+
+    at = _open(_app(monkeypatch, demo_db, read_only=True), "search")
+    said = " ".join(i.value for i in at.info)
+    if importlib.util.find_spec("kgtoolkit.search") is None:
+        assert "not installed yet" in said
+    else:
+        assert "not indexed yet" in said
+        assert all(b.disabled for b in at.button if b.key == "search_build")  # read-only: no index build here
+
+
+def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    search = pytest.importorskip("kgtoolkit.search", reason="semantic search is not installed")
+    try:
+        import faiss  # noqa: F401
+        import sentence_transformers  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"search dependencies missing: {exc}")
+    db = tmp_path / "demo.sqlite3"
+    build_demo(db).close()
+    with kgtoolkit.open(db) as kg:
+        search.index(kg)
+    at = _open(_app(monkeypatch, db, search_query="which queue does my api use?", search_kind="facts"), "search")
+    text = " ".join(m.value for m in at.markdown)
+    assert "uses_queue" in text and "SQLite" in text and "Redis" in text
+    assert "current" in text and "history" in text
+
+
+def test_graph_data_matches_the_store(demo_db: Path) -> None:
+    with kgtoolkit.open(demo_db, read_only=True) as kg:
+        every = frames.facts(kg)
+        for day in ("2025-01-06", "2025-09-15", "2026-10-12", "2026-10-13", "2030-01-01", "2026-10", "2026-10-12T09:00:00Z"):
+            assert graphview.as_of_filter(every, day)["id"].to_list() == frames.facts(kg, as_of=day)["id"].to_list()
+        view = graphview.build(every, center="dana_whitfield", hops=1)
+        assert all(not n.id.startswith("dana@") for n in view.nodes)  # value facts are not nodes
+        dana = next(n for n in view.nodes if n.id == "dana_whitfield")
+        assert "email: dana@acme.example" in dana.title and ("role", "VP Engineering", "2025-01-06", None) in dana.values
+        ended = [e for e in graphview.build(every, center="my_api").edges if not e.current]
+        assert ended and all(e.dashes and e.color == graphview.ENDED_EDGE for e in ended)
+
+
+def test_rendered_graph_is_offline(demo_db: Path) -> None:
+    with kgtoolkit.open(demo_db, read_only=True) as kg:
+        page = graphview.render_html(graphview.build(frames.facts(kg), center="my_api"))
+    lowered = page.lower()
+    assert "new vis.network" in lowered and "mynetwork" in lowered
+    for host in ("jsdelivr", "cdnjs", "unpkg", "googleapis", "<link rel=\"stylesheet\" href=\"http"):
+        assert host not in lowered
+    assert "<script src=\"http" not in lowered

@@ -1,0 +1,183 @@
+"""End to end in a real browser: Playwright for Python driving Debian's Chromium (never a downloaded one).
+
+Starts ``kgtoolkit dashboard`` on the demo graph on a free loopback port, waits for Streamlit to finish
+each run (its status widget gone, no placeholder left, and this page's footer drawn), checks the graph
+canvas has drawn nodes, changes the date in the sidebar and sees the graph change, and saves a
+screenshot of every page to ``docs/screenshots/``. Skips with a reason where Chromium or Playwright
+is missing (CI installs Chromium with ``apt-get install chromium``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("KGTOOLKIT_CHROMIUM", "/usr/bin/chromium")
+if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+pytest.importorskip("streamlit", reason="streamlit is not installed")
+
+from kgtoolkit._demo import build_demo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "docs" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+VIEWPORT = {"width": 1280, "height": 800}
+
+# Streamlit has finished the run: no status widget ("Running…"), no lazy placeholder, no stale
+# element, and the footer of the expected page (the last element every page draws) is there.
+READY = """(marker) => !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]')
+    && !document.querySelector('[data-stale="true"]')
+    && [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+         .some(e => e.innerText.startsWith('kgtoolkit dashboard') && e.innerText.includes(marker))"""
+DRAWN = "() => Number(document.getElementById('mynetwork')?.getAttribute('data-drawn-nodes') || 0) > 0"
+INKED = """() => { const c = document.querySelector('#mynetwork canvas'); const g = c.getContext('2d');
+    const d = g.getImageData(0, 0, c.width, c.height).data; let n = 0;
+    for (let i = 0; i < d.length; i += 4) { if (d[i + 3] > 0 && (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200)) n++; }
+    return n; }"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("browser")
+    db = folder / "demo.sqlite3"
+    build_demo(db).close()
+    port = _free_port()
+    log = (folder / "server.log").open("w")
+    server = subprocess.Popen([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--port", str(port)],
+                              stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 40
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as answer:
+                    if answer.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the dashboard did not start: {(folder / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(dashboard: str) -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(viewport=VIEWPORT)
+        outside: list[str] = []
+        context.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
+                      if not route.request.url.startswith(("http://127.0.0.1", "about:", "data:", "blob:"))
+                      else route.continue_())
+        tab = context.new_page()
+        tab.outside = outside  # type: ignore[attr-defined]
+        yield tab
+        browser.close()
+
+
+def _wait(tab, marker: str) -> None:
+    tab.wait_for_function(READY, arg=marker, timeout=30_000)
+
+
+def _graph_frame(tab):
+    handle = tab.wait_for_selector('iframe[data-testid="stIFrame"]', timeout=30_000)
+    frame = handle.content_frame()
+    frame.wait_for_function(DRAWN, timeout=30_000)
+    return frame
+
+
+def _node_ids(frame) -> str:
+    return frame.evaluate("() => document.getElementById('mynetwork').getAttribute('data-node-ids')")
+
+
+def test_graph_draws_and_follows_the_date(dashboard: str, page) -> None:
+    tab = page
+    tab.goto(f"{dashboard}/?entity=my_api")
+    _wait(tab, "· graph ·")
+    frame = _graph_frame(tab)
+    assert frame.evaluate(INKED) > 500, "the canvas is blank"
+    today = _node_ids(frame)
+    assert "my_api" in today.split("|") and "sqlite" in today.split("|")
+    assert "vis.Network" in frame.content() and "jsdelivr" not in frame.content()
+
+    field = tab.locator('[data-testid="stSidebar"] [data-testid="stDateInput"] input')
+    field.fill("2026-06-01")  # the field takes an ISO date; closing its calendar (Escape) commits it
+    field.press("Enter")
+    tab.keyboard.press("Escape")
+    _wait(tab, "as of 2026-06-01")
+    frame = _graph_frame(tab)
+    tab.wait_for_function("(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
+                          " const n = f.contentDocument.getElementById('mynetwork');"
+                          " return n && n.getAttribute('data-node-ids') && n.getAttribute('data-node-ids') !== before; }",
+                          arg=today, timeout=30_000)
+    june = _node_ids(_graph_frame(tab)).split("|")
+    assert "redis" in june and "sqlite" not in june
+    assert not tab.outside, f"requests left the machine: {tab.outside}"
+
+
+SCREENS = [
+    ("graph", "/?entity=my_api&all_time=1", "· graph ·"),
+    ("entity", "/entity?entity=billing_service", "· entity ·"),
+    ("conflicts", "/conflicts", "· conflicts ·"),
+    ("churn", "/churn", "· churn ·"),
+    ("search", "/search", "· search ·"),
+    ("import-export", "/import-export", "· import-export ·"),
+]
+
+
+def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab = page
+    for name, path, marker in SCREENS:
+        tab.goto(f"{dashboard}{path}")
+        _wait(tab, marker)
+        if name == "entity":  # show the Gantt timeline
+            tab.get_by_role("tab", name="Timeline").click()
+            tab.wait_for_selector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg',
+                                  timeout=30_000)
+        if name == "import-export":  # upload a file with two bad rows: the preview and the bad-row report
+            upload = tmp_path / "facts.csv"
+            upload.write_text("subject,predicate,object,valid_from,valid_to\n"
+                              "my_api,uses_cache,Memcached,2026-11-02,\n"
+                              "billing_service,uses_queue,SQS,2026-11-15,\n"
+                              "Ada Brooks,works_at,Acme,19##,\n"
+                              "checkout_api,depends_on,\"search, billing\",2026-01-01,\n"
+                              "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01\n")
+            tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+            tab.wait_for_selector("text=Bad rows", timeout=30_000)
+            _wait(tab, marker)
+        if name == "graph":
+            frame = _graph_frame(tab)
+            frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",
+                                    timeout=30_000)
+        tab.evaluate("document.fonts.ready")
+        tab.screenshot(path=str(SHOTS / f"{name}.png"))
+        assert (SHOTS / f"{name}.png").stat().st_size > 10_000
+    assert not tab.outside, f"requests left the machine: {tab.outside}"
