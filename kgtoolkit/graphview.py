@@ -40,7 +40,7 @@ __all__ = ["CDN_HOSTS", "GraphEdge", "GraphNode", "GraphView", "TYPE_COLORS", "a
            "strip_cdn"]
 
 #: Hosts that must never appear in a rendered page (it has to work offline).
-CDN_HOSTS: tuple[str, ...] = ("cdn.jsdelivr.net", "jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
+CDN_HOSTS: tuple[str, ...] = ("jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
 #: Node colours per entity type; other types get a colour from :data:`_PALETTE`.
 TYPE_COLORS: dict[str, str] = {
     "person": "#4C78A8", "company": "#F58518", "project": "#54A24B", "event": "#B279A2", "unknown": "#9D9D9D",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
-import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -49,12 +48,10 @@ def _worker(path: str, worker: int, barrier: Any) -> dict[str, Any]:
 def test_processes_write_one_file_at_once(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     ctx = multiprocessing.get_context("spawn")
-    started = time.monotonic()
     with ctx.Manager() as manager:
         barrier = manager.Barrier(WORKERS)
         with ctx.Pool(WORKERS) as pool:
             reports = pool.starmap(_worker, [(str(path), w, barrier) for w in range(WORKERS)])
-    elapsed = time.monotonic() - started
 
     errors = [e for r in reports for e in r["errors"]]
     assert errors == []  # in particular, no "database is locked"
@@ -94,4 +91,3 @@ def test_processes_write_one_file_at_once(tmp_path: Path) -> None:
         assert duplicates == 0
     finally:
         conn.close()
-    assert elapsed < 30
