@@ -172,18 +172,10 @@ def search_module() -> tuple[Any | None, str | None]:
 
 @st.cache_resource(show_spinner="Loading the search index…")
 def search_index(path: str, read_only: bool, version: tuple[int, ...]) -> Any:
-    """The search module's index object for this graph, when the module offers one (else the module)."""
-    module, _ = search_module()
-    kg = open_graph(path, read_only)
-    for name in ("open_index", "load_index", "Index", "SearchIndex", "Searcher"):
-        factory = getattr(module, name, None)
-        if callable(factory):
-            for call in (lambda: factory(kg), lambda: factory(kg.path)):
-                try:
-                    return call()
-                except TypeError:
-                    continue
-    return module
+    """The graph's :class:`kgtoolkit.search.SearchIndex` (the model itself loads once per process)."""
+    from kgtoolkit.search import SearchIndex
+
+    return SearchIndex.open(open_graph(path, read_only))
 
 
 # ---------------------------------------------------------------------- entities and shared state

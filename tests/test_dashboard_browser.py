@@ -10,7 +10,6 @@ is missing (CI installs Chromium with ``apt-get install chromium``).
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys

@@ -78,7 +78,7 @@ for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
             options = live["id"].to_list()
             labels = dict(zip(options, live["object_name"].to_list()))
             a, b, d, e = st.columns([2, 1.4, 1.2, 1.6])
-            fact_id = a.selectbox("Fact", options, format_func=lambda i: f"#{i} → {labels[i]}", key=f"cf_fact_{key}",
+            fact_id = a.selectbox("Fact", options, format_func=lambda i, labels=labels: f"#{i} → {labels[i]}", key=f"cf_fact_{key}",
                                   disabled=c.read_only)
             action = b.radio("Action", ["invalidate", "supersede"], key=f"cf_action_{key}", disabled=c.read_only,
                              format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a])

@@ -23,8 +23,8 @@ if module is None:
     st.stop()
 
 index = kgdash.search_index(c.path, c.read_only, c.version)
-status = index.status() if callable(getattr(index, "status", None)) else None
-if status is not None and status.state in ("missing", "corrupt"):
+status = index.status()
+if status.state in ("missing", "corrupt"):
     st.info(f"**This graph is not indexed yet** ({status.reason}). Build the index with `kgtoolkit index` "
             "(embedding runs on the CPU, about 280 facts a second)"
             + (", or here." if not c.read_only else "; read-only mode cannot build it here."), icon=":material/travel_explore:")
@@ -37,7 +37,7 @@ if status is not None and status.state in ("missing", "corrupt"):
         st.rerun()
     kgdash.footer(c, "search")
     st.stop()
-if status is not None:
+if status:
     st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {status.state} · {status.model}")
 
 a, b, d, e = st.columns([4, 1, 1.3, 1.3])
@@ -55,10 +55,7 @@ if not query.strip():
 options = {"k": int(k), "kind": kind, "as_of": c.as_of if use_date else None, "current_only": current_only}
 try:
     with st.spinner("Searching…"):
-        if callable(getattr(index, "find", None)):
-            result = index.find(query, **options)
-        else:
-            result = module.find(c.kg, query, **options)
+        result = index.find(query, **options)
 except kgtoolkit.KGError as exc:
     st.error(f"[{exc.code}] {exc.message}")
     result = None
@@ -67,9 +64,9 @@ except Exception as exc:  # keep the page up whatever the search module does
     result = None
 
 facts = c.facts()
-hits = list(getattr(result, "hits", result or []))
+hits = list(result.hits) if result is not None else []
 if result is not None:
-    named = getattr(result, "named", ())
+    named = result.named
     st.caption(f"{len(hits)} result(s)" + (f" · the query names {', '.join(n.entity for n in named)}" if named else ""))
 
 
@@ -79,29 +76,26 @@ def _fact_line(f) -> str:
 
 
 for rank, hit in enumerate(hits, 1):
-    score = getattr(hit, "score", None)
-    head = f"**{rank}.** `{score:.3f}`" if isinstance(score, (int, float)) else f"**{rank}.**"
+    head = f"**{rank}.** `{hit.score:.3f}`"
     with st.container(border=True):
-        if hasattr(hit, "fact"):
+        if hit.kind == "fact":
             badge = ":green-badge[current]" if hit.current else ":gray-badge[history]"
-            exact = " :blue-badge[named in the query]" if getattr(hit, "exact", False) else ""
+            exact = " :blue-badge[named in the query]" if hit.exact else ""
             st.markdown(f"{head} {badge}{exact} {_fact_line(hit.fact)}", unsafe_allow_html=True)
-            if getattr(hit, "note", ""):
+            if hit.note:
                 st.caption(hit.note)
             same = facts.filter((pl.col("subject") == hit.fact.subject) & (pl.col("predicate") == hit.fact.predicate))
             if same.height > 1:
                 with st.expander("Graph context: the history of this relationship"):
                     kgdash.show_facts(same.sort("start", "id", nulls_last=True), key=f"search_ctx_{rank}")
-        elif hasattr(hit, "memory"):
+        else:
             colour = {"current": "green", "history": "gray", "mixed": "orange"}.get(hit.status, "blue")
             st.markdown(f"{head} :{colour}-badge[memory · {hit.status}] {hit.memory.text}")
-            if getattr(hit, "note", ""):
+            if hit.note:
                 st.caption(hit.note)
             linked = [ctx.fact for ctx in (*hit.backs, *hit.mentions)]
             if linked:
                 with st.expander(f"Graph context: {len(linked)} related fact(s)"):
                     kgdash.show_facts(facts.filter(pl.col("id").is_in([f.id for f in linked])), key=f"search_mem_{rank}")
-        else:
-            st.markdown(f"{head} {hit}")
 
 kgdash.footer(c, "search")
