@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from html import escape
+
 import streamlit as st
 
 import kgtoolkit
@@ -158,24 +160,21 @@ def conflict_table(path: str, read_only: bool, version: tuple[int, ...]) -> pl.D
 
 
 def search_module() -> tuple[Any | None, str | None]:
-    """``kgtoolkit.search`` if it is importable now (checked at run time), else (None, why)."""
-    try:
-        if importlib.util.find_spec("kgtoolkit.search") is None:
-            return None, "not installed"
-    except (ImportError, ValueError):
-        return None, "not installed"
-    try:
-        return importlib.import_module("kgtoolkit.search"), None
-    except Exception as exc:  # a missing optional dependency (faiss, sentence-transformers, …)
-        return None, f"not importable ({type(exc).__name__}: {exc})"
+    """``kgtoolkit.search`` when its packages (faiss, sentence-transformers) are installed, else (None, why)."""
+    missing = [name for name in ("faiss", "sentence_transformers") if importlib.util.find_spec(name) is None]
+    if missing:
+        return None, f"missing {', '.join(missing)}: pip install 'kgtoolkit[search]'"
+    from kgtoolkit import search
+
+    return search, None
 
 
 @st.cache_resource(show_spinner="Loading the search index…")
-def search_index(path: str, read_only: bool, version: tuple[int, ...]) -> Any:
-    """The graph's :class:`kgtoolkit.search.SearchIndex` (the model itself loads once per process)."""
-    from kgtoolkit.search import SearchIndex
+def search_index(path: str, read_only: bool) -> Any:
+    """The graph's one :class:`kgtoolkit.search.SearchIndex`; ``find`` keeps it in step with the file."""
+    from kgtoolkit import search
 
-    return SearchIndex.open(open_graph(path, read_only))
+    return search.open_index(open_graph(path, read_only))
 
 
 # ---------------------------------------------------------------------- entities and shared state
@@ -274,7 +273,8 @@ def sidebar(c: Ctx) -> None:
     s = stats(c.path, c.read_only, c.version)
     with st.sidebar:
         st.markdown("### :material/hub: kgtoolkit")
-        st.markdown(f"**{Path(c.path).name}**  \n<small style='color:#777;word-break:break-all'>{Path(c.path).parent}</small>",
+        st.markdown(f"**{escape(Path(c.path).name)}**  \n<small style='color:#777;word-break:break-all'>"
+                    f"{escape(str(Path(c.path).parent))}</small>",
                     unsafe_allow_html=True)
         if c.read_only:
             st.info("Read-only mode: changes are disabled.", icon=":material/lock:")

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._errors import StoreError
 from ._records import Fact, Memory
 from ._store import _FACT_SELECT, _ORDER, KnowledgeGraph, _row_fact, _time_filter
 from ._time import TimeInput
@@ -139,15 +140,18 @@ def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
 
 
 def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
-    """The facts that came next for this fact's subject and predicate: another object, the earliest
-    start after this fact's start (several when they start together)."""
+    """The facts that replaced this one for its subject and predicate: another object, starting after
+    this fact started and lasting beyond its end; the earliest such start (several when they start
+    together). A fact that came and went while this one held replaced nothing."""
     with kg._tx(write=False) as cur:
         rows = cur.execute(
-            f"""WITH me AS (SELECT subject, predicate, object_key, from_us FROM facts WHERE id = :id),
+            f"""WITH me AS (SELECT subject, predicate, object_key, from_us, to_us FROM facts WHERE id = :id),
                      nxt AS (SELECT min(g.from_us) AS start FROM facts g, me WHERE g.subject = me.subject
-                             AND g.predicate = me.predicate AND g.object_key <> me.object_key AND g.from_us > me.from_us)
+                             AND g.predicate = me.predicate AND g.object_key <> me.object_key
+                             AND g.from_us > me.from_us AND g.to_us > me.to_us)
                 {_FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
-                AND f.object_key <> me.object_key AND f.from_us = nxt.start {_ORDER}""", {"id": fact_id}).fetchall()
+                AND f.object_key <> me.object_key AND f.from_us = nxt.start AND f.to_us > me.to_us {_ORDER}""",
+            {"id": fact_id}).fetchall()
     return [_row_fact(r) for r in rows]
 
 
@@ -194,8 +198,10 @@ class EmbeddingCache:
         target = ":memory:" if path is None else str(path)
         try:
             self._conn = self._connect(target)
-        except sqlite3.DatabaseError:  # not an SQLite file any more: a cache can always start over
-            assert path is not None
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) or path is None:  # busy: never delete another's cache
+                raise StoreError(f"the search cache {path} is busy or unreadable ({exc}); retry") from None
+            # Not an SQLite file any more: a cache can always start over.
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             self._conn = self._connect(target)

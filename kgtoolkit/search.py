@@ -78,7 +78,7 @@ KINDS: tuple[str, ...] = ("facts", "memories", "both")
 DEFAULT_MODEL_ENV = "KGTOOLKIT_SEARCH_MODEL"
 FLAT_LIMIT = 50_000
 """Below this many vectors a kind gets an exact ``IndexFlatIP``; from it on an ``IndexIVFFlat``."""
-_FORMAT = 1
+_FORMAT = 2
 _PARTS = ("facts", "memories")
 _CHUNK = 256  # texts per embedding call (progress and the cache are updated per chunk)
 _MAX_NGRAM = 6
@@ -589,7 +589,7 @@ class SearchIndex:
         faiss = _faiss()
         index = faiss.read_index(str(self.folder / f"{kind}.faiss"))
         with np.load(self.folder / f"{kind}.keys.npz", allow_pickle=False) as data:
-            keys, hashes = data["keys"].tolist(), data["hashes"].tolist()
+            keys, hashes = data["keys"].tolist(), [bytes(row) for row in data["hashes"]]
         if index.ntotal != len(keys) or len(keys) != info["count"]:
             raise ValueError(f"{kind}.faiss holds {index.ntotal} vectors for {len(keys)} keys")
         if info["index_type"] == "ivf":
@@ -611,7 +611,8 @@ class SearchIndex:
                     key_array = np.array(keys, dtype=np.int64 if kind == "facts" else str)
                     if kind == "memories" and not keys:
                         key_array = np.array([], dtype="<U1")
-                    hash_array = np.array([part.hashes[k] for k in keys], dtype="S16")
+                    # Raw bytes, 16 per row: a fixed-width "S16" string would drop trailing NUL bytes.
+                    hash_array = np.frombuffer(b"".join(part.hashes[k] for k in keys), dtype=np.uint8).reshape(-1, 16)
                     tmp = self.folder / f".{kind}.faiss.{os.getpid()}.tmp"
                     faiss.write_index(part.index, str(tmp))
                     files[f"{kind}.faiss"] = _file_digest(tmp)
@@ -643,6 +644,8 @@ class SearchIndex:
         """Whether the index covers the graph now (``fresh``), needs an update (``stale``), or has to
         be built (``missing``, ``corrupt``). Changes nothing."""
         with self._lock:
+            if self._state == "missing":
+                self._load()  # another process (kgtoolkit index) may have built it since
             state, reason = self._state, self._reason
             if state == "loaded":
                 current = store.graph_digest(self.kg)

@@ -43,7 +43,11 @@ if shown.height == 0:
 facts = c.facts()
 
 
-def act(fact_id: int, action: str, day: dt.date, new_object: str) -> None:
+def act(key: str) -> None:
+    """Apply the group's form as it reads now (callback arguments would hold the previous run's values)."""
+    state = st.session_state
+    fact_id, action = state[f"cf_fact_{key}"], state[f"cf_action_{key}"]
+    day, new_object = state[f"cf_day_{key}"], state.get(f"cf_new_{key}", "")
     row = facts.filter(pl.col("id") == fact_id).row(0, named=True)
     try:
         if action == "invalidate":
@@ -85,7 +89,7 @@ for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
             day = d.date_input("On", dt.date.today(), key=f"cf_day_{key}", disabled=c.read_only, format="YYYY-MM-DD")
             new_object = e.text_input("New object", key=f"cf_new_{key}", disabled=c.read_only or action != "supersede")
             st.button("Apply", key=f"cf_apply_{key}", type="primary", disabled=c.read_only or (
-                action == "supersede" and not new_object.strip()), on_click=act, args=(fact_id, action, day, new_object),
+                action == "supersede" and not new_object.strip()), on_click=act, args=(key,),
                 help="Disabled in read-only mode." if c.read_only else None)
 
 kgdash.footer(c, "conflicts")

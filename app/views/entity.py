@@ -7,6 +7,8 @@ import json
 
 import altair as alt
 import polars as pl
+from html import escape
+
 import streamlit as st
 
 import kgdash
@@ -88,11 +90,11 @@ with tabs[4]:
     if cited.height == 0:
         st.caption("No fact of this entity points at evidence (`source_closet`).")
     for row in cited.sort("start", nulls_last=True).iter_rows(named=True):
-        fact = f"{row['subject_name']} → {row['predicate']} → {row['object_name']}"
+        fact = escape(f"{row['subject_name']} → {row['predicate']} → {row['object_name']}")
         span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
         with st.container(border=True):
             st.markdown(f"**{fact}**  \n<small>{span} · {'current' if row['current'] else 'ended'} · "
-                        f"`{row['source_closet']}`</small>", unsafe_allow_html=True)
+                        f"{escape(row['source_closet'])}</small>", unsafe_allow_html=True)
             try:
                 memory = c.kg.memory(row["source_closet"])
                 st.markdown(f"> {memory.text}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import polars as pl
+from html import escape
+
 import streamlit as st
 
 import kgdash
@@ -48,7 +50,7 @@ else:
         import streamlit.components.v1 as components
 
         components.html(html, height=600)
-    legend = " ".join(f"<span style='color:{color}'>●</span> {kind}" for kind, color in
+    legend = " ".join(f"<span style='color:{color}'>●</span> {escape(kind)}" for kind, color in
                       sorted({(n.type, n.color) for n in view.nodes}))
     st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ ended (has an end date) &nbsp;·&nbsp; "
                 "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)

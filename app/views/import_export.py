@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -21,12 +23,13 @@ EXPORT_FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl"
                   "parquet": "application/vnd.apache.parquet", "json": "application/json"}
 
 
-def _saved(upload) -> Path:
-    """The upload as a file with its own suffix (the library reads files and tells the format by suffix)."""
-    folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
-    target = folder / Path(upload.name).name
-    target.write_bytes(upload.getvalue())
-    return target
+@contextmanager
+def _saved(upload) -> Iterator[Path]:
+    """The upload as a temporary file with its own suffix (the library tells the format by suffix)."""
+    with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
+        target = Path(folder) / Path(upload.name).name
+        target.write_bytes(upload.getvalue())
+        yield target
 
 
 @st.cache_data(show_spinner="Checking the rows…", max_entries=4)
@@ -36,15 +39,14 @@ def check(name: str, data: bytes, allow_commas: bool, path: str, read_only: bool
     Row problems (dates, commas, types, missing fields) depend on the rules and settings, not on the
     graph's contents, so the dry run lists them exactly without touching the file.
     """
-    folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
-    file = folder / Path(name).name
-    file.write_bytes(data)
-    rows = io.read_facts_file(file)
     config = kgdash.open_graph(path, read_only).config
-    scratch = kgtoolkit.open(":memory:")
-    scratch.configure(types=sorted(config.types), value_predicates=sorted(config.value_predicates),
-                      multi_valued=sorted(config.multi_valued), comma_guard=config.comma_guard)
-    report = io.import_file(scratch, file, on_error="skip", allow_commas=allow_commas)
+    with tempfile.TemporaryDirectory(prefix="kgdash-") as folder, kgtoolkit.open(":memory:") as scratch:
+        file = Path(folder) / Path(name).name
+        file.write_bytes(data)
+        rows = io.read_facts_file(file)
+        scratch.configure(types=sorted(config.types), value_predicates=sorted(config.value_predicates),
+                          multi_valued=sorted(config.multi_valued), comma_guard=config.comma_guard)
+        report = io.import_file(scratch, file, on_error="skip", allow_commas=allow_commas)
     return rows, report.to_dict()
 
 
@@ -83,8 +85,9 @@ with upload_tab:
                          disabled=c.read_only or good == 0,
                          help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
                 try:
-                    report = io.import_file(c.kg, _saved(upload), on_error="skip", allow_commas=allow_commas,
-                                            source=source.strip() or None)
+                    with _saved(upload) as file:
+                        report = io.import_file(c.kg, file, on_error="skip", allow_commas=allow_commas,
+                                                source=source.strip() or None)
                 except kgtoolkit.KGError as exc:
                     st.error(f"[{exc.code}] {exc.message}")
                 else:
@@ -103,16 +106,16 @@ with export_tab:
                              format_func=lambda p: "all predicates" if p is None else p, key="export_predicate",
                              disabled=fmt == "json")
     if st.button("Prepare the export", key="export_go"):
-        folder = Path(tempfile.mkdtemp(prefix="kgdash-"))
-        target = folder / f"{Path(c.path).stem}.{fmt}"
-        try:
-            filters = {} if fmt == "json" else {"current_only": current_only, "predicate": predicate,
-                                                "as_of": c.as_of if dated else None}
-            count = io.export_file(c.kg, target, **filters)
-        except kgtoolkit.KGError as exc:
-            st.error(f"[{exc.code}] {exc.message}")
-        else:
-            st.session_state["export_ready"] = (target.name, target.read_bytes(), count, fmt)
+        with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
+            target = Path(folder) / f"{Path(c.path).stem}.{fmt}"
+            try:
+                filters = {} if fmt == "json" else {"current_only": current_only, "predicate": predicate,
+                                                    "as_of": c.as_of if dated else None}
+                count = io.export_file(c.kg, target, **filters)
+            except kgtoolkit.KGError as exc:
+                st.error(f"[{exc.code}] {exc.message}")
+            else:
+                st.session_state["export_ready"] = (target.name, target.read_bytes(), count, fmt)
     if st.session_state.get("export_ready"):
         name, data, count, kind = st.session_state["export_ready"]
         st.download_button(f"Download {name} ({count:,} facts, {len(data) / 1024:,.0f} KiB)", data, file_name=name,

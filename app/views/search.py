@@ -7,6 +7,8 @@ says so and how to get it.
 from __future__ import annotations
 
 import polars as pl
+from html import escape
+
 import streamlit as st
 
 import kgdash
@@ -17,13 +19,18 @@ st.title("Search")
 
 module, why = kgdash.search_module()
 if module is None:
-    st.info(f"**Semantic search is not installed yet** (`kgtoolkit.search` is {why}). When it is, build the index "
+    st.info(f"**Semantic search is not installed** ({why}). When it is, build the index "
             "with `kgtoolkit index` and search here; the graph pages work without it.", icon=":material/travel_explore:")
     kgdash.footer(c, "search")
     st.stop()
 
-index = kgdash.search_index(c.path, c.read_only, c.version)
-status = index.status()
+try:
+    index = kgdash.search_index(c.path, c.read_only)
+    status = index.status()
+except kgtoolkit.KGError as exc:
+    st.error(f"[{exc.code}] {exc.message}")
+    kgdash.footer(c, "search")
+    st.stop()
 if status.state in ("missing", "corrupt"):
     st.info(f"**This graph is not indexed yet** ({status.reason}). Build the index with `kgtoolkit index` "
             "(embedding runs on the CPU, about 280 facts a second)"
@@ -31,14 +38,13 @@ if status.state in ("missing", "corrupt"):
     if st.button("Build the index now", key="search_build", disabled=c.read_only,
                  help="Disabled in read-only mode." if c.read_only else "Embeds every fact and memory once."):
         bar = st.progress(0.0, text="Embedding…")
-        report = module.index(c.kg, progress=lambda done, total: bar.progress(done / max(total, 1),
+        report = index.sync(progress=lambda done, total: bar.progress(done / max(total, 1),
                                                                              text=f"Embedding {done:,} / {total:,}"))
         st.success(f"Indexed: {report.embedded:,} texts embedded in {report.seconds:.1f} s.")
         st.rerun()
     kgdash.footer(c, "search")
     st.stop()
-if status:
-    st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {status.state} · {status.model}")
+st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {status.state} · {status.model}")
 
 a, b, d, e = st.columns([4, 1, 1.3, 1.3])
 query = a.text_input("Search facts and memories", key="search_query", placeholder="which queue does my api use?")
@@ -71,7 +77,8 @@ if result is not None:
 
 
 def _fact_line(f) -> str:
-    return (f"{f.subject_name} → **{f.predicate}** → {f.object_name} "
+    # Names come from agents: escaped before they reach HTML.
+    return (f"{escape(f.subject_name)} → **{escape(f.predicate)}** → {escape(f.object_name)} "
             f"<small>({f.valid_from or '?'} … {f.valid_to or 'now'})</small>")
 
 
