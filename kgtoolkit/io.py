@@ -51,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -228,6 +229,8 @@ def _as_text(df: pl.DataFrame, column: str) -> pl.Expr:
     col = pl.col(column)
     if dtype == pl.String:
         return col
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):  # what pandas "category" columns become
+        return col.cast(pl.String)
     if dtype == pl.Date:
         return col.dt.to_string("%Y-%m-%d")
     if isinstance(dtype, pl.Datetime):
@@ -349,6 +352,8 @@ def import_file(
 def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None,
                  options: dict[str, Any]) -> ImportReport:
     if is_empty(kg):
+        if rejects is not None:
+            _check_writable(Path(rejects))
         report = restore(kg, data, progress=options["progress"])
         if rejects is not None:
             _write_rejects(Path(rejects), None, None)
@@ -360,9 +365,14 @@ def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] 
 
 def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.DataFrame,
              rejects: str | os.PathLike[str] | None) -> ImportReport:
-    """Run an import, writing the rejects file (when asked) whether it succeeds or refuses."""
+    """Run an import, writing the rejects file (when asked) whether it succeeds or refuses.
+
+    The rejects file's folder is checked first: an import must not commit and then report failure.
+    """
     import polars as pl
 
+    if rejects is not None:
+        _check_writable(Path(rejects))
     try:
         report, bad = run()
     except InvalidRows as exc:
@@ -373,6 +383,15 @@ def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.Dat
     if rejects is not None:
         _write_rejects(Path(rejects), bad, frame)
     return report
+
+
+def _check_writable(target: Path) -> None:
+    try:
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".check"):
+            pass
+    except OSError as exc:
+        raise InvalidRequest(f"cannot write the rejects file {target}: {exc.strerror or exc}; choose another path "
+                             "(nothing was imported)", field="rejects", value=str(target)) from None
 
 
 def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame | None) -> None:
@@ -390,7 +409,7 @@ def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame |
 
 def _load_json(file: Path) -> Any:
     try:
-        with file.open(encoding="utf-8") as fh:
+        with file.open(encoding="utf-8-sig") as fh:  # a BOM is fine, as in the other formats
             return json.load(fh)
     except ValueError as exc:
         raise InvalidRequest(f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "

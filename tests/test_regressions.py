@@ -61,3 +61,20 @@ def test_text_hashes_ending_in_nul_bytes_survive_a_reload(tmp_path) -> None:
     assert reopened.sync().embedded == 0  # nothing looks changed
     reopened.close()
     kg.close()
+
+
+def test_an_unwritable_rejects_file_refuses_the_import_before_writing(tmp_path) -> None:
+    from kgtoolkit import io
+
+    source = tmp_path / "ok.csv"
+    source.write_text("subject,predicate,object\nA,p,B\n")
+    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
+    try:
+        io.import_file(kg, source, rejects=tmp_path / "missing" / "rej.csv")
+    except kgtoolkit.InvalidRequest as exc:
+        assert exc.data["field"] == "rejects"
+    else:  # pragma: no cover
+        raise AssertionError("the import should have been refused")
+    assert kg.stats().facts == 0
+    kg.close()
+
