@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DB := data/demo.sqlite3
 
-.PHONY: install demo test notebooks clean
+.PHONY: install demo test notebooks bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,15 @@ test: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
 	KGTOOLKIT_REPO=$(CURDIR) $(BIN)/jupyter lab --ip=127.0.0.1 --ServerApp.root_dir=notebooks
+
+# Benchmarks (never part of the tests). MemPalace is a comparison only: installed without its dependencies.
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps mempalace
+	$(BIN)/python benchmarks/bench_suite.py --readme
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps mempalace
+	$(BIN)/python benchmarks/bench_suite.py --quick
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

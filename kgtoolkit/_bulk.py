@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from urllib.parse import quote
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
 from ._errors import InvalidRequest, KGError, UnknownType
 from ._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
@@ -76,30 +76,121 @@ class ImportReport(_Record):
 
 # ---------------------------------------------------------------------- reads
 
+_ONE_BATCH = str(2**30)  # ADBC infers each column's type from its first batch: make that batch every row
+_SPLIT_MIN = 200_000  # facts ids from which a whole-table read is split over two connections
+_PIN_WAIT = 0.05  # seconds to wait for the write lock that pins one snapshot on two connections
+
+
+def _connect(kg: KnowledgeGraph) -> Any:
+    """A read-only ADBC connection to the graph's file (it waits for locks as the graph's own does)."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    conn = adbc.connect(f"file:{quote(str(kg.path))}?mode=ro")
+    try:
+        cur = conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {int(kg._timeout * 1000)}")
+        cur.fetchall()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _fetch(conn: Any, sql: str, params: dict[str, Any]) -> pa.Table:
+    """One query on an ADBC connection, as Arrow, in one batch. The DB-API connection is not in autocommit:
+    every query on it reads the snapshot its first query saw."""
+    query, values = _positional(sql, params)
+    cur = conn.cursor()
+    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": _ONE_BATCH})
+    cur.execute(query, parameters=values or None)
+    return cur.fetch_arrow_table()
+
+
+def _memory_arrow(cur: sqlite3.Cursor, sql: str, params: dict[str, Any]) -> pa.Table:
+    import pyarrow as pa
+
+    cur.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    rows = cur.fetchall()
+    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(names)})
+
 
 def _arrow(kg: KnowledgeGraph, sql: str, params: dict[str, Any]) -> pa.Table:
     """Run one read query and return Arrow: ADBC on a file, the open connection for ``:memory:``."""
-    import pyarrow as pa
-
     if str(kg.path) == ":memory:":
         with kg._tx(write=False) as cur:
-            cur.execute(sql, params)
-            names = [d[0] for d in cur.description]
-            rows = cur.fetchall()
-        return pa.table({name: [r[i] for r in rows] for i, name in enumerate(names)})
-    import adbc_driver_sqlite.dbapi as adbc
+            return _memory_arrow(cur, sql, params)
+    conn = _connect(kg)
+    try:
+        return _fetch(conn, sql, params)
+    finally:
+        conn.close()
 
-    query, values = _positional(sql, params)
-    with adbc.connect(f"file:{quote(str(kg.path))}?mode=ro") as conn:
-        cur = conn.cursor()
-        # The DB-API connection is not in autocommit: the count and the rows come from one snapshot.
-        cur.execute(f"SELECT count(*) FROM ({query})", parameters=values or None)
-        count = cur.fetchone()[0]
-        # Infer each column's type from every row, not from a first batch: a column that is NULL for
-        # its first thousand rows and text afterwards must not fail. So: one batch of all the rows.
-        cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(max(count, 1))})
-        cur.execute(query, parameters=values or None)
-        return cur.fetch_arrow_table()
+
+@contextmanager
+def _pinned(kg: KnowledgeGraph) -> Iterator[sqlite3.Connection | None]:
+    """Hold the file's write lock for a moment, so that read transactions started meanwhile on several
+    connections all see one snapshot; ``None`` when the lock is not free within :data:`_PIN_WAIT` (a write
+    is running) or the file cannot take it (read-only file system or permissions)."""
+    try:
+        pin = sqlite3.connect(f"file:{quote(str(kg.path))}?mode=rw", uri=True, timeout=_PIN_WAIT,
+                              isolation_level=None)
+    except sqlite3.Error:
+        yield None
+        return
+    try:
+        try:
+            pin.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error:
+            yield None
+            return
+        try:
+            yield pin
+        finally:
+            pin.execute("ROLLBACK")
+    finally:
+        pin.close()
+
+
+def _read_facts(kg: KnowledgeGraph, columns: str, where: str, params: dict[str, Any],
+                extra: Sequence[str] = ()) -> tuple[list[pa.Table], list[pa.Table]]:
+    """The facts matching ``where`` (alias ``f``), in parts ordered by id, and each ``extra`` query: one snapshot.
+
+    A big table is read as two id ranges on two connections at once (ADBC works without the GIL, so
+    two cores scan it in about half the time); both connections start their read transactions while
+    a third holds the write lock, so they see the same snapshot. When that lock is not free at once
+    (a write is running), or the table is small, one connection reads everything.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    ordered = f"SELECT {columns} FROM facts f WHERE 1{where} ORDER BY f.id"
+    if str(kg.path) == ":memory:":
+        with kg._tx(write=False) as cur:
+            return [_memory_arrow(cur, ordered, params)], [_memory_arrow(cur, sql, {}) for sql in extra]
+    conns: list[Any] = []
+    try:
+        with _pinned(kg) as pin:
+            lo, hi = pin.execute("SELECT min(id), max(id) FROM facts").fetchone() if pin else (None, None)
+            split = hi is not None and hi - lo + 1 >= _SPLIT_MIN
+            for _ in range(2 if split else 1):
+                conns.append(_connect(kg))
+                _fetch(conns[-1], "SELECT max(id) FROM facts", {})  # starts its read transaction, pinned
+        if not split:
+            return [_fetch(conns[0], ordered, params)], [_fetch(conns[0], sql, {}) for sql in extra]
+        mid = lo + (hi - lo + 1) // 2
+        ranged = f"SELECT {columns} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi{where} ORDER BY f.id"
+
+        def first() -> tuple[pa.Table, list[pa.Table]]:  # the extras, then the lower half
+            others = [_fetch(conns[0], sql, {}) for sql in extra]
+            return _fetch(conns[0], ranged, {**params, "_lo": lo, "_hi": mid}), others
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            upper = pool.submit(_fetch, conns[1], ranged, {**params, "_lo": mid, "_hi": hi + 1})
+            lower, others = first()
+            return [lower, upper.result()], others
+    finally:
+        for conn in conns:
+            conn.close()
 
 
 def _positional(sql: str, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
@@ -132,51 +223,77 @@ def read_table(
     recorded after it are blanked, as the store would have shown them then. For the other tables,
     ``entity`` keeps that entity's rows.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if table not in _COLUMNS:
         raise InvalidRequest(f"no table {table!r}; choose one of {', '.join(_COLUMNS)}", field="table", value=table)
+    if table == "facts":
+        import pyarrow as pa
+
+        parts, _ = _facts_table(kg, _COLUMNS["facts"], as_of=as_of, known_at=known_at, predicate=predicate,
+                                entity=entity, current_only=current_only)
+        return pa.concat_tables(parts)
     columns = ", ".join(f"f.{c}" for c in _COLUMNS[table])
     params: dict[str, Any] = {}
     where = ""
     entity_id = kg.resolve(entity) if entity not in (None, "") else None
-    if table == "facts":
-        where, params, known = _time_filter(as_of, known_at, current_only)
-        if predicate not in (None, ""):
-            params["p"] = normalize_predicate(predicate)
-            where += " AND f.predicate = :p"
-        if entity_id is not None:
-            params["e"] = entity_id
-            where += " AND (f.subject = :e OR f.object_id = :e)"
-    elif entity_id is not None:
+    if entity_id is not None:
         params["e"] = entity_id
         where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND 0"}[table]
-        known = None
-    else:
-        known = None
     key = "id" if table != "aliases" else "alias"
-    result = _arrow(kg, f"SELECT {columns} FROM {table} f WHERE 1{where} ORDER BY f.{key}", params)
-    result = _typed(result, table)
-    if known is not None and result.num_rows:
-        later = pc.fill_null(pc.greater(result["invalidated_at"], pa.scalar(known)), False)
-        for name, blank in (("valid_to", pa.nulls(1, pa.string())[0]), ("to_us", pa.scalar(OPEN_END)),
-                            ("invalidated_at", pa.nulls(1, pa.string())[0]), ("ended_by", pa.nulls(1, pa.string())[0])):
-            i = result.schema.get_field_index(name)
-            result = result.set_column(i, name, pc.if_else(later, blank, result[name]))
-    return result
+    return _typed(_arrow(kg, f"SELECT {columns} FROM {table} f WHERE 1{where} ORDER BY f.{key}", params), table)
 
 
-def _typed(table: pa.Table, name: str) -> pa.Table:
+def _facts_table(
+    kg: KnowledgeGraph,
+    columns: Sequence[str],
+    *,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+    extra: Sequence[str] = (),
+) -> tuple[list[pa.Table], list[pa.Table]]:
+    """:func:`read_table` of ``facts`` with a choice of ``columns``, in parts ordered by id (one, or two for a big
+    table: see :func:`_read_facts`), and ``extra`` queries from the same snapshot."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    entity_id = kg.resolve(entity) if entity not in (None, "") else None
+    where, params, known = _time_filter(as_of, known_at, current_only)
+    if predicate not in (None, ""):
+        params["p"] = normalize_predicate(predicate)
+        where += " AND f.predicate = :p"
+    if entity_id is not None:
+        params["e"] = entity_id
+        where += " AND (f.subject = :e OR f.object_id = :e)"
+    if known is not None:  # the blanking below needs these
+        columns = [*columns, *[c for c in ("valid_to", "to_us", "invalidated_at", "ended_by") if c not in columns]]
+    parts, others = _read_facts(kg, ", ".join(f"f.{c}" for c in columns), where, params, extra)
+    typed = []
+    for part in parts:
+        part = _typed(part, "facts", columns)
+        if known is not None and part.num_rows:
+            later = pc.fill_null(pc.greater(part["invalidated_at"], pa.scalar(known)), False)
+            for name, blank in (("valid_to", pa.nulls(1, pa.string())[0]), ("to_us", pa.scalar(OPEN_END)),
+                                ("invalidated_at", pa.nulls(1, pa.string())[0]),
+                                ("ended_by", pa.nulls(1, pa.string())[0])):
+                i = part.schema.get_field_index(name)
+                part = part.set_column(i, name, pc.if_else(later, blank, part[name]))
+        typed.append(part)
+    return typed, others
+
+
+def _typed(table: pa.Table, name: str, columns: Sequence[str] | None = None) -> pa.Table:
     """Give every column its declared type (ADBC types an all-NULL column as int64)."""
     import pyarrow as pa
 
     ints = {"id", "from_us", "to_us"} if name == "facts" else set()
+    names = list(columns or _COLUMNS[name])
     schema = pa.schema([(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string())
-                        for c in _COLUMNS[name]])
+                        for c in names])
     if table.num_rows == 0:
         return schema.empty_table()
-    return pa.table({c: table[c].cast(schema.field(c).type) for c in _COLUMNS[name]}, schema=schema)
+    return pa.table({c: table[c].cast(schema.field(c).type) for c in names}, schema=schema)
 
 
 # ---------------------------------------------------------------------- writes
@@ -276,7 +393,9 @@ def _prepare(frame: pl.DataFrame, config: GraphConfig, *, allow_commas: bool, so
         # Optional fields: blank means absent (an empty CSV cell), not an error.
         *[(pl.col(c).cast(pl.String).str.strip_chars().replace("", None) if c in frame.columns
            else pl.lit(None, pl.String)).alias(c) for c in text_columns[3:]],
-        (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
+        (pl.lit(None) if "confidence" not in frame.columns
+         else pl.col("confidence").str.strip_chars().replace("", None) if frame.schema["confidence"] == pl.String
+         else pl.col("confidence")).alias("confidence"),  # text: blank means absent, padding is no error
     )
     errors: list[pl.Expr] = []
 

@@ -1,0 +1,94 @@
+"""The whole-table read path: two id ranges on two connections pinned to one snapshot, and its fallbacks.
+
+No test here measures a time (the benchmarks do, in benchmarks/).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import polars as pl
+import pytest
+
+import kgtoolkit
+from kgtoolkit import _bulk, analysis, frames
+from kgtoolkit._bulk import import_facts, read_table
+from kgtoolkit.generate import generate
+
+
+@pytest.fixture()
+def graph(tmp_path):
+    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
+    import_facts(kg, generate(3_000, seed=5))
+    first = next(f for f in kg.timeline() if f.current)
+    kg.invalidate(first.subject, first.predicate, first.object, ended="2026-06-30")
+    yield kg
+    kg.close()
+
+
+def both_ways(monkeypatch, fn):
+    """``fn()`` read on one connection, then split over two (the split threshold lowered)."""
+    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10**12)
+    single = fn()
+    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    split = fn()
+    return single, split
+
+
+@pytest.mark.parametrize("filters", [{}, {"as_of": "2025-01-01"}, {"predicate": "works_at"},
+                                     {"known_at": "2999-01-01", "current_only": True}])
+def test_split_read_equals_one_connection(graph, monkeypatch, filters):
+    single, split = both_ways(monkeypatch, lambda: read_table(graph, "facts", **filters))
+    assert split.to_pylist() == single.to_pylist()
+    assert split.schema == single.schema
+    single, split = both_ways(monkeypatch, lambda: frames.facts(graph, **filters))
+    assert split.equals(single)
+    assert split["id"].is_sorted()
+
+
+def test_split_read_is_one_snapshot_held_by_the_write_lock(graph, monkeypatch):
+    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    with _bulk._pinned(graph) as pin:
+        assert pin is not None
+        other = sqlite3.connect(graph.path, timeout=0, isolation_level=None)
+        try:
+            with pytest.raises(sqlite3.OperationalError):  # no writer can commit between the two snapshots
+                other.execute("BEGIN IMMEDIATE")
+        finally:
+            other.close()
+
+
+def test_a_running_write_makes_the_read_use_one_connection(graph, monkeypatch):
+    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    expected = frames.facts(graph)
+    writer = sqlite3.connect(graph.path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("DELETE FROM facts")  # not committed: readers still see every fact
+        with _bulk._pinned(graph) as pin:
+            assert pin is None
+        assert frames.facts(graph).equals(expected)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_read_only_graph_reads_the_same(graph, monkeypatch):
+    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    expected = frames.facts(graph)
+    with kgtoolkit.open(graph.path, read_only=True) as ro:
+        assert frames.facts(ro).equals(expected)
+
+
+def test_conflicts_do_not_depend_on_row_order(graph):
+    df = frames.facts(graph)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
+    multi = graph.config.multi_valued
+    assert analysis.conflicts(shuffled, multi_valued=multi, now="2026-01-01").equals(
+        analysis.conflicts(df, multi_valued=multi, now="2026-01-01"))
+    # and the frame groups are the store's groups
+    store = graph.conflicts()
+    table = analysis.conflicts(df, multi_valued=multi)
+    assert [(g.subject, g.predicate) for g in store] == table.select("subject", "predicate").rows()
+    assert [[f.id for f in g.facts] for g in store] == table["facts"].to_list()
+    assert pl.Series([g.current for g in store]).equals(table["current"], check_names=False)
