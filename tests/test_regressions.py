@@ -90,14 +90,3 @@ def test_padded_or_blank_confidence_text_is_read_like_add(tmp_path) -> None:
     assert sorted(f.confidence for f in kg.timeline()) == [0.9, 1.0]
     kg.close()
 
-
-def test_padded_or_blank_confidence_text_is_read_like_add(tmp_path) -> None:
-    from kgtoolkit import io
-
-    source = tmp_path / "pad.tsv"
-    source.write_text("subject\tpredicate\tobject\tconfidence\nA\tp\tB\t0.9 \nC\tp\tD\t\n")
-    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
-    report = io.import_file(kg, source)
-    assert (report.inserted, report.rejected) == (2, 0)
-    assert sorted(f.confidence for f in kg.timeline()) == [0.9, 1.0]
-    kg.close()
