@@ -503,7 +503,7 @@ def write_generated(path: str | os.PathLike[str], facts: int, *, seed: int = 7, 
     frame = generate(facts, seed=seed, **options)
     kind = writers[suffix]
     if kind == "tsv":
-        frame.write_csv(target, separator="\t")
+        frame.write_csv(target, separator="\t", quote_style="never")  # kgtoolkit reads TSV without quoting
     elif kind == "csv":
         frame.write_csv(target)
     elif kind == "parquet":
