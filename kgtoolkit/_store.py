@@ -193,8 +193,10 @@ class KnowledgeGraph:
     # ------------------------------------------------------------------ plumbing
 
     def close(self) -> None:
-        """Close the connection; the object is unusable afterwards."""
+        """Close the connection (and any search index opened on this graph); the object is unusable afterwards."""
         with self._lock:
+            for index in self.__dict__.pop("_search_indexes", {}).values():
+                index.close()
             self._conn.close()
 
     def __enter__(self) -> KnowledgeGraph:

@@ -90,3 +90,20 @@ def test_padded_or_blank_confidence_text_is_read_like_add(tmp_path) -> None:
     assert sorted(f.confidence for f in kg.timeline()) == [0.9, 1.0]
     kg.close()
 
+
+
+def test_closing_the_graph_closes_its_search_indexes(tmp_path) -> None:
+    from kgtoolkit import search
+
+    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
+    kg.add("acme", "uses", "Thing")
+    index = search.open_index(kg, model=_HashEmbedder())
+    index.sync()
+    kg.close()
+    assert "_search_indexes" not in kg.__dict__
+    try:
+        index.cache._conn.execute("SELECT 1")
+    except Exception as exc:  # a closed sqlite3 connection refuses every statement
+        assert "closed" in str(exc).lower()
+    else:  # pragma: no cover
+        raise AssertionError("the search index's cache stayed open after the graph closed")
