@@ -1,7 +1,9 @@
 """The store's bulk half: whole tables out as Arrow, many facts in at once.
 
-Part of the store (with ``_store.py``, the only modules holding SQL). Reads go through ADBC's
-SQLite driver straight into Arrow, in one read transaction; writes normalise each *distinct* value
+Part of the store (with ``_store.py``, the only modules holding SQL). Whole-table reads go into
+Arrow in one read snapshot: small tables here through ``sqlite3``, big ones through ADBC's SQLite
+driver in a separate reader process (:mod:`kgtoolkit._arrow_read`: one SQLite library per process
+for a graph file). Writes normalise each *distinct* value
 once (names, dates, types) and apply them to the whole frame with polars, then insert in one
 transaction with ``executemany``. The rules are :meth:`KnowledgeGraph.add`'s, applied to a frame.
 """
@@ -14,11 +16,11 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote
 
 from ._errors import InvalidRequest, KGError, UnknownType
 from ._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
 from ._records import GraphConfig, _Record
+from ._arrow_read import HI, LO, read_arrow
 from ._store import _MIGRATIONS, KnowledgeGraph, _time_filter
 from ._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_bound
 
@@ -76,34 +78,8 @@ class ImportReport(_Record):
 
 # ---------------------------------------------------------------------- reads
 
-_ONE_BATCH = str(2**30)  # ADBC infers each column's type from its first batch: make that batch every row
+_SMALL = 20_000  # up to about this many rows a read runs here through sqlite3 (cheaper than the reader's round trip)
 _SPLIT_MIN = 200_000  # facts ids from which a whole-table read is split over two connections
-_PIN_WAIT = 0.05  # seconds to wait for the write lock that pins one snapshot on two connections
-
-
-def _connect(kg: KnowledgeGraph) -> Any:
-    """A read-only ADBC connection to the graph's file (it waits for locks as the graph's own does)."""
-    import adbc_driver_sqlite.dbapi as adbc
-
-    conn = adbc.connect(f"file:{quote(str(kg.path))}?mode=ro")
-    try:
-        cur = conn.cursor()
-        cur.execute(f"PRAGMA busy_timeout = {int(kg._timeout * 1000)}")
-        cur.fetchall()
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _fetch(conn: Any, sql: str, params: dict[str, Any]) -> pa.Table:
-    """One query on an ADBC connection, as Arrow, in one batch. The DB-API connection is not in autocommit:
-    every query on it reads the snapshot its first query saw."""
-    query, values = _positional(sql, params)
-    cur = conn.cursor()
-    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": _ONE_BATCH})
-    cur.execute(query, parameters=values or None)
-    return cur.fetch_arrow_table()
 
 
 def _memory_arrow(cur: sqlite3.Cursor, sql: str, params: dict[str, Any]) -> pa.Table:
@@ -115,82 +91,37 @@ def _memory_arrow(cur: sqlite3.Cursor, sql: str, params: dict[str, Any]) -> pa.T
     return pa.table({name: [r[i] for r in rows] for i, name in enumerate(names)})
 
 
-def _arrow(kg: KnowledgeGraph, sql: str, params: dict[str, Any]) -> pa.Table:
-    """Run one read query and return Arrow: ADBC on a file, the open connection for ``:memory:``."""
+def _local(kg: KnowledgeGraph, cur: sqlite3.Cursor, table: str, key: str = "rowid") -> bool:
+    """Whether to read ``table`` here through sqlite3: an in-memory graph, or a small table."""
     if str(kg.path) == ":memory:":
-        with kg._tx(write=False) as cur:
+        return True
+    lo, hi = cur.execute(f"SELECT min({key}), max({key}) FROM {table}").fetchone()
+    return hi is None or hi - lo + 1 < _SMALL
+
+
+def _arrow(kg: KnowledgeGraph, sql: str, params: dict[str, Any], table: str) -> pa.Table:
+    """Run one read query on ``table`` and return Arrow: here for small tables, else in the reader process."""
+    with kg._tx(write=False) as cur:
+        if _local(kg, cur, table):
             return _memory_arrow(cur, sql, params)
-    conn = _connect(kg)
-    try:
-        return _fetch(conn, sql, params)
-    finally:
-        conn.close()
-
-
-@contextmanager
-def _pinned(kg: KnowledgeGraph) -> Iterator[sqlite3.Connection | None]:
-    """Hold the file's write lock for a moment, so that read transactions started meanwhile on several
-    connections all see one snapshot; ``None`` when the lock is not free within :data:`_PIN_WAIT` (a write
-    is running) or the file cannot take it (read-only file system or permissions)."""
-    try:
-        pin = sqlite3.connect(f"file:{quote(str(kg.path))}?mode=rw", uri=True, timeout=_PIN_WAIT,
-                              isolation_level=None)
-    except sqlite3.Error:
-        yield None
-        return
-    try:
-        try:
-            pin.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error:
-            yield None
-            return
-        try:
-            yield pin
-        finally:
-            pin.execute("ROLLBACK")
-    finally:
-        pin.close()
+    return read_arrow(kg._reader_uri, timeout=kg._timeout, queries=[_positional(sql, params)])[1][0]
 
 
 def _read_facts(kg: KnowledgeGraph, columns: str, where: str, params: dict[str, Any],
                 extra: Sequence[str] = ()) -> tuple[list[pa.Table], list[pa.Table]]:
     """The facts matching ``where`` (alias ``f``), in parts ordered by id, and each ``extra`` query: one snapshot.
 
-    A big table is read as two id ranges on two connections at once (ADBC works without the GIL, so
-    two cores scan it in about half the time); both connections start their read transactions while
-    a third holds the write lock, so they see the same snapshot. When that lock is not free at once
-    (a write is running), or the table is small, one connection reads everything.
+    A big table is read by the reader process (:mod:`kgtoolkit._arrow_read`), as two id ranges on two
+    connections at once (ADBC works without the GIL, so two cores scan it in about half the time)
+    that see one snapshot; a small one here, through sqlite3.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     ordered = f"SELECT {columns} FROM facts f WHERE 1{where} ORDER BY f.id"
-    if str(kg.path) == ":memory:":
-        with kg._tx(write=False) as cur:
+    with kg._tx(write=False) as cur:
+        if _local(kg, cur, "facts", "id"):
             return [_memory_arrow(cur, ordered, params)], [_memory_arrow(cur, sql, {}) for sql in extra]
-    conns: list[Any] = []
-    try:
-        with _pinned(kg) as pin:
-            lo, hi = pin.execute("SELECT min(id), max(id) FROM facts").fetchone() if pin else (None, None)
-            split = hi is not None and hi - lo + 1 >= _SPLIT_MIN
-            for _ in range(2 if split else 1):
-                conns.append(_connect(kg))
-                _fetch(conns[-1], "SELECT max(id) FROM facts", {})  # starts its read transaction, pinned
-        if not split:
-            return [_fetch(conns[0], ordered, params)], [_fetch(conns[0], sql, {}) for sql in extra]
-        mid = lo + (hi - lo + 1) // 2
-        ranged = f"SELECT {columns} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi{where} ORDER BY f.id"
-
-        def first() -> tuple[pa.Table, list[pa.Table]]:  # the extras, then the lower half
-            others = [_fetch(conns[0], sql, {}) for sql in extra]
-            return _fetch(conns[0], ranged, {**params, "_lo": lo, "_hi": mid}), others
-
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            upper = pool.submit(_fetch, conns[1], ranged, {**params, "_lo": mid, "_hi": hi + 1})
-            lower, others = first()
-            return [lower, upper.result()], others
-    finally:
-        for conn in conns:
-            conn.close()
+    ranged = f"SELECT {columns} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi{where} ORDER BY f.id"
+    return read_arrow(kg._reader_uri, timeout=kg._timeout, queries=[(sql, ()) for sql in extra],
+                      split=_positional(ranged, {**params, "_lo": LO, "_hi": HI}), split_min=_SPLIT_MIN)
 
 
 def _positional(sql: str, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
@@ -239,7 +170,7 @@ def read_table(
         params["e"] = entity_id
         where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND 0"}[table]
     key = "id" if table != "aliases" else "alias"
-    return _typed(_arrow(kg, f"SELECT {columns} FROM {table} f WHERE 1{where} ORDER BY f.{key}", params), table)
+    return _typed(_arrow(kg, f"SELECT {columns} FROM {table} f WHERE 1{where} ORDER BY f.{key}", params, table), table)
 
 
 def _facts_table(
@@ -601,16 +532,11 @@ def _small(cur: sqlite3.Cursor, rows: int, table: str) -> bool:
 
 
 def _present(kg: KnowledgeGraph, cur: sqlite3.Cursor, sql: str) -> pa.Table:
-    """A read during the import's write transaction, as Arrow.
+    """A read of the facts during the import's write transaction, as Arrow.
 
-    On a file, a second (ADBC) connection reads what is committed, which is the state the import
-    started from: facts are not yet written and the write lock keeps every other writer out.
+    A big table is read by the reader process, which sees what is committed: the state the import
+    started from, since its facts are not written yet and the write lock keeps every other writer out.
     """
-    import pyarrow as pa
-
-    if str(kg.path) != ":memory:":
-        return _arrow(kg, sql, {})
-    cur.execute(sql)
-    names = [d[0] for d in cur.description]
-    columns = list(zip(*cur.fetchall())) or [[] for _ in names]
-    return pa.table({name: pa.array(col) for name, col in zip(names, columns)})
+    if _local(kg, cur, "facts", "id"):
+        return _memory_arrow(cur, sql, {})
+    return read_arrow(kg._reader_uri, timeout=kg._timeout, queries=[(sql, ())], pin=False)[1][0]

@@ -153,13 +153,26 @@ class KnowledgeGraph:
 
     Safe to share between threads of one process; several processes may write the same file at
     once (WAL, a busy timeout, and every write in one ``BEGIN IMMEDIATE`` transaction).
+
+    **One SQLite library per process for a graph file.** In this process the file is opened only
+    through Python's ``sqlite3``: a second copy of the SQLite library (ADBC's driver bundles one) on
+    the same file in the same process can corrupt it, as each copy's POSIX locks are invisible to the
+    other. Whole-table reads into Arrow therefore run in a reader process
+    (:mod:`kgtoolkit._arrow_read`), and only the reader modules import ADBC's SQLite driver
+    (``tests/test_one_sqlite.py`` checks both).
+
+    A graph whose file or folder this user cannot write opens read-only (``read_only_reason`` says
+    why): reads work, in SQLite's ``immutable`` mode when the WAL's shared-memory file cannot be made,
+    and writes raise :class:`ReadOnly` naming the reason.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False, timeout: float = 30.0) -> None:
         self.path = resolve_path(path)
-        self.read_only = read_only
         self._lock = threading.RLock()
         self._timeout = timeout
+        self._immutable = False
+        #: Why a graph opened for writing is read-only anyway (a folder or file this user cannot write).
+        self.read_only_reason: str | None = None
         memory = str(self.path) == ":memory:"
         try:
             if not memory and not read_only:
@@ -168,20 +181,22 @@ class KnowledgeGraph:
                     default_folder = DEFAULT_PATH.expanduser().parent
                     folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
             missing = read_only and not memory and not self.path.exists()
+            if not memory and not read_only:
+                self.read_only_reason = _unwritable(self.path)
+                missing = bool(self.read_only_reason) and not self.path.exists()
         except OSError as exc:  # a path component is a file, a name too long, no permission, ...
             raise StoreError(f"cannot use {self.path} for a knowledge graph: {exc.strerror or exc}; choose "
                              "another path", field="path", value=str(self.path)) from None
+        if missing and self.read_only_reason:
+            raise StoreError(f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
+                             field="path", value=str(self.path))
         if missing:
             raise NotFound(f"no graph at {self.path}; check the path (a graph file is created by its first write)",
                            field="path", value=str(self.path))
-        # Percent-escape the path: in a URI, '?', '#' and '%' in a folder name would name another file.
-        target = f"file:{quote(str(self.path))}?mode=ro" if read_only and not memory else str(self.path)
+        read_only = read_only or self.read_only_reason is not None
+        self.read_only = read_only
         try:
-            self._conn = sqlite3.connect(target, uri=read_only and not memory, timeout=timeout,
-                                         isolation_level=None, check_same_thread=False)
-            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            self._check_schema()  # refuse a newer or foreign file before WAL (below) changes it
+            self._connect()
             if not read_only:
                 self._enable_wal()
                 self._conn.execute("PRAGMA synchronous = NORMAL")
@@ -189,6 +204,45 @@ class KnowledgeGraph:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open {self.path} as a knowledge graph: {exc}", field="path",
                              value=str(self.path)) from None
+
+    def _connect(self) -> None:
+        """Open the connection and check the schema before anything changes the file.
+
+        Read-only, the file is opened with ``mode=ro``. A graph in WAL mode whose folder cannot be
+        written (its ``-shm`` file cannot be created) is then opened ``immutable``, when no ``-wal``
+        file holds changes that only a writer could fold in.
+        """
+        memory = str(self.path) == ":memory:"
+        if not self.read_only or memory:
+            self._conn = self._sqlite(str(self.path), uri=False)
+            self._check_schema()  # refuse a newer or foreign file before WAL (below) changes it
+            return
+        self._conn = self._sqlite(self._uri(), uri=True)
+        try:
+            self._check_schema()
+        except sqlite3.OperationalError as exc:
+            wal = Path(f"{self.path}-wal")
+            if "unable to open" not in str(exc) or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            self._conn.close()
+            self._immutable = True
+            self._conn = self._sqlite(self._uri(), uri=True)
+            self._check_schema()
+
+    def _sqlite(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, uri=uri, timeout=self._timeout, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def _uri(self) -> str:
+        # Percent-escape the path: in a URI, '?', '#' and '%' in a folder name would name another file.
+        return f"file:{quote(str(self.path))}?mode=ro" + ("&immutable=1" if self._immutable else "")
+
+    @property
+    def _reader_uri(self) -> str:
+        """The URI the reader process (whole-table reads, :mod:`kgtoolkit._arrow_read`) opens the file with."""
+        return f"file:{quote(str(self.path.resolve()))}?mode=ro" + ("&immutable=1" if self._immutable else "")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -273,6 +327,10 @@ class KnowledgeGraph:
     def _tx(self, *, write: bool) -> Iterator[sqlite3.Cursor]:
         """One transaction: ``BEGIN IMMEDIATE`` for writes (no lock upgrades, so no deadlock)."""
         if write and self.read_only:
+            if self.read_only_reason:
+                raise ReadOnly(f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
+                               "this user write access to the file and its folder, or copy the graph elsewhere",
+                               field="path", value=str(self.path))
             raise ReadOnly(f"{self.path} is open read-only; open it without read_only to change it")
         with self._lock:
             cur = self._conn.cursor()
@@ -933,6 +991,16 @@ def _time_filter(as_of: TimeInput | None, known_at: TimeInput | None, current_on
     if current_only:
         where += f" AND {open_test}"
     return where, params, known
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why this user cannot write the graph at ``path`` (its folder, or the file itself), else None."""
+    folder = path.parent
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only for this user"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"its folder {folder} is read-only for this user (SQLite needs to create files beside the graph)"
+    return None
 
 
 def _page(limit: int | None, offset: int) -> dict[str, int]:

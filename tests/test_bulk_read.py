@@ -1,4 +1,5 @@
-"""The whole-table read path: two id ranges on two connections pinned to one snapshot, and its fallbacks.
+"""The whole-table read path: here through sqlite3 for small tables, else in the reader process, as two
+id ranges on two connections pinned to one snapshot; and its fallbacks.
 
 No test here measures a time (the benchmarks do, in benchmarks/).
 """
@@ -26,54 +27,53 @@ def graph(tmp_path):
     kg.close()
 
 
-def both_ways(monkeypatch, fn):
-    """``fn()`` read on one connection, then split over two (the split threshold lowered)."""
+def three_ways(monkeypatch, fn):
+    """``fn()`` read here through sqlite3, in the reader process on one connection, and split over two."""
+    local = fn()
+    monkeypatch.setattr(_bulk, "_SMALL", 0)
     monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10**12)
     single = fn()
     monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
     split = fn()
-    return single, split
+    return local, single, split
 
 
 @pytest.mark.parametrize("filters", [{}, {"as_of": "2025-01-01"}, {"predicate": "works_at"},
                                      {"known_at": "2999-01-01", "current_only": True}])
-def test_split_read_equals_one_connection(graph, monkeypatch, filters):
-    single, split = both_ways(monkeypatch, lambda: read_table(graph, "facts", **filters))
-    assert split.to_pylist() == single.to_pylist()
-    assert split.schema == single.schema
-    single, split = both_ways(monkeypatch, lambda: frames.facts(graph, **filters))
-    assert split.equals(single)
+def test_every_read_path_gives_the_same_table(graph, monkeypatch, filters):
+    local, single, split = three_ways(monkeypatch, lambda: read_table(graph, "facts", **filters))
+    assert split.to_pylist() == single.to_pylist() == local.to_pylist()
+    assert split.schema == single.schema == local.schema
+    local, single, split = three_ways(monkeypatch, lambda: frames.facts(graph, **filters))
+    assert split.equals(single) and single.equals(local)
     assert split["id"].is_sorted()
 
 
-def test_split_read_is_one_snapshot_held_by_the_write_lock(graph, monkeypatch):
-    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
-    with _bulk._pinned(graph) as pin:
-        assert pin is not None
-        other = sqlite3.connect(graph.path, timeout=0, isolation_level=None)
-        try:
-            with pytest.raises(sqlite3.OperationalError):  # no writer can commit between the two snapshots
-                other.execute("BEGIN IMMEDIATE")
-        finally:
-            other.close()
+@pytest.mark.parametrize("table", ["entities", "aliases", "memories"])
+def test_other_tables_read_the_same_here_and_in_the_reader(graph, monkeypatch, table):
+    graph.alias("the first", graph.entities(limit=1)[0].id)
+    graph.remember("a note")
+    local = read_table(graph, table)
+    monkeypatch.setattr(_bulk, "_SMALL", 0)
+    assert read_table(graph, table).to_pylist() == local.to_pylist()
 
 
 def test_a_running_write_makes_the_read_use_one_connection(graph, monkeypatch):
+    monkeypatch.setattr(_bulk, "_SMALL", 0)
     monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
     expected = frames.facts(graph)
     writer = sqlite3.connect(graph.path, isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")
         writer.execute("DELETE FROM facts")  # not committed: readers still see every fact
-        with _bulk._pinned(graph) as pin:
-            assert pin is None
-        assert frames.facts(graph).equals(expected)
+        assert frames.facts(graph).equals(expected)  # the pin is not free at once: one connection reads
     finally:
         writer.execute("ROLLBACK")
         writer.close()
 
 
 def test_read_only_graph_reads_the_same(graph, monkeypatch):
+    monkeypatch.setattr(_bulk, "_SMALL", 0)
     monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
     expected = frames.facts(graph)
     with kgtoolkit.open(graph.path, read_only=True) as ro:
