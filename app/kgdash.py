@@ -26,6 +26,7 @@ from html import escape
 import streamlit as st
 
 import kgtoolkit
+import kgtoolkit.store
 from kgtoolkit import analysis, frames, graphview
 
 READ_ONLY_ENV = "KGTOOLKIT_DASHBOARD_READ_ONLY"
@@ -36,28 +37,23 @@ END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the brow
 
 
 def settings() -> tuple[str, bool]:
-    """The graph file (SPEC §8: ``$KGTOOLKIT_DB`` else the default) and whether writes are disabled."""
-    path = kgtoolkit.resolve_path(None)
+    """The graph (``$KGTOOLKIT_DB`` else the default file: the store's one rule) and whether writes are disabled."""
+    location = kgtoolkit.store.resolve(None)
     read_only = os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    return str(path.resolve() if str(path) != ":memory:" else path), read_only
+    if location.path is not None and str(location.path) != ":memory:":
+        return str(location.path.resolve()), read_only
+    return location.url or str(location), read_only
 
 
 @st.cache_resource(show_spinner=False)
 def open_graph(path: str, read_only: bool) -> kgtoolkit.KnowledgeGraph:
-    """One store handle per (file, mode) for the whole server (the store is thread-safe)."""
+    """One store handle per (graph, mode) for the whole server (the store is thread-safe)."""
     return kgtoolkit.open(path, read_only=read_only)
 
 
-def data_version(path: str) -> tuple[int, ...]:
-    """Changes whenever the file's data may have changed (a write, a checkpoint, another process)."""
-    out: list[int] = []
-    for suffix in ("", "-wal"):
-        try:
-            info = os.stat(f"{path}{suffix}")
-            out += [info.st_mtime_ns, info.st_size]
-        except OSError:
-            out += [0, 0]
-    return tuple(out)
+def data_version(path: str, read_only: bool) -> tuple[object, ...]:
+    """Changes whenever the graph's data may have changed (a write here, or by another process)."""
+    return open_graph(path, read_only).data_version()
 
 
 class Ctx:
@@ -67,8 +63,14 @@ class Ctx:
         self.kg, self.path, self.read_only = kg, path, read_only
 
     @property
-    def version(self) -> tuple[int, ...]:
-        return data_version(self.path)
+    def version(self) -> tuple[object, ...]:
+        return data_version(self.path, self.read_only)
+
+    @property
+    def name(self) -> str:
+        """The graph as people should see it (a file name, or the database URL without its password)."""
+        location = self.kg.location
+        return location.path.name if location.path is not None else str(location)
 
     @property
     def as_of(self) -> str | None:
@@ -103,24 +105,24 @@ def ctx() -> Ctx:
 
 
 @st.cache_data(show_spinner="Reading the graph…", max_entries=4)
-def facts_frame(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every fact, names and types resolved (``frames.facts``); read once per data version."""
     return frames.facts(open_graph(path, read_only))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def facts_as_of(path: str, read_only: bool, version: tuple[int, ...], as_of: str | None) -> pl.DataFrame:
+def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
     """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
     return graphview.as_of_filter(facts_frame(path, read_only, version), as_of)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def stats(path: str, read_only: bool, version: tuple[int, ...]) -> dict[str, Any]:
+def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, Any]:
     return open_graph(path, read_only).stats().to_dict()
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def entity_ranking(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Entities with their names, types and fact counts (both directions), most connected first."""
     kg_facts = facts_frame(path, read_only, version)
     ents = frames.entities(open_graph(path, read_only)).select("id", "name", "type")
@@ -132,12 +134,12 @@ def entity_ranking(path: str, read_only: bool, version: tuple[int, ...]) -> pl.D
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def predicates(path: str, read_only: bool, version: tuple[int, ...]) -> list[str]:
+def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[str]:
     return [p for p, _ in open_graph(path, read_only).predicates()]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def graph_view(path: str, read_only: bool, version: tuple[int, ...], as_of: str | None, center: str | None,
+def graph_view(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None, center: str | None,
                hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> graphview.GraphView:
     """The data behind the Graph page's picture (cached: recentring back and forth is instant)."""
     facts = facts_as_of(path, read_only, version, as_of)
@@ -151,7 +153,7 @@ def graph_html(view: graphview.GraphView, height: int) -> str:
 
 
 @st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
-def conflict_table(path: str, read_only: bool, version: tuple[int, ...]) -> pl.DataFrame:
+def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     kg = open_graph(path, read_only)
     return analysis.conflicts(facts_frame(path, read_only, version), multi_valued=kg.config.multi_valued)
 
@@ -273,8 +275,9 @@ def sidebar(c: Ctx) -> None:
     s = stats(c.path, c.read_only, c.version)
     with st.sidebar:
         st.markdown("### :material/hub: kgtoolkit")
-        st.markdown(f"**{escape(Path(c.path).name)}**  \n<small style='color:#777;word-break:break-all'>"
-                    f"{escape(str(Path(c.path).parent))}</small>",
+        where = str(c.kg.location.path.parent) if c.kg.location.path is not None else c.kg.backend
+        st.markdown(f"**{escape(c.name)}**  \n<small style='color:#777;word-break:break-all'>"
+                    f"{escape(where)}</small>",
                     unsafe_allow_html=True)
         if c.read_only:
             st.info("Read-only mode: changes are disabled.", icon=":material/lock:")
@@ -295,7 +298,7 @@ def sidebar(c: Ctx) -> None:
 def footer(c: Ctx, page: str) -> None:
     """The last element of every page: the browser test waits for it to know the run finished."""
     st.divider()
-    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {Path(c.path).name} · {c.date_label}"
+    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {c.name} · {c.date_label}"
                f"{' · read-only' if c.read_only else ''}")
 
 

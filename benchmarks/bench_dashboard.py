@@ -4,7 +4,7 @@
     python benchmarks/bench_dashboard.py --facts 250000 --repeat 5 --json out.json
 
 Generates ``--facts`` facts with ``kgtoolkit.generate`` (seeded), imports them with
-``kgtoolkit._bulk.import_facts`` into a new file, starts ``kgtoolkit dashboard`` on it (loopback, a
+``kgtoolkit.store.import_facts`` into a new file, starts ``kgtoolkit dashboard`` on it (loopback, a
 free port), and drives Debian's Chromium with Playwright (never a downloaded browser). Measured, wall
 clock from ``page.goto`` until the vis-network canvas inside the graph's iframe reports drawn nodes
 (``#mynetwork[data-drawn-nodes] > 0``, set on vis-network's ``afterDrawing``):
@@ -49,7 +49,7 @@ def _free_port() -> int:
 
 def _build(path: Path, facts: int, seed: int) -> float:
     import kgtoolkit
-    from kgtoolkit._bulk import import_facts
+    from kgtoolkit.store import import_facts
     from kgtoolkit.generate import generate
 
     frame = generate(facts, seed=seed)

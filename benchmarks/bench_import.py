@@ -50,7 +50,9 @@ import polars as pl
 
 import kgtoolkit
 from kgtoolkit import frames
-from kgtoolkit._bulk import _INDEXES, import_facts, read_table
+from kgtoolkit.store import import_facts, read_table
+from kgtoolkit.store._schema import FACT_INDEXES
+_INDEXES = FACT_INDEXES["sqlite"]
 from kgtoolkit.generate import generate, write_generated
 
 FACT_COLUMNS = ("subject, predicate, object_id, object_value, object_key, valid_from, valid_to, from_us, to_us, "

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 import kgtoolkit  # noqa: E402
 from kgtoolkit import search  # noqa: E402
-from kgtoolkit._bulk import import_facts  # noqa: E402
+from kgtoolkit.store import import_facts  # noqa: E402
 from kgtoolkit.search import SearchIndex, SentenceEmbedder, _build_index  # noqa: E402
 
 YAGO = ROOT.parent / "shared" / "data" / "yago11k" / "facts.tsv"
@@ -190,7 +190,7 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         report(f"faiss_100k_{name}", vectors=n, flat_p50_ms=f50, flat_p95_ms=f95, ivf_p50_ms=i50, ivf_p95_ms=i95,
                ivf_recall_at_10=recall, nlist=nlist, nprobe=nprobe, ivf_build_s=build)
 
-    from kgtoolkit._bulk import import_facts as bulk
+    from kgtoolkit.store import import_facts as bulk
     from kgtoolkit.generate import generate
 
     kg = kgtoolkit.open(work / "gen.sqlite3")

@@ -64,7 +64,7 @@ import polars as pl
 
 import kgtoolkit
 from kgtoolkit import analysis, frames
-from kgtoolkit._bulk import import_facts, read_table
+from kgtoolkit.store import import_facts, read_table
 from kgtoolkit._errors import KGError
 from kgtoolkit.generate import generate, write_generated
 

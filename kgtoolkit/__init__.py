@@ -24,7 +24,6 @@ from ._errors import (
     StoreError,
     UnknownType,
 )
-from ._bulk import ImportReport, InvalidRows
 from ._names import normalize_name, normalize_predicate
 from ._records import (
     AddResult,
@@ -38,7 +37,7 @@ from ._records import (
     Stats,
     SupersedeResult,
 )
-from ._store import KnowledgeGraph, open, resolve_path
+from .store import ImportReport, InvalidRows, KnowledgeGraph, open, resolve_path
 from ._summary import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 

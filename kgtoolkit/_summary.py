@@ -15,7 +15,7 @@ from ._records import Fact
 from ._time import TimeInput
 
 if TYPE_CHECKING:
-    from ._store import KnowledgeGraph
+    from .store import KnowledgeGraph
 
 __all__ = ["looks_like_injection", "summary"]
 

@@ -1,6 +1,6 @@
 """The JSON agent tool (SPEC §6): one action-dispatched entry point that never raises.
 
->>> from kgtoolkit._store import open as open_graph
+>>> from kgtoolkit.store import open as open_graph
 >>> kg = open_graph(":memory:")
 >>> answer = run_tool({"action": "add", "subject": "Alice", "predicate": "works_at", "object": "Nocetic"}, kg=kg)
 >>> answer["ok"], answer["result"]["created"], answer["result"]["fact"]["object"]
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import InvalidRequest, KGError
-from ._store import KnowledgeGraph
+from .store import KnowledgeGraph
 
 __all__ = ["ACTIONS", "TOOL_SCHEMA", "run_tool"]
 

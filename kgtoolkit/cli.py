@@ -23,14 +23,14 @@ from rich.table import Table
 from ._errors import InvalidRequest, KGError
 from ._names import normalize_name
 from ._records import ConflictGroup, Fact
-from ._store import KnowledgeGraph, resolve_path
+from .store import KnowledgeGraph, resolve
 from ._tool import run_tool
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kgtoolkit",
-    help="A temporal knowledge graph in one SQLite file: facts with the dates they held.",
+    help="A temporal knowledge graph (an SQLite file, or PostgreSQL for a team): facts with the dates they held.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -41,7 +41,7 @@ err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() els
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DbOption = Annotated[Optional[Path], typer.Option("--db", help="Graph file (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
+DbOption = Annotated[Optional[str], typer.Option("--db", help="The graph: a file path, sqlite:///file, or postgresql://user:password@host/database (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 AsOf = Annotated[Optional[str], typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
 KnownAt = Annotated[Optional[str], typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
@@ -56,7 +56,7 @@ def _global(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """A temporal knowledge graph in one SQLite file: facts with the dates they held."""
+    """A temporal knowledge graph (an SQLite file, or PostgreSQL for a team): facts with the dates they held."""
     ctx.obj = {"db": db, "json": as_json}
 
 
@@ -82,7 +82,7 @@ def _fail(exc: KGError) -> None:
     raise typer.Exit(1)
 
 
-def _graph(ctx: typer.Context, db: Path | None, *, read_only: bool = False) -> KnowledgeGraph:
+def _graph(ctx: typer.Context, db: str | None, *, read_only: bool = False) -> KnowledgeGraph:
     chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
     return KnowledgeGraph(chosen, read_only=read_only)
 
@@ -390,7 +390,7 @@ def stats(ctx: typer.Context, db: DbOption = None, as_json: JsonOption = False) 
     """Counts: entities per type, facts, current, ended, value facts, predicates, aliases, memories."""
     with _graph(ctx, db, read_only=True) as kg:
         result = kg.stats()
-        path = kg.path
+        path = kg.location
     if _json_wanted(ctx, as_json):
         _emit({"path": str(path), **result.to_dict()})
         return
@@ -564,6 +564,31 @@ def export(
         out.print(f"{count} rows written to {escape(str(file))}", highlight=False)
 
 
+@_command("copy")
+def copy(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="The graph to copy: a file, sqlite:///file or postgresql://… URL.")],
+    target: Annotated[str, typer.Argument(help="Where to copy it (an empty database; created on first use).")],
+    merge: Annotated[bool, typer.Option("--merge", help="Merge into a target that holds a graph already, by the rules of add (new ids, duplicates skipped).")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy a whole graph between SQLite and PostgreSQL (either way), losslessly: ids, times, aliases, memories, settings."""
+    from .store import copy_graph
+
+    with KnowledgeGraph(source, read_only=True) as src, KnowledgeGraph(target) as dst, \
+            _progress_bar("copying", enabled=not _json_wanted(ctx, as_json)) as bar:
+        report = copy_graph(src, dst, merge=merge, progress=bar)
+    if _json_wanted(ctx, as_json):
+        _emit(report.to_dict())
+        return
+    verb = "merged into" if report.merged else "copied to"
+    out.print(f"{escape(report.source)} {verb} {escape(report.target)}: {report.facts} facts, {report.entities} entities, "
+              f"{report.aliases} aliases, {report.memories} memories"
+              + (f", {report.duplicates} already there" if report.merged else ""), highlight=False)
+    for warning in report.warnings[:20]:
+        err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
+
+
 @_command("report")
 def report(
     ctx: typer.Context,
@@ -605,7 +630,7 @@ def generate(
         frame = make(facts, seed=seed, types=True)
         with KnowledgeGraph(out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
             kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
-            from ._bulk import import_facts
+            from .store import import_facts
 
             result, _ = import_facts(kg, frame, progress=bar)
         rows = result.inserted
@@ -648,25 +673,26 @@ def dashboard(
     import os
 
     chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
-    graph = resolve_path(chosen)
-    if str(graph) == ":memory:":
-        raise InvalidRequest("the dashboard needs a graph file, not :memory:", field="db", value=str(graph))
+    location = resolve(chosen)
+    if location.memory:
+        raise InvalidRequest("the dashboard needs a graph that outlives it, not :memory:", field="db", value=":memory:")
     script = Path(__file__).resolve().parent.parent / "app" / "dashboard.py"
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("pyvis") is None:
         raise InvalidRequest("the dashboard needs streamlit and pyvis: pip install streamlit pyvis", field="dashboard")
     if not script.is_file():
         raise InvalidRequest(f"the dashboard app is not at {script}; install kgtoolkit from its source tree "
                              "(pip install -e .)", field="dashboard", value=str(script))
-    if read_only and not graph.exists():
-        raise InvalidRequest(f"no graph at {graph}; read-only mode needs an existing file", field="db", value=str(graph))
-    if not read_only:
-        KnowledgeGraph(graph).close()  # create the file (and its folder) on first use, as the other commands do
-    env = {**os.environ, "KGTOOLKIT_DB": str(graph.resolve()), "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
+    if read_only and location.path is not None and not location.path.exists():
+        raise InvalidRequest(f"no graph at {location}; read-only mode needs an existing file", field="db",
+                             value=str(location))
+    KnowledgeGraph(location, read_only=read_only).close()  # fail here, clearly; and create a new graph on first use
+    target = str(location.path.resolve()) if location.path is not None else (location.url or "")
+    env = {**os.environ, "KGTOOLKIT_DB": target, "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
     command = [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", host, "--server.port", str(port),
                "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                "--server.runOnSave", "false", "--global.developmentMode", "false", "--theme.base", "light",
                "--client.toolbarMode", "minimal"]
-    err.print(f"kgtoolkit dashboard on [bold]http://{host}:{port}[/] for {escape(str(graph))}"
+    err.print(f"kgtoolkit dashboard on [bold]http://{host}:{port}[/] for {escape(str(location))}"
               f"{' (read-only)' if read_only else ''}; Ctrl-C stops it", highlight=False)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -755,9 +781,9 @@ def find_(
 
 @_command("path")
 def path(ctx: typer.Context, db: DbOption = None) -> None:
-    """Print which graph file the other commands use (--db, else $KGTOOLKIT_DB, else the default)."""
+    """Print which graph the other commands use (--db, else $KGTOOLKIT_DB, else the default file)."""
     chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
-    out.out(str(resolve_path(chosen)), highlight=False)
+    out.out(str(resolve(chosen)), highlight=False)
 
 
 @_command("demo")

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from ._bulk import ImportReport, _facts_table, import_facts, read_table
-from ._store import KnowledgeGraph
+from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 from ._time import OPEN_END, OPEN_START, TimeInput
 
 if TYPE_CHECKING:
@@ -90,7 +89,7 @@ def facts(
     :meth:`KnowledgeGraph.query`; ``entity`` keeps facts where it is subject or object.
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
-    parts, (entity_table,) = _facts_table(kg, _FACT_READ, as_of=as_of, known_at=known_at, predicate=predicate,
+    parts, (entity_table,) = facts_table(kg, _FACT_READ, as_of=as_of, known_at=known_at, predicate=predicate,
                                           entity=entity, current_only=current_only,
                                           extra=["SELECT id, name, type FROM entities"])
     names = pl.from_arrow(entity_table).select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),

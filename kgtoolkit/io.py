@@ -21,7 +21,7 @@ jsonl      .jsonl .ndjson               one JSON object per line; blank lines ar
 parquet    .parquet .pq                 row n is "line" n
 json       .json                        the lossless dump of the whole graph (import/export only)
 sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPalace's / Flowly's
-                                        ``entities``/``triples`` file (read-only; see ``_foreign``)
+                                        ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
 =========  ===========================  ===============================================================
 
 Every value is read as text (``0360-01-01`` and ids stay as written). Columns are matched by name
@@ -56,11 +56,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ._bulk import ImportReport, InvalidRows, import_facts
-from ._dump import dump, dump_parts, import_graph, is_empty, restore
 from ._errors import InvalidRequest, NotFound, StoreError
-from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
-from ._store import KnowledgeGraph
+from .store import ImportReport, InvalidRows, KnowledgeGraph, dump, dump_parts, import_facts, import_graph, is_empty, restore
+from .store import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._time import TimeInput
 
 if TYPE_CHECKING:
@@ -124,7 +122,7 @@ def read_facts_file(
     """Read a CSV/TSV/JSONL/Parquet file of facts as text, with each row's file ``line``.
 
     Returns ``line`` (Int64) and the :data:`FIELDS` the file has (String), ready for
-    :func:`kgtoolkit._bulk.import_facts`. ``columns`` maps the file's headers (or positions, with
+    :func:`kgtoolkit.store.import_facts`. ``columns`` maps the file's headers (or positions, with
     ``header=False``) to those fields; unknown columns are ignored. Raises :class:`InvalidRequest`
     naming what is missing and what the file has when ``subject, predicate, object`` are not found.
     """

@@ -6,7 +6,7 @@
 One implementation, two doors: every tool call, the resource and the prompt go through
 :func:`kgtoolkit._tool.run_tool`, and the tool list and input schemas are derived from the agent
 tool's tables (``ACTIONS``, ``_PARAMS``, ``_REQUIRED``), so an action added there appears here as
-``kg_<action>`` without an edit. The graph file is chosen by :func:`~kgtoolkit._store.resolve_path`
+``kg_<action>`` without an edit. The graph file is chosen by :func:`~kgtoolkit.store.resolve`
 (``--db``, else ``$KGTOOLKIT_DB``, else the default) and opened once per server; several servers
 (one per agent) may write the same file at once (WAL, ``BEGIN IMMEDIATE``, busy timeout).
 
@@ -36,7 +36,7 @@ from typing import Any
 
 from . import _tool
 from ._errors import InvalidRequest, KGError
-from ._store import KnowledgeGraph, resolve_path
+from .store import KnowledgeGraph, resolve
 
 __all__ = ["CLIENTS", "SUMMARY_URI", "build_server", "config_snippet", "serve", "tool_specs"]
 
@@ -364,7 +364,7 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
 
 
 def serve(db: str | os.PathLike[str] | None = None) -> None:
-    """Serve the graph at ``db`` (see :func:`~kgtoolkit._store.resolve_path`) over MCP stdio until stdin closes."""
+    """Serve the graph at ``db`` (see :func:`~kgtoolkit.store.resolve`) over MCP stdio until stdin closes."""
     _import_sdk()  # a clear error before anything else
     import anyio
     from mcp.server.stdio import stdio_server
@@ -404,11 +404,11 @@ CLIENTS: dict[str, tuple[str, str]] = {
 
 def server_command(db: str | os.PathLike[str] | None = None) -> tuple[str, list[str]]:
     """The absolute command and arguments that start this server on the graph ``db`` (resolved now, absolute)."""
-    path = resolve_path(db)
-    if str(path) == ":memory:":
-        raise InvalidRequest("an MCP client needs a graph file, not :memory:; pass --db PATH", field="db",
-                             value=":memory:")
-    db_arg = os.path.abspath(path)
+    location = resolve(db)
+    if location.memory:
+        raise InvalidRequest("an MCP client needs a graph that outlives it, not :memory:; pass --db PATH or a "
+                             "postgresql:// URL", field="db", value=":memory:")
+    db_arg = os.path.abspath(location.path) if location.path is not None else (location.url or "")
     script = "kgtoolkit.exe" if sys.platform == "win32" else "kgtoolkit"
     beside = Path(sys.executable).parent / script  # the script of the environment running us
     found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("kgtoolkit")

@@ -32,7 +32,7 @@ from ._time import TimeInput
 if TYPE_CHECKING:
     import polars as pl
 
-    from ._store import KnowledgeGraph
+    from .store import KnowledgeGraph
 
 __all__ = ["churn_report"]
 

@@ -41,11 +41,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional, Protocol, Union, runtime_checkable
 
-from . import _search_store as store
+from .store import _search as store
 from ._errors import InvalidRequest, KGError
 from ._names import normalize_name
 from ._records import Entity, Fact, Memory, _Record
-from ._store import KnowledgeGraph
+from .store import KnowledgeGraph
 from ._time import TimeInput, now_text, parse_window
 
 if TYPE_CHECKING:
@@ -498,7 +498,7 @@ class SearchIndex:
     def __init__(self, kg: KnowledgeGraph, embedder: Embedder, directory: Path | None) -> None:
         self.kg = kg
         self.embedder = embedder
-        self.directory = directory  # <db>.search, or None for an in-memory graph
+        self.directory = directory  # <db>.search, a cache folder for PostgreSQL, or None (in memory)
         self.folder = directory / _slug(embedder.name) if directory is not None else None
         self._lock = threading.RLock()
         self._parts: dict[str, _Part] = {p: _Part() for p in _PARTS}
@@ -507,23 +507,19 @@ class SearchIndex:
         self._state, self._reason = "missing", "no index yet"
         self._token: tuple[int, int] | None = None
         self._queries: dict[str, np.ndarray] = {}
-        cache_path = None
         if directory is not None:
             try:
                 directory.mkdir(parents=True, exist_ok=True)
-                cache_path = directory / "embeddings.sqlite3"
             except OSError:
                 self.directory = self.folder = None  # cannot write beside the graph: keep it in memory
-        self.cache = store.EmbeddingCache(cache_path)
+        self.cache = store.embedding_cache(kg, self.directory)
         self._load()
 
     @classmethod
     def open(cls, kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None = None) -> SearchIndex:
-        """The index of ``kg`` for ``model`` (default: the bundled all-MiniLM-L6-v2), loaded from
-        ``<db>.search/`` when it is there. Nothing is embedded and no model is loaded yet."""
-        memory = str(kg.path) == ":memory:"
-        directory = None if memory else Path(f"{kg.path}.search")
-        return cls(kg, _embedder(model), directory)
+        """The index of ``kg`` for ``model`` (default: the bundled all-MiniLM-L6-v2), loaded from its folder
+        when it is there (see :func:`index_folder`). Nothing is embedded and no model is loaded yet."""
+        return cls(kg, _embedder(model), index_folder(kg))
 
     def close(self) -> None:
         """Close the embedding cache (the graph stays open)."""
@@ -536,7 +532,7 @@ class SearchIndex:
         self.close()
 
     def __repr__(self) -> str:
-        return f"SearchIndex({str(self.kg.path)!r}, model={self.embedder.name!r})"
+        return f"SearchIndex({str(self.kg.location)!r}, model={self.embedder.name!r})"
 
     # ------------------------------------------------------------------ files
 
@@ -625,7 +621,7 @@ class SearchIndex:
                     parts[kind] = {"count": len(keys), "index_type": part.index_type, "trained": part.trained,
                                    "files": files}
                 manifest = {"format": _FORMAT, "model": self.embedder.name, "dim": self._dim, "graph": self._covered,
-                            "parts": parts, "graph_file": str(self.kg.path), "updated_at": now_text()}
+                            "parts": parts, "graph_location": str(self.kg.location), "updated_at": now_text()}
                 tmp = self.folder / f".manifest.{os.getpid()}.tmp"
                 tmp.write_text(json.dumps(manifest, indent=1))
                 os.replace(tmp, self.folder / "manifest.json")
@@ -1047,15 +1043,25 @@ def _memory_note(status: str, inferred: bool, basis: Sequence[FactContext], enti
 _OPEN_LOCK = threading.Lock()
 
 
+def index_folder(kg: KnowledgeGraph) -> Path | None:
+    """Where the index files of ``kg`` live: ``<db>.search/`` beside an SQLite file; for PostgreSQL, a
+    local cache folder named by the database's identity (``$XDG_CACHE_HOME/kgtoolkit/search/<id>``, rebuilt
+    from the embeddings the database holds); None (memory) for an in-memory graph."""
+    if kg.path is not None:
+        return None if str(kg.path) == ":memory:" else Path(f"{kg.path}.search")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "kgtoolkit" / "search" / _slug(kg.identity())
+
+
 def open_index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None = None) -> SearchIndex:
     """The :class:`SearchIndex` of ``kg`` for ``model``, opened once per graph object and model
-    (it is kept on the graph object, so it goes when the graph does)."""
+    (the graph keeps it, and closes it when it closes)."""
     embedder = _embedder(model)
     with _OPEN_LOCK:
-        per_graph: dict[str, SearchIndex] = kg.__dict__.setdefault("_search_indexes", {})
-        if embedder.name not in per_graph or per_graph[embedder.name].embedder is not embedder:
-            per_graph[embedder.name] = SearchIndex.open(kg, model=embedder)
-        return per_graph[embedder.name]
+        index: SearchIndex = kg.keep(f"search:{embedder.name}", lambda: SearchIndex.open(kg, model=embedder))
+        if index.embedder is not embedder:  # another object of the same name: a new index for it
+            index = kg.keep(f"search:{embedder.name}", lambda: SearchIndex.open(kg, model=embedder), replace=True)
+        return index
 
 
 def index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None = None,

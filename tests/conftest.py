@@ -1,7 +1,16 @@
-"""Shared fixtures: every test gets its own graph file in tmp_path, and never the real ~/.kgtoolkit."""
+"""Shared fixtures: every test gets its own graph, and never the real ~/.kgtoolkit.
+
+The graph fixtures (``db_path``, ``kg``, ``new_db``) run each test on both backends: an SQLite file
+in tmp_path, and a fresh schema of a throwaway PostgreSQL server (tests/postgres_server.py, one per
+test worker, stopped at the end). ``@pytest.mark.sqlite_only`` keeps a test to SQLite (files, WAL,
+permissions). Without PostgreSQL's binaries the PostgreSQL cases skip, saying how to install them;
+in CI (``CI=true``) a server that cannot start fails them instead.
+"""
 
 from __future__ import annotations
 
+import itertools
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,10 +21,75 @@ import pytest
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 
+import postgres_server
+
+BACKENDS = ("sqlite", "postgresql")
+_schemas = itertools.count(1)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # Registered here too, so --strict-markers holds whatever pyproject.toml says.
     config.addinivalue_line("markers", "slow: longer tests (multi-process, real datasets)")
+    config.addinivalue_line("markers", "sqlite_only: a test of SQLite itself (files, WAL, permissions)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that needs a graph runs on each backend (``backend`` is the one parametrised fixture)."""
+    if "backend" in metafunc.fixturenames:
+        only = metafunc.definition.get_closest_marker("sqlite_only")
+        metafunc.parametrize("backend", ["sqlite"] if only else list(BACKENDS), indirect=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` or ``postgresql``: the engine of this run of the test."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[postgres_server.Server]:
+    """A throwaway PostgreSQL server for this test worker, with one database (``kg``) for the tests."""
+    try:
+        server = postgres_server.start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI needs PostgreSQL for the PostgreSQL cases: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    try:
+        import psycopg
+
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE kg")
+        yield server
+    finally:
+        server.stop()
+
+
+def _new_schema(server: postgres_server.Server) -> str:
+    """A URL naming a new, empty schema of the test database: a graph of its own."""
+    import psycopg
+
+    name = f"t{os.getpid()}_{next(_schemas)}"
+    with psycopg.connect(server.url_for("kg"), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    return f"{server.url_for('kg')}?options=-csearch_path%3D{name}"
+
+
+@pytest.fixture
+def new_db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Callable[[str], Path | str]:
+    """``new_db(name)``: the name of a new, empty graph on this test's backend (a file, or a PostgreSQL schema)."""
+    server = request.getfixturevalue("postgres") if backend == "postgresql" else None
+
+    def make(name: str = "graph") -> Path | str:
+        return tmp_path / f"{name}.sqlite3" if server is None else _new_schema(server)
+
+    return make
+
+
+@pytest.fixture
+def db_path(new_db: Callable[[str], Path | str]) -> Path | str:
+    """Where the test's graph lives (not created yet): a file path, or a PostgreSQL URL."""
+    return new_db("graph")
 
 
 @pytest.fixture(autouse=True)
@@ -28,14 +102,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    """Where the test's graph lives (not created yet)."""
-    return tmp_path / "graph.sqlite3"
-
-
-@pytest.fixture
-def kg(db_path: Path) -> Iterator[KnowledgeGraph]:
-    """A fresh graph on a real SQLite file, closed after the test."""
+def kg(db_path: Path | str) -> Iterator[KnowledgeGraph]:
+    """A fresh graph (an SQLite file, or a PostgreSQL schema), closed after the test."""
     graph = kgtoolkit.open(db_path)
     try:
         yield graph
@@ -52,13 +120,50 @@ def run_worked_example(kg: KnowledgeGraph) -> dict[str, kgtoolkit.AddResult | kg
     return {"first": first, "again": again, "ended": ended, "sqlite": sqlite}
 
 
-def dump_file(path: Path) -> list[str]:
-    """Every row of every table (and the schema) of the file, read through a separate connection."""
-    conn = sqlite3.connect(path)
+def dump_file(db: Path | str) -> list[str]:
+    """Every row of every table (and, for SQLite, the schema) of the graph, read through a separate connection."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            tables = [r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables WHERE "
+                                                 "table_schema = current_schema() ORDER BY table_name")]
+            lines = [f'CREATE TABLE "{t}"' for t in tables]
+            for table in tables:
+                lines += [f'INSERT INTO "{table}" VALUES{row!r}' for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
+            return lines
+    conn = sqlite3.connect(db)
     try:
         return list(conn.iterdump())
     finally:
         conn.close()
+
+
+def run_sql(db: Path | str, *statements: str) -> list[Any]:
+    """Run raw SQL on a test graph's database behind kgtoolkit's back (to tamper with it); the last result."""
+    rows: list[Any] = []
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            for statement in statements:
+                cur = conn.execute(statement)
+                rows = cur.fetchall() if cur.description else []
+        return rows
+    conn = sqlite3.connect(db)
+    try:
+        for statement in statements:
+            rows = conn.execute(statement).fetchall()
+        conn.commit()
+    finally:
+        conn.close()
+    return rows
+
+
+@pytest.fixture
+def sql() -> Callable[..., list[Any]]:
+    """``sql(db, statement, ...)``: raw SQL on the test's database (SQLite or PostgreSQL), the last result."""
+    return run_sql
 
 
 @pytest.fixture
@@ -68,8 +173,8 @@ def worked_example() -> Callable[[KnowledgeGraph], dict[str, Any]]:
 
 
 @pytest.fixture
-def dump() -> Callable[[Path], list[str]]:
-    """``dump(path)``: the whole file as SQL text, to compare before/after a write that must fail."""
+def dump() -> Callable[[Path | str], list[str]]:
+    """``dump(db)``: the whole graph as text, to compare before/after a write that must fail."""
     return dump_file
 
 

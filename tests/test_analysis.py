@@ -262,7 +262,7 @@ def demo(tmp_path: Path) -> Iterator[KnowledgeGraph]:
 def yago(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeGraph]:
     if not YAGO.exists():
         pytest.skip(f"YAGO11k not found at {YAGO} (the shared data folder is absent)")
-    from kgtoolkit._bulk import import_facts
+    from kgtoolkit.store import import_facts
 
     kg = kgtoolkit.open(tmp_path_factory.mktemp("yago") / "yago.sqlite3")
     raw = pl.read_csv(YAGO, separator="\t", infer_schema=False, quote_char=None)

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import kgtoolkit
-from kgtoolkit import _bulk, analysis, frames
-from kgtoolkit._bulk import import_facts, read_table
+from kgtoolkit import analysis, frames
+from kgtoolkit.store import _sqlite, import_facts, read_table
 from kgtoolkit.generate import generate
 
 
@@ -30,10 +30,10 @@ def graph(tmp_path):
 def three_ways(monkeypatch, fn):
     """``fn()`` read here through sqlite3, in the reader process on one connection, and split over two."""
     local = fn()
-    monkeypatch.setattr(_bulk, "_SMALL", 0)
-    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10**12)
+    monkeypatch.setattr(_sqlite, "SMALL", 0)
+    monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10**12)
     single = fn()
-    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
     split = fn()
     return local, single, split
 
@@ -54,13 +54,13 @@ def test_other_tables_read_the_same_here_and_in_the_reader(graph, monkeypatch, t
     graph.alias("the first", graph.entities(limit=1)[0].id)
     graph.remember("a note")
     local = read_table(graph, table)
-    monkeypatch.setattr(_bulk, "_SMALL", 0)
+    monkeypatch.setattr(_sqlite, "SMALL", 0)
     assert read_table(graph, table).to_pylist() == local.to_pylist()
 
 
 def test_a_running_write_makes_the_read_use_one_connection(graph, monkeypatch):
-    monkeypatch.setattr(_bulk, "_SMALL", 0)
-    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    monkeypatch.setattr(_sqlite, "SMALL", 0)
+    monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
     expected = frames.facts(graph)
     writer = sqlite3.connect(graph.path, isolation_level=None)
     try:
@@ -73,8 +73,8 @@ def test_a_running_write_makes_the_read_use_one_connection(graph, monkeypatch):
 
 
 def test_read_only_graph_reads_the_same(graph, monkeypatch):
-    monkeypatch.setattr(_bulk, "_SMALL", 0)
-    monkeypatch.setattr(_bulk, "_SPLIT_MIN", 10)
+    monkeypatch.setattr(_sqlite, "SMALL", 0)
+    monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
     expected = frames.facts(graph)
     with kgtoolkit.open(graph.path, read_only=True) as ro:
         assert frames.facts(ro).equals(expected)

@@ -10,7 +10,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest
-from kgtoolkit._bulk import import_facts
+from kgtoolkit.store import import_facts
 from kgtoolkit.generate import COLUMNS, ENTITY_TYPES, PREDICATES, generate, write_generated
 
 SIZE = 20_000

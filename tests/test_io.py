@@ -17,7 +17,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, frames, io, normalize_name, normalize_predicate
-from kgtoolkit._bulk import read_table
+from kgtoolkit.store import read_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TEXT_FORMATS = ("csv", "tsv", "jsonl", "parquet")
@@ -122,7 +122,7 @@ def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_pa
         assert read_table(target, table).to_pylist() == read_table(sample, table).to_pylist(), table
     assert target.config == sample.config
     data = json.loads(first.read_text(encoding="utf-8"))
-    assert data["kgtoolkit"]["schema"] == kgtoolkit._store.SCHEMA_VERSION
+    assert data["kgtoolkit"]["schema"] == kgtoolkit.store.SCHEMA_VERSION
     assert set(data) == {"kgtoolkit", "config", "entities", "facts", "aliases", "memories"}
     ended = next(f for f in data["facts"] if f["valid_to"] == "2026-10-12")
     assert ended["ended_by"] == "ops" and ended["invalidated_at"] and ended["recorded_at"]
@@ -334,8 +334,8 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
 
 def test_interrupted_import_leaves_graph_as_before(kg: KnowledgeGraph, tmp_path: Path, dump,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import kgtoolkit._bulk as bulk
-    import kgtoolkit._dump as dump_module
+    import kgtoolkit.store._bulk as bulk
+    import kgtoolkit.store._dump as dump_module
 
     monkeypatch.setattr(bulk, "_CHUNK", 2)  # several chunks, so the interrupt lands midway
     monkeypatch.setattr(dump_module, "_CHUNK", 2)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import kgtoolkit
-from kgtoolkit._bulk import import_facts
+from kgtoolkit.store import import_facts
 from kgtoolkit.generate import generate
 
 PACKAGE = Path(kgtoolkit.__file__).parent
@@ -98,7 +98,7 @@ def test_adbc_sqlite_never_loads_where_a_graph_is_open(tmp_path: Path) -> None:
     """Whole-table reads and a big import run, yet ADBC's SQLite driver is not in this process."""
     code = textwrap.dedent("""
         import sys, json, kgtoolkit
-        from kgtoolkit import frames, _bulk
+        from kgtoolkit import frames, store as _bulk
         from kgtoolkit.generate import generate
         kg = kgtoolkit.open(sys.argv[1])
         _bulk.import_facts(kg, generate(40_000, seed=3))
@@ -118,7 +118,7 @@ def test_only_the_reader_modules_name_adbcs_sqlite_driver() -> None:
     for module in PACKAGE.rglob("*.py"):
         if any(name.startswith("adbc_driver_sqlite") for name in _imports(module.read_text(encoding="utf-8"))):
             assert module.name in allowed, f"{module} imports adbc_driver_sqlite"
-    reader = (PACKAGE / "_reader_process.py").read_text(encoding="utf-8")
+    reader = (PACKAGE / "store" / "_reader_process.py").read_text(encoding="utf-8")
     assert "kgtoolkit" not in {n.split(".")[0] for n in _imports(reader)}  # the reader process stands alone
 
 

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 import kgtoolkit
 from kgtoolkit import ReadOnly, frames
-from kgtoolkit import _bulk
+from kgtoolkit import store as _bulk
+from kgtoolkit.store import _sqlite
 from kgtoolkit.cli import app
 from kgtoolkit.generate import generate
 
@@ -69,7 +70,7 @@ def test_reads_work_and_writes_say_why_not(read_only_graph: Path) -> None:
 def test_whole_table_reads_work_in_the_reader_process(read_only_graph: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with kgtoolkit.open(read_only_graph, read_only=True) as kg:
         here = frames.facts(kg)
-        monkeypatch.setattr(_bulk, "_SMALL", 0)
+        monkeypatch.setattr(_sqlite, "SMALL", 0)
         assert frames.facts(kg).equals(here)
         assert here.height == 301
 

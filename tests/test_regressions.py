@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 import kgtoolkit
-from kgtoolkit import _search_store as store
+from kgtoolkit.store import _search as store
 from kgtoolkit import frames, graphview
 
 

@@ -134,7 +134,7 @@ def test_report_empty_graph(tmp_path: Path) -> None:
 def test_report_yago(tmp_path: Path) -> None:
     if not YAGO.exists():
         pytest.skip(f"YAGO11k not found at {YAGO} (the shared data folder is absent)")
-    from kgtoolkit._bulk import import_facts
+    from kgtoolkit.store import import_facts
 
     kg = kgtoolkit.open(tmp_path / "yago.sqlite3")
     import_facts(kg, pl.read_csv(YAGO, separator="\t", infer_schema=False, quote_char=None), on_error="skip",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import sqlite3
 import stat
 import time
@@ -31,7 +32,7 @@ from kgtoolkit import (
     normalize_predicate,
     resolve_path,
 )
-from kgtoolkit._store import SCHEMA_VERSION
+from kgtoolkit.store import SCHEMA_VERSION
 
 DEFAULT_TYPES = {"person", "company", "project", "event", "unknown"}
 VALUE_PREDICATES = {"email", "phone", "url", "website", "address", "location", "birthday", "age", "role",
@@ -886,14 +887,16 @@ class TestMerge:
         assert err.value.data["field"] == "target"
         assert dump(db_path) == before
 
-    def test_atomic(self, dup: KnowledgeGraph, db_path: Path, dump) -> None:
-        # A trigger makes the last step of the merge (removing the source) fail inside SQLite.
-        conn = sqlite3.connect(db_path)
-        conn.execute("CREATE TRIGGER refuse BEFORE DELETE ON entities BEGIN SELECT RAISE(ABORT, 'refused'); END")
-        conn.commit()
-        conn.close()
+    def test_atomic(self, dup: KnowledgeGraph, db_path: Path, dump, sql, backend: str) -> None:
+        # A trigger makes the last step of the merge (removing the source) fail inside the database.
+        if backend == "sqlite":
+            sql(db_path, "CREATE TRIGGER refuse BEFORE DELETE ON entities BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        else:
+            sql(db_path, "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
+                         "LANGUAGE plpgsql",
+                "CREATE TRIGGER refuse BEFORE DELETE ON entities FOR EACH ROW EXECUTE FUNCTION refuse()")
         before = dump(db_path)
-        with pytest.raises(sqlite3.DatabaseError, match="refused"):
+        with pytest.raises((sqlite3.DatabaseError, StoreError), match="refused"):
             dup.merge("postgres", "postgresql")
         assert dump(db_path) == before
         assert dup.resolve("pg") == "postgres"
@@ -1258,6 +1261,7 @@ class TestReadOnly:
 
 
 class TestSchema:
+    @pytest.mark.sqlite_only
     def test_user_version(self, kg: KnowledgeGraph, db_path: Path) -> None:
         kg.add("a", "p", "b")
         conn = sqlite3.connect(db_path)
@@ -1272,19 +1276,18 @@ class TestSchema:
         with kgtoolkit.open(db_path) as kg:
             assert objects(kg.query("a")) == ["b"]
 
-    def test_newer_schema_refused(self, db_path: Path) -> None:
+    def test_newer_schema_refused(self, db_path: Path, sql, backend: str) -> None:
         with kgtoolkit.open(db_path) as kg:
             kg.add("a", "p", "b")
-        conn = sqlite3.connect(db_path)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-        conn.commit()
-        conn.close()
+        sql(db_path, f"PRAGMA user_version = {SCHEMA_VERSION + 1}" if backend == "sqlite"
+            else f"UPDATE kgtoolkit_schema SET version = {SCHEMA_VERSION + 1}")
         with pytest.raises(StoreError) as err:
             kgtoolkit.open(db_path)
         assert err.value.code == "store_error" and "newer" in err.value.message
         with pytest.raises(StoreError):
             kgtoolkit.open(db_path, read_only=True)
 
+    @pytest.mark.sqlite_only
     def test_foreign_sqlite_refused(self, db_path: Path) -> None:
         conn = sqlite3.connect(db_path)
         conn.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
@@ -1303,6 +1306,7 @@ class TestSchema:
         finally:
             conn.close()
 
+    @pytest.mark.sqlite_only
     def test_not_sqlite_refused(self, db_path: Path) -> None:
         content = b"this is a text file, not a database\n" * 200
         db_path.write_bytes(content)
@@ -1354,7 +1358,7 @@ def test_bad_input_changes_nothing(kg: KnowledgeGraph, db_path: Path, dump) -> N
         assert dump(db_path) == before, error
 
 
-def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path) -> None:
+def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path, dump) -> None:
     evil_subject = "Robert'); DROP TABLE facts;--"
     evil_note = "It's \"quoted\"; DELETE FROM entities WHERE 1=1; -- ' OR '1'='1"
     fact = kg.add(evil_subject, "note", evil_note, source="x'); DROP TABLE aliases;--",
@@ -1369,11 +1373,7 @@ def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path) -> None:
     (found,) = kg.search("note", evil_note.upper())
     assert found.object == evil_note
     assert [f.object_name for f in kg.query("Bobby'; --", direction="outgoing")] == [evil_note, 'Eve" OR ""="']
-    conn = sqlite3.connect(db_path)
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    finally:
-        conn.close()
+    tables = {m.group(1) for line in dump(db_path) if (m := re.match(r'CREATE TABLE "?(\w+)', line))}
     assert {"facts", "entities", "aliases", "memories", "settings"} <= tables
     assert kg.stats().facts == 2 and kg.stats().aliases == 1
 

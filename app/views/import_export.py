@@ -81,7 +81,7 @@ with upload_tab:
                                    mime="text/csv", key="import_rejects")
             else:
                 st.success("Every row is valid.")
-            if st.button(f"Import {good:,} valid rows into {Path(c.path).name}", type="primary", key="import_go",
+            if st.button(f"Import {good:,} valid rows into {c.name}", type="primary", key="import_go",
                          disabled=c.read_only or good == 0,
                          help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
                 try:
@@ -107,7 +107,7 @@ with export_tab:
                              disabled=fmt == "json")
     if st.button("Prepare the export", key="export_go"):
         with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
-            target = Path(folder) / f"{Path(c.path).stem}.{fmt}"
+            target = Path(folder) / f"{Path(c.name).stem or 'graph'}.{fmt}"
             try:
                 filters = {} if fmt == "json" else {"current_only": current_only, "predicate": predicate,
                                                     "as_of": c.as_of if dated else None}

@@ -1,6 +1,6 @@
 """The store's dump half: the whole graph as plain data, restored exactly or merged by the add rules.
 
-Part of the store (with ``_store.py`` and ``_bulk.py``, the modules holding SQL). :func:`dump` reads
+:func:`dump` reads
 every table in one read transaction; :func:`restore` writes a dump into an **empty** graph with its
 own ids and transaction times, in one write transaction; :func:`import_graph` adds facts *and* entity
 types/properties, aliases and memories by :meth:`KnowledgeGraph.add`'s rules, in one transaction
@@ -14,19 +14,24 @@ ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._errors import InvalidRequest, KGError, StoreError
+from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
+from .._records import GraphConfig
+from .._time import OPEN_END, OPEN_START, parse_bound
+from . import _queries as q
+from ._backend import Cursor
 from ._bulk import ImportReport, import_facts
-from ._errors import InvalidRequest, KGError, StoreError
-from ._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
-from ._store import SCHEMA_VERSION, KnowledgeGraph
-from ._time import OPEN_END, OPEN_START, parse_bound
+from ._rules import Rules
+from ._schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from ._graph import KnowledgeGraph
 
 __all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "import_graph", "is_empty", "restore"]
 
@@ -50,10 +55,10 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
 
     Rows are ordered by their keys, so the same graph always gives the same dump.
     """
-    from . import __version__
+    from .. import __version__
 
-    with kg._tx(write=False) as cur:
-        config = kg._config(cur)
+    with kg._backend.read() as cur:
+        config = q.read_config(cur)
         stored = dict(cur.execute("SELECT key, value FROM settings ORDER BY key").fetchall())
         settings: dict[str, Any] = {"types": sorted(config.types), "value_predicates": sorted(config.value_predicates),
                                     "multi_valued": sorted(config.multi_valued), "comma_guard": config.comma_guard}
@@ -79,11 +84,11 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
 
 def is_empty(kg: KnowledgeGraph) -> bool:
     """True when the graph holds no entity, fact, alias or memory (settings do not count)."""
-    with kg._tx(write=False) as cur:
+    with kg._backend.read() as cur:
         return _empty(cur)
 
 
-def _empty(cur: sqlite3.Cursor) -> bool:
+def _empty(cur: Cursor) -> bool:
     return not cur.execute("SELECT EXISTS(SELECT 1 FROM entities) OR EXISTS(SELECT 1 FROM facts) "
                            "OR EXISTS(SELECT 1 FROM aliases) OR EXISTS(SELECT 1 FROM memories)").fetchone()[0]
 
@@ -140,10 +145,10 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
     """
     sections = _sections(data)
     config = dict(data.get("config", {}))
-    with kg._tx(write=True) as cur:
+    with kg._backend.bulk_write() as cur:
         if not _empty(cur):
-            raise InvalidRequest(f"{kg.path} is not empty; an exact restore needs an empty graph",
-                                 field="path", value=str(kg.path))
+            raise InvalidRequest(f"{kg.location} is not empty; an exact restore needs an empty graph",
+                                 field="path", value=str(kg.location))
         cur.execute("DELETE FROM settings")
         for key, value in config.items():
             known = _DEFAULTS.get(key)
@@ -172,19 +177,16 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
                 "INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?)")
         _insert(cur, "memories", sections["memories"], _memory_row,
                 "INSERT INTO memories(id, text, source, created_at, metadata) VALUES (?, ?, ?, ?, ?)")
+        kg._backend.after_explicit_ids(cur, "facts")
     return ImportReport(rows=total, inserted=total, duplicates=0, rejected=0,
                         entities_created=len(sections["entities"]), types_upgraded=0)
 
 
-def _insert(cur: sqlite3.Cursor, section: str, rows: Sequence[Mapping[str, Any]],
+def _insert(cur: Cursor, section: str, rows: Sequence[Mapping[str, Any]],
             convert: Callable[[Mapping[str, Any], str], tuple[Any, ...]], sql: str, *, offset: int = 0) -> None:
     for i, row in enumerate(rows, start=offset):
         where = f"{section}[{i}]"
-        values = convert(row, where)
-        try:
-            cur.execute(sql, values)
-        except sqlite3.IntegrityError as exc:
-            raise _bad(where, f"{exc} (row {dict(row)!r})") from None
+        cur.execute(sql, convert(row, where))
 
 
 def _entity_row(row: Mapping[str, Any], where: str) -> tuple[Any, ...]:
@@ -249,10 +251,10 @@ def import_graph(
     """
     config = kg.config
 
-    def add_entities(cur: sqlite3.Cursor, warnings: list[str]) -> int:
+    def add_entities(cur: Cursor, warnings: list[str]) -> int:
         return _entities(kg, cur, config, entities, warnings)
 
-    def add_aliases_and_memories(cur: sqlite3.Cursor, warnings: list[str]) -> int:
+    def add_aliases_and_memories(cur: Cursor, warnings: list[str]) -> int:
         _aliases(kg, cur, aliases, warnings)
         _memories(cur, memories, warnings)
         return 0
@@ -261,7 +263,7 @@ def import_graph(
                         before=add_entities, after=add_aliases_and_memories)
 
 
-def _entities(kg: KnowledgeGraph, cur: sqlite3.Cursor, config: Any, entities: Iterable[Mapping[str, Any]],
+def _entities(kg: KnowledgeGraph, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]],
               warnings: list[str]) -> int:
     outside: Counter[str] = Counter()
     bad: list[str] = []
@@ -286,9 +288,9 @@ def _entities(kg: KnowledgeGraph, cur: sqlite3.Cursor, config: Any, entities: It
             before = None
             if key not in (None, "unknown"):
                 row = cur.execute("SELECT type FROM entities WHERE id = ?",
-                                  (kg._lookup(cur, normalize_name(name, field="name")),)).fetchone()
+                                  (q.lookup(cur, normalize_name(name, field="name")),)).fetchone()
                 before = row[0] if row else None
-            kg._ensure_entity(cur, name, key, props, config, warnings, field="name")
+            q.ensure_entity(cur, Rules.name(name, "name"), key, props, warnings)
             upgraded += before == "unknown"
         except KGError as exc:
             bad.append(f"{name!r} ({exc.message})")
@@ -301,13 +303,13 @@ def _entities(kg: KnowledgeGraph, cur: sqlite3.Cursor, config: Any, entities: It
     return upgraded
 
 
-def _aliases(kg: KnowledgeGraph, cur: sqlite3.Cursor, aliases: Iterable[tuple[str, str]], warnings: list[str]) -> None:
+def _aliases(kg: KnowledgeGraph, cur: Cursor, aliases: Iterable[tuple[str, str]], warnings: list[str]) -> None:
     problems: list[str] = []
     for alias, entity in aliases:
         try:
             display = " ".join(alias.split())
             key = normalize_name(display, field="alias")
-            target = kg._lookup(cur, normalize_name(entity, field="entity"))
+            target = q.lookup(cur, normalize_name(entity, field="entity"))
         except (KGError, AttributeError):
             problems.append(f"{alias!r} → {entity!r} (not a name)")
             continue
@@ -328,7 +330,7 @@ def _aliases(kg: KnowledgeGraph, cur: sqlite3.Cursor, aliases: Iterable[tuple[st
         warnings.append(f"{len(problems)} aliases were not registered: {'; '.join(problems[:10])}")
 
 
-def _memories(cur: sqlite3.Cursor, memories: Iterable[Mapping[str, Any]], warnings: list[str]) -> None:
+def _memories(cur: Cursor, memories: Iterable[Mapping[str, Any]], warnings: list[str]) -> None:
     differing: list[str] = []
     for i, memory in enumerate(memories):
         row = _memory_row(memory, f"memories[{i}]")

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ._errors import InvalidRequest, KGError, NotFound, StoreError
-from ._names import normalize_predicate
+from .._errors import InvalidRequest, KGError, NotFound, StoreError
+from .._names import normalize_predicate
 
 if TYPE_CHECKING:
     import polars as pl

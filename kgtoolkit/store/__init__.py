@@ -1,0 +1,60 @@
+"""The store: a temporal knowledge graph in an SQLite file (the default) or a PostgreSQL database.
+
+Every SQL statement and every database connection of kgtoolkit lives in this package. Its layout is
+the seam between what the engines share and what differs::
+
+    _location.py   which database: a path, sqlite:///…, or postgresql://… (the one rule every door uses)
+    _schema.py     tables, column lists, migrations per engine, the one fact SELECT
+    _rules.py      the rules of add, written once (the row path, the bulk path and the dump use them)
+    _queries.py    queries the parts share: settings, names, entities, the fact row, time filters
+    _graph.py      KnowledgeGraph: the operations, written once
+    _bulk.py       whole tables as Arrow; many facts in at once
+    _dump.py       the whole graph as plain data, restored exactly or merged
+    _foreign.py    other programs' SQLite graphs (MemPalace, Flowly), read for an import
+    _copy.py       a whole graph from one database to another, losslessly
+    _search.py     what semantic search reads, and its embedding cache
+    _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
+    _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
+    _postgres.py   PostgreSQL: psycopg 3, COPY, ADBC; serializable writes retried on conflicts
+
+>>> import kgtoolkit
+>>> kg = kgtoolkit.open(":memory:")
+>>> kg.backend, kg.add("my_api", "uses queue", "Redis").created
+('sqlite', True)
+"""
+
+from __future__ import annotations
+
+from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
+from ._copy import copy_graph
+from ._dump import dump, dump_parts, import_graph, is_empty, restore
+from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
+from ._graph import KnowledgeGraph, open
+from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._schema import SCHEMA_VERSION
+
+__all__ = [
+    "DEFAULT_PATH",
+    "ENV_VAR",
+    "SCHEMA_VERSION",
+    "DatabaseName",
+    "ImportReport",
+    "InvalidRows",
+    "KnowledgeGraph",
+    "Location",
+    "copy_graph",
+    "dump",
+    "dump_parts",
+    "facts_table",
+    "import_facts",
+    "import_graph",
+    "is_empty",
+    "is_kgtoolkit_file",
+    "is_sqlite_file",
+    "open",
+    "read_foreign",
+    "read_table",
+    "resolve",
+    "resolve_path",
+    "restore",
+]

@@ -1,0 +1,167 @@
+"""The seam between the graph and its database engine: one abstract backend, one module per engine.
+
+Everything the two engines share (the operations, their SQL, the rules) is written once, against
+:class:`Backend`; a backend holds only what differs::
+
+    KnowledgeGraph (_graph.py) ── the operations, their SQL, written once
+         │ uses
+    Backend (this module) ─────── transactions, whole-table Arrow reads, bulk loads, identity,
+         │                         change tokens, error mapping, and the SQL fragments that differ (Dialect)
+         ├── SQLiteBackend   (_sqlite.py)    sqlite3; Arrow reads in a reader process (ADBC)
+         └── PostgresBackend (_postgres.py)  psycopg 3; COPY for bulk loads; ADBC for Arrow reads
+
+Store code writes SQL in one style: ``?`` or ``:name`` parameters (never both in one statement),
+``TRUE``/``FALSE`` for booleans, and a :class:`Dialect` method where the engines differ. A backend
+runs that SQL through a :class:`Cursor` (SQLite's own, or a translating wrapper).
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from ._location import Location
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["Backend", "Cursor", "Dialect", "Query", "T"]
+
+T = TypeVar("T")
+Params = Sequence[Any] | dict[str, Any]
+#: One read query: SQL (``:name`` parameters) and its parameters.
+Query = tuple[str, dict[str, Any]]
+
+
+class Cursor(Protocol):
+    """What store code needs of a cursor (``sqlite3.Cursor`` has it all)."""
+
+    rowcount: int
+
+    @property
+    def description(self) -> Any: ...
+
+    def execute(self, sql: str, parameters: Params = ..., /) -> Any: ...
+
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Params], /) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Dialect:
+    """SQL fragments that differ between engines (SQLite's spelling here; PostgreSQL overrides)."""
+
+    name: ClassVar[str] = "sqlite"
+    #: The LIMIT that means "no limit".
+    no_limit: ClassVar[int | None] = -1
+
+    def list_param(self, values: Iterable[Any]) -> Any:
+        """A list of values as one parameter, for :meth:`values`."""
+        import json
+
+        return json.dumps(list(values))
+
+    def values(self, param: str, kind: str = "text") -> str:
+        """A subquery of the values of list parameter ``:param`` (made by :meth:`list_param`)."""
+        return f"(SELECT value FROM json_each(:{param}))"
+
+    def contains(self, haystack: str, needle: str) -> str:
+        """True when the text ``needle`` occurs in ``haystack``."""
+        return f"instr({haystack}, {needle}) > 0"
+
+    def char(self, code: int) -> str:
+        return f"char({code})"
+
+    def ordered_concat(self, expr: str, separator: str, source: str, order: str) -> str:
+        """A query of one row: ``expr`` over the rows of ``source`` joined by ``separator`` in ``order``."""
+        return f"SELECT group_concat(line, {separator}) FROM (SELECT {expr} AS line FROM {source} ORDER BY {order}) x"
+
+
+class Backend(abc.ABC):
+    """One graph's database: its connection(s), transactions and what else differs per engine.
+
+    Safe to share between threads (a lock serialises the connection). :meth:`read` and
+    :meth:`write` run a function in one transaction; a write is whole or absent.
+    """
+
+    kind: ClassVar[str]
+    dialect: ClassVar[Dialect]
+
+    def __init__(self, location: Location, *, read_only: bool, timeout: float) -> None:
+        self.location = location
+        self.read_only = read_only
+        #: Why a graph opened for writing is read-only anyway (e.g. a folder this user cannot write).
+        self.read_only_reason: str | None = None
+        self.timeout = timeout
+        self.lock = threading.RLock()
+
+    # ------------------------------------------------------------------ transactions
+
+    @abc.abstractmethod
+    def transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction (a snapshot for reads; the write lock or serializable isolation for writes)."""
+
+    def read(self) -> AbstractContextManager[Cursor]:
+        """A read transaction: every query in it sees one snapshot."""
+        return self.transaction(write=False)
+
+    def write(self, fn: Callable[[Cursor], T]) -> T:
+        """Run ``fn(cursor)`` in one write transaction and return what it returns.
+
+        A backend whose engine may refuse a transaction for a concurrent one (PostgreSQL's
+        serialization failures and deadlocks) runs ``fn`` again, a bounded number of times, so
+        ``fn`` must only touch the database and its own locals.
+        """
+        with self.transaction(write=True) as cur:
+            return fn(cur)
+
+    @abc.abstractmethod
+    def bulk_write(self) -> AbstractContextManager[Cursor]:
+        """A write transaction for a bulk load: no other writer runs meanwhile, and none of this engine's
+        per-row checks that the load makes itself (SQLite: foreign keys) slow it down."""
+
+    # ------------------------------------------------------------------ bulk data
+
+    @abc.abstractmethod
+    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
+                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+        """Run read queries into Arrow in one snapshot: ``split`` (a facts query whose SQL bounds ``f.id``
+        by ``:_lo`` and ``:_hi``) in parts ordered by id, then each of ``queries``. ``cur``: the write
+        transaction the read happens in (the read then sees what is committed)."""
+
+    @abc.abstractmethod
+    def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Insert many rows into ``table`` inside the transaction of ``cur`` (executemany, or COPY)."""
+
+    def after_explicit_ids(self, cur: Cursor, table: str) -> None:
+        """After rows were inserted with their own ids: make the next generated id follow them."""
+
+    def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
+        """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild
+        the facts indexes around the load (faster than updating them row by row)."""
+        return False
+
+    # ------------------------------------------------------------------ what a graph is
+
+    @abc.abstractmethod
+    def identity(self) -> str:
+        """A stable name for this graph's database, for caches kept outside it (the search index)."""
+
+    @abc.abstractmethod
+    def change_token(self) -> tuple[Any, ...]:
+        """Cheap "did anything change?": equal tokens mean no write committed in between."""
+
+    def data_version(self) -> tuple[Any, ...]:
+        """Changes whenever the data may have changed, by this process or any other."""
+        return self.change_token()
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close every connection; the backend is unusable afterwards."""

@@ -1,0 +1,453 @@
+"""The store's bulk half: whole tables out as Arrow, many facts in at once.
+
+Whole-table reads go into Arrow in one read snapshot through the backend (SQLite: here for small
+tables, else in a reader process; PostgreSQL: ADBC). Writes apply the rules of ``add``
+(:mod:`._rules`) once per *distinct* value of each column and the cross-field rules as polars
+expressions over the whole frame, then load the rows in one transaction (SQLite: ``executemany``;
+PostgreSQL: ``COPY``) while no other writer runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._errors import InvalidRequest, KGError
+from .._names import COMMA_PREDICATES
+from .._records import GraphConfig, _Record
+from .._time import OPEN_END, OPEN_START, TimeInput, now_text
+from . import _queries as q
+from ._backend import Backend, Cursor
+from ._rules import COMMA_HINT, Rules, comma_refusals, ends_before_start
+from ._schema import FACT_COLUMNS, FACT_INDEXES, TABLE_COLUMNS
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
+
+    from ._graph import KnowledgeGraph
+
+__all__ = ["ImportReport", "InvalidRows", "facts_table", "import_facts", "read_table"]
+
+Progress = Callable[[int, int], None]
+Hook = Callable[[Cursor, list[str]], int]
+Table = Literal["facts", "entities", "aliases", "memories"]
+
+_INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
+_CHUNK = 50_000
+
+
+class InvalidRows(InvalidRequest):
+    """An import refused whole because some rows break the rules.
+
+    ``data["rows"]`` names each problem: ``line``, ``field``, ``value``, ``code`` (the error code
+    ``add`` would raise: ``invalid_date``, ``interval_order``, ``comma_list``, ``invalid_name``,
+    ``unknown_type``, ``invalid_request``) and ``reason``.
+    """
+
+    code = "invalid_rows"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportReport(_Record):
+    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``code``, ``reason``)."""
+
+    rows: int
+    inserted: int
+    duplicates: int
+    rejected: int
+    entities_created: int
+    types_upgraded: int
+    rejects: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------- reads
+
+
+def read_table(
+    kg: KnowledgeGraph,
+    table: Table,
+    *,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+) -> pa.Table:
+    """One table of the graph as Arrow (every stored column), filters pushed down into SQL.
+
+    For ``facts``: ``as_of``/``known_at``/``current_only`` as in :meth:`KnowledgeGraph.query`, a
+    ``predicate``, and an ``entity`` (facts where it is subject or object). With ``known_at``, ends
+    recorded after it are blanked, as the store would have shown them then. For the other tables,
+    ``entity`` keeps that entity's rows.
+    """
+    if table not in TABLE_COLUMNS:
+        raise InvalidRequest(f"no table {table!r}; choose one of {', '.join(TABLE_COLUMNS)}", field="table",
+                             value=table)
+    if table == "facts":
+        import pyarrow as pa
+
+        parts, _ = facts_table(kg, FACT_COLUMNS, as_of=as_of, known_at=known_at, predicate=predicate, entity=entity,
+                               current_only=current_only)
+        return pa.concat_tables(parts)
+    columns = ", ".join(f"f.{c}" for c in TABLE_COLUMNS[table])
+    params: dict[str, Any] = {}
+    where = ""
+    entity_id = kg.resolve(entity) if entity not in (None, "") else None
+    if entity_id is not None:
+        params["e"] = entity_id
+        where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND FALSE"}[table]
+    key = "id" if table != "aliases" else "alias"
+    _, (result,) = kg._backend.read_arrow([(f"SELECT {columns} FROM {table} f WHERE TRUE{where} ORDER BY f.{key}",
+                                            params)])
+    return _typed(result, table)
+
+
+def facts_table(
+    kg: KnowledgeGraph,
+    columns: Sequence[str],
+    *,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+    extra: Sequence[str] = (),
+) -> tuple[list[pa.Table], list[pa.Table]]:
+    """:func:`read_table` of ``facts`` with a choice of ``columns``, in parts ordered by id (one, or two for a
+    big SQLite table read on two connections at once), and ``extra`` queries from the same snapshot."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    entity_id = kg.resolve(entity) if entity not in (None, "") else None
+    where, params, known = q.time_filter(as_of, known_at, current_only)
+    if predicate not in (None, ""):
+        params["p"] = Rules.predicate(predicate)
+        where += " AND f.predicate = :p"
+    if entity_id is not None:
+        params["e"] = entity_id
+        where += " AND (f.subject = :e OR f.object_id = :e)"
+    if known is not None:  # the blanking below needs these
+        columns = [*columns, *[c for c in ("valid_to", "to_us", "invalidated_at", "ended_by") if c not in columns]]
+    selected = ", ".join(f"f.{c}" for c in columns)
+    split = (f"SELECT {selected} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi{where} ORDER BY f.id", params)
+    parts, others = kg._backend.read_arrow([(sql, {}) for sql in extra], split=split)
+    typed = []
+    for part in parts:
+        part = _typed(part, "facts", columns)
+        if known is not None and part.num_rows:
+            later = pc.fill_null(pc.greater(part["invalidated_at"], pa.scalar(known)), False)
+            for name, blank in (("valid_to", pa.nulls(1, pa.string())[0]), ("to_us", pa.scalar(OPEN_END)),
+                                ("invalidated_at", pa.nulls(1, pa.string())[0]),
+                                ("ended_by", pa.nulls(1, pa.string())[0])):
+                i = part.schema.get_field_index(name)
+                part = part.set_column(i, name, pc.if_else(later, blank, part[name]))
+        typed.append(part)
+    return typed, others
+
+
+def _typed(table: pa.Table, name: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """Give every column its declared type (a driver may type an all-NULL column otherwise)."""
+    import pyarrow as pa
+
+    ints = {"id", "from_us", "to_us"} if name == "facts" else set()
+    names = list(columns or TABLE_COLUMNS[name])
+    schema = pa.schema([(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string())
+                        for c in names])
+    if table.num_rows == 0:
+        return schema.empty_table()
+    return pa.table({c: table[c].cast(schema.field(c).type) for c in names}, schema=schema)
+
+
+# ---------------------------------------------------------------------- writes
+
+
+def _each_unique(series: pl.Series, fn: Callable[[Any], Any]) -> tuple[dict[Any, Any], dict[Any, tuple[str, str]]]:
+    """Apply ``fn`` (a rule) once per distinct non-null value: the results, and the errors by value."""
+    done: dict[Any, Any] = {}
+    failed: dict[Any, tuple[str, str]] = {}
+    for value in series.drop_nulls().unique().to_list():
+        try:
+            done[value] = fn(value)
+        except KGError as exc:
+            failed[value] = (exc.code, exc.message)
+    return done, failed
+
+
+def import_facts(
+    kg: KnowledgeGraph,
+    frame: pl.DataFrame,
+    *,
+    on_error: Literal["raise", "skip"] = "raise",
+    allow_commas: bool = False,
+    source: str | None = None,
+    progress: Progress | None = None,
+    before: Hook | None = None,
+    after: Hook | None = None,
+) -> tuple[ImportReport, pl.DataFrame]:
+    """Add many facts at once with :meth:`KnowledgeGraph.add`'s rules; whole or nothing.
+
+    ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
+    valid_to, confidence, source, source_closet, subject_type, object_type``, and ``line`` (the
+    source line of each row, for the report). Current facts already in the graph (or earlier in the
+    frame) and identical history rows are skipped, so importing twice changes nothing.
+
+    ``on_error="raise"`` refuses the whole frame if any row is bad (:class:`InvalidRows` lists
+    them); ``"skip"`` imports the good rows and reports the rest. Returns the report and the
+    rejected rows (with ``line``, ``field``, ``value``, ``reason``).
+
+    ``before`` and ``after`` run inside the same transaction, before and after the facts are
+    written (a dump import adds its entities, aliases and memories there); each appends warnings to
+    the list it is given and returns how many entity types it upgraded.
+    """
+    import polars as pl
+
+    if on_error not in ("raise", "skip"):
+        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error",
+                             value=str(on_error))
+    missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
+    if missing:
+        raise InvalidRequest(f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
+                             "map the columns with the column options", field=missing[0])
+    backend = kg._backend
+
+    def prepared(config: GraphConfig) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
+        rules = Rules(config, comma_guard=False if allow_commas else None)
+        rows = _prepare(frame, rules, source=source)
+        rejects = _rejects(rows)
+        if rejects.height and on_error == "raise":
+            listed = rejects.head(20).iter_rows(named=True)
+            detail = "; ".join(f"line {r['line']} {r['field']} {r['value']!r}: {r['reason']}" for r in listed)
+            more = f" (and {rejects.height - 20} more)" if rejects.height > 20 else ""
+            raise InvalidRows(f"{rejects.height} problem(s) in {rejects['line'].n_unique()} row(s), nothing imported: "
+                              f"{detail}{more}. Fix them, or import the good rows with on_error='skip'",
+                              rows=rejects.to_dicts())
+        return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
+
+    # The rules run before the write lock is taken (a bad file never holds up other writers), and again
+    # inside it in the rare case that the graph's settings changed meanwhile.
+    with backend.read() as cur:
+        config = q.read_config(cur)
+    good, rejects, rules = prepared(config)
+    with backend.bulk_write() as cur:
+        if q.read_config(cur) != config:
+            good, rejects, rules = prepared(q.read_config(cur))
+        warnings: list[str] = []
+        entities_before = cur.execute("SELECT count(*) FROM entities").fetchone()[0]
+        upgraded = before(cur, warnings) if before else 0
+        report = _write(backend, cur, good, rules, progress=progress)
+        upgraded += after(cur, warnings) if after else 0
+        created = cur.execute("SELECT count(*) FROM entities").fetchone()[0] - entities_before
+    bad_lines = rejects["line"].n_unique() if rejects.height else 0
+    return dataclasses.replace(report, rows=frame.height, rejected=bad_lines, rejects=tuple(rejects.to_dicts()),
+                               entities_created=created, types_upgraded=report.types_upgraded + upgraded,
+                               warnings=tuple(warnings) + report.warnings), rejects
+
+
+def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.DataFrame:
+    """Apply the rules to a frame of raw rows; each row gets ``_errors``: a list of (field, value, code, reason)."""
+    import polars as pl
+
+    text_columns = ("subject", "predicate", "object", "valid_from", "valid_to", "source", "source_closet",
+                    "subject_type", "object_type")
+    df = frame.select(
+        (pl.col("line").cast(pl.Int64) if "line" in frame.columns
+         else pl.int_range(1, frame.height + 1, dtype=pl.Int64)).alias("line"),
+        *[(pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String)).alias(c)
+          for c in text_columns[:3]],
+        # Optional fields: blank means absent (an empty CSV cell), not an error.
+        *[(pl.col(c).cast(pl.String).str.strip_chars().replace("", None) if c in frame.columns
+           else pl.lit(None, pl.String)).alias(c) for c in text_columns[3:]],
+        (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
+    )
+    errors: list[pl.Expr] = []
+
+    def problem(when: pl.Expr, column: str, value: pl.Expr, code: pl.Expr | str, reason: pl.Expr | str) -> None:
+        errors.append(pl.when(when).then(pl.struct(
+            field=pl.lit(column), value=value.cast(pl.String), code=pl.lit(code) if isinstance(code, str) else code,
+            reason=pl.lit(reason) if isinstance(reason, str) else reason)))
+
+    def failures(column: str, failed: dict[Any, tuple[str, str]], *, only: pl.Expr | None = None) -> None:
+        if failed:
+            keys = pl.col(column)
+            code = keys.replace_strict({v: c for v, (c, _) in failed.items()}, default=None, return_dtype=pl.String)
+            reason = keys.replace_strict({v: m for v, (_, m) in failed.items()}, default=None, return_dtype=pl.String)
+            problem(reason.is_not_null() if only is None else only & reason.is_not_null(), column, keys, code, reason)
+
+    def checked(column: str, rule: Callable[[Any], Any], out: str, dtype: Any, *, only: pl.Expr | None = None) -> None:
+        """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits)."""
+        nonlocal df
+        values = df[column] if only is None else df.filter(only)[column]
+        done, failed = _each_unique(values, rule)
+        mapped = pl.col(column).replace_strict(done, default=None, return_dtype=dtype)
+        df = df.with_columns((mapped if only is None else pl.when(only).then(mapped)).alias(out))
+        failures(column, failed, only=only)
+
+    for column in ("subject", "predicate", "object"):  # a missing cell; a blank one fails its rule below
+        problem(pl.col(column).is_null(), column, pl.lit(""), "invalid_name", f"{column} is empty")
+    name = pl.Struct({"display": pl.String, "id": pl.String})
+    checked("predicate", rules.predicate, "_predicate", pl.String)
+    checked("subject", lambda v: dataclasses.asdict(rules.name(v, "subject")), "_subject", name)
+    df = df.with_columns(_value=pl.col("_predicate").is_in(list(rules.config.value_predicates)))
+    checked("object", lambda v: dataclasses.asdict(rules.value(v)), "_ovalue", name, only=pl.col("_value"))
+    checked("object", lambda v: dataclasses.asdict(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"))
+    bound = pl.Struct({"text": pl.String, "key": pl.Int64})
+    checked("valid_from", lambda v: rules.start(v)._asdict(), "_from", bound)
+    checked("valid_to", lambda v: rules.end(v)._asdict(), "_to", bound)
+    for column in ("subject_type", "object_type"):
+        checked(column, lambda v, c=column: rules.entity_type(v, c), f"_{column}", pl.String)
+    checked("confidence", rules.confidence, "_confidence", pl.Float64)
+    df = df.with_columns(
+        _object=pl.when(pl.col("_value")).then(pl.col("_ovalue")).otherwise(pl.col("_oname")),
+        _from_key=pl.col("_from").struct.field("key").fill_null(OPEN_START),
+        _to_key=pl.col("_to").struct.field("key").fill_null(OPEN_END),
+        _confidence=pl.col("_confidence").fill_null(1.0),
+    )
+    problem(ends_before_start(pl.col("_from_key"), pl.col("_to_key")), "valid_to", pl.col("valid_to"),
+            "interval_order", pl.format("valid_to {} is before valid_from {}; an interval cannot end before it starts",
+                                        pl.col("_to").struct.field("text"), pl.col("_from").struct.field("text")))
+    if rules.comma_guard:
+        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(",", literal=True),
+                                                 pl.col("object").str.contains(",", literal=True),
+                                                 ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)))
+        problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
+        problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")
+    default_source = rules.source(source)
+    return df.with_columns(
+        _errors=pl.concat_list(errors).list.drop_nulls() if errors else pl.lit([]),
+        _source=pl.col("source").fill_null(default_source),
+        _closet=pl.col("source_closet"),
+        _object_text=pl.col("_object").struct.field("display"),
+        _object_key=pl.col("_object").struct.field("id"),
+        _object_id=pl.when(~pl.col("_value")).then(pl.col("_object").struct.field("id")),
+    )
+
+
+def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
+    import polars as pl
+
+    bad = rows.filter(pl.col("_errors").list.len() > 0).select("line", "_errors").explode("_errors")
+    if bad.height == 0:
+        return pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String,
+                                    "reason": pl.String})
+    return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "code", "reason").sort("line")
+
+
+def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
+           progress: Progress | None) -> ImportReport:
+    """Resolve names, create entities, drop duplicates and insert, inside the open transaction."""
+    import polars as pl
+
+    d = backend.dialect
+    warnings: list[str] = []
+    aliases = dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
+    if _small(cur, rows.height, "entities"):  # read only the entities this frame names (primary key)
+        named = set(pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique().to_list())
+        named |= {aliases[i] for i in named if i in aliases}
+        existing = dict(cur.execute(f"SELECT id, type FROM entities WHERE id IN {d.values('ids')}",
+                                    {"ids": d.list_param(sorted(named))}).fetchall())
+    else:
+        existing = dict(cur.execute("SELECT id, type FROM entities").fetchall())
+
+    def resolve(ids: pl.Expr) -> pl.Expr:  # exact id, then alias, else the id itself (a new entity)
+        alias_hits = {a: e for a, e in aliases.items() if a not in existing}
+        return ids.replace(alias_hits) if alias_hits else ids
+
+    rows = rows.with_columns(
+        _sid=resolve(pl.col("_subject").struct.field("id")),
+        _sname=pl.col("_subject").struct.field("display"),
+        _oid=pl.when(pl.col("_value")).then(None).otherwise(resolve(pl.col("_object_id"))),
+    ).with_columns(_okey=pl.when(pl.col("_value")).then(pl.col("_object_key")).otherwise(pl.col("_oid")))
+
+    # Entities: every id named, with its first spelling and first concrete type.
+    named_rows = pl.concat([
+        rows.select(pl.col("line"), pl.lit(0).alias("side"), pl.col("_sid").alias("id"), pl.col("_sname").alias("name"),
+                    pl.col("_subject_type").alias("type")),
+        rows.filter(~pl.col("_value")).select(pl.col("line"), pl.lit(1).alias("side"), pl.col("_oid").alias("id"),
+                                              pl.col("_object_text").alias("name"), pl.col("_object_type").alias("type")),
+    ]).sort("line", "side")
+    concrete = pl.col("type").filter(pl.col("type") != "unknown").drop_nulls()
+    firsts = named_rows.group_by("id", maintain_order=True).agg(
+        pl.col("name").first(), concrete.first().alias("type"), concrete.unique().alias("types"))
+    created_at = now_text()
+    new = firsts.filter(~pl.col("id").is_in(list(existing)))
+    backend.insert_rows(cur, "entities", ("id", "name", "type", "properties", "created_at"),
+                        ((i, n, t or "unknown", "{}", created_at) for i, n, t in new.select("id", "name", "type").iter_rows()))
+    upgrades = [(q.upgraded_type(existing[i], t), i) for i, t in
+                firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
+                .select("id", "type").iter_rows() if existing[i] == "unknown"]
+    if upgrades:
+        cur.executemany("UPDATE entities SET type = ? WHERE id = ?", upgrades)
+    for entity_id, first_type, types in firsts.filter(pl.col("types").list.len() > 0).select("id", "type", "types").iter_rows():
+        kept = q.upgraded_type(existing.get(entity_id, "unknown"), first_type)
+        clash = set(types) - {kept}
+        if clash:
+            warnings.append(f"{entity_id!r} kept its type {kept}; the input also said {', '.join(sorted(clash))}")
+
+    # Duplicates: within the frame (the first of each current triple, of each identical ended fact), then
+    # against the graph. A mask in row order: no unique/concat/sort round trip.
+    rows = rows.with_columns(_current=pl.col("_to").is_null())
+    ended = ~pl.col("_current")
+    todo = rows.filter(pl.struct("_sid", "_predicate", "_okey", pl.when(ended).then(pl.col("_from_key")).alias("_f"),
+                                 pl.when(ended).then(pl.col("_to_key")).alias("_t")).is_first_distinct())
+    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
+    if facts_before and todo.height:  # nothing to compare against in an empty graph
+        sql = ("SELECT subject AS _sid, predicate AS _predicate, object_key AS _okey, from_us AS _from_key, "
+               "to_us AS _to_key, valid_to IS NULL AS _current FROM facts")
+        schema = {"_sid": pl.String, "_predicate": pl.String, "_okey": pl.String, "_from_key": pl.Int64,
+                  "_to_key": pl.Int64, "_current": pl.Boolean}
+        if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
+            found = cur.execute(f"{sql} WHERE subject IN {d.values('s')}",
+                                {"s": d.list_param(todo["_sid"].unique().sort().to_list())}).fetchall()
+            present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
+        else:
+            _, (table,) = backend.read_arrow([(sql, {})], cur=cur)
+            present = pl.from_arrow(table)  # type: ignore[assignment]
+        present = present.with_columns(pl.col("_current").cast(pl.Boolean))
+        stored_ended = ~pl.col("_current")
+        present = present.select("_sid", "_predicate", "_okey", "_current",
+                                 pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
+                                 pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"))
+        todo = (todo.with_columns(pl.when(ended).then(pl.col("_from_key")).alias("_f"),
+                                  pl.when(ended).then(pl.col("_to_key")).alias("_t"))
+                .join(present, on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"], how="anti",
+                      nulls_equal=True, maintain_order="left")
+                .drop("_f", "_t"))
+
+    recorded = now_text()
+    insert = todo.select(
+        "_sid", "_predicate", "_oid",
+        pl.when(pl.col("_value")).then(pl.col("_object_text")).alias("_ovalue"),
+        "_okey", pl.col("_from").struct.field("text"), pl.col("_to").struct.field("text").alias("_to_text"),
+        "_from_key", "_to_key", "_confidence", "_source", "_closet",
+        pl.lit(recorded).alias("_recorded"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.lit(recorded)).alias("_invalidated"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
+    )
+    total = insert.height
+    rebuild = backend.rebuild_fact_indexes(total, facts_before)  # building indexes afterwards can be faster
+    indexes = FACT_INDEXES[backend.kind]
+    if rebuild:
+        for statement in indexes:
+            cur.execute(f"DROP INDEX IF EXISTS {statement.split(' INDEX ')[1].split()[0]}")
+    done = 0
+    if progress:
+        progress(0, total)
+    for chunk in insert.iter_slices(_CHUNK):
+        backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
+        done += chunk.height
+        if progress:
+            progress(done, total)
+    if rebuild:
+        for statement in indexes:
+            cur.execute(statement)
+    return ImportReport(rows=rows.height, inserted=total, duplicates=rows.height - total, rejected=0,
+                        entities_created=new.height, types_upgraded=len(upgrades), warnings=tuple(warnings))
+
+
+def _small(cur: Cursor, rows: int, table: str) -> bool:
+    """Whether ``rows`` is small next to ``table``: then read only the rows the import touches."""
+    size: int = cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    return rows * 20 < size

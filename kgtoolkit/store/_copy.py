@@ -1,0 +1,102 @@
+"""A whole graph from one database to another (SQLite or PostgreSQL, either way), losslessly.
+
+Into an empty target, :func:`copy_graph` keeps everything: ids, transaction times, names, types,
+properties, aliases, memories and settings, read from one snapshot of the source and written in one
+transaction of the target. Into a target that holds a graph already it refuses, unless ``merge``: the
+source is then merged by the add rules, as importing its dump would (new ids, duplicates skipped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .._errors import InvalidRequest
+from .._records import _Record
+from ._bulk import _typed
+from ._dump import _empty
+from ._schema import FACT_COLUMNS, TABLE_COLUMNS
+
+if TYPE_CHECKING:
+    from ._graph import KnowledgeGraph
+
+__all__ = ["CopyReport", "copy_graph"]
+
+Progress = Callable[[int, int], None]
+_CHUNK = 50_000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CopyReport(_Record):
+    """What :func:`copy_graph` did: rows written per table, and whether it merged (new ids) or copied."""
+
+    source: str
+    target: str
+    merged: bool
+    facts: int
+    entities: int
+    aliases: int
+    memories: int
+    settings: int
+    duplicates: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = False,
+               progress: Progress | None = None) -> CopyReport:
+    """Copy every table of ``source`` into ``target`` (see the module's docstring). ``progress(done, total)``
+    counts rows as they are written."""
+    if source.location == target.location or (source.backend == target.backend == "sqlite"
+                                               and not source.location.memory
+                                               and source._backend.identity() == target._backend.identity()):
+        raise InvalidRequest(f"{source.location} is both the source and the target; copy to another database",
+                             field="target", value=str(target.location))
+    if merge and not _is_empty(target):
+        return _merge(source, target, progress)
+    columns = {name: ", ".join(TABLE_COLUMNS[name]) for name in ("entities", "aliases", "memories")}
+    parts, (entities, aliases, memories, settings) = source._backend.read_arrow(
+        [(f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
+         (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
+         (f"SELECT {columns['memories']} FROM memories ORDER BY id", {}),
+         ("SELECT key, value FROM settings ORDER BY key", {})],
+        split=(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id", {}))
+    facts = [_typed(p, "facts") for p in parts]
+    total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
+    done = 0
+    backend = target._backend
+    with backend.bulk_write() as cur:
+        if not _empty(cur):
+            raise InvalidRequest(f"{target.location} already holds a graph; copy into an empty database, or merge into "
+                                 "this one by the add rules (merge=True, `kgtoolkit copy --merge`)",
+                                 field="target", value=str(target.location))
+        if progress:
+            progress(0, total)
+        cur.execute("DELETE FROM settings")
+        backend.insert_rows(cur, "settings", ("key", "value"), [(r["key"], r["value"]) for r in settings.to_pylist()])
+        for name, table in (("entities", entities), ("facts", None), ("aliases", aliases), ("memories", memories)):
+            tables = facts if table is None else [_typed(table, name)]
+            for part in tables:
+                for batch in part.to_batches(_CHUNK):
+                    backend.insert_rows(cur, name, TABLE_COLUMNS[name], zip(*[c.to_pylist() for c in batch.columns]))
+                    done += batch.num_rows
+                    if progress:
+                        progress(done, total)
+        backend.after_explicit_ids(cur, "facts")
+    return CopyReport(str(source.location), str(target.location), False, sum(p.num_rows for p in facts),
+                      entities.num_rows, aliases.num_rows, memories.num_rows, settings.num_rows)
+
+
+def _is_empty(kg: KnowledgeGraph) -> bool:
+    with kg._backend.read() as cur:
+        return _empty(cur)
+
+
+def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | None) -> CopyReport:
+    from ._dump import dump, dump_parts, import_graph
+
+    frame, entities, aliases, memories = dump_parts(dump(source))
+    report, _ = import_graph(target, frame, entities=entities, aliases=aliases, memories=memories, allow_commas=True,
+                             progress=progress)
+    return CopyReport(str(source.location), str(target.location), True, report.inserted, report.entities_created,
+                      len(aliases), len(memories), 0, report.duplicates, report.warnings)

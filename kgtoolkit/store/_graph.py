@@ -1,0 +1,671 @@
+"""The graph's operations, written once over a :class:`~._backend.Backend` (SQLite or PostgreSQL).
+
+>>> kg = open(":memory:")
+>>> kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02").created
+True
+>>> [f.object_name for f in kg.query("My API")]
+['Redis']
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .._errors import AliasConflict, IntervalOrder, InvalidRequest, NotCurrent, NotFound, UnknownType
+from .._names import clean_text, normalize_name, normalize_predicate
+from .._records import (
+    AddResult,
+    Alias,
+    ConflictGroup,
+    Direction,
+    Entity,
+    Fact,
+    GraphConfig,
+    Memory,
+    MergeResult,
+    Stats,
+    SupersedeResult,
+)
+from .._time import TimeInput, now_text, today
+from . import _queries as q
+from ._backend import Backend, Cursor
+from ._location import DatabaseName, Location, resolve
+from ._rules import Rules, json_object
+from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
+
+__all__ = ["KnowledgeGraph", "open"]
+
+_DIRECTIONS = ("outgoing", "incoming", "both")
+T = TypeVar("T")
+
+
+def open(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> KnowledgeGraph:  # noqa: A001
+    """Open (creating on first use) the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…``
+    (see :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
+
+    >>> kg = open(":memory:")
+    >>> kg.stats().facts
+    0
+    """
+    return KnowledgeGraph(db, read_only=read_only, timeout=timeout)
+
+
+def _backend(location: Location, *, read_only: bool, timeout: float) -> Backend:
+    if location.kind == "postgresql":
+        from ._postgres import PostgresBackend  # psycopg loads only for a PostgreSQL graph
+
+        return PostgresBackend(location, read_only=read_only, timeout=timeout)
+    from ._sqlite import SQLiteBackend
+
+    return SQLiteBackend(location, read_only=read_only, timeout=timeout)
+
+
+class KnowledgeGraph:
+    """A temporal knowledge graph in one SQLite file or one PostgreSQL database.
+
+    Safe to share between threads of one process; several processes (on several machines, for
+    PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
+    is one transaction, whole or absent; never two identical current facts; ``supersede`` and
+    ``merge`` atomic. ``location`` says where the graph is; ``path`` is its file (None for PostgreSQL).
+    """
+
+    def __init__(self, db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> None:
+        self.location = resolve(db)
+        self._backend = _backend(self.location, read_only=read_only, timeout=timeout)
+        self._kept: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def path(self) -> Path | None:
+        """The graph's SQLite file (``Path(":memory:")`` in memory), or None for PostgreSQL."""
+        return self.location.path
+
+    @property
+    def read_only(self) -> bool:
+        return self._backend.read_only
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why a graph opened for writing is read-only anyway (a folder or file this user cannot write)."""
+        return self._backend.read_only_reason
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._backend.kind
+
+    def data_version(self) -> tuple[Any, ...]:
+        """Changes whenever the graph's data may have changed, by this process or another (for caches)."""
+        return self._backend.data_version()
+
+    def identity(self) -> str:
+        """A stable name of the graph's database (its file, or the PostgreSQL graph's id), for caches kept outside it."""
+        return self._backend.identity()
+
+    def keep(self, key: str, make: Callable[[], T], *, replace: bool = False) -> T:
+        """An object that lives as long as this graph (the search index): made by ``make`` on first use, then
+        kept under ``key``, and closed (its ``close()``) when the graph closes."""
+        with self._backend.lock:
+            if replace and key in self._kept:
+                self._kept.pop(key).close()
+            if key not in self._kept:
+                self._kept[key] = make()
+            kept: T = self._kept[key]
+            return kept
+
+    def close(self) -> None:
+        """Close the graph (and what it keeps: the search indexes opened on it); the object is unusable afterwards."""
+        with self._backend.lock:
+            kept, self._kept = self._kept, {}
+            for item in kept.values():
+                item.close()
+            self._backend.close()
+
+    def __enter__(self) -> KnowledgeGraph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"KnowledgeGraph({str(self.location)!r}{', read_only=True' if self.read_only else ''})"
+
+    def _read(self) -> Any:
+        return self._backend.read()
+
+    # ------------------------------------------------------------------ settings
+
+    @property
+    def config(self) -> GraphConfig:
+        """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard."""
+        with self._read() as cur:
+            return q.read_config(cur)
+
+    def configure(
+        self,
+        *,
+        types: Sequence[str] | None = None,
+        value_predicates: Sequence[str] | None = None,
+        multi_valued: Sequence[str] | None = None,
+        comma_guard: bool | None = None,
+    ) -> GraphConfig:
+        """Replace some settings of this graph (each given set replaces the stored one).
+
+        New value predicates apply to facts written from now on; stored facts keep their kind.
+
+        >>> kg = open(":memory:")
+        >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
+        ['company', 'event', 'person']
+        """
+        updates: dict[str, str] = {}
+        if types is not None:
+            vocabulary = {normalize_name(t, field="type") for t in _strings(types, "types")}
+            vocabulary.add("unknown")
+            updates["types"] = json.dumps(sorted(vocabulary))
+        if value_predicates is not None:
+            updates["value_predicates"] = json.dumps(
+                sorted({normalize_predicate(p) for p in _strings(value_predicates, "value_predicates")}))
+        if multi_valued is not None:
+            updates["multi_valued"] = json.dumps(
+                sorted({normalize_predicate(p) for p in _strings(multi_valued, "multi_valued")}))
+        if comma_guard is not None:
+            if not isinstance(comma_guard, bool):
+                raise InvalidRequest("comma_guard must be true or false", field="comma_guard", value=str(comma_guard))
+            updates["comma_guard"] = json.dumps(comma_guard)
+
+        def write(cur: Cursor) -> GraphConfig:
+            if types is not None:
+                in_use = {r[0] for r in cur.execute("SELECT DISTINCT type FROM entities")}
+                missing = in_use - set(json.loads(updates["types"]))
+                if missing:
+                    raise UnknownType(f"types {sorted(missing)} are used by entities; keep them in the vocabulary",
+                                      field="types", value=sorted(missing))
+            cur.executemany("INSERT INTO settings(key, value) VALUES (?, ?) "
+                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", list(updates.items()))
+            return q.read_config(cur)
+
+        return self._backend.write(write)
+
+    # ------------------------------------------------------------------ names
+
+    def resolve(self, name: str) -> str:
+        """The entity id ``name`` names: exact id, then alias; never fuzzy.
+
+        Raises :class:`NotFound` with up to five "Did you mean…?" suggestions.
+        """
+        with self._read() as cur:
+            return q.resolve(cur, self._backend.dialect, name)
+
+    # ------------------------------------------------------------------ entities
+
+    def entity(self, name: str) -> Entity:
+        """The entity ``name`` resolves to (exact id or alias)."""
+        with self._read() as cur:
+            return q.entity(cur, q.resolve(cur, self._backend.dialect, name))
+
+    def entities(self, *, type: str | None = None, limit: int | None = None, offset: int = 0) -> list[Entity]:  # noqa: A002
+        """Entities ordered by id, optionally of one type."""
+        with self._read() as cur:
+            rows = cur.execute(
+                "SELECT id, name, type, properties, created_at FROM entities WHERE CAST(:t AS TEXT) IS NULL OR type = :t "
+                "ORDER BY id LIMIT :limit OFFSET :offset",
+                {"t": type, **q.page(self._backend.dialect, limit, offset)}).fetchall()
+        return [Entity(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
+
+    def add_entity(self, name: str, *, type: str | None = None, properties: Mapping[str, Any] | None = None) -> Entity:  # noqa: A002
+        """Create the entity ``name`` (or update its type and properties) and return it."""
+
+        def write(cur: Cursor) -> Entity:
+            rules = Rules(q.read_config(cur))
+            entity_id = q.ensure_entity(cur, rules.name(name, "name"), rules.entity_type(type, "type"), properties, [])
+            return q.entity(cur, entity_id)
+
+        return self._backend.write(write)
+
+    # ------------------------------------------------------------------ writes
+
+    def add(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,  # noqa: A002
+        *,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        confidence: float = 1.0,
+        source: str | None = None,
+        source_closet: str | None = None,
+        subject_type: str | None = None,
+        object_type: str | None = None,
+        properties: Mapping[str, Any] | None = None,
+    ) -> AddResult:
+        """Record ``subject → predicate → object``; missing entities are created.
+
+        If the same fact is already current, it is returned unchanged with ``created=False``.
+        A fact may be added already ended (``valid_to``), as history. ``properties`` go to the subject.
+
+        >>> kg = open(":memory:")
+        >>> kg.add("my_api", "uses queue", "Redis").created, kg.add("My API", "uses_queue", "redis").created
+        (True, False)
+        """
+        def write(cur: Cursor) -> AddResult:
+            rules = Rules(q.read_config(cur))
+            return _add(cur, rules, subject, predicate, object, valid_from=valid_from, valid_to=valid_to,
+                        confidence=confidence, source=source, source_closet=source_closet,
+                        subject_type=subject_type, object_type=object_type, properties=properties)
+
+        return self._backend.write(write)
+
+    def invalidate(self, subject: str, predicate: str, object: str, *,  # noqa: A002
+                   ended: TimeInput | None = None, ended_by: str | None = None) -> Fact:
+        """End the current ``subject → predicate → object`` fact on ``ended`` (default: today, UTC).
+
+        Raises :class:`NotCurrent` (listing the historical facts) when no such fact is current.
+        """
+        def write(cur: Cursor) -> Fact:
+            return self._invalidate(cur, Rules(q.read_config(cur)), subject, predicate, object, ended, ended_by)
+
+        return self._backend.write(write)
+
+    def _invalidate(self, cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str,
+                    ended: TimeInput | None, ended_by: str | None, *, field: str = "ended") -> Fact:
+        d = self._backend.dialect
+        pred = rules.predicate(predicate)
+        end = rules.end(ended if ended not in (None, "") else today(), field)
+        by = rules.text(ended_by, "ended_by") or "agent"
+        subject_id = q.resolve(cur, d, subject, field="subject")
+        object_key = rules.value(obj).id if rules.is_value(pred) else q.resolve(cur, d, obj, field="object")
+        row = cur.execute("SELECT id, from_us, valid_from FROM facts WHERE subject = ? AND predicate = ? "
+                          "AND object_key = ? AND valid_to IS NULL", (subject_id, pred, object_key)).fetchone()
+        if row is None:
+            history = [q.fact(cur, r[0]) for r in cur.execute(
+                f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
+                (subject_id, pred, object_key)).fetchall()]
+            past = "; ".join(f"{f.valid_from or '?'} … {f.valid_to}" for f in history)
+            detail = f" It was true: {past}." if history else " No such fact was ever recorded."
+            raise NotCurrent(f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
+                             "Query the entity to see its current facts.",
+                             field="object", value=obj, history=[f.to_dict() for f in history])
+        fact_id, from_key, valid_from = row
+        if end.key < from_key:
+            raise IntervalOrder(f"{field} {end.text} is before the fact's valid_from {valid_from}; "
+                                f"give a {field} on or after {valid_from}", field=field, value=end.text)
+        cur.execute("UPDATE facts SET valid_to = ?, to_us = ?, invalidated_at = ?, ended_by = ? WHERE id = ?",
+                    (end.text, end.key, now_text(), by, fact_id))
+        return q.fact(cur, fact_id)
+
+    def supersede(self, subject: str, predicate: str, old_object: str, new_object: str, *,
+                  at: TimeInput | None = None, confidence: float = 1.0, source: str | None = None,
+                  source_closet: str | None = None, object_type: str | None = None) -> SupersedeResult:
+        """Atomically end ``subject → predicate → old_object`` at ``at`` and add ``new_object`` from ``at``.
+
+        ``at`` defaults to today (UTC); on that day both facts are valid (both ends count).
+        """
+        def write(cur: Cursor) -> SupersedeResult:
+            rules = Rules(q.read_config(cur))
+            pred = rules.predicate(predicate)
+            if rules.is_value(pred):
+                same = clean_text(old_object, field="old_object").casefold() == \
+                    clean_text(new_object, field="new_object").casefold()
+            else:
+                same = normalize_name(old_object, field="old_object") == normalize_name(new_object, field="new_object")
+            if same:
+                raise InvalidRequest("old_object and new_object are the same; nothing to supersede",
+                                     field="new_object", value=new_object)
+            moment = at if at not in (None, "") else today()
+            old = self._invalidate(cur, rules, subject, pred, old_object, moment, source, field="at")
+            added = _add(cur, rules, subject, pred, new_object, valid_from=moment, valid_to=None,
+                         confidence=confidence, source=source, source_closet=source_closet, subject_type=None,
+                         object_type=object_type, properties=None)
+            return SupersedeResult(old, added.fact, added.created, added.warnings)
+
+        return self._backend.write(write)
+
+    def alias(self, name: str, entity: str) -> Alias:
+        """Register ``name`` as another name of ``entity``.
+
+        Raises :class:`AliasConflict` if ``name`` is already an entity or another entity's alias.
+        """
+        def write(cur: Cursor) -> Alias:
+            alias = Rules.name(name, "name")
+            target = q.resolve(cur, self._backend.dialect, entity, field="entity")
+            if cur.execute("SELECT 1 FROM entities WHERE id = ?", (alias.id,)).fetchone():
+                raise AliasConflict(
+                    f"{name!r} is already an entity; to fold it into {target!r} use merge({name!r}, {entity!r})",
+                    field="name", value=name)
+            row = cur.execute("SELECT entity_id, name FROM aliases WHERE alias = ?", (alias.id,)).fetchone()
+            if row and row[0] != target:
+                raise AliasConflict(f"{name!r} is already an alias of {row[0]!r}; an alias names one entity",
+                                    field="name", value=name, entity=row[0])
+            if row is None:
+                cur.execute("INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?)",
+                            (alias.id, alias.display, target))
+                return Alias(alias.id, alias.display, target)
+            return Alias(alias.id, row[1], target)
+
+        return self._backend.write(write)
+
+    def aliases(self, entity: str | None = None) -> list[Alias]:
+        """Every alias, or those of one entity."""
+        with self._read() as cur:
+            target = q.resolve(cur, self._backend.dialect, entity, field="entity") if entity is not None else None
+            rows = cur.execute("SELECT alias, name, entity_id FROM aliases WHERE CAST(:e AS TEXT) IS NULL OR entity_id = :e "
+                               "ORDER BY entity_id, alias", {"e": target}).fetchall()
+        return [Alias(*r) for r in rows]
+
+    def merge(self, source: str, target: str) -> MergeResult:
+        """Fold entity ``source`` into ``target``, atomically.
+
+        Every fact of ``source`` (both directions) moves to ``target``; ``source``'s name and aliases
+        become aliases of ``target``; its type upgrades an ``unknown`` target; properties merge (target
+        wins); identical current facts become one (the earliest start), identical history rows one.
+        """
+        def write(cur: Cursor) -> MergeResult:
+            d = self._backend.dialect
+            src = q.resolve(cur, d, source, field="source")
+            dst = q.resolve(cur, d, target, field="target")
+            if src == dst:
+                raise InvalidRequest(f"{source!r} and {target!r} are the same entity; nothing to merge",
+                                     field="target", value=target)
+            src_entity, dst_entity = q.entity(cur, src), q.entity(cur, dst)
+            warnings: list[str] = []
+            new_type = q.upgraded_type(dst_entity.type, src_entity.type)
+            if src_entity.type not in ("unknown", new_type):
+                warnings.append(f"{src!r} was a {src_entity.type}; {dst!r} stays a {dst_entity.type}")
+            props = {**src_entity.properties, **dst_entity.properties}
+            cur.execute("UPDATE entities SET type = ?, properties = ? WHERE id = ?", (new_type, json.dumps(props), dst))
+            moved = cur.execute("SELECT count(*) FROM facts WHERE subject = :s OR object_id = :s",
+                                {"s": src}).fetchone()[0]
+            deduplicated = _fold_duplicates(cur, src, dst)
+            cur.execute("UPDATE facts SET subject = :d WHERE subject = :s", {"s": src, "d": dst})
+            cur.execute("UPDATE facts SET object_id = :d, object_key = :d WHERE object_id = :s", {"s": src, "d": dst})
+            cur.execute("UPDATE aliases SET entity_id = ? WHERE entity_id = ?", (dst, src))
+            cur.execute("DELETE FROM entities WHERE id = ?", (src,))
+            cur.execute("INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                        (src, src_entity.name, dst))
+            aliases = tuple(r[0] for r in cur.execute("SELECT alias FROM aliases WHERE entity_id = ? ORDER BY alias",
+                                                      (dst,)).fetchall())
+            return MergeResult(src, q.entity(cur, dst), moved, deduplicated, aliases, tuple(warnings))
+
+        return self._backend.write(write)
+
+    def remember(self, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None) -> Memory:
+        """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
+        body = text.strip() if isinstance(text, str) else ""
+        if not body:
+            raise InvalidRequest("a memory needs some text", field="text", value=str(text))
+        meta = json_object(metadata, "metadata") or {}
+        memory = Memory(f"mem_{uuid.uuid4().hex[:16]}", body, Rules.text(source, "source"), now_text(), meta)
+
+        def write(cur: Cursor) -> Memory:
+            cur.execute("INSERT INTO memories(id, text, source, created_at, metadata) VALUES (?, ?, ?, ?, ?)",
+                        (memory.id, memory.text, memory.source, memory.created_at, json.dumps(meta)))
+            return memory
+
+        return self._backend.write(write)
+
+    def memory(self, memory_id: str) -> Memory:
+        """The memory with this id."""
+        with self._read() as cur:
+            row = cur.execute("SELECT id, text, source, created_at, metadata FROM memories WHERE id = ?",
+                              (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id!r}", field="memory_id", value=memory_id)
+        return Memory(row[0], row[1], row[2], row[3], json.loads(row[4]))
+
+    # ------------------------------------------------------------------ reads
+
+    def fact(self, fact_id: int) -> Fact:
+        """The fact with this id."""
+        if not isinstance(fact_id, int) or isinstance(fact_id, bool) or not -(2**63) <= fact_id < 2**63:
+            raise NotFound(f"no fact with id {fact_id!r}", field="id", value=str(fact_id))
+        with self._read() as cur:
+            if cur.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is None:
+                raise NotFound(f"no fact with id {fact_id!r}", field="id", value=str(fact_id))
+            return q.fact(cur, fact_id)
+
+    def query(
+        self,
+        name: str,
+        *,
+        direction: Direction = "both",
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        current_only: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Fact]:
+        """Facts around one entity, oldest first, each flagged ``current`` and with its ``direction``.
+
+        ``outgoing``: the entity is the subject; ``incoming``: it is the object (every match, not a
+        top k). ``as_of`` keeps facts valid then (a day: every fact touching it); ``known_at`` answers
+        what the store believed at that moment (a day: at its end).
+        """
+        if direction not in _DIRECTIONS:
+            raise InvalidRequest(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
+                                 field="direction", value=str(direction))
+        where, params, known = q.time_filter(as_of, known_at, current_only)
+        d = self._backend.dialect
+        with self._read() as cur:
+            entity_id = q.resolve(cur, d, name)
+            params.update(e=entity_id, **q.page(d, limit, offset))
+            parts = []
+            if direction in ("outgoing", "both"):
+                parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
+                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE f.subject = :e{where}")
+            if direction in ("incoming", "both"):
+                self_loop = " AND f.subject <> :e" if direction == "both" else ""
+                parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
+                             f" f.from_us AS start_key FROM {FACT_FROM} "
+                             f"WHERE f.object_id = :e{self_loop}{where}")
+            sql = " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset"
+            rows = cur.execute(sql, params).fetchall()
+        return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows]
+
+    def search(
+        self,
+        predicate: str,
+        object: str | None = None,  # noqa: A002
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        current_only: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Fact]:
+        """Facts by relationship type, optionally pointing at one ``object``; oldest first.
+
+        >>> kg = open(":memory:"); _ = kg.add("my_api", "uses_queue", "SQLite")
+        >>> [f.subject for f in kg.search("uses queue", "sqlite")]
+        ['my_api']
+        """
+        pred = normalize_predicate(predicate)
+        where, params, known = q.time_filter(as_of, known_at, current_only)
+        d = self._backend.dialect
+        with self._read() as cur:
+            if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
+                suggestions = self._suggest_predicates(cur, pred)
+                hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+                raise NotFound(f"no fact uses the predicate {pred!r}.{hint} `kgtoolkit stats` counts the predicates "
+                               "in use.", field="predicate", value=predicate, suggestions=suggestions)
+            params.update(p=pred, **q.page(d, limit, offset))
+            if object not in (None, ""):
+                if pred in q.read_config(cur).value_predicates:
+                    params["o"] = clean_text(object, field="object").casefold()
+                else:
+                    params["o"] = q.resolve(cur, d, object, field="object")
+                where = " AND f.object_key = :o" + where
+            rows = cur.execute(f"{FACT_SELECT} WHERE f.predicate = :p{where} {ORDER} LIMIT :limit OFFSET :offset",
+                               params).fetchall()
+        return [q.row_fact(r, known_at=known) for r in rows]
+
+    def _suggest_predicates(self, cur: Cursor, pred: str) -> list[str]:
+        probes = [pred] + [t for t in pred.split("_") if len(t) >= 3]
+        found: list[str] = []
+        d = self._backend.dialect
+        for probe in probes:
+            for (p,) in cur.execute(f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
+                                    f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
+                                    "predicate LIMIT 5", {"p": probe}).fetchall():
+                if p not in found:
+                    found.append(p)
+        return found[:5]
+
+    def predicates(self) -> list[tuple[str, int]]:
+        """Every predicate in use with its fact count, most used first."""
+        with self._read() as cur:
+            return [(p, n) for p, n in cur.execute(
+                "SELECT predicate, count(*) AS n FROM facts GROUP BY predicate ORDER BY n DESC, predicate").fetchall()]
+
+    def timeline(self, name: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Fact]:
+        """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph."""
+        d = self._backend.dialect
+        with self._read() as cur:
+            params: dict[str, Any] = q.page(d, limit, offset)
+            if name is None:
+                rows = cur.execute(f"{FACT_SELECT} {ORDER} LIMIT :limit OFFSET :offset", params).fetchall()
+            else:
+                params["e"] = q.resolve(cur, d, name)
+                rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = :e OR f.object_id = :e {ORDER} "
+                                   "LIMIT :limit OFFSET :offset", params).fetchall()
+        return [q.row_fact(r) for r in rows]
+
+    def conflicts(self, entity: str | None = None, *, current_only: bool = False) -> list[ConflictGroup]:
+        """Every (subject, predicate) with more than one distinct object, those needing action first.
+
+        Closed-out history is included (a review list); ``needs_action`` marks groups with more than
+        one current fact. Multi-valued predicates (``config.multi_valued``) are left out.
+        ``current_only`` looks at current facts alone.
+        """
+        d = self._backend.dialect
+        with self._read() as cur:
+            params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
+            if entity is not None:
+                params["e"] = q.resolve(cur, d, entity, field="entity")
+            current = " AND valid_to IS NULL" if current_only else ""
+            rows = cur.execute(
+                f"""WITH groups AS (
+                        SELECT subject, predicate FROM facts
+                        WHERE predicate NOT IN {d.values('mv')}
+                          AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
+                        GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
+                    {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
+                    WHERE TRUE{current.replace('valid_to', 'f.valid_to')}
+                    ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
+                params).fetchall()
+        groups: dict[tuple[str, str], list[Fact]] = {}
+        for row in rows:
+            fact = q.row_fact(row)
+            groups.setdefault((fact.subject, fact.predicate), []).append(fact)
+        result = [
+            ConflictGroup(s, facts[0].subject_name, p,
+                          len({f.object.casefold() if f.object_is_value else f.object for f in facts}),
+                          sum(f.current for f in facts), tuple(facts))
+            for (s, p), facts in groups.items()
+        ]
+        result.sort(key=lambda g: (not g.needs_action, g.subject, g.predicate))
+        return result
+
+    def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
+        """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
+        where, params, _ = q.time_filter(as_of, None, as_of is None)
+        params["limit"] = q.page(self._backend.dialect, limit, 0)["limit"]
+        with self._read() as cur:
+            rows = cur.execute(
+                f"""SELECT e, count(*) AS n FROM (
+                        SELECT f.subject AS e FROM facts f WHERE TRUE{where}
+                        UNION ALL
+                        SELECT f.object_id FROM facts f WHERE f.object_id IS NOT NULL{where}) ends
+                    GROUP BY e ORDER BY n DESC, e LIMIT :limit""", params).fetchall()
+            return [(q.entity(cur, e), n) for e, n in rows]
+
+    def stats(self) -> Stats:
+        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories."""
+        with self._read() as cur:
+            by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())
+            facts, current, values, predicates = cur.execute(
+                "SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL), count(*) FILTER (WHERE object_id IS NULL), "
+                "count(DISTINCT predicate) FROM facts").fetchone()
+            aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
+            memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
+        return Stats(sum(by_type.values()), by_type, facts, current, facts - current, values, predicates, aliases,
+                     memories)
+
+    def summary(self, limit: int = 20, *, style: str = "main", as_of: TimeInput | None = None) -> str:
+        """Compact Markdown of the graph for a system prompt (see :func:`kgtoolkit._summary.summary`)."""
+        from .._summary import summary
+
+        return summary(self, limit=limit, style=style, as_of=as_of)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, valid_from: TimeInput | None,
+         valid_to: TimeInput | None, confidence: float, source: str | None, source_closet: str | None,
+         subject_type: str | None, object_type: str | None, properties: Mapping[str, Any] | None) -> AddResult:
+    """``add`` inside an open write transaction."""
+    fact = rules.fact(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
+                      source=source, source_closet=source_closet, subject_type=subject_type, object_type=object_type)
+    warnings = list(fact.warnings)
+    subject_id = q.ensure_entity(cur, fact.subject, fact.subject_type, properties, warnings)
+    if fact.is_value:
+        object_id, object_value, object_key = None, fact.object.display, fact.object.id
+    else:
+        object_id = q.ensure_entity(cur, fact.object, fact.object_type, None, warnings)
+        object_value, object_key = None, object_id
+    if fact.end is None:
+        existing = cur.execute("SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? "
+                               "AND valid_to IS NULL", (subject_id, fact.predicate, object_key)).fetchone()
+    else:
+        existing = cur.execute("SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? "
+                               "AND from_us = ? AND to_us = ?",
+                               (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key)).fetchone()
+    if existing:
+        return AddResult(q.fact(cur, existing[0]), False, tuple(warnings))
+    recorded = now_text()
+    ended = fact.end is not None
+    fact_id = cur.execute(
+        """INSERT INTO facts(subject, predicate, object_id, object_value, object_key, valid_from, valid_to,
+               from_us, to_us, confidence, source, source_closet, recorded_at, invalidated_at, ended_by)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+        (subject_id, fact.predicate, object_id, object_value, object_key, fact.start.text if fact.start else None,
+         fact.end.text if fact.end else None, fact.from_key, fact.to_key, fact.confidence, fact.source, fact.closet,
+         recorded, recorded if ended else None, fact.source if ended else None)).fetchone()[0]
+    return AddResult(q.fact(cur, fact_id), True, tuple(warnings))
+
+
+def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
+    """Before a merge repoints ``src`` to ``dst``: delete the rows that would then be duplicates.
+
+    Identical current facts keep the earliest start; identical history rows keep one. Only rows
+    touching ``src`` or ``dst`` can collide, since a moved row names ``dst`` where it named ``src``.
+    """
+    rows = cur.execute(
+        "SELECT id, subject, predicate, object_id, object_key, valid_to IS NULL, from_us, to_us FROM facts "
+        "WHERE subject IN (:s, :d) OR object_id IN (:s, :d) ORDER BY from_us, id", {"s": src, "d": dst}).fetchall()
+    keep: set[tuple[Any, ...]] = set()
+    drop: list[tuple[int]] = []
+    for fact_id, subject, predicate, object_id, object_key, current, from_key, to_key in rows:
+        moved_subject = dst if subject == src else subject
+        moved_object = dst if object_id == src else object_key
+        identity = (moved_subject, predicate, moved_object) + ((None,) if current else (from_key, to_key))
+        if identity in keep:
+            drop.append((fact_id,))
+        else:
+            keep.add(identity)
+    if drop:
+        cur.executemany("DELETE FROM facts WHERE id = ?", drop)
+    return len(drop)
+
+
+def _strings(values: Any, field: str) -> list[str]:
+    if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+        raise InvalidRequest(f"{field} must be a list of names", field=field, value=repr(values))
+    return list(values)
+

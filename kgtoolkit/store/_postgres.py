@@ -1,0 +1,472 @@
+"""The PostgreSQL backend: one graph per database (or per schema), shared by a team.
+
+psycopg 3 runs the statements, ``COPY`` loads bulk rows, and ADBC's PostgreSQL driver reads whole
+tables into Arrow. The schema is created on first use (``kgtoolkit_schema`` holds its version and the
+graph's identity) in the connection's current schema (choose one with
+``?options=-csearch_path%3Dmy_schema`` in the URL).
+
+Concurrency, with SQLite's guarantees: writes run ``SERIALIZABLE``, so two processes on two machines
+cannot both see "no such current fact" and both add it, nor lose an update; a transaction the server
+refuses for a concurrent one (serialization failure, deadlock) runs again, up to
+:data:`ATTEMPTS` times, then fails with a clear error. Every write holds a shared advisory lock;
+a bulk load holds it exclusively, so it reads and writes while no other writer runs (as an SQLite
+write transaction does). Reads run ``REPEATABLE READ READ ONLY``: one snapshot.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .._errors import KGError, NotFound, ReadOnly, StoreError
+from .._time import now_text
+from ._backend import Backend, Cursor, Dialect, Query, T
+from ._location import Location
+from ._schema import MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import psycopg
+    import pyarrow as pa
+
+__all__ = ["ATTEMPTS", "PostgresBackend"]
+
+#: How many times a write refused for a concurrent one (serialization failure, deadlock) is tried.
+ATTEMPTS = 12
+_LOCK_CLASS = 0x6B67  # "kg": the first key of kgtoolkit's advisory locks; the second is the schema's hash
+_KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "embeddings")
+_RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
+
+
+class PostgresDialect(Dialect):
+    name: ClassVar[str] = "postgresql"
+    no_limit: ClassVar[int | None] = None
+
+    def list_param(self, values: Iterable[Any]) -> Any:
+        return list(values)
+
+    def values(self, param: str, kind: str = "text") -> str:
+        return f"(SELECT unnest(CAST(:{param} AS {kind}[])) AS value)"
+
+    def contains(self, haystack: str, needle: str) -> str:
+        return f"strpos({haystack}, {needle}) > 0"
+
+    def char(self, code: int) -> str:
+        return f"chr({code})"
+
+    def ordered_concat(self, expr: str, separator: str, source: str, order: str) -> str:
+        return f"SELECT string_agg({expr}, {separator} ORDER BY {order}) FROM {source}"
+
+
+_QUOTED = re.compile(r"('(?:[^']|'')*')")
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=2048)
+def _translate(sql: str, named: bool) -> str:
+    """SQLite-style parameters (``?``, ``:name``) as psycopg's (``%s``, ``%(name)s``), outside string literals."""
+    parts = _QUOTED.split(sql)
+    for i in range(0, len(parts), 2):  # even parts are outside quotes
+        text = parts[i].replace("%", "%%")
+        parts[i] = _NAMED.sub(r"%(\1)s", text) if named else text.replace("?", "%s")
+    return "".join(parts)
+
+
+@lru_cache(maxsize=512)
+def _dollars(sql: str) -> str:
+    """``?`` parameters as ``$1, $2, …`` (ADBC's PostgreSQL driver binds by number)."""
+    parts = _QUOTED.split(sql)
+    count = 0
+
+    def number(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"${count}"
+
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(r"\?", number, parts[i])
+    return "".join(parts)
+
+
+class _Cursor:
+    """A psycopg cursor that takes the store's SQL (``?`` and ``:name`` parameters)."""
+
+    def __init__(self, cur: psycopg.Cursor[Any]) -> None:
+        self._cur = cur
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        named = isinstance(parameters, dict)
+        self._cur.execute(_translate(sql, named), parameters if parameters else None)
+        return self
+
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> _Cursor:
+        rows = list(seq_of_parameters)
+        if rows:
+            self._cur.executemany(_translate(sql, isinstance(rows[0], dict)), rows)
+        return self
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cur.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cur.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount
+
+    @property
+    def description(self) -> Any:
+        return self._cur.description
+
+    @property
+    def raw(self) -> psycopg.Cursor[Any]:
+        return self._cur
+
+
+class PostgresBackend(Backend):
+    kind: ClassVar[str] = "postgresql"
+    dialect: ClassVar[Dialect] = PostgresDialect()
+
+    def __init__(self, location: Location, *, read_only: bool = False, timeout: float = 30.0) -> None:
+        super().__init__(location, read_only=read_only, timeout=timeout)
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError("a PostgreSQL graph needs psycopg: pip install 'kgtoolkit[postgres]'",
+                             field="db", value=str(location)) from None
+        self._psycopg = psycopg
+        self._conn: psycopg.Connection[Any] | None = None
+        self._adbc: Any = None
+        self._adbc_lock = threading.Lock()
+        self._schema_key = 0
+        self._graph_id = ""
+        with self.lock:
+            self._open()
+
+    # ------------------------------------------------------------------ connecting
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        psycopg = self._psycopg
+        try:
+            conn = psycopg.connect(self.location.url or "", autocommit=True, application_name="kgtoolkit",
+                                   connect_timeout=max(1, min(int(self.timeout), 30)))
+        except psycopg.OperationalError as exc:
+            raise self._connect_error(exc) from None
+        conn.execute(f"SET lock_timeout = {int(self.timeout * 1000)}")
+        if self.read_only:
+            conn.execute("SET default_transaction_read_only = on")
+        return conn
+
+    def _connect_error(self, exc: Exception) -> StoreError:
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        reason = re.sub(r"^connection failed:\s*", "", reason)
+        where = str(self.location)
+        if "password authentication failed" in text or "no password supplied" in text:
+            hint = "the server refused the user name or password; check them in the URL"
+        elif "does not exist" in text and "database" in text:
+            hint = "the database does not exist; create it (createdb NAME, or CREATE DATABASE) or check its name"
+        elif any(s in text for s in ("Connection refused", "could not translate host name", "timeout expired",
+                                     "Name or service not known", "No route to host", "Network is unreachable")):
+            hint = "the server cannot be reached; check the host and port, and that PostgreSQL is running there"
+        else:
+            hint = "check the URL (postgresql://user:password@host:port/database)"
+        return StoreError(f"cannot connect to the PostgreSQL graph {where}: {hint} ({reason})", field="db", value=where)
+
+    def _open(self) -> None:
+        """Connect, then check (and, writing, create or migrate) the schema under an exclusive lock."""
+        self._conn = conn = self._connect()
+        try:
+            with conn.cursor() as cur:
+                schema, key = cur.execute("SELECT current_schema(), hashtext(COALESCE(current_schema(), ''))").fetchone()
+                if schema is None:
+                    raise StoreError(f"{self.location} has no schema to create the graph in (the search_path names "
+                                     "none that exists); create it, or fix options=-csearch_path in the URL",
+                                     field="db", value=str(self.location))
+                self._schema_key = int(key)
+                cur.execute("BEGIN")
+                try:
+                    if not self.read_only:
+                        cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, self._schema_key))
+                    version = self._version(cur)
+                    if version < SCHEMA_VERSION:
+                        self._migrate(cur, version)
+                    (self._graph_id,) = cur.execute("SELECT graph_id FROM kgtoolkit_schema").fetchone()
+                    cur.execute("COMMIT")
+                except BaseException:
+                    cur.execute("ROLLBACK")
+                    raise
+        except KGError:
+            conn.close()
+            raise
+        except self._psycopg.Error as exc:
+            conn.close()
+            raise self._error(exc) from None
+
+    def _version(self, cur: psycopg.Cursor[Any]) -> int:
+        exists = cur.execute("SELECT to_regclass('kgtoolkit_schema') IS NOT NULL").fetchone()[0]
+        if not exists:
+            taken = [r[0] for r in cur.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                "AND table_name = ANY(%s) ORDER BY table_name", (list(_KGTOOLKIT_TABLES),)).fetchall()]
+            if taken:
+                raise StoreError(f"{self.location} already has tables of another program ({', '.join(taken)}) in its "
+                                 "schema; give kgtoolkit a schema of its own (?options=-csearch_path%3Dkg in the URL)",
+                                 field="db", value=str(self.location))
+            return 0
+        version = int(cur.execute("SELECT version FROM kgtoolkit_schema").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.location} has schema version {version}, newer than this kgtoolkit understands "
+                             f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="db", value=str(self.location))
+        return version
+
+    def _migrate(self, cur: psycopg.Cursor[Any], version: int) -> None:
+        if self.read_only:
+            if version == 0:
+                raise NotFound(f"no graph in {self.location} yet; a graph is created by its first write (open it "
+                               "without read_only)", field="db", value=str(self.location))
+            raise StoreError(f"{self.location} needs a schema upgrade; open it once without read_only", field="db",
+                             value=str(self.location))
+        if version == 0:
+            cur.execute("CREATE TABLE kgtoolkit_schema (version INTEGER NOT NULL, graph_id TEXT NOT NULL, "
+                        "created_at TEXT NOT NULL)")
+            cur.execute("CREATE SEQUENCE kgtoolkit_revision")
+            cur.execute("INSERT INTO kgtoolkit_schema VALUES (0, %s, %s)", (uuid.uuid4().hex, now_text()))
+        for step in MIGRATIONS[self.kind][version:]:
+            for statement in step:
+                cur.execute(statement)
+        cur.execute("UPDATE kgtoolkit_schema SET version = %s", (SCHEMA_VERSION,))
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        """The open connection, reconnecting when the last one broke (a restarted server, a dropped link)."""
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = self._connect()
+        return self._conn
+
+    # ------------------------------------------------------------------ errors
+
+    def _error(self, exc: Exception) -> KGError:
+        """The one place a psycopg error becomes a kgtoolkit error."""
+        state = getattr(exc, "sqlstate", None) or ""
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        where = str(self.location)
+        if state == "25006":
+            return ReadOnly(f"{where} is open read-only; open it without read_only to change it", field="db",
+                            value=where)
+        if state in ("55P03", "57014"):
+            return StoreError(f"the graph at {where} is busy ({text}) after waiting {self.timeout:g} s; retry, or "
+                              "raise the timeout", field="db", value=where)
+        if state == "53100":
+            return StoreError(f"the PostgreSQL server of {where} is out of disk space; nothing was written ({text})",
+                              field="db", value=where)
+        if state == "42501":
+            return StoreError(f"the database user lacks a privilege on {where} ({text}); grant it, or connect as "
+                              "the graph's owner", field="db", value=where)
+        if isinstance(exc, self._psycopg.OperationalError):
+            return StoreError(f"lost the connection to {where} ({text}); nothing was written; retry", field="db",
+                              value=where)
+        return StoreError(f"the PostgreSQL graph {where} refused a statement: {text}", field="db", value=where)
+
+    # ------------------------------------------------------------------ transactions
+
+    def _refuse_write(self) -> None:
+        raise ReadOnly(f"{self.location} is open read-only; open it without read_only to change it", field="db",
+                       value=str(self.location))
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Cursor]:
+        with self._begun(write=write, bulk=False) as cur:
+            yield cur
+
+    @contextmanager
+    def _begun(self, *, write: bool, bulk: bool) -> Iterator[Cursor]:
+        if write and self.read_only:
+            self._refuse_write()
+        with self.lock:
+            conn = self._connection()
+            raw = conn.cursor()
+            try:
+                if not write:
+                    raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                elif bulk:
+                    raw.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                    raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, self._schema_key))
+                else:
+                    raw.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                    raw.execute("SELECT pg_advisory_xact_lock_shared(%s, %s)", (_LOCK_CLASS, self._schema_key))
+            except self._psycopg.Error as exc:
+                self._rollback(conn)
+                raise self._error(exc) from None
+            try:
+                yield _Cursor(raw)
+            except self._psycopg.Error as exc:
+                self._rollback(conn)
+                if getattr(exc, "sqlstate", None) in _RETRY or _current_fact_clash(exc):
+                    raise  # write() runs it again
+                raise self._error(exc) from None
+            except BaseException:
+                self._rollback(conn)
+                raise
+            else:
+                try:
+                    raw.execute("COMMIT")
+                except self._psycopg.Error as exc:
+                    self._rollback(conn)
+                    if getattr(exc, "sqlstate", None) in _RETRY:
+                        raise
+                    raise self._error(exc) from None
+                if write:
+                    self._bump(raw)
+            finally:
+                raw.close()
+
+    def _rollback(self, conn: psycopg.Connection[Any]) -> None:
+        try:
+            if not conn.broken:
+                conn.execute("ROLLBACK")
+        except self._psycopg.Error:
+            pass
+
+    def _bump(self, raw: psycopg.Cursor[Any]) -> None:
+        """After a commit: move the revision on, so other processes see that something changed."""
+        try:
+            raw.execute("SELECT nextval('kgtoolkit_revision')")
+        except self._psycopg.Error:
+            pass  # the write is committed; a reader's digest check still catches it
+
+    def write(self, fn: Callable[[Cursor], T]) -> T:
+        for attempt in range(ATTEMPTS):
+            try:
+                with self._begun(write=True, bulk=False) as cur:
+                    return fn(cur)
+            except self._psycopg.Error as exc:
+                if attempt == ATTEMPTS - 1:
+                    raise StoreError(f"the graph at {self.location} was changed by concurrent writes {ATTEMPTS} times "
+                                     f"while this write ran ({exc.sqlstate}); nothing was written; retry",
+                                     field="db", value=str(self.location)) from None
+                time.sleep(min(0.5, 0.002 * 2 ** attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def bulk_write(self) -> Iterator[Cursor]:
+        try:
+            with self._begun(write=True, bulk=True) as cur:
+                yield cur
+        except self._psycopg.Error as exc:
+            raise self._error(exc) from None
+
+    # ------------------------------------------------------------------ bulk data
+
+    def _adbc_connection(self) -> Any:
+        if self._adbc is None:
+            import adbc_driver_manager
+            import adbc_driver_postgresql
+
+            try:
+                database = adbc_driver_postgresql.connect(self.location.url or "")
+                self._adbc = (database, adbc_driver_manager.AdbcConnection(database))
+            except adbc_driver_manager.Error as exc:
+                raise self._connect_error(exc) from None
+        return self._adbc[1]
+
+    def _arrow(self, conn: Any, sql: str, params: dict[str, Any]) -> pa.Table:
+        import adbc_driver_manager
+        import pyarrow as pa
+
+        values: list[Any] = []
+
+        def swap(match: re.Match[str]) -> str:
+            values.append(params[match.group(1)])
+            return "?"
+
+        parts = _QUOTED.split(sql)
+        for i in range(0, len(parts), 2):
+            parts[i] = _NAMED.sub(swap, parts[i])
+        stmt = adbc_driver_manager.AdbcStatement(conn)
+        try:
+            stmt.set_sql_query(_dollars("".join(parts)))
+            if values:
+                stmt.bind(pa.record_batch([pa.array([v]) for v in values], names=[f"p{i}" for i in range(len(values))]))
+            handle, _ = stmt.execute_query()
+            return pa.RecordBatchReader._import_from_c(handle.address).read_all()
+        finally:
+            stmt.close()
+
+    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
+                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+        import adbc_driver_manager
+
+        with self._adbc_lock:
+            conn = self._adbc_connection()
+            try:
+                self._arrow(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {})
+                try:
+                    parts = []
+                    if split is not None:
+                        parts.append(self._arrow(conn, split[0], {**split[1], "_lo": -(2**63), "_hi": 2**63 - 1}))
+                    extra = [self._arrow(conn, sql, params) for sql, params in queries]
+                finally:
+                    self._arrow(conn, "ROLLBACK", {})
+            except adbc_driver_manager.Error as exc:
+                self._close_adbc()
+                raise StoreError(f"cannot read {self.location} into Arrow: {str(exc).splitlines()[0]}", field="db",
+                                 value=str(self.location)) from None
+        return parts, extra
+
+    def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        raw = cur.raw if isinstance(cur, _Cursor) else cur
+        with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:  # type: ignore[union-attr]
+            for row in rows:
+                copy.write_row(row)
+
+    def after_explicit_ids(self, cur: Cursor, table: str) -> None:
+        cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"
+                    f" (SELECT count(*) > 0 FROM {table}))")
+
+    # ------------------------------------------------------------------ what a graph is
+
+    def identity(self) -> str:
+        return self._graph_id
+
+    def change_token(self) -> tuple[Any, ...]:
+        with self.lock:
+            try:
+                row = self._connection().execute("SELECT last_value, is_called FROM kgtoolkit_revision").fetchone()
+            except self._psycopg.Error as exc:
+                raise self._error(exc) from None
+        return tuple(row or ())
+
+    def _close_adbc(self) -> None:
+        if self._adbc is not None:
+            database, conn = self._adbc
+            self._adbc = None
+            for handle in (conn, database):
+                try:
+                    handle.close()
+                except Exception:  # noqa: BLE001 - closing a broken handle
+                    pass
+
+    def close(self) -> None:
+        with self.lock:
+            with self._adbc_lock:
+                self._close_adbc()
+            if self._conn is not None:
+                self._conn.close()
+
+
+def _current_fact_clash(exc: Exception) -> bool:
+    """A concurrent transaction added the same current fact first (the partial unique index said so)."""
+    diag = getattr(exc, "diag", None)
+    return getattr(exc, "sqlstate", None) == "23505" and getattr(diag, "constraint_name", None) == "facts_current"

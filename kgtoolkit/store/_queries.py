@@ -1,0 +1,175 @@
+"""The queries every part of the store shares: settings, names, entities, the fact row, time filters.
+
+Each takes the cursor of the transaction it runs in (and the backend's :class:`~._backend.Dialect`
+where SQL differs), so the graph's operations, the bulk path, the dump and search compose them
+inside one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+from .._errors import InvalidRequest, NotFound
+from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
+from .._records import Entity, Fact, GraphConfig
+from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
+from ._backend import Cursor, Dialect
+from ._rules import Name, json_object
+from ._schema import FACT_SELECT
+
+__all__ = [
+    "ensure_entity",
+    "entity",
+    "fact",
+    "lookup",
+    "not_found",
+    "page",
+    "read_config",
+    "resolve",
+    "row_fact",
+    "time_filter",
+]
+
+
+def read_config(cur: Cursor) -> GraphConfig:
+    """The graph's settings (defaults for what was never set)."""
+    stored = dict(cur.execute("SELECT key, value FROM settings").fetchall())
+
+    def names(key: str, default: frozenset[str]) -> frozenset[str]:
+        return frozenset(json.loads(stored[key])) if key in stored else default
+
+    return GraphConfig(
+        types=names("types", DEFAULT_TYPES),
+        value_predicates=names("value_predicates", DEFAULT_VALUE_PREDICATES),
+        multi_valued=names("multi_valued", DEFAULT_MULTI_VALUED),
+        comma_guard=json.loads(stored.get("comma_guard", "true")),
+    )
+
+
+def lookup(cur: Cursor, key: str) -> str | None:
+    """The entity id a normalised name resolves to: exact id, then alias; never fuzzy."""
+    row = cur.execute(
+        "SELECT id FROM entities WHERE id = :k UNION ALL SELECT entity_id FROM aliases WHERE alias = :k LIMIT 1",
+        {"k": key}).fetchone()
+    return row[0] if row else None
+
+
+def resolve(cur: Cursor, dialect: Dialect, name: str, *, field: str = "name") -> str:
+    """The entity id ``name`` names, or :class:`NotFound` with up to five suggestions."""
+    found = lookup(cur, normalize_name(name, field=field))
+    if found is None:
+        raise not_found(cur, dialect, name, field)
+    return found
+
+
+def not_found(cur: Cursor, dialect: Dialect, name: str, field: str) -> NotFound:
+    suggestions = suggest(cur, dialect, normalize_name(name, field=field))
+    hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+    return NotFound(
+        f"no entity named {name!r} ({field}); names resolve exactly or through an alias, never by "
+        f"guessing.{hint} Use the exact name or register an alias with `alias`.",
+        field=field, value=name, suggestions=suggestions)
+
+
+def suggest(cur: Cursor, dialect: Dialect, key: str, limit: int = 5) -> list[str]:
+    """Partial matches of ``key`` among entity ids and aliases, most connected first."""
+    probes = [key] + [t for t in key.replace("-", "_").split("_") if len(t) >= 3 and t != key]
+    found: list[str] = []
+    d = dialect
+    for probe in probes:
+        rows = cur.execute(
+            f"""SELECT name, entity FROM (
+                   SELECT e.name AS name, e.id AS entity FROM entities e
+                   WHERE {d.contains('e.id', ':p')} OR (length(e.id) >= 3 AND {d.contains(':p', 'e.id')})
+                   UNION
+                   SELECT a.name, a.entity_id FROM aliases a
+                   WHERE {d.contains('a.alias', ':p')} OR (length(a.alias) >= 3 AND {d.contains(':p', 'a.alias')})) m
+               ORDER BY (SELECT count(*) FROM facts WHERE subject = m.entity)
+                      + (SELECT count(*) FROM facts WHERE object_id = m.entity) DESC, name
+               LIMIT 20""",
+            {"p": probe}).fetchall()
+        for spelling, _entity in rows:
+            if spelling not in found:
+                found.append(spelling)
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def entity(cur: Cursor, entity_id: str) -> Entity:
+    row = cur.execute("SELECT id, name, type, properties, created_at FROM entities WHERE id = ?",
+                      (entity_id,)).fetchone()
+    return Entity(row[0], row[1], row[2], json.loads(row[3]), row[4])
+
+
+def ensure_entity(cur: Cursor, name: Name, type_: str | None, properties: Mapping[str, Any] | None,
+                  warnings: list[str]) -> str:
+    """The id of the entity ``name`` resolves to, created if missing; its type upgraded from ``unknown``
+    (never downgraded: another concrete type only warns) and ``properties`` merged in (these win)."""
+    entity_id = lookup(cur, name.id)
+    props = json_object(properties, "properties")
+    if entity_id is None:
+        cur.execute("INSERT INTO entities(id, name, type, properties, created_at) VALUES (?, ?, ?, ?, ?)",
+                    (name.id, name.display, type_ or "unknown", json.dumps(props or {}), now_text()))
+        return name.id
+    if type_ or props:
+        current_type, stored = cur.execute("SELECT type, properties FROM entities WHERE id = ?",
+                                           (entity_id,)).fetchone()
+        new_type = upgraded_type(current_type, type_)
+        if type_ not in (None, "unknown", current_type) and new_type == current_type:
+            warnings.append(f"{entity_id!r} is a {current_type}; kept that type (this write said {type_})")
+        merged = {**json.loads(stored), **(props or {})}
+        cur.execute("UPDATE entities SET type = ?, properties = ? WHERE id = ?",
+                    (new_type, json.dumps(merged), entity_id))
+    return entity_id
+
+
+def upgraded_type(current: str, incoming: str | None) -> str:
+    """The type rule: ``unknown`` takes a concrete type when one arrives; a concrete type is never replaced."""
+    return incoming if current == "unknown" and incoming not in (None, "unknown") else current  # type: ignore[return-value]
+
+
+def fact(cur: Cursor, fact_id: int) -> Fact:
+    return row_fact(cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone())
+
+
+def row_fact(row: Sequence[Any], *, direction: Optional[str] = None, known_at: Optional[str] = None) -> Fact:
+    """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``)."""
+    (fact_id, subject, subject_name, predicate, obj, object_name, is_value, valid_from, valid_to, confidence,
+     source, closet, recorded_at, invalidated_at, ended_by) = row
+    if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
+        valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
+    return Fact(fact_id, subject, subject_name, predicate, obj, object_name, bool(is_value), valid_from, valid_to,
+                confidence, source, closet, recorded_at, invalidated_at, ended_by, direction)
+
+
+def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
+                current_only: bool) -> tuple[str, dict[str, Any], str | None]:
+    """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters."""
+    where, params = "", {}
+    known: str | None = None
+    end_key, open_test = "f.to_us", "f.valid_to IS NULL"
+    if known_at not in (None, ""):
+        known = key_to_text(parse_window(known_at, field="known_at").hi)
+        params["known"] = known
+        where += " AND f.recorded_at <= :known"
+        end_key = f"(CASE WHEN f.invalidated_at > :known THEN {OPEN_END} ELSE f.to_us END)"
+        open_test = "(f.valid_to IS NULL OR f.invalidated_at > :known)"
+    if as_of not in (None, ""):
+        window = parse_window(as_of, field="as_of")
+        params.update(lo=window.lo, hi=window.hi)
+        where += f" AND f.from_us <= :hi AND {end_key} >= :lo"
+    if current_only:
+        where += f" AND {open_test}"
+    return where, params, known
+
+
+def page(dialect: Dialect, limit: int | None, offset: int) -> dict[str, int | None]:
+    """``limit``/``offset`` parameters, checked (whole numbers from 0; no limit when None)."""
+    for name, value in (("limit", limit), ("offset", offset)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63):
+            raise InvalidRequest(f"{name} must be a whole number from 0 to 2**63 - 1, not {value!r}", field=name,
+                                 value=str(value))
+    return {"limit": dialect.no_limit if limit is None else limit, "offset": offset}

@@ -1,0 +1,222 @@
+"""The rules of ``add``, written once: what a fact's fields must be, and what they become.
+
+The row path (:meth:`KnowledgeGraph.add`) applies :meth:`Rules.fact` to one fact. The bulk path
+(:func:`kgtoolkit.store.import_facts`, and the dump's merge) applies the same field rules once per
+*distinct* value of a column, and the cross-field rules (:func:`ends_before_start`,
+:func:`comma_refusals`) as polars expressions: those two accept plain values and polars expressions
+alike, so each is one definition. ``tests/test_store_twins.py`` checks that both paths leave the same
+graph.
+
+Each rule raises the :class:`~kgtoolkit.KGError` that ``add`` raises (its ``code`` is what an import
+reports for a rejected row).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
+from .._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
+from .._records import GraphConfig
+from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
+
+__all__ = ["COMMA_HINT", "Name", "PreparedFact", "Rules", "comma_refusals", "ends_before_start", "interval_message"]
+
+X = TypeVar("X")
+
+#: How to get past the comma guard, for a bulk load.
+COMMA_HINT = "(a packed list?); import with allow_commas (--allow-commas) if it is a real name"
+_INTERVAL = "{field} {end} is before valid_from {start}; an interval cannot end before it starts"
+
+
+def ends_before_start(start_key: X, end_key: X) -> X:
+    """The interval rule: a fact cannot end before it starts (the keys compare instants).
+
+    Works on integers and on polars expressions alike.
+    """
+    return end_key < start_key  # type: ignore[operator, no-any-return]
+
+
+def interval_message(start: str, end: str, field: str = "valid_to") -> str:
+    return _INTERVAL.format(field=field, end=end, start=start)
+
+
+def comma_refusals(subject_has_comma: X, object_has_comma: X, object_guarded: X) -> tuple[X, X]:
+    """The comma guard, as (subject refused, object refused): a subject may not hold a comma, nor an object
+    whose predicate is guarded (every predicate but ``email, phone, address, note, url``).
+
+    Works on booleans and on polars expressions alike.
+    """
+    return subject_has_comma, object_has_comma & object_guarded  # type: ignore[operator]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Name:
+    """An entity name as given (trimmed, inner whitespace collapsed) and its id."""
+
+    display: str
+    id: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PreparedFact:
+    """One fact after the rules: every field in its stored form (entities not resolved yet)."""
+
+    subject: Name
+    predicate: str
+    is_value: bool
+    object: Name  # for a value predicate: the text and its case-folded key
+    start: Bound | None
+    end: Bound | None
+    confidence: float
+    source: str
+    closet: str | None
+    subject_type: str | None
+    object_type: str | None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def from_key(self) -> int:
+        return self.start.key if self.start else OPEN_START
+
+    @property
+    def to_key(self) -> int:
+        return self.end.key if self.end else OPEN_END
+
+
+class Rules:
+    """The rules of ``add`` under one graph's settings (``comma_guard`` overrides the setting)."""
+
+    def __init__(self, config: GraphConfig, *, comma_guard: bool | None = None) -> None:
+        self.config = config
+        self.comma_guard = config.comma_guard if comma_guard is None else comma_guard
+
+    # ------------------------------------------------------------------ one field each
+
+    @staticmethod
+    def predicate(text: Any) -> str:
+        return normalize_predicate(text)
+
+    @staticmethod
+    def name(text: Any, field: str) -> Name:
+        display = clean_text(text, field=field)
+        return Name(display, normalize_name(display, field=field))
+
+    @staticmethod
+    def value(text: Any) -> Name:
+        """A value predicate's object: its text, and the key it de-duplicates by (case-folded)."""
+        display = clean_text(text, field="object")
+        return Name(display, display.casefold())
+
+    def is_value(self, predicate: str) -> bool:
+        return predicate in self.config.value_predicates
+
+    @staticmethod
+    def start(value: TimeInput) -> Bound:
+        return parse_bound(value, field="valid_from")
+
+    @staticmethod
+    def end(value: TimeInput, field: str = "valid_to") -> Bound:
+        return parse_bound(value, field=field, end=True)
+
+    def entity_type(self, value: Any, field: str) -> str | None:
+        """A type of the graph's vocabulary (normalised), or None when not given."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        key = normalize_name(value, field=field)
+        if key not in self.config.types:
+            vocabulary = ", ".join(sorted(self.config.types))
+            raise UnknownType(f"{field} {value!r} is not in this graph's vocabulary ({vocabulary}); use one of those, "
+                              "or extend it with configure(types=...) (`kgtoolkit config --add-type`)",
+                              field=field, value=str(value), suggestions=sorted(self.config.types))
+        return key
+
+    @staticmethod
+    def confidence(value: Any) -> float:
+        """A number from 0 to 1 (text such as ``"0.8"`` too, as files hold it); absent means 1."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return 1.0
+        number: Any = value
+        if isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                number = None
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0.0 <= float(number) <= 1.0:
+            raise InvalidRequest(f"confidence must be a number from 0 to 1, not {value!r}", field="confidence",
+                                 value=str(value))
+        return float(number)
+
+    @staticmethod
+    def text(value: Any, field: str) -> str | None:
+        """Optional text (``source``, ``source_closet``, ``ended_by``): trimmed; blank means absent."""
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise InvalidRequest(f"{field} must be text, not {type(value).__name__}", field=field, value=repr(value))
+        return value.strip() or None
+
+    def source(self, value: Any) -> str:
+        return self.text(value, "source") or "agent"
+
+    # ------------------------------------------------------------------ across fields
+
+    def check_interval(self, start: Bound | None, end: Bound | None, field: str = "valid_to") -> None:
+        if start is not None and end is not None and ends_before_start(start.key, end.key):
+            raise IntervalOrder(interval_message(start.text, end.text, field), field=field, value=end.text)
+
+    def check_commas(self, subject: str, predicate: str, obj: str) -> None:
+        if not self.comma_guard:
+            return
+        subject_bad, object_bad = comma_refusals("," in subject, "," in obj, predicate not in COMMA_PREDICATES)
+        if subject_bad:
+            raise CommaList(f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
+                            "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
+                            "configure(comma_guard=False)", field="subject", value=subject)
+        if object_bad:
+            raise CommaList(f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
+                            "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "
+                            "--no-comma-guard` or configure(comma_guard=False)", field="object", value=obj)
+
+    # ------------------------------------------------------------------ a whole fact
+
+    def fact(self, subject: Any, predicate: Any, obj: Any, *, valid_from: TimeInput | None = None,
+             valid_to: TimeInput | None = None, confidence: Any = 1.0, source: Any = None,
+             source_closet: Any = None, subject_type: Any = None, object_type: Any = None) -> PreparedFact:
+        """Every rule of ``add`` on one fact, in the order ``add`` reports them."""
+        pred = self.predicate(predicate)
+        subject_name = self.name(subject, "subject")
+        is_value = self.is_value(pred)
+        obj_name = self.value(obj) if is_value else self.name(obj, "object")
+        self.check_commas(subject_name.display, pred, obj_name.display)
+        s_type = self.entity_type(subject_type, "subject_type")
+        o_type = self.entity_type(object_type, "object_type")
+        start = self.start(valid_from) if valid_from not in (None, "") else None
+        end = self.end(valid_to) if valid_to not in (None, "") else None
+        self.check_interval(start, end)
+        if confidence is None or isinstance(confidence, str):  # add takes a number; only files give text or blanks
+            raise InvalidRequest(f"confidence must be a number from 0 to 1, not {confidence!r}", field="confidence",
+                                 value=confidence)
+        conf = self.confidence(confidence)
+        warnings = ()
+        if is_value and o_type not in (None, "unknown"):
+            warnings = (f"{pred!r} is a value predicate: its object is text, so object_type was ignored",)
+        return PreparedFact(subject_name, pred, is_value, obj_name, start, end, conf, self.source(source),
+                            self.text(source_closet, "source_closet"), s_type, None if is_value else o_type, warnings)
+
+
+def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] | None:
+    """A JSON object (properties, metadata) as a plain dict, or None; NaN and other non-JSON values refused."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidRequest(f"{field} must be a JSON object (a mapping), not {type(value).__name__}", field=field,
+                             value=repr(value))
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(dict(value), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from None
+    return plain

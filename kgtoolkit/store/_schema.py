@@ -1,0 +1,174 @@
+"""The schema: tables, column lists, migrations (as data, per engine) and the one fact SELECT.
+
+Both engines hold the same tables with the same columns; the DDL differs only where the engines
+do (types, identity columns, expression indexes, collation). Text keys compare byte by byte on both
+(PostgreSQL columns are ``COLLATE "C"``), so ordering and uniqueness agree.
+
+``facts`` keeps each bound twice: as text (``valid_from``/``valid_to``, what users see) and as an
+integer key in microseconds (``from_us``/``to_us``, what comparisons use; open ends are ±2**62), and
+``object_key``: the object's entity id, or its value case-folded (the de-duplication key). A partial
+unique index enforces "one current identical fact".
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ALIAS_COLUMNS",
+    "ENTITY_COLUMNS",
+    "FACT_COLUMNS",
+    "FACT_FROM",
+    "FACT_READ",
+    "FACT_SELECT",
+    "MEMORY_COLUMNS",
+    "MIGRATIONS",
+    "ORDER",
+    "SCHEMA_VERSION",
+    "TABLE_COLUMNS",
+    "TABLES",
+]
+
+#: Every stored column of each table, in table order.
+FACT_COLUMNS: tuple[str, ...] = (
+    "id", "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to", "from_us",
+    "to_us", "confidence", "source", "source_closet", "recorded_at", "invalidated_at", "ended_by")
+ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
+ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
+MEMORY_COLUMNS: tuple[str, ...] = ("id", "text", "source", "created_at", "metadata")
+TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
+}
+#: The tables of a graph, in an order that satisfies their foreign keys when filled.
+TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories")
+
+#: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
+FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
+    COALESCE(o.name, f.object_value), f.object_id IS NULL, f.valid_from, f.valid_to, f.confidence,
+    f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by"""
+FACT_FROM = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
+FACT_SELECT = f"SELECT {FACT_READ} FROM {FACT_FROM}"
+#: Chronological order of ``valid_from`` (unknown starts last), then id.
+ORDER = "ORDER BY f.valid_from IS NULL, f.from_us, f.id"
+
+# Each entry migrates the schema from version i to i + 1. SQLite keeps the version in PRAGMA
+# user_version; PostgreSQL in the kgtoolkit_schema table (which also holds the graph's identity).
+_SQLITE: list[list[str]] = [
+    [
+        """CREATE TABLE entities (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            type TEXT NOT NULL DEFAULT 'unknown',
+            properties TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE facts (
+            id INTEGER PRIMARY KEY,
+            subject TEXT NOT NULL REFERENCES entities(id),
+            predicate TEXT NOT NULL,
+            object_id TEXT REFERENCES entities(id),
+            object_value TEXT,
+            object_key TEXT NOT NULL,
+            valid_from TEXT,
+            valid_to TEXT,
+            from_us INTEGER NOT NULL,
+            to_us INTEGER NOT NULL,
+            confidence REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
+            source TEXT NOT NULL DEFAULT 'agent',
+            source_closet TEXT,
+            recorded_at TEXT NOT NULL,
+            invalidated_at TEXT,
+            ended_by TEXT,
+            CHECK ((object_id IS NULL) <> (object_value IS NULL)),
+            CHECK (to_us >= from_us)
+        )""",
+        # One current fact per (subject, predicate, object): the de-duplication rule, enforced.
+        "CREATE UNIQUE INDEX facts_current ON facts(subject, predicate, object_key) WHERE valid_to IS NULL",
+        "CREATE INDEX facts_subject ON facts(subject, predicate, from_us)",
+        "CREATE INDEX facts_object ON facts(object_id, predicate) WHERE object_id IS NOT NULL",
+        "CREATE INDEX facts_predicate ON facts(predicate, object_key)",
+        "CREATE INDEX facts_validity ON facts(from_us, to_us)",
+        "CREATE INDEX facts_timeline ON facts(valid_from IS NULL, from_us)",
+        """CREATE TABLE aliases (
+            alias TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            entity_id TEXT NOT NULL REFERENCES entities(id) ON DELETE CASCADE
+        )""",
+        "CREATE INDEX aliases_entity ON aliases(entity_id)",
+        """CREATE TABLE memories (
+            id TEXT PRIMARY KEY,
+            text TEXT NOT NULL,
+            source TEXT,
+            created_at TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        )""",
+        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ],
+]
+
+_POSTGRES: list[list[str]] = [
+    [
+        """CREATE TABLE entities (
+            id TEXT COLLATE "C" PRIMARY KEY,
+            name TEXT COLLATE "C" NOT NULL,
+            type TEXT COLLATE "C" NOT NULL DEFAULT 'unknown',
+            properties TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+            created_at TEXT COLLATE "C" NOT NULL
+        )""",
+        """CREATE TABLE facts (
+            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            subject TEXT COLLATE "C" NOT NULL REFERENCES entities(id),
+            predicate TEXT COLLATE "C" NOT NULL,
+            object_id TEXT COLLATE "C" REFERENCES entities(id),
+            object_value TEXT COLLATE "C",
+            object_key TEXT COLLATE "C" NOT NULL,
+            valid_from TEXT COLLATE "C",
+            valid_to TEXT COLLATE "C",
+            from_us BIGINT NOT NULL,
+            to_us BIGINT NOT NULL,
+            confidence DOUBLE PRECISION NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
+            source TEXT COLLATE "C" NOT NULL DEFAULT 'agent',
+            source_closet TEXT COLLATE "C",
+            recorded_at TEXT COLLATE "C" NOT NULL,
+            invalidated_at TEXT COLLATE "C",
+            ended_by TEXT COLLATE "C",
+            CHECK ((object_id IS NULL) <> (object_value IS NULL)),
+            CHECK (to_us >= from_us)
+        )""",
+        "CREATE UNIQUE INDEX facts_current ON facts(subject, predicate, object_key) WHERE valid_to IS NULL",
+        "CREATE INDEX facts_subject ON facts(subject, predicate, from_us)",
+        "CREATE INDEX facts_object ON facts(object_id, predicate) WHERE object_id IS NOT NULL",
+        "CREATE INDEX facts_predicate ON facts(predicate, object_key)",
+        "CREATE INDEX facts_validity ON facts(from_us, to_us)",
+        "CREATE INDEX facts_timeline ON facts((valid_from IS NULL), from_us)",
+        """CREATE TABLE aliases (
+            alias TEXT COLLATE "C" PRIMARY KEY,
+            name TEXT COLLATE "C" NOT NULL,
+            entity_id TEXT COLLATE "C" NOT NULL REFERENCES entities(id) ON DELETE CASCADE
+        )""",
+        "CREATE INDEX aliases_entity ON aliases(entity_id)",
+        """CREATE TABLE memories (
+            id TEXT COLLATE "C" PRIMARY KEY,
+            text TEXT COLLATE "C" NOT NULL,
+            source TEXT COLLATE "C",
+            created_at TEXT COLLATE "C" NOT NULL,
+            metadata TEXT COLLATE "C" NOT NULL DEFAULT '{}'
+        )""",
+        'CREATE TABLE settings (key TEXT COLLATE "C" PRIMARY KEY, value TEXT COLLATE "C" NOT NULL)',
+        # The embedding cache of semantic search: in the database, so a team embeds each text once.
+        """CREATE TABLE embeddings (
+            model TEXT COLLATE "C" NOT NULL,
+            hash BYTEA NOT NULL,
+            vector BYTEA NOT NULL,
+            PRIMARY KEY (model, hash)
+        )""",
+    ],
+]
+
+#: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
+MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
+SCHEMA_VERSION = len(_SQLITE)
+assert len(_POSTGRES) == SCHEMA_VERSION, "every engine migrates to the same version"
+
+#: The indexes on ``facts`` (SQLite drops them for a big import into a small graph, and builds them after).
+FACT_INDEXES: dict[str, list[str]] = {
+    kind: [s for s in steps[0] if " INDEX " in s.upper() and " ON facts" in s] for kind, steps in MIGRATIONS.items()
+}

@@ -1,0 +1,316 @@
+"""The SQL that semantic search needs, and the embedding cache.
+
+Reads of the graph run in its read transactions; the graph's tables are not changed. The embedding
+cache keeps vectors by (model, text hash): for an SQLite graph in its own file beside the graph
+(``<db>.search/embeddings.sqlite3``), so a graph without search never sees it; for PostgreSQL in the
+database's ``embeddings`` table, so a team embeds each text once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._errors import StoreError
+from .._records import Fact, Memory
+from .._time import TimeInput
+from . import _queries as q
+from ._schema import FACT_SELECT, ORDER
+
+if TYPE_CHECKING:
+    from ._graph import KnowledgeGraph
+
+__all__ = [
+    "EmbeddingCache",
+    "GraphDigest",
+    "change_token",
+    "current_facts",
+    "embedding_cache",
+    "entity_fact_ids",
+    "fact_rows",
+    "facts_by_ids",
+    "facts_citing",
+    "graph_digest",
+    "lookup_names",
+    "memories_by_ids",
+    "memory_rows",
+    "successors",
+    "valid_fact_ids",
+]
+
+_FACT_JOIN = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
+
+GraphDigest = dict[str, dict[str, Any]]
+
+
+def change_token(kg: KnowledgeGraph) -> tuple[Any, ...]:
+    """Cheap "did anything change?": equal tokens mean nothing was written in between."""
+    return kg._backend.change_token()
+
+
+def _digest(kg: KnowledgeGraph, cur: Any, line: str, source: str, order: str) -> dict[str, Any]:
+    count = cur.execute(f"SELECT count(*) FROM {source.split()[0]}").fetchone()[0]
+    (blob,) = cur.execute(kg._backend.dialect.ordered_concat(line, kg._backend.dialect.char(10), source, order)).fetchone()
+    text = (blob or "").encode("utf-8", "surrogatepass")
+    return {"count": count, "digest": hashlib.blake2b(text, digest_size=16).hexdigest()}
+
+
+def _lines(kg: KnowledgeGraph) -> tuple[str, str]:
+    """One line per fact (id, subject name, predicate, object name) and per memory (id, text)."""
+    tab = kg._backend.dialect.char(9)
+    return (f"f.id || {tab} || s.name || {tab} || f.predicate || {tab} || COALESCE(o.name, f.object_value)",
+            f"id || {tab} || text")
+
+
+def graph_digest(kg: KnowledgeGraph) -> GraphDigest:
+    """What the index must cover, in one read snapshot: per kind, a count and a digest of every
+    embedded text with its key (facts: id and names; memories: id and text)."""
+    fact_line, memory_line = _lines(kg)
+    with kg._backend.read() as cur:
+        facts = _digest(kg, cur, fact_line, _FACT_JOIN, "f.id")
+        facts["max_id"] = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
+        memories = _digest(kg, cur, memory_line, "memories", "id")
+    return {"facts": facts, "memories": memories}
+
+
+def fact_rows(kg: KnowledgeGraph) -> tuple[list[tuple[int, str, str, str]], GraphDigest]:
+    """Every fact as (id, subject name, predicate, object name), with the digest of the same snapshot."""
+    fact_line, _ = _lines(kg)
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN} "
+                           "ORDER BY f.id").fetchall()
+        facts = _digest(kg, cur, fact_line, _FACT_JOIN, "f.id")
+        facts["max_id"] = rows[-1][0] if rows else 0
+    return [tuple(r) for r in rows], {"facts": facts}
+
+
+def memory_rows(kg: KnowledgeGraph) -> tuple[list[tuple[str, str]], GraphDigest]:
+    """Every memory as (id, text), with the digest of the same snapshot."""
+    _, memory_line = _lines(kg)
+    with kg._backend.read() as cur:
+        rows = cur.execute("SELECT id, text FROM memories ORDER BY id").fetchall()
+        memories = _digest(kg, cur, memory_line, "memories", "id")
+    return [tuple(r) for r in rows], {"memories": memories}
+
+
+def lookup_names(kg: KnowledgeGraph, keys: Iterable[str]) -> dict[str, str]:
+    """Normalised names → the entity id each resolves to (exact id, then alias); misses are left out."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    d = kg._backend.dialect
+    with kg._backend.read() as cur:
+        rows = cur.execute(
+            f"""SELECT k.value, COALESCE(e.id, a.entity_id) FROM {d.values('keys')} k
+               LEFT JOIN entities e ON e.id = k.value LEFT JOIN aliases a ON a.alias = k.value
+               WHERE e.id IS NOT NULL OR a.entity_id IS NOT NULL""", {"keys": d.list_param(wanted)}).fetchall()
+    return dict(rows)
+
+
+def entity_fact_ids(kg: KnowledgeGraph, entity_ids: Sequence[str], *, as_of: TimeInput | None = None,
+                    current_only: bool = False) -> list[int]:
+    """Ids of the facts around these entities (either direction), filtered like :meth:`KnowledgeGraph.query`."""
+    if not entity_ids:
+        return []
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    params["e"] = d.list_param(entity_ids)
+    with kg._backend.read() as cur:
+        rows = cur.execute(
+            f"""SELECT f.id FROM facts f WHERE (f.subject IN {d.values('e')}
+                    OR f.object_id IN {d.values('e')}){where} ORDER BY f.id""", params).fetchall()
+    return [r[0] for r in rows]
+
+
+def valid_fact_ids(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
+                   current_only: bool = False) -> set[int]:
+    """The subset of ``ids`` that exist and pass the ``as_of`` / ``current_only`` filters."""
+    if not ids:
+        return set()
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    params["ids"] = d.list_param([int(i) for i in ids])
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"SELECT f.id FROM facts f WHERE f.id IN {d.values('ids', 'bigint')}{where}",
+                           params).fetchall()
+    return {r[0] for r in rows}
+
+
+def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
+    """The facts with these ids (missing ids are left out)."""
+    if not ids:
+        return {}
+    d = kg._backend.dialect
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
+                           {"ids": d.list_param([int(i) for i in ids])}).fetchall()
+    return {r[0]: q.row_fact(r) for r in rows}
+
+
+def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
+    """The facts that replaced this one for its subject and predicate: another object, starting after
+    this fact started and lasting beyond its end; the earliest such start (several when they start
+    together). A fact that came and went while this one held replaced nothing."""
+    with kg._backend.read() as cur:
+        rows = cur.execute(
+            f"""WITH me AS (SELECT subject, predicate, object_key, from_us, to_us FROM facts WHERE id = :id),
+                     nxt AS (SELECT min(g.from_us) AS start FROM facts g, me WHERE g.subject = me.subject
+                             AND g.predicate = me.predicate AND g.object_key <> me.object_key
+                             AND g.from_us > me.from_us AND g.to_us > me.to_us)
+                {FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
+                AND f.object_key <> me.object_key AND f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
+            {"id": fact_id}).fetchall()
+    return [q.row_fact(r) for r in rows]
+
+
+def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact]:
+    """The current facts of one (subject id, predicate)."""
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = ? AND f.predicate = ? AND f.valid_to IS NULL {ORDER}",
+                           (subject, predicate)).fetchall()
+    return [q.row_fact(r) for r in rows]
+
+
+def facts_citing(kg: KnowledgeGraph, memory_ids: Sequence[str]) -> dict[str, list[Fact]]:
+    """Memory id → the facts whose ``source_closet`` points at it (the other way of the link)."""
+    if not memory_ids:
+        return {}
+    d = kg._backend.dialect
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"{FACT_SELECT} WHERE f.source_closet IN {d.values('m')} {ORDER}",
+                           {"m": d.list_param(memory_ids)}).fetchall()
+    cited: dict[str, list[Fact]] = {}
+    for row in rows:
+        fact = q.row_fact(row)
+        cited.setdefault(fact.source_closet or "", []).append(fact)
+    return cited
+
+
+def memories_by_ids(kg: KnowledgeGraph, ids: Sequence[str]) -> dict[str, Memory]:
+    """The memories with these ids (missing ids are left out)."""
+    if not ids:
+        return {}
+    import json
+
+    d = kg._backend.dialect
+    with kg._backend.read() as cur:
+        rows = cur.execute(f"SELECT id, text, source, created_at, metadata FROM memories WHERE id IN {d.values('m')}",
+                           {"m": d.list_param(ids)}).fetchall()
+    return {r[0]: Memory(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows}
+
+
+# ---------------------------------------------------------------------- the embedding cache
+
+
+class EmbeddingCache(Protocol):
+    """Embeddings by (model, text hash); a vector whose length does not match is treated as missing."""
+
+    def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]: ...
+
+    def put(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None: ...
+
+    def count(self, model: str | None = None) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def embedding_cache(kg: KnowledgeGraph, folder: Path | None) -> EmbeddingCache:
+    """The graph's embedding cache: in the database for PostgreSQL, else an SQLite file in ``folder``
+    (in memory when ``folder`` is None)."""
+    if kg._backend.kind == "postgresql":
+        return _DatabaseCache(kg)
+    return FileEmbeddingCache(None if folder is None else folder / "embeddings.sqlite3")
+
+
+class _DatabaseCache:
+    """The cache in the graph's own database (PostgreSQL's ``embeddings`` table)."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self._backend = kg._backend
+
+    def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        with self._backend.read() as cur:
+            for start in range(0, len(hashes), 5000):
+                chunk = list(hashes[start:start + 5000])
+                for h, vector in cur.execute("SELECT hash, vector FROM embeddings WHERE model = ? AND hash = ANY(?)",
+                                             (model, chunk)).fetchall():
+                    if len(vector) == nbytes:
+                        found[bytes(h)] = bytes(vector)
+        return found
+
+    def put(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None:
+        rows = [(model, h, v) for h, v in items]
+
+        def write(cur: Any) -> None:
+            cur.executemany("INSERT INTO embeddings(model, hash, vector) VALUES (?, ?, ?) "
+                            "ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector", rows)
+
+        self._backend.write(write)
+
+    def count(self, model: str | None = None) -> int:
+        with self._backend.read() as cur:
+            return int(cur.execute("SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?",
+                                   (model, model)).fetchone()[0])
+
+    def close(self) -> None:
+        pass  # the graph owns the connection
+
+
+class FileEmbeddingCache:
+    """The cache in its own SQLite file (``None``: in memory). A file that is not SQLite any more is
+    started over; a busy one is an error, never deleted."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        target = ":memory:" if path is None else str(path)
+        try:
+            self._conn = self._connect(target)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) or path is None:  # busy: never delete another's cache
+                raise StoreError(f"the search cache {path} is busy or unreadable ({exc}); retry") from None
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            self._conn = self._connect(target)
+
+    @staticmethod
+    def _connect(target: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=30.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        if target != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, hash BLOB NOT NULL, "
+                     "vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID")
+        return conn
+
+    def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]:
+        found: dict[bytes, bytes] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for h, vector in self._conn.execute(
+                    f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *chunk]):
+                if len(vector) == nbytes:
+                    found[bytes(h)] = bytes(vector)
+        return found
+
+    def put(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany("INSERT OR REPLACE INTO embeddings(model, hash, vector) VALUES (?, ?, ?)",
+                                   [(model, h, v) for h, v in items])
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    def count(self, model: str | None = None) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM embeddings WHERE ? IS NULL OR model = ?",
+                                      (model, model)).fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,344 @@
+"""The SQLite backend: one local file (or memory), through Python's ``sqlite3``.
+
+WAL, a busy timeout, foreign keys, and every write in one ``BEGIN IMMEDIATE`` transaction (no lock
+upgrades, so no deadlock): several processes may write one file at once.
+
+**One SQLite library per process for a graph file.** In this process the file is opened only
+through ``sqlite3``: a second copy of the SQLite library (ADBC's driver bundles one) on the same
+file in the same process can corrupt it, as each copy's POSIX locks are invisible to the other.
+Whole-table reads into Arrow therefore run in a reader process (:mod:`._arrow_read`); small ones run
+here. ``tests/test_one_sqlite.py`` checks that nothing else imports ADBC's SQLite driver.
+
+A graph whose file or folder this user cannot write opens read-only (``read_only_reason`` says why):
+reads work, in SQLite's ``immutable`` mode when the WAL's shared-memory file cannot be made, and
+writes raise :class:`~kgtoolkit.ReadOnly` naming the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote
+
+from .._errors import NotFound, ReadOnly, StoreError
+from ._arrow_read import HI, LO, read_arrow
+from ._backend import Backend, Cursor, Dialect, Query
+from ._location import DEFAULT_PATH, Location
+from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["SQLiteBackend"]
+
+#: Up to about this many rows a whole-table read runs here (cheaper than the reader's round trip).
+SMALL = 20_000
+#: Facts ids from which the reader process splits a whole-table read over two connections.
+SPLIT_MIN = 200_000
+
+
+class SQLiteBackend(Backend):
+    kind: ClassVar[str] = "sqlite"
+    dialect: ClassVar[Dialect] = Dialect()
+
+    def __init__(self, location: Location, *, read_only: bool = False, timeout: float = 30.0) -> None:
+        super().__init__(location, read_only=read_only, timeout=timeout)
+        assert location.path is not None
+        self.path = location.path
+        self._immutable = False
+        memory = location.memory
+        try:
+            if not memory and not read_only:
+                folder = self.path.parent
+                if not folder.exists():
+                    default_folder = DEFAULT_PATH.expanduser().parent
+                    folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
+            missing = read_only and not memory and not self.path.exists()
+            if not memory and not read_only:
+                self.read_only_reason = _unwritable(self.path)
+                missing = bool(self.read_only_reason) and not self.path.exists()
+        except OSError as exc:  # a path component is a file, a name too long, no permission, ...
+            raise StoreError(f"cannot use {self.path} for a knowledge graph: {exc.strerror or exc}; choose "
+                             "another path", field="path", value=str(self.path)) from None
+        if missing and self.read_only_reason:
+            raise StoreError(f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
+                             field="path", value=str(self.path))
+        if missing:
+            raise NotFound(f"no graph at {self.path}; check the path (a graph file is created by its first write)",
+                           field="path", value=str(self.path))
+        self.read_only = read_only or self.read_only_reason is not None
+        try:
+            self._connect()
+            if not self.read_only:
+                self._enable_wal()
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open {self.path} as a knowledge graph: {exc}", field="path",
+                             value=str(self.path)) from None
+
+    # ------------------------------------------------------------------ connecting
+
+    def _connect(self) -> None:
+        """Open the connection and check the schema before anything changes the file.
+
+        Read-only, the file is opened with ``mode=ro``. A graph in WAL mode whose folder cannot be
+        written (its ``-shm`` file cannot be created) is then opened ``immutable``, when no ``-wal``
+        file holds changes that only a writer could fold in.
+        """
+        if not self.read_only or self.location.memory:
+            self.conn = self._sqlite(str(self.path), uri=False)
+            self._check_schema()  # refuse a newer or foreign file before WAL (below) changes it
+            return
+        self.conn = self._sqlite(self._uri(self.path), uri=True)
+        try:
+            self._check_schema()
+        except sqlite3.OperationalError as exc:
+            wal = Path(f"{self.path}-wal")
+            if "unable to open" not in str(exc) or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            self.conn.close()
+            self._immutable = True
+            self.conn = self._sqlite(self._uri(self.path), uri=True)
+            self._check_schema()
+
+    def _sqlite(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, uri=uri, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def _uri(self, path: Path) -> str:
+        # Percent-escape the path: in a URI, '?', '#' and '%' in a folder name would name another file.
+        return f"file:{quote(str(path))}?mode=ro" + ("&immutable=1" if self._immutable else "")
+
+    def _enable_wal(self) -> None:
+        """Switch to WAL, retrying: on a new file another process's read lock makes this switch fail at once
+        with "database is locked" (SQLite does not wait its busy timeout for it)."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+
+    def _schema_version(self) -> int:
+        """The file's schema version; refuses a newer schema and another program's SQLite file.
+
+        Call it inside a transaction: the version and the table list must come from one snapshot, or a
+        process racing another's first-time creation could see the tables before their version.
+        """
+        version: int = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, newer than this kgtoolkit understands "
+                f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="path", value=str(self.path))
+        if version == 0:
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables:
+                raise StoreError(
+                    f"{self.path} is an SQLite file of another program (tables: {', '.join(sorted(tables))}); "
+                    "open a new file and import it with `kgtoolkit import`", field="path", value=str(self.path))
+        return version
+
+    def _check_schema(self) -> int:
+        """:meth:`_schema_version` in one read transaction (it writes nothing)."""
+        self.conn.execute("BEGIN")
+        try:
+            return self._schema_version()
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+    def _migrate(self) -> None:
+        conn = self.conn
+        if self._check_schema() == SCHEMA_VERSION:
+            return
+        if self.read_only:
+            raise StoreError(f"{self.path} needs a schema upgrade; open it once without read_only",
+                             field="path", value=str(self.path))
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._schema_version()  # again under the write lock: another process may have won
+            for step in MIGRATIONS[self.kind][version:]:
+                for statement in step:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ transactions
+
+    def _refuse_write(self) -> None:
+        if self.read_only_reason:
+            raise ReadOnly(f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
+                           "this user write access to the file and its folder, or copy the graph elsewhere",
+                           field="path", value=str(self.path))
+        raise ReadOnly(f"{self.path} is open read-only; open it without read_only to change it")
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Cursor]:
+        """``BEGIN IMMEDIATE`` for writes (no lock upgrades, so no deadlock); ``BEGIN`` for reads."""
+        if write and self.read_only:
+            self._refuse_write()
+        with self.lock:
+            cur = self.conn.cursor()
+            try:
+                cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"the graph at {self.path} is busy ({exc}) after waiting "
+                                 f"{self.timeout:g} s; retry, or raise the timeout") from None
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            else:
+                try:
+                    cur.execute("COMMIT")
+                except sqlite3.OperationalError as exc:
+                    cur.execute("ROLLBACK")
+                    raise StoreError(f"could not commit to {self.path}: {exc}; nothing was written") from None
+            finally:
+                cur.close()
+
+    @contextmanager
+    def bulk_write(self) -> Iterator[Cursor]:
+        """A write transaction with foreign-key checks off: a bulk load checks every reference itself."""
+        with self.lock:
+            self.conn.execute("PRAGMA foreign_keys = OFF")
+            try:
+                with self.transaction(write=True) as cur:
+                    yield cur
+            finally:
+                self.conn.execute("PRAGMA foreign_keys = ON")
+
+    # ------------------------------------------------------------------ bulk data
+
+    def _local(self, cur: Cursor, table: str) -> bool:
+        """Whether to read ``table`` here through sqlite3: an in-memory graph, or a small table."""
+        if self.location.memory:
+            return True
+        lo, hi = cur.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
+        return hi is None or hi - lo + 1 < SMALL
+
+    @property
+    def reader_uri(self) -> str:
+        """The URI the reader process opens the file with (read-only; immutable when this side is)."""
+        return self._uri(self.path.resolve())
+
+    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
+                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+        tables = {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
+        if cur is not None:
+            return self._read_in(cur, queries, split, tables, in_write=True)
+        with self.read() as read_cur:
+            if all(self._local(read_cur, t) for t in tables):
+                return self._read_here(read_cur, queries, split)
+        return self._read_in(None, queries, split, tables, in_write=False)
+
+    def _read_in(self, cur: Cursor | None, queries: Sequence[Query], split: Query | None, tables: set[str], *,
+                 in_write: bool) -> tuple[list[pa.Table], list[pa.Table]]:
+        if cur is not None and all(self._local(cur, t) for t in tables):
+            return self._read_here(cur, queries, split)
+        positional = [_positional(sql, params) for sql, params in queries]
+        main = None
+        if split is not None:
+            main = _positional(split[0], {**split[1], "_lo": LO, "_hi": HI})
+        return read_arrow(self.reader_uri, timeout=self.timeout, queries=positional, split=main,
+                          split_min=SPLIT_MIN, pin=not in_write)
+
+    @staticmethod
+    def _read_here(cur: Cursor, queries: Sequence[Query],
+                   split: Query | None) -> tuple[list[pa.Table], list[pa.Table]]:
+        parts = []
+        if split is not None:
+            parts.append(_rows_arrow(cur, split[0], {**split[1], "_lo": -(2**63), "_hi": 2**63 - 1}))
+        return parts, [_rows_arrow(cur, sql, params) for sql, params in queries]
+
+    def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        marks = ", ".join("?" * len(columns))
+        cur.executemany(f"INSERT INTO {table}({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
+        return rows > 10_000 and rows >= existing
+
+    @staticmethod
+    def fact_indexes() -> list[str]:
+        return FACT_INDEXES["sqlite"]
+
+    # ------------------------------------------------------------------ what a graph is
+
+    def identity(self) -> str:
+        return str(self.path.resolve()) if not self.location.memory else f":memory:{id(self)}"
+
+    def change_token(self) -> tuple[Any, ...]:
+        """SQLite's data_version (other connections' commits) and this connection's total_changes (its own)."""
+        with self.lock:
+            return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
+
+    def data_version(self) -> tuple[Any, ...]:
+        """Size and modification time of the file and its WAL: any process's write changes them."""
+        if self.location.memory:
+            return self.change_token()
+        out: list[int] = []
+        for suffix in ("", "-wal"):
+            try:
+                info = os.stat(f"{self.path}{suffix}")
+                out += [info.st_mtime_ns, info.st_size]
+            except OSError:
+                out += [0, 0]
+        return tuple(out)
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why this user cannot write the graph at ``path`` (its folder, or the file itself), else None."""
+    folder = path.parent
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only for this user"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"its folder {folder} is read-only for this user (SQLite needs to create files beside the graph)"
+    return None
+
+
+def _tables(sql: str) -> list[str]:
+    """The graph tables a query reads (from its FROM and JOIN clauses)."""
+    import re
+
+    return sorted(set(re.findall(r"\b(?:FROM|JOIN)\s+(facts|entities|aliases|memories)\b", sql)))
+
+
+def _rows_arrow(cur: Cursor, sql: str, params: dict[str, Any]) -> pa.Table:
+    import pyarrow as pa
+
+    cur.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    rows = cur.fetchall()
+    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(names)})
+
+
+def _positional(sql: str, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    """Turn ``:name`` parameters into ``?`` (ADBC binds by position), keeping values as parameters."""
+    import re
+
+    values: list[Any] = []
+
+    def swap(match: re.Match[str]) -> str:
+        values.append(params[match.group(1)])
+        return "?"
+
+    return re.sub(r"(?<![:\w]):([a-z_]+)\b", swap, sql), values
