@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from typing import Any
 
-from ._errors import CommaList, InvalidName
+from ._errors import CommaList, InvalidName, InvalidRequest
 
 __all__ = [
     "COMMA_PREDICATES",
@@ -19,9 +21,12 @@ __all__ = [
     "DEFAULT_TYPES",
     "DEFAULT_VALUE_PREDICATES",
     "check_commas",
+    "check_unicode",
     "clean_text",
     "normalize_name",
     "normalize_predicate",
+    "printable",
+    "printable_data",
 ]
 
 DEFAULT_TYPES: frozenset[str] = frozenset({"person", "company", "project", "event", "unknown"})
@@ -37,6 +42,45 @@ COMMA_PREDICATES: frozenset[str] = frozenset({"email", "phone", "address", "note
 _APOSTROPHES = re.compile("['\u2019]")
 _SEPARATORS = re.compile(r"[\s_]+")
 _WHITESPACE = re.compile(r"\s+")
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate written as a ``\\udcXX`` escape: safe to print, store and encode.
+
+    >>> printable("caf\\udce9")  # what a Latin-1 "café" on the command line becomes
+    'caf\\\\udce9'
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def printable_data(value: Any) -> Any:
+    """JSON-like data with :func:`printable` applied to every text in it, keys too."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, Mapping):
+        return {printable(str(k)): printable_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [printable_data(v) for v in value]
+    return value
+
+
+def check_unicode(text: str, *, field: str, error: type[InvalidRequest] = InvalidName) -> str:
+    """``text`` itself when it is valid Unicode; else ``error`` naming ``field``.
+
+    Python text may hold lone surrogates (``\\ud800``–``\\udfff``) that no UTF-8 file, database or
+    terminal can hold: a command-line argument or file name that is not UTF-8 arrives so (the
+    byte 0xE9 of a Latin-1 "é" becomes ``\\udce9``), and so does an unpaired ``\\ud83d`` escape in JSON.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise error(
+            f"{field} '{printable(text)}' is not valid Unicode text: it holds a lone surrogate "
+            f"({printable(text[exc.start])}) at position {exc.start}, what a byte that is not UTF-8 (from a Latin-1 "
+            "terminal or file, say) or an unpaired \\ud800-\\udfff escape in JSON becomes; give it as UTF-8 text",
+            field=field, value=printable(text),
+        ) from None
+    return text
 
 
 def normalize_name(name: str, *, field: str = "name") -> str:

@@ -24,7 +24,7 @@ from ._errors import InvalidRequest, KGError
 from ._names import normalize_name
 from ._records import ConflictGroup, Fact
 from ._store import KnowledgeGraph, resolve_path
-from ._tool import run_tool
+from ._tool import answer_json, run_tool
 
 __all__ = ["app", "main"]
 
@@ -461,13 +461,21 @@ def tool(ctx: typer.Context, db: DbOption = None) -> None:
         failure = None
     except KGError as exc:
         kg, failure = None, {"ok": False, "error": exc.to_dict()}
+    # Bytes in, UTF-8 bytes out, whatever the locale: a line that is not UTF-8 is refused by
+    # run_tool like any other bad request, and the next line is still answered.
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    stdout = getattr(sys.stdout, "buffer", None)
     try:
-        for line in sys.stdin:
+        for line in stdin:
             if not line.strip():
                 continue
-            answer = failure or run_tool(line, kg=kg)
-            sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            text, _ = answer_json(failure or run_tool(line, kg=kg))
+            if stdout is not None:
+                stdout.write(text.encode("utf-8") + b"\n")
+                stdout.flush()
+            else:  # a text-only stream (sys.stdout replaced by the caller)
+                sys.stdout.write(text + "\n")
+                sys.stdout.flush()
     finally:
         if kg is not None:
             kg.close()

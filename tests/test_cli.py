@@ -190,15 +190,17 @@ def script() -> str:
     return found
 
 
-def run_script(script: str, *args: Any, cwd: Path, input: str | None = None,  # noqa: A002
-               env_db: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = None,  # noqa: A002
+               env_db: Path | None = None, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[Any]:
+    """Run the script; ``input`` given as bytes makes the run binary (stdout and stderr are bytes too)."""
     env = {k: v for k, v in os.environ.items() if k != "KGTOOLKIT_DB"}
     env["HOME"] = str(cwd)
     env.pop("PYTHONWARNINGS", None)
     if env_db is not None:
         env["KGTOOLKIT_DB"] = str(env_db)
-    return subprocess.run([script, *map(str, args)], input=input, capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=120)
+    env.update(env_extra or {})
+    return subprocess.run([script, *map(str, args)], input=input, capture_output=True,
+                          text=not isinstance(input, bytes), env=env, cwd=cwd, timeout=120)
 
 
 # ---------------------------------------------------------------------- SPEC §7
@@ -1158,6 +1160,29 @@ def test_script_tool_answers_one_json_line_per_request(script: str, tmp_path: Pa
     assert answers[7]["result"]["facts"] == 1
     with kgtoolkit.open(db, read_only=True) as kg:
         assert [f.object for f in kg.query("my_api")] == ["redis"]
+
+
+@pytest.mark.parametrize("io_encoding", [None, "utf-8", "latin-1"])
+def test_script_tool_answers_lines_that_are_not_unicode(script: str, tmp_path: Path, io_encoding: str | None) -> None:
+    """A lone surrogate in a request, or a line that is not UTF-8, is refused; the next line is still answered,
+    and the answers are UTF-8 whatever the locale says (PYTHONIOENCODING as a strict or non-UTF-8 terminal)."""
+    db = tmp_path / "tool.sqlite3"
+    requests = b"\n".join([
+        b'{"action": "\\ud800"}',
+        b'{"action": "add", "subject": "caf\xe9", "predicate": "in", "object": "Paris"}',  # Latin-1, not UTF-8
+        b'{"action": "add", "subject": "Caf\xc3\xa9 \xe2\x86\x92", "predicate": "in", "object": "Paris"}',  # UTF-8
+        b'{"action": "stats"}',
+    ]) + b"\n"
+    env = {"PYTHONIOENCODING": io_encoding} if io_encoding else {}
+    done = run_script(script, "--db", db, "tool", input=requests, cwd=tmp_path, env_extra=env)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")
+    answers = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert [a["ok"] for a in answers] == [False, False, True, True], answers
+    assert [a["error"]["code"] for a in answers[:2]] == ["invalid_request", "invalid_request"]
+    assert answers[0]["error"]["field"] == "action" and "not valid Unicode" in answers[0]["error"]["message"]
+    assert "not valid UTF-8" in answers[1]["error"]["message"] and "0xe9" in answers[1]["error"]["message"]
+    assert answers[2]["result"]["fact"]["subject_name"] == "Café →"
+    assert answers[3]["result"]["facts"] == 1
 
 
 def test_script_error_exit(script: str, example: Path, tmp_path: Path) -> None:
