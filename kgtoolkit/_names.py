@@ -23,6 +23,7 @@ __all__ = [
     "check_commas",
     "check_unicode",
     "clean_text",
+    "loose_key",
     "normalize_name",
     "normalize_predicate",
     "printable",
@@ -87,18 +88,24 @@ def normalize_name(name: str, *, field: str = "name") -> str:
     """The entity id of ``name``: NFKC, case-folded, apostrophes removed, whitespace/underscores → ``_``.
 
     ``My API``, ``my api`` and ``my_api`` are one entity; hyphens and other punctuation stay.
-    Raises :class:`InvalidName` when nothing is left.
+    Raises :class:`InvalidName` when nothing is left, or when ``name`` is not valid Unicode
+    (see :func:`check_unicode`).
     """
     if not isinstance(name, str):
         raise InvalidName(f"{field} must be text, got {type(name).__name__}", field=field, value=repr(name))
-    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    text = _SEPARATORS.sub("_", _APOSTROPHES.sub("", text).strip())
+    text = loose_key(check_unicode(name, field=field))
     if not text or text == "_":
         raise InvalidName(
             f"{field} {name!r} is empty once normalised; give a name with at least one letter or digit",
             field=field, value=name,
         )
     return text
+
+
+def loose_key(name: str) -> str:
+    """:func:`normalize_name`'s rule without its checks (a stored setting from before they existed may be matched)."""
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return _SEPARATORS.sub("_", _APOSTROPHES.sub("", text).strip())
 
 
 def normalize_predicate(predicate: str) -> str:
@@ -110,7 +117,7 @@ def clean_text(text: str, *, field: str = "name") -> str:
     """Trim and collapse inner whitespace, keeping case: display names and value objects."""
     if not isinstance(text, str):
         raise InvalidName(f"{field} must be text, got {type(text).__name__}", field=field, value=repr(text))
-    cleaned = _WHITESPACE.sub(" ", text).strip()
+    cleaned = _WHITESPACE.sub(" ", check_unicode(text, field=field)).strip()
     if not cleaned:
         raise InvalidName(f"{field} is empty; give some text", field=field, value=text)
     return cleaned

@@ -492,8 +492,12 @@ def _json(value: Any) -> str:
 
 
 def _write_dump(data: Mapping[str, Any], tmp: Path) -> None:
-    """The dump as JSON, one record per line (diffable, and the same graph always gives the same bytes)."""
-    with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+    """The dump as JSON, one record per line (diffable, and the same graph always gives the same bytes).
+
+    Text an older version stored that is not valid Unicode (a lone surrogate, which only JSON strings
+    can hold) is written as its ``\\udcXX`` JSON escape, so the dump stays UTF-8 and restores it as it was.
+    """
+    with tmp.open("w", encoding="utf-8", errors="backslashreplace", newline="\n") as fh:
         _dump_to(data, fh)
 
 

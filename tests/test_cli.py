@@ -716,6 +716,75 @@ def test_config_comma_guard(db_path: Path) -> None:
     fails(*db, "add", "Paris, France", "located_in", "Europe", code="comma_list")
 
 
+def test_config_remove_type(db_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "config", "--add-type", "service", "--add-type", "team", "--add-type", "robot")
+    ok(*db, "add", "checkout", "owned_by", "payments", "--subject-type", "service")
+    result = ok_json(*db, "--json", "config", "--remove-type", "Robot", "--remove-type", "team")
+    assert {"service", "unknown", "person"} <= set(result["types"]) and not {"robot", "team"} & set(result["types"])
+    before = dump(db_path)
+    assert "used by entities" in fails(*db, "config", "--remove-type", "service", code="unknown_type")
+    assert "cannot be removed" in fails(*db, "config", "--remove-type", "unknown", code="invalid_request")
+    message = fails(*db, "config", "--remove-type", "robot", code="unknown_type")  # gone already: a typo says so
+    assert "not in this graph's vocabulary" in message and "service" in message
+    assert dump(db_path) == before
+    fails(*db, "add", "x", "is", "y", "--subject-type", "robot", code="unknown_type")
+
+
+LATIN1_CAFE = "caf\udce9"  # the argument `café` typed in a Latin-1 terminal: Python's str for the byte 0xE9
+
+
+def test_config_refuses_names_that_are_not_unicode(db_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "a", "b", "c")
+    before = dump(db_path)
+    message = fails(*db, "config", "--add-type", LATIN1_CAFE, code="invalid_name")
+    assert message.startswith("type 'caf\\udce9' is not valid Unicode text") and "UTF-8" in message
+    fails(*db, "config", "--add-value-predicate", LATIN1_CAFE, code="invalid_name")
+    fails(*db, "config", "--add-multi-valued", LATIN1_CAFE, code="invalid_name")
+    fails(*db, "add", LATIN1_CAFE, "in", "Paris", code="invalid_name")
+    fails(*db, "add", "Ann", "email", f"ann@{LATIN1_CAFE}.example", code="invalid_name")
+    fails(*db, "add", "Ann", "in", "Paris", "--source", LATIN1_CAFE, code="invalid_request")
+    assert dump(db_path) == before  # nothing stored
+    with kgtoolkit.open(db_path) as kg:  # the library refuses it, so every door does
+        with pytest.raises(kgtoolkit.InvalidName) as caught:
+            kg.configure(types=kg.config.types | {LATIN1_CAFE})
+        assert caught.value.data == {"field": "type", "value": "caf\\udce9"}
+        with pytest.raises(kgtoolkit.InvalidName):
+            kgtoolkit.normalize_name("\ud800")
+    assert dump(db_path) == before
+
+
+def _store_types_as_older_versions_did(db: Path, types: list[str]) -> None:
+    """What `config --add-type` stored before names were checked: the JSON escapes of lone surrogates."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)", (json.dumps(types),))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("spelling", [LATIN1_CAFE, "caf\\udce9"], ids=["as-given", "as-printed"])
+def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(db_path: Path, tmp_path: Path,
+                                                                               spelling: str) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "Ann", "works_at", "Acme", "--subject-type", "person")
+    _store_types_as_older_versions_did(db_path, [LATIN1_CAFE, "company", "person", "unknown"])
+    assert row_with(ok(*db, "config"), "types")[1] == "caf\\udce9,"  # shown escaped, not a crash
+    assert "caf\\udce9" in ok_json(*db, "--json", "config")["types"]
+    ok(*db, "export", tmp_path / "before.json")  # used to fail with a traceback
+    dumped = json.loads((tmp_path / "before.json").read_bytes().decode("utf-8"))  # the file is UTF-8
+    assert dumped["config"]["types"][0] == LATIN1_CAFE  # kept exactly, as a JSON escape
+    assert "--remove-type 'caf\\udce9'" in fails(*db, "config", "--add-type", "service", code="invalid_name")
+    result = ok_json(*db, "--json", "config", "--remove-type", spelling, "--add-type", "service")
+    assert result["types"] == ["company", "person", "service", "unknown"]
+    ok(*db, "export", tmp_path / "after.json")
+    assert "\\ud" not in (tmp_path / "after.json").read_text(encoding="utf-8")
+    entities = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))["entities"]
+    assert {e["id"]: e["type"] for e in entities} == {"acme": "unknown", "ann": "person"}
+
+
 # ---------------------------------------------------------------------- tool / path / demo
 
 
