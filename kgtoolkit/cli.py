@@ -592,6 +592,7 @@ def export(
     current: Current = False,
     predicate: Annotated[Optional[str], typer.Option(help="Only facts with this predicate.")] = None,
     entity: Annotated[Optional[str], typer.Option(help="Only facts about this entity.")] = None,
+    escape_formulas: Annotated[bool, typer.Option("--escape-formulas/--no-escape-formulas", help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.")] = True,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -600,7 +601,7 @@ def export(
 
     with _graph(ctx, db, read_only=True) as kg, _progress_bar(f"exporting {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
         count = export_file(kg, file, format=format, as_of=as_of, current_only=current, predicate=predicate,
-                            entity=entity, progress=bar)
+                            entity=entity, escape_formulas=escape_formulas, progress=bar)
     if _json_wanted(ctx, as_json):
         _emit({"path": str(file), "rows": count})
     else:

@@ -10,6 +10,7 @@ traceback) and leave the graph file exactly as it was.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import os
@@ -783,6 +784,24 @@ def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(db
     assert "\\ud" not in (tmp_path / "after.json").read_text(encoding="utf-8")
     entities = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))["entities"]
     assert {e["id"]: e["type"] for e in entities} == {"acme": "unknown", "ann": "person"}
+
+
+def test_export_escapes_formulas_unless_told_not_to(db_path: Path, tmp_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "@SUM(A1)", "url", '=HYPERLINK("http://evil.example","click")')
+    ok(*db, "export", tmp_path / "safe.csv")
+    with (tmp_path / "safe.csv").open(encoding="utf-8", newline="") as fh:
+        [row] = list(csv.DictReader(fh))
+    assert (row["subject_name"], row["object_name"]) == ("'@SUM(A1)", '\'=HYPERLINK("http://evil.example","click")')
+    ok(*db, "export", tmp_path / "raw.tsv", "--no-escape-formulas")
+    with (tmp_path / "raw.tsv").open(encoding="utf-8", newline="") as fh:
+        [row] = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert (row["subject_name"], row["object_name"]) == ("@SUM(A1)", '=HYPERLINK("http://evil.example","click")')
+    other = tmp_path / "other.sqlite3"
+    ok("--db", other, "import", tmp_path / "safe.csv", "--allow-commas")
+    [fact] = ok_json("--db", other, "--json", "query", "@SUM(A1)")["facts"]
+    assert (fact["subject_name"], fact["object"]) == ("@SUM(A1)", '=HYPERLINK("http://evil.example","click")')
+    assert "--no-escape-formulas" in _clean(ok("export", "--help"))
 
 
 # ---------------------------------------------------------------------- tool / path / demo
