@@ -17,9 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import InvalidRequest, KGError
+from ._names import check_unicode, printable, printable_data
 from .store import KnowledgeGraph
 
-__all__ = ["ACTIONS", "TOOL_SCHEMA", "run_tool"]
+__all__ = ["ACTIONS", "TOOL_SCHEMA", "answer_json", "run_tool"]
 
 _STR, _BOOL, _INT, _NUM, _OBJ = "string", "boolean", "integer", "number", "object"
 
@@ -111,16 +112,47 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+def _check_text(request: Mapping[str, Any]) -> None:
+    """Refuse text that is not valid Unicode anywhere in the request: names and values, nested too.
+
+    JSON admits an unpaired ``\\ud800`` escape and Python reads it as a lone surrogate, which no
+    UTF-8 answer, database or terminal can hold.
+    """
+    pending: list[tuple[str, Any]] = [("", request)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, str):
+            check_unicode(value, field=where, error=InvalidRequest)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and key != printable(key):
+                    inside = f" in {where}" if where else ""
+                    raise InvalidRequest(f"the parameter name '{printable(key)}'{inside} is not valid Unicode text (a "
+                                         "lone surrogate, what an unpaired \\ud800-\\udfff escape or a byte that is "
+                                         "not UTF-8 becomes); send UTF-8 text", field=where or printable(key),
+                                         value=printable(key))
+                pending.append((f"{where}.{key}" if where else str(key), item))
+        elif isinstance(value, (list, tuple)):
+            pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+
+
 def _validate(request: Any) -> tuple[str, dict[str, Any]]:
-    if isinstance(request, (str, bytes)):
+    if isinstance(request, bytes):
+        try:
+            request = request.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidRequest(f"the request is not valid UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                                 f"position {exc.start}); send JSON encoded as UTF-8") from None
+    if isinstance(request, str):
         try:
             request = json.loads(request)
         except ValueError as exc:
-            raise InvalidRequest(f"the request is not valid JSON: {exc}") from None
+            raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from None
     if not isinstance(request, Mapping):
         raise InvalidRequest("the request must be a JSON object with an 'action'")
     if not all(isinstance(key, str) for key in request):
         raise InvalidRequest("every parameter name must be text", field="action")
+    _check_text(request)
     action = request.get("action")
     if not isinstance(action, str) or action not in _PARAMS:
         raise InvalidRequest(f"unknown action {action!r}; use one of: {', '.join(ACTIONS)}", field="action",
@@ -195,9 +227,11 @@ def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | N
              db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Answer one agent request: ``{"ok": true, "result": …}`` or ``{"ok": false, "error": {…}}``.
 
-    ``request`` is a JSON object (or its text) with ``action`` and that action's parameters. It
-    never raises: bad input, a missing entity or a broken file all come back as an error object
-    with a stable ``code``, a ``message`` and ``suggestions``.
+    ``request`` is a JSON object (or its text, or UTF-8 bytes) with ``action`` and that action's
+    parameters. It never raises: bad input, a missing entity or a broken file all come back as an
+    error object with a stable ``code``, a ``message`` and ``suggestions``. Text that is not valid
+    Unicode anywhere in the request (bytes that are not UTF-8, a lone surrogate such as an unpaired
+    ``\\ud800`` escape) is ``invalid_request``, naming the field.
     """
     opened = None
     try:
@@ -208,8 +242,24 @@ def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | N
     except KGError as exc:
         return {"ok": False, "error": exc.to_dict()}
     except Exception as exc:  # the tool must answer, whatever happened
-        return {"ok": False, "error": {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}",
+        return {"ok": False, "error": {"code": "internal_error", "message": printable(f"{type(exc).__name__}: {exc}"),
                                        "suggestions": []}}
     finally:
         if opened is not None:
             opened.close()
+
+
+def answer_json(answer: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An answer as one line of JSON that any UTF-8 channel carries, and the answer that line holds.
+
+    Requests are checked, but a graph written by an older version may hold text that is not valid
+    Unicode (a setting or property with a lone surrogate): such text is shown escaped (``\\udce9``)
+    rather than breaking the channel.
+    """
+    text = json.dumps(answer, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        answer = printable_data(answer)
+        text = json.dumps(answer, ensure_ascii=False)
+    return text, answer

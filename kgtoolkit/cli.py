@@ -20,11 +20,11 @@ from rich.markup import escape
 from rich import box
 from rich.table import Table
 
-from ._errors import InvalidRequest, KGError
-from ._names import normalize_name
+from ._errors import InvalidRequest, KGError, UnknownType
+from ._names import loose_key, normalize_name, printable, printable_data
 from ._records import ConflictGroup, Fact
+from ._tool import answer_json, run_tool
 from .store import KnowledgeGraph, resolve
-from ._tool import run_tool
 
 __all__ = ["app", "main"]
 
@@ -92,7 +92,12 @@ def _json_wanted(ctx: typer.Context, as_json: bool) -> bool:
 
 
 def _emit(data: Any) -> None:
-    out.out(json.dumps(data, ensure_ascii=False, indent=2), highlight=False)
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # text an older version stored that is not valid Unicode: printed escaped
+        text = json.dumps(printable_data(data), ensure_ascii=False, indent=2)
+    out.out(text, highlight=False)
 
 
 def _span(fact: Fact) -> tuple[str, str]:
@@ -283,6 +288,7 @@ def aliases(
 def config(
     ctx: typer.Context,
     add_type: Annotated[Optional[list[str]], typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
+    remove_type: Annotated[Optional[list[str]], typer.Option("--remove-type", help="Remove an entity type no entity has (repeatable).")] = None,
     add_value_predicate: Annotated[Optional[list[str]], typer.Option("--add-value-predicate", help="Predicate whose object is text.")] = None,
     remove_value_predicate: Annotated[Optional[list[str]], typer.Option("--remove-value-predicate")] = None,
     add_multi_valued: Annotated[Optional[list[str]], typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
@@ -292,13 +298,13 @@ def config(
     as_json: JsonOption = False,
 ) -> None:
     """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard."""
-    changes = any(x for x in (add_type, add_value_predicate, remove_value_predicate, add_multi_valued,
+    changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
                               remove_multi_valued)) or comma_guard is not None
     with _graph(ctx, db, read_only=not changes) as kg:
         current = kg.config
         if changes:
             current = kg.configure(
-                types=current.types | _names(add_type, "type") if add_type else None,
+                types=_edit_types(current.types, add_type, remove_type),
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 comma_guard=comma_guard,
@@ -307,9 +313,9 @@ def config(
         _emit(current.to_dict())
         return
     table = Table("setting", "value", header_style="bold", box=box.SIMPLE_HEAD)
-    table.add_row("types", escape(", ".join(sorted(current.types))))
-    table.add_row("value predicates", escape(", ".join(sorted(current.value_predicates))))
-    table.add_row("multi-valued", escape(", ".join(sorted(current.multi_valued))))
+    table.add_row("types", escape(", ".join(sorted(map(printable, current.types)))))
+    table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
+    table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
     out.print(table)
 
@@ -318,11 +324,40 @@ def _names(values: Iterable[str] | None, field: str) -> set[str]:
     return {normalize_name(v, field=field) for v in values or ()}
 
 
+def _stored(names: set[str], values: Iterable[str] | None, field: str) -> set[str]:
+    """The names in ``names`` that ``values`` name, normalised ("Home Page" names home_page); a value naming
+    none is returned normalised. A name an older version stored that is not valid Unicode is named as it
+    was given, or as kgtoolkit prints it ('caf\\udce9')."""
+    found: set[str] = set()
+    for value in values or ():
+        key = loose_key(value)
+        found.update({n for n in names if key in (n, printable(n))} or {normalize_name(value, field=field)})
+    return found
+
+
 def _edit(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> set[str] | None:
-    """``current`` with predicates added and removed (normalised, so "Home Page" removes home_page)."""
+    """``current`` with predicates added and removed (removing one that is not there changes nothing)."""
     if not add and not remove:
         return None
-    return (current | _names(add, "predicate")) - _names(remove, "predicate")
+    names = current | _names(add, "predicate")
+    return names - _stored(names, remove, "predicate")
+
+
+def _edit_types(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> set[str] | None:
+    """The type vocabulary with types added and removed; a type entities have is refused by configure."""
+    if not add and not remove:
+        return None
+    names = current | _names(add, "type")
+    removed = _stored(names, remove, "type")
+    if "unknown" in removed:
+        raise InvalidRequest("the type unknown cannot be removed: it is the type of every entity given none",
+                             field="type", value="unknown")
+    absent = sorted(removed - names)
+    if absent:
+        known = sorted(map(printable, names))
+        raise UnknownType(f"type {absent[0]!r} is not in this graph's vocabulary ({', '.join(known)}); there is "
+                          "nothing to remove", field="type", value=absent[0], suggestions=known)
+    return names - removed
 
 
 # ---------------------------------------------------------------------- reads
@@ -461,13 +496,21 @@ def tool(ctx: typer.Context, db: DbOption = None) -> None:
         failure = None
     except KGError as exc:
         kg, failure = None, {"ok": False, "error": exc.to_dict()}
+    # Bytes in, UTF-8 bytes out, whatever the locale: a line that is not UTF-8 is refused by
+    # run_tool like any other bad request, and the next line is still answered.
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    stdout = getattr(sys.stdout, "buffer", None)
     try:
-        for line in sys.stdin:
+        for line in stdin:
             if not line.strip():
                 continue
-            answer = failure or run_tool(line, kg=kg)
-            sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            text, _ = answer_json(failure or run_tool(line, kg=kg))
+            if stdout is not None:
+                stdout.write(text.encode("utf-8") + b"\n")
+                stdout.flush()
+            else:  # a text-only stream (sys.stdout replaced by the caller)
+                sys.stdout.write(text + "\n")
+                sys.stdout.flush()
     finally:
         if kg is not None:
             kg.close()
@@ -549,6 +592,7 @@ def export(
     current: Current = False,
     predicate: Annotated[Optional[str], typer.Option(help="Only facts with this predicate.")] = None,
     entity: Annotated[Optional[str], typer.Option(help="Only facts about this entity.")] = None,
+    escape_formulas: Annotated[bool, typer.Option("--escape-formulas/--no-escape-formulas", help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.")] = True,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -557,7 +601,7 @@ def export(
 
     with _graph(ctx, db, read_only=True) as kg, _progress_bar(f"exporting {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
         count = export_file(kg, file, format=format, as_of=as_of, current_only=current, predicate=predicate,
-                            entity=entity, progress=bar)
+                            entity=entity, escape_formulas=escape_formulas, progress=bar)
     if _json_wanted(ctx, as_json):
         _emit({"path": str(file), "rows": count})
     else:

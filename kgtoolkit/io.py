@@ -24,6 +24,15 @@ sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPa
                                         ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
 =========  ===========================  ===============================================================
 
+**Formulas** (CSV injection). A spreadsheet runs a CSV or TSV cell that begins with ``=``, ``+``, ``-``
+or ``@`` (or a tab or carriage return) as a formula: ``=HYPERLINK(…)`` in a fact would become a live
+link. So CSV and TSV exports put a ``'`` before such a text cell (a spreadsheet shows it as text,
+without the ``'``), and before one that already begins with ``'`` and one of those characters; reading
+a CSV or TSV takes exactly one such ``'`` off again, so an exported file re-imports to the same facts.
+``escape_formulas=False`` (``--no-escape-formulas``) writes the cells as they are, for programs that
+are not spreadsheets; such a file re-imports the same too, except that a value beginning with ``'=``
+(or ``'+``, …) loses its ``'``. JSONL and Parquet are never changed.
+
 Every value is read as text (``0360-01-01`` and ids stay as written). Columns are matched by name
 (case-insensitive): ``subject, predicate, object`` are needed; ``valid_from, valid_to, confidence,
 source, source_closet, subject_type, object_type`` are used when present; other columns are ignored.
@@ -78,6 +87,10 @@ _SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".tab": "tsv", ".jsonl
              ".db": "sqlite"}
 _SYNONYMS = {"ndjson": "jsonl", "txt": "tsv", "tab": "tsv", "pq": "parquet", "sqlite3": "sqlite", "db": "sqlite"}
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")
+# A text cell a spreadsheet would run as a formula (OWASP's CSV injection list: = + - @, tab, carriage
+# return), or one already escaped so ('=…): CSV/TSV exports put one ' before it, their import takes it off.
+_FORMULA = r"^'*[=+\-@\t\r]"
+_ESCAPED_FORMULA = r"^'('*[=+\-@\t\r])"
 _REJECT_COLUMNS = ("line", "field", "value", "code", "reason")
 
 
@@ -125,6 +138,8 @@ def read_facts_file(
     :func:`kgtoolkit.store.import_facts`. ``columns`` maps the file's headers (or positions, with
     ``header=False``) to those fields; unknown columns are ignored. Raises :class:`InvalidRequest`
     naming what is missing and what the file has when ``subject, predicate, object`` are not found.
+    In CSV/TSV a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken off
+    (the escape :func:`export_file` writes against spreadsheet formulas).
     """
     import polars as pl
 
@@ -159,7 +174,7 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
         raise _polars_error(file, fmt, exc) from None
     if not header:
         df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
-    df = df.with_columns(pl.col(c).cast(pl.String) for c in df.columns)
+    df = df.with_columns(_unescape_formula(pl.col(c).cast(pl.String)).alias(c) for c in df.columns)
     # Line numbers: the header's lines, then one line per row plus the line breaks inside quoted values.
     first = 1 + (1 + sum(c.count("\n") for c in df.columns) if header else 0)
     if not df.width:
@@ -168,6 +183,13 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
     df = df.with_columns((first + pl.int_range(pl.len(), dtype=pl.Int64) + breaks.cum_sum() - breaks).alias(_LINE))
     data = [c for c in df.columns if c != _LINE]
     return df.filter(~pl.all_horizontal(pl.col(c).is_null() for c in data))  # blank lines are not rows
+
+
+def _unescape_formula(cell: pl.Expr) -> pl.Expr:
+    """The cell without the ``'`` :func:`export_file` puts before a formula-like cell (see ``_FORMULA``)."""
+    import polars as pl
+
+    return pl.when(cell.str.starts_with("'")).then(cell.str.replace(_ESCAPED_FORMULA, "$1")).otherwise(cell)
 
 
 def _json_text(value: Any) -> str | None:
@@ -313,7 +335,8 @@ def import_file(
     are skipped, so importing twice changes nothing. ``on_error="raise"`` refuses the whole file
     if any row is bad (:class:`~kgtoolkit.InvalidRows` names line, field, value and reason);
     ``"skip"`` imports the good rows. ``rejects``: a CSV file that receives the bad rows (``line,
-    field, value, reason`` and the row's fields), in both modes. ``allow_commas`` turns the comma
+    field, value, reason`` and the row's fields, escaped against spreadsheet formulas as
+    :func:`export_file` does), in both modes. ``allow_commas`` turns the comma
     guard off (curated names such as "Washington, D.C."). ``source`` is the default ``source`` of
     rows without one. ``progress(done, total)`` is called as facts are written.
 
@@ -402,6 +425,7 @@ def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame |
     if frame is not None:
         fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])
         out = out.join(fields, on="line", how="left", suffix="_row")
+    out = _escape_formulas(out)  # the bad rows are meant to be opened in a spreadsheet
     _atomic(target, lambda tmp: out.write_csv(tmp))
 
 
@@ -427,6 +451,7 @@ def export_file(
     current_only: bool = False,
     predicate: str | None = None,
     entity: str | None = None,
+    escape_formulas: bool = True,
     progress: Progress | None = None,
 ) -> int:
     """Write the graph's facts to ``path``; returns the number of facts written.
@@ -437,6 +462,12 @@ def export_file(
     in Parquet they are UTC timestamps. TSV has no quoting, so a value holding a tab or line break is
     refused there (use CSV, JSONL or Parquet). ``json``: the lossless dump of the whole graph (no
     filters). The file is written whole or not at all (a temporary file renamed into place).
+
+    ``escape_formulas`` (CSV and TSV): a text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return gets a ``'`` in front, so a spreadsheet shows it as text instead of running it as
+    a formula (CSV injection); so does one beginning with ``'`` and one of those. :func:`import_file`
+    and :func:`read_facts_file` take that ``'`` off, so the file still re-imports to the same facts.
+    ``False`` writes every cell as it is, for programs that are not spreadsheets.
     """
     import polars as pl
 
@@ -473,6 +504,8 @@ def export_file(
         if broken:
             raise InvalidRequest(f"a value in {', '.join(broken)} holds a tab or a line break, which TSV cannot hold; "
                                  "export CSV, JSONL or Parquet instead", field=broken[0])
+    if fmt in ("csv", "tsv") and escape_formulas:
+        frame = _escape_formulas(frame)
     writers: dict[str, Callable[[Path], None]] = {
         "csv": lambda tmp: frame.write_csv(tmp),
         "tsv": lambda tmp: frame.write_csv(tmp, separator="\t", quote_style="never"),
@@ -485,13 +518,26 @@ def export_file(
     return total
 
 
+def _escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with a ``'`` before each text cell a spreadsheet would run as a formula (see ``_FORMULA``)."""
+    import polars as pl
+
+    return frame.with_columns(
+        pl.when(pl.col(c).str.contains(_FORMULA)).then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
+        for c, t in frame.schema.items() if t == pl.String)
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def _write_dump(data: Mapping[str, Any], tmp: Path) -> None:
-    """The dump as JSON, one record per line (diffable, and the same graph always gives the same bytes)."""
-    with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+    """The dump as JSON, one record per line (diffable, and the same graph always gives the same bytes).
+
+    Text an older version stored that is not valid Unicode (a lone surrogate, which only JSON strings
+    can hold) is written as its ``\\udcXX`` JSON escape, so the dump stays UTF-8 and restores it as it was.
+    """
+    with tmp.open("w", encoding="utf-8", errors="backslashreplace", newline="\n") as fh:
         _dump_to(data, fh)
 
 

@@ -275,9 +275,9 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
         return await anyio.to_thread.run_sync(partial(call, kg, tool, arguments, failure))
 
     def tool_result(answer: dict[str, Any]) -> Any:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))],
-            structured_content=answer, is_error=not answer["ok"])
+        text, answer = _tool.answer_json(answer)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=answer, is_error=not answer["ok"])
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         tools = []

@@ -10,6 +10,7 @@ traceback) and leave the graph file exactly as it was.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import os
@@ -190,15 +191,17 @@ def script() -> str:
     return found
 
 
-def run_script(script: str, *args: Any, cwd: Path, input: str | None = None,  # noqa: A002
-               env_db: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = None,  # noqa: A002
+               env_db: Path | None = None, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[Any]:
+    """Run the script; ``input`` given as bytes makes the run binary (stdout and stderr are bytes too)."""
     env = {k: v for k, v in os.environ.items() if k != "KGTOOLKIT_DB"}
     env["HOME"] = str(cwd)
     env.pop("PYTHONWARNINGS", None)
     if env_db is not None:
         env["KGTOOLKIT_DB"] = str(env_db)
-    return subprocess.run([script, *map(str, args)], input=input, capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=120)
+    env.update(env_extra or {})
+    return subprocess.run([script, *map(str, args)], input=input, capture_output=True,
+                          text=not isinstance(input, bytes), env=env, cwd=cwd, timeout=120)
 
 
 # ---------------------------------------------------------------------- SPEC §7
@@ -714,6 +717,93 @@ def test_config_comma_guard(db_path: Path) -> None:
     fails(*db, "add", "Paris, France", "located_in", "Europe", code="comma_list")
 
 
+def test_config_remove_type(db_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "config", "--add-type", "service", "--add-type", "team", "--add-type", "robot")
+    ok(*db, "add", "checkout", "owned_by", "payments", "--subject-type", "service")
+    result = ok_json(*db, "--json", "config", "--remove-type", "Robot", "--remove-type", "team")
+    assert {"service", "unknown", "person"} <= set(result["types"]) and not {"robot", "team"} & set(result["types"])
+    before = dump(db_path)
+    assert "used by entities" in fails(*db, "config", "--remove-type", "service", code="unknown_type")
+    assert "cannot be removed" in fails(*db, "config", "--remove-type", "unknown", code="invalid_request")
+    message = fails(*db, "config", "--remove-type", "robot", code="unknown_type")  # gone already: a typo says so
+    assert "not in this graph's vocabulary" in message and "service" in message
+    assert dump(db_path) == before
+    fails(*db, "add", "x", "is", "y", "--subject-type", "robot", code="unknown_type")
+
+
+LATIN1_CAFE = "caf\udce9"  # the argument `café` typed in a Latin-1 terminal: Python's str for the byte 0xE9
+
+
+def test_config_refuses_names_that_are_not_unicode(db_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "a", "b", "c")
+    before = dump(db_path)
+    message = fails(*db, "config", "--add-type", LATIN1_CAFE, code="invalid_name")
+    assert message.startswith("type 'caf\\udce9' is not valid Unicode text") and "UTF-8" in message
+    fails(*db, "config", "--add-value-predicate", LATIN1_CAFE, code="invalid_name")
+    fails(*db, "config", "--add-multi-valued", LATIN1_CAFE, code="invalid_name")
+    fails(*db, "add", LATIN1_CAFE, "in", "Paris", code="invalid_name")
+    fails(*db, "add", "Ann", "email", f"ann@{LATIN1_CAFE}.example", code="invalid_name")
+    fails(*db, "add", "Ann", "in", "Paris", "--source", LATIN1_CAFE, code="invalid_request")
+    assert dump(db_path) == before  # nothing stored
+    with kgtoolkit.open(db_path) as kg:  # the library refuses it, so every door does
+        with pytest.raises(kgtoolkit.InvalidName) as caught:
+            kg.configure(types=kg.config.types | {LATIN1_CAFE})
+        assert caught.value.data == {"field": "type", "value": "caf\\udce9"}
+        with pytest.raises(kgtoolkit.InvalidName):
+            kgtoolkit.normalize_name("\ud800")
+    assert dump(db_path) == before
+
+
+def _store_types_as_older_versions_did(db: Path, types: list[str]) -> None:
+    """What `config --add-type` stored before names were checked: the JSON escapes of lone surrogates."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)", (json.dumps(types),))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("spelling", [LATIN1_CAFE, "caf\\udce9"], ids=["as-given", "as-printed"])
+def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(db_path: Path, tmp_path: Path,
+                                                                               spelling: str) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "Ann", "works_at", "Acme", "--subject-type", "person")
+    _store_types_as_older_versions_did(db_path, [LATIN1_CAFE, "company", "person", "unknown"])
+    assert row_with(ok(*db, "config"), "types")[1] == "caf\\udce9,"  # shown escaped, not a crash
+    assert "caf\\udce9" in ok_json(*db, "--json", "config")["types"]
+    ok(*db, "export", tmp_path / "before.json")  # used to fail with a traceback
+    dumped = json.loads((tmp_path / "before.json").read_bytes().decode("utf-8"))  # the file is UTF-8
+    assert dumped["config"]["types"][0] == LATIN1_CAFE  # kept exactly, as a JSON escape
+    assert "--remove-type 'caf\\udce9'" in fails(*db, "config", "--add-type", "service", code="invalid_name")
+    result = ok_json(*db, "--json", "config", "--remove-type", spelling, "--add-type", "service")
+    assert result["types"] == ["company", "person", "service", "unknown"]
+    ok(*db, "export", tmp_path / "after.json")
+    assert "\\ud" not in (tmp_path / "after.json").read_text(encoding="utf-8")
+    entities = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))["entities"]
+    assert {e["id"]: e["type"] for e in entities} == {"acme": "unknown", "ann": "person"}
+
+
+def test_export_escapes_formulas_unless_told_not_to(db_path: Path, tmp_path: Path) -> None:
+    db = ("--db", db_path)
+    ok(*db, "add", "@SUM(A1)", "url", '=HYPERLINK("http://evil.example","click")')
+    ok(*db, "export", tmp_path / "safe.csv")
+    with (tmp_path / "safe.csv").open(encoding="utf-8", newline="") as fh:
+        [row] = list(csv.DictReader(fh))
+    assert (row["subject_name"], row["object_name"]) == ("'@SUM(A1)", '\'=HYPERLINK("http://evil.example","click")')
+    ok(*db, "export", tmp_path / "raw.tsv", "--no-escape-formulas")
+    with (tmp_path / "raw.tsv").open(encoding="utf-8", newline="") as fh:
+        [row] = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert (row["subject_name"], row["object_name"]) == ("@SUM(A1)", '=HYPERLINK("http://evil.example","click")')
+    other = tmp_path / "other.sqlite3"
+    ok("--db", other, "import", tmp_path / "safe.csv", "--allow-commas")
+    [fact] = ok_json("--db", other, "--json", "query", "@SUM(A1)")["facts"]
+    assert (fact["subject_name"], fact["object"]) == ("@SUM(A1)", '=HYPERLINK("http://evil.example","click")')
+    assert "--no-escape-formulas" in _clean(ok("export", "--help"))
+
+
 # ---------------------------------------------------------------------- tool / path / demo
 
 
@@ -1158,6 +1248,29 @@ def test_script_tool_answers_one_json_line_per_request(script: str, tmp_path: Pa
     assert answers[7]["result"]["facts"] == 1
     with kgtoolkit.open(db, read_only=True) as kg:
         assert [f.object for f in kg.query("my_api")] == ["redis"]
+
+
+@pytest.mark.parametrize("io_encoding", [None, "utf-8", "latin-1"])
+def test_script_tool_answers_lines_that_are_not_unicode(script: str, tmp_path: Path, io_encoding: str | None) -> None:
+    """A lone surrogate in a request, or a line that is not UTF-8, is refused; the next line is still answered,
+    and the answers are UTF-8 whatever the locale says (PYTHONIOENCODING as a strict or non-UTF-8 terminal)."""
+    db = tmp_path / "tool.sqlite3"
+    requests = b"\n".join([
+        b'{"action": "\\ud800"}',
+        b'{"action": "add", "subject": "caf\xe9", "predicate": "in", "object": "Paris"}',  # Latin-1, not UTF-8
+        b'{"action": "add", "subject": "Caf\xc3\xa9 \xe2\x86\x92", "predicate": "in", "object": "Paris"}',  # UTF-8
+        b'{"action": "stats"}',
+    ]) + b"\n"
+    env = {"PYTHONIOENCODING": io_encoding} if io_encoding else {}
+    done = run_script(script, "--db", db, "tool", input=requests, cwd=tmp_path, env_extra=env)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")
+    answers = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert [a["ok"] for a in answers] == [False, False, True, True], answers
+    assert [a["error"]["code"] for a in answers[:2]] == ["invalid_request", "invalid_request"]
+    assert answers[0]["error"]["field"] == "action" and "not valid Unicode" in answers[0]["error"]["message"]
+    assert "not valid UTF-8" in answers[1]["error"]["message"] and "0xe9" in answers[1]["error"]["message"]
+    assert answers[2]["result"]["fact"]["subject_name"] == "Café →"
+    assert answers[3]["result"]["facts"] == 1
 
 
 def test_script_error_exit(script: str, example: Path, tmp_path: Path) -> None:

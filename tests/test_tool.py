@@ -361,6 +361,50 @@ def test_db_argument_and_broken_file(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert capsys.readouterr() == ("", "")  # nothing printed, no traceback
 
 
+# ---------------------------------------------------------------------- text that is not Unicode
+
+
+@pytest.mark.parametrize(("request_", "field"), [
+    ('{"action": "\\ud800"}', "action"),
+    ('{"action": "add", "subject": "caf\\udce9"}', "subject"),  # what a Latin-1 "é" becomes on a command line
+    ('{"action": "add", "subject": "a", "predicate": "email", "object": "hi \\ud83d"}', "object"),  # half an emoji
+    ('{"action": "remember", "text": "notes", "source": "\\udfff"}', "source"),
+    ('{"action": "add", "subject": "a", "properties": {"nick": ["ok", {"k": "\\udfff"}]}}', "properties.nick[1].k"),
+    ('{"action": "add", "subject": "a", "properties": {"\\ud800": 1}}', "properties"),
+    ('{"\\udce9": 1, "action": "stats"}', "\\udce9"),
+    ({"action": "query", "name": "caf\udce9"}, "name"),
+    (b'{"action": "add", "subject": "caf\xe9"}', None),  # Latin-1 bytes: not UTF-8
+    (b'\xff\xfe{"action": "stats"}', None),
+])
+def test_text_that_is_not_unicode_is_refused(kg: KnowledgeGraph, request_: str | bytes | dict[str, Any],
+                                            field: str | None) -> None:
+    answer = run_tool(request_, kg=kg)
+    assert set(answer) == {"ok", "error"} and answer["ok"] is False, answer
+    err = answer["error"]
+    assert err["code"] == "invalid_request" and err.get("field") == field, err
+    assert "not valid Unicode" in err["message"] if field else "not valid UTF-8" in err["message"]
+    json.dumps(answer, ensure_ascii=False).encode("utf-8")  # the answer itself is valid Unicode
+    assert kg.stats().entities == 0 and kg.stats().memories == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(surrogate=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), before=st.text(max_size=5),
+       after=st.text(max_size=5), key=st.sampled_from(["action", "subject", "predicate", "object", "name", "x"]))
+def test_never_raises_on_lone_surrogates(surrogate: str, before: str, after: str, key: str) -> None:
+    text = before + surrogate + after  # one lone surrogate (a pair of them would be a valid character in JSON)
+    graph = _seeded_graph()
+    try:
+        for request in ({"action": "add", "subject": "a", "predicate": "p", "object": "o", key: text},
+                        {"action": "query", "name": "my_api", text: 1}):
+            for form in (request, json.dumps(request)):
+                answer = run_tool(form, kg=graph)
+                assert answer["ok"] is False and answer["error"]["code"] == "invalid_request", answer
+                json.dumps(answer, ensure_ascii=False).encode("utf-8")
+        assert graph.stats().facts == 2
+    finally:
+        graph.close()
+
+
 # ---------------------------------------------------------------------- it never raises
 
 PARAM_NAMES = sorted((set(TOOL_SCHEMA["input_schema"]["properties"]) - {"action"}) | {"depth", ""})

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .._errors import AliasConflict, IntervalOrder, InvalidRequest, NotCurrent, NotFound, UnknownType
-from .._names import clean_text, normalize_name, normalize_predicate
+from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
+from .._names import check_unicode, clean_text, normalize_name, normalize_predicate, printable
 from .._records import (
     AddResult,
     Alias,
@@ -156,7 +156,9 @@ class KnowledgeGraph:
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
-        New value predicates apply to facts written from now on; stored facts keep their kind.
+        New value predicates apply to facts written from now on; stored facts keep their kind. Names
+        are normalised as entity names are, and one that is not valid Unicode is refused
+        (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
 
         >>> kg = open(":memory:")
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
@@ -164,15 +166,14 @@ class KnowledgeGraph:
         """
         updates: dict[str, str] = {}
         if types is not None:
-            vocabulary = {normalize_name(t, field="type") for t in _strings(types, "types")}
+            vocabulary = self._setting_names(types, "types", "type")
             vocabulary.add("unknown")
             updates["types"] = json.dumps(sorted(vocabulary))
         if value_predicates is not None:
-            updates["value_predicates"] = json.dumps(
-                sorted({normalize_predicate(p) for p in _strings(value_predicates, "value_predicates")}))
+            updates["value_predicates"] = json.dumps(sorted(self._setting_names(value_predicates, "value_predicates",
+                                                                                "predicate")))
         if multi_valued is not None:
-            updates["multi_valued"] = json.dumps(
-                sorted({normalize_predicate(p) for p in _strings(multi_valued, "multi_valued")}))
+            updates["multi_valued"] = json.dumps(sorted(self._setting_names(multi_valued, "multi_valued", "predicate")))
         if comma_guard is not None:
             if not isinstance(comma_guard, bool):
                 raise InvalidRequest("comma_guard must be true or false", field="comma_guard", value=str(comma_guard))
@@ -190,6 +191,23 @@ class KnowledgeGraph:
             return q.read_config(cur)
 
         return self._backend.write(write)
+
+    def _setting_names(self, values: Sequence[str], setting: str, field: str) -> set[str]:
+        """The normalised names of a setting. One that is not valid Unicode is refused, saying how to remove it
+        when it is already stored (older versions accepted such names from the command line)."""
+        keys: set[str] = set()
+        for name in _strings(values, setting):
+            try:
+                keys.add(normalize_name(name, field=field))
+            except InvalidName as exc:
+                if name == printable(name) or name not in getattr(self.config, setting):
+                    raise
+                option = {"types": "--remove-type", "value_predicates": "--remove-value-predicate",
+                          "multi_valued": "--remove-multi-valued"}[setting]
+                raise InvalidName(f"{exc.message}. It is stored in this graph's {setting}: remove it with "
+                                  f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
+                                  f"configure({setting}=...))", **exc.data) from None
+        return keys
 
     # ------------------------------------------------------------------ names
 
@@ -396,7 +414,7 @@ class KnowledgeGraph:
 
     def remember(self, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None) -> Memory:
         """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
-        body = text.strip() if isinstance(text, str) else ""
+        body = check_unicode(text, field="text", error=InvalidRequest).strip() if isinstance(text, str) else ""
         if not body:
             raise InvalidRequest("a memory needs some text", field="text", value=str(text))
         meta = json_object(metadata, "metadata") or {}

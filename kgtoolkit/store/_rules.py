@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
-from .._names import COMMA_PREDICATES, clean_text, normalize_name, normalize_predicate
+from .._names import COMMA_PREDICATES, check_unicode, clean_text, normalize_name, normalize_predicate
 from .._records import GraphConfig
 from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
@@ -157,7 +157,7 @@ class Rules:
             return None
         if not isinstance(value, str):
             raise InvalidRequest(f"{field} must be text, not {type(value).__name__}", field=field, value=repr(value))
-        return value.strip() or None
+        return check_unicode(value, field=field, error=InvalidRequest).strip() or None
 
     def source(self, value: Any) -> str:
         return self.text(value, "source") or "agent"
@@ -216,7 +216,9 @@ def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] |
         raise InvalidRequest(f"{field} must be a JSON object (a mapping), not {type(value).__name__}", field=field,
                              value=repr(value))
     try:
-        plain: dict[str, Any] = json.loads(json.dumps(dict(value), allow_nan=False))
+        text = json.dumps(dict(value), allow_nan=False, ensure_ascii=False)  # NaN/Infinity are not JSON
     except (TypeError, ValueError) as exc:
         raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from None
+    check_unicode(text, field=field, error=InvalidRequest)  # a key or value that is not valid Unicode
+    plain: dict[str, Any] = json.loads(text)
     return plain
