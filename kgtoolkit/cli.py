@@ -24,7 +24,7 @@ from ._errors import InvalidRequest, KGError, UnknownType
 from ._names import loose_key, normalize_name, printable, printable_data
 from ._records import ConflictGroup, Fact
 from ._tool import answer_json, run_tool
-from .store import KnowledgeGraph, resolve
+from .store import KnowledgeGraph, Location, resolve
 
 __all__ = ["app", "main"]
 
@@ -85,6 +85,13 @@ def _fail(exc: KGError) -> None:
 def _graph(ctx: typer.Context, db: str | None, *, read_only: bool = False) -> KnowledgeGraph:
     chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
     return KnowledgeGraph(chosen, read_only=read_only)
+
+
+def _search_graph(ctx: typer.Context, db: str | None) -> KnowledgeGraph:
+    """The graph for search: read-only for a file (the index lives beside it); writable for PostgreSQL, whose
+    embedding cache is a table of the database, so what one machine embeds serves the whole team."""
+    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    return _graph(ctx, db, read_only=resolve(chosen).kind != "postgresql")
 
 
 def _json_wanted(ctx: typer.Context, as_json: bool) -> bool:
@@ -659,20 +666,25 @@ def generate(
     ctx: typer.Context,
     facts: Annotated[int, typer.Option("--facts", min=1, help="How many facts.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Same seed, same graph.")] = 7,
-    out_path: Annotated[Path, typer.Option("--out", help="A .sqlite3 graph (imported), or .tsv/.csv/.parquet/.jsonl.")] = Path("generated.sqlite3"),
-    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
+    out_text: Annotated[str, typer.Option("--out", help="A .sqlite3 graph (imported), an empty PostgreSQL database (postgresql://…, imported), or .tsv/.csv/.parquet/.jsonl.")] = "generated.sqlite3",
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Generate a synthetic graph (hubs and leaves, histories, switches, a few conflicts), seeded."""
     from .generate import generate as make, write_generated
 
-    if out_path.exists() and not force:
+    postgres = _postgres_out(out_text)
+    out_path = Path(out_text)
+    if postgres is None and out_path.exists() and not force:
         raise InvalidRequest(f"{out_path} exists; pass --force to replace it", field="out", value=str(out_path))
-    if out_path.suffix in (".sqlite3", ".sqlite", ".db"):
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{out_path}{suffix}").unlink(missing_ok=True)
+    if postgres is not None or out_path.suffix in (".sqlite3", ".sqlite", ".db"):
+        if postgres is None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{out_path}{suffix}").unlink(missing_ok=True)
         frame = make(facts, seed=seed, types=True)
-        with KnowledgeGraph(out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
+        with KnowledgeGraph(postgres or out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
+            if postgres is not None:
+                _refuse_a_graph(kg, "generated graph")
             kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
             from .store import import_facts
 
@@ -680,10 +692,26 @@ def generate(
         rows = result.inserted
     else:
         rows = write_generated(out_path, facts, seed=seed)
+    where = str(postgres or out_path)
     if _json_wanted(ctx, as_json):
-        _emit({"path": str(out_path), "facts": rows, "seed": seed})
+        _emit({"path": where, "facts": rows, "seed": seed})
     else:
-        out.print(f"{rows} facts (seed {seed}) written to {escape(str(out_path))}", highlight=False)
+        out.print(f"{rows} facts (seed {seed}) written to {escape(where)}", highlight=False)
+
+
+def _postgres_out(text: str) -> Location | None:
+    """The PostgreSQL database an ``--out`` names, or None for a file (read as text: a Path would fold its ``//``)."""
+    return resolve(text) if text.lower().startswith(("postgresql://", "postgres://")) else None
+
+
+def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
+    """A PostgreSQL ``--out`` must hold no graph yet: a shared graph is never replaced by generated data."""
+    from .store import is_empty
+
+    if not is_empty(kg):
+        raise InvalidRequest(f"{kg.location} already holds a graph; the {what} goes into an empty PostgreSQL "
+                             "database or schema (kgtoolkit never replaces a PostgreSQL graph, --force or not)",
+                             field="out", value=str(kg.location))
 
 
 @_command("mcp")
@@ -758,7 +786,7 @@ def index_(
     """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _graph(ctx, db, read_only=True) as kg, SearchIndex.open(kg, model=model) as idx:
+    with _search_graph(ctx, db) as kg, SearchIndex.open(kg, model=model) as idx:
         if status:
             state = idx.status()
             if _json_wanted(ctx, as_json):
@@ -794,7 +822,7 @@ def find_(
     """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _graph(ctx, db, read_only=True) as kg, SearchIndex.open(kg, model=model) as idx, \
+    with _search_graph(ctx, db) as kg, SearchIndex.open(kg, model=model) as idx, \
             _progress_bar("embedding", enabled=not _json_wanted(ctx, as_json)) as bar:
         result = idx.find(query, k=k, kind=kind, as_of=as_of, current_only=current, progress=bar)  # type: ignore[arg-type]
     if _json_wanted(ctx, as_json):
@@ -833,17 +861,34 @@ def path(ctx: typer.Context, db: DbOption = None) -> None:
 @_command("demo")
 def demo(
     ctx: typer.Context,
-    out_path: Annotated[Path, typer.Option("--out", help="Where to write the demo graph.")] = Path("demo.sqlite3"),
-    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
+    out_text: Annotated[str, typer.Option("--out", help="Where to write the demo graph: a file, or an empty PostgreSQL database (postgresql://…).")] = "demo.sqlite3",
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")] = False,
 ) -> None:
     """Build the demo graph (a small software organisation over two years) and show what it holds."""
     from ._demo import build_demo
 
-    kg = build_demo(out_path, force=force)
+    postgres = _postgres_out(out_text)
+    if postgres is None:
+        kg = build_demo(Path(out_text), force=force)
+    else:  # built in a scratch file, then copied whole (ids, times, memories) into the empty database
+        import tempfile
+
+        from .store import copy_graph
+
+        kg = KnowledgeGraph(postgres)
+        try:
+            _refuse_a_graph(kg, "demo graph")
+            with tempfile.TemporaryDirectory(prefix="kgtoolkit-demo-") as folder, \
+                    build_demo(Path(folder) / "demo.sqlite3") as built:
+                copy_graph(built, kg)
+        except BaseException:
+            kg.close()
+            raise
     with kg:
         result = kg.stats()
         text = kg.summary(8)
-    out.print(f"demo graph written to [bold]{escape(str(out_path))}[/]: {result.entities} entities, {result.facts} facts "
+    where = str(postgres) if postgres is not None else str(Path(out_text))
+    out.print(f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
               f"({result.current} current), {result.aliases} aliases", highlight=False)
     out.out(text, end="", highlight=False)
 

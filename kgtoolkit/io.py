@@ -24,6 +24,10 @@ sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPa
                                         ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
 =========  ===========================  ===============================================================
 
+The graph itself may be an SQLite file or a PostgreSQL database (:func:`kgtoolkit.store.resolve`):
+every format reads and writes the same there (the same file from the same graph, but for the
+transaction times), and the ``sqlite`` format always names a *source* file, whatever holds the graph.
+
 **Formulas** (CSV injection). A spreadsheet runs a CSV or TSV cell that begins with ``=``, ``+``, ``-``
 or ``@`` (or a tab or carriage return) as a formula: ``=HYPERLINK(…)`` in a fact would become a live
 link. So CSV and TSV exports put a ``'`` before such a text cell (a spreadsheet shows it as text,
@@ -354,7 +358,7 @@ def import_file(
         return _import_dump(kg, _load_json(file), rejects, options)
     if fmt == "sqlite":
         if is_kgtoolkit_file(file):
-            if str(kg.path) != ":memory:" and Path(kg.path).resolve() == file.resolve():
+            if kg.path is not None and not kg.location.memory and Path(kg.path).resolve() == file.resolve():
                 raise InvalidRequest(f"{file} is this graph's own file; nothing to import", field="path", value=str(file))
             other = KnowledgeGraph(file, read_only=True)
             try:

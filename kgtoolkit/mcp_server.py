@@ -1,14 +1,22 @@
 """The MCP server: the graph over the Model Context Protocol (stdio), for every agent that speaks it.
 
-``kgtoolkit mcp [--db PATH]`` serves one tool per action of the JSON agent tool (``kg_add``,
+``kgtoolkit mcp [--db PATH|URL]`` serves one tool per action of the JSON agent tool (``kg_add``,
 ``kg_query``, ``kg_supersede``, …), a ``kg://summary`` resource and a ``kg_summary`` prompt.
 
 One implementation, two doors: every tool call, the resource and the prompt go through
 :func:`kgtoolkit._tool.run_tool`, and the tool list and input schemas are derived from the agent
 tool's tables (``ACTIONS``, ``_PARAMS``, ``_REQUIRED``), so an action added there appears here as
-``kg_<action>`` without an edit. The graph file is chosen by :func:`~kgtoolkit.store.resolve`
-(``--db``, else ``$KGTOOLKIT_DB``, else the default) and opened once per server; several servers
-(one per agent) may write the same file at once (WAL, ``BEGIN IMMEDIATE``, busy timeout).
+``kg_<action>`` without an edit. The graph (an SQLite file, or a ``postgresql://`` URL) is chosen by
+:func:`~kgtoolkit.store.resolve` (``--db``, else ``$KGTOOLKIT_DB``, else the default) and opened once
+per server; several servers (one per agent) may write the same graph at once (SQLite: WAL, ``BEGIN
+IMMEDIATE``, busy timeout; PostgreSQL: serializable transactions, retried on conflicts).
+
+``--print-config CLIENT`` prints the client's configuration: the absolute command and ``--db`` with
+the graph's absolute file path, or the PostgreSQL URL exactly as given. A URL's password is part of
+it, so the snippet holds the password in plain text (the server needs it to connect); to keep it out
+of the client's configuration, give a URL without the password: libpq (psycopg) then takes it from
+``~/.pgpass`` or from ``PGPASSWORD`` in the server's environment. The hint printed with the snippet
+says so.
 
 Answers have the agent tool's shape. A tool result carries ``{"ok": true, "result": …}`` as JSON
 text and as ``structuredContent``; a failure is an MCP tool error (``isError: true``) carrying
@@ -417,6 +425,30 @@ def server_command(db: str | os.PathLike[str] | None = None) -> tuple[str, list[
     return os.path.abspath(sys.executable), ["-m", "kgtoolkit", "mcp", "--db", db_arg]
 
 
+def _has_password(url: str) -> bool:
+    """True if a libpq URL carries a password (``user:password@`` or ``?password=``)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.password is not None or "password" in parse_qs(parts.query)
+    except ValueError:  # not a URL urllib understands: say the cautious thing
+        return True
+
+
+def _password_hint(db: str | os.PathLike[str] | None) -> str:
+    """For a PostgreSQL graph, where the password comes from (the snippet holds the URL as given)."""
+    location = resolve(db)
+    if location.kind != "postgresql":
+        return ""
+    if _has_password(location.url or ""):
+        return (". The snippet holds the database password in plain text (the server needs it to connect); to keep "
+                "it out, give --db a URL without the password and put the password in ~/.pgpass or in PGPASSWORD "
+                "in the server's environment (libpq reads both)")
+    return (". The URL holds no password: the server gets it, if the database needs one, from ~/.pgpass or from "
+            "PGPASSWORD in the server's environment (libpq reads both)")
+
+
 def _toml_string(value: str) -> str:
     return json.dumps(value)  # a JSON string (ASCII, \" \\ \uXXXX escapes) is a valid TOML basic string
 
@@ -428,6 +460,9 @@ def _toml_key(value: str) -> str:
 def config_snippet(client: str, db: str | os.PathLike[str] | None = None, *,
                    name: str = SERVER_NAME) -> tuple[str, str]:
     """``(snippet, hint)``: the configuration that makes ``client`` start this server on ``db``, and where it goes.
+
+    A PostgreSQL URL is passed as given, password included (see the module's docstring); the hint says
+    where else the password can come from.
 
     >>> text, hint = config_snippet("cursor", "/tmp/g.sqlite3")
     >>> json.loads(text)["mcpServers"]["kgtoolkit"]["args"][-2:]
@@ -453,5 +488,5 @@ def config_snippet(client: str, db: str | os.PathLike[str] | None = None, *,
         text = json.dumps({"mcpServers": {name: {**entry, "env": {}}}}, indent=2) + "\n"
     import shlex
 
-    hint = f"{key}: " + where.format(name=name, command_line=shlex.join([command, *args]))
+    hint = f"{key}: " + where.format(name=name, command_line=shlex.join([command, *args])) + _password_hint(db)
     return text, hint

@@ -20,7 +20,13 @@ Usage (the model loads on first use, from local files only)::
 Storage: ``<db>.search/`` beside the graph file holds ``embeddings.sqlite3`` (vectors by model and
 text hash, so no text is embedded twice) and one folder per model with ``facts.faiss``,
 ``memories.faiss``, their keys, and ``manifest.json`` (what the index covers, and a checksum of each
-file). Staleness: the manifest records, per kind, a count and a digest of every embedded text with
+file). A PostgreSQL graph keeps the embeddings in its database (``embeddings``: each text is embedded
+once for every process and machine; a graph open read-only keeps the vectors it computes in a local
+``embeddings.sqlite3`` instead) and the index files in a local cache folder named by the graph's
+identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. Freshness: a
+cheap change token (SQLite's data_version; PostgreSQL's revision sequence, bumped after every commit)
+says when to look again, so a write by another process is seen at the next :func:`find`. Staleness:
+the manifest records, per kind, a count and a digest of every embedded text with
 its key; an index whose digest differs from the graph's is stale and is brought up to date (only the
 changed texts are embedded); a missing, tampered or unreadable index is rebuilt (from the cache).
 Nothing here imports torch, sentence-transformers or faiss until it is needed.

@@ -24,7 +24,6 @@ from kgtoolkit import KnowledgeGraph
 import postgres_server
 
 BACKENDS = ("sqlite", "postgresql")
-_schemas = itertools.count(1)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,23 +64,18 @@ def postgres() -> Iterator[postgres_server.Server]:
         server.stop()
 
 
-def _new_schema(server: postgres_server.Server) -> str:
-    """A URL naming a new, empty schema of the test database: a graph of its own."""
-    import psycopg
-
-    name = f"t{os.getpid()}_{next(_schemas)}"
-    with psycopg.connect(server.url_for("kg"), autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {name}")
-    return f"{server.url_for('kg')}?options=-csearch_path%3D{name}"
-
-
 @pytest.fixture
 def new_db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Callable[[str], Path | str]:
     """``new_db(name)``: the name of a new, empty graph on this test's backend (a file, or a PostgreSQL schema)."""
     server = request.getfixturevalue("postgres") if backend == "postgresql" else None
 
+    made = itertools.count()
+
     def make(name: str = "graph") -> Path | str:
-        return tmp_path / f"{name}.sqlite3" if server is None else _new_schema(server)
+        if server is not None:
+            return server.new_schema()
+        number = next(made)
+        return tmp_path / (f"{name}.sqlite3" if number == 0 else f"{name}-{number}.sqlite3")
 
     return make
 

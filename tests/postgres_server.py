@@ -43,6 +43,15 @@ class Server:
     def url_for(self, database: str, *, password: str | None = None, port: int | None = None) -> str:
         return f"postgresql://{USER}:{password or self.password}@127.0.0.1:{port or self.port}/{database}"
 
+    def new_schema(self, database: str = "kg") -> str:
+        """A URL naming a new, empty schema of ``database``: a graph of its own."""
+        import psycopg
+
+        name = f"g{secrets.token_hex(6)}"
+        with psycopg.connect(self.url_for(database), autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {name}")
+        return f"{self.url_for(database)}?options=-csearch_path%3D{name}"
+
     def stop(self) -> None:
         subprocess.run([*self.run_as, str(self.bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate",
                         "-w", "stop"], capture_output=True, check=False)

@@ -1,4 +1,10 @@
-"""The ``kgtoolkit`` command line, end to end: real SQLite files in tmp_path, no mocks.
+"""The ``kgtoolkit`` command line, end to end: real databases, no mocks.
+
+Every test that takes a graph (``db_path``, ``example``, ``richer``, ``new_db``) runs twice, on an
+SQLite file in tmp_path and on a fresh schema of a throwaway PostgreSQL server (conftest.py); the
+CLI must answer the same on both. Tests of SQLite's files (a missing folder, a file that is not a
+database, the demo's file) run on SQLite only; their PostgreSQL counterparts (a schema with no graph,
+another program's tables, a wrong password) sit beside them.
 
 Most tests drive the Typer app in-process with ``typer.testing.CliRunner`` (stdout and stderr kept
 apart); a few run the installed console script in a subprocess (the ``tool`` loop on stdin, an
@@ -20,6 +26,7 @@ import sqlite3
 import subprocess
 import sys
 import traceback
+import urllib.parse
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +39,7 @@ from typer.testing import CliRunner
 
 import kgtoolkit
 from kgtoolkit.cli import app
+from kgtoolkit.store import resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
@@ -84,13 +92,17 @@ def fails(*args: Any, code: str, input: str | None = None, env: dict[str, str] |
     return match.group(2)
 
 
-def dump(path: Path) -> list[str]:
-    """Every row and the schema of the file, through a connection of its own."""
-    conn = sqlite3.connect(path)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
+def shown(db: Path | str) -> str:
+    """How the CLI names a graph: the file, or the PostgreSQL URL with its password masked."""
+    return str(resolve(db))
+
+
+def password_of(db: Path | str) -> str | None:
+    """The password in a PostgreSQL URL (None for a file), to check that no output shows it."""
+    return urllib.parse.urlsplit(db).password if isinstance(db, str) else None
+
+
+Dump = Callable[[Path | str], list[str]]
 
 
 def rows(table_text: str) -> list[list[str]]:
@@ -576,15 +588,21 @@ def test_alias_and_aliases(example: Path) -> None:
 # ---------------------------------------------------------------------- stats / conflicts / summary
 
 
-def test_stats(richer: Path) -> None:
+def test_stats(richer: Path, backend: str) -> None:
     result = ok_json("stats", "--db", richer, "--json")
     assert result == {
-        "path": str(richer), "entities": 9,
+        "path": shown(richer), "entities": 9,
         "entities_by_type": {"company": 2, "person": 1, "unknown": 6},
         "facts": 9, "current": 8, "ended": 1, "value_facts": 1, "predicates": 6, "aliases": 1, "memories": 0,
     }
     text = ok("stats", "--db", richer)
-    assert str(richer) in text
+    assert shown(richer) in text  # the title names the graph
+    if backend == "sqlite":
+        assert result["path"] == str(richer)
+    else:  # the URL, its password masked: stats output may be pasted anywhere
+        password = password_of(richer)
+        assert password and result["path"].startswith("postgresql://kgtest:***@") and "search_path" in result["path"]
+        assert password not in result["path"] and password not in text
     table = {r[0]: r[-1] for r in rows(text) if len(r) == 2}
     assert {k: table[k] for k in ("entities", "facts", "current", "ended", "predicates", "aliases", "memories")} == {
         "entities": "9", "facts": "9", "current": "8", "ended": "1", "predicates": "6", "aliases": "1", "memories": "0"}
@@ -702,7 +720,7 @@ def test_config_multi_valued(example: Path) -> None:
     assert ok_json("--db", example, "--json", "conflicts")["count"] == 1
 
 
-def test_config_comma_guard(db_path: Path) -> None:
+def test_config_comma_guard(db_path: Path, dump: Dump) -> None:
     db = ("--db", db_path)
     ok(*db, "add", "a", "b", "c")
     before = dump(db_path)
@@ -717,7 +735,7 @@ def test_config_comma_guard(db_path: Path) -> None:
     fails(*db, "add", "Paris, France", "located_in", "Europe", code="comma_list")
 
 
-def test_config_remove_type(db_path: Path) -> None:
+def test_config_remove_type(db_path: Path, dump: Dump) -> None:
     db = ("--db", db_path)
     ok(*db, "config", "--add-type", "service", "--add-type", "team", "--add-type", "robot")
     ok(*db, "add", "checkout", "owned_by", "payments", "--subject-type", "service")
@@ -735,7 +753,7 @@ def test_config_remove_type(db_path: Path) -> None:
 LATIN1_CAFE = "caf\udce9"  # the argument `café` typed in a Latin-1 terminal: Python's str for the byte 0xE9
 
 
-def test_config_refuses_names_that_are_not_unicode(db_path: Path) -> None:
+def test_config_refuses_names_that_are_not_unicode(db_path: Path, dump: Dump) -> None:
     db = ("--db", db_path)
     ok(*db, "add", "a", "b", "c")
     before = dump(db_path)
@@ -756,22 +774,19 @@ def test_config_refuses_names_that_are_not_unicode(db_path: Path) -> None:
     assert dump(db_path) == before
 
 
-def _store_types_as_older_versions_did(db: Path, types: list[str]) -> None:
+def _store_types_as_older_versions_did(sql: Callable[..., list[Any]], db: Path | str, types: list[str]) -> None:
     """What `config --add-type` stored before names were checked: the JSON escapes of lone surrogates."""
-    conn = sqlite3.connect(db)
-    try:
-        with conn:
-            conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)", (json.dumps(types),))
-    finally:
-        conn.close()
+    value = json.dumps(types)  # ASCII only: the surrogate is written as the escape \udce9
+    sql(db, "DELETE FROM settings WHERE key = 'types'",
+        "INSERT INTO settings(key, value) VALUES ('types', '{}')".format(value.replace("'", "''")))
 
 
 @pytest.mark.parametrize("spelling", [LATIN1_CAFE, "caf\\udce9"], ids=["as-given", "as-printed"])
-def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(db_path: Path, tmp_path: Path,
-                                                                               spelling: str) -> None:
+def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(
+        db_path: Path, tmp_path: Path, spelling: str, sql: Callable[..., list[Any]]) -> None:
     db = ("--db", db_path)
     ok(*db, "add", "Ann", "works_at", "Acme", "--subject-type", "person")
-    _store_types_as_older_versions_did(db_path, [LATIN1_CAFE, "company", "person", "unknown"])
+    _store_types_as_older_versions_did(sql, db_path, [LATIN1_CAFE, "company", "person", "unknown"])
     assert row_with(ok(*db, "config"), "types")[1] == "caf\\udce9,"  # shown escaped, not a crash
     assert "caf\\udce9" in ok_json(*db, "--json", "config")["types"]
     ok(*db, "export", tmp_path / "before.json")  # used to fail with a traceback
@@ -828,6 +843,7 @@ def test_tool_in_process(db_path: Path) -> None:
     assert answer["ok"] is True and answer["result"]["facts"] == 2
 
 
+@pytest.mark.sqlite_only  # a file that is not a database; PostgreSQL: test_unusable_postgres_url_…
 def test_tool_on_a_broken_file_answers_every_line(tmp_path: Path) -> None:
     broken = tmp_path / "notes.sqlite3"
     broken.write_text("not a database\n")
@@ -838,16 +854,29 @@ def test_tool_on_a_broken_file_answers_every_line(tmp_path: Path) -> None:
     assert broken.read_text() == "not a database\n"
 
 
-def test_path(tmp_path: Path, db_path: Path) -> None:
+def test_path(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
     home = Path(os.environ["HOME"])
     assert ok("path").strip() == str(home / ".kgtoolkit" / "knowledge_graph.sqlite3")
-    assert ok("--db", db_path, "path").strip() == str(db_path)
-    assert ok("path", "--db", db_path).strip() == str(db_path)
+    assert ok("--db", db_path, "path").strip() == shown(db_path)
+    assert ok("path", "--db", db_path).strip() == shown(db_path)
     env_db = tmp_path / "from_env.sqlite3"
     assert ok("path", env={"KGTOOLKIT_DB": str(env_db)}).strip() == str(env_db)
-    assert ok("path", "--db", db_path, env={"KGTOOLKIT_DB": str(env_db)}).strip() == str(db_path)
+    assert ok("path", "--db", db_path, env={"KGTOOLKIT_DB": str(env_db)}).strip() == shown(db_path)
+    assert ok("path", env={"KGTOOLKIT_DB": str(db_path)}).strip() == shown(db_path)
     assert ok("--db", "~/graphs/g.sqlite3", "path").strip() == str(home / "graphs" / "g.sqlite3")
-    assert not db_path.exists() and not env_db.exists()  # path opens nothing
+    assert ok("--db", "sqlite:///graphs/g.sqlite3", "path").strip() == str(Path("graphs") / "g.sqlite3")
+    assert not env_db.exists()  # path opens nothing
+    if backend == "sqlite":
+        assert ok("--db", db_path, "path").strip() == str(db_path)
+        assert not db_path.exists()
+    else:  # the URL with its password masked, and no graph created in the schema
+        password = password_of(db_path)
+        assert password
+        printed = ok("--db", db_path, "path").strip()
+        assert printed == str(db_path).replace(f":{password}@", ":***@") and password not in printed
+        assert dump(db_path) == []
+        assert ok("--db", "postgres://kg:s3cret@db.internal/team", "path").strip() == "postgresql://kg:***@db.internal/team"
+        assert ok("--db", "postgresql://kg@db.internal/team", "path").strip() == "postgresql://kg@db.internal/team"
 
 
 def test_db_choice_env_and_flags(tmp_path: Path, db_path: Path) -> None:
@@ -863,6 +892,9 @@ def test_db_choice_env_and_flags(tmp_path: Path, db_path: Path) -> None:
         assert [(f.subject, f.object) for f in kg.timeline()] == [("a", "b")]
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert [(f.subject, f.object) for f in kg.timeline()] == [("c", "d"), ("e", "f")]
+    on_env = {"KGTOOLKIT_DB": str(db_path)}  # the variable may name a PostgreSQL graph as well as a file
+    assert ok_json("--json", "stats", env=on_env)["path"] == shown(db_path)
+    assert [f["subject"] for f in ok_json("--json", "timeline", env=on_env)["facts"]] == ["c", "e"]
     # Without --db or the variable: the default file under HOME.
     ok("add", "g", "uses", "h")
     default = Path(os.environ["HOME"]) / ".kgtoolkit" / "knowledge_graph.sqlite3"
@@ -870,7 +902,7 @@ def test_db_choice_env_and_flags(tmp_path: Path, db_path: Path) -> None:
         assert kg.stats().facts == 1
 
 
-def test_demo(tmp_path: Path) -> None:
+def test_demo(tmp_path: Path, dump: Dump) -> None:
     out = tmp_path / "demo" / "acme.sqlite3"
     text = ok("demo", "--out", out)
     match = re.search(r"demo graph written to (.+): (\d+) entities, (\d+) facts \((\d+) current\), (\d+) aliases", text)
@@ -902,6 +934,43 @@ def test_demo_default_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     text = ok("demo")
     assert "demo graph written to demo.sqlite3" in text
     assert (tmp_path / "demo.sqlite3").exists()
+
+
+def test_demo_and_generate_into_postgres(postgres: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         dump: Dump) -> None:
+    """`--out postgresql://…` fills an empty schema (it used to write an SQLite file at a mangled path holding
+    the password); a schema holding a graph is refused, --force or not, and left as it was."""
+    monkeypatch.chdir(tmp_path)
+    url = postgres.new_schema()
+    text = ok("demo", "--out", url)
+    match = re.search(r"demo graph written to (.+): (\d+) entities, (\d+) facts \((\d+) current\), (\d+) aliases", text)
+    assert match and match.group(1) == shown(url) and password_of(url) not in text
+    ok("demo", "--out", tmp_path / "demo.sqlite3")
+    with kgtoolkit.open(url, read_only=True) as kg, kgtoolkit.open(tmp_path / "demo.sqlite3", read_only=True) as file:
+        assert kg.stats() == file.stats() and kg.stats().memories > 0
+        assert (kg.stats().entities, kg.stats().facts, kg.stats().current, kg.stats().aliases) == tuple(
+            int(g) for g in match.groups()[1:])
+        assert kg.summary(8) == file.summary(8)
+        assert kg.config == file.config
+    before = dump(url)
+    for force in ((), ("--force",)):
+        message = fails("demo", "--out", url, *force, code="invalid_request")
+        assert "already holds a graph" in message and shown(url) in message
+    assert dump(url) == before
+
+    generated = postgres.new_schema()
+    result = ok_json("generate", "--facts", "300", "--seed", "3", "--out", generated, "--json")
+    assert result == {"path": shown(generated), "facts": result["facts"], "seed": 3} and result["facts"] > 0
+    ok("generate", "--facts", "300", "--seed", "3", "--out", tmp_path / "generated.sqlite3")
+    with kgtoolkit.open(generated, read_only=True) as kg, kgtoolkit.open(tmp_path / "generated.sqlite3") as file:
+        def facts(g: kgtoolkit.KnowledgeGraph) -> list[tuple[Any, ...]]:
+            return [(f.subject, f.predicate, f.object, f.valid_from, f.valid_to) for f in g.timeline()]
+        assert facts(kg) == facts(file) and len(facts(kg)) == result["facts"]
+        assert kg.config == file.config
+    before = dump(generated)
+    assert "already holds a graph" in fails("generate", "--out", generated, "--force", code="invalid_request")
+    assert dump(generated) == before
+    assert not (tmp_path / "postgresql:").exists()  # no file named after the URL
 
 
 # ---------------------------------------------------------------------- --db / --json placement
@@ -989,6 +1058,133 @@ def test_write_commands_json_and_db_anywhere(example: Path, name: str, where: st
         check(result, kg)
 
 
+# ---------------------------------------------------------------------- copy
+
+
+def _source_graph(path: Path) -> Path:
+    """An SQLite graph with every kind of row: the demo (typed entities, properties, history, aliases,
+    memories, extra types), plus settings of its own."""
+    ok("demo", "--out", path)
+    ok("--db", path, "config", "--no-comma-guard", "--add-value-predicate", "homepage", "--add-multi-valued", "uses_queue")
+    ok("--db", path, "add", "Washington, D.C.", "homepage", "https://dc.example")
+    return path
+
+
+def _whole(db: Path | str) -> dict[str, Any]:
+    with kgtoolkit.open(db, read_only=True) as kg:
+        return kgtoolkit.store.dump(kg)
+
+
+def test_copy_sqlite_to_sqlite_is_lossless(tmp_path: Path, dump: Dump) -> None:
+    source = _source_graph(tmp_path / "source.sqlite3")
+    target = tmp_path / "sub" / "copy.sqlite3"
+    before = dump(source)
+    text = " ".join(ok("copy", source, target).split())
+    whole = _whole(source)
+    assert text == (f"{source} copied to {target}: {len(whole['facts'])} facts, {len(whole['entities'])} entities, "
+                    f"{len(whole['aliases'])} aliases, {len(whole['memories'])} memories")
+    assert _whole(target) == whole  # ids, transaction times, names, types, properties, aliases, memories, settings
+    assert whole["memories"] and whole["aliases"] and not whole["config"]["comma_guard"]
+    ok("--db", source, "export", tmp_path / "source.json")
+    ok("--db", target, "export", tmp_path / "copy.json")
+    assert (tmp_path / "source.json").read_text(encoding="utf-8") == (tmp_path / "copy.json").read_text(encoding="utf-8")
+    assert dump(source) == before  # the source is only read
+    # The copy goes on as its own graph: a new fact takes the next id.
+    added = ok_json("--db", target, "--json", "add", "copy", "made_from", "source")["fact"]
+    assert added["id"] == max(f["id"] for f in whole["facts"]) + 1
+
+
+def test_copy_json_report(tmp_path: Path) -> None:
+    source = _source_graph(tmp_path / "source.sqlite3")
+    report = ok_json("copy", source, tmp_path / "copy.sqlite3", "--json")  # --json: only JSON, no progress bar
+    whole = _whole(source)
+    assert report == {"source": str(source), "target": str(tmp_path / "copy.sqlite3"), "merged": False,
+                      "facts": len(whole["facts"]), "entities": len(whole["entities"]),
+                      "aliases": len(whole["aliases"]), "memories": len(whole["memories"]),
+                      "settings": report["settings"], "duplicates": 0, "warnings": []}
+    assert report["settings"] >= 4
+    assert ok_json("--json", "copy", source, tmp_path / "again.sqlite3")["facts"] == len(whole["facts"])  # global --json
+
+
+def test_copy_through_this_backend_and_back_is_lossless(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
+    """An SQLite file → this test's database (a PostgreSQL schema, or another file) → a new file: the same graph."""
+    source = _source_graph(tmp_path / "source.sqlite3")
+    whole = _whole(source)
+    there = ok_json("copy", source, db_path, "--json")
+    assert (there["target"], there["facts"], there["memories"]) == (shown(db_path), len(whole["facts"]), len(whole["memories"]))
+    assert _whole(db_path) == whole
+    back = tmp_path / "back.sqlite3"
+    text = " ".join(ok("copy", db_path, back).split())
+    assert text.startswith(f"{shown(db_path)} copied to {back}: {len(whole['facts'])} facts")
+    if backend == "postgresql":
+        assert password_of(db_path) not in text
+    assert _whole(back) == whole
+    assert sorted(dump(back)) == sorted(dump(source))  # every row of every table, and the schema (rows in any order)
+    ok("--db", db_path, "export", tmp_path / "there.json")
+    ok("--db", source, "export", tmp_path / "source.json")
+    assert json.loads((tmp_path / "there.json").read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "source.json").read_text(encoding="utf-8"))
+    # The copy reads and writes like the original.
+    for command in (("query", "my_api"), ("conflicts",), ("aliases",), ("summary",), ("config",), ("stats",)):
+        mine, theirs = ok_json("--db", db_path, "--json", *command), ok_json("--db", source, "--json", *command)
+        if command == ("stats",):
+            mine.pop("path"), theirs.pop("path")
+        assert mine == theirs, command
+    added = ok_json("--db", db_path, "--json", "add", "copy", "made_from", "source")["fact"]
+    assert added["id"] == max(f["id"] for f in whole["facts"]) + 1
+
+
+def test_copy_refuses_a_target_holding_a_graph(tmp_path: Path, db_path: Path, dump: Dump) -> None:
+    source = _source_graph(tmp_path / "source.sqlite3")
+    ok("--db", db_path, "add", "already", "here", "fact")
+    before = dump(db_path)
+    for extra in ((), ("--json",)):
+        message = fails("copy", source, db_path, *extra, code="invalid_request")
+        assert message.startswith(f"{shown(db_path)} already holds a graph") and "--merge" in message
+    assert dump(db_path) == before  # left exactly as it was
+
+
+def test_copy_merge_follows_the_rules_of_add(tmp_path: Path, db_path: Path) -> None:
+    source = tmp_path / "source.sqlite3"
+    write_example(source)
+    ok("--db", source, "alias", "Redis Queue", "Redis")
+    with kgtoolkit.open(source) as kg:
+        kg.remember("we moved off Redis in October", source="retro")
+    ok("--db", db_path, "add", "billing", "uses_database", "Postgres", "--from", "2025-01-01")
+    ok("--db", db_path, "add", "my_api", "uses_queue", "SQLite", "--from", "2026-10-12")  # already in the source
+    report = ok_json("copy", source, db_path, "--merge", "--json")
+    assert (report["merged"], report["facts"], report["duplicates"], report["entities"]) == (True, 1, 1, 1)  # + redis
+    assert (report["aliases"], report["memories"]) == (1, 1)
+    with kgtoolkit.open(db_path, read_only=True) as kg:
+        assert [(f.id, f.subject, f.object, f.current) for f in kg.timeline()] == [  # new ids, after the target's
+            (1, "billing", "postgres", True), (3, "my_api", "redis", False), (2, "my_api", "sqlite", True)]
+        assert kg.resolve("redis queue") == "redis"
+    assert [m["text"] for m in _whole(db_path)["memories"]] == ["we moved off Redis in October"]
+    text = " ".join(ok("copy", source, db_path, "--merge").split())  # again: everything is there already
+    assert text == f"{source} merged into {shown(db_path)}: 0 facts, 0 entities, 0 aliases, 0 memories, 2 already there"
+    whole = _whole(db_path)
+    assert (len(whole["facts"]), len(whole["aliases"]), len(whole["memories"])) == (3, 1, 1)
+
+
+def test_copy_refuses_the_same_graph_and_a_missing_source(tmp_path: Path, db_path: Path, backend: str,
+                                                          monkeypatch: pytest.MonkeyPatch, dump: Dump) -> None:
+    ok("--db", db_path, "add", "a", "uses", "b")
+    before = dump(db_path)
+    if backend == "sqlite":
+        monkeypatch.chdir(Path(db_path).parent)
+        other_name = Path(db_path).name  # the same file, named relatively
+    else:
+        other_name = str(db_path).replace("@127.0.0.1:", "@localhost:")  # the same schema, another host name
+    for target in (db_path, other_name):
+        for merge in ((), ("--merge",)):
+            message = fails("copy", db_path, target, *merge, code="invalid_request")
+            assert "both the source and the target" in message
+    assert dump(db_path) == before
+    missing = tmp_path / "nowhere.sqlite3"
+    assert str(missing) in fails("copy", missing, tmp_path / "copy.sqlite3", code="not_found")
+    assert not missing.exists() and not (tmp_path / "copy.sqlite3").exists()  # nothing created on either side
+
+
 # ---------------------------------------------------------------------- errors
 
 
@@ -1049,7 +1245,7 @@ ERRORS: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
 
 @pytest.mark.parametrize(("args", "code", "fragments"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
 def test_errors_exit_1_with_code_and_leave_the_file_alone(example: Path, args: tuple[str, ...], code: str,
-                                                           fragments: tuple[str, ...]) -> None:
+                                                           fragments: tuple[str, ...], dump: Dump) -> None:
     ok("--db", example, "alias", "Redis Queue", "Redis")
     before = dump(example)
     message = fails("--db", example, *args, code=code)
@@ -1070,6 +1266,7 @@ def test_supersede_failing_late_rolls_back_the_invalidation(example: Path) -> No
             assert kg.stats().entities == 3
 
 
+@pytest.mark.sqlite_only  # a missing folder; both backends: test_read_commands_on_a_graph_not_created_yet
 @pytest.mark.parametrize("command", [
     ("query", "my_api"), ("search", "uses_queue"), ("timeline",), ("aliases",), ("stats",), ("conflicts",),
     ("summary",), ("config",),
@@ -1084,15 +1281,35 @@ def test_read_commands_on_a_missing_file(tmp_path: Path, command: tuple[str, ...
     assert not missing.parent.exists()
 
 
+@pytest.mark.sqlite_only  # both backends: test_read_commands_on_a_graph_not_created_yet
 def test_read_commands_on_a_missing_env_file(tmp_path: Path) -> None:
     missing = tmp_path / "env.sqlite3"
     message = fails("stats", code="not_found", env={"KGTOOLKIT_DB": str(missing)})
     assert str(missing) in message and not missing.exists()
 
 
+@pytest.mark.parametrize("command", [
+    ("query", "my_api"), ("search", "uses_queue"), ("timeline",), ("aliases",), ("stats",), ("conflicts",),
+    ("summary",), ("config",),
+], ids=lambda c: c[0])
+def test_read_commands_on_a_graph_not_created_yet(db_path: Path, backend: str, dump: Dump,
+                                                  command: tuple[str, ...]) -> None:
+    """A file that does not exist, or a PostgreSQL schema holding no graph: not_found, and nothing created."""
+    message = fails("--db", db_path, *command, code="not_found")
+    assert shown(db_path) in message
+    assert fails(*command, "--db", db_path, "--json", code="not_found") == message
+    assert fails(*command, code="not_found", env={"KGTOOLKIT_DB": str(db_path)}) == message
+    if backend == "sqlite":
+        assert not Path(db_path).exists()
+    else:
+        assert password_of(db_path) not in message
+        assert dump(db_path) == []  # a read creates no table in the schema
+
+
+@pytest.mark.sqlite_only  # PostgreSQL: test_a_schema_holding_another_programs_graph_tables
 @pytest.mark.parametrize("command", [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
                          ids=lambda c: c[0])
-def test_a_file_that_is_not_a_graph(tmp_path: Path, command: tuple[str, ...]) -> None:
+def test_a_file_that_is_not_a_graph(tmp_path: Path, command: tuple[str, ...], dump: Dump) -> None:
     text_file = tmp_path / "notes.sqlite3"
     text_file.write_text("hello\n")
     assert "not a database" in fails("--db", text_file, *command, code="store_error")
@@ -1105,6 +1322,30 @@ def test_a_file_that_is_not_a_graph(tmp_path: Path, command: tuple[str, ...]) ->
     before = dump(foreign)
     assert str(foreign) in fails("--db", foreign, *command, code="store_error")
     assert dump(foreign) == before
+
+
+@pytest.mark.parametrize("command", [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
+                         ids=lambda c: c[0])
+def test_a_schema_holding_another_programs_graph_tables(postgres: Any, sql: Callable[..., list[Any]], dump: Dump,
+                                                        command: tuple[str, ...]) -> None:
+    """PostgreSQL's counterpart of a file that is not a graph: tables named like kgtoolkit's, of another program."""
+    url = postgres.new_schema()
+    sql(url, "CREATE TABLE facts (x INTEGER)", "INSERT INTO facts VALUES (1)")
+    before = dump(url)
+    message = fails("--db", url, *command, code="store_error")
+    assert shown(url) in message and "another program (facts)" in message and "schema of its own" in message
+    assert password_of(url) not in message
+    assert dump(url) == before
+
+
+def test_a_schema_holding_other_tables_keeps_them_beside_the_graph(postgres: Any, sql: Callable[..., list[Any]]) -> None:
+    """Tables whose names kgtoolkit does not use are no graph (a read says not_found) and are left alone by a write."""
+    url = postgres.new_schema()
+    sql(url, "CREATE TABLE things (x INTEGER)", "INSERT INTO things VALUES (7)")
+    assert shown(url) in fails("--db", url, "stats", code="not_found")
+    ok("--db", url, "add", "a", "uses", "b")
+    assert ok_json("--db", url, "--json", "stats")["facts"] == 1
+    assert sql(url, "SELECT x FROM things") == [(7,)]
 
 
 def test_usage_errors_are_not_tracebacks(example: Path) -> None:
@@ -1192,6 +1433,7 @@ def test_huge_limit_or_offset_is_an_error_not_a_traceback(example: Path, command
     assert _fails_cleanly("--db", example, *command) == "invalid_request"
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: test_unusable_postgres_url_is_an_error_not_a_traceback
 @pytest.mark.parametrize("case", ["add", "demo", "stats-long-name", "tool"])
 def test_unusable_path_is_an_error_not_a_traceback(tmp_path: Path, case: str) -> None:
     (tmp_path / "plain.txt").write_text("a file, not a folder\n")
@@ -1208,6 +1450,25 @@ def test_unusable_path_is_an_error_not_a_traceback(tmp_path: Path, case: str) ->
         answer = json.loads(result.stdout)
         assert answer["ok"] is False and answer["error"]["code"] != "internal_error"
     assert not bad.parent.exists()
+
+
+@pytest.mark.parametrize("case", ["wrong-password", "no-server", "no-database"])
+def test_unusable_postgres_url_is_an_error_not_a_traceback(postgres: Any, case: str) -> None:
+    """PostgreSQL's counterpart of an unusable path: every command, and the tool, say what is wrong."""
+    url, hint = {
+        "wrong-password": (postgres.url_for("kg", password="not-the-password"), "user name or password"),
+        "no-server": (postgres.url_for("kg", port=1), "cannot be reached"),
+        "no-database": (postgres.url_for("nowhere"), "does not exist"),
+    }[case]
+    for command in (("stats",), ("add", "a", "uses", "b"), ("query", "a")):
+        message = fails("--db", url, *command, code="store_error")
+        assert hint in message and shown(url) in message, message
+        assert password_of(url) not in message
+    result = _invoke(("--db", url, "tool"), '{"action": "stats"}\n{"action": "query", "name": "a"}\n')
+    assert result.exit_code == 0 and result.exception is None, _explain(("tool",), result)
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(a["ok"], a["error"]["code"]) for a in answers] == [(False, "store_error")] * 2
+    assert hint in answers[0]["error"]["message"] and password_of(url) not in result.stdout
 
 
 # ---------------------------------------------------------------------- the installed script
@@ -1273,7 +1534,7 @@ def test_script_tool_answers_lines_that_are_not_unicode(script: str, tmp_path: P
     assert answers[3]["result"]["facts"] == 1
 
 
-def test_script_error_exit(script: str, example: Path, tmp_path: Path) -> None:
+def test_script_error_exit(script: str, example: Path, tmp_path: Path, dump: Dump) -> None:
     before = dump(example)
     done = run_script(script, "--db", example, "add", "x", "uses", "y", "--from", "19##", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == ""

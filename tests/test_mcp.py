@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -11,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,7 +28,8 @@ BASE_TOOLS = {"kg_add", "kg_invalidate", "kg_supersede", "kg_query", "kg_search"
 
 
 @asynccontextmanager
-async def server(tmp_path: Path, db: Path | None, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def server(tmp_path: Path, db: Path | str | None,
+                 env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
     """``python -m kgtoolkit mcp [--db db]`` as a subprocess, and an initialised client session on it."""
     args = ["-m", "kgtoolkit", "mcp"] + (["--db", str(db)] if db is not None else [])
     params = StdioServerParameters(command=sys.executable, args=args, env={"HOME": str(tmp_path), **(env or {})})
@@ -55,7 +58,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path, db_path: Path) -> None:
+def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path, db_path: Path | str) -> None:
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as session:
             return {t.name: t for t in (await session.list_tools()).tools}
@@ -81,7 +84,7 @@ def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path
     assert tools["kg_query"].annotations.read_only_hint and not tools["kg_add"].annotations.read_only_hint
 
 
-def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path) -> None:
+def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path | str) -> None:
     """SPEC §7, exactly, through the MCP door."""
 
     async def go() -> dict[str, Any]:
@@ -129,7 +132,7 @@ def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path) -> Non
         assert [(f.object_name, f.current) for f in kg.query("my_api")] == [("Redis", False), ("SQLite", True)]
 
 
-def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path) -> None:
+def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path | str) -> None:
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as s:
             await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite")
@@ -161,12 +164,11 @@ def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path) -> Non
         assert r["memory"]["memory"]["text"] == "We moved the queue to SQLite."
 
 
-def test_text_that_is_not_unicode_neither_kills_the_server_nor_is_stored(tmp_path: Path, db_path: Path) -> None:
+@pytest.mark.sqlite_only  # only SQLite can hold such text: PostgreSQL refuses text that is not valid UTF-8
+def test_text_that_is_not_unicode_does_not_kill_the_server(tmp_path: Path, db_path: Path | str) -> None:
     """A graph written by an older version may hold a lone surrogate (a type added from a Latin-1 terminal);
     an answer carrying it used to kill the server (the SDK cannot serialise it). Now it comes back escaped."""
     import sqlite3
-
-    from kgtoolkit import mcp_server
 
     KnowledgeGraph(db_path).close()
     with sqlite3.connect(db_path) as conn:  # what `kgtoolkit config --add-type $'caf\xe9'` used to store
@@ -184,14 +186,20 @@ def test_text_that_is_not_unicode_neither_kills_the_server_nor_is_stored(tmp_pat
     assert err["code"] == "unknown_type" and "caf\\udce9" in err["suggestions"] and "caf\\udce9" in err["message"]
     assert r["after"]["entities"] == 0
 
-    with KnowledgeGraph(db_path) as kg:  # a request holding one is refused by the dispatcher both doors share
+
+def test_a_request_holding_text_that_is_not_unicode_is_refused(db_path: Path | str, dump) -> None:
+    """Such text is refused by the dispatcher both doors share, before it reaches either database."""
+    from kgtoolkit import mcp_server
+
+    with KnowledgeGraph(db_path) as kg:
+        before = dump(db_path)
         answer = mcp_server.call(kg, "kg_add", {"subject": "caf\udce9", "predicate": "in", "object": "Paris"})
         assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
         assert answer["error"]["field"] == "subject"
-        assert kg.stats().entities == 0
+        assert kg.stats().entities == 0 and dump(db_path) == before
 
 
-def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path) -> None:
+def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path | str) -> None:
     """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (SPEC §8)."""
 
     async def go() -> dict[str, Any]:
@@ -217,7 +225,7 @@ def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Pa
     assert "kg_summary" in r["prompts"] and r["prompt"].startswith("## Known Facts")
 
 
-def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path) -> None:
+def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path | str) -> None:
     per_server = 100
 
     async def agent(number: int, session: ClientSession) -> list[dict[str, Any]]:
@@ -242,7 +250,7 @@ def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path) -> 
 
 @pytest.mark.parametrize("client", ["claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini", "zed",
                                     "windsurf"])
-def test_print_config_parses_and_names_the_db(client: str, db_path: Path) -> None:
+def test_print_config_parses_and_names_the_db(client: str, db_path: Path | str, backend: str, sql) -> None:
     done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", client, "--db", str(db_path)],
                           capture_output=True, text=True, timeout=60, check=True)
     if client == "codex":
@@ -251,12 +259,48 @@ def test_print_config_parses_and_names_the_db(client: str, db_path: Path) -> Non
         top = {"vscode": "servers", "zed": "context_servers"}.get(client, "mcpServers")
         entry = json.loads(done.stdout)[top]["kgtoolkit"]
     assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
-    assert entry["args"][-2:] == ["--db", str(db_path)] and "mcp" in entry["args"]
-    assert not db_path.exists()  # printing a config opens no graph
+    assert entry["args"][-2:] == ["--db", str(db_path)] and "mcp" in entry["args"]  # a URL as given, password too
+    if backend == "sqlite":
+        assert not Path(db_path).exists()  # printing a config opens no graph
+        assert "PGPASSWORD" not in done.stderr
+    else:
+        assert sql(db_path, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()") \
+            == [(0,)]  # printing a config opens no graph (creates no table)
+        assert "password in plain text" in done.stderr and "PGPASSWORD" in done.stderr and ".pgpass" in done.stderr
     assert client in done.stderr  # where to put it goes to stderr, so stdout stays parseable
 
 
-def test_print_config_unknown_client(db_path: Path) -> None:
+def test_print_config_for_a_url_without_password(postgres: Any) -> None:
+    url = re.sub(r"^(postgresql://[^:/@]+):[^@]*@", r"\1@", postgres.new_schema())
+    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "cursor", "--db", url],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout)["mcpServers"]["kgtoolkit"]["args"][-2:] == ["--db", url]
+    assert "holds no password" in done.stderr and "PGPASSWORD" in done.stderr and ".pgpass" in done.stderr
+
+
+def test_server_on_a_url_without_password_uses_pgpassword_or_pgpass(tmp_path: Path, postgres: Any) -> None:
+    """libpq's own ways to get the password work for the MCP server: PGPASSWORD in its environment, ~/.pgpass."""
+    url = postgres.new_schema()
+    bare = re.sub(r"^(postgresql://[^:/@]+):[^@]*@", r"\1@", url)
+    assert bare != url and postgres.password not in bare
+
+    async def go(env: dict[str, str], obj: str) -> dict[str, Any]:
+        async with server(tmp_path, bare, env=env) as s:  # HOME is tmp_path
+            return await call(s, "kg_add", subject="my_api", predicate="uses", object=obj)
+
+    assert run(go({"PGPASSWORD": postgres.password}, "SQLite"))["ok"]
+    refused = run(go({"PGPASSWORD": "wrong"}, "Redis"))  # a server that cannot connect answers every call so
+    assert refused["ok"] is False and refused["error"]["code"] == "store_error", refused
+    assert "password" in refused["error"]["message"] and refused["error"]["field"] == "db"
+    pgpass = tmp_path / ".pgpass"
+    pgpass.write_text(f"127.0.0.1:{postgres.port}:kg:{urlsplit(url).username}:{postgres.password}\n", encoding="utf-8")
+    pgpass.chmod(0o600)  # libpq ignores a .pgpass others can read
+    assert run(go({}, "Kafka"))["ok"]
+    with KnowledgeGraph(url, read_only=True) as kg:
+        assert sorted(f.object_name for f in kg.query("my_api")) == ["Kafka", "SQLite"]
+
+
+def test_print_config_unknown_client(db_path: Path | str) -> None:
     done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "notepad", "--db", str(db_path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "invalid_request" in done.stderr and "claude-code" in done.stderr

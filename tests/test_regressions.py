@@ -1,27 +1,29 @@
-"""Regression tests for bugs a review found in search and the dashboard's graph page."""
+"""Regression tests for bugs a review found in search and the dashboard's graph page (on both backends)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
 import kgtoolkit
 from kgtoolkit.store import _search as store
 from kgtoolkit import frames, graphview
 
 
-def test_a_fact_that_came_and_went_replaced_nothing() -> None:
-    kg = kgtoolkit.open(":memory:")
+def test_a_fact_that_came_and_went_replaced_nothing(kg: kgtoolkit.KnowledgeGraph) -> None:
     redis = kg.add("my_api", "uses_queue", "Redis", valid_from="2020-01-01").fact
     kg.add("my_api", "uses_queue", "Kafka", valid_from="2021-01-01", valid_to="2022-01-01")
     kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
     assert [f.object for f in store.successors(kg, redis.id)] == ["sqlite"]
 
 
-def test_cdn_names_in_graph_data_survive_the_strip() -> None:
-    kg = kgtoolkit.open(":memory:")
+def test_cdn_names_in_graph_data_survive_the_strip(kg: kgtoolkit.KnowledgeGraph) -> None:
     kg.add("my_api", "hosted_on", "Cloudflare")
     page = graphview.render_html(graphview.build(frames.facts(kg)))
     assert "cloudflare" not in page.lower()  # the page names no CDN host ...
@@ -42,10 +44,9 @@ class _HashEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def test_text_hashes_ending_in_nul_bytes_survive_a_reload(tmp_path) -> None:
+def test_text_hashes_ending_in_nul_bytes_survive_a_reload(kg: kgtoolkit.KnowledgeGraph) -> None:
     from kgtoolkit import search
 
-    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
     # A fact whose text hash ends in a NUL byte: a fixed-width byte string would drop it on save.
     name = next(f"Thing{i}" for i in range(5000)
                 if search._text_hash(search.fact_text("acme", "uses", f"Thing{i}"))[-1] == 0)
@@ -60,15 +61,14 @@ def test_text_hashes_ending_in_nul_bytes_survive_a_reload(tmp_path) -> None:
     assert dict(reopened._parts["facts"].hashes) == before
     assert reopened.sync().embedded == 0  # nothing looks changed
     reopened.close()
-    kg.close()
 
 
-def test_an_unwritable_rejects_file_refuses_the_import_before_writing(tmp_path) -> None:
+def test_an_unwritable_rejects_file_refuses_the_import_before_writing(kg: kgtoolkit.KnowledgeGraph,
+                                                                      tmp_path: Path) -> None:
     from kgtoolkit import io
 
     source = tmp_path / "ok.csv"
     source.write_text("subject,predicate,object\nA,p,B\n")
-    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
     try:
         io.import_file(kg, source, rejects=tmp_path / "missing" / "rej.csv")
     except kgtoolkit.InvalidRequest as exc:
@@ -76,34 +76,53 @@ def test_an_unwritable_rejects_file_refuses_the_import_before_writing(tmp_path) 
     else:  # pragma: no cover
         raise AssertionError("the import should have been refused")
     assert kg.stats().facts == 0
-    kg.close()
 
 
-def test_padded_or_blank_confidence_text_is_read_like_add(tmp_path) -> None:
+def test_padded_or_blank_confidence_text_is_read_like_add(kg: kgtoolkit.KnowledgeGraph, tmp_path: Path) -> None:
     from kgtoolkit import io
 
     source = tmp_path / "pad.tsv"
     source.write_text("subject\tpredicate\tobject\tconfidence\nA\tp\tB\t0.9 \nC\tp\tD\t\n")
-    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
     report = io.import_file(kg, source)
     assert (report.inserted, report.rejected) == (2, 0)
     assert sorted(f.confidence for f in kg.timeline()) == [0.9, 1.0]
-    kg.close()
 
 
 
-def test_closing_the_graph_closes_its_search_indexes(tmp_path) -> None:
+def test_closing_the_graph_closes_its_search_indexes(db_path: Path | str, backend: str) -> None:
     from kgtoolkit import search
 
-    kg = kgtoolkit.open(tmp_path / "g.sqlite3")
-    kg.add("acme", "uses", "Thing")
+    with kgtoolkit.open(db_path) as writer:
+        writer.add("acme", "uses", "Thing")
+    # PostgreSQL keeps the cache in the database; read-only, the vectors go to a local file the index opens.
+    kg = kgtoolkit.open(db_path, read_only=backend == "postgresql")
     index = search.open_index(kg, model=_HashEmbedder())
     index.sync()
     kg.close()
-    assert "_search_indexes" not in kg.__dict__
+    assert kg._kept == {}
+    conn = index.cache._conn if backend == "sqlite" else index.cache._local._conn
     try:
-        index.cache._conn.execute("SELECT 1")
+        conn.execute("SELECT 1")
     except Exception as exc:  # a closed sqlite3 connection refuses every statement
         assert "closed" in str(exc).lower()
     else:  # pragma: no cover
         raise AssertionError("the search index's cache stayed open after the graph closed")
+
+
+def test_a_shared_embedding_cache_is_not_written_by_a_read_only_graph(db_path: Path | str, backend: str,
+                                                                      sql: Callable[..., list[Any]]) -> None:
+    """PostgreSQL: a writable graph puts its vectors into the database; a read-only one reads them and keeps
+    its own in a local file (so a user who may only read can still search)."""
+    from kgtoolkit import search
+
+    with kgtoolkit.open(db_path) as kg:
+        kg.add("acme", "uses", "Thing")
+        assert search.index(kg, model=_HashEmbedder()).embedded == 1
+        kg.add("acme", "uses", "Other")
+    with kgtoolkit.open(db_path, read_only=True) as reader:
+        report = search.index(reader, model=_HashEmbedder(), rebuild=True)
+        assert (report.embedded, report.cached) == (1, 1)  # "Other" is new; "Thing" came from the cache
+    if backend == "postgresql":
+        assert sql(db_path, "SELECT count(*) FROM embeddings") == [(1,)]
+    with kgtoolkit.open(db_path) as kg:
+        assert search.index(kg, model=_HashEmbedder(), rebuild=True).embedded == 0

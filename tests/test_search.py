@@ -1,14 +1,21 @@
 """Semantic search (issue 4): memories and facts found by meaning, read against the graph.
 
-Every test uses the real bundled model, loaded once per session (``search_model`` in conftest.py).
+Every test uses the real bundled model, loaded once per session (``search_model`` in conftest.py),
+and runs on both backends (the few checks of SQLite's own files branch on ``kg.backend``). Where the
+engines differ: an SQLite graph keeps its index and its embedding cache beside its file
+(``<db>.search/``); a PostgreSQL graph keeps the embedding cache in the database (shared by every
+process and machine) and its index in a local cache folder named by the graph's identity, rebuilt
+from the database's embeddings when missing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +25,7 @@ from typer.testing import CliRunner
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph, run_tool
 from kgtoolkit.cli import app
-from kgtoolkit.search import FactHit, MemoryHit, SearchIndex, fact_text, named_entities
+from kgtoolkit.search import FactHit, MemoryHit, SearchIndex, fact_text, index_folder, named_entities
 
 QUEUE_QUESTION = "which queue does my api use"
 
@@ -203,11 +210,15 @@ def test_embeddings_are_cached_by_text(kg: KnowledgeGraph, example: dict[str, An
 
 
 def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, example: dict[str, Any],
-                                                           embedder: Counting) -> None:
+                                                           embedder: Counting, tmp_path: Path) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     idx.sync()
     folder = idx.folder
-    assert folder is not None and folder.parent == Path(f"{kg.path}.search")
+    assert folder is not None and folder.parent == index_folder(kg)
+    if kg.backend == "sqlite":  # beside the graph's file
+        assert folder.parent == Path(f"{kg.path}.search")
+    else:  # a local cache, named by the graph's identity (HOME is tmp_path in the tests)
+        assert folder.parent == tmp_path / ".cache" / "kgtoolkit" / "search" / kg.identity()
     assert {p.name for p in folder.iterdir()} >= {"manifest.json", "facts.faiss", "facts.keys.npz",
                                                   "memories.faiss", "memories.keys.npz"}
     assert SearchIndex.open(kg, model=embedder).status().state == "fresh"
@@ -238,13 +249,14 @@ def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, e
     assert missing.sync().state == "missing" and SearchIndex.open(kg, model=embedder).status().state == "fresh"
 
 
-def test_a_change_from_another_process_is_seen(kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting) -> None:
+def test_a_change_from_another_process_is_seen(kg: KnowledgeGraph, db_path: Path | str, example: dict[str, Any],
+                                               embedder: Counting) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     idx.find(QUEUE_QUESTION, k=1)
     assert idx.find(QUEUE_QUESTION, k=1).synced is None  # nothing written: no digest, no sync
     code = ("import sys, kgtoolkit; kg = kgtoolkit.open(sys.argv[1]); "
             "kg.supersede('my_api', 'uses_queue', 'SQLite', 'Kafka', at='2026-12-01')")
-    subprocess.run([sys.executable, "-c", code, str(kg.path)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code, str(db_path)], check=True, timeout=60)
     assert SearchIndex.open(kg, model=embedder).status().state == "stale"  # a new reader sees it
     result = idx.find(QUEUE_QUESTION, k=3, current_only=True)  # the open index sees it too
     assert result.synced is not None and result.synced.state == "stale" and result.synced.facts.added == 1
@@ -253,12 +265,91 @@ def test_a_change_from_another_process_is_seen(kg: KnowledgeGraph, example: dict
     assert sqlite.current is False and "replaced by Kafka since 2026-12-01" in sqlite.note
 
 
-def test_the_approximate_index_above_the_threshold(tmp_path: Path, embedder: Counting,
+def test_two_graph_objects_share_their_embeddings(kg: KnowledgeGraph, db_path: Path | str, example: dict[str, Any],
+                                                  search_model: Any, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two graph objects on one graph, as two processes would be (for PostgreSQL: on two machines, each
+    with a local cache folder of its own): a text one of them embedded is not embedded by the other."""
+    first, second = Counting(search_model), Counting(search_model)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine-a"))
+    a = SearchIndex.open(kg, model=first)
+    assert a.sync().embedded == 6 and len(first.reset()) == 6
+    with kgtoolkit.open(db_path) as other:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine-b"))
+        b = SearchIndex.open(other, model=second)
+        if kg.backend == "postgresql":  # an index of its own, built from the embeddings in the database
+            assert b.folder != a.folder
+            report = b.sync()
+            assert (report.state, report.embedded, report.cached) == ("missing", 0, 6)
+        else:  # the one index beside the file
+            assert b.folder == a.folder and b.sync().state == "fresh"
+        assert second.reset() == []
+
+        # A write through the other object: the first index sees it at its next find and embeds the new text ...
+        other.supersede("my_api", "uses_queue", "SQLite", "Kafka", at="2026-12-01")
+        result = a.find(QUEUE_QUESTION, k=3, current_only=True)
+        assert result.synced is not None and result.synced.facts.added == 1
+        assert [h.fact.object_name for h in result.hits if h.fact.predicate == "uses_queue"] == ["Kafka"]
+        assert first.reset() == ["my api uses queue Kafka", QUEUE_QUESTION]
+        # ... which the other one then takes from the cache: it embeds only its own query
+        again = b.find(QUEUE_QUESTION, k=3, current_only=True)
+        assert again.synced is not None and (again.synced.facts.added, again.synced.embedded) == (1, 0)
+        assert second.reset() == [QUEUE_QUESTION]
+        assert [h.fact.id for h in again.hits] == [h.fact.id for h in result.hits]
+        b.close()
+    a.close()
+
+
+def test_a_deleted_index_folder_is_rebuilt_from_the_embedding_cache(kg: KnowledgeGraph, example: dict[str, Any],
+                                                                    embedder: Counting) -> None:
+    """The index folder is a cache: delete it and the next find rebuilds it. For PostgreSQL the embeddings
+    are in the database, so nothing is embedded again; SQLite keeps them in that folder too."""
+    idx = SearchIndex.open(kg, model=embedder)
+    idx.sync()
+    idx.close()
+    embedder.reset()
+    folder = index_folder(kg)
+    assert folder is not None and folder.is_dir()
+    shutil.rmtree(folder)
+    again = SearchIndex.open(kg, model=embedder)
+    assert again.status().state == "missing"
+    result = again.find(QUEUE_QUESTION, k=2)
+    assert result.synced is not None and result.synced.state == "missing"
+    assert {h.fact.object_name for h in result.hits} == {"Redis", "SQLite"}
+    if kg.backend == "postgresql":
+        assert (result.synced.embedded, result.synced.cached) == (0, 6)
+        assert embedder.reset() == [QUEUE_QUESTION]
+    else:
+        assert result.synced.embedded == 6 and len(embedder.reset()) == 7
+    assert SearchIndex.open(kg, model=embedder).status().state == "fresh"
+
+
+def test_a_read_only_graph_is_searched_without_writing_it(kg: KnowledgeGraph, db_path: Path | str,
+                                                          example: dict[str, Any], embedder: Counting,
+                                                          dump: Callable[[Path | str], list[str]]) -> None:
+    """Read-only is read-only: PostgreSQL's vectors then go to a local cache file, not to the database."""
+    before = dump(db_path)
+    with kgtoolkit.open(db_path, read_only=True) as reader:
+        result = SearchIndex.open(reader, model=embedder).find(QUEUE_QUESTION, k=2)
+        assert {h.fact.object_name for h in result.hits} == {"Redis", "SQLite"}
+        assert result.synced is not None and result.synced.embedded == 6
+    assert dump(db_path) == before
+    embedder.reset()
+    kg.remember("The queue moved again")  # a writable index after it: only the new text is embedded
+    report = SearchIndex.open(kg, model=embedder).sync()
+    assert (report.state, report.embedded) == ("stale", 1) and embedder.reset() == ["The queue moved again"]
+    assert SearchIndex.open(kg, model=embedder).sync(rebuild=True).embedded == 0  # the read-only one's vectors serve
+
+
+def test_the_approximate_index_above_the_threshold(db_path: Path | str, tmp_path: Path, embedder: Counting,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from kgtoolkit import search
     from kgtoolkit._demo import build_demo
+    from kgtoolkit.store import copy_graph
 
-    kg = build_demo(tmp_path / "demo.sqlite3")
+    with build_demo(tmp_path / "demo.sqlite3") as demo:
+        kg = kgtoolkit.open(db_path)
+        copy_graph(demo, kg)
     exact = SearchIndex.open(kg, model=embedder).find("which database does billing use", k=3)
     monkeypatch.setattr(search, "FLAT_LIMIT", 20)
     idx = SearchIndex.open(kg, model=embedder)
@@ -314,7 +405,7 @@ def test_tool_actions_remember_and_find(kg: KnowledgeGraph, search_model: Any) -
     assert {"find", "remember"} <= set(schema["action"]["enum"]) and schema["k"]["type"] == "integer"
 
 
-def test_cli_index_and_find(db_path: Path, search_model: Any) -> None:
+def test_cli_index_and_find(db_path: Path | str, search_model: Any) -> None:
     with kgtoolkit.open(db_path) as kg:
         worked_example_with_memories(kg)
     runner = CliRunner()
@@ -334,7 +425,7 @@ def test_cli_index_and_find(db_path: Path, search_model: Any) -> None:
     assert status.stdout.startswith("fresh")
 
 
-def test_search_is_imported_lazily(tmp_path: Path) -> None:
+def test_search_is_imported_lazily(db_path: Path | str, tmp_path: Path) -> None:
     code = """
 import sys, json
 import kgtoolkit, kgtoolkit.cli, kgtoolkit.search
@@ -349,7 +440,7 @@ heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers", "fa
 print(json.dumps(heavy))
 """
     env = {**os.environ, "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g.sqlite3")], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code, str(db_path)], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []

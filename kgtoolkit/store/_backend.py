@@ -108,9 +108,14 @@ class Backend(abc.ABC):
     def transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
         """One transaction (a snapshot for reads; the write lock or serializable isolation for writes)."""
 
-    def read(self) -> AbstractContextManager[Cursor]:
-        """A read transaction: every query in it sees one snapshot."""
-        return self.transaction(write=False)
+    def read(self, *, snapshot: bool = True) -> AbstractContextManager[Cursor]:
+        """A read transaction: every query in it sees one snapshot. ``snapshot=False`` for a read of one
+        statement (itself atomic): no transaction is begun or ended, which saves round trips to a server."""
+        return self.transaction(write=False) if snapshot else self.statement()
+
+    @abc.abstractmethod
+    def statement(self) -> AbstractContextManager[Cursor]:
+        """A cursor outside any transaction: each statement on it runs on its own, atomically."""
 
     def write(self, fn: Callable[[Cursor], T]) -> T:
         """Run ``fn(cursor)`` in one write transaction and return what it returns.

@@ -47,7 +47,9 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
                progress: Progress | None = None) -> CopyReport:
     """Copy every table of ``source`` into ``target`` (see the module's docstring). ``progress(done, total)``
     counts rows as they are written."""
-    if source.location == target.location or (source.backend == target.backend == "sqlite"
+    # The same database under two names (a relative and an absolute path; localhost and 127.0.0.1): the
+    # identity is the resolved file, or the graph id PostgreSQL keeps in the schema.
+    if source.location == target.location or (source.backend == target.backend
                                                and not source.location.memory
                                                and source._backend.identity() == target._backend.identity()):
         raise InvalidRequest(f"{source.location} is both the source and the target; copy to another database",
@@ -96,7 +98,14 @@ def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | 
     from ._dump import dump, dump_parts, import_graph
 
     frame, entities, aliases, memories = dump_parts(dump(source))
+    before = _counts(target)
     report, _ = import_graph(target, frame, entities=entities, aliases=aliases, memories=memories, allow_commas=True,
                              progress=progress)
+    after = _counts(target)  # the aliases and memories added (those already there, or clashing, are not)
     return CopyReport(str(source.location), str(target.location), True, report.inserted, report.entities_created,
-                      len(aliases), len(memories), 0, report.duplicates, report.warnings)
+                      after[0] - before[0], after[1] - before[1], 0, report.duplicates, report.warnings)
+
+
+def _counts(kg: KnowledgeGraph) -> tuple[int, int]:
+    with kg._backend.read() as cur:
+        return tuple(cur.execute("SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)").fetchone())  # type: ignore[return-value]

@@ -469,20 +469,24 @@ class KnowledgeGraph:
                                  field="direction", value=str(direction))
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
-        with self._read() as cur:
-            entity_id = q.resolve(cur, d, name)
-            params.update(e=entity_id, **q.page(d, limit, offset))
-            parts = []
-            if direction in ("outgoing", "both"):
-                parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
-                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE f.subject = :e{where}")
-            if direction in ("incoming", "both"):
-                self_loop = " AND f.subject <> :e" if direction == "both" else ""
-                parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
-                             f" f.from_us AS start_key FROM {FACT_FROM} "
-                             f"WHERE f.object_id = :e{self_loop}{where}")
-            sql = " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset"
+        params.update(k=normalize_name(name), **q.page(d, limit, offset))
+        # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
+        entity = "(SELECT id FROM named)"
+        parts = []
+        if direction in ("outgoing", "both"):
+            parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
+                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE f.subject = {entity}{where}")
+        if direction in ("incoming", "both"):
+            self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
+            parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
+                         f" f.from_us AS start_key FROM {FACT_FROM} "
+                         f"WHERE f.object_id = {entity}{self_loop}{where}")
+        sql = (f"WITH named AS ({q.LOOKUP}) " + " UNION ALL ".join(parts)
+               + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset")
+        with self._backend.read(snapshot=False) as cur:
             rows = cur.execute(sql, params).fetchall()
+            if not rows:
+                q.resolve(cur, d, name)  # no such entity: NotFound, with suggestions
         return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows]
 
     def search(

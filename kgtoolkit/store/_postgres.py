@@ -7,10 +7,10 @@ graph's identity) in the connection's current schema (choose one with
 
 Concurrency, with SQLite's guarantees: writes run ``SERIALIZABLE``, so two processes on two machines
 cannot both see "no such current fact" and both add it, nor lose an update; a transaction the server
-refuses for a concurrent one (serialization failure, deadlock) runs again, up to
-:data:`ATTEMPTS` times, then fails with a clear error. Every write holds a shared advisory lock;
-a bulk load holds it exclusively, so it reads and writes while no other writer runs (as an SQLite
-write transaction does). Reads run ``REPEATABLE READ READ ONLY``: one snapshot.
+refuses for a concurrent one (serialization failure, deadlock) runs again: first alongside other writers, then
+alone, holding kgtoolkit's advisory lock exclusively (as a bulk load always does), so it cannot be
+refused again; past :data:`ATTEMPTS` it fails with a clear error. Every other write holds the
+lock shared. Reads run ``REPEATABLE READ READ ONLY``: one snapshot.
 """
 
 from __future__ import annotations
@@ -35,13 +35,16 @@ if TYPE_CHECKING:
     import psycopg
     import pyarrow as pa
 
-__all__ = ["ATTEMPTS", "PostgresBackend"]
+__all__ = ["ATTEMPTS", "OPTIMISTIC", "PostgresBackend"]
 
-#: How many times a write refused for a concurrent one (serialization failure, deadlock) is tried.
-ATTEMPTS = 12
+#: How many times a write refused for a concurrent one (serialization failure, deadlock) is tried ...
+ATTEMPTS = 6
+#: ... of which the first ones alongside other writers; the rest alone.
+OPTIMISTIC = 3
 _LOCK_CLASS = 0x6B67  # "kg": the first key of kgtoolkit's advisory locks; the second is the schema's hash
 _KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "embeddings")
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
+_ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 
 
 class PostgresDialect(Dialect):
@@ -146,10 +149,12 @@ class PostgresBackend(Backend):
                              field="db", value=str(location)) from None
         self._psycopg = psycopg
         self._conn: psycopg.Connection[Any] | None = None
+        self._closed = False  # close() was called: never reconnect
         self._adbc: Any = None
         self._adbc_lock = threading.Lock()
         self._schema_key = 0
         self._graph_id = ""
+        self._loaded: dict[str, int] = {}  # rows the running bulk load has copied into each table
         with self.lock:
             self._open()
 
@@ -173,7 +178,7 @@ class PostgresBackend(Backend):
         reason = re.sub(r"^connection failed:\s*", "", reason)
         where = str(self.location)
         if "password authentication failed" in text or "no password supplied" in text:
-            hint = "the server refused the user name or password; check them in the URL"
+            hint = "the server refused the user name or password; check them in the URL (or PGPASSWORD, ~/.pgpass)"
         elif "does not exist" in text and "database" in text:
             hint = "the database does not exist; create it (createdb NAME, or CREATE DATABASE) or check its name"
         elif any(s in text for s in ("Connection refused", "could not translate host name", "timeout expired",
@@ -249,6 +254,9 @@ class PostgresBackend(Backend):
 
     def _connection(self) -> psycopg.Connection[Any]:
         """The open connection, reconnecting when the last one broke (a restarted server, a dropped link)."""
+        if self._closed:
+            raise StoreError(f"the graph {self.location} is closed; open it again", field="db",
+                             value=str(self.location))
         if self._conn is None or self._conn.closed or self._conn.broken:
             if self._conn is not None:
                 self._conn.close()
@@ -289,6 +297,17 @@ class PostgresBackend(Backend):
     def transaction(self, *, write: bool) -> Iterator[Cursor]:
         with self._begun(write=write, bulk=False) as cur:
             yield cur
+
+    @contextmanager
+    def statement(self) -> Iterator[Cursor]:
+        with self.lock:
+            raw = self._connection().cursor()
+            try:
+                yield _Cursor(raw)
+            except self._psycopg.Error as exc:
+                raise self._error(exc) from None
+            finally:
+                raw.close()
 
     @contextmanager
     def _begun(self, *, write: bool, bulk: bool) -> Iterator[Cursor]:
@@ -347,29 +366,44 @@ class PostgresBackend(Backend):
             pass  # the write is committed; a reader's digest check still catches it
 
     def write(self, fn: Callable[[Cursor], T]) -> T:
+        """Run ``fn`` in a serializable transaction; when a concurrent one makes the server refuse it, run it
+        again, and from the :data:`OPTIMISTIC`-th attempt on alone (the exclusive advisory lock: no other
+        writer runs, so nothing can conflict). A long write (a merge) among many short ones thus finishes."""
         for attempt in range(ATTEMPTS):
             try:
-                with self._begun(write=True, bulk=False) as cur:
+                with self._begun(write=True, bulk=attempt >= OPTIMISTIC) as cur:
                     return fn(cur)
             except self._psycopg.Error as exc:
                 if attempt == ATTEMPTS - 1:
                     raise StoreError(f"the graph at {self.location} was changed by concurrent writes {ATTEMPTS} times "
                                      f"while this write ran ({exc.sqlstate}); nothing was written; retry",
                                      field="db", value=str(self.location)) from None
-                time.sleep(min(0.5, 0.002 * 2 ** attempt) * (0.5 + random.random()))
+                time.sleep(min(0.2, 0.002 * 2 ** attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
     def bulk_write(self) -> Iterator[Cursor]:
+        """A write transaction holding kgtoolkit's advisory lock exclusively; tables that received many rows
+        are analysed before it commits, so the planner knows their new size at once (not when autovacuum
+        gets round to it: until then a point query can plan a scan of the whole table)."""
         try:
             with self._begun(write=True, bulk=True) as cur:
+                self._loaded = {}
                 yield cur
+                for table, rows in sorted(self._loaded.items()):
+                    if rows >= _ANALYZE_AFTER:
+                        cur.execute(f"ANALYZE {table}")
         except self._psycopg.Error as exc:
             raise self._error(exc) from None
+        finally:
+            self._loaded = {}
 
     # ------------------------------------------------------------------ bulk data
 
     def _adbc_connection(self) -> Any:
+        if self._closed:
+            raise StoreError(f"the graph {self.location} is closed; open it again", field="db",
+                             value=str(self.location))
         if self._adbc is None:
             import adbc_driver_manager
             import adbc_driver_postgresql
@@ -427,9 +461,12 @@ class PostgresBackend(Backend):
 
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         raw = cur.raw if isinstance(cur, _Cursor) else cur
+        count = 0
         with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:  # type: ignore[union-attr]
             for row in rows:
                 copy.write_row(row)
+                count += 1
+        self._loaded[table] = self._loaded.get(table, 0) + count
 
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:
         cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"
@@ -460,6 +497,7 @@ class PostgresBackend(Backend):
 
     def close(self) -> None:
         with self.lock:
+            self._closed = True
             with self._adbc_lock:
                 self._close_adbc()
             if self._conn is not None:

@@ -48,11 +48,13 @@ def read_config(cur: Cursor) -> GraphConfig:
     )
 
 
+#: The entity id a normalised name ``:k`` resolves to: exact id, then alias; never fuzzy.
+LOOKUP = "SELECT id FROM entities WHERE id = :k UNION ALL SELECT entity_id FROM aliases WHERE alias = :k LIMIT 1"
+
+
 def lookup(cur: Cursor, key: str) -> str | None:
     """The entity id a normalised name resolves to: exact id, then alias; never fuzzy."""
-    row = cur.execute(
-        "SELECT id FROM entities WHERE id = :k UNION ALL SELECT entity_id FROM aliases WHERE alias = :k LIMIT 1",
-        {"k": key}).fetchone()
+    row = cur.execute(LOOKUP, {"k": key}).fetchone()
     return row[0] if row else None
 
 

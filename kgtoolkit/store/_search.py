@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._errors import StoreError
+from .._errors import ReadOnly, StoreError
 from .._records import Fact, Memory
 from .._time import TimeInput
 from . import _queries as q
@@ -221,15 +221,27 @@ def embedding_cache(kg: KnowledgeGraph, folder: Path | None) -> EmbeddingCache:
     """The graph's embedding cache: in the database for PostgreSQL, else an SQLite file in ``folder``
     (in memory when ``folder`` is None)."""
     if kg._backend.kind == "postgresql":
-        return _DatabaseCache(kg)
+        return _DatabaseCache(kg, folder)
     return FileEmbeddingCache(None if folder is None else folder / "embeddings.sqlite3")
 
 
 class _DatabaseCache:
-    """The cache in the graph's own database (PostgreSQL's ``embeddings`` table)."""
+    """The cache in the graph's own database (PostgreSQL's ``embeddings`` table).
 
-    def __init__(self, kg: KnowledgeGraph) -> None:
+    A graph open read-only (or a database user who may only read) still searches: the vectors it
+    computes go to a local cache file in ``folder`` instead (in memory when None), read after the table.
+    """
+
+    def __init__(self, kg: KnowledgeGraph, folder: Path | None = None) -> None:
         self._backend = kg._backend
+        self._path = None if folder is None else folder / "embeddings.sqlite3"
+        self._writable = not kg.read_only
+        self._local: FileEmbeddingCache | None = None
+
+    def _fallback(self, *, create: bool) -> FileEmbeddingCache | None:
+        if self._local is None and (create or (self._path is not None and self._path.exists())):
+            self._local = FileEmbeddingCache(self._path)
+        return self._local
 
     def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
@@ -240,6 +252,10 @@ class _DatabaseCache:
                                              (model, chunk)).fetchall():
                     if len(vector) == nbytes:
                         found[bytes(h)] = bytes(vector)
+        local = self._fallback(create=False)
+        missing = [h for h in hashes if h not in found]
+        if local is not None and missing:
+            found.update(local.get(model, missing, nbytes))
         return found
 
     def put(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None:
@@ -249,15 +265,26 @@ class _DatabaseCache:
             cur.executemany("INSERT INTO embeddings(model, hash, vector) VALUES (?, ?, ?) "
                             "ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector", rows)
 
-        self._backend.write(write)
+        if self._writable:
+            try:
+                self._backend.write(write)
+                return
+            except (ReadOnly, StoreError):  # read-only, or no privilege to write: keep them here
+                self._writable = False
+        local = self._fallback(create=True)
+        assert local is not None
+        local.put(model, [(h, v) for _, h, v in rows])
 
     def count(self, model: str | None = None) -> int:
         with self._backend.read() as cur:
-            return int(cur.execute("SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?",
-                                   (model, model)).fetchone()[0])
+            stored = int(cur.execute("SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?",
+                                     (model, model)).fetchone()[0])
+        local = self._fallback(create=False)
+        return stored + (local.count(model) if local is not None else 0)
 
     def close(self) -> None:
-        pass  # the graph owns the connection
+        if self._local is not None:  # the graph owns the connection to the database
+            self._local.close()
 
 
 class FileEmbeddingCache:

@@ -213,6 +213,20 @@ class SQLiteBackend(Backend):
                 cur.close()
 
     @contextmanager
+    def statement(self) -> Iterator[Cursor]:
+        with self.lock:
+            cur = self.conn.cursor()
+            try:
+                yield cur
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise StoreError(f"the graph at {self.path} is busy ({exc}) after waiting {self.timeout:g} s; "
+                                     "retry, or raise the timeout") from None
+                raise
+            finally:
+                cur.close()
+
+    @contextmanager
     def bulk_write(self) -> Iterator[Cursor]:
         """A write transaction with foreign-key checks off: a bulk load checks every reference itself."""
         with self.lock:
