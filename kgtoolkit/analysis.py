@@ -15,7 +15,11 @@ Time conventions (the store's, SPEC §4):
 * Periods (:func:`churn`) are polars truncations (``dt.truncate(every)``) of the UTC instants, the
   windows ``group_by_dynamic`` would use: ``"1mo"`` periods start on the 1st at 00:00 UTC, ``"1w"``
   on Mondays. An end belongs to the period holding its instant, so a fact ending on 2026-10-31 (a
-  date) ends in October.
+  date) ends in October. A period that begins before 0001-01-01 (``"7d"`` or ``"10y"`` periods
+  holding that day) is dated 0001-01-01, the first instant a Python datetime holds.
+* The store's bounds reach 0001-01-01 … 9999-12-31; an instant computed past the last one (the
+  midnight closing a date-only ``valid_to`` of 9999-12-31, a Gantt bar's end) is clipped to
+  9999-12-31 23:59:59.999999, as no later datetime exists in Python.
 
 >>> import kgtoolkit
 >>> from kgtoolkit import analysis, frames
@@ -47,6 +51,7 @@ __all__ = [
     "CHURN_SCHEMA",
     "CONFLICTS_SCHEMA",
     "GANTT_SCHEMA",
+    "MAX_PERIODS",
     "MOST_CHANGED_SCHEMA",
     "TIMELINE_SCHEMA",
     "VOLATILE_SCHEMA",
@@ -66,8 +71,18 @@ _UTC = dt.timezone.utc
 _MOMENT = pl.Datetime("us", "UTC")
 _SPAN = pl.Duration("us")
 _ONE_US = dt.timedelta(microseconds=1)
+_FIRST = dt.datetime.min.replace(tzinfo=_UTC)  # the first and last instants a Python datetime holds
+_LAST = dt.datetime.max.replace(tzinfo=_UTC)
 _DURATION = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
+_MONTHS = {"mo": 1, "q": 3, "y": 12}  # calendar units, in months
+_NANOSECONDS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3_600 * 10**9,
+                "d": 86_400 * 10**9, "w": 7 * 86_400 * 10**9}  # fixed units (UTC days are 24 h)
+_LONGER = ("1w", "1mo", "3mo", "1y", "10y", "100y", "1000y")  # the periods suggested when there are too many
 _REQUIRED = ("id", "subject", "predicate", "object", "start", "end")
+
+#: The most periods :func:`churn` lays out without ``by`` (one row each, zeros included); a window
+#: needing more raises :class:`~kgtoolkit.InvalidRequest` (``field="every"``) instead of filling memory.
+MAX_PERIODS = 100_000
 
 # The columns of a facts frame (kgtoolkit.frames.FACTS_SCHEMA), kept here so this module does not need the store.
 FACT_COLUMNS: dict[str, pl.DataType] = FACTS_SCHEMA  # the columns of frames.facts
@@ -210,8 +225,22 @@ def _predicates(names: Iterable[str]) -> list[str]:
     return sorted({normalize_predicate(n) for n in names})
 
 
+def _step(every: str) -> tuple[int, int]:
+    """One period of a checked ``every`` as (months, nanoseconds); polars lets only one be non-zero."""
+    months = nanoseconds = 0
+    for number, unit in _DURATION.findall(every):
+        if unit in _MONTHS:
+            months += int(number) * _MONTHS[unit]
+        else:
+            nanoseconds += int(number) * _NANOSECONDS[unit]
+    return months, nanoseconds
+
+
 def _check_every(every: str) -> None:
-    """A positive polars calendar duration (``1d``, ``1w``, ``1mo``, ``3mo``, ``1q``, ``1y``, ``12h`` …)."""
+    """A positive polars calendar duration (``1d``, ``1w``, ``1mo``, ``3mo``, ``1q``, ``1y``, ``12h`` …).
+
+    A fixed period is a whole number of microseconds, the resolution of the facts' instants.
+    """
     parts = _DURATION.findall(every) if isinstance(every, str) else []
     problem = None
     if not parts or "".join(n + u for n, u in parts) != every or not any(int(n) for n, _ in parts):
@@ -221,6 +250,10 @@ def _check_every(every: str) -> None:
             pl.Series([dt.datetime(2000, 1, 1, tzinfo=_UTC)]).dt.truncate(every)
         except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
             problem = str(exc).splitlines()[0]
+        else:
+            months, nanoseconds = _step(every)
+            if not months and nanoseconds % 1_000:
+                problem = "not a whole number of microseconds, the resolution of the facts' times"
     if problem:
         raise InvalidRequest(f"every {every!r} is not a usable period ({problem}); use a polars duration such as "
                              "'1d', '1w', '1mo', '3mo' or '1y'", field="every", value=str(every))
@@ -270,7 +303,8 @@ def gantt(
 
     Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
     a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
-    next midnight. Facts with an unknown start cannot be drawn and are left out. ``label`` is the
+    next midnight (9999-12-31 at its last microsecond, the last datetime; ``duration`` still counts
+    the whole day). Facts with an unknown start cannot be drawn and are left out. ``label`` is the
     fact (``subject → predicate → object``, display names) or one of its parts. Sorted by start,
     then id. Columns: :data:`GANTT_SCHEMA`.
 
@@ -296,7 +330,10 @@ def gantt(
     bars = df.select(
         "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
         pl.col("end").is_null().alias("open_end"), "current",
-    ).with_columns((pl.col("end") - pl.col("start")).alias("duration")).sort(["start", "id"])
+    ).with_columns(
+        (pl.col("end") - pl.col("start")).alias("duration"),
+        pl.col("end").clip(upper_bound=_LAST),  # a valid_to of 9999-12-31 closes past the last datetime
+    ).sort(["start", "id"])
     return _out(_typed(bars, GANTT_SCHEMA), was_pandas)
 
 
@@ -386,6 +423,45 @@ def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
     return pl.concat([starts, ends]).group_by([*keys, "period"]).agg(pl.col("added").sum(), pl.col("ended").sum())
 
 
+def _at(microseconds: int) -> pl.Expr:
+    """A UTC instant given in microseconds since 1970 (polars holds instants before year 1, Python does not)."""
+    return pl.lit(microseconds, pl.Int64).cast(_MOMENT)
+
+
+def _period_start(moment: dt.datetime | int, every: str) -> int:
+    """The start of the period holding ``moment`` (a datetime, or microseconds since 1970), in microseconds."""
+    series = pl.Series([moment], dtype=pl.Int64 if isinstance(moment, int) else _MOMENT).cast(_MOMENT)
+    return int(series.dt.truncate(every).to_physical()[0])
+
+
+def _period_count(first: int, last: int, every: str) -> int:
+    """How many periods of ``every`` from the one starting at ``first`` to the one starting at ``last``.
+
+    Computed from the two bounds, so a window of millions of periods costs nothing to measure.
+    """
+    months, nanoseconds = _step(every)
+    if months:
+        def month(at: int) -> pl.Expr:
+            return _at(at).dt.year().cast(pl.Int64) * 12 + _at(at).dt.month().cast(pl.Int64)
+
+        lo, hi = pl.select(month(first).alias("lo"), month(last).alias("hi")).row(0)
+        return (hi - lo) // months + 1
+    return (last - first) // (nanoseconds // 1_000) + 1
+
+
+def _too_many_periods(every: str, first: int, last: int, count: int) -> InvalidRequest:
+    """The error for a window of more than :data:`MAX_PERIODS` periods, naming a longer period that fits."""
+    fits = [c for c in _LONGER
+            if _period_count(_period_start(first, c), _period_start(last, c), c) <= min(MAX_PERIODS, count - 1)]
+    end = (_at(last).dt.offset_by(every) - _ONE_US).clip(upper_bound=_LAST)  # the last period's last instant
+    lo, hi = pl.select(_at(first).clip(lower_bound=_FIRST).alias("lo"), end.alias("hi")).row(0)
+    such = f" (such as {fits[0]!r})" if fits else ""
+    return InvalidRequest(
+        f"every {every!r} makes {count:,} periods from {lo.date().isoformat()} to {hi.date().isoformat()}, more than "
+        f"the {MAX_PERIODS:,} a churn table holds; choose a longer every{such} or a shorter window with since/until",
+        field="every", value=every, periods=count, max_periods=MAX_PERIODS, suggestions=fits[:1])
+
+
 def churn(
     facts: Frame,
     *,
@@ -410,8 +486,12 @@ def churn(
     ``since``/``until`` (dates or datetimes) choose the periods: every period holding an instant
     from ``since`` to ``until`` (default: the first and last start or end in the frame); counts
     before ``since`` still feed ``active_at_start``. Without ``by`` every period in that span has a
-    row (zeros included); ``by="predicate"`` or ``"subject"`` (one row set per subject entity,
-    with its ``subject_name``) gives only the periods in which the group had an event.
+    row (zeros included), and only those periods are laid out: a window of more than
+    :data:`MAX_PERIODS` periods (``"1d"`` over a fact from 0001 to 9998, ``"1h"`` over more than
+    eleven years) raises :class:`~kgtoolkit.InvalidRequest` (``field="every"``, the number of periods
+    in ``data["periods"]``, a longer period in ``suggestions``) before anything is allocated.
+    ``by="predicate"`` or ``"subject"`` (one row set per subject entity, with its ``subject_name``)
+    gives only the periods in which the group had an event, so it has no such limit.
     Columns: :data:`CHURN_SCHEMA`, group columns first.
 
     >>> import kgtoolkit
@@ -433,17 +513,27 @@ def churn(
     keys = [] if by is None else [by]
     schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
               **({"predicate": pl.String()} if by == "predicate" else {}), **CHURN_SCHEMA}
-    first = None if lo is None else pl.Series([lo], dtype=_MOMENT).dt.truncate(every)[0]
-    last = None if hi is None else pl.Series([hi], dtype=_MOMENT).dt.truncate(every)[0]
+    # Period starts in microseconds since 1970: a "7d" or "10y" period holding 0001-01-01 begins in year 0.
+    first = None if lo is None else _period_start(lo, every)
+    last = None if hi is None else _period_start(hi, every)
 
     events = _events(df, every, keys)
     if by is None:
-        baseline = pl.lit(df.filter(pl.col("start").is_null()).height, pl.Int64)
-        bounds = [b for b in (events["period"].min(), events["period"].max(), first, last) if b is not None]
         if events.height == 0 and (first is None or last is None):
             return _out(_empty(schema), was_pandas)
-        grid = pl.datetime_range(min(bounds), max(bounds), interval=every, eager=True, time_unit="us",
-                                 time_zone="UTC").dt.truncate(every).unique().sort().alias("period").to_frame()
+        seen = events["period"].to_physical()
+        bounds = [b for b in (seen.min(), seen.max(), first, last) if b is not None]
+        lo_us = first if first is not None else min(bounds)
+        hi_us = last if last is not None else max(bounds)
+        count = _period_count(lo_us, hi_us, every)
+        if count > MAX_PERIODS:
+            raise _too_many_periods(every, lo_us, hi_us, count)
+        # Only the window's periods are laid out; the events before it are what was active at its start.
+        earlier = events.filter(pl.col("period") < _at(lo_us))
+        active = df.filter(pl.col("start").is_null()).height + earlier["added"].sum() - earlier["ended"].sum()
+        baseline = pl.lit(active, pl.Int64)
+        grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
+                         .dt.truncate(every).unique().sort().alias("period"))
         table = grid.join(events, on="period", how="left").with_columns(
             pl.col("added").fill_null(0), pl.col("ended").fill_null(0)).sort("period")
     else:
@@ -464,12 +554,13 @@ def churn(
         .then((pl.col("added") + pl.col("ended")) / pl.col("active_at_start")).alias("churn_rate"),
     )
     if first is not None:
-        table = table.filter(pl.col("period") >= first)
+        table = table.filter(pl.col("period") >= _at(first))
     if last is not None:
-        table = table.filter(pl.col("period") <= last)
+        table = table.filter(pl.col("period") <= _at(last))
     if by == "subject":
         names = df.group_by("subject").agg(pl.col("subject_name").first())
         table = table.join(names, on="subject", how="left").sort(["subject", "period"])
+    table = table.with_columns(pl.col("period").clip(lower_bound=_FIRST))  # a period begun in year 0
     return _out(_typed(table, schema), was_pandas)
 
 

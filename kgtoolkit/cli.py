@@ -643,9 +643,9 @@ def copy(
 @_command("report")
 def report(
     ctx: typer.Context,
-    since: Annotated[Optional[str], typer.Option(help="First day of the report (default: the first fact).")] = None,
-    until: Annotated[Optional[str], typer.Option(help="Last day of the report (default: today).")] = None,
-    every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, …")] = "1mo",
+    since: Annotated[Optional[str], typer.Option(help="First day (default: the first start or end).")] = None,
+    until: Annotated[Optional[str], typer.Option(help="Last day (default: the last start or end).")] = None,
+    every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, … (at most 100,000 periods).")] = "1mo",
     out_path: Annotated[Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")] = Path("report.html"),
     db: DbOption = None,
     as_json: JsonOption = False,

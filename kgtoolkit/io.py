@@ -53,10 +53,15 @@ are counted), the JSONL line, the Parquet row + 1, a dump's fact id, or a foreig
 
 The JSON dump: into an **empty** graph (no entities, facts, aliases or memories) it is restored
 exactly (ids, transaction times, types, properties, aliases, memories, settings), so export → import
-→ export gives identical files. Into a graph that is **not empty** it is merged by the add rules, like
-any other import: facts get new ids and transaction times, facts already there are skipped, entity
-types are upgraded from ``unknown`` and properties merged, aliases registered unless they clash,
-memories added unless their id exists; the graph's settings stay. Both are reported.
+→ export gives identical files. Every record is checked first by the rules the store keeps (names
+normalised, types in the dump's own vocabulary, dates and transaction times in the stored form,
+references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit._dump``); one
+bad record refuses the whole dump, and :class:`~kgtoolkit.InvalidRows` names every problem with its
+``record`` (``facts[3]``, ``config``) and, for a fact, its id as ``line``. Into a graph that is **not
+empty** a dump is merged by the add rules, like any other import: facts get new ids and transaction
+times, facts already there are skipped, entity types are upgraded from ``unknown`` and properties
+merged, aliases registered unless they clash, memories added unless their id exists or they break
+the dump's rules; the graph's settings stay. Both are reported.
 """
 
 from __future__ import annotations
@@ -344,10 +349,12 @@ def import_file(
     guard off (curated names such as "Washington, D.C."). ``source`` is the default ``source`` of
     rows without one. ``progress(done, total)`` is called as facts are written.
 
-    A JSON dump is restored exactly into an empty graph (``on_error``, ``allow_commas`` and
-    ``source`` do not apply) and merged by the add rules into a non-empty one. SQLite files:
-    another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's ``entities``/``triples``
-    files are read read-only and what was not recognised is listed in ``warnings``.
+    A JSON dump is restored exactly into an empty graph, after every record is checked: a bad one
+    refuses the whole dump (``on_error``, ``allow_commas`` and ``source`` do not apply), and
+    ``rejects`` gets each problem with its ``record``; into a non-empty graph it is merged by the add
+    rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
+    ``entities``/``triples`` files are read read-only and what was not recognised is listed in
+    ``warnings``.
     """
     file = _existing(path)
     fmt = _format(file, format, allowed=FORMATS, purpose="import")
@@ -379,7 +386,15 @@ def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] 
     if is_empty(kg):
         if rejects is not None:
             _check_writable(Path(rejects))
-        report = restore(kg, data, progress=options["progress"])
+        try:
+            report = restore(kg, data, progress=options["progress"])
+        except InvalidRows as exc:  # every bad record of the dump, with where it is (``record``)
+            if rejects is not None:
+                import polars as pl
+
+                schema = {"line": pl.Int64, "record": pl.String, **{c: pl.String for c in _REJECT_COLUMNS[1:]}}
+                _write_rejects(Path(rejects), pl.DataFrame(exc.data.get("rows", []), schema=schema), None)
+            raise
         if rejects is not None:
             _write_rejects(Path(rejects), None, None)
         return report
@@ -420,12 +435,13 @@ def _check_writable(target: Path) -> None:
 
 
 def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame | None) -> None:
-    """The rejected rows as CSV: ``line, field, value, code, reason``, then the row's own fields."""
+    """The rejected rows as CSV: ``line, field, value, code, reason``, then the row's own fields (a dump's
+    problems: ``line, record, field, value, code, reason``)."""
     import polars as pl
 
     if bad is None:
         bad = pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String})
-    out = bad.select(*_REJECT_COLUMNS)
+    out = bad.select("line", *(["record"] if "record" in bad.columns else []), *_REJECT_COLUMNS[1:])
     if frame is not None:
         fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])
         out = out.join(fields, on="line", how="left", suffix="_row")
@@ -437,7 +453,7 @@ def _load_json(file: Path) -> Any:
     try:
         with file.open(encoding="utf-8-sig") as fh:  # a BOM is fine, as in the other formats
             return json.load(fh)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python parses
         raise InvalidRequest(f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "
                              "per line is JSON Lines (.jsonl)", field="path", value=str(file)) from None
 

@@ -80,6 +80,10 @@ def churn_report(
     predicates and most often changed (subject, predicate) pairs in that window, and the open
     conflicts needing action (durations up to ``now``, default the current time). Returns
     ``(html_path, markdown_path)``.
+
+    A window of more than :data:`kgtoolkit.analysis.MAX_PERIODS` periods (say ``every="1d"``
+    over facts from year 1 to 9998) raises :class:`~kgtoolkit.InvalidRequest` naming a longer
+    ``every``, before anything is written; choose it, or a shorter ``since``/``until``.
     """
     from . import analysis, frames
 
@@ -110,9 +114,15 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
     window: tuple[str, str] | None = None
     lo = hi = None
     if periods.height:
-        lo = periods["period"].min()
-        after = pl.Series([periods["period"].max()]).dt.offset_by(every)[0]
-        hi = after - dt.timedelta(microseconds=1)
+        # The window ends with the last period, computed in polars: the period after one of 9999 lies in
+        # year 10000, which no Python datetime holds. (Truncating again undoes churn's clip of a period
+        # begun in year 0, so that one ends where it should.)
+        last_instant = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+        lo, hi = periods.select(
+            pl.col("period").min().alias("lo"),
+            (pl.col("period").max().dt.truncate(every).dt.offset_by(every) - dt.timedelta(microseconds=1))
+            .clip(upper_bound=last_instant).alias("hi"),
+        ).row(0)
         window = (_day(lo), _day(hi))
     if lo is None:  # nothing happened in the chosen periods: the tables stay empty too
         empty = facts.clear()
@@ -252,9 +262,9 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
                 ax.fill_between(x, [-e for e in ended], step="mid", color="#b5443a", alpha=0.8, label="ended")
                 ax.plot(x, net, color="#222222", linewidth=0.6, label="net")
             ax.axhline(0, color="#888888", linewidth=0.6)
-            labels = [_period_label(p, data.every) for p in periods["period"].to_list()]
-            step = max(1, len(labels) // 12)
-            ax.set_xticks(x[::step], labels[::step], rotation=30, ha="right", fontsize=8)
+            step = max(1, periods.height // 12)
+            labels = [_period_label(p, data.every) for p in periods["period"].gather_every(step).to_list()]
+            ax.set_xticks(x[::step], labels, rotation=30, ha="right", fontsize=8)
             ax.set_ylabel("facts")
             ax.set_title(f"Facts added / ended per period ({data.every})", fontsize=10)
             ax.legend(fontsize=8, loc="upper left")

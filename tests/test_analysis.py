@@ -453,6 +453,8 @@ def test_churn_rejects_bad_options(small: KnowledgeGraph) -> None:
         analysis.churn(facts, since="2026-02", until="2026-01")
     with pytest.raises(kgtoolkit.InvalidDate):
         analysis.churn(facts, since="19##")
+    with pytest.raises(kgtoolkit.InvalidRequest, match="whole number of microseconds"):
+        analysis.churn(facts, every="500ns")  # finer than the facts' instants
     assert analysis.churn(facts.clear()).height == 0
 
 
@@ -462,6 +464,80 @@ def test_churn_accepts_pandas(small: KnowledgeGraph) -> None:
     want = analysis.churn(facts, by="predicate")
     assert list(got["added"]) == want["added"].to_list()
     assert list(got["active_at_start"]) == want["active_at_start"].to_list()
+
+
+def one_fact(valid_from: str | None, valid_to: str | None) -> pl.DataFrame:
+    """The facts frame of a graph holding one fact."""
+    kg = kgtoolkit.open(":memory:")
+    kg.add("Ann", "works_at", "Acme", valid_from=valid_from, valid_to=valid_to)
+    facts = frames.facts(kg)
+    kg.close()
+    return facts
+
+
+def test_churn_at_the_ends_of_time() -> None:
+    # The store's bounds reach 0001-01-01 … 9999-12-31: every period stays a Python datetime.
+    yearly = analysis.churn(one_fact("0001-01-01", "9999-12-31"), every="1y")
+    assert yearly.height == 9_999
+    assert yearly.row(0) == (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None)
+    assert yearly.row(-1) == (dt.datetime(9999, 1, 1, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0)
+    assert yearly["active_at_start"][1:].to_list() == [1] * 9_998
+    # A period holding 0001-01-01 can begin in year 0 ("7d" periods start on Thursdays, "10y" ones
+    # in years ending in 0); it is dated 0001-01-01, and the next one starts where it should.
+    early = one_fact("0001-01-01", "0001-01-10")
+    assert analysis.churn(early, every="7d").rows() == [
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None),
+        (dt.datetime(1, 1, 4, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0),
+    ]
+    decades = analysis.churn(early, every="10y", since="0001", until="0020")
+    assert decades.select("period", "added", "ended").rows() == [
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1), (dt.datetime(10, 1, 1, tzinfo=UTC), 0, 0),
+        (dt.datetime(20, 1, 1, tzinfo=UTC), 0, 0)]
+    by_predicate = analysis.churn(early, every="10y", by="predicate")
+    assert by_predicate.select("predicate", "period", "added", "ended").rows() == [
+        ("works_at", dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1)]
+    # A date-only valid_to of 9999-12-31 closes at the next midnight, in year 10000: the bar stops
+    # at the last datetime, and its duration still counts the whole last day.
+    bar = analysis.gantt(one_fact("0001-01-01", "9999-12-31")).row(0, named=True)
+    assert bar["end"] == dt.datetime.max.replace(tzinfo=UTC)
+    assert bar["duration"] == dt.timedelta(days=(dt.date(9999, 12, 31) - dt.date(1, 1, 1)).days + 1)
+
+
+def test_churn_caps_the_periods() -> None:
+    facts = one_fact("0001-01-01", "9998-12-31")  # two events, 3,651,694 days apart
+    days = (dt.date(9998, 12, 31) - dt.date(1, 1, 1)).days + 1
+    with pytest.raises(kgtoolkit.InvalidRequest) as caught:
+        analysis.churn(facts, every="1d")
+    assert caught.value.message == (
+        f"every '1d' makes {days:,} periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn table "
+        "holds; choose a longer every (such as '3mo') or a shorter window with since/until")
+    assert caught.value.data == {"field": "every", "value": "1d", "periods": days, "max_periods": 100_000,
+                                 "suggestions": ["3mo"]}
+    # Hours over the same span are refused the same way, before anything is allocated.
+    with pytest.raises(kgtoolkit.InvalidRequest, match=f"every '1h' makes {24 * days:,} periods") as caught:
+        analysis.churn(facts, every="1h")
+    assert caught.value.data["field"] == "every" and caught.value.suggestions == ["3mo"]
+    with pytest.raises(kgtoolkit.InvalidRequest, match="every '1mo' makes 119,976 periods"):
+        analysis.churn(facts, every="1mo")
+    assert analysis.churn(facts, every="3mo").height == 9_998 * 4
+    # The cap counts the periods of the window asked for, not of the data: a year of days or a
+    # month of hours inside the long fact is laid out alone, with the fact active throughout.
+    year = analysis.churn(facts, every="1d", since="2026-01-01", until="2026-12-31")
+    assert year.height == 365 and year["period"][0] == dt.datetime(2026, 1, 1, tzinfo=UTC)
+    assert set(year.select("added", "ended", "active_at_start", "active_at_end").rows()) == {(0, 0, 1, 1)}
+    march = analysis.churn(facts, every="1h", since="2026-03", until="2026-03")
+    assert march.height == 31 * 24 and march["active_at_start"].unique().to_list() == [1]
+    # Per group only the periods with events have rows, so there is no cap.
+    assert analysis.churn(facts, every="1h", by="predicate").select("period", "added", "ended").rows() == [
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0), (dt.datetime(9998, 12, 31, 23, tzinfo=UTC), 0, 1)]
+
+
+def test_churn_cap_is_exact() -> None:
+    facts = one_fact("2000-01-01", None)
+    last = dt.date(2000, 1, 1) + dt.timedelta(days=analysis.MAX_PERIODS - 1)
+    assert analysis.churn(facts, every="1d", until=last.isoformat()).height == analysis.MAX_PERIODS
+    with pytest.raises(kgtoolkit.InvalidRequest, match=f"{analysis.MAX_PERIODS + 1:,} periods"):
+        analysis.churn(facts, every="1d", until=(last + dt.timedelta(days=1)).isoformat())
 
 
 # ---------------------------------------------------------------------- volatility

@@ -17,7 +17,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, frames, io, normalize_name, normalize_predicate
-from kgtoolkit.store import read_table
+from kgtoolkit.store import is_empty, read_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TEXT_FORMATS = ("csv", "tsv", "jsonl", "parquet")
@@ -169,6 +169,25 @@ def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_pa
     assert other.config == sample.config
 
 
+def test_every_write_path_restores_exactly(fresh, tmp_path: Path) -> None:
+    """What add, invalidate, supersede, merge, alias, remember and a bulk import store is never refused."""
+    from kgtoolkit._demo import build_demo
+
+    demo = build_demo(tmp_path / "demo.sqlite3")
+    demo.add("Acme", "note", "Lisbon, Portugal")
+    tsv = write_tsv(tmp_path / "bulk.tsv", [["  Spaced   Out ", "Works At", "acme", "2026", "2026-06", "\x1c"],
+                                            ["Q", "note", " Loud ", "", "", " hr "]],
+                    header=["subject", "predicate", "object", "valid_from", "valid_to", "source"])
+    io.import_file(demo, tsv)
+    first, second = tmp_path / "one.json", tmp_path / "two.json"
+    io.export_file(demo, first)
+    target = fresh()
+    assert io.import_file(target, first).inserted == demo.stats().facts
+    io.export_file(target, second)
+    assert first.read_bytes() == second.read_bytes()
+    demo.close()
+
+
 def test_export_types_outside_the_vocabulary(fresh, tmp_path: Path) -> None:
     """A table export carries entity types; the importing graph's vocabulary must know them (add's rule)."""
     source = fresh("typed")
@@ -206,6 +225,179 @@ def test_invalid_dumps_change_nothing(sample: KnowledgeGraph, fresh, tmp_path: P
     (tmp_path / "lines.json").write_text('{"subject": "a"}\n{"subject": "b"}\n', encoding="utf-8")
     with pytest.raises(InvalidRequest, match="JSON Lines"):
         io.import_file(target, tmp_path / "lines.json")
+
+
+def _sample_dump(sample: KnowledgeGraph, tmp_path: Path) -> dict[str, Any]:
+    path = tmp_path / "sample.json"
+    io.export_file(sample, path)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _write(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _refused(target: KnowledgeGraph, data: dict[str, Any], tmp_path: Path, dump) -> tuple[str, list[dict[str, Any]]]:
+    """Restore ``data`` into the empty ``target``: it must be refused whole, with the graph untouched."""
+    path = _write(tmp_path / "edited.json", data)  # NaN as NaN, lone surrogates as \ud800 escapes
+    before = dump(where(target))
+    with pytest.raises(InvalidRows) as excinfo:
+        io.import_file(target, path)
+    assert dump(where(target)) == before and is_empty(target)
+    assert excinfo.value.code == "invalid_rows"
+    return excinfo.value.message, excinfo.value.data["rows"]
+
+
+@pytest.mark.parametrize(("section", "key", "value", "code"), [
+    ("facts", "predicate", "", "invalid_name"),
+    ("facts", "predicate", "Works At", "invalid_name"),  # not normalised: add would store works_at
+    ("entities", "type", "robot", "unknown_type"),  # outside the dump's own vocabulary
+    ("facts", "recorded_at", "yesterday", "invalid_date"),
+    ("facts", "recorded_at", "2026-12-02", "invalid_date"),  # a transaction time is a full UTC instant
+    ("facts", "subject", "ghost", "not_found"),  # no such entity in the dump
+    ("facts", "object_id", "ghost", "not_found"),
+    ("facts", "valid_from", "2026-10", "invalid_date"),  # the store keeps 2026-10-01
+    ("facts", "valid_from", "19##", "invalid_date"),
+    ("facts", "confidence", 1.5, "invalid_request"),
+    ("facts", "confidence", True, "invalid_request"),
+    ("facts", "source", " ", "invalid_name"),
+    ("facts", "object_value", "  spaced  out ", "invalid_name"),
+    ("entities", "id", "Alice", "invalid_name"),  # not the normalised name
+    ("entities", "name", "", "invalid_name"),
+    ("entities", "created_at", "2026-02-30T00:00:00.000000Z", "invalid_date"),
+    ("entities", "created_at", "", "invalid_date"),
+    ("entities", "properties", [1], "invalid_request"),
+])
+def test_restore_refuses_what_the_store_never_holds(sample: KnowledgeGraph, fresh, tmp_path: Path, dump, section: str,
+                                                    key: str, value: Any, code: str) -> None:
+    """An edited dump is refused whole, the bad record named; the old restore stored most of these."""
+    data = _sample_dump(sample, tmp_path)
+    i = ({e["id"]: i for i, e in enumerate(data["entities"])}["alice"] if section == "entities"
+         else next(i for i, f in enumerate(data["facts"]) if f["object_id"] == "nocetic"))
+    if key == "object_value":
+        i = next(i for i, f in enumerate(data["facts"]) if f["object_value"])
+    line = data["facts"][i]["id"] if section == "facts" else None
+    data[section][i][key] = value
+    message, rows = _refused(fresh(), data, tmp_path, dump)
+    shown = value if isinstance(value, str) else json.dumps(value)
+    first, *others = rows
+    assert (first["record"], first["line"], first["field"], first["value"], first["code"]) == (
+        f"{section}[{i}]", line, key, shown, code)
+    assert f"problem(s) in {len(rows)} record(s) of the dump, nothing restored: {section}[{i}].{key}" in message
+    if key == "id":  # the facts and the alias naming alice now name no entity of the dump
+        assert {(r["field"], r["value"], r["code"]) for r in others} <= {
+            ("subject", "alice", "not_found"), ("object_id", "alice", "not_found"), ("entity_id", "alice", "not_found")}
+    else:
+        assert others == []
+
+
+def test_restore_follows_the_dumps_own_vocabulary(sample: KnowledgeGraph, fresh, tmp_path: Path) -> None:
+    data = _sample_dump(sample, tmp_path)
+    alice = {e["id"]: i for i, e in enumerate(data["entities"])}["alice"]
+    data["entities"][alice]["type"] = "robot"
+    data["config"]["types"].append("robot")
+    target = fresh()
+    target.configure(types=["gadget"])  # the graph's own settings do not matter: the dump's replace them
+    io.import_file(target, _write(tmp_path / "robot.json", data))
+    assert target.entity("alice").type == "robot" and "robot" in target.config.types
+
+
+def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph, fresh, tmp_path: Path,
+                                                          dump) -> None:
+    data = _sample_dump(sample, tmp_path)
+    target = fresh()
+    current = next(i for i, f in enumerate(data["facts"]) if f["valid_to"] is None and f["object_id"])
+    twin = {**data["facts"][current], "id": 99}
+    # Two identical current facts: the store keeps one (its unique index), so a dump cannot hold two.
+    _, rows = _refused(target, {**data, "facts": [*data["facts"], twin]}, tmp_path, dump)
+    assert [(r["record"], r["line"], r["field"], r["value"], r["code"]) for r in rows] == [
+        (f"facts[{len(data['facts'])}]", 99, "valid_to", None, "invalid_request")]
+    assert f"facts[{current}] is the same fact" in rows[0]["reason"]
+    # ... as value objects compare case-folded.
+    value = next(i for i, f in enumerate(data["facts"]) if f["predicate"] == "email")
+    shout = {**data["facts"][value], "id": 98, "object_value": data["facts"][value]["object_value"].upper()}
+    _, rows = _refused(target, {**data, "facts": [*data["facts"], shout]}, tmp_path, dump)
+    assert [(r["line"], r["field"]) for r in rows] == [(98, "valid_to")]
+    # An object, an alias pointing at no entity; a fact id used twice; every problem is listed, in order.
+    edited = json.loads(json.dumps(data))
+    edited["facts"][0]["object_id"], edited["facts"][0]["object_value"] = "nobody", None
+    edited["facts"][1]["id"] = edited["facts"][0]["id"]
+    edited["aliases"][0]["entity_id"] = "nobody"
+    message, rows = _refused(target, edited, tmp_path, dump)
+    assert [(r["record"], r["field"], r["code"]) for r in rows] == [
+        ("facts[0]", "object_id", "not_found"), ("facts[1]", "id", "invalid_request"),
+        ("aliases[0]", "entity_id", "not_found")]
+    assert message.startswith("3 problem(s) in 3 record(s) of the dump, nothing restored: facts[0].object_id")
+    # An alias that is an entity's id, a memory without text, a record that is not an object.
+    edited = json.loads(json.dumps(data))
+    edited["aliases"][0] = {"alias": "nocetic", "name": "Nocetic", "entity_id": "alice"}
+    edited["memories"][0]["text"] = ""
+    edited["entities"].append("alice")
+    _, rows = _refused(target, edited, tmp_path, dump)
+    assert [(r["record"], r["code"]) for r in rows] == [
+        (f"entities[{len(data['entities'])}]", "invalid_request"), ("aliases[0]", "alias_conflict"),
+        ("memories[0]", "invalid_name")]
+
+
+def test_restore_checks_the_ends_of_facts_and_the_config(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
+    data = _sample_dump(sample, tmp_path)
+    target = fresh()
+    ended = next(i for i, f in enumerate(data["facts"]) if f["valid_to"] is not None)
+    current = next(i for i, f in enumerate(data["facts"]) if f["valid_to"] is None)
+    edited = json.loads(json.dumps(data))
+    edited["facts"][ended]["invalidated_at"] = None  # an end is always recorded with when and by whom
+    edited["facts"][ended]["valid_from"] = "2027-01-01"
+    edited["facts"][current]["ended_by"] = "ops"
+    edited["config"]["types"].append("Robot")
+    edited["config"]["comma_guard"] = "yes"
+    edited["config"]["later"] = float("nan")
+    _, rows = _refused(target, edited, tmp_path, dump)
+    by_fact = {ended: [("valid_to", "interval_order"), ("invalidated_at", "invalid_request")],
+               current: [("ended_by", "invalid_request")]}
+    assert [(r["record"], r["field"], r["code"]) for r in rows] == [
+        ("config", "types", "invalid_name"), ("config", "comma_guard", "invalid_request"),
+        ("config", "later", "invalid_request"),
+        *[(f"facts[{i}]", field, code) for i in sorted(by_fact) for field, code in by_fact[i]]]
+    assert "'Robot' in types is not normalised; the graph keeps 'robot'" in rows[0]["reason"]
+
+
+def test_restore_refuses_values_the_store_cannot_keep(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
+    """NaN, whole numbers too big for SQLite, lone surrogates: refused as KGErrors (they used to escape as
+    OverflowError or UnicodeEncodeError), in an exact restore and in a merge alike."""
+    data = _sample_dump(sample, tmp_path)
+    edited = json.loads(json.dumps(data))
+    edited["facts"][0]["id"] = 2**63
+    edited["facts"][1]["confidence"] = float("nan")
+    edited["facts"][2]["confidence"] = 10**400
+    edited["facts"][3]["source"] = "\ud800"
+    edited["entities"][0]["properties"] = {"x": float("inf")}
+    edited["memories"][0]["metadata"] = {"x": "\udfff"}
+    _, rows = _refused(fresh(), edited, tmp_path, dump)
+    assert [(r["record"], r["field"]) for r in rows] == [
+        ("entities[0]", "properties"), ("facts[0]", "id"), ("facts[1]", "confidence"), ("facts[2]", "confidence"),
+        ("facts[3]", "source"), ("memories[0]", "metadata")]
+    assert rows[1]["line"] is None and rows[2]["line"] == data["facts"][1]["id"]
+    busy = fresh("busy")
+    busy.add("Zed", "knows", "Alice")
+    before = dump(where(busy))
+    for key, value in (("id", 2**63), ("confidence", 10**400), ("source", "\ud800"), ("subject", 5)):
+        broken = json.loads(json.dumps(data))
+        broken["facts"][0][key] = value
+        with pytest.raises(kgtoolkit.KGError):
+            io.import_file(busy, _write(tmp_path / "merge.json", broken))
+        assert dump(where(busy)) == before, key
+
+
+def test_refused_restore_writes_the_rejects_file(sample: KnowledgeGraph, fresh, tmp_path: Path) -> None:
+    data = _sample_dump(sample, tmp_path)
+    data["facts"][4]["predicate"] = ""
+    rejects = tmp_path / "rejects.csv"
+    with pytest.raises(InvalidRows):
+        io.import_file(fresh(), _write(tmp_path / "bad.json", data), rejects=rejects)
+    rows = list(csv.DictReader(rejects.open(encoding="utf-8")))
+    assert [(r["line"], r["record"], r["field"], r["code"]) for r in rows] == [
+        (str(data["facts"][4]["id"]), "facts[4]", "predicate", "invalid_name")]
 
 
 def test_json_dump_refuses_filters(sample: KnowledgeGraph, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Property tests: name normalisation, and as_of / known_at against a plain-Python interval model.
+"""Property tests: name normalisation, as_of / known_at against a plain-Python interval model, damaged dumps.
 
 The properties that open a graph run on both backends, each example on a fresh graph (``new_db``);
 PostgreSQL runs fewer examples (a fresh schema per example costs more than a fresh file).
@@ -6,8 +6,12 @@ PostgreSQL runs fewer examples (a fresh schema per example costs more than a fre
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import itertools
+import json
+import re
+import tempfile
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +22,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import kgtoolkit
-from kgtoolkit import IntervalOrder, InvalidName, normalize_name
+from kgtoolkit import IntervalOrder, InvalidName, frames, io, normalize_name, normalize_predicate
+from kgtoolkit._demo import build_demo
 from kgtoolkit._names import clean_text
+from kgtoolkit._time import parse_bound
+from kgtoolkit.store import dump, is_empty, read_table, restore
 
 UTC = dt.timezone.utc
 US = dt.timedelta(microseconds=1)
@@ -297,3 +304,170 @@ def known_at_matches_model(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> No
                         if f["first"] <= hi and (f["last"] if obj in ended else NEVER_AFTER) >= lo}
             assert {f.object for f in kg.query("s", as_of=value, known_at=_z_us(k))} == expected
     assert kg.query("s", known_at="2000-01-01") == []
+
+
+# ====================================================================== dumps
+#
+# A dump is restored only if every record keeps the store's rules; otherwise it is refused whole with a
+# KGError (never a TypeError, KeyError, OverflowError, UnicodeEncodeError, sqlite3 error, ...) and nothing
+# is written. The same holds for merging a dump into a graph that is not empty. A graph the store built
+# always restores, exactly.
+
+ODD_TEXT = st.text(alphabet=st.sampled_from("aZé ß_-'’,.\t\u00a0\u2003\x1c\u0308ǰﬁİ"), min_size=1, max_size=10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(ODD_TEXT, st.sampled_from(["knows", "Works At", "note", "email"]), ODD_TEXT, bounds(),
+                          st.one_of(st.none(), bounds(allow_open=False)), st.sampled_from([0, 0.5, 1])),
+                min_size=1, max_size=6),
+       st.lists(st.tuples(ODD_TEXT, st.integers(0, 5)), max_size=2))
+def test_a_graph_the_store_built_always_restores(facts: list[Any], aliases: list[Any]) -> None:
+    with kgtoolkit.open(":memory:") as kg, kgtoolkit.open(":memory:") as twin:
+        kg.configure(comma_guard=False)
+        writes = [lambda s=s, p=p, o=o, start=start, c=c: kg.add(s, p, o, valid_from=start, confidence=c,
+                                                                 source=f" {s} ", properties={"n": o})
+                  for s, p, o, (start, _), _, c in facts]
+        writes += [lambda s=s, p=p, o=o, end=end: kg.invalidate(s, p, o, ended=end[0], ended_by=o)
+                   for s, p, o, _, end, _ in facts if end is not None]
+        writes.append(lambda: kg.remember(facts[0][0], source=facts[0][2], metadata={"k": facts[0][0]}))
+        for write in writes:
+            try:
+                write()
+            except kgtoolkit.KGError:  # names that normalise to nothing, an end before the start, ...
+                pass
+        entities = [e.id for e in kg.entities()]
+        for alias, target in aliases if entities else ():
+            try:
+                kg.alias(alias, entities[target % len(entities)])
+            except kgtoolkit.KGError:
+                pass
+        data = json.loads(json.dumps(dump(kg)))  # through JSON, as a file is
+        restore(twin, data)
+        assert dump(twin) == data
+
+
+# Damage: values that are nearly right (names, dates, times, references), numbers at the edges, then anything.
+PLAUSIBLE = st.sampled_from([
+    "", " ", "\t", "_", "'", " Acme", "Acme ", "acme", "ACME", "postgres", "pg", "ghost", "Uses Queue", "uses_queue",
+    "person", "robot", "unknown", "a,b", "mem_x", "NaN", "19##", "2026-13-01", "2026-02-30", "0000-01-01", "2026-10",
+    "2026-10-12", "2025-01-06", "2026-10-12T08:00:00+02:00", "2026-10-12T06:00:00Z", "2026-12-02T12:00:00.123456Z",
+    "2026-12-02 12:00:00.123456Z", "2026-12-02T12:00:00Z", "9999-12-31T23:59:59.999999Z", "\ud800", "x\udfff"])
+NUMBERS = st.sampled_from([0, 1, -1, 0.5, 1.0000001, 2**63 - 1, 2**63, 10**30, -(2**63), float("nan"), float("inf"),
+                           True, False])
+JUNK = st.one_of(
+    PLAUSIBLE, NUMBERS, st.none(), st.text(max_size=8), st.integers(), st.floats(),
+    st.recursive(st.none() | st.integers() | st.floats() | st.text(max_size=3),
+                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                 max_leaves=6),
+)
+FIELDS = {"entities": ("id", "name", "type", "properties", "created_at"),
+          "facts": ("id", "subject", "predicate", "object_id", "object_value", "valid_from", "valid_to", "confidence",
+                    "source", "source_closet", "recorded_at", "invalidated_at", "ended_by"),
+          "aliases": ("alias", "name", "entity_id"),
+          "memories": ("id", "text", "source", "created_at", "metadata")}
+PLACE = st.tuples(st.sampled_from(list(FIELDS)), st.integers(0, 999), st.integers(0, 99))  # section, record, field
+MUTATIONS = st.one_of(
+    st.tuples(st.just("set"), PLACE, PLAUSIBLE),
+    st.tuples(st.just("set"), PLACE, NUMBERS),
+    st.tuples(st.just("set"), PLACE, JUNK),
+    st.tuples(st.just("delete"), PLACE),
+    st.tuples(st.just("copy"), PLACE, st.integers(0, 999)),  # the field of another record: duplicate ids, ...
+    st.tuples(st.sampled_from(["duplicate", "drop"]), PLACE),
+    st.tuples(st.just("replace"), PLACE, JUNK),
+    st.tuples(st.just("section"), st.sampled_from([*FIELDS, "config"]), JUNK),
+    st.tuples(st.just("config"), st.sampled_from(["types", "value_predicates", "multi_valued", "comma_guard", "other"]),
+              JUNK),
+    st.tuples(st.just("vocabulary"), st.sampled_from(["types", "value_predicates", "multi_valued"]), JUNK),
+    st.tuples(st.just("header"), JUNK),
+)
+TRANSACTION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+_DEMO: list[dict[str, Any]] = []
+
+
+def _demo_dump() -> dict[str, Any]:
+    """A copy of the demo graph's dump (history, merges, aliases, memories, properties), built once."""
+    if not _DEMO:
+        with tempfile.TemporaryDirectory() as folder, build_demo(Path(folder) / "demo.sqlite3") as kg:
+            kg.add("Acme", "note", "Lisbon, Portugal")
+            _DEMO.append(json.loads(json.dumps(dump(kg))))
+    return copy.deepcopy(_DEMO[0])
+
+
+def _mutate(data: dict[str, Any], mutation: tuple[Any, ...]) -> None:
+    kind, *args = mutation
+    if kind in ("set", "delete", "copy", "duplicate", "drop", "replace"):
+        section, i, field = args[0]
+        rows = data[section]
+        if not isinstance(rows, list) or not rows:
+            return
+        i %= len(rows)
+        row, key = rows[i], (*FIELDS[section], "other")[field % (len(FIELDS[section]) + 1)]
+        other = rows[args[1] % len(rows)] if kind == "copy" else None
+        if kind == "set" and isinstance(row, dict):
+            row[key] = args[1]
+        elif kind == "delete" and isinstance(row, dict):
+            row.pop(key, None)
+        elif kind == "copy" and isinstance(row, dict) and isinstance(other, dict):
+            row[key] = other.get(key)
+        elif kind == "duplicate":
+            rows.insert(i, copy.deepcopy(row))
+        elif kind == "drop":
+            del rows[i]
+        elif kind == "replace":
+            rows[i] = args[1]
+    elif kind == "section":
+        data[args[0]] = args[1]
+    elif kind == "config" and isinstance(data["config"], dict):
+        data["config"][args[0]] = args[1]
+    elif kind == "vocabulary" and isinstance(data["config"], dict) and isinstance(data["config"].get(args[0]), list):
+        data["config"][args[0]].append(args[1])
+    elif kind == "header":
+        data["kgtoolkit"]["schema"] = args[0]
+
+
+def _sound(kg: kgtoolkit.KnowledgeGraph, folder: Path) -> None:
+    """The graph keeps the store's rules, passes SQLite's checks, and exports a dump that restores to the same."""
+    with kg._backend.read() as cur:
+        assert cur.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert cur.execute("PRAGMA foreign_key_check").fetchall() == []
+    config = kg.config
+    for entity in kg.entities():
+        assert kg.resolve(entity.name) == entity.id and entity.type in config.types
+        assert TRANSACTION_TIME.fullmatch(entity.created_at)
+    for fact in kg.timeline():
+        assert normalize_predicate(fact.predicate) == fact.predicate and fact.source.strip()
+        assert fact.valid_from is None or parse_bound(fact.valid_from, field="f").text == fact.valid_from
+        assert fact.valid_to is None or parse_bound(fact.valid_to, field="t", end=True).text == fact.valid_to
+        assert 0 <= fact.confidence <= 1 and TRANSACTION_TIME.fullmatch(fact.recorded_at)
+        assert (fact.valid_to is None) == (fact.invalidated_at is None) == (fact.ended_by is None)
+    for alias in kg.aliases():
+        assert normalize_name(alias.name) == alias.alias and kg.resolve(alias.alias) == alias.entity
+    for memory in read_table(kg, "memories").to_pylist():
+        assert memory["id"].strip() and memory["text"].strip() and TRANSACTION_TIME.fullmatch(memory["created_at"])
+    assert frames.facts(kg).height == kg.stats().facts
+    io.export_file(kg, folder / "again.json")
+    with kgtoolkit.open(":memory:") as again:
+        io.import_file(again, folder / "again.json")
+        assert dump(again) == dump(kg)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(MUTATIONS, min_size=1, max_size=2), st.sampled_from(["restore", "restore", "merge"]))
+def test_a_damaged_dump_is_restored_or_refused_whole(mutations: list[Any], into: str) -> None:
+    data = _demo_dump()
+    for mutation in mutations:
+        _mutate(data, mutation)
+    with tempfile.TemporaryDirectory() as name, kgtoolkit.open(":memory:") as kg:
+        folder = Path(name)
+        path = folder / "damaged.json"
+        path.write_text(json.dumps(data), encoding="utf-8")  # NaN as NaN, lone surrogates as \ud800 escapes
+        if into == "merge":  # a graph that is not empty: the dump is merged by the add rules
+            kg.add("Zed", "knows", "Acme")
+        before = dump(kg)
+        try:
+            io.import_file(kg, path, allow_commas=True)
+        except kgtoolkit.KGError as exc:
+            assert dump(kg) == before, exc
+            assert into == "merge" or is_empty(kg)
+            return
+        _sound(kg, folder)

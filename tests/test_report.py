@@ -11,15 +11,20 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit._demo import build_demo
+from kgtoolkit.cli import app
 from kgtoolkit.report import churn_report
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 YAGO = SHARED / "data" / "yago11k" / "facts.tsv"
 EVIL = "<img src=x onerror=alert(1)> | Evil"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+TOO_MANY_DAYS = ("every '1d' makes 3,651,694 periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn "
+                 "table holds; choose a longer every (such as '3mo') or a shorter window with since/until")
 
 
 @pytest.fixture
@@ -149,3 +154,70 @@ def test_report_yago(tmp_path: Path) -> None:
     name = top_entity(kg)
     assert stat(page, "top-entity") == name and f"| {name} |" in summary
     kg.close()
+
+
+def far_graph(path: Path, *facts: tuple[str, str, str, str, str]) -> KnowledgeGraph:
+    kg = kgtoolkit.open(path)
+    for subject, predicate, obj, valid_from, valid_to in facts:
+        kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to)
+    return kg
+
+
+@pytest.mark.parametrize(("every", "labels"), [("1y", ("0001", "2026", "9999")), ("10y", ("0001", "2020", "9990"))])
+def test_report_at_the_ends_of_time(tmp_path: Path, every: str, labels: tuple[str, str, str]) -> None:
+    # Facts from 0001-01-01 and to 9999-12-31 (valid dates): the last period ends in year 10000,
+    # past any Python datetime, and a "10y" period holding 0001-01-01 begins in year 0.
+    kg = far_graph(tmp_path / "far.sqlite3", ("Ann", "works_at", "Acme", "0001-01-01", "9999-12-31"),
+                   ("Ann", "lives_in", "Oslo", "2026-03-02", "9999-12-31"))
+    html_path, md_path = churn_report(kg, every=every, out=tmp_path / "far.html")
+    page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
+    assert_offline(page)
+    assert page.count("data:image/png;base64,") == 2
+    assert "window 0001-01-01 … 9999-12-31" in summary and "window 0001-01-01 … 9999-12-31" in page
+    assert (stat(page, "added"), stat(page, "ended"), stat(page, "net")) == ("2", "2", "0")
+    assert stat(page, "top-entity") == "Ann"
+    first, second, last = labels
+    assert f"| {first} | 1 | 0 | +1 | 0 | – |" in summary
+    assert f"| {second} | 1 | 0 | +1 | 1 | 100.0% |" in summary
+    assert f"| {last} | 0 | 2 | -2 | 2 | 100.0% |" in summary
+    kg.close()
+
+
+def test_report_refuses_too_many_periods(tmp_path: Path) -> None:
+    kg = far_graph(tmp_path / "long.sqlite3", ("Ann", "works_at", "Acme", "0001-01-01", "9998-12-31"))
+    out = tmp_path / "long.html"
+    with pytest.raises(kgtoolkit.InvalidRequest) as caught:
+        churn_report(kg, every="1d", out=out)
+    assert caught.value.message == TOO_MANY_DAYS and caught.value.data["field"] == "every"
+    assert not out.exists() and not out.with_suffix(".md").exists()
+    # The suggested period, or a window of the data, gives the report.
+    html_path, md_path = churn_report(kg, every="3mo", out=out)
+    assert "window 0001-01-01 … 9998-12-31" in md_path.read_text(encoding="utf-8")
+    html_path, md_path = churn_report(kg, every="1d", since="2026-01-01", until="2026-12-31", out=out)
+    page = html_path.read_text(encoding="utf-8")
+    assert "window 2026-01-01 … 2026-12-31" in md_path.read_text(encoding="utf-8")
+    assert (stat(page, "added"), stat(page, "ended")) == ("0", "0")
+    kg.close()
+
+
+def test_cli_report_extreme_dates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KGTOOLKIT_DB", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    runner = CliRunner()
+    far = tmp_path / "far.sqlite3"
+    far_graph(far, ("Ann", "works_at", "Acme", "2026-03-02", "9999-12-31")).close()
+    result = runner.invoke(app, ["--db", str(far), "report", "--every", "1y", "--out", str(tmp_path / "far.html")])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert "report written to" in " ".join(ANSI.sub("", result.stdout).split())
+    assert (tmp_path / "far.html").exists() and (tmp_path / "far.md").exists()
+
+    long = tmp_path / "long.sqlite3"
+    far_graph(long, ("Ann", "works_at", "Acme", "0001-01-01", "9998-12-31")).close()
+    for every, message in (("1d", TOO_MANY_DAYS), ("1h", TOO_MANY_DAYS.replace("'1d' makes 3,651,694",
+                                                                                "'1h' makes 87,640,656"))):
+        out = tmp_path / f"long-{every}.html"
+        result = runner.invoke(app, ["--db", str(long), "report", "--every", every, "--out", str(out)])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        assert result.stdout == "" and "Traceback" not in result.output
+        assert " ".join(ANSI.sub("", result.stderr).split()) == f"error [invalid_request] {message}"
+        assert not out.exists()

@@ -43,7 +43,9 @@ class InvalidRows(InvalidRequest):
 
     ``data["rows"]`` names each problem: ``line``, ``field``, ``value``, ``code`` (the error code
     ``add`` would raise: ``invalid_date``, ``interval_order``, ``comma_list``, ``invalid_name``,
-    ``unknown_type``, ``invalid_request``) and ``reason``.
+    ``unknown_type``, ``invalid_request``) and ``reason``. A refused dump restore adds ``record``
+    (``facts[3]``, ``entities[0]``, ``config``; ``line`` is a fact's id, else None) and the codes
+    ``not_found`` (a reference to no entity of the dump) and ``alias_conflict``.
     """
 
     code = "invalid_rows"
