@@ -174,3 +174,38 @@ def test_rendered_graph_is_offline(demo_db: Path) -> None:
     for host in ("jsdelivr", "cdnjs", "unpkg", "googleapis", "<link rel=\"stylesheet\" href=\"http"):
         assert host not in lowered
     assert "<script src=\"http" not in lowered
+
+
+@pytest.fixture(scope="module")
+def team_db(postgres, demo_db: Path) -> str:  # noqa: ANN001 - the session's PostgreSQL server
+    """The demo graph copied into a PostgreSQL schema: the dashboard of a team."""
+    from kgtoolkit.store import copy_graph
+
+    url = postgres.new_schema()
+    with kgtoolkit.open(demo_db, read_only=True) as source, kgtoolkit.open(url) as target:
+        copy_graph(source, target)
+    return url
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("read_only", [False, True])
+def test_every_page_runs_on_a_postgres_graph(monkeypatch: pytest.MonkeyPatch, team_db: str, page: str,
+                                             read_only: bool) -> None:
+    at = _open(_app(monkeypatch, team_db, entity="my_api", read_only=read_only), page)
+    assert "***" in " ".join(c.value for c in at.caption if c.value.startswith(FOOTER))  # no password shown
+
+
+def test_a_read_only_postgres_dashboard_uses_a_read_only_session(team_db: str) -> None:
+    import sys
+
+    sys.path.insert(0, str(APP.parent))
+    import kgdash
+
+    kg = kgdash.open_graph.__wrapped__(team_db, True)  # what the dashboard opens in --read-only mode
+    try:
+        with kg._backend.read() as cur:
+            assert cur.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
+        with pytest.raises(kgtoolkit.ReadOnly):
+            kg.add("my_api", "uses_queue", "Kafka")
+    finally:
+        kg.close()
