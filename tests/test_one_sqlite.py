@@ -59,8 +59,9 @@ import sys, time, kgtoolkit
 from pathlib import Path
 from kgtoolkit import frames
 stop, seen, last = Path(sys.argv[2]), 0, 0
+deadline = time.monotonic() + 600  # never outlive a test that died before saying stop
 with kgtoolkit.open(sys.argv[1], read_only=True, timeout=120) as kg:
-    while not stop.exists() or seen < 3:
+    while (not stop.exists() or seen < 3) and time.monotonic() < deadline:
         rows = frames.facts(kg).height
         assert rows >= last, (rows, last)  # committed facts never disappear
         assert kg.stats().facts >= rows
@@ -84,8 +85,13 @@ def test_an_import_racing_a_writer_and_a_dashboard_reader(tmp_path: Path) -> Non
             report, _ = import_facts(kg, frame)
     finally:
         stop.touch()
-        written, _ = writer.communicate(timeout=300)
-        seen, errors = reader.communicate(timeout=300)
+        try:
+            written, _ = writer.communicate(timeout=300)
+            seen, errors = reader.communicate(timeout=300)
+        finally:
+            for proc in (writer, reader):
+                if proc.poll() is None:
+                    proc.kill()
     assert writer.returncode == 0 and int(written) == 300
     assert reader.returncode == 0, errors
     reads, adbc_loaded = seen.split()
