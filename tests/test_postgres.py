@@ -124,6 +124,8 @@ _WORKER = textwrap.dedent("""
             try:
                 if op == "add":
                     log["created"] += kg.add(s, "uses_db", old, valid_from="2026-01-01").created
+                    # every worker creates the same new entities at about the same moment
+                    log["created"] += kg.add(s, "calls", f"endpoint {step}", valid_from="2026-01-01").created
                     kg.add(f"dup {worker} {step}", "uses_db", old)  # an entity for the mergers
                     log["created"] += 1
                 elif op == "invalidate":

@@ -332,7 +332,7 @@ class PostgresBackend(Backend):
                 yield _Cursor(raw)
             except self._psycopg.Error as exc:
                 self._rollback(conn)
-                if getattr(exc, "sqlstate", None) in _RETRY or _current_fact_clash(exc):
+                if getattr(exc, "sqlstate", None) in _RETRY or _key_race(exc):
                     raise  # write() runs it again
                 raise self._error(exc) from None
             except BaseException:
@@ -504,7 +504,7 @@ class PostgresBackend(Backend):
                 self._conn.close()
 
 
-def _current_fact_clash(exc: Exception) -> bool:
-    """A concurrent transaction added the same current fact first (the partial unique index said so)."""
-    diag = getattr(exc, "diag", None)
-    return getattr(exc, "sqlstate", None) == "23505" and getattr(diag, "constraint_name", None) == "facts_current"
+def _key_race(exc: Exception) -> bool:
+    """A concurrent transaction wrote the same key first: the same new entity, alias or current fact. Every
+    write looks for its keys before it inserts them, so a unique violation always means such a race."""
+    return getattr(exc, "sqlstate", None) == "23505"
