@@ -32,6 +32,7 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps mempalace
 	$(BIN)/python benchmarks/bench_suite.py --readme
+	$(BIN)/python benchmarks/bench_postgres.py --json benchmarks/results-postgres.json
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps mempalace
