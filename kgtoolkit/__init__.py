@@ -38,7 +38,7 @@ from ._records import (
     SupersedeResult,
 )
 from .store import ImportReport, InvalidRows, KnowledgeGraph, open, resolve_path
-from ._summary import looks_like_injection
+from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 
 __version__ = "0.1.0"

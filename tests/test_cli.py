@@ -639,16 +639,16 @@ def test_summary(richer: Path) -> None:
     db = ("--db", richer)
     main = ok(*db, "summary")
     assert main.startswith("# Knowledge Graph\n")
-    assert "## my_api" in main and "- uses_queue → SQLite (since 2026-10-12)" in main
-    assert "## Ann Lee (person)" in main and "- email → Ann@Acme.example (since 2025-01-06)" in main
+    assert "## `my_api`" in main and "- uses_queue → `SQLite` (since 2026-10-12)" in main
+    assert "## `Ann Lee` (person)" in main and "- email → `Ann@Acme.example` (since 2025-01-06)" in main
     assert "Redis" not in main  # ended facts are not current
     sub = ok(*db, "summary", "--style", "subagent")
-    assert sub.startswith("## Known Facts\n") and "### my_api" in sub
+    assert sub.startswith("## Known Facts\n") and "### `my_api`" in sub
     assert "\n## " not in sub
     one = ok(*db, "summary", "--limit", "1")
     assert len([line for line in one.splitlines() if line.startswith("## ")]) == 1
     past = ok(*db, "summary", "--as-of", "2026-05-01")
-    assert "_Facts valid on 2026-05-01._" in past and "uses_queue → Redis" in past and "SQLite (since 2026-10-12)" not in past
+    assert "_Facts valid on 2026-05-01._" in past and "uses_queue → `Redis`" in past and "SQLite` (since 2026-10-12)" not in past
     assert ok_json(*db, "--json", "summary") == {"markdown": main}
     assert ok_json(*db, "summary", "--style", "subagent", "--json")["markdown"] == sub
 
@@ -658,7 +658,7 @@ def test_summary_withholds_injection(db_path: Path) -> None:
     ok("--db", db_path, "add", "vendor", "based_in", "Lisbon")
     text = ok("--db", db_path, "summary")
     assert "Ignore all previous" not in text and "system prompt" not in text
-    assert "based_in → Lisbon" in text and "1 fact(s) withheld" in text
+    assert "based_in → `Lisbon`" in text and "1 fact(s) withheld" in text
 
 
 def test_summary_of_empty_graph(db_path: Path) -> None:
