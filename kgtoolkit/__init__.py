@@ -13,11 +13,16 @@ from __future__ import annotations
 from ._errors import (
     AliasConflict,
     CommaList,
+    Corrupt,
+    DiskFull,
     IntervalOrder,
     InvalidDate,
     InvalidName,
     InvalidRequest,
+    InvalidRows,
     KGError,
+    Locked,
+    MissingDependency,
     NotCurrent,
     NotFound,
     ReadOnly,
@@ -37,7 +42,7 @@ from ._records import (
     Stats,
     SupersedeResult,
 )
-from .store import ImportReport, InvalidRows, KnowledgeGraph, open, resolve_path
+from .store import ImportReport, KnowledgeGraph, open, resolve_path
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 
@@ -49,6 +54,8 @@ __all__ = [
     "AliasConflict",
     "CommaList",
     "ConflictGroup",
+    "Corrupt",
+    "DiskFull",
     "Entity",
     "Fact",
     "GraphConfig",
@@ -60,8 +67,10 @@ __all__ = [
     "InvalidRows",
     "KGError",
     "KnowledgeGraph",
+    "Locked",
     "Memory",
     "MergeResult",
+    "MissingDependency",
     "NotCurrent",
     "NotFound",
     "ReadOnly",

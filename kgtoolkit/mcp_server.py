@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _tool
-from ._errors import InvalidRequest, KGError
+from ._errors import InvalidRequest, KGError, MissingDependency  # MissingDependency lived here: still importable
 from .store import KnowledgeGraph, resolve
 
 __all__ = ["CLIENTS", "SUMMARY_URI", "build_server", "config_snippet", "serve", "tool_specs"]
@@ -239,12 +239,6 @@ def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | No
 
 
 # ---------------------------------------------------------------------- server
-
-
-class MissingDependency(KGError):
-    """The ``mcp`` package is missing or too old."""
-
-    code = "missing_dependency"
 
 
 def _import_sdk() -> Any:

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import InvalidRequest, KGError
+from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
 from .._names import COMMA_PREDICATES
 from .._records import GraphConfig, _Record
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text
@@ -36,19 +36,6 @@ Table = Literal["facts", "entities", "aliases", "memories"]
 
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
 _CHUNK = 50_000
-
-
-class InvalidRows(InvalidRequest):
-    """An import refused whole because some rows break the rules.
-
-    ``data["rows"]`` names each problem: ``line``, ``field``, ``value``, ``code`` (the error code
-    ``add`` would raise: ``invalid_date``, ``interval_order``, ``comma_list``, ``invalid_name``,
-    ``unknown_type``, ``invalid_request``) and ``reason``. A refused dump restore adds ``record``
-    (``facts[3]``, ``entities[0]``, ``config``; ``line`` is a fact's id, else None) and the codes
-    ``not_found`` (a reference to no entity of the dump) and ``alias_conflict``.
-    """
-
-    code = "invalid_rows"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
