@@ -74,8 +74,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ._errors import InvalidRequest, NotFound, StoreError
+from ._errors import InvalidRequest, NotFound
 from .store import ImportReport, InvalidRows, KnowledgeGraph, dump, dump_parts, import_facts, import_graph, is_empty, restore
+from .store._failures import os_failure
 from .store import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._time import TimeInput
 
@@ -236,6 +237,8 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
     except UnicodeDecodeError as exc:
         raise InvalidRequest(f"cannot read {file} as JSON Lines: not UTF-8 ({exc.reason})", field="path",
                              value=str(file)) from None
+    except OSError as exc:  # no permission, an I/O error: as for the other formats
+        raise _polars_error(file, "jsonl", exc) from None
     data = {key: pl.Series(key, [_json_text(r.get(key)) for r in records], dtype=pl.String) for key in keys}
     return pl.DataFrame({**data, _LINE: pl.Series(_LINE, lines, dtype=pl.Int64)})
 
@@ -456,6 +459,8 @@ def _load_json(file: Path) -> Any:
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python parses
         raise InvalidRequest(f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "
                              "per line is JSON Lines (.jsonl)", field="path", value=str(file)) from None
+    except OSError as exc:  # no permission, an I/O error: as for the other formats
+        raise _polars_error(file, "json", exc) from None
 
 
 # ---------------------------------------------------------------------- export
@@ -581,9 +586,9 @@ def _atomic(target: Path, write: Callable[[Path], None]) -> None:
     try:
         write(tmp)
         os.replace(tmp, target)
-    except OSError as exc:
+    except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store._failures)
         tmp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write {target}: {exc.strerror or exc}", field="path", value=str(target)) from None
+        raise os_failure(exc, path=target, doing="write") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

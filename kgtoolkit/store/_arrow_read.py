@@ -33,6 +33,7 @@ from typing import IO, Any
 import pyarrow as pa
 
 from .._errors import StoreError
+from ._failures import sqlite_text_failure
 
 __all__ = ["Query", "read_arrow", "reader_uri"]
 
@@ -129,10 +130,12 @@ def reader_uri(path: Path, *, immutable: bool = False) -> str:
 
 
 def read_arrow(uri: str, *, timeout: float, queries: Sequence[Query] = (), split: Query | None = None,
-               split_min: int = 200_000, pin: bool = True) -> tuple[list[pa.Table], list[pa.Table]]:
+               split_min: int = 200_000, pin: bool = True,
+               path: Path | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
     """Run read queries in the reader process, in one snapshot: ``split`` (the main query, whose SQL has
     ``f.id >= ? AND f.id < ?`` with :data:`LO`/:data:`HI` among its parameters) in parts ordered by id,
-    and each of ``queries``. ``pin=False`` when this process holds the write lock (no snapshot pinning)."""
+    and each of ``queries``. ``pin=False`` when this process holds the write lock (no snapshot pinning).
+    ``path``: the graph's file, named in the error when the read fails (see :mod:`._failures`)."""
     request: dict[str, Any] = {"uri": uri, "timeout_ms": int(timeout * 1000), "dir": _folder(),
                                "queries": [{"sql": sql, "params": list(params)} for sql, params in queries],
                                "split": None}
@@ -140,10 +143,7 @@ def read_arrow(uri: str, *, timeout: float, queries: Sequence[Query] = (), split
         request["split"] = {"sql": split[0], "params": list(split[1]), "min_rows": split_min, "pin": pin}
     answer = _READER.ask(request)
     if not answer.get("ok"):
-        message = answer.get("message", "unknown error")
-        if answer.get("kind") == "busy":
-            raise StoreError(f"the graph is busy ({message}) after waiting {timeout:g} s; retry, or raise the timeout")
-        raise StoreError(f"cannot read the graph: {message}")
+        raise sqlite_text_failure(str(answer.get("message", "unknown error")), path=path, timeout=timeout)
     parts = [_load(p) for p in answer["parts"]]
     extra = [_load(p) for p in answer["extra"]]
     return parts, extra

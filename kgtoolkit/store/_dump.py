@@ -671,6 +671,8 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
             backend.insert_rows(cur, "memories", ("id", "text", "source", "created_at", "metadata"), checked.memories)
             backend.after_explicit_ids(cur, "facts")
         except StoreError as exc:  # the checks missed a rule: still refused whole
+            if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump
+                raise
             raise _bad("dump", f"the graph refused it ({exc.message}); nothing was restored") from None
     return ImportReport(rows=total, inserted=total, duplicates=0, rejected=0,
                         entities_created=len(checked.entities), types_upgraded=0)

@@ -33,6 +33,7 @@ from urllib.parse import quote
 
 from .._errors import InvalidRequest, KGError, NotFound, StoreError
 from .._names import normalize_predicate
+from ._failures import sqlite_failure
 
 if TYPE_CHECKING:
     import polars as pl
@@ -98,8 +99,17 @@ def _connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if conn is not None:
             conn.close()
-        raise StoreError(f"cannot read {path} as an SQLite file: {exc}", field="path", value=str(path)) from None
+        raise _failure(exc, path, f"cannot read {path} as an SQLite file: {exc}") from None
     return conn
+
+
+def _failure(exc: sqlite3.DatabaseError, path: Path, message: str) -> KGError:
+    """A file being read for an import fails: corrupt, locked or full as anywhere (:mod:`._failures`), else
+    ``message`` (the file is no SQLite file, or not of a layout kgtoolkit reads)."""
+    found = sqlite_failure(exc, path=path, timeout=5.0)
+    if isinstance(found, StoreError) and type(found) is not StoreError:
+        return found
+    return StoreError(message, field="path", value=str(path))
 
 
 def _ident(name: str) -> str:
@@ -120,7 +130,7 @@ def is_kgtoolkit_file(path: str | os.PathLike[str]) -> bool:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = _tables(conn)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"cannot read {path}: {exc}", field="path", value=str(path)) from None
+        raise _failure(exc, Path(path), f"cannot read {path}: {exc}") from None
     finally:
         conn.close()
     return version >= 1 and {"facts", "entities", "settings"} <= set(tables)
@@ -274,7 +284,7 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
         unknown_tables = [f"{t} ({conn.execute(f'SELECT count(*) FROM {_ident(t)}').fetchone()[0]} rows)"
                           for t in tables if t not in known]
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"cannot read {file}: {exc}", field="path", value=str(file)) from None
+        raise _failure(exc, file, f"cannot read {file}: {exc}") from None
     finally:
         conn.close()
 

@@ -25,9 +25,10 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._errors import KGError, NotFound, ReadOnly, StoreError
+from .._errors import KGError, NotFound, ReadOnly, StoreError, missing_dependency, require
 from .._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
+from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
 from ._schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -144,9 +145,9 @@ class PostgresBackend(Backend):
         super().__init__(location, read_only=read_only, timeout=timeout)
         try:
             import psycopg
-        except ImportError:
-            raise StoreError("a PostgreSQL graph needs psycopg: pip install 'kgtoolkit[postgres]'",
-                             field="db", value=str(location)) from None
+        except ImportError as exc:
+            raise missing_dependency("psycopg", "postgres", needed_for="a PostgreSQL graph", cause=exc, field="db",
+                                     value=str(location)) from None
         self._psycopg = psycopg
         self._conn: psycopg.Connection[Any] | None = None
         self._closed = False  # close() was called: never reconnect
@@ -173,20 +174,7 @@ class PostgresBackend(Backend):
         return conn
 
     def _connect_error(self, exc: Exception) -> StoreError:
-        text = str(exc).strip()
-        reason = text.splitlines()[0] if text else type(exc).__name__
-        reason = re.sub(r"^connection failed:\s*", "", reason)
-        where = str(self.location)
-        if "password authentication failed" in text or "no password supplied" in text:
-            hint = "the server refused the user name or password; check them in the URL (or PGPASSWORD, ~/.pgpass)"
-        elif "does not exist" in text and "database" in text:
-            hint = "the database does not exist; create it (createdb NAME, or CREATE DATABASE) or check its name"
-        elif any(s in text for s in ("Connection refused", "could not translate host name", "timeout expired",
-                                     "Name or service not known", "No route to host", "Network is unreachable")):
-            hint = "the server cannot be reached; check the host and port, and that PostgreSQL is running there"
-        else:
-            hint = "check the URL (postgresql://user:password@host:port/database)"
-        return StoreError(f"cannot connect to the PostgreSQL graph {where}: {hint} ({reason})", field="db", value=where)
+        return postgres_connect_failure(exc, where=str(self.location))
 
     def _open(self) -> None:
         """Connect, then check (and, writing, create or migrate) the schema under an exclusive lock."""
@@ -265,27 +253,10 @@ class PostgresBackend(Backend):
 
     # ------------------------------------------------------------------ errors
 
-    def _error(self, exc: Exception) -> KGError:
-        """The one place a psycopg error becomes a kgtoolkit error."""
-        state = getattr(exc, "sqlstate", None) or ""
-        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        where = str(self.location)
-        if state == "25006":
-            return ReadOnly(f"{where} is open read-only; open it without read_only to change it", field="db",
-                            value=where)
-        if state in ("55P03", "57014"):
-            return StoreError(f"the graph at {where} is busy ({text}) after waiting {self.timeout:g} s; retry, or "
-                              "raise the timeout", field="db", value=where)
-        if state == "53100":
-            return StoreError(f"the PostgreSQL server of {where} is out of disk space; nothing was written ({text})",
-                              field="db", value=where)
-        if state == "42501":
-            return StoreError(f"the database user lacks a privilege on {where} ({text}); grant it, or connect as "
-                              "the graph's owner", field="db", value=where)
-        if isinstance(exc, self._psycopg.OperationalError):
-            return StoreError(f"lost the connection to {where} ({text}); nothing was written; retry", field="db",
-                              value=where)
-        return StoreError(f"the PostgreSQL graph {where} refused a statement: {text}", field="db", value=where)
+    def _error(self, exc: Exception, *, prefix: str = "") -> KGError:
+        """A psycopg (or ADBC) error as a kgtoolkit error, by its sqlstate (see :mod:`._failures`)."""
+        return postgres_failure(exc, where=str(self.location), timeout=self.timeout,
+                                connection_error=self._psycopg.OperationalError, prefix=prefix)
 
     # ------------------------------------------------------------------ transactions
 
@@ -405,8 +376,9 @@ class PostgresBackend(Backend):
             raise StoreError(f"the graph {self.location} is closed; open it again", field="db",
                              value=str(self.location))
         if self._adbc is None:
-            import adbc_driver_manager
-            import adbc_driver_postgresql
+            needed_for = "reading a PostgreSQL graph into Arrow"
+            adbc_driver_manager = require("adbc_driver_manager", "postgres", needed_for=needed_for)
+            adbc_driver_postgresql = require("adbc_driver_postgresql", "postgres", needed_for=needed_for)
 
             try:
                 database = adbc_driver_postgresql.connect(self.location.url or "")
@@ -455,6 +427,8 @@ class PostgresBackend(Backend):
                     self._arrow(conn, "ROLLBACK", {})
             except adbc_driver_manager.Error as exc:
                 self._close_adbc()
+                if getattr(exc, "sqlstate", None) in ("25006", "55P03", "57014", "53100", "XX001", "XX002"):
+                    raise self._error(exc) from None
                 raise StoreError(f"cannot read {self.location} into Arrow: {str(exc).splitlines()[0]}", field="db",
                                  value=str(self.location)) from None
         return parts, extra

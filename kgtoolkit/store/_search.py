@@ -18,6 +18,7 @@ from .._errors import ReadOnly, StoreError
 from .._records import Fact, Memory
 from .._time import TimeInput
 from . import _queries as q
+from ._failures import sqlite_failure
 from ._schema import FACT_SELECT, ORDER
 
 if TYPE_CHECKING:
@@ -298,7 +299,7 @@ class FileEmbeddingCache:
             self._conn = self._connect(target)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) or path is None:  # busy: never delete another's cache
-                raise StoreError(f"the search cache {path} is busy or unreadable ({exc}); retry") from None
+                raise sqlite_failure(exc, path=path, timeout=30.0, opening=True) from None
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             self._conn = self._connect(target)

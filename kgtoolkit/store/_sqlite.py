@@ -12,6 +12,11 @@ here. ``tests/test_one_sqlite.py`` checks that nothing else imports ADBC's SQLit
 A graph whose file or folder this user cannot write opens read-only (``read_only_reason`` says why):
 reads work, in SQLite's ``immutable`` mode when the WAL's shared-memory file cannot be made, and
 writes raise :class:`~kgtoolkit.ReadOnly` naming the reason.
+
+Every ``sqlite3`` error that leaves a connection or transaction becomes a kgtoolkit error through
+:mod:`._failures` (corrupt, disk_full, locked, read_only, store_error). A failed transaction is rolled
+back only if SQLite has not already done so itself (it does after a full disk or an I/O error), and a
+rollback that fails never hides the failure: the connection is opened anew instead.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from .._errors import NotFound, ReadOnly, StoreError
+from .._errors import KGError, NotFound, ReadOnly, StoreError
 from ._arrow_read import HI, LO, read_arrow
 from ._backend import Backend, Cursor, Dialect, Query
+from ._failures import is_sqlite_failure, os_failure, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
@@ -60,11 +66,10 @@ class SQLiteBackend(Backend):
                     folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
             missing = read_only and not memory and not self.path.exists()
             if not memory and not read_only:
-                self.read_only_reason = _unwritable(self.path)
+                self.read_only_reason = unwritable(self.path)
                 missing = bool(self.read_only_reason) and not self.path.exists()
-        except OSError as exc:  # a path component is a file, a name too long, no permission, ...
-            raise StoreError(f"cannot use {self.path} for a knowledge graph: {exc.strerror or exc}; choose "
-                             "another path", field="path", value=str(self.path)) from None
+        except OSError as exc:  # a path component is a file, a name too long, no permission, a full disk ...
+            raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from None
         if missing and self.read_only_reason:
             raise StoreError(f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
                              field="path", value=str(self.path))
@@ -72,15 +77,28 @@ class SQLiteBackend(Backend):
             raise NotFound(f"no graph at {self.path}; check the path (a graph file is created by its first write)",
                            field="path", value=str(self.path))
         self.read_only = read_only or self.read_only_reason is not None
+        self._reopening = False
         try:
             self._connect()
             if not self.read_only:
                 self._enable_wal()
                 self.conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open {self.path} as a knowledge graph: {exc}", field="path",
-                             value=str(self.path)) from None
+        except BaseException as exc:
+            conn: sqlite3.Connection | None = getattr(self, "conn", None)
+            if conn is not None:
+                conn.close()
+            if is_sqlite_failure(exc):
+                raise self._failure(exc, opening=True) from None  # type: ignore[arg-type]
+            raise
+
+    # ------------------------------------------------------------------ failures
+
+    def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> KGError:
+        """The kgtoolkit error for a failure of this graph's database (see :mod:`._failures`)."""
+        path = None if self.location.memory else self.path
+        return sqlite_failure(exc, path=path, timeout=self.timeout, opening=opening,
+                              read_only_reason=lambda: None if path is None else unwritable(path))
 
     # ------------------------------------------------------------------ connecting
 
@@ -155,8 +173,7 @@ class SQLiteBackend(Backend):
         try:
             return self._schema_version()
         finally:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
+            self._rollback()
 
     def _migrate(self) -> None:
         conn = self.conn
@@ -174,7 +191,7 @@ class SQLiteBackend(Backend):
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback()
             raise
 
     # ------------------------------------------------------------------ transactions
@@ -183,8 +200,40 @@ class SQLiteBackend(Backend):
         if self.read_only_reason:
             raise ReadOnly(f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
                            "this user write access to the file and its folder, or copy the graph elsewhere",
-                           field="path", value=str(self.path))
-        raise ReadOnly(f"{self.path} is open read-only; open it without read_only to change it")
+                           field="path", value=str(self.path), reason=self.read_only_reason)
+        raise ReadOnly(f"{self.path} is open read-only; open it without read_only to change it", field="path",
+                       value=str(self.path), reason="opened read-only")
+
+    def _rollback(self) -> None:
+        """End the failed transaction, if SQLite has not ended it already (after a full disk or an I/O error
+        it rolls back by itself). Never raises: when even the rollback fails, the connection is opened
+        anew (SQLite rolls back what it left unfinished), so the failure itself is what the caller reports."""
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            return
+        except sqlite3.Error:
+            pass
+        if self._reopening:
+            return
+        self._reopening = True
+        try:
+            self.conn.close()
+            self._connect()
+            if not self.read_only:
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+        except (sqlite3.Error, KGError):  # the file is gone or broken: every later use says so
+            pass
+        finally:
+            self._reopening = False
+
+    def _cursor(self) -> sqlite3.Cursor:
+        try:
+            return self.conn.cursor()
+        except sqlite3.Error as exc:
+            if is_sqlite_failure(exc):
+                raise self._failure(exc) from None
+            raise
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Cursor]:
@@ -192,50 +241,67 @@ class SQLiteBackend(Backend):
         if write and self.read_only:
             self._refuse_write()
         with self.lock:
-            cur = self.conn.cursor()
+            cur = self._cursor()
             try:
-                cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"the graph at {self.path} is busy ({exc}) after waiting "
-                                 f"{self.timeout:g} s; retry, or raise the timeout") from None
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            else:
+                try:
+                    cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                except sqlite3.Error as exc:
+                    if is_sqlite_failure(exc):
+                        raise self._failure(exc) from None
+                    raise
+                try:
+                    yield cur
+                except sqlite3.Error as exc:
+                    self._rollback()
+                    if is_sqlite_failure(exc):
+                        raise self._failure(exc) from None
+                    raise
+                except BaseException:
+                    self._rollback()
+                    raise
                 try:
                     cur.execute("COMMIT")
-                except sqlite3.OperationalError as exc:
-                    cur.execute("ROLLBACK")
-                    raise StoreError(f"could not commit to {self.path}: {exc}; nothing was written") from None
+                except sqlite3.Error as exc:
+                    self._rollback()
+                    if is_sqlite_failure(exc):
+                        raise self._failure(exc) from None
+                    raise
             finally:
                 cur.close()
 
     @contextmanager
     def statement(self) -> Iterator[Cursor]:
         with self.lock:
-            cur = self.conn.cursor()
+            cur = self._cursor()
             try:
                 yield cur
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise StoreError(f"the graph at {self.path} is busy ({exc}) after waiting {self.timeout:g} s; "
-                                     "retry, or raise the timeout") from None
+            except sqlite3.Error as exc:
+                if is_sqlite_failure(exc):
+                    raise self._failure(exc) from None
                 raise
             finally:
                 cur.close()
+
+    def _foreign_keys(self, on: bool) -> None:
+        try:
+            self.conn.execute(f"PRAGMA foreign_keys = {'ON' if on else 'OFF'}")
+        except sqlite3.Error as exc:
+            if on:  # after a failure that broke the connection: the failure is what is reported
+                return
+            if is_sqlite_failure(exc):
+                raise self._failure(exc) from None
+            raise
 
     @contextmanager
     def bulk_write(self) -> Iterator[Cursor]:
         """A write transaction with foreign-key checks off: a bulk load checks every reference itself."""
         with self.lock:
-            self.conn.execute("PRAGMA foreign_keys = OFF")
+            self._foreign_keys(False)
             try:
                 with self.transaction(write=True) as cur:
                     yield cur
             finally:
-                self.conn.execute("PRAGMA foreign_keys = ON")
+                self._foreign_keys(True)
 
     # ------------------------------------------------------------------ bulk data
 
@@ -270,7 +336,7 @@ class SQLiteBackend(Backend):
         if split is not None:
             main = _positional(split[0], {**split[1], "_lo": LO, "_hi": HI})
         return read_arrow(self.reader_uri, timeout=self.timeout, queries=positional, split=main,
-                          split_min=SPLIT_MIN, pin=not in_write)
+                          split_min=SPLIT_MIN, pin=not in_write, path=self.path)
 
     @staticmethod
     def _read_here(cur: Cursor, queries: Sequence[Query],
@@ -299,7 +365,12 @@ class SQLiteBackend(Backend):
     def change_token(self) -> tuple[Any, ...]:
         """SQLite's data_version (other connections' commits) and this connection's total_changes (its own)."""
         with self.lock:
-            return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
+            try:
+                return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
+            except sqlite3.Error as exc:
+                if is_sqlite_failure(exc):
+                    raise self._failure(exc) from None
+                raise
 
     def data_version(self) -> tuple[Any, ...]:
         """Size and modification time of the file and its WAL: any process's write changes them."""
@@ -319,14 +390,6 @@ class SQLiteBackend(Backend):
             self.conn.close()
 
 
-def _unwritable(path: Path) -> str | None:
-    """Why this user cannot write the graph at ``path`` (its folder, or the file itself), else None."""
-    folder = path.parent
-    if path.exists() and not os.access(path, os.W_OK):
-        return "the file is read-only for this user"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"its folder {folder} is read-only for this user (SQLite needs to create files beside the graph)"
-    return None
 
 
 def _tables(sql: str) -> list[str]:
