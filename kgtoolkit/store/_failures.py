@@ -45,6 +45,7 @@ __all__ = [
     "os_failure",
     "postgres_connect_failure",
     "postgres_failure",
+    "refused_reason",
     "sqlite_failure",
     "sqlite_text_failure",
     "unwritable",
@@ -89,6 +90,19 @@ def unwritable(path: Path) -> str | None:
     return None
 
 
+def refused_reason(path: Path) -> str | None:
+    """Why SQLite could not write the graph at ``path`` just now: :func:`unwritable`, or its write-ahead log
+    or shared-memory file (``-wal``, ``-shm``) that this user cannot write (an immutable file, say)."""
+    reason = unwritable(path)
+    if reason is not None:
+        return reason
+    for suffix, what in (("-wal", "write-ahead log"), ("-shm", "shared-memory file")):
+        side = Path(f"{path}{suffix}")
+        if side.exists() and not os.access(side, os.W_OK):
+            return f"its {what} {side} is read-only for this user"
+    return None
+
+
 def _has_magic(path: Path | None) -> bool:
     if path is None:
         return False
@@ -125,9 +139,10 @@ def _no_room(path: Path | None) -> str | None:
 
 def _disk_full(path: Path | None, why: str, detail: str) -> DiskFull:
     where = str(path) if path is not None else "the graph"
+    action = ("raise the limit (ulimit -f)" if "ulimit" in why
+              else "free some space (or move the graph to a bigger disk)")
     return DiskFull(f"no room to write {where}: {why} ({detail}); nothing was written (the graph is as it was "
-                    "before); free some space, or move the graph to a bigger disk, and retry",
-                    field="path", value=where, reason=why)
+                    f"before); {action} and retry", field="path", value=where, reason=why)
 
 
 def _corrupt(path: Path | None, detail: str) -> Corrupt:
@@ -152,8 +167,9 @@ def sqlite_failure(exc: sqlite3.Error, *, path: Path | None, timeout: float, ope
     if name.startswith("SQLITE_CORRUPT") or (name == "SQLITE_NOTADB" and _has_magic(path)):
         return _corrupt(path, detail)
     if name == "SQLITE_NOTADB":
-        return StoreError(f"cannot open {where} as a knowledge graph: {detail} (it is not an SQLite file); "
-                          "check the path, or import the file with `kgtoolkit import`", **data)
+        return StoreError(f"cannot open {where} as a knowledge graph: {detail} (it has no SQLite header: another "
+                          "kind of file, or a graph whose first page is destroyed); check the path, or restore the "
+                          "graph from a backup", **data)
     if name == "SQLITE_FULL":
         return _disk_full(path, _no_room(path) or "the disk is full", detail)
     if name.startswith("SQLITE_IOERR"):

@@ -33,7 +33,7 @@ from urllib.parse import quote
 from .._errors import KGError, NotFound, ReadOnly, StoreError
 from ._arrow_read import HI, LO, read_arrow
 from ._backend import Backend, Cursor, Dialect, Query
-from ._failures import is_sqlite_failure, os_failure, sqlite_failure, unwritable
+from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
@@ -98,7 +98,7 @@ class SQLiteBackend(Backend):
         """The kgtoolkit error for a failure of this graph's database (see :mod:`._failures`)."""
         path = None if self.location.memory else self.path
         return sqlite_failure(exc, path=path, timeout=self.timeout, opening=opening,
-                              read_only_reason=lambda: None if path is None else unwritable(path))
+                              read_only_reason=lambda: None if path is None else refused_reason(path))
 
     # ------------------------------------------------------------------ connecting
 
