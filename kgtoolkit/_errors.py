@@ -195,14 +195,15 @@ EXTRAS: dict[str, str] = {
 
 
 def missing_dependency(package: str, extra: str | None = None, *, needed_for: str | None = None,
-                       cause: BaseException | None = None, install: str | None = None,
+                       cause: BaseException | None = None, install: str | None = None, hint: str = "",
                        **data: Any) -> MissingDependency:
     """The error for an optional ``package`` (a module name) that cannot be imported.
 
     ``extra``: the kgtoolkit extra that installs it (default: :data:`EXTRAS`); ``needed_for``: what needs it
     ("semantic search"); ``cause``: the ImportError, quoted when it is not simply "no module named
     ``package``" (a dependency of the package is missing, or the package is broken); ``install``: a
-    command other than ``pip install 'kgtoolkit[EXTRA]'``; ``data``: more (or other) ``data``.
+    command other than ``pip install 'kgtoolkit[EXTRA]'``; ``hint``: another way out, appended to the
+    message; ``data``: more (or other) ``data``.
 
     >>> e = missing_dependency("faiss", needed_for="semantic search")
     >>> e.code, e.data["extra"]
@@ -222,7 +223,7 @@ def missing_dependency(package: str, extra: str | None = None, *, needed_for: st
     else:
         state = f"which cannot be imported ({str(cause).strip().splitlines()[0] if str(cause).strip() else cause!r})"
     fields: dict[str, Any] = {"field": "dependency", "value": package, **data}
-    return MissingDependency(f"{what} needs {package}, {state}; install it: {command}", package=package,
+    return MissingDependency(f"{what} needs {package}, {state}; install it: {command}{hint}", package=package,
                              extra=extra, install=command, **fields)
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from ._errors import InvalidRequest
+from ._errors import InvalidRequest, require
 from ._time import TimeInput, parse_window
 
 __all__ = ["CDN_HOSTS", "GraphEdge", "GraphNode", "GraphView", "TYPE_COLORS", "as_of_filter", "build", "render_html",
@@ -385,6 +385,7 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
 
     Needs ``pyvis`` (installed with the dashboard). Node and edge tooltips are plain text.
     """
+    require("pyvis", "dashboard", needed_for="drawing the graph")
     from pyvis.network import Network
 
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff")

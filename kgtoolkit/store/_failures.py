@@ -83,6 +83,11 @@ def unwritable(path: Path) -> str | None:
     ``os.access`` answers for root too: a read-only file system, an immutable file (``chattr +i``).
     """
     folder = path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"its folder {folder} is on a read-only file system"
+    except OSError:  # no folder yet, or not POSIX: the checks below answer
+        pass
     if path.exists() and not os.access(path, os.W_OK):
         return "the file is read-only for this user"
     if not os.access(folder, os.W_OK | os.X_OK):

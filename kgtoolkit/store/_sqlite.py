@@ -155,6 +155,7 @@ class SQLiteBackend(Backend):
         process racing another's first-time creation could see the tables before their version.
         """
         version: int = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema: a damaged one fails here
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {version}, newer than this kgtoolkit understands "
