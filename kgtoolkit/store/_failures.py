@@ -85,7 +85,7 @@ def unwritable(path: Path) -> str | None:
     folder = path.parent
     try:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return f"its folder {folder} is on a read-only file system"
+            return f"its folder {folder} is read-only for this user (a read-only file system)"
     except OSError:  # no folder yet, or not POSIX: the checks below answer
         pass
     if path.exists() and not os.access(path, os.W_OK):
