@@ -14,6 +14,7 @@ the seam between what the engines share and what differs::
     _copy.py       a whole graph from one database to another, losslessly
     _search.py     what semantic search reads, and its embedding cache
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
+    _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
     _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
     _postgres.py   PostgreSQL: psycopg 3, COPY, ADBC; serializable writes retried on conflicts
 

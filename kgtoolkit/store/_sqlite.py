@@ -21,6 +21,7 @@ rollback that fails never hides the failure: the connection is opened anew inste
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -228,11 +229,16 @@ class SQLiteBackend(Backend):
         finally:
             self._reopening = False
 
-    def _cursor(self) -> sqlite3.Cursor:
+    @contextmanager
+    def _translated(self, *, rollback: bool = False) -> Iterator[None]:
+        """A failure of the database in the block leaves it as a kgtoolkit error (:mod:`._failures`); with
+        ``rollback``, anything raised there first ends the transaction (:meth:`_rollback`)."""
         try:
-            return self.conn.cursor()
-        except sqlite3.Error as exc:
-            if is_sqlite_failure(exc):
+            yield
+        except BaseException as exc:
+            if rollback:
+                self._rollback()
+            if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
                 raise self._failure(exc) from None
             raise
 
@@ -242,56 +248,35 @@ class SQLiteBackend(Backend):
         if write and self.read_only:
             self._refuse_write()
         with self.lock:
-            cur = self._cursor()
+            with self._translated():
+                cur = self.conn.cursor()
             try:
-                try:
+                with self._translated():
                     cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                except sqlite3.Error as exc:
-                    if is_sqlite_failure(exc):
-                        raise self._failure(exc) from None
-                    raise
-                try:
+                with self._translated(rollback=True):
                     yield cur
-                except sqlite3.Error as exc:
-                    self._rollback()
-                    if is_sqlite_failure(exc):
-                        raise self._failure(exc) from None
-                    raise
-                except BaseException:
-                    self._rollback()
-                    raise
-                try:
                     cur.execute("COMMIT")
-                except sqlite3.Error as exc:
-                    self._rollback()
-                    if is_sqlite_failure(exc):
-                        raise self._failure(exc) from None
-                    raise
             finally:
                 cur.close()
 
     @contextmanager
     def statement(self) -> Iterator[Cursor]:
         with self.lock:
-            cur = self._cursor()
+            with self._translated():
+                cur = self.conn.cursor()
             try:
-                yield cur
-            except sqlite3.Error as exc:
-                if is_sqlite_failure(exc):
-                    raise self._failure(exc) from None
-                raise
+                with self._translated():
+                    yield cur
             finally:
                 cur.close()
 
     def _foreign_keys(self, on: bool) -> None:
-        try:
-            self.conn.execute(f"PRAGMA foreign_keys = {'ON' if on else 'OFF'}")
-        except sqlite3.Error as exc:
-            if on:  # after a failure that broke the connection: the failure is what is reported
-                return
-            if is_sqlite_failure(exc):
-                raise self._failure(exc) from None
-            raise
+        if on:
+            with contextlib.suppress(sqlite3.Error):  # a failure that broke the connection is what is reported
+                self.conn.execute("PRAGMA foreign_keys = ON")
+            return
+        with self._translated():
+            self.conn.execute("PRAGMA foreign_keys = OFF")
 
     @contextmanager
     def bulk_write(self) -> Iterator[Cursor]:
@@ -365,13 +350,8 @@ class SQLiteBackend(Backend):
 
     def change_token(self) -> tuple[Any, ...]:
         """SQLite's data_version (other connections' commits) and this connection's total_changes (its own)."""
-        with self.lock:
-            try:
-                return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
-            except sqlite3.Error as exc:
-                if is_sqlite_failure(exc):
-                    raise self._failure(exc) from None
-                raise
+        with self.lock, self._translated():
+            return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
 
     def data_version(self) -> tuple[Any, ...]:
         """Size and modification time of the file and its WAL: any process's write changes them."""
