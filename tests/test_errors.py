@@ -230,6 +230,28 @@ def test_corrupt_first_page_refuses_to_open(tmp_path: Path) -> None:
         _assert_corrupt(caught.value, path)
 
 
+def test_a_damaged_leaf_found_by_the_reader_process(tmp_path: Path) -> None:
+    """A whole-table read of a big table runs in the reader process (ADBC): its failure is corrupt too."""
+    from kgtoolkit.generate import generate
+
+    path = tmp_path / "graph.sqlite3"
+    with kgtoolkit.open(path) as kg:
+        kgtoolkit.store.import_facts(kg, generate(30_000, seed=1))
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        leaves = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'facts' AND pagetype = 'leaf' "
+                                             "ORDER BY pageno")]
+    finally:
+        conn.close()
+    page = leaves[len(leaves) // 2]  # the table's first and last pages stay: its size is still readable here
+    garble(path, (page - 1) * 4096, 4096)
+    with kgtoolkit.open(path) as kg:
+        with pytest.raises(Corrupt) as caught:
+            frames.facts(kg)
+        _assert_corrupt(caught.value, path)
+
+
 @pytest.mark.parametrize("args", [("stats",), ("query", "service 1"), ("add", "a", "uses", "b"),
                                   ("import", "FACTS"), ("export", "OUT")])
 def test_corrupt_pages_through_the_cli(corrupt_graph: Path, tmp_path: Path, args: tuple[str, ...]) -> None:

@@ -5,8 +5,9 @@ or ``OSError`` exception leaves the store for a broken, full, locked or read-onl
 
     lower layer                               kgtoolkit error       code
     sqlite3, by sqlite_errorname
-      SQLITE_CORRUPT*, a damaged SQLite file  Corrupt               corrupt
-      SQLITE_NOTADB (no SQLite header)        StoreError            store_error   (another kind of file)
+      SQLITE_CORRUPT*; SQLITE_NOTADB of a     Corrupt               corrupt
+        file that has SQLite's header
+      SQLITE_NOTADB, no SQLite header         StoreError            store_error   (another kind of file)
       SQLITE_FULL; SQLITE_IOERR* with no room DiskFull              disk_full
       SQLITE_BUSY*, SQLITE_LOCKED*            Locked                locked
       SQLITE_READONLY*                        ReadOnly              read_only
@@ -244,11 +245,11 @@ def os_failure(exc: OSError, *, path: Path | str, doing: str = "write", hint: st
 # ---------------------------------------------------------------------- PostgreSQL
 
 
-def postgres_failure(exc: Exception, *, where: str, timeout: float, connection_error: type[BaseException] | None = None,
-                     prefix: str = "") -> KGError:
+def postgres_failure(exc: Exception, *, where: str, timeout: float,
+                     connection_error: type[BaseException] | None = None) -> KGError:
     """The kgtoolkit error for a psycopg (or ADBC) error of the PostgreSQL graph ``where`` (password masked).
 
-    ``connection_error``: psycopg's ``OperationalError`` (a lost connection); ``prefix``: what was being done.
+    ``connection_error``: psycopg's ``OperationalError`` (a lost connection).
     """
     state = getattr(exc, "sqlstate", None) or ""
     text = _first_line(exc)
@@ -269,7 +270,7 @@ def postgres_failure(exc: Exception, *, where: str, timeout: float, connection_e
                           "the graph's owner", **data)
     if (connection_error is not None and isinstance(exc, connection_error)) or state.startswith("08"):
         return StoreError(f"lost the connection to {where} ({text}); nothing was written; retry", **data)
-    return StoreError(f"{prefix}the PostgreSQL graph {where} refused a statement: {text}", **data)
+    return StoreError(f"the PostgreSQL graph {where} refused a statement: {text}", **data)
 
 
 def postgres_connect_failure(exc: Exception, *, where: str) -> StoreError:

@@ -253,10 +253,10 @@ class PostgresBackend(Backend):
 
     # ------------------------------------------------------------------ errors
 
-    def _error(self, exc: Exception, *, prefix: str = "") -> KGError:
+    def _error(self, exc: Exception) -> KGError:
         """A psycopg (or ADBC) error as a kgtoolkit error, by its sqlstate (see :mod:`._failures`)."""
         return postgres_failure(exc, where=str(self.location), timeout=self.timeout,
-                                connection_error=self._psycopg.OperationalError, prefix=prefix)
+                                connection_error=self._psycopg.OperationalError)
 
     # ------------------------------------------------------------------ transactions
 
