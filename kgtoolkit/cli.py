@@ -301,12 +301,15 @@ def config(
     add_multi_valued: Annotated[Optional[list[str]], typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
     remove_multi_valued: Annotated[Optional[list[str]], typer.Option("--remove-multi-valued")] = None,
     comma_guard: Annotated[Optional[bool], typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
+    max_name_length: Annotated[Optional[int], typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
+    max_value_length: Annotated[Optional[int], typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard."""
+    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard, lengths."""
     changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
-                              remove_multi_valued)) or comma_guard is not None
+                              remove_multi_valued)) or any(x is not None for x in (comma_guard, max_name_length,
+                                                                                   max_value_length))
     with _graph(ctx, db, read_only=not changes) as kg:
         current = kg.config
         if changes:
@@ -315,6 +318,8 @@ def config(
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 comma_guard=comma_guard,
+                max_name_length=max_name_length,
+                max_value_length=max_value_length,
             )
     if _json_wanted(ctx, as_json):
         _emit(current.to_dict())
@@ -324,6 +329,8 @@ def config(
     table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
     table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
+    table.add_row("max name length", f"{current.max_name_length:,}")
+    table.add_row("max value length", f"{current.max_value_length:,}")
     out.print(table)
 
 

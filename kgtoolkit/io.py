@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ._errors import InvalidRequest, NotFound, StoreError
+from ._names import printable
 from .store import ImportReport, InvalidRows, KnowledgeGraph, dump, dump_parts, import_facts, import_graph, is_empty, restore
 from .store import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._time import TimeInput
@@ -211,6 +212,17 @@ def _json_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _check_json_text(file: Path, number: int, key: str, value: Any) -> None:
+    """A JSON Lines field that no text column can hold (a lone ``\\ud800``-``\\udfff`` escape) refuses the file."""
+    for text in (key, value) if isinstance(value, str) else (key,):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidRequest(f"{file} line {number}: {printable(key)!r} holds an unpaired \\u{ord(text[exc.start]):04x} "
+                                 "escape, which is not valid Unicode text; write the character itself, or a "
+                                 "complete surrogate pair", field="line", value=str(number)) from None
+
+
 def _read_jsonl(file: Path) -> pl.DataFrame:
     import polars as pl
 
@@ -230,6 +242,8 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"{file} line {number} is not a JSON object; JSON Lines needs one object "
                                          "per line", field="line", value=str(number))
+                for key, value in record.items():
+                    _check_json_text(file, number, key, value)
                 records.append(record)
                 lines.append(number)
                 keys.update(dict.fromkeys(record))

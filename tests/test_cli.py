@@ -678,6 +678,8 @@ def test_config_show(db_path: Path) -> None:
                              "title", "url", "website"],
         "multi_valued": ["depends_on", "knows", "member_of", "note", "related_to"],
         "comma_guard": True,
+        "max_name_length": 1000,
+        "max_value_length": 100000,
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -994,7 +996,8 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
                            "predicates", "aliases", "memories"}),
     "conflicts": (("conflicts",), {"groups", "count", "needs_action"}),
     "summary": (("summary",), {"markdown"}),
-    "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard"}),
+    "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
+                             "max_value_length"}),
 }
 
 

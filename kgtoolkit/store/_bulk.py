@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, KGError
-from .._names import COMMA_PREDICATES
+from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
 from .._records import GraphConfig, _Record
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text
 from . import _queries as q
@@ -126,7 +126,7 @@ def facts_table(
     entity_id = kg.resolve(entity) if entity not in (None, "") else None
     where, params, known = q.time_filter(as_of, known_at, current_only)
     if predicate not in (None, ""):
-        params["p"] = Rules.predicate(predicate)
+        params["p"] = normalize_predicate(predicate)
         where += " AND f.predicate = :p"
     if entity_id is not None:
         params["e"] = entity_id
@@ -313,8 +313,8 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
             "interval_order", pl.format("valid_to {} is before valid_from {}; an interval cannot end before it starts",
                                         pl.col("_to").struct.field("text"), pl.col("_from").struct.field("text")))
     if rules.comma_guard:
-        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(",", literal=True),
-                                                 pl.col("object").str.contains(",", literal=True),
+        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(COMMA_PATTERN),
+                                                 pl.col("object").str.contains(COMMA_PATTERN),
                                                  ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)))
         problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
         problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")

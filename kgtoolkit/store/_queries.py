@@ -20,6 +20,7 @@ from ._rules import Name, json_object
 from ._schema import FACT_SELECT
 
 __all__ = [
+    "LENGTH_SETTINGS",
     "ensure_entity",
     "entity",
     "fact",
@@ -45,7 +46,12 @@ def read_config(cur: Cursor) -> GraphConfig:
         value_predicates=names("value_predicates", DEFAULT_VALUE_PREDICATES),
         multi_valued=names("multi_valued", DEFAULT_MULTI_VALUED),
         comma_guard=json.loads(stored.get("comma_guard", "true")),
+        **{key: int(json.loads(stored[key])) for key in LENGTH_SETTINGS if key in stored},
     )
+
+
+#: The settings that bound a text's length, and the largest value each may be set to.
+LENGTH_SETTINGS = {"max_name_length": 1_000_000, "max_value_length": 100_000_000}
 
 
 #: The entity id a normalised name ``:k`` resolves to: exact id, then alias; never fuzzy.
