@@ -8,7 +8,7 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-import kgdash
+from kgtoolkit.dashboard import kgdash
 from kgtoolkit import analysis
 
 c = kgdash.ctx()

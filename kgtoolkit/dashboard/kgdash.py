@@ -1,6 +1,7 @@
 """Shared parts of the dashboard: settings, cached resources and frames, the sidebar, small widgets.
 
-Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages.
+Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages, and no
+data work either: frames, rankings, conflict groups and dry-run imports are library calls.
 
 Caching:
 
@@ -28,12 +29,21 @@ import streamlit as st
 import kgtoolkit
 import kgtoolkit.store
 from kgtoolkit import analysis, frames, graphview
+from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
 
-READ_ONLY_ENV = "KGTOOLKIT_DASHBOARD_READ_ONLY"
 END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the browser test waits for it
 
 
 # ---------------------------------------------------------------------- settings and resources
+
+
+def view(name: str) -> str:
+    """The file of a page (``graph``, ``entity``, …) as an absolute path, for ``st.Page`` and ``st.switch_page``.
+
+    Absolute, so the pages are found whichever script Streamlit runs (the package's ``app.py``, or a
+    source checkout's ``app/dashboard.py``).
+    """
+    return str(VIEWS / f"{name}.py")
 
 
 def settings() -> tuple[str, bool]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-import kgdash
+from kgtoolkit.dashboard import kgdash
 import kgtoolkit
 from kgtoolkit import io
 

@@ -11,7 +11,7 @@ from html import escape
 
 import streamlit as st
 
-import kgdash
+from kgtoolkit.dashboard import kgdash
 import kgtoolkit
 from kgtoolkit import analysis
 

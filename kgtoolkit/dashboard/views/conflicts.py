@@ -7,7 +7,7 @@ import datetime as dt
 import polars as pl
 import streamlit as st
 
-import kgdash
+from kgtoolkit.dashboard import kgdash
 import kgtoolkit
 
 c = kgdash.ctx()
