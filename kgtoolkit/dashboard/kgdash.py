@@ -15,10 +15,8 @@ Caching:
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import importlib.util
 import os
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -133,14 +131,9 @@ def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    """Entities with their names, types and fact counts (both directions), most connected first."""
-    kg_facts = facts_frame(path, read_only, version)
-    ents = frames.entities(open_graph(path, read_only)).select("id", "name", "type")
-    ends = pl.concat([kg_facts.select(pl.col("subject").alias("id")),
-                      kg_facts.filter(~pl.col("object_is_value")).select(pl.col("object").alias("id"))])
-    counts = ends.group_by("id").agg(pl.len().alias("facts"))
-    return (ents.join(counts, on="id", how="left").with_columns(pl.col("facts").fill_null(0))
-            .sort(["facts", "id"], descending=[True, False]))
+    """Every entity with its name, type and fact counts (both directions), most connected first
+    (:func:`kgtoolkit.analysis.most_connected`)."""
+    return analysis.most_connected(facts_frame(path, read_only, version), frames.entities(open_graph(path, read_only)))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
