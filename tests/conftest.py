@@ -46,11 +46,19 @@ def missing_modules(names: tuple[str, ...]) -> list[str]:
     return missing
 
 
-def skip_without_search_extra(names: tuple[str, ...] = SEARCH_EXTRA) -> None:
-    """Skip the running test, naming what is missing, unless every module of ``names`` can be imported."""
+def _without_search_extra(names: tuple[str, ...]) -> str | None:
+    """Why a test that needs ``names`` cannot run here, or None when every one of them can be imported."""
     missing = missing_modules(names)
     if missing:
-        pytest.skip(f"the search extra is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'")
+        return f"the search extra is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'"
+    return None
+
+
+def skip_without_search_extra(names: tuple[str, ...] = SEARCH_EXTRA) -> None:
+    """Skip the running test, naming what is missing, unless every module of ``names`` can be imported."""
+    why = _without_search_extra(names)
+    if why:
+        pytest.skip(why)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -61,10 +69,13 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "skipped with a reason without it")
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    marker = item.get_closest_marker("search_extra")
-    if marker is not None:
-        skip_without_search_extra(tuple(marker.args) or SEARCH_EXTRA)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``@pytest.mark.search_extra`` tests are skipped, at their own place, where the search extra is missing."""
+    for item in items:
+        marker = item.get_closest_marker("search_extra")
+        why = _without_search_extra(tuple(marker.args) or SEARCH_EXTRA) if marker is not None else None
+        if why:
+            item.add_marker(pytest.mark.skip(reason=why))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
