@@ -755,12 +755,14 @@ def dashboard(
     location = resolve(chosen)
     if location.memory:
         raise InvalidRequest("the dashboard needs a graph that outlives it, not :memory:", field="db", value=":memory:")
-    script = Path(__file__).resolve().parent.parent / "app" / "dashboard.py"
+    from .dashboard import SCRIPT as script  # the Streamlit script ships inside the package
+
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("pyvis") is None:
         raise InvalidRequest("the dashboard needs streamlit and pyvis: pip install streamlit pyvis", field="dashboard")
     if not script.is_file():
-        raise InvalidRequest(f"the dashboard app is not at {script}; install kgtoolkit from its source tree "
-                             "(pip install -e .)", field="dashboard", value=str(script))
+        raise InvalidRequest(f"the dashboard app is not at {script}; this installation of kgtoolkit is incomplete "
+                             "(reinstall it: pip install --force-reinstall 'kgtoolkit[dashboard]')", field="dashboard",
+                             value=str(script))
     if read_only and location.path is not None and not location.path.exists():
         raise InvalidRequest(f"no graph at {location}; read-only mode needs an existing file", field="db",
                              value=str(location))

@@ -351,6 +351,7 @@ def import_file(
     allow_commas: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
+    dry_run: bool = False,
 ) -> ImportReport:
     """Import a file of facts (or a dump, or another program's SQLite graph) in one transaction.
 
@@ -369,11 +370,21 @@ def import_file(
     rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
     ``entities``/``triples`` files are read read-only and what was not recognised is listed in
     ``warnings``.
+
+    ``dry_run=True`` (a file of facts: CSV, TSV, JSONL, Parquet) reads the file and checks every row
+    by the rules and this graph's settings without writing anything (a read-only graph too): the
+    report's ``rows``, ``rejected`` and ``rejects`` (and the ``rejects`` file) are the import's, and
+    ``inserted`` and the other counts are 0 (see :func:`kgtoolkit.store.import_facts`). A preview
+    before importing, as the dashboard shows it.
     """
     file = _existing(path)
     fmt = _format(file, format, allowed=FORMATS, purpose="import")
     if on_error not in ("raise", "skip"):
         raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
+    if dry_run and fmt in ("json", "sqlite"):
+        raise InvalidRequest(f"a dry run checks a file of facts (csv, tsv, jsonl, parquet), not a {fmt} graph; "
+                             "import it into an empty graph to check it (a restore refuses a bad dump whole)",
+                             field="dry_run", value=str(file))
     options: dict[str, Any] = {"on_error": on_error, "allow_commas": allow_commas, "source": source, "progress": progress}
     if fmt == "json":
         return _import_dump(kg, _load_json(file), rejects, options)
@@ -392,7 +403,7 @@ def import_file(
                                                **options), foreign.facts, rejects)
         return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
     frame = read_facts_file(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
-    return _guarded(lambda: import_facts(kg, frame, **options), frame, rejects)
+    return _guarded(lambda: import_facts(kg, frame, dry_run=dry_run, **options), frame, rejects)
 
 
 def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None,
