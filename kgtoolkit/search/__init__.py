@@ -42,7 +42,8 @@ index in step), ``_rank`` (ranking), ``_index`` (:class:`SearchIndex`), ``_api``
 from __future__ import annotations
 
 from ._api import find, index, open_index
-from ._faiss import FLAT_LIMIT, _build_index
+from ._faiss import FLAT_LIMIT
+from ._faiss import _build_index as _build_index  # private, re-exported for benchmarks/bench_search.py
 from ._files import index_folder
 from ._index import SearchIndex
 from ._model import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
@@ -62,7 +63,8 @@ from ._results import (
 )
 from ._spotting import named_entities
 from ._sync import Progress
-from ._texts import _text_hash, fact_text
+from ._texts import _text_hash as _text_hash  # private, re-exported for tests/test_regressions.py
+from ._texts import fact_text
 
 __all__ = [
     "DEFAULT_MODEL_ENV",
