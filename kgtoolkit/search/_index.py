@@ -154,8 +154,9 @@ class SearchIndex:
             digest = store.graph_digest(self.kg)
             if state == "fresh" and all(digest[k] == self._covered.get(k) for k in _PARTS):
                 self._token = token
-                return SyncReport("fresh", reason, *(_part_report(self._parts[k], 0, 0, 0, False) for k in _PARTS),
-                                  0, 0, time.perf_counter() - started)
+                return SyncReport("fresh", reason, _part_report(self._parts["facts"], 0, 0, 0, False),
+                                  _part_report(self._parts["memories"], 0, 0, 0, False), 0, 0,
+                                  time.perf_counter() - started)
             if state == "fresh":
                 changed = [k for k in _PARTS if digest[k] != self._covered.get(k)]
                 state, reason = "stale", f"the graph's {' and '.join(changed)} changed since the index was built"

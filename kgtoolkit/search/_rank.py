@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .._time import TimeInput
 from ..store import KnowledgeGraph
@@ -98,7 +98,8 @@ class _Ranking:
         exact_keys: list[str] = []
         if named:
             around = store.facts_by_ids(self.kg, store.entity_fact_ids(self.kg, [n.entity for n in named]))
-            exact_keys = sorted({f.source_closet for f in around.values() if f.source_closet in part.hashes})
+            exact_keys = sorted({f.source_closet for f in around.values()
+                                 if f.source_closet is not None and f.source_closet in part.hashes})
         built: dict[str, MemoryHit] = {}
 
         def hit(key: str, score: float, exact: bool) -> MemoryHit | None:
@@ -109,7 +110,7 @@ class _Ranking:
                 built[key] = made
             return built[key]
 
-        def admissible(h: MemoryHit | None) -> bool:
+        def admissible(h: MemoryHit | None) -> TypeGuard[MemoryHit]:
             return h is not None and not (current_only and h.status == "history")
 
         exact = sorted(self.scores("memories", vector, exact_keys).items(), key=lambda x: -x[1])

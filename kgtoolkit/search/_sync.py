@@ -82,7 +82,7 @@ def _graph_texts(kg: KnowledgeGraph) -> tuple[dict[str, dict[Any, str]], dict[st
     """The texts to embed per kind (key → text), and the digest of them the manifest records as covered."""
     fact_rows, fact_digest = store.fact_rows(kg)
     memory_rows, memory_digest = store.memory_rows(kg)
-    texts = {
+    texts: dict[str, dict[Any, str]] = {
         "facts": {fid: fact_text(s, p, o) for fid, s, p, o in fact_rows},
         "memories": dict(memory_rows),
     }
