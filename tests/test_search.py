@@ -343,15 +343,15 @@ def test_a_read_only_graph_is_searched_without_writing_it(kg: KnowledgeGraph, db
 
 def test_the_approximate_index_above_the_threshold(db_path: Path | str, tmp_path: Path, embedder: Counting,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from kgtoolkit import search
     from kgtoolkit._demo import build_demo
+    from kgtoolkit.search import _faiss
     from kgtoolkit.store import copy_graph
 
     with build_demo(tmp_path / "demo.sqlite3") as demo:
         kg = kgtoolkit.open(db_path)
         copy_graph(demo, kg)
     exact = SearchIndex.open(kg, model=embedder).find("which database does billing use", k=3)
-    monkeypatch.setattr(search, "FLAT_LIMIT", 20)
+    monkeypatch.setattr(_faiss, "FLAT_LIMIT", 20)  # where the index builder reads it
     idx = SearchIndex.open(kg, model=embedder)
     report = idx.sync(rebuild=True)
     assert report.facts.index_type == "ivf" and report.memories.index_type == "flat"
