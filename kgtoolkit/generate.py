@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 
 if TYPE_CHECKING:
@@ -442,12 +443,9 @@ def generate(facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", 
     """
     import polars as pl
 
-    if isinstance(facts, bool) or not isinstance(facts, int) or facts < 0:
-        raise InvalidRequest(f"facts must be a whole number ≥ 0, not {facts!r}", field="facts", value=str(facts))
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidRequest(f"seed must be a whole number ≥ 0, not {seed!r}", field="seed", value=str(seed))
-    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise InvalidRequest(f"days must be a whole number ≥ 1, not {days!r}", field="days", value=str(days))
+    whole_number(facts, field="facts")
+    whole_number(seed, field="seed")
+    whole_number(days, field="days", low=1)
     try:
         first = start if isinstance(start, dt.date) else dt.date.fromisoformat(str(start))
         first + dt.timedelta(days=days)
