@@ -92,9 +92,12 @@ def graph_options(*, db: bool = True, json: bool = True) -> Callable[[F], F]:
     its context with :func:`_open_graph` / :func:`_chosen_db` and :func:`_json_wanted`, which also take
     the global ``--db`` / ``--json`` given before the command's name.
     """
-    extra = ([inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DbOption)] * db
-             + [inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption)]
-             * json)
+    extra: list[inspect.Parameter] = []
+    if db:
+        extra.append(inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DbOption))
+    if json:
+        extra.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
+                                       annotation=JsonOption))
     names = {p.name for p in extra}
 
     def decorate(fn: F) -> F:
