@@ -7,6 +7,12 @@ checks (:func:`run_tool`), the JSON schema for function calling (:data:`TOOL_SCH
 server's tools (``kgtoolkit.mcp_server.tool_specs``) and the CLI's ``tool`` command. Every door
 answers in the one envelope :func:`envelope` builds.
 
+To add an action: take its parameters from the shared vocabulary below (a new name gets its
+``_param`` line: one JSON type and one general description per name), adapt them with
+:meth:`Param.but` (required, this action's wording, default), write the handler under
+``@action(...)``, and name the action and its parameters in README.md's ``kgtoolkit tool`` section
+(``tests/test_docs.py`` fails until every door and the README have it).
+
 >>> from kgtoolkit.store import open as open_graph
 >>> kg = open_graph(":memory:")
 >>> answer = run_tool({"action": "add", "subject": "Alice", "predicate": "works_at", "object": "Nocetic"}, kg=kg)
