@@ -816,7 +816,7 @@ def index_(
     """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _search_open_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx:
+    with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx:
         if status:
             state = idx.status()
             if _json_wanted(ctx):
@@ -851,7 +851,7 @@ def find_(
     """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _search_open_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx, \
+    with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx, \
             _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
         result = idx.find(query, k=k, kind=kind, as_of=as_of, current_only=current, progress=bar)  # type: ignore[arg-type]
     if _json_wanted(ctx):
