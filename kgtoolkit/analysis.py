@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 import polars as pl
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._names import normalize_name, normalize_predicate
 from ._time import TimeInput, parse_window
@@ -607,8 +608,7 @@ def most_volatile(
     """
     if by not in ("subject", "predicate"):
         raise InvalidRequest(f"by must be 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
-        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
@@ -658,8 +658,7 @@ def most_changed(
     >>> most_changed(frames.facts(kg)).select("changes", "history", "current_objects").rows()
     [(2, ['Redis', 'SQLite', 'Redis'], ['Redis'])]
     """
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
-        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued))).with_columns(_object_key())

@@ -33,6 +33,7 @@ from typing import Any
 
 import polars as pl
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._time import TimeInput, parse_window
 
@@ -189,9 +190,7 @@ def build(
     """
     if hops not in (1, 2, 3):
         raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise InvalidRequest(f"max_nodes must be a whole number ≥ 1, not {max_nodes!r}", field="max_nodes",
-                             value=str(max_nodes))
+    whole_number(max_nodes, field="max_nodes", low=1)
     edge_cap = 4 * max_nodes if max_edges is None else max_edges
     values = facts.filter(pl.col("object_is_value"))
     links = facts.filter(~pl.col("object_is_value"))

@@ -856,6 +856,31 @@ def test_tool_on_a_broken_file_answers_every_line(tmp_path: Path) -> None:
     assert broken.read_text() == "not a database\n"
 
 
+def test_tool_schema_comes_from_the_registry_and_opens_nothing(tmp_path: Path) -> None:
+    never = tmp_path / "never.sqlite3"
+    assert ok_json("tool", "--schema", "--db", never) == json.loads(json.dumps(kgtoolkit.TOOL_SCHEMA))
+    assert not never.exists()
+    listed = re.sub(r"\s+", " ", ok("tool", "--help").replace("│", " "))
+    assert "Actions: " + ", ".join(kgtoolkit._tool.ACTIONS) in listed
+
+
+def test_shared_options_before_or_after_the_command(tmp_path: Path, db_path: Path | str) -> None:
+    """--db and --json are declared once for every graph command; the command's own --db wins over the global one."""
+    other = tmp_path / "other.sqlite3"
+    ok("--db", db_path, "add", "a", "p", "b")
+    assert ok_json("--db", other, "stats", "--db", db_path, "--json")["facts"] == 1
+    assert ok_json("--json", "--db", db_path, "stats")["facts"] == 1
+    assert ok_json("query", "a", "--json", "--db", db_path)["count"] == 1
+    assert ok_json("--json", "conflicts", "--db", db_path) == {"groups": [], "count": 0, "needs_action": 0}
+    assert not other.exists()
+
+
+def test_generate_refuses_a_negative_seed_before_writing(tmp_path: Path) -> None:
+    out = tmp_path / "generated.sqlite3"
+    result = _invoke(("generate", "--facts", "10", "--seed", "-1", "--out", out))
+    assert result.exit_code == 2 and "--seed" in _clean(result.stderr) and not out.exists()
+
+
 def test_path(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
     home = Path(os.environ["HOME"])
     assert ok("path").strip() == str(home / ".kgtoolkit" / "knowledge_graph.sqlite3")

@@ -48,7 +48,7 @@ def settings() -> tuple[str, bool]:
     """The graph (``$KGTOOLKIT_DB`` else the default file: the store's one rule) and whether writes are disabled."""
     location = kgtoolkit.store.resolve(None)
     read_only = os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    if location.path is not None and str(location.path) != ":memory:":
+    if location.path is not None and not location.memory:
         return str(location.path.resolve()), read_only
     return location.url or str(location), read_only
 
