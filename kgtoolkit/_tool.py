@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ._errors import InvalidRequest, KGError
+from ._limits import check_request, parse_request
 from ._names import check_unicode, printable, printable_data
 from ._records import ConflictGroup, Fact, _Record
 from .store import KnowledgeGraph
@@ -525,9 +526,11 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
                                  f"position {exc.start}); send JSON encoded as UTF-8") from None
     if isinstance(request, str):
         try:
-            request = json.loads(request)
+            request = parse_request(request)
         except ValueError as exc:
             raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from None
+    else:
+        check_request(request)
     if not isinstance(request, Mapping):
         raise InvalidRequest("the request must be a JSON object with an 'action'")
     if not all(isinstance(key, str) for key in request):

@@ -173,3 +173,66 @@ def test_the_agent_tool_and_mcp_refuse_the_same_text(kg: KnowledgeGraph) -> None
         served = mcp_server.call(kg, "kg_add", {"subject": subject, "predicate": "knows", "object": "x"})
         assert served["ok"] is False and served["error"]["code"] == code
     assert kg.stats().facts == 0
+
+
+# ---------------------------------------------------------------------- requests to the agent doors
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+def test_a_request_too_deep_or_too_big_is_invalid_request_not_internal_error(kg: KnowledgeGraph, dump,
+                                                                           db_path) -> None:
+    from kgtoolkit import mcp_server, run_tool
+    from kgtoolkit._limits import MAX_DEPTH, MAX_REQUEST_BYTES
+
+    before = dump(db_path)
+    deep_text = '{"action": "add", "subject": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    big = {"action": "remember", "text": "x" * (MAX_REQUEST_BYTES + 1)}
+    fits = {"action": "add", "subject": "acme", "predicate": "employs", "object": "dana",
+            "properties": _nested(MAX_DEPTH - 2)}
+    answers = {
+        "deep text": run_tool(deep_text, kg=kg),
+        "deep bytes": run_tool(deep_text.encode(), kg=kg),
+        "deep mapping": run_tool({"action": "add", "subject": "a", "predicate": "b", "object": "c",
+                                  "properties": _nested(MAX_DEPTH + 1)}, kg=kg),
+        "big text": run_tool(json.dumps(big), kg=kg),
+        "big mapping": run_tool(big, kg=kg),
+        "deep MCP": mcp_server.call(kg, "kg_add", {"subject": "a", "predicate": "b", "object": "c",
+                                                   "properties": _nested(5_000)}),
+        "big MCP": mcp_server.call(kg, "kg_remember", {"text": "y" * (MAX_REQUEST_BYTES + 1)}),
+    }
+    for where, answer in answers.items():
+        assert answer["ok"] is False and answer["error"]["code"] == "invalid_request", (where, answer)
+        assert answer["error"]["field"] == "request" and "limit" in answer["error"], where
+    assert dump(db_path) == before
+    assert run_tool(fits, kg=kg)["ok"] is True  # properties nested as deep as allowed still fit
+
+
+def test_the_cli_tool_refuses_a_deep_request_on_stdin(db_path) -> None:
+    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "--db", str(db_path), "tool"],
+                          input=b'{"action": "stats", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+                          capture_output=True, timeout=120)
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is False and answer["error"]["code"] == "invalid_request", answer
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_the_mcp_server_over_stdio_refuses_a_deep_request(tmp_path: Path, db_path) -> None:
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from test_mcp import call, server
+
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as session:
+            return await asyncio.wait_for(call(session, "kg_add", subject="a", predicate="b", object="c",
+                                               properties=_nested(60)), 60)
+
+    answer = asyncio.run(go())
+    assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
+    assert "nested more than" in answer["error"]["message"]
