@@ -1,4 +1,4 @@
-"""Name rules (SPEC §2): entity ids, predicates, value text, and the comma guard.
+"""Name rules (contract §2): entity ids, predicates, value text, and the comma guard.
 
 >>> normalize_name("O'Brien Corp")
 'obrien_corp'

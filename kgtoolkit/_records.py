@@ -1,4 +1,4 @@
-"""The immutable records the store returns (SPEC §1)."""
+"""The immutable records the store returns (contract §1)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Every function takes a frame shaped like :func:`kgtoolkit.frames.facts` (polars;
 is converted and the answer converted back), not the graph, so it works on any filtered frame.
 No SQL here: the store modules read the data, this module only computes on frames.
 
-Time conventions (the store's, SPEC §4):
+Time conventions (the store's, contract §4):
 
 * ``start``/``end`` are UTC datetimes; a null ``start`` is an **unknown start**, which the store
   treats as "valid since before anything" (an ``as_of`` query always matches it); a null ``end``
@@ -198,7 +198,7 @@ def _now(now: Moment) -> dt.datetime:
 
 
 def _object_key() -> pl.Expr:
-    """What makes two objects the same: the entity id, or the value text case-folded (SPEC §2)."""
+    """What makes two objects the same: the entity id, or the value text case-folded (contract §2)."""
     folded = pl.col("object").map_batches(
         lambda s: pl.Series(s.name, [None if v is None else v.casefold() for v in s.to_list()], dtype=pl.String),
         return_dtype=pl.String)
@@ -349,7 +349,7 @@ def gantt(
 
 
 def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: Moment = None) -> Frame:
-    """SPEC §5 conflict groups for the whole frame in one pass, those needing action first.
+    """contract §5 conflict groups for the whole frame in one pass, those needing action first.
 
     A group is a (subject, predicate) with more than one distinct object (value objects compared
     case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass

@@ -147,7 +147,7 @@ def _instant(key: int) -> dt.datetime:
 
 
 def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
-    """The rows of a facts frame valid at ``as_of``, by the store's rule (SPEC §4), in memory.
+    """The rows of a facts frame valid at ``as_of``, by the store's rule (contract §4), in memory.
 
     A day keeps every fact whose interval touches it (both ends count); a datetime keeps the facts
     valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,

@@ -152,7 +152,7 @@ def kg(db_path: Path | str) -> Iterator[KnowledgeGraph]:
 
 
 def run_worked_example(kg: KnowledgeGraph) -> dict[str, kgtoolkit.AddResult | kgtoolkit.Fact]:
-    """The writes of SPEC §7, returning what each one answered."""
+    """The writes of contract §10, returning what each one answered."""
     first = kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02")
     again = kg.add("My API", "uses_queue", "Redis")
     ended = kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
@@ -208,7 +208,7 @@ def sql() -> Callable[..., list[Any]]:
 
 @pytest.fixture
 def worked_example() -> Callable[[KnowledgeGraph], dict[str, Any]]:
-    """``worked_example(kg)`` runs SPEC §7's writes on ``kg``."""
+    """``worked_example(kg)`` runs contract §10's writes on ``kg``."""
     return run_worked_example
 
 

@@ -163,7 +163,7 @@ def _build_the_command_once() -> Any:
 
 
 def write_example(db: Path) -> None:
-    """SPEC §7's writes, through the CLI."""
+    """contract §10's writes, through the CLI."""
     ok("--db", db, "add", "my_api", "uses queue", "Redis", "--from", "2026-03-02")
     ok("--db", db, "add", "My API", "uses_queue", "Redis")
     ok("--db", db, "invalidate", "my_api", "uses_queue", "Redis", "--ended", "2026-10-12")
@@ -172,7 +172,7 @@ def write_example(db: Path) -> None:
 
 @pytest.fixture
 def example(db_path: Path) -> Path:
-    """A graph file holding SPEC §7: Redis 2026-03-02 … 2026-10-12, then SQLite from 2026-10-12."""
+    """A graph file holding contract §10: Redis 2026-03-02 … 2026-10-12, then SQLite from 2026-10-12."""
     write_example(db_path)
     return db_path
 
@@ -216,7 +216,7 @@ def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = N
                           text=not isinstance(input, bytes), env=env, cwd=cwd, timeout=120)
 
 
-# ---------------------------------------------------------------------- SPEC §7
+# ---------------------------------------------------------------------- contract §10
 
 
 def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:

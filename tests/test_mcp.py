@@ -1,4 +1,4 @@
-"""The MCP server (issue 8), driven the way agents drive it: a subprocess, over stdio, with the SDK's own client."""
+"""The MCP server, driven the way agents drive it: a subprocess, over stdio, with the SDK's own client."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path
 
 
 def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path | str) -> None:
-    """SPEC §7, exactly, through the MCP door."""
+    """contract §10, exactly, through the MCP door."""
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as s:
@@ -200,7 +200,7 @@ def test_a_request_holding_text_that_is_not_unicode_is_refused(db_path: Path | s
 
 
 def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path | str) -> None:
-    """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (SPEC §8)."""
+    """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (contract §8)."""
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, None, env={"KGTOOLKIT_DB": str(db_path)}) as s:

@@ -1,4 +1,4 @@
-"""Semantic search (issue 4): memories and facts found by meaning, read against the graph.
+"""Semantic search: memories and facts found by meaning, read against the graph.
 
 Every test uses the real bundled model, loaded once per session (``search_model`` in conftest.py),
 and runs on both backends (the few checks of SQLite's own files branch on ``kg.backend``). Where the
@@ -51,7 +51,7 @@ def embedder(search_model: Any) -> Counting:
 
 
 def worked_example_with_memories(kg: KnowledgeGraph) -> dict[str, Any]:
-    """SPEC §7's writes, with the design review behind the Redis fact and the changelog behind SQLite."""
+    """contract §10's writes, with the design review behind the Redis fact and the changelog behind SQLite."""
     review = kg.remember("2026-03-02 design review: my_api will use Redis for its job queue", source="design-review")
     switch = kg.remember("2026-10-12: switched my_api's job queue from Redis to SQLite to drop a moving part",
                          source="changelog")

@@ -1,4 +1,4 @@
-"""Semantic search over memories and facts, read against the graph (issue 4).
+"""Semantic search over memories and facts, read against the graph.
 
 Search answers "what have we said about this?"; the graph answers "what is true, and since when?".
 :func:`find` does both: it ranks facts and memories by meaning (sentence-transformers embeddings in
