@@ -8,7 +8,7 @@
   hyphens, fullwidth letters, base64, rot13), screened as names; the strict directives as value facts.
 * ``false alarms``: every fact of YAGO11k, WIKIDATA12k and ICEWS14 (subject, predicate and object each
   screened) and of the demo graph (values strictly), as a share of facts withheld.
-Goals (issue 16): ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
+Goals: ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
 """
 
 from __future__ import annotations

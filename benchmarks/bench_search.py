@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 import kgtoolkit  # noqa: E402
 from kgtoolkit import search  # noqa: E402
 from kgtoolkit.store import import_facts  # noqa: E402
-from kgtoolkit.search import SearchIndex, SentenceEmbedder, _build_index  # noqa: E402
+from kgtoolkit.search import SearchIndex, SentenceEmbedder, _build_index, _faiss  # noqa: E402
 
 YAGO = ROOT.parent / "shared" / "data" / "yago11k" / "facts.tsv"
 RESULTS: dict[str, Any] = {}
@@ -85,21 +85,21 @@ def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int = 10) -> np.ndarr
 
 
 def _flat(vectors: np.ndarray) -> tuple[Any, str, int]:
-    limit = search.FLAT_LIMIT
-    search.FLAT_LIMIT = len(vectors) + 1
+    limit = _faiss.FLAT_LIMIT
+    _faiss.FLAT_LIMIT = len(vectors) + 1
     try:
         return _build_index(vectors, np.arange(len(vectors), dtype=np.int64), vectors.shape[1])
     finally:
-        search.FLAT_LIMIT = limit
+        _faiss.FLAT_LIMIT = limit
 
 
 def _ivf(vectors: np.ndarray) -> tuple[Any, str, int]:
-    limit = search.FLAT_LIMIT
-    search.FLAT_LIMIT = 1
+    limit = _faiss.FLAT_LIMIT
+    _faiss.FLAT_LIMIT = 1
     try:
         return _build_index(vectors, np.arange(len(vectors), dtype=np.int64), vectors.shape[1])
     finally:
-        search.FLAT_LIMIT = limit
+        _faiss.FLAT_LIMIT = limit
 
 
 def recall_at_10(vectors: np.ndarray, queries: np.ndarray) -> tuple[Any, ...]:

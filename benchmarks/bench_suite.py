@@ -960,7 +960,7 @@ def markdown(results: dict[str, Any]) -> str:
         lines.append(f"\n(From {search.get('source')}; `benchmarks/bench_search.py` and its section describe them.)")
     else:
         lines += ["", f"Not measured: {search.get('skipped', 'not run')}."]
-    lines += ["", "**Targets** (issue 7; measured at the largest size)", "", "| target | at | measured | |",
+    lines += ["", "**Targets** (measured at the largest size)", "", "| target | at | measured | |",
               "|---|---:|---|---|"]
     for t in results["targets"]:
         mark = "met" if t["met"] else "**missed**" if t["met"] is False else "—"

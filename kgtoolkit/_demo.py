@@ -79,7 +79,7 @@ def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> Knowledg
     kg.merge("PostgreSQL", "Postgres")
     kg.alias("pg", "Postgres")
 
-    # 2026: re-org, my_api's queue story (SPEC §7), notifications to SQS, Tom's promotion and exit.
+    # 2026: re-org, my_api's queue story (contract §10), notifications to SQS, Tom's promotion and exit.
     kg.supersede("platform_team", "reports_to", "Ravi Patel", "Dana Whitfield", at="2026-02-01")
     review = kg.remember("Design review 2026-03-02: my_api will use Redis for its job queue; Redis is already "
                          "run by the checkout team.", source="design-review")

@@ -1,4 +1,4 @@
-"""Name rules (SPEC §2): entity ids, predicates, value text, and the comma guard.
+"""Name rules (contract §2): entity ids, predicates, value text, and the comma guard.
 
 >>> normalize_name("O'Brien Corp")
 'obrien_corp'
@@ -20,9 +20,12 @@ __all__ = [
     "DEFAULT_MULTI_VALUED",
     "DEFAULT_TYPES",
     "DEFAULT_VALUE_PREDICATES",
+    "COMMA_PATTERN",
     "check_commas",
+    "check_text",
     "check_unicode",
     "clean_text",
+    "has_comma",
     "loose_key",
     "normalize_name",
     "normalize_predicate",
@@ -40,6 +43,14 @@ DEFAULT_MULTI_VALUED: frozenset[str] = frozenset({"depends_on", "knows", "member
 # Predicates whose object may contain a comma even with the guard on.
 COMMA_PREDICATES: frozenset[str] = frozenset({"email", "phone", "address", "note", "url"})
 
+#: Every character that separates a list as a comma does: the ASCII comma and its look-alikes in other
+#: scripts (fullwidth and small forms, ideographic, Arabic, Armenian, Ethiopic, Mongolian, N'Ko, Vai, ...).
+COMMA_PATTERN = ("[,\uff0c\ufe50\ufe51\u3001\u060c\u055d\u07f8\u1363\u1802\u1808\ua4fe\ua60d\ua6f5"
+                 "\u2e41\u2e4c\u2e4e\U00016e97]")
+_COMMAS = re.compile(COMMA_PATTERN)
+# Control characters no name or text needs (tab, line feed and carriage return are whitespace and stay), and the
+# bidirectional embedding, override and isolate controls that make text display other than it reads.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _APOSTROPHES = re.compile("['\u2019]")
 _SEPARATORS = re.compile(r"[\s_]+")
 _WHITESPACE = re.compile(r"\s+")
@@ -84,6 +95,40 @@ def check_unicode(text: str, *, field: str, error: type[InvalidRequest] = Invali
     return text
 
 
+def check_text(text: str, *, field: str, error: type[InvalidRequest] = InvalidName) -> str:
+    """``text`` itself when it may be stored: valid Unicode (:func:`check_unicode`) without control characters.
+
+    Refused: NUL and the other C0/C1 control characters except tab, line feed and carriage return, DEL,
+    and the bidirectional embedding/override/isolate controls (U+202A–U+202E, U+2066–U+2069), which make
+    a name display as something other than what it is.
+
+    >>> check_text("billing\\u202eecivres", field="name")
+    Traceback (most recent call last):
+    ...
+    kgtoolkit._errors.InvalidName: name 'billing\\u202eecivres' holds a control character (U+202E) at position 7; ...
+    """
+    check_unicode(text, field=field, error=error)
+    found = _CONTROLS.search(text)
+    if found is not None:
+        shown = text.encode("unicode_escape").decode("ascii") if len(text) <= 200 else f"{text[:200]!r}…"
+        raise error(
+            f"{field} '{shown}' holds a control character (U+{ord(found.group()):04X}) at position {found.start()}; "
+            "names and texts are stored as readable text: remove it (a NUL, an escape sequence or a direction "
+            "override is never part of a name)",
+            field=field, value=printable(text[:200]),
+        )
+    return text
+
+
+def has_comma(text: str) -> bool:
+    """Whether ``text`` holds a comma or a comma of another script (:data:`COMMA_PATTERN`).
+
+    >>> has_comma("Smith\uff0c Jones"), has_comma("Smith & Jones")
+    (True, False)
+    """
+    return _COMMAS.search(text) is not None
+
+
 def normalize_name(name: str, *, field: str = "name") -> str:
     """The entity id of ``name``: NFKC, case-folded, apostrophes removed, whitespace/underscores → ``_``.
 
@@ -93,7 +138,7 @@ def normalize_name(name: str, *, field: str = "name") -> str:
     """
     if not isinstance(name, str):
         raise InvalidName(f"{field} must be text, got {type(name).__name__}", field=field, value=repr(name))
-    text = loose_key(check_unicode(name, field=field))
+    text = loose_key(check_text(name, field=field))
     if not text or text == "_":
         raise InvalidName(
             f"{field} {name!r} is empty once normalised; give a name with at least one letter or digit",
@@ -117,7 +162,7 @@ def clean_text(text: str, *, field: str = "name") -> str:
     """Trim and collapse inner whitespace, keeping case: display names and value objects."""
     if not isinstance(text, str):
         raise InvalidName(f"{field} must be text, got {type(text).__name__}", field=field, value=repr(text))
-    cleaned = _WHITESPACE.sub(" ", check_unicode(text, field=field)).strip()
+    cleaned = _WHITESPACE.sub(" ", check_text(text, field=field)).strip()
     if not cleaned:
         raise InvalidName(f"{field} is empty; give some text", field=field, value=text)
     return cleaned
@@ -129,14 +174,14 @@ def check_commas(subject: str, predicate: str, obj: str) -> None:
     A subject with a comma is rejected; so is an object with a comma unless ``predicate`` is one
     of :data:`COMMA_PREDICATES`. Bulk import and the graph's ``comma_guard`` setting turn it off.
     """
-    if "," in subject:
+    if has_comma(subject):
         raise CommaList(
             f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
             "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
             "configure(comma_guard=False)",
             field="subject", value=subject,
         )
-    if "," in obj and predicate not in COMMA_PREDICATES:
+    if has_comma(obj) and predicate not in COMMA_PREDICATES:
         raise CommaList(
             f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
             "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "

@@ -1,4 +1,4 @@
-"""The immutable records the store returns (SPEC §1)."""
+"""The immutable records the store returns (contract §1)."""
 
 from __future__ import annotations
 
@@ -201,10 +201,14 @@ class GraphConfig(_Record):
     """Per-graph settings, stored in the file itself.
 
     ``types``: the entity-type vocabulary; ``value_predicates``: predicates whose object is text;
-    ``multi_valued``: predicates left out of conflicts; ``comma_guard``: reject comma lists.
+    ``multi_valued``: predicates left out of conflicts; ``comma_guard``: reject comma lists;
+    ``max_name_length``: the longest entity name, alias, predicate or type (characters);
+    ``max_value_length``: the longest value object, source or memory text (characters).
     """
 
     types: frozenset[str]
     value_predicates: frozenset[str]
     multi_valued: frozenset[str]
     comma_guard: bool = True
+    max_name_length: int = 1_000
+    max_value_length: int = 100_000

@@ -1,4 +1,4 @@
-"""Time rules (SPEC §4): accepted inputs, partial dates, and sortable interval keys.
+"""Time rules (contract §4): accepted inputs, partial dates, and sortable interval keys.
 
 Every bound is kept twice: as text (``2026-03-02`` or ``2026-03-02T08:00:00Z``, what users see) and
 as an integer key in microseconds since 1970-01-01 UTC, which the store compares. A date-only bound

@@ -1,4 +1,17 @@
-"""The JSON agent tool (SPEC §6): one action-dispatched entry point that never raises.
+"""The JSON agent tool (contract §7): one action-dispatched entry point that never raises.
+
+Every action is declared once, here, with :func:`action` over its handler: its name, when an agent
+should use it, its parameters as :class:`Param` records (JSON type, required, description, default)
+and whether it only reads. Everything else comes from that one registry: the dispatcher and its
+checks (:func:`run_tool`), the JSON schema for function calling (:data:`TOOL_SCHEMA`), the MCP
+server's tools (``kgtoolkit.mcp_server.tool_specs``) and the CLI's ``tool`` command. Every door
+answers in the one envelope :func:`envelope` builds.
+
+To add an action: take its parameters from the shared vocabulary below (a new name gets its
+``_param`` line: one JSON type and one general description per name), adapt them with
+:meth:`Param.but` (required, this action's wording, default), write the handler under
+``@action(...)``, and name the action and its parameters in README.md's ``kgtoolkit tool`` section
+(``tests/test_docs.py`` fails until every door and the README have it).
 
 >>> from kgtoolkit.store import open as open_graph
 >>> kg = open_graph(":memory:")
@@ -7,109 +20,477 @@
 (True, True, 'nocetic')
 >>> run_tool('{"action": "query", "name": "Bob"}', kg=kg)["error"]["code"]
 'not_found'
+>>> registry()["query"].required
+('name',)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal
 
 from ._errors import InvalidRequest, KGError
+from ._limits import check_request, parse_request
 from ._names import check_unicode, printable, printable_data
+from ._records import ConflictGroup, Fact, _Record
 from .store import KnowledgeGraph
 
-__all__ = ["ACTIONS", "TOOL_SCHEMA", "answer_json", "run_tool"]
+__all__ = ["ACTIONS", "PARAMETERS", "TOOL_SCHEMA", "Action", "Param", "action", "answer_json", "conflicts_result",
+           "envelope", "facts_result", "registry", "run_tool", "tool_schema"]
 
-_STR, _BOOL, _INT, _NUM, _OBJ = "string", "boolean", "integer", "number", "object"
+JsonType = Literal["string", "boolean", "integer", "number", "object"]
+Handler = Callable[[KnowledgeGraph, dict[str, Any]], Any]
+Rules = Callable[[dict[str, Any]], list[str]]
 
-# action -> {parameter: JSON type}; required parameters per action below.
-_PARAMS: dict[str, dict[str, str]] = {
-    "add": {"subject": _STR, "predicate": _STR, "object": _STR, "valid_from": _STR, "valid_to": _STR,
-            "confidence": _NUM, "source": _STR, "source_closet": _STR, "subject_type": _STR,
-            "object_type": _STR, "properties": _OBJ},
-    "query": {"name": _STR, "direction": _STR, "as_of": _STR, "known_at": _STR, "current_only": _BOOL,
-              "limit": _INT, "offset": _INT},
-    "invalidate": {"subject": _STR, "predicate": _STR, "object": _STR, "ended": _STR, "ended_by": _STR},
-    "supersede": {"subject": _STR, "predicate": _STR, "object": _STR, "old_object": _STR, "new_object": _STR,
-                  "at": _STR, "confidence": _NUM, "source": _STR, "source_closet": _STR, "object_type": _STR},
-    "search": {"predicate": _STR, "object": _STR, "as_of": _STR, "known_at": _STR, "current_only": _BOOL,
-               "limit": _INT, "offset": _INT},
-    "timeline": {"name": _STR, "limit": _INT, "offset": _INT},
-    "merge": {"subject": _STR, "object": _STR},
-    "alias": {"name": _STR, "entity": _STR},
-    "stats": {},
-    "conflicts": {"name": _STR, "current_only": _BOOL},
-    "summary": {"limit": _INT, "style": _STR, "as_of": _STR},
-    "remember": {"text": _STR, "source": _STR, "metadata": _OBJ},
-    "find": {"query": _STR, "k": _INT, "kind": _STR, "as_of": _STR, "current_only": _BOOL},
-}
-_REQUIRED: dict[str, tuple[str, ...]] = {
-    "add": ("subject",),
-    "query": ("name",),
-    "invalidate": ("subject", "predicate", "object"),
-    "supersede": ("subject", "predicate", "new_object"),
-    "search": ("predicate",),
-    "merge": ("subject", "object"),
-    "alias": ("name", "entity"),
-    "remember": ("text",),
-    "find": ("query",),
-}
-ACTIONS: tuple[str, ...] = tuple(_PARAMS)
-
-_DESCRIPTIONS = {
-    "action": "What to do: " + ", ".join(ACTIONS) + ".",
-    "subject": "Entity the fact is about (for merge: the duplicate to fold away).",
-    "predicate": "Relationship type, e.g. uses_queue, works_at, email.",
-    "object": "Entity or value the fact points at (for merge: the entity to keep; for supersede: the old object).",
-    "name": "Entity to look up (query, timeline, conflicts) or the new alias (alias).",
-    "entity": "Entity an alias names.",
-    "valid_from": "When the fact became true: YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime with Z.",
-    "valid_to": "When it stopped being true (leave out while it is still true).",
-    "ended": "When the fact stopped being true (default: today).",
-    "at": "When the new object replaced the old one (default: today).",
-    "as_of": "Only facts valid on this date.",
-    "known_at": "What the graph believed at this moment (transaction time).",
-    "direction": "outgoing (entity is subject), incoming (entity is object) or both.",
-    "old_object": "The object being replaced (supersede).",
-    "new_object": "The object that replaces it (supersede).",
-    "text": "Evidence to store as a memory (remember); a fact's source_closet may point at its id.",
-    "metadata": "JSON object stored with the memory (remember).",
-    "query": "What to look for, in words (find): facts and memories are ranked by meaning.",
-    "k": "How many hits (find; default 10).",
-    "kind": "facts, memories or both (find; default facts).",
+_ACCEPTS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, Mapping),
 }
 
-TOOL_SCHEMA: dict[str, Any] = {
-    "name": "knowledge_graph",
-    "description": (
-        "A temporal knowledge graph of stable facts (subject → predicate → object, with the dates they "
-        "held). Record facts with add; when one stops being true, invalidate it or supersede it with the "
-        "new object (history is kept); query an entity before answering about past decisions. Store evidence "
-        "text with remember (point a fact's source_closet at it) and search facts and memories by meaning with "
-        "find: each hit says whether it is still current and what replaced it."
-    ),
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": list(ACTIONS), "description": _DESCRIPTIONS["action"]},
-            **{
-                name: {"type": kind, **({"description": _DESCRIPTIONS[name]} if name in _DESCRIPTIONS else {})}
-                for params in _PARAMS.values() for name, kind in params.items()
-            },
-        },
-        "required": ["action"],
-    },
-}
 
-_CHECKS: dict[str, Callable[[Any], bool]] = {
-    _STR: lambda v: isinstance(v, str),
-    _BOOL: lambda v: isinstance(v, bool),
-    _INT: lambda v: isinstance(v, int) and not isinstance(v, bool),
-    _NUM: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    _OBJ: lambda v: isinstance(v, Mapping),
-}
+@dataclasses.dataclass(frozen=True, slots=True)
+class Param(_Record):
+    """One parameter of an agent action.
+
+    ``description`` is what an agent reads; ``default`` is what the library does when the parameter
+    is left out (shown in the action's schema; ``None`` when there is no fixed value, e.g. "today").
+    ``offered`` is false for a parameter the action accepts but its own schema does not show
+    (supersede's ``object``, the older name of ``old_object``).
+
+    >>> Param("limit", "integer", "At most this many items.", minimum=0).schema()
+    {'type': 'integer', 'description': 'At most this many items.', 'minimum': 0}
+    """
+
+    name: str
+    type: JsonType
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    enum: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    offered: bool = True
+
+    def __post_init__(self) -> None:
+        if self.type not in _ACCEPTS:
+            raise ValueError(f"parameter {self.name}: unknown JSON type {self.type!r}; use one of {', '.join(_ACCEPTS)}")
+
+    def but(self, **changes: Any) -> Param:
+        """This parameter as one action takes it: ``SUBJECT.but(required=True, description=…)``."""
+        return dataclasses.replace(self, **changes)
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` (decoded JSON) is of this parameter's JSON type (``True`` is no integer)."""
+        return _ACCEPTS[self.type](value)
+
+    def schema(self, *, with_default: bool = True) -> dict[str, Any]:
+        """This parameter's JSON schema: type, description, enum, bounds and (for one action) default."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.description:
+            out["description"] = self.description
+        if self.enum:
+            out["enum"] = list(self.enum)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if with_default and self.default is not None:
+            out["default"] = self.default
+        return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Action:
+    """One action of the agent tool, as :func:`action` registered it.
+
+    ``rules`` holds the action's own request rules beyond types and required parameters: it runs on
+    the checked parameters, may rewrite them (supersede: ``object`` → ``old_object``) or raise, and
+    returns the names of parameters still missing (add: ``predicate`` and ``object`` come together).
+    """
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    handler: Handler = dataclasses.field(repr=False, compare=False)
+    read_only: bool = False
+    idempotent: bool = False
+    destructive: bool = False
+    rules: Rules | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The parameters it cannot do without, in declaration order."""
+        return tuple(p.name for p in self.params if p.required)
+
+    def param(self, name: str) -> Param | None:
+        """The parameter ``name`` as this action takes it, or ``None``."""
+        return next((p for p in self.params if p.name == name), None)
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of this action's own parameters (the MCP tool's ``inputSchema``)."""
+        offered = [p for p in self.params if p.offered]
+        schema: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in offered},
+                                  "additionalProperties": False}
+        required = [p.name for p in offered if p.required]
+        if required:
+            schema["required"] = required
+        return schema
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the handler and rules left out)."""
+        return {"name": self.name, "description": self.description, "params": [p.to_dict() for p in self.params],
+                "read_only": self.read_only, "idempotent": self.idempotent, "destructive": self.destructive}
+
+
+_REGISTRY: dict[str, Action] = {}
+_VOCABULARY: dict[str, Param] = {}
+
+
+def registry() -> Mapping[str, Action]:
+    """Every registered action by name, in the order they were declared (read-only)."""
+    return MappingProxyType(_REGISTRY)
+
+
+def _param(name: str, kind: JsonType, description: str, **options: Any) -> Param:
+    """Declare a parameter of the shared vocabulary: one JSON type and one general description per name
+    (the single :data:`TOOL_SCHEMA` has one property per name, whichever actions take it)."""
+    param = Param(name, kind, description, **options)
+    _VOCABULARY[name] = param
+    return param
+
+
+def action(name: str, description: str, *params: Param, read_only: bool = False, idempotent: bool = False,
+           destructive: bool = False, rules: Rules | None = None) -> Callable[[Handler], Handler]:
+    """Register the decorated ``handler(kg, params)`` as the agent action ``name``.
+
+    ``description`` tells an agent when to use it; ``params`` are :class:`Param` records from the
+    shared vocabulary (:data:`PARAMETERS`), adapted with :meth:`Param.but`. The handler gets the
+    checked parameters (nulls left out) and returns the JSON-ready result.
+    """
+
+    def register(handler: Handler) -> Handler:
+        if name in _REGISTRY:
+            raise ValueError(f"the agent action {name!r} is declared twice")
+        if len(description) < 40:
+            raise ValueError(f"the agent action {name!r} needs a description that says when to use it")
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"the agent action {name!r} declares a parameter twice: {names}")
+        for p in params:
+            shared = _VOCABULARY.get(p.name)
+            if shared is None or shared.type != p.type:
+                raise ValueError(f"parameter {p.name!r} of {name!r} must come from the shared vocabulary "
+                                 f"(PARAMETERS), with its JSON type")
+        _REGISTRY[name] = Action(name, description, tuple(params), handler, read_only=read_only,
+                                 idempotent=idempotent, destructive=destructive, rules=rules)
+        return handler
+
+    return register
+
+
+# ---------------------------------------------------------------------- the shared vocabulary
+
+SUBJECT = _param("subject", "string", "Entity the fact is about (for merge: the duplicate to fold away).")
+PREDICATE = _param("predicate", "string", "Relationship type, e.g. uses_queue, works_at, email.")
+OBJECT = _param("object", "string", "Entity or value the fact points at (for merge: the entity to keep; for "
+                                    "supersede: the old object).")
+VALID_FROM = _param("valid_from", "string", "When the fact became true: YYYY, YYYY-MM, YYYY-MM-DD or an ISO "
+                                            "datetime with Z.")
+VALID_TO = _param("valid_to", "string", "When it stopped being true (leave out while it is still true).")
+CONFIDENCE = _param("confidence", "number", "How sure the source is, 0 to 1 (default 1).", minimum=0, maximum=1)
+SOURCE = _param("source", "string", "Who asserts it (default: agent), e.g. the agent's or the user's name.")
+SOURCE_CLOSET = _param("source_closet", "string", "Pointer to the evidence, e.g. a memory id from kg_remember or "
+                                                  "a URL.")
+SUBJECT_TYPE = _param("subject_type", "string", "Type of the subject entity: person, company, project, event, "
+                                                "unknown, or a type the graph adds.")
+OBJECT_TYPE = _param("object_type", "string", "Type of the object entity (see subject_type).")
+PROPERTIES = _param("properties", "object", "JSON object of properties to set on the subject entity.")
+NAME = _param("name", "string", "Entity to look up (query, timeline, conflicts) or the new alias (alias).")
+DIRECTION = _param("direction", "string", "outgoing (entity is subject), incoming (entity is object) or both.",
+                   enum=("both", "outgoing", "incoming"))
+AS_OF = _param("as_of", "string", "Only facts valid on this date.")
+KNOWN_AT = _param("known_at", "string", "What the graph believed at this moment (transaction time).")
+CURRENT_ONLY = _param("current_only", "boolean", "Only facts that are still current.")
+LIMIT = _param("limit", "integer", "At most this many items.", minimum=0)
+OFFSET = _param("offset", "integer", "Skip this many items first (paging).", minimum=0)
+ENDED = _param("ended", "string", "When the fact stopped being true (default: today).")
+ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
+OLD_OBJECT = _param("old_object", "string", "The object being replaced (supersede).")
+NEW_OBJECT = _param("new_object", "string", "The object that replaces it (supersede).")
+AT = _param("at", "string", "When the new object replaced the old one (default: today).")
+ENTITY = _param("entity", "string", "Entity an alias names.")
+STYLE = _param("style", "string", "main (# Knowledge Graph heading) or subagent (## Known Facts).",
+               enum=("main", "subagent"))
+TEXT = _param("text", "string", "Evidence to store as a memory (remember); a fact's source_closet may point at its id.")
+METADATA = _param("metadata", "object", "JSON object stored with the memory (remember).")
+QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by meaning.")
+K = _param("k", "integer", "How many hits (find; default 10).")
+KIND = _param("kind", "string", "facts, memories or both (find; default facts).")
+
+PARAMETERS: Mapping[str, Param] = MappingProxyType(_VOCABULARY)
+"""Every parameter name an action may take, with its one JSON type and general description."""
+
+
+# ---------------------------------------------------------------------- results and the envelope
+
+
+def facts_result(facts: Iterable[Fact], **extra: Any) -> dict[str, Any]:
+    """The result shape of every list of facts (query, search, timeline): ``{…extra, "facts", "count"}``."""
+    rows = [f.to_dict() for f in facts]
+    return {**extra, "facts": rows, "count": len(rows)}
+
+
+def conflicts_result(groups: list[ConflictGroup]) -> dict[str, Any]:
+    """The result shape of conflicts: ``{"groups", "count", "needs_action"}``."""
+    return {"groups": [g.to_dict() for g in groups], "count": len(groups),
+            "needs_action": sum(g.needs_action for g in groups)}
+
+
+def envelope(result: Any = None, *, error: BaseException | None = None) -> dict[str, Any]:
+    """The one answer shape of the agent tool, the MCP server and ``kgtoolkit tool``.
+
+    ``{"ok": true, "result": result}``, or with ``error`` ``{"ok": false, "error": {"code", "message",
+    "suggestions", …}}``: a :class:`KGError`'s own fields, anything else ``internal_error`` with its
+    type and message (made printable).
+
+    >>> envelope({"count": 0})
+    {'ok': True, 'result': {'count': 0}}
+    >>> envelope(error=InvalidRequest("no such thing", field="name"))["error"]
+    {'code': 'invalid_request', 'message': 'no such thing', 'suggestions': [], 'field': 'name'}
+    >>> envelope(error=ZeroDivisionError("division by zero"))["error"]["code"]
+    'internal_error'
+    """
+    if error is None:
+        return {"ok": True, "result": result}
+    if isinstance(error, KGError):
+        return {"ok": False, "error": error.to_dict()}
+    return {"ok": False, "error": {"code": "internal_error", "message": printable(f"{type(error).__name__}: {error}"),
+                                   "suggestions": []}}
+
+
+# ---------------------------------------------------------------------- the actions
+
+
+def _add_rules(p: dict[str, Any]) -> list[str]:
+    """add: with only a subject it creates an entity; a fact needs predicate and object together."""
+    if ("predicate" in p) != ("object" in p):
+        return ["object" if "predicate" in p else "predicate"]
+    return []
+
+
+@action(
+    "add",
+    "Record a stable fact: subject → predicate → object, with valid_from when known (e.g. my_api uses_queue Redis "
+    "from 2026-03-02). Use it for durable knowledge (decisions, owners, dependencies, roles, contact details), not "
+    "for passing chatter. Adding a fact that is already current changes nothing (created: false). When a fact "
+    "replaces an older one, use kg_supersede instead; when one simply ended, kg_invalidate. With only subject (and "
+    "subject_type / properties) it creates or updates the entity.",
+    SUBJECT.but(required=True), PREDICATE, OBJECT, VALID_FROM, VALID_TO, CONFIDENCE.but(default=1), SOURCE,
+    SOURCE_CLOSET, SUBJECT_TYPE, OBJECT_TYPE, PROPERTIES,
+    idempotent=True, rules=_add_rules,
+)
+def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    if "predicate" not in p:
+        return {"entity": kg.add_entity(p["subject"], type=p.get("subject_type"),
+                                        properties=p.get("properties")).to_dict()}
+    subject, predicate, obj = p.pop("subject"), p.pop("predicate"), p.pop("object")
+    return kg.add(subject, predicate, obj, **p).to_dict()
+
+
+@action(
+    "query",
+    "Everything the graph knows about one entity: its facts with dates, each flagged current and with its "
+    "direction (outgoing: the entity is the subject; incoming: it is the object, e.g. 'what uses SQLite?'). Check "
+    "this before answering about past decisions or the state of something. as_of asks what held on a date, known_at "
+    "what the graph believed at a moment. Never fuzzy: a miss returns not_found with suggestions.",
+    NAME.but(required=True, description="Entity to look up: its exact name or an alias (never fuzzy)."),
+    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), LIMIT, OFFSET.but(default=0),
+    read_only=True,
+)
+def _query(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    entity = kg.resolve(p["name"])
+    return facts_result(kg.query(p.pop("name"), **p), entity=entity)
+
+
+@action(
+    "invalidate",
+    "Close a current fact that stopped being true (ended defaults to today); it stays as history. Use when "
+    "something ended without a replacement; when it was replaced, use kg_supersede. Fails with not_current when no "
+    "such fact is current (the message shows the historical ones).",
+    SUBJECT.but(required=True), PREDICATE.but(required=True),
+    OBJECT.but(required=True, description="The object of the fact that ended."), ENDED, ENDED_BY,
+)
+def _invalidate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return {"fact": kg.invalidate(p.pop("subject"), p.pop("predicate"), p.pop("object"), **p).to_dict()}
+
+
+def _supersede_rules(p: dict[str, Any]) -> list[str]:
+    """supersede takes its old object as ``object`` or ``old_object``, once."""
+    if "object" in p:
+        if "old_object" in p and p["old_object"] != p["object"]:
+            raise InvalidRequest("supersede takes the old object once: give object or old_object, not both",
+                                 field="old_object", value=str(p["old_object"]))
+        p["old_object"] = p.pop("object")
+    return []
+
+
+@action(
+    "supersede",
+    "Replace the object of a current fact at one moment, atomically: ends subject–predicate–old_object at `at` and "
+    "adds subject–predicate–new_object from `at` (e.g. my_api uses_queue Redis → SQLite on 2026-10-12). Use "
+    "whenever a decision, owner, dependency or value changes.",
+    SUBJECT.but(required=True), PREDICATE.but(required=True), OBJECT.but(offered=False),
+    OLD_OBJECT.but(required=True), NEW_OBJECT.but(required=True), AT, CONFIDENCE.but(default=1), SOURCE,
+    SOURCE_CLOSET, OBJECT_TYPE,
+    rules=_supersede_rules,
+)
+def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.supersede(p.pop("subject"), p.pop("predicate"), p.pop("old_object"), p.pop("new_object"), **p).to_dict()
+
+
+@action(
+    "search",
+    "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object SQLite: "
+    "everything that uses SQLite as a queue). Use when you know the relationship but not the subject.",
+    PREDICATE.but(required=True), OBJECT.but(description="Only facts pointing at this entity or value."), AS_OF,
+    KNOWN_AT, CURRENT_ONLY.but(default=False), LIMIT, OFFSET.but(default=0),
+    read_only=True,
+)
+def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return facts_result(kg.search(p.pop("predicate"), p.pop("object", None), **p))
+
+
+@action(
+    "timeline",
+    "Facts in chronological order, of one entity or of the whole graph. Use to explain how something evolved or "
+    "what changed when.",
+    NAME.but(description="Only this entity's facts (default: the whole graph)."), LIMIT, OFFSET.but(default=0),
+    read_only=True,
+)
+def _timeline(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return facts_result(kg.timeline(p.pop("name", None), **p))
+
+
+@action(
+    "merge",
+    "Fold a duplicate entity (subject) into the one to keep (object): moves its facts, keeps its names as aliases, "
+    "de-duplicates identical facts. Use when two names turn out to be one thing. It cannot be undone; for a mere "
+    "second name, kg_alias is enough.",
+    SUBJECT.but(required=True, description="The duplicate entity to fold away."),
+    OBJECT.but(required=True, description="The entity to keep."),
+    destructive=True,
+)
+def _merge(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.merge(p["subject"], p["object"]).to_dict()
+
+
+@action(
+    "alias",
+    "Register another name (name) for an existing entity, so lookups by that name find it. Use for abbreviations, "
+    "old names and other spellings, or after a not_found whose suggestion was right.",
+    NAME.but(required=True, description="The other name to register."), ENTITY.but(required=True),
+    idempotent=True,
+)
+def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.alias(p["name"], p["entity"]).to_dict()
+
+
+@action(
+    "stats",
+    "Counts: entities per type, facts (current, ended), value facts, predicates, aliases, memories.",
+    read_only=True,
+)
+def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.stats().to_dict()
+
+
+@action(
+    "conflicts",
+    "Review contradictions: every (subject, predicate) with more than one object, with its facts. Groups with more "
+    "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. Closed-out "
+    "history is listed too (current_only to skip it). Use after adding facts or when answers disagree.",
+    NAME.but(description="Only this entity's conflicts (default: the whole graph)."), CURRENT_ONLY.but(default=False),
+    read_only=True,
+)
+def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return conflicts_result(kg.conflicts(p.get("name"), current_only=p.get("current_only", False)))
+
+
+@action(
+    "summary",
+    "Compact Markdown of the best-connected entities and their current facts. Use at the start of a task to load "
+    "what the team already knows (style subagent for a shorter heading).",
+    LIMIT.but(description="How many entities (default 20).", default=20), STYLE.but(default="main"),
+    AS_OF.but(description="The current facts of this date instead of today."),
+    read_only=True,
+)
+def _summary(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return {"markdown": kg.summary(**p)}
+
+
+@action(
+    "remember",
+    "Store a piece of evidence verbatim (a decision record, a meeting note, what the user said) as a memory; its id "
+    "can be cited by facts as source_closet. Use for context worth keeping word for word, and record the durable "
+    "facts it implies with kg_add.",
+    TEXT.but(required=True),
+    SOURCE.but(description="Where the evidence came from (default: agent), e.g. a person, a document or a URL."),
+    METADATA,
+)
+def _remember(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return {"memory": kg.remember(p.pop("text"), **p).to_dict()}
+
+
+@action(
+    "find",
+    "Search facts and stored memories by meaning, in words (e.g. 'which queue does the API use?'); each hit says "
+    "whether it is still current and what replaced it. Use when you do not know the exact entity or predicate, or "
+    "to find the evidence behind a fact; use kg_query when you know the entity.",
+    QUERY.but(required=True), K.but(default=10), KIND.but(default="facts"), AS_OF, CURRENT_ONLY.but(default=False),
+    read_only=True,
+)
+def _find(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    from .search import find  # torch and the model load only when an agent searches
+
+    return find(kg, p.pop("query"), **p).to_dict()
+
+
+ACTIONS: tuple[str, ...] = tuple(_REGISTRY)
+"""The names of the actions, in the order they are declared."""
+
+
+def tool_schema() -> dict[str, Any]:
+    """The JSON schema of the whole tool for function calling: ``action`` and every parameter any action takes."""
+    names = list(_REGISTRY)
+    properties: dict[str, Any] = {
+        "action": {"type": "string", "enum": names, "description": "What to do: " + ", ".join(names) + "."}}
+    for act in _REGISTRY.values():
+        for p in act.params:
+            properties.setdefault(p.name, _VOCABULARY[p.name].schema(with_default=False))
+    return {
+        "name": "knowledge_graph",
+        "description": (
+            "A temporal knowledge graph of stable facts (subject → predicate → object, with the dates they "
+            "held). Record facts with add; when one stops being true, invalidate it or supersede it with the "
+            "new object (history is kept); query an entity before answering about past decisions. Store evidence "
+            "text with remember (point a fact's source_closet at it) and search facts and memories by meaning with "
+            "find: each hit says whether it is still current and what replaced it."
+        ),
+        "input_schema": {"type": "object", "properties": properties, "required": ["action"]},
+    }
+
+
+TOOL_SCHEMA: dict[str, Any] = tool_schema()
+
+
+# ---------------------------------------------------------------------- checking and dispatching
 
 
 def _check_text(request: Mapping[str, Any]) -> None:
@@ -136,7 +517,7 @@ def _check_text(request: Mapping[str, Any]) -> None:
             pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
 
 
-def _validate(request: Any) -> tuple[str, dict[str, Any]]:
+def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
     if isinstance(request, bytes):
         try:
             request = request.decode("utf-8-sig")
@@ -145,82 +526,37 @@ def _validate(request: Any) -> tuple[str, dict[str, Any]]:
                                  f"position {exc.start}); send JSON encoded as UTF-8") from None
     if isinstance(request, str):
         try:
-            request = json.loads(request)
+            request = parse_request(request)
         except ValueError as exc:
             raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from None
+    else:
+        check_request(request)
     if not isinstance(request, Mapping):
         raise InvalidRequest("the request must be a JSON object with an 'action'")
     if not all(isinstance(key, str) for key in request):
         raise InvalidRequest("every parameter name must be text", field="action")
     _check_text(request)
-    action = request.get("action")
-    if not isinstance(action, str) or action not in _PARAMS:
-        raise InvalidRequest(f"unknown action {action!r}; use one of: {', '.join(ACTIONS)}", field="action",
-                             value=str(action), suggestions=list(ACTIONS))
-    allowed = _PARAMS[action]
+    name = request.get("action")
+    if not isinstance(name, str) or name not in _REGISTRY:
+        names = list(_REGISTRY)
+        raise InvalidRequest(f"unknown action {name!r}; use one of: {', '.join(names)}", field="action",
+                             value=str(name), suggestions=names)
+    act = _REGISTRY[name]
+    allowed = {p.name: p for p in act.params}
     params = {k: v for k, v in request.items() if k != "action" and v is not None}
     unknown = sorted(set(params) - set(allowed))
     if unknown:
-        raise InvalidRequest(f"{action} does not take {', '.join(unknown)}; it takes: {', '.join(allowed) or 'nothing'}",
+        raise InvalidRequest(f"{name} does not take {', '.join(unknown)}; it takes: {', '.join(allowed) or 'nothing'}",
                              field=unknown[0], value=str(params[unknown[0]]), suggestions=list(allowed))
     for key, value in params.items():
-        if not _CHECKS[allowed[key]](value):
-            raise InvalidRequest(f"{key} must be a JSON {allowed[key]}, not {json.dumps(value)}", field=key,
+        if not allowed[key].accepts(value):
+            raise InvalidRequest(f"{key} must be a JSON {allowed[key].type}, not {json.dumps(value)}", field=key,
                                  value=str(value))
-    if action == "supersede" and "object" in params:
-        if "old_object" in params and params["old_object"] != params["object"]:
-            raise InvalidRequest("supersede takes the old object once: give object or old_object, not both",
-                                 field="old_object", value=str(params["old_object"]))
-        params["old_object"] = params.pop("object")
-    required = _REQUIRED.get(action, ()) + (("old_object",) if action == "supersede" else ())
-    missing = [k for k in required if k not in params or params[k] == ""]
-    if action == "add" and ("predicate" in params) != ("object" in params):
-        missing.append("object" if "predicate" in params else "predicate")
+    also = act.rules(params) if act.rules is not None else []
+    missing = [k for k in act.required if k not in params or params[k] == ""] + also
     if missing:
-        raise InvalidRequest(f"{action} needs {', '.join(missing)}", field=missing[0])
-    return action, params
-
-
-def _facts(facts: list[Any]) -> dict[str, Any]:
-    return {"facts": [f.to_dict() for f in facts], "count": len(facts)}
-
-
-def _dispatch(kg: KnowledgeGraph, action: str, p: dict[str, Any]) -> Any:
-    if action == "add":
-        if "predicate" not in p:
-            kwargs = {"type": p.get("subject_type"), "properties": p.get("properties")}
-            return {"entity": kg.add_entity(p["subject"], **kwargs).to_dict()}
-        subject, predicate, obj = p.pop("subject"), p.pop("predicate"), p.pop("object")
-        return kg.add(subject, predicate, obj, **p).to_dict()
-    if action == "query":
-        return {"entity": kg.resolve(p["name"]), **_facts(kg.query(p.pop("name"), **p))}
-    if action == "invalidate":
-        return {"fact": kg.invalidate(p.pop("subject"), p.pop("predicate"), p.pop("object"), **p).to_dict()}
-    if action == "supersede":
-        return kg.supersede(p.pop("subject"), p.pop("predicate"), p.pop("old_object"), p.pop("new_object"), **p).to_dict()
-    if action == "search":
-        return _facts(kg.search(p.pop("predicate"), p.pop("object", None), **p))
-    if action == "timeline":
-        return _facts(kg.timeline(p.pop("name", None), **p))
-    if action == "merge":
-        return kg.merge(p["subject"], p["object"]).to_dict()
-    if action == "alias":
-        return kg.alias(p["name"], p["entity"]).to_dict()
-    if action == "stats":
-        return kg.stats().to_dict()
-    if action == "conflicts":
-        groups = kg.conflicts(p.get("name"), current_only=p.get("current_only", False))
-        return {"groups": [g.to_dict() for g in groups], "count": len(groups),
-                "needs_action": sum(g.needs_action for g in groups)}
-    if action == "summary":
-        return {"markdown": kg.summary(**p)}
-    if action == "remember":
-        return {"memory": kg.remember(p.pop("text"), **p).to_dict()}
-    if action == "find":
-        from .search import find  # torch and the model load only when an agent searches
-
-        return find(kg, p.pop("query"), **p).to_dict()
-    raise AssertionError(action)  # pragma: no cover - _validate admits known actions only
+        raise InvalidRequest(f"{name} needs {', '.join(missing)}", field=missing[0])
+    return act, params
 
 
 def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | None = None,
@@ -235,15 +571,12 @@ def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | N
     """
     opened = None
     try:
-        action, params = _validate(request)
+        act, params = _validate(request)
         if kg is None:
             kg = opened = KnowledgeGraph(db)
-        return {"ok": True, "result": _dispatch(kg, action, params)}
-    except KGError as exc:
-        return {"ok": False, "error": exc.to_dict()}
+        return envelope(act.handler(kg, params))
     except Exception as exc:  # the tool must answer, whatever happened
-        return {"ok": False, "error": {"code": "internal_error", "message": printable(f"{type(exc).__name__}: {exc}"),
-                                       "suggestions": []}}
+        return envelope(error=exc)
     finally:
         if opened is not None:
             opened.close()

@@ -1,10 +1,10 @@
-"""Analysis of a graph's history on a facts frame: timelines, Gantt bars, conflicts, churn.
+"""Analysis of a graph's history on a facts frame: timelines, Gantt bars, conflicts, churn, connectedness.
 
 Every function takes a frame shaped like :func:`kgtoolkit.frames.facts` (polars; a pandas frame
 is converted and the answer converted back), not the graph, so it works on any filtered frame.
 No SQL here: the store modules read the data, this module only computes on frames.
 
-Time conventions (the store's, SPEC §4):
+Time conventions (the store's, contract §4):
 
 * ``start``/``end`` are UTC datetimes; a null ``start`` is an **unknown start**, which the store
   treats as "valid since before anything" (an ``as_of`` query always matches it); a null ``end``
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 import polars as pl
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._names import normalize_name, normalize_predicate
 from ._time import TimeInput, parse_window
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHURN_SCHEMA",
     "CONFLICTS_SCHEMA",
+    "CONNECTED_SCHEMA",
     "GANTT_SCHEMA",
     "MAX_PERIODS",
     "MOST_CHANGED_SCHEMA",
@@ -59,6 +61,7 @@ __all__ = [
     "conflicts",
     "gantt",
     "most_changed",
+    "most_connected",
     "most_volatile",
     "timeline",
 ]
@@ -118,6 +121,11 @@ MOST_CHANGED_SCHEMA: dict[str, pl.DataType] = {
     "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "changes": pl.Int64(),
     "facts": pl.Int64(), "objects": pl.Int64(), "history": pl.List(pl.String()),
     "current_objects": pl.List(pl.String()), "first_start": _MOMENT, "last_change": _MOMENT,
+}
+#: :func:`most_connected`.
+CONNECTED_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(), "name": pl.String(), "type": pl.String(), "facts": pl.Int64(), "outgoing": pl.Int64(),
+    "incoming": pl.Int64(),
 }
 
 
@@ -190,7 +198,7 @@ def _now(now: Moment) -> dt.datetime:
 
 
 def _object_key() -> pl.Expr:
-    """What makes two objects the same: the entity id, or the value text case-folded (SPEC §2)."""
+    """What makes two objects the same: the entity id, or the value text case-folded (contract §2)."""
     folded = pl.col("object").map_batches(
         lambda s: pl.Series(s.name, [None if v is None else v.casefold() for v in s.to_list()], dtype=pl.String),
         return_dtype=pl.String)
@@ -341,7 +349,7 @@ def gantt(
 
 
 def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: Moment = None) -> Frame:
-    """SPEC §5 conflict groups for the whole frame in one pass, those needing action first.
+    """contract §5 conflict groups for the whole frame in one pass, those needing action first.
 
     A group is a (subject, predicate) with more than one distinct object (value objects compared
     case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
@@ -600,8 +608,7 @@ def most_volatile(
     """
     if by not in ("subject", "predicate"):
         raise InvalidRequest(f"by must be 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
-        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
@@ -651,8 +658,7 @@ def most_changed(
     >>> most_changed(frames.facts(kg)).select("changes", "history", "current_objects").rows()
     [(2, ['Redis', 'SQLite', 'Redis'], ['Redis'])]
     """
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
-        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued))).with_columns(_object_key())
@@ -684,3 +690,63 @@ def most_changed(
     if top is not None:
         table = table.head(top)
     return _out(_typed(table, MOST_CHANGED_SCHEMA), was_pandas)
+
+
+# ---------------------------------------------------------------------- connectedness
+
+
+def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | None = None) -> Frame:
+    """Entities by the number of facts that touch them, most first (the dashboard's entity lists).
+
+    ``outgoing`` counts the facts an entity is the subject of (value facts included: an email is a
+    fact about its entity), ``incoming`` the facts whose object it is (value objects are not
+    entities), and ``facts`` both (a fact from an entity to itself counts once in each). With
+    ``entities`` (a frame like :func:`kgtoolkit.frames.entities`: ``id``, ``name``, ``type``) every
+    one of them is listed, those without facts with 0, named and typed as it says; without it, the
+    entities the facts name, with the names and types of the facts frame (the first fact, by id, that
+    names each). Ties go by id; ``top=None`` keeps every entity. Columns: :data:`CONNECTED_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis")
+    >>> _ = kg.add("billing", "uses_queue", "Redis")
+    >>> _ = kg.add("billing", "email", "billing@acme.example")
+    >>> _ = kg.add("idle", "note", "no relationships", subject_type="project")
+    >>> most_connected(frames.facts(kg), top=3).select("id", "facts", "outgoing", "incoming").rows()
+    [('billing', 2, 2, 0), ('redis', 2, 0, 2), ('idle', 1, 1, 0)]
+    """
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
+        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    df, was_pandas = _frame(facts)
+    df = df.sort("id", nulls_last=True)
+    links = df.filter(~pl.col("object_is_value"))
+    outgoing = df.group_by("subject").agg(pl.len().cast(pl.Int64).alias("outgoing")).rename({"subject": "id"})
+    incoming = links.group_by("object").agg(pl.len().cast(pl.Int64).alias("incoming")).rename({"object": "id"})
+    if entities is None:
+        named = pl.concat([
+            df.select(pl.col("id").alias("_fact"), pl.lit(0).alias("_side"), pl.col("subject").alias("id"),
+                      pl.col("subject_name").alias("name"), pl.col("subject_type").alias("type")),
+            links.select(pl.col("id").alias("_fact"), pl.lit(1).alias("_side"), pl.col("object").alias("id"),
+                         pl.col("object_name").alias("name"), pl.col("object_type").alias("type")),
+        ])
+        listed = (named.sort("_fact", "_side", nulls_last=True).group_by("id", maintain_order=True)
+                  .agg(pl.col("name").first(), pl.col("type").first()))
+    else:
+        if not isinstance(entities, pl.DataFrame):
+            entities = pl.from_pandas(entities)
+        missing = [c for c in ("id", "name", "type") if c not in entities.columns]
+        if missing:
+            raise InvalidRequest(f"the entities frame has no {', '.join(missing)} column; build it with "
+                                 "kgtoolkit.frames.entities(kg)", field=missing[0])
+        listed = entities.select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
+                                 pl.col("type").cast(pl.String)).unique("id", keep="first", maintain_order=True)
+    table = (
+        listed.join(outgoing, on="id", how="left").join(incoming, on="id", how="left")
+        .with_columns(pl.col("outgoing").fill_null(0), pl.col("incoming").fill_null(0))
+        .with_columns((pl.col("outgoing") + pl.col("incoming")).alias("facts"))
+        .sort(["facts", "id"], descending=[True, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    return _out(_typed(table, CONNECTED_SCHEMA), was_pandas)

@@ -7,9 +7,10 @@ and exit with status 1.
 from __future__ import annotations
 
 import functools
-from contextlib import contextmanager
+import inspect
 import json
 import sys
+from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional, TypeVar
@@ -23,7 +24,7 @@ from rich.table import Table
 from ._errors import InvalidRequest, KGError, UnknownType
 from ._names import loose_key, normalize_name, printable, printable_data
 from ._records import ConflictGroup, Fact
-from ._tool import answer_json, run_tool
+from ._tool import TOOL_SCHEMA, answer_json, conflicts_result, envelope, facts_result, registry, run_tool
 from .store import KnowledgeGraph, Location, resolve
 
 __all__ = ["app", "main"]
@@ -60,8 +61,9 @@ def _global(
     ctx.obj = {"db": db, "json": as_json}
 
 
-def _command(name: str | None = None) -> Callable[[F], F]:
-    """Register a command that turns library errors into a message and exit status 1."""
+def _command(name: str | None = None, *, help: str | None = None) -> Callable[[F], F]:  # noqa: A002
+    """Register a command that turns library errors into a message and exit status 1 (``help``: instead of
+    the docstring)."""
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
@@ -71,7 +73,7 @@ def _command(name: str | None = None) -> Callable[[F], F]:
             except KGError as exc:
                 _fail(exc)
 
-        app.command(name)(run)
+        app.command(name, help=help)(run)
         return fn
 
     return decorate
@@ -82,20 +84,62 @@ def _fail(exc: KGError) -> None:
     raise typer.Exit(1)
 
 
-def _graph(ctx: typer.Context, db: str | None, *, read_only: bool = False) -> KnowledgeGraph:
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
-    return KnowledgeGraph(chosen, read_only=read_only)
+def graph_options(*, db: bool = True, json: bool = True) -> Callable[[F], F]:
+    """Give a command the shared ``--db`` and ``--json`` options, declared here once (``json=False``: only
+    ``--db``; ``db=False``: only ``--json``).
+
+    They are added after the command's own parameters and not passed to it: the command reads them from
+    its context with :func:`_open_graph` / :func:`_chosen_db` and :func:`_json_wanted`, which also take
+    the global ``--db`` / ``--json`` given before the command's name.
+    """
+    extra: list[inspect.Parameter] = []
+    if db:
+        extra.append(inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DbOption))
+    if json:
+        extra.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
+                                       annotation=JsonOption))
+    names = {p.name for p in extra}
+
+    def decorate(fn: F) -> F:
+        signature = inspect.signature(fn, eval_str=True)
+        clash = names & set(signature.parameters)
+        if clash:
+            raise TypeError(f"{fn.__name__} declares {', '.join(sorted(clash))} itself; graph_options adds them")
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            for name in names:
+                kwargs.pop(name, None)
+            return fn(*args, **kwargs)
+
+        run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *extra])  # type: ignore[attr-defined]
+        return run  # type: ignore[return-value]
+
+    return decorate
 
 
-def _search_graph(ctx: typer.Context, db: str | None) -> KnowledgeGraph:
+def _chosen_db(ctx: typer.Context) -> str | None:
+    """The graph a command names: its own ``--db``, else the global one, else None (the store's rule decides)."""
+    own = ctx.params.get("db")
+    if own is not None:
+        return own
+    return ctx.obj.get("db") if ctx.obj else None
+
+
+def _open_graph(ctx: typer.Context, *, read_only: bool = False) -> KnowledgeGraph:
+    """The graph of a command with :func:`graph_options`, opened (read-only for commands that only read)."""
+    return KnowledgeGraph(_chosen_db(ctx), read_only=read_only)
+
+
+def _search_graph(ctx: typer.Context) -> KnowledgeGraph:
     """The graph for search: read-only for a file (the index lives beside it); writable for PostgreSQL, whose
     embedding cache is a table of the database, so what one machine embeds serves the whole team."""
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
-    return _graph(ctx, db, read_only=resolve(chosen).kind != "postgresql")
+    return _open_graph(ctx, read_only=resolve(_chosen_db(ctx)).kind != "postgresql")
 
 
-def _json_wanted(ctx: typer.Context, as_json: bool) -> bool:
-    return as_json or bool(ctx.obj and ctx.obj.get("json"))
+def _json_wanted(ctx: typer.Context) -> bool:
+    """Whether the command's ``--json`` (or the global one) asks for JSON."""
+    return bool(ctx.params.get("as_json")) or bool(ctx.obj and ctx.obj.get("json"))
 
 
 def _emit(data: Any) -> None:
@@ -131,10 +175,10 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
     return table
 
 
-def _show_facts(ctx: typer.Context, as_json: bool, facts: list[Fact], payload: dict[str, Any], *,
-                title: str, direction: bool = False) -> None:
-    if _json_wanted(ctx, as_json):
-        _emit({**payload, "facts": [f.to_dict() for f in facts], "count": len(facts)})
+def _show_facts(ctx: typer.Context, facts: list[Fact], payload: dict[str, Any], *, title: str,
+                direction: bool = False) -> None:
+    if _json_wanted(ctx):
+        _emit(facts_result(facts, **payload))
     elif not facts:
         out.print(f"{escape(title)}: no facts")
     else:
@@ -160,6 +204,7 @@ def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
 
 
 @_command("add")
+@graph_options()
 def add(
     ctx: typer.Context,
     subject: Annotated[str, typer.Argument(help="Entity the fact is about.")],
@@ -173,15 +218,13 @@ def add(
     subject_type: Annotated[Optional[str], typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")] = None,
     object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of the object entity.")] = None,
     prop: Annotated[Optional[list[str]], typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Add a fact (missing entities are created; an identical current fact is returned as is)."""
-    with _graph(ctx, db) as kg:
+    with _open_graph(ctx) as kg:
         result = kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
                         source=source, source_closet=source_closet, subject_type=subject_type,
                         object_type=object_type, properties=_properties(prop))
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(result.to_dict())
         return
     verb = "added" if result.created else "already current, unchanged"
@@ -191,6 +234,7 @@ def add(
 
 
 @_command("invalidate")
+@graph_options()
 def invalidate(
     ctx: typer.Context,
     subject: Annotated[str, typer.Argument()],
@@ -198,19 +242,18 @@ def invalidate(
     obj: Annotated[str, typer.Argument(metavar="OBJECT")],
     ended: Annotated[Optional[str], typer.Option(help="When it stopped being true (default: today, UTC).")] = None,
     ended_by: Annotated[Optional[str], typer.Option("--ended-by", help="Who ended it (default: agent).")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """End a current fact; it stays as history."""
-    with _graph(ctx, db) as kg:
+    with _open_graph(ctx) as kg:
         fact = kg.invalidate(subject, predicate, obj, ended=ended, ended_by=ended_by)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"fact": fact.to_dict()})
     else:
         out.print(_facts_table([fact], title="ended"))
 
 
 @_command("supersede")
+@graph_options()
 def supersede(
     ctx: typer.Context,
     subject: Annotated[str, typer.Argument()],
@@ -221,31 +264,28 @@ def supersede(
     source: Annotated[Optional[str], typer.Option(help="Who asserts it (default: agent).")] = None,
     source_closet: Annotated[Optional[str], typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
     object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of NEW.")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Replace OLD with NEW at one moment: end the old fact and add the new one, atomically."""
-    with _graph(ctx, db) as kg:
+    with _open_graph(ctx) as kg:
         result = kg.supersede(subject, predicate, old_object, new_object, at=at, source=source,
                               source_closet=source_closet, object_type=object_type)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(result.to_dict())
     else:
         out.print(_facts_table([result.old, result.new], title="superseded"))
 
 
 @_command("merge")
+@graph_options()
 def merge(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="Duplicate entity to fold away.")],
     target: Annotated[str, typer.Argument(help="Entity to keep.")],
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Merge SOURCE into TARGET: move its facts, keep its names as aliases, de-duplicate."""
-    with _graph(ctx, db) as kg:
+    with _open_graph(ctx) as kg:
         result = kg.merge(source, target)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(result.to_dict())
         return
     out.print(f"merged [bold]{escape(result.source)}[/] into [bold]{escape(result.target.id)}[/]: {result.moved} fact(s) "
@@ -256,33 +296,31 @@ def merge(
 
 
 @_command("alias")
+@graph_options()
 def alias(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The other name.")],
     entity: Annotated[str, typer.Argument(help="The entity it names.")],
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Register NAME as another name of ENTITY."""
-    with _graph(ctx, db) as kg:
+    with _open_graph(ctx) as kg:
         result = kg.alias(name, entity)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(result.to_dict())
     else:
         out.print(f"{escape(repr(result.name))} ({escape(result.alias)}) now names [bold]{escape(result.entity)}[/]", highlight=False)
 
 
 @_command("aliases")
+@graph_options()
 def aliases(
     ctx: typer.Context,
     entity: Annotated[Optional[str], typer.Argument(help="Only this entity's aliases.")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """List aliases (of one entity, or all)."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         rows = kg.aliases(entity)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"aliases": [a.to_dict() for a in rows], "count": len(rows)})
         return
     table = Table("alias", "spelling", "entity", header_style="bold", box=box.SIMPLE_HEAD)
@@ -292,6 +330,7 @@ def aliases(
 
 
 @_command("config")
+@graph_options()
 def config(
     ctx: typer.Context,
     add_type: Annotated[Optional[list[str]], typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
@@ -301,13 +340,14 @@ def config(
     add_multi_valued: Annotated[Optional[list[str]], typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
     remove_multi_valued: Annotated[Optional[list[str]], typer.Option("--remove-multi-valued")] = None,
     comma_guard: Annotated[Optional[bool], typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    max_name_length: Annotated[Optional[int], typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
+    max_value_length: Annotated[Optional[int], typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
 ) -> None:
-    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard."""
+    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard, lengths."""
     changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
-                              remove_multi_valued)) or comma_guard is not None
-    with _graph(ctx, db, read_only=not changes) as kg:
+                              remove_multi_valued)) or any(x is not None for x in (comma_guard, max_name_length,
+                                                                                   max_value_length))
+    with _open_graph(ctx, read_only=not changes) as kg:
         current = kg.config
         if changes:
             current = kg.configure(
@@ -315,8 +355,10 @@ def config(
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 comma_guard=comma_guard,
+                max_name_length=max_name_length,
+                max_value_length=max_value_length,
             )
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(current.to_dict())
         return
     table = Table("setting", "value", header_style="bold", box=box.SIMPLE_HEAD)
@@ -324,6 +366,8 @@ def config(
     table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
     table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
+    table.add_row("max name length", f"{current.max_name_length:,}")
+    table.add_row("max value length", f"{current.max_value_length:,}")
     out.print(table)
 
 
@@ -371,6 +415,7 @@ def _edit_types(current: frozenset[str], add: list[str] | None, remove: list[str
 
 
 @_command("query")
+@graph_options()
 def query(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Entity (exact name or alias).")],
@@ -380,19 +425,18 @@ def query(
     current: Current = False,
     limit: Limit = None,
     offset: Offset = 0,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Facts around one entity, oldest first, each flagged current and with its direction."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         entity = kg.resolve(name)
         facts = kg.query(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
                          current_only=current, limit=limit, offset=offset)
     suffix = f" as of {as_of}" if as_of else ""
-    _show_facts(ctx, as_json, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
+    _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
 
 
 @_command("search")
+@graph_options()
 def search(
     ctx: typer.Context,
     predicate: Annotated[str, typer.Argument(help="Relationship type.")],
@@ -402,38 +446,36 @@ def search(
     current: Current = False,
     limit: Limit = None,
     offset: Offset = 0,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Facts by relationship type, optionally pointing at one object ("what uses SQLite?")."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         facts = kg.search(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
                           offset=offset)
-    _show_facts(ctx, as_json, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
+    _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
 
 
 @_command("timeline")
+@graph_options()
 def timeline(
     ctx: typer.Context,
     name: Annotated[Optional[str], typer.Argument(help="Entity (default: the whole graph).")] = None,
     limit: Limit = None,
     offset: Offset = 0,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Facts in order of valid_from (unknown starts last)."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         facts = kg.timeline(name, limit=limit, offset=offset)
-    _show_facts(ctx, as_json, facts, {}, title=f"timeline of {name}" if name else "timeline")
+    _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline")
 
 
 @_command("stats")
-def stats(ctx: typer.Context, db: DbOption = None, as_json: JsonOption = False) -> None:
+@graph_options()
+def stats(ctx: typer.Context) -> None:
     """Counts: entities per type, facts, current, ended, value facts, predicates, aliases, memories."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         result = kg.stats()
         path = kg.location
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"path": str(path), **result.to_dict()})
         return
     table = Table(title=escape(str(path)), title_justify="left", show_header=False, box=box.SIMPLE)
@@ -448,22 +490,20 @@ def stats(ctx: typer.Context, db: DbOption = None, as_json: JsonOption = False) 
 
 
 @_command("conflicts")
+@graph_options()
 def conflicts(
     ctx: typer.Context,
     entity: Annotated[Optional[str], typer.Argument(help="Only this subject's conflicts.")] = None,
     current: Current = False,
     needs_action: Annotated[bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")] = False,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """(subject, predicate) pairs with more than one object; those with several current facts first."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         groups = kg.conflicts(entity, current_only=current)
     if needs_action:
         groups = [g for g in groups if g.needs_action]
-    if _json_wanted(ctx, as_json):
-        _emit({"groups": [g.to_dict() for g in groups], "count": len(groups),
-               "needs_action": sum(g.needs_action for g in groups)})
+    if _json_wanted(ctx):
+        _emit(conflicts_result(groups))
         return
     if not groups:
         out.print("no conflicts")
@@ -477,32 +517,38 @@ def _group_title(group: ConflictGroup) -> str:
 
 
 @_command("summary")
+@graph_options()
 def summary(
     ctx: typer.Context,
     limit: Annotated[int, typer.Option(min=1, help="How many entities.")] = 20,
     style: Annotated[str, typer.Option(help="main (# Knowledge Graph) or subagent (## Known Facts).")] = "main",
     as_of: AsOf = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Compact Markdown of the top entities and their current facts, for a system prompt."""
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         text = kg.summary(limit, style=style, as_of=as_of)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"markdown": text})
     else:
         out.out(text, end="", highlight=False)
 
 
-@_command("tool")
-def tool(ctx: typer.Context, db: DbOption = None) -> None:
+@_command("tool", help="The agent tool: read one JSON request per line on stdin, write one JSON answer per line. "
+                        f"Actions: {', '.join(registry())}; --schema prints their parameters.")
+@graph_options(json=False)
+def tool(
+    ctx: typer.Context,
+    schema: Annotated[bool, typer.Option("--schema", help="Print the tool's JSON schema (every action and parameter) and exit; opens no graph.")] = False,
+) -> None:
     """The agent tool: read one JSON request per line on stdin, write one JSON answer per line."""
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    if schema:
+        _emit(TOOL_SCHEMA)
+        return
     try:
-        kg: KnowledgeGraph | None = KnowledgeGraph(chosen)
+        kg: KnowledgeGraph | None = _open_graph(ctx)
         failure = None
     except KGError as exc:
-        kg, failure = None, {"ok": False, "error": exc.to_dict()}
+        kg, failure = None, envelope(error=exc)
     # Bytes in, UTF-8 bytes out, whatever the locale: a line that is not UTF-8 is refused by
     # run_tool like any other bad request, and the next line is still answered.
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
@@ -555,6 +601,7 @@ def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
 
 
 @_command("import")
+@graph_options()
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph.")],
@@ -566,19 +613,17 @@ def import_(
     delimiter: Annotated[Optional[str], typer.Option(help="Field separator, when the suffix does not tell.")] = None,
     allow_commas: Annotated[bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")] = False,
     source: Annotated[Optional[str], typer.Option(help="Source of rows that name none (default: agent).")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Import facts in bulk, in one transaction, with the rules of `add` (importing twice changes nothing)."""
     from .io import import_file
 
     if on_error not in ("raise", "skip"):
         raise InvalidRequest(f"--on-error must be raise or skip, not {on_error!r}", field="on_error", value=on_error)
-    with _graph(ctx, db) as kg, _progress_bar(f"importing {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
+    with _open_graph(ctx) as kg, _progress_bar(f"importing {file.name}", enabled=not _json_wanted(ctx)) as bar:
         report = import_file(kg, file, format=format, columns=_mapping(map_), header=not no_header,
                              delimiter=delimiter, on_error=on_error,  # type: ignore[arg-type]
                              rejects=rejects, allow_commas=allow_commas, source=source, progress=bar)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(report.to_dict())
         return
     out.print(f"{escape(str(file))}: {report.rows} rows read, [bold]{report.inserted}[/] facts added, "
@@ -591,6 +636,7 @@ def import_(
 
 
 @_command("export")
+@graph_options()
 def export(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")],
@@ -600,36 +646,34 @@ def export(
     predicate: Annotated[Optional[str], typer.Option(help="Only facts with this predicate.")] = None,
     entity: Annotated[Optional[str], typer.Option(help="Only facts about this entity.")] = None,
     escape_formulas: Annotated[bool, typer.Option("--escape-formulas/--no-escape-formulas", help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.")] = True,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph."""
     from .io import export_file
 
-    with _graph(ctx, db, read_only=True) as kg, _progress_bar(f"exporting {file.name}", enabled=not _json_wanted(ctx, as_json)) as bar:
+    with _open_graph(ctx, read_only=True) as kg, _progress_bar(f"exporting {file.name}", enabled=not _json_wanted(ctx)) as bar:
         count = export_file(kg, file, format=format, as_of=as_of, current_only=current, predicate=predicate,
                             entity=entity, escape_formulas=escape_formulas, progress=bar)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"path": str(file), "rows": count})
     else:
         out.print(f"{count} rows written to {escape(str(file))}", highlight=False)
 
 
 @_command("copy")
+@graph_options(db=False)
 def copy(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="The graph to copy: a file, sqlite:///file or postgresql://… URL.")],
     target: Annotated[str, typer.Argument(help="Where to copy it (an empty database; created on first use).")],
     merge: Annotated[bool, typer.Option("--merge", help="Merge into a target that holds a graph already, by the rules of add (new ids, duplicates skipped).")] = False,
-    as_json: JsonOption = False,
 ) -> None:
     """Copy a whole graph between SQLite and PostgreSQL (either way), losslessly: ids, times, aliases, memories, settings."""
     from .store import copy_graph
 
     with KnowledgeGraph(source, read_only=True) as src, KnowledgeGraph(target) as dst, \
-            _progress_bar("copying", enabled=not _json_wanted(ctx, as_json)) as bar:
+            _progress_bar("copying", enabled=not _json_wanted(ctx)) as bar:
         report = copy_graph(src, dst, merge=merge, progress=bar)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(report.to_dict())
         return
     verb = "merged into" if report.merged else "copied to"
@@ -641,37 +685,36 @@ def copy(
 
 
 @_command("report")
+@graph_options()
 def report(
     ctx: typer.Context,
     since: Annotated[Optional[str], typer.Option(help="First day (default: the first start or end).")] = None,
     until: Annotated[Optional[str], typer.Option(help="Last day (default: the last start or end).")] = None,
     every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, … (at most 100,000 periods).")] = "1mo",
     out_path: Annotated[Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")] = Path("report.html"),
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Write a fact-churn report: a self-contained HTML page (charts embedded) and a Markdown summary."""
     from .report import churn_report
 
-    with _graph(ctx, db, read_only=True) as kg:
+    with _open_graph(ctx, read_only=True) as kg:
         html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"html": str(html), "markdown": str(markdown)})
     else:
         out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}", highlight=False)
 
 
 @_command("generate")
+@graph_options(db=False)
 def generate(
     ctx: typer.Context,
     facts: Annotated[int, typer.Option("--facts", min=1, help="How many facts.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Same seed, same graph.")] = 7,
+    seed: Annotated[int, typer.Option(min=0, help="Same seed, same graph.")] = 7,
     out_text: Annotated[str, typer.Option("--out", help="A .sqlite3 graph (imported), an empty PostgreSQL database (postgresql://…, imported), or .tsv/.csv/.parquet/.jsonl.")] = "generated.sqlite3",
     force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")] = False,
-    as_json: JsonOption = False,
 ) -> None:
     """Generate a synthetic graph (hubs and leaves, histories, switches, a few conflicts), seeded."""
-    from .generate import generate as make, write_generated
+    from .generate import add_generated, write_generated
 
     postgres = _postgres_out(out_text)
     out_path = Path(out_text)
@@ -681,19 +724,14 @@ def generate(
         if postgres is None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{out_path}{suffix}").unlink(missing_ok=True)
-        frame = make(facts, seed=seed, types=True)
-        with KnowledgeGraph(postgres or out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx, as_json)) as bar:
+        with KnowledgeGraph(postgres or out_path) as kg, _progress_bar("importing", enabled=not _json_wanted(ctx)) as bar:
             if postgres is not None:
                 _refuse_a_graph(kg, "generated graph")
-            kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
-            from .store import import_facts
-
-            result, _ = import_facts(kg, frame, progress=bar)
-        rows = result.inserted
+            rows = add_generated(kg, facts, seed=seed, progress=bar).inserted
     else:
         rows = write_generated(out_path, facts, seed=seed)
     where = str(postgres or out_path)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit({"path": where, "facts": rows, "seed": seed})
     else:
         out.print(f"{rows} facts (seed {seed}) written to {escape(where)}", highlight=False)
@@ -715,15 +753,15 @@ def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
 
 
 @_command("mcp")
+@graph_options(json=False)
 def mcp_(
     ctx: typer.Context,
     print_config: Annotated[Optional[str], typer.Option("--print-config", metavar="CLIENT", help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.")] = None,
-    db: DbOption = None,
 ) -> None:
     """Serve the graph over MCP (stdio) to agents: kg_add, kg_query, kg_supersede, … (one file, many agents)."""
     from .mcp_server import config_snippet, serve  # lazily: the mcp package is imported by `serve` only
 
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    chosen = _chosen_db(ctx)
     if print_config is None:
         serve(chosen)
         return
@@ -733,9 +771,9 @@ def mcp_(
 
 
 @_command("dashboard")
+@graph_options(json=False)
 def dashboard(
     ctx: typer.Context,
-    db: DbOption = None,
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8501,
     read_only: Annotated[bool, typer.Option("--read-only", help="Disable every change (for sharing).")] = False,
     host: Annotated[str, typer.Option("--host", help="Address to bind; loopback unless you mean to share it.")] = "127.0.0.1",
@@ -744,16 +782,18 @@ def dashboard(
     import importlib.util
     import os
 
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    chosen = _chosen_db(ctx)
     location = resolve(chosen)
     if location.memory:
         raise InvalidRequest("the dashboard needs a graph that outlives it, not :memory:", field="db", value=":memory:")
-    script = Path(__file__).resolve().parent.parent / "app" / "dashboard.py"
+    from .dashboard import SCRIPT as script  # the Streamlit script ships inside the package
+
     if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("pyvis") is None:
         raise InvalidRequest("the dashboard needs streamlit and pyvis: pip install streamlit pyvis", field="dashboard")
     if not script.is_file():
-        raise InvalidRequest(f"the dashboard app is not at {script}; install kgtoolkit from its source tree "
-                             "(pip install -e .)", field="dashboard", value=str(script))
+        raise InvalidRequest(f"the dashboard app is not at {script}; this installation of kgtoolkit is incomplete "
+                             "(reinstall it: pip install --force-reinstall 'kgtoolkit[dashboard]')", field="dashboard",
+                             value=str(script))
     if read_only and location.path is not None and not location.path.exists():
         raise InvalidRequest(f"no graph at {location}; read-only mode needs an existing file", field="db",
                              value=str(location))
@@ -775,29 +815,28 @@ ModelOption = Annotated[Optional[str], typer.Option("--model", help="sentence-tr
 
 
 @_command("index")
+@graph_options()
 def index_(
     ctx: typer.Context,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Start the index over (cached embeddings are reused).")] = False,
     status: Annotated[bool, typer.Option("--status", help="Only say whether the index is fresh, stale or missing.")] = False,
     model: ModelOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _search_graph(ctx, db) as kg, SearchIndex.open(kg, model=model) as idx:
+    with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx:
         if status:
             state = idx.status()
-            if _json_wanted(ctx, as_json):
+            if _json_wanted(ctx):
                 _emit(state.to_dict())
             else:
                 out.print(f"{state.state}: {escape(state.reason)} ({state.facts} facts, {state.memories} memories "
                           f"in {escape(str(state.directory))})", highlight=False)
             return
-        with _progress_bar("embedding", enabled=not _json_wanted(ctx, as_json)) as bar:
+        with _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
             report = idx.sync(progress=bar, rebuild=rebuild)
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(report.to_dict())
         return
     verb = "up to date" if report.state == "fresh" else f"{report.state} → updated"
@@ -808,6 +847,7 @@ def index_(
 
 
 @_command("find")
+@graph_options()
 def find_(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for, in words.")],
@@ -816,16 +856,14 @@ def find_(
     as_of: AsOf = None,
     current: Annotated[bool, typer.Option("--current", help="Only current facts, and memories that do not read as history.")] = False,
     model: ModelOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
 ) -> None:
     """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
     from .search import SearchIndex  # lazily: torch and the model load only for search
 
-    with _search_graph(ctx, db) as kg, SearchIndex.open(kg, model=model) as idx, \
-            _progress_bar("embedding", enabled=not _json_wanted(ctx, as_json)) as bar:
+    with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx, \
+            _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
         result = idx.find(query, k=k, kind=kind, as_of=as_of, current_only=current, progress=bar)  # type: ignore[arg-type]
-    if _json_wanted(ctx, as_json):
+    if _json_wanted(ctx):
         _emit(result.to_dict())
         return
     if not result.hits:
@@ -852,9 +890,10 @@ def find_(
 
 
 @_command("path")
-def path(ctx: typer.Context, db: DbOption = None) -> None:
+@graph_options(json=False)
+def path(ctx: typer.Context) -> None:
     """Print which graph the other commands use (--db, else $KGTOOLKIT_DB, else the default file)."""
-    chosen = db if db is not None else ctx.obj.get("db") if ctx.obj else None
+    chosen = _chosen_db(ctx)
     out.out(str(resolve(chosen)), highlight=False)
 
 

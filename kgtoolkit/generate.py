@@ -41,16 +41,20 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "generate", "write_generated"]
+    from .store import ImportReport, KnowledgeGraph
+
+__all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "add_generated", "generate", "write_generated"]
 
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source")
 #: Entity kinds, as type names (``generate(..., types=True)`` adds them; extend the graph's vocabulary first).
@@ -442,12 +446,9 @@ def generate(facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", 
     """
     import polars as pl
 
-    if isinstance(facts, bool) or not isinstance(facts, int) or facts < 0:
-        raise InvalidRequest(f"facts must be a whole number ≥ 0, not {facts!r}", field="facts", value=str(facts))
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidRequest(f"seed must be a whole number ≥ 0, not {seed!r}", field="seed", value=str(seed))
-    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise InvalidRequest(f"days must be a whole number ≥ 1, not {days!r}", field="days", value=str(days))
+    whole_number(facts, field="facts")
+    whole_number(seed, field="seed")
+    whole_number(days, field="days", low=1)
     try:
         first = start if isinstance(start, dt.date) else dt.date.fromisoformat(str(start))
         first + dt.timedelta(days=days)
@@ -511,3 +512,27 @@ def write_generated(path: str | os.PathLike[str], facts: int, *, seed: int = 7, 
     else:
         frame.write_ndjson(target)
     return frame.height
+
+
+def add_generated(kg: KnowledgeGraph, facts: int, *, seed: int = 7, progress: Callable[[int, int], None] | None = None,
+                  **options: Any) -> ImportReport:
+    """Generate ``facts`` facts with typed entities and add them to ``kg``; returns the import's report.
+
+    The graph's type vocabulary gains :data:`ENTITY_TYPES` first; the facts then go in by the rules
+    of :meth:`~kgtoolkit.KnowledgeGraph.add`, in one transaction (whole or nothing), so adding the
+    same seed twice changes nothing. ``options`` go to :func:`generate` (``start``, ``days``);
+    ``progress(done, total)`` is called as rows are written.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> add_generated(kg, 200, seed=3).inserted, kg.stats().facts
+    (200, 200)
+    >>> add_generated(kg, 200, seed=3).inserted
+    0
+    """
+    from .store import import_facts
+
+    frame = generate(facts, seed=seed, types=True, **options)  # checked before the graph is touched
+    kg.configure(types=kg.config.types | set(ENTITY_TYPES))
+    report, _ = import_facts(kg, frame, progress=progress)
+    return report

@@ -33,6 +33,7 @@ from typing import Any
 
 import polars as pl
 
+from ._checks import whole_number
 from ._errors import InvalidRequest, require
 from ._time import TimeInput, parse_window
 
@@ -146,7 +147,7 @@ def _instant(key: int) -> dt.datetime:
 
 
 def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
-    """The rows of a facts frame valid at ``as_of``, by the store's rule (SPEC §4), in memory.
+    """The rows of a facts frame valid at ``as_of``, by the store's rule (contract §4), in memory.
 
     A day keeps every fact whose interval touches it (both ends count); a datetime keeps the facts
     valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
@@ -189,9 +190,7 @@ def build(
     """
     if hops not in (1, 2, 3):
         raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise InvalidRequest(f"max_nodes must be a whole number ≥ 1, not {max_nodes!r}", field="max_nodes",
-                             value=str(max_nodes))
+    whole_number(max_nodes, field="max_nodes", low=1)
     edge_cap = 4 * max_nodes if max_edges is None else max_edges
     values = facts.filter(pl.col("object_is_value"))
     links = facts.filter(~pl.col("object_is_value"))

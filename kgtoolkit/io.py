@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ._errors import InvalidRequest, NotFound
+from ._names import printable
 from .store import ImportReport, InvalidRows, KnowledgeGraph, dump, dump_parts, import_facts, import_graph, is_empty, restore
 from .store._failures import os_failure
 from .store import is_kgtoolkit_file, is_sqlite_file, read_foreign
@@ -212,6 +213,17 @@ def _json_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _check_json_text(file: Path, number: int, key: str, value: Any) -> None:
+    """A JSON Lines field that no text column can hold (a lone ``\\ud800``-``\\udfff`` escape) refuses the file."""
+    for text in (key, value) if isinstance(value, str) else (key,):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidRequest(f"{file} line {number}: {printable(key)!r} holds an unpaired \\u{ord(text[exc.start]):04x} "
+                                 "escape, which is not valid Unicode text; write the character itself, or a "
+                                 "complete surrogate pair", field="line", value=str(number)) from None
+
+
 def _read_jsonl(file: Path) -> pl.DataFrame:
     import polars as pl
 
@@ -231,6 +243,8 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"{file} line {number} is not a JSON object; JSON Lines needs one object "
                                          "per line", field="line", value=str(number))
+                for key, value in record.items():
+                    _check_json_text(file, number, key, value)
                 records.append(record)
                 lines.append(number)
                 keys.update(dict.fromkeys(record))
@@ -340,6 +354,7 @@ def import_file(
     allow_commas: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
+    dry_run: bool = False,
 ) -> ImportReport:
     """Import a file of facts (or a dump, or another program's SQLite graph) in one transaction.
 
@@ -358,11 +373,21 @@ def import_file(
     rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
     ``entities``/``triples`` files are read read-only and what was not recognised is listed in
     ``warnings``.
+
+    ``dry_run=True`` (a file of facts: CSV, TSV, JSONL, Parquet) reads the file and checks every row
+    by the rules and this graph's settings without writing anything (a read-only graph too): the
+    report's ``rows``, ``rejected`` and ``rejects`` (and the ``rejects`` file) are the import's, and
+    ``inserted`` and the other counts are 0 (see :func:`kgtoolkit.store.import_facts`). A preview
+    before importing, as the dashboard shows it.
     """
     file = _existing(path)
     fmt = _format(file, format, allowed=FORMATS, purpose="import")
     if on_error not in ("raise", "skip"):
         raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
+    if dry_run and fmt in ("json", "sqlite"):
+        raise InvalidRequest(f"a dry run checks a file of facts (csv, tsv, jsonl, parquet), not a {fmt} graph; "
+                             "import it into an empty graph to check it (a restore refuses a bad dump whole)",
+                             field="dry_run", value=str(file))
     options: dict[str, Any] = {"on_error": on_error, "allow_commas": allow_commas, "source": source, "progress": progress}
     if fmt == "json":
         return _import_dump(kg, _load_json(file), rejects, options)
@@ -381,7 +406,7 @@ def import_file(
                                                **options), foreign.facts, rejects)
         return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
     frame = read_facts_file(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
-    return _guarded(lambda: import_facts(kg, frame, **options), frame, rejects)
+    return _guarded(lambda: import_facts(kg, frame, dry_run=dry_run, **options), frame, rejects)
 
 
 def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None,

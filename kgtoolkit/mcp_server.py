@@ -4,9 +4,9 @@
 ``kg_query``, ``kg_supersede``, …), a ``kg://summary`` resource and a ``kg_summary`` prompt.
 
 One implementation, two doors: every tool call, the resource and the prompt go through
-:func:`kgtoolkit._tool.run_tool`, and the tool list and input schemas are derived from the agent
-tool's tables (``ACTIONS``, ``_PARAMS``, ``_REQUIRED``), so an action added there appears here as
-``kg_<action>`` without an edit. The graph (an SQLite file, or a ``postgresql://`` URL) is chosen by
+:func:`kgtoolkit._tool.run_tool`, and the tool list, descriptions, input schemas and hints come from
+the agent tool's one registry (:func:`kgtoolkit._tool.registry`), so an action declared there appears
+here as ``kg_<action>`` without an edit. The graph (an SQLite file, or a ``postgresql://`` URL) is chosen by
 :func:`~kgtoolkit.store.resolve` (``--db``, else ``$KGTOOLKIT_DB``, else the default) and opened once
 per server; several servers (one per agent) may write the same graph at once (SQLite: WAL, ``BEGIN
 IMMEDIATE``, busy timeout; PostgreSQL: serializable transactions, retried on conflicts).
@@ -65,153 +65,22 @@ INSTRUCTIONS = (
     "Review contradictions with kg_conflicts. Errors carry a stable code, a message and suggestions."
 )
 
-# When an agent should reach for each tool. An action without an entry gets a generic text.
-_TOOL_DESCRIPTIONS: dict[str, str] = {
-    "add": (
-        "Record a stable fact: subject → predicate → object, with valid_from when known (e.g. my_api "
-        "uses_queue Redis from 2026-03-02). Use it for durable knowledge (decisions, owners, dependencies, "
-        "roles, contact details), not for passing chatter. Adding a fact that is already current changes "
-        "nothing (created: false). When a fact replaces an older one, use kg_supersede instead; when one "
-        "simply ended, kg_invalidate. With only subject (and subject_type / properties) it creates or "
-        "updates the entity."
-    ),
-    "invalidate": (
-        "Close a current fact that stopped being true (ended defaults to today); it stays as history. Use "
-        "when something ended without a replacement; when it was replaced, use kg_supersede. Fails with "
-        "not_current when no such fact is current (the message shows the historical ones)."
-    ),
-    "supersede": (
-        "Replace the object of a current fact at one moment, atomically: ends subject–predicate–old_object "
-        "at `at` and adds subject–predicate–new_object from `at` (e.g. my_api uses_queue Redis → SQLite on "
-        "2026-10-12). Use whenever a decision, owner, dependency or value changes."
-    ),
-    "query": (
-        "Everything the graph knows about one entity: its facts with dates, each flagged current and with "
-        "its direction (outgoing: the entity is the subject; incoming: it is the object, e.g. 'what uses "
-        "SQLite?'). Check this before answering about past decisions or the state of something. as_of asks "
-        "what held on a date, known_at what the graph believed at a moment. Never fuzzy: a miss returns "
-        "not_found with suggestions."
-    ),
-    "search": (
-        "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object "
-        "SQLite: everything that uses SQLite as a queue). Use when you know the relationship but not the "
-        "subject."
-    ),
-    "timeline": (
-        "Facts in chronological order, of one entity or of the whole graph. Use to explain how something "
-        "evolved or what changed when."
-    ),
-    "merge": (
-        "Fold a duplicate entity (subject) into the one to keep (object): moves its facts, keeps its names "
-        "as aliases, de-duplicates identical facts. Use when two names turn out to be one thing. It cannot "
-        "be undone; for a mere second name, kg_alias is enough."
-    ),
-    "alias": (
-        "Register another name (name) for an existing entity, so lookups by that name find it. Use for "
-        "abbreviations, old names and other spellings, or after a not_found whose suggestion was right."
-    ),
-    "stats": "Counts: entities per type, facts (current, ended), value facts, predicates, aliases, memories.",
-    "conflicts": (
-        "Review contradictions: every (subject, predicate) with more than one object, with its facts. "
-        "Groups with more than one current fact are flagged needs_action: resolve them with kg_supersede or "
-        "kg_invalidate. Closed-out history is listed too (current_only to skip it). Use after adding facts "
-        "or when answers disagree."
-    ),
-    "summary": (
-        "Compact Markdown of the best-connected entities and their current facts. Use at the start of a "
-        "task to load what the team already knows (style subagent for a shorter heading)."
-    ),
-    "remember": (
-        "Store a piece of evidence verbatim (a decision record, a meeting note, what the user said) as a "
-        "memory; its id can be cited by facts as source_closet. Use for context worth keeping word for "
-        "word, and record the durable facts it implies with kg_add."
-    ),
-    "find": (
-        "Search facts and stored memories by meaning, in words (e.g. 'which queue does the API use?'); each hit "
-        "says whether it is still current and what replaced it. Use when you do not know the exact entity or "
-        "predicate, or to find the evidence behind a fact; use kg_query when you know the entity."
-    ),
-}
-
-# Parameter descriptions the agent tool's table leaves out, and per-tool refinements.
-_PARAM_DESCRIPTIONS: dict[str, str] = {
-    "confidence": "How sure the source is, 0 to 1 (default 1).",
-    "source": "Who asserts it (default: agent), e.g. the agent's or the user's name.",
-    "source_closet": "Pointer to the evidence, e.g. a memory id from kg_remember or a URL.",
-    "subject_type": "Type of the subject entity: person, company, project, event, unknown, or a type the graph adds.",
-    "object_type": "Type of the object entity (see subject_type).",
-    "properties": "JSON object of properties to set on the subject entity.",
-    "current_only": "Only facts that are still current.",
-    "limit": "At most this many items.",
-    "offset": "Skip this many items first (paging).",
-    "ended_by": "Who ended it (default: agent).",
-    "style": "main (# Knowledge Graph heading) or subagent (## Known Facts).",
-    "entity": "The existing entity the alias names.",
-    "text": "The text.",
-    "metadata": "JSON object of extra data kept with it.",
-}
-_PARAM_OVERRIDES: dict[tuple[str, str], str] = {
-    ("query", "name"): "Entity to look up: its exact name or an alias (never fuzzy).",
-    ("timeline", "name"): "Only this entity's facts (default: the whole graph).",
-    ("conflicts", "name"): "Only this entity's conflicts (default: the whole graph).",
-    ("alias", "name"): "The other name to register.",
-    ("merge", "subject"): "The duplicate entity to fold away.",
-    ("merge", "object"): "The entity to keep.",
-    ("invalidate", "object"): "The object of the fact that ended.",
-    ("search", "object"): "Only facts pointing at this entity or value.",
-    ("summary", "limit"): "How many entities (default 20).",
-    ("remember", "source"): "Where the evidence came from (default: agent), e.g. a person, a document or a URL.",
-    ("summary", "as_of"): "The current facts of this date instead of today.",
-}
-_ENUMS: dict[str, list[str]] = {"direction": ["both", "outgoing", "incoming"], "style": ["main", "subagent"]}
-_BOUNDS: dict[str, dict[str, Any]] = {"confidence": {"minimum": 0, "maximum": 1}, "limit": {"minimum": 0},
-                                      "offset": {"minimum": 0}}
-# supersede takes its old object as `object` or `old_object`; the MCP schema offers the clearer name only.
-_HIDDEN: dict[str, frozenset[str]] = {"supersede": frozenset({"object"})}
-_ALSO_REQUIRED: dict[str, tuple[str, ...]] = {"supersede": ("old_object",)}
-_READ_ONLY = frozenset({"query", "search", "timeline", "stats", "conflicts", "summary", "find"})
-_IDEMPOTENT = frozenset({"add", "alias"})
-_DESTRUCTIVE = frozenset({"merge"})
-
-
-def _param_schema(action: str, name: str, kind: str) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": kind}
-    text = (_PARAM_OVERRIDES.get((action, name)) or _tool._DESCRIPTIONS.get(name)
-            or _PARAM_DESCRIPTIONS.get(name))
-    if text:
-        schema["description"] = text
-    if name in _ENUMS:
-        schema["enum"] = list(_ENUMS[name])
-    if kind in ("integer", "number"):
-        schema.update(_BOUNDS.get(name, {}))
-    return schema
-
-
 def tool_specs() -> dict[str, dict[str, Any]]:
-    """``kg_<action>`` → ``{"name", "action", "description", "inputSchema", "annotations"}`` for every action
-    of the agent tool, read from its tables at call time (so new actions appear without an edit here)."""
+    """``kg_<action>`` → ``{"name", "action", "title", "description", "inputSchema", "annotations"}`` for every
+    action of the agent tool's registry, read at call time (so a new action appears without an edit here)."""
     specs: dict[str, dict[str, Any]] = {}
-    for action in _tool.ACTIONS:
-        params = {k: v for k, v in _tool._PARAMS[action].items() if k not in _HIDDEN.get(action, ())}
-        required = [k for k in (*_tool._REQUIRED.get(action, ()), *_ALSO_REQUIRED.get(action, ())) if k in params]
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {name: _param_schema(action, name, kind) for name, kind in params.items()},
-            "additionalProperties": False,
-        }
-        if required:
-            schema["required"] = required
-        name = TOOL_PREFIX + action
+    for act in _tool.registry().values():
+        name = TOOL_PREFIX + act.name
         specs[name] = {
             "name": name,
-            "action": action,
-            "title": action.replace("_", " ").capitalize() + " (knowledge graph)",
-            "description": _TOOL_DESCRIPTIONS.get(action, f"The {action} action of the knowledge graph."),
-            "inputSchema": schema,
+            "action": act.name,
+            "title": act.name.replace("_", " ").capitalize() + " (knowledge graph)",
+            "description": act.description,
+            "inputSchema": act.input_schema(),
             "annotations": {
-                "readOnlyHint": action in _READ_ONLY,
-                "destructiveHint": action in _DESTRUCTIVE,
-                "idempotentHint": action in _READ_ONLY or action in _IDEMPOTENT,
+                "readOnlyHint": act.read_only,
+                "destructiveHint": act.destructive,
+                "idempotentHint": act.read_only or act.idempotent,
                 "openWorldHint": False,
             },
         }
@@ -229,12 +98,12 @@ def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | No
     specs = tool_specs()
     if tool not in specs:
         names = sorted(specs)
-        return {"ok": False, "error": InvalidRequest(f"unknown tool {tool!r}; use one of: {', '.join(names)}",
-                                                     field="name", value=str(tool), suggestions=names).to_dict()}
+        return _tool.envelope(error=InvalidRequest(f"unknown tool {tool!r}; use one of: {', '.join(names)}",
+                                                   field="name", value=str(tool), suggestions=names))
     args = dict(arguments or {})
     if "action" in args:
-        return {"ok": False, "error": InvalidRequest(f"{tool} does not take action: the tool name is the action",
-                                                     field="action", value=str(args["action"])).to_dict()}
+        return _tool.envelope(error=InvalidRequest(f"{tool} does not take action: the tool name is the action",
+                                                   field="action", value=str(args["action"])))
     return _tool.run_tool({"action": specs[tool]["action"], **args}, kg=kg)
 
 
@@ -262,7 +131,7 @@ def _open(db: str | os.PathLike[str] | None) -> tuple[KnowledgeGraph | None, dic
     try:
         return KnowledgeGraph(db), None
     except KGError as exc:
-        return None, {"ok": False, "error": exc.to_dict()}
+        return None, _tool.envelope(error=exc)
 
 
 def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = None) -> Any:

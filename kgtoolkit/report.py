@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._time import TimeInput
 
@@ -87,8 +88,7 @@ def churn_report(
     """
     from . import analysis, frames
 
-    if top is None or isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise InvalidRequest(f"top must be a whole number from 1, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", low=1)
     target = Path(out)
     if target.suffix.lower() == ".md":
         raise InvalidRequest(f"out {target} is the Markdown name; give the HTML name (the .md is written beside it)",

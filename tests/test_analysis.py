@@ -215,7 +215,7 @@ def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), l
 def build_small(path: Path) -> KnowledgeGraph:
     """Date-only and datetime bounds, open ends, unknown starts, value case differences, multi-valued."""
     kg = kgtoolkit.open(path)
-    # SPEC §7: date-only bounds, switched on one day.
+    # contract §10: date-only bounds, switched on one day.
     kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02")
     kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
     kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12")

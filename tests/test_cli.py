@@ -163,7 +163,7 @@ def _build_the_command_once() -> Any:
 
 
 def write_example(db: Path) -> None:
-    """SPEC §7's writes, through the CLI."""
+    """contract §10's writes, through the CLI."""
     ok("--db", db, "add", "my_api", "uses queue", "Redis", "--from", "2026-03-02")
     ok("--db", db, "add", "My API", "uses_queue", "Redis")
     ok("--db", db, "invalidate", "my_api", "uses_queue", "Redis", "--ended", "2026-10-12")
@@ -172,7 +172,7 @@ def write_example(db: Path) -> None:
 
 @pytest.fixture
 def example(db_path: Path) -> Path:
-    """A graph file holding SPEC §7: Redis 2026-03-02 … 2026-10-12, then SQLite from 2026-10-12."""
+    """A graph file holding contract §10: Redis 2026-03-02 … 2026-10-12, then SQLite from 2026-10-12."""
     write_example(db_path)
     return db_path
 
@@ -216,7 +216,7 @@ def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = N
                           text=not isinstance(input, bytes), env=env, cwd=cwd, timeout=120)
 
 
-# ---------------------------------------------------------------------- SPEC §7
+# ---------------------------------------------------------------------- contract §10
 
 
 def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
@@ -678,6 +678,8 @@ def test_config_show(db_path: Path) -> None:
                              "title", "url", "website"],
         "multi_valued": ["depends_on", "knows", "member_of", "note", "related_to"],
         "comma_guard": True,
+        "max_name_length": 1000,
+        "max_value_length": 100000,
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -854,6 +856,31 @@ def test_tool_on_a_broken_file_answers_every_line(tmp_path: Path) -> None:
     assert broken.read_text() == "not a database\n"
 
 
+def test_tool_schema_comes_from_the_registry_and_opens_nothing(tmp_path: Path) -> None:
+    never = tmp_path / "never.sqlite3"
+    assert ok_json("tool", "--schema", "--db", never) == json.loads(json.dumps(kgtoolkit.TOOL_SCHEMA))
+    assert not never.exists()
+    listed = re.sub(r"\s+", " ", ok("tool", "--help").replace("│", " "))
+    assert "Actions: " + ", ".join(kgtoolkit._tool.ACTIONS) in listed
+
+
+def test_shared_options_before_or_after_the_command(tmp_path: Path, db_path: Path | str) -> None:
+    """--db and --json are declared once for every graph command; the command's own --db wins over the global one."""
+    other = tmp_path / "other.sqlite3"
+    ok("--db", db_path, "add", "a", "p", "b")
+    assert ok_json("--db", other, "stats", "--db", db_path, "--json")["facts"] == 1
+    assert ok_json("--json", "--db", db_path, "stats")["facts"] == 1
+    assert ok_json("query", "a", "--json", "--db", db_path)["count"] == 1
+    assert ok_json("--json", "conflicts", "--db", db_path) == {"groups": [], "count": 0, "needs_action": 0}
+    assert not other.exists()
+
+
+def test_generate_refuses_a_negative_seed_before_writing(tmp_path: Path) -> None:
+    out = tmp_path / "generated.sqlite3"
+    result = _invoke(("generate", "--facts", "10", "--seed", "-1", "--out", out))
+    assert result.exit_code == 2 and "--seed" in _clean(result.stderr) and not out.exists()
+
+
 def test_path(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
     home = Path(os.environ["HOME"])
     assert ok("path").strip() == str(home / ".kgtoolkit" / "knowledge_graph.sqlite3")
@@ -994,7 +1021,8 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
                            "predicates", "aliases", "memories"}),
     "conflicts": (("conflicts",), {"groups", "count", "needs_action"}),
     "summary": (("summary",), {"markdown"}),
-    "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard"}),
+    "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
+                             "max_value_length"}),
 }
 
 

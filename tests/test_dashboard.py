@@ -4,6 +4,7 @@ an empty graph; the date filter changes the data behind the graph; read-only mod
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,11 @@ pytest.importorskip("pyvis")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import kgtoolkit  # noqa: E402
-from kgtoolkit import frames, graphview  # noqa: E402
+from kgtoolkit import dashboard, frames, graphview  # noqa: E402
 from kgtoolkit._demo import build_demo  # noqa: E402
 
-APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"
+APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
+CHECKOUT_APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"  # `streamlit run app/dashboard.py`
 PAGES = ["graph", "entity", "conflicts", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
 
@@ -63,6 +65,25 @@ def test_every_page_runs_on_the_demo_graph(monkeypatch: pytest.MonkeyPatch, demo
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_on_an_empty_graph(monkeypatch: pytest.MonkeyPatch, empty_db: Path, page: str) -> None:
     _open(_app(monkeypatch, empty_db), page)
+
+
+def test_a_source_checkout_runs_the_same_app(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    """`streamlit run app/dashboard.py` runs the package's app: every page, found by its absolute path."""
+    monkeypatch.setenv("KGTOOLKIT_DB", str(demo_db))
+    monkeypatch.setenv("KGTOOLKIT_DASHBOARD_READ_ONLY", "1")
+    at = AppTest.from_file(str(CHECKOUT_APP), default_timeout=60)
+    at.session_state["entity"] = "my_api"
+    at.run()
+    for page in PAGES:
+        if page != "graph":
+            at.switch_page(str(dashboard.VIEWS / f"{page}.py")).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(c.value.startswith(FOOTER) and f"· {page.replace('_', '-')} ·" in c.value for c in at.caption)
+    at.switch_page(str(dashboard.VIEWS / "graph.py")).run()
+    assert not at.exception and at.session_state["graph_view"].center == "my_api"
+    at.button(key="graph_open_entity").click().run()  # st.switch_page to the Entity page, by its absolute path
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(c.value.startswith(FOOTER) and "· entity ·" in c.value for c in at.caption)
 
 
 def test_every_page_runs_on_all_dates(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
@@ -124,25 +145,31 @@ def test_conflict_action_writes_when_not_read_only(monkeypatch: pytest.MonkeyPat
         assert not any(g.needs_action for g in kg.conflicts())
 
 
-def test_search_page_says_when_search_is_missing_or_not_indexed(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
-    import importlib.util
+@pytest.mark.parametrize("module", ["faiss", "sentence_transformers"])
+def test_search_page_says_when_search_is_not_installed(monkeypatch: pytest.MonkeyPatch, demo_db: Path,
+                                                       module: str) -> None:
+    """Without one of the search packages (None in sys.modules: Python's own "cannot be imported"), the
+    page says so and how to install it, and the rest of the dashboard is unaffected."""
+    monkeypatch.setitem(sys.modules, module, None)
+    at = _open(_app(monkeypatch, demo_db), "search")
+    said = " ".join(i.value for i in at.info)
+    assert "Semantic search is not installed" in said and module in said and "kgtoolkit[search]" in said
+    assert not [b for b in at.button if b.key == "search_build"]
 
+
+@pytest.mark.search_extra
+def test_search_page_says_when_the_graph_is_not_indexed(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
     at = _open(_app(monkeypatch, demo_db, read_only=True), "search")
     said = " ".join(i.value for i in at.info)
-    if importlib.util.find_spec("kgtoolkit.search") is None:
-        assert "not installed yet" in said
-    else:
-        assert "not indexed yet" in said
-        assert all(b.disabled for b in at.button if b.key == "search_build")  # read-only: no index build here
+    assert "not indexed yet" in said
+    build = [b for b in at.button if b.key == "search_build"]
+    assert build and all(b.disabled for b in build)  # read-only: no index build here
 
 
+@pytest.mark.search_extra
 def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    search = pytest.importorskip("kgtoolkit.search", reason="semantic search is not installed")
-    try:
-        import faiss  # noqa: F401
-        import sentence_transformers  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"search dependencies missing: {exc}")
+    from kgtoolkit import search
+
     db = tmp_path / "demo.sqlite3"
     build_demo(db).close()
     with kgtoolkit.open(db) as kg:
@@ -196,10 +223,7 @@ def test_every_page_runs_on_a_postgres_graph(monkeypatch: pytest.MonkeyPatch, te
 
 
 def test_a_read_only_postgres_dashboard_uses_a_read_only_session(team_db: str) -> None:
-    import sys
-
-    sys.path.insert(0, str(APP.parent))
-    import kgdash
+    from kgtoolkit.dashboard import kgdash
 
     kg = kgdash.open_graph.__wrapped__(team_db, True)  # what the dashboard opens in --read-only mode
     try:

@@ -176,6 +176,10 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
             tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
             tab.wait_for_selector("text=Bad rows", timeout=30_000)
             _wait(tab, marker)
+            # The library's dry run of the import (io.import_file(..., dry_run=True)): 5 rows, 3 of them bad.
+            shown = {" ".join(t.split()) for t in tab.locator('[data-testid="stMetric"]').all_inner_texts()}
+            assert {"Rows 5", "Valid rows 2", "Bad rows 3"} <= shown, shown
+            assert tab.get_by_role("button", name="Import 2 valid rows into demo.sqlite3").is_enabled()
         if name == "graph":
             frame = _graph_frame(tab)
             frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -11,7 +12,7 @@ import pytest
 import kgtoolkit
 from kgtoolkit import InvalidRequest
 from kgtoolkit.store import import_facts
-from kgtoolkit.generate import COLUMNS, ENTITY_TYPES, PREDICATES, generate, write_generated
+from kgtoolkit.generate import COLUMNS, ENTITY_TYPES, PREDICATES, add_generated, generate, write_generated
 
 SIZE = 20_000
 MULTI_VALUED = ("depends_on", "member_of")
@@ -164,6 +165,27 @@ def test_types_column_imports_into_an_extended_vocabulary(kg: kgtoolkit.Knowledg
     report, _ = import_facts(kg, typed)
     assert report.inserted == 2_000 and not report.warnings
     assert set(kg.stats().entities_by_type) == set(ENTITY_TYPES)
+
+
+def test_add_generated_adds_typed_entities_once(kg: kgtoolkit.KnowledgeGraph) -> None:
+    """The library call behind `kgtoolkit generate --out graph.sqlite3`: the same graph as importing the frame."""
+    report = add_generated(kg, 1_500, seed=4)
+    assert report.inserted == 1_500 == kg.stats().facts and not report.warnings
+    assert set(ENTITY_TYPES) <= kg.config.types and set(kg.stats().entities_by_type) == set(ENTITY_TYPES)
+    frame = generate(1_500, seed=4, types=True)
+    stored = Counter((f.subject_name, f.predicate, f.object_name, f.valid_from, f.valid_to) for f in kg.timeline())
+    assert stored == Counter(frame.select("subject", "predicate", "object", "valid_from", "valid_to").rows())
+    assert add_generated(kg, 1_500, seed=4).inserted == 0  # the same seed again changes nothing
+    assert kg.stats().facts == 1_500
+
+
+@pytest.mark.parametrize("kwargs", [{"facts": True}, {"facts": 10, "seed": -1}, {"facts": 10, "days": 0}])
+def test_add_generated_checks_its_arguments_before_touching_the_graph(kg: kgtoolkit.KnowledgeGraph,
+                                                                       kwargs: dict) -> None:
+    before = kg.config
+    with pytest.raises(InvalidRequest):
+        add_generated(kg, **kwargs)
+    assert kg.config == before and kg.stats().facts == 0
 
 
 # ---------------------------------------------------------------------- files

@@ -1,4 +1,4 @@
-"""The MCP server (issue 8), driven the way agents drive it: a subprocess, over stdio, with the SDK's own client."""
+"""The MCP server, driven the way agents drive it: a subprocess, over stdio, with the SDK's own client."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path
     for name, tool in tools.items():
         schema = tool.input_schema
         assert schema["type"] == "object" and "action" not in schema["properties"]
-        assert set(schema["properties"]) <= set(_tool._PARAMS[name[3:]])
+        assert set(schema["properties"]) <= {p.name for p in _tool.registry()[name[3:]].params}
         assert tool.description and len(tool.description) > 40
     assert tools["kg_add"].input_schema["required"] == ["subject"]
     assert {"predicate", "object", "valid_from", "valid_to"} <= set(tools["kg_add"].input_schema["properties"])
@@ -85,7 +85,7 @@ def test_lists_every_action_as_a_tool_with_schema_and_description(tmp_path: Path
 
 
 def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path | str) -> None:
-    """SPEC §7, exactly, through the MCP door."""
+    """contract §10, exactly, through the MCP door."""
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as s:
@@ -200,7 +200,7 @@ def test_a_request_holding_text_that_is_not_unicode_is_refused(db_path: Path | s
 
 
 def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Path, db_path: Path | str) -> None:
-    """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (SPEC §8)."""
+    """No --db: the server, like every door, takes $KGTOOLKIT_DB through resolve_path (contract §8)."""
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, None, env={"KGTOOLKIT_DB": str(db_path)}) as s:
@@ -313,13 +313,30 @@ def test_import_kgtoolkit_does_not_import_mcp() -> None:
 
 
 def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.MonkeyPatch) -> None:
-    """kg_remember / kg_find appear from the agent tool's tables alone, with their schema and required fields."""
+    """An action declared in the agent tool's registry is a tool, with its schema, hints and dispatch, unedited."""
     from kgtoolkit import mcp_server
 
-    monkeypatch.setitem(_tool._PARAMS, "remember", {"text": "string", "source": "string", "metadata": "object"})
-    monkeypatch.setitem(_tool._REQUIRED, "remember", ("text",))
-    monkeypatch.setattr(_tool, "ACTIONS", tuple(dict.fromkeys((*_tool.ACTIONS, "remember"))))
-    spec = mcp_server.tool_specs()["kg_remember"]
-    assert spec["inputSchema"]["required"] == ["text"]
-    assert spec["inputSchema"]["properties"]["metadata"]["type"] == "object"
-    assert "memory" in spec["description"] and "kg_add" in spec["description"]
+    monkeypatch.setattr(_tool, "_REGISTRY", dict(_tool._REGISTRY))  # the declaration below is undone after the test
+
+    @_tool.action("echo", "Say back the text it was given: a test action, declared here to see it become a tool.",
+                  _tool.PARAMETERS["text"].but(required=True, description="What to say back."),
+                  _tool.PARAMETERS["limit"].but(default=3), read_only=True)
+    def _echo(kg: KnowledgeGraph, params: dict[str, Any]) -> dict[str, Any]:
+        return {"text": params["text"][:params.get("limit", 3)]}
+
+    spec = mcp_server.tool_specs()["kg_echo"]
+    assert spec["inputSchema"]["required"] == ["text"] and spec["inputSchema"]["additionalProperties"] is False
+    assert spec["inputSchema"]["properties"]["text"] == {"type": "string", "description": "What to say back."}
+    assert spec["inputSchema"]["properties"]["limit"] == {"type": "integer", "description": "At most this many items.",
+                                                          "minimum": 0, "default": 3}
+    assert spec["annotations"]["readOnlyHint"] and spec["description"].startswith("Say back")
+    with KnowledgeGraph(":memory:") as kg:
+        assert mcp_server.call(kg, "kg_echo", {"text": "hello", "limit": 4}) == {"ok": True, "result": {"text": "hell"}}
+        refused = mcp_server.call(kg, "kg_echo", {})
+    assert refused["ok"] is False and refused["error"]["message"] == "echo needs text"
+    assert "echo" in _tool.tool_schema()["input_schema"]["properties"]["action"]["enum"]
+    with pytest.raises(ValueError, match="declared twice"):
+        _tool.action("echo", "The same name again, which the registry refuses at import time.")(_echo)
+    with pytest.raises(ValueError, match="shared vocabulary"):
+        _tool.action("typo", "A parameter of the wrong JSON type, refused when it is declared.",
+                     _tool.Param("text", "integer"))(_echo)

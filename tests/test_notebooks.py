@@ -101,7 +101,8 @@ def test_the_notebooks_are_there() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.search_extra) if "search" in p.stem else p
+                                  for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path: Path, notebook_env: Path, python3_kernel: str) -> None:
     seconds, _ = run_notebook(path, notebook_env, python3_kernel)
     assert seconds < NOTEBOOK_BUDGET, f"{path.name} took {seconds:.0f} s"

@@ -44,6 +44,7 @@ class _HashEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
+@pytest.mark.search_extra("faiss")  # the index, with a stand-in for the model
 def test_text_hashes_ending_in_nul_bytes_survive_a_reload(kg: kgtoolkit.KnowledgeGraph) -> None:
     from kgtoolkit import search
 
@@ -89,6 +90,7 @@ def test_padded_or_blank_confidence_text_is_read_like_add(kg: kgtoolkit.Knowledg
 
 
 
+@pytest.mark.search_extra("faiss")  # the index, with a stand-in for the model
 def test_closing_the_graph_closes_its_search_indexes(db_path: Path | str, backend: str) -> None:
     from kgtoolkit import search
 
@@ -109,6 +111,7 @@ def test_closing_the_graph_closes_its_search_indexes(db_path: Path | str, backen
         raise AssertionError("the search index's cache stayed open after the graph closed")
 
 
+@pytest.mark.search_extra("faiss")  # the index, with a stand-in for the model
 def test_a_shared_embedding_cache_is_not_written_by_a_read_only_graph(db_path: Path | str, backend: str,
                                                                       sql: Callable[..., list[Any]]) -> None:
     """PostgreSQL: a writable graph puts its vectors into the database; a read-only one reads them and keeps

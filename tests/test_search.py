@@ -1,4 +1,4 @@
-"""Semantic search (issue 4): memories and facts found by meaning, read against the graph.
+"""Semantic search: memories and facts found by meaning, read against the graph.
 
 Every test uses the real bundled model, loaded once per session (``search_model`` in conftest.py),
 and runs on both backends (the few checks of SQLite's own files branch on ``kg.backend``). Where the
@@ -51,7 +51,7 @@ def embedder(search_model: Any) -> Counting:
 
 
 def worked_example_with_memories(kg: KnowledgeGraph) -> dict[str, Any]:
-    """SPEC §7's writes, with the design review behind the Redis fact and the changelog behind SQLite."""
+    """contract §10's writes, with the design review behind the Redis fact and the changelog behind SQLite."""
     review = kg.remember("2026-03-02 design review: my_api will use Redis for its job queue", source="design-review")
     switch = kg.remember("2026-10-12: switched my_api's job queue from Redis to SQLite to drop a moving part",
                          source="changelog")
@@ -343,15 +343,15 @@ def test_a_read_only_graph_is_searched_without_writing_it(kg: KnowledgeGraph, db
 
 def test_the_approximate_index_above_the_threshold(db_path: Path | str, tmp_path: Path, embedder: Counting,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from kgtoolkit import search
     from kgtoolkit._demo import build_demo
+    from kgtoolkit.search import _faiss
     from kgtoolkit.store import copy_graph
 
     with build_demo(tmp_path / "demo.sqlite3") as demo:
         kg = kgtoolkit.open(db_path)
         copy_graph(demo, kg)
     exact = SearchIndex.open(kg, model=embedder).find("which database does billing use", k=3)
-    monkeypatch.setattr(search, "FLAT_LIMIT", 20)
+    monkeypatch.setattr(_faiss, "FLAT_LIMIT", 20)  # where the index builder reads it
     idx = SearchIndex.open(kg, model=embedder)
     report = idx.sync(rebuild=True)
     assert report.facts.index_type == "ivf" and report.memories.index_type == "flat"

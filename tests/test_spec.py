@@ -1,4 +1,4 @@
-"""The behaviour contract (SPEC.md), section by section, on real SQLite files."""
+"""The behaviour contract (docs/contract.md), section by section, on real SQLite files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON agent tool (SPEC §6): every action, every kind of bad input, and it never raises."""
+"""The JSON agent tool (contract §7): every action, every kind of bad input, and it never raises."""
 
 from __future__ import annotations
 

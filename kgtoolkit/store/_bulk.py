@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
-from .._names import COMMA_PREDICATES
+from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
 from .._records import GraphConfig, _Record
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text
 from . import _queries as q
@@ -113,7 +113,7 @@ def facts_table(
     entity_id = kg.resolve(entity) if entity not in (None, "") else None
     where, params, known = q.time_filter(as_of, known_at, current_only)
     if predicate not in (None, ""):
-        params["p"] = Rules.predicate(predicate)
+        params["p"] = normalize_predicate(predicate)
         where += " AND f.predicate = :p"
     if entity_id is not None:
         params["e"] = entity_id
@@ -175,6 +175,7 @@ def import_facts(
     progress: Progress | None = None,
     before: Hook | None = None,
     after: Hook | None = None,
+    dry_run: bool = False,
 ) -> tuple[ImportReport, pl.DataFrame]:
     """Add many facts at once with :meth:`KnowledgeGraph.add`'s rules; whole or nothing.
 
@@ -190,6 +191,12 @@ def import_facts(
     ``before`` and ``after`` run inside the same transaction, before and after the facts are
     written (a dump import adds its entities, aliases and memories there); each appends warnings to
     the list it is given and returns how many entity types it upgraded.
+
+    ``dry_run=True`` checks every row by the same rules and the graph's settings, and writes nothing:
+    it only reads the settings, so it takes no write lock and works on a read-only graph. Bad rows are
+    reported (or, with ``on_error="raise"``, refused) exactly as the import would; ``inserted``,
+    ``duplicates``, ``entities_created`` and ``types_upgraded`` are 0, as nothing is looked up in the
+    graph's facts (a real import skips the rows already there). ``before`` and ``after`` do not run.
     """
     import polars as pl
 
@@ -220,6 +227,10 @@ def import_facts(
     with backend.read() as cur:
         config = q.read_config(cur)
     good, rejects, rules = prepared(config)
+    if dry_run:
+        return ImportReport(rows=frame.height, inserted=0, duplicates=0,
+                            rejected=rejects["line"].n_unique() if rejects.height else 0, entities_created=0,
+                            types_upgraded=0, rejects=tuple(rejects.to_dicts())), rejects
     with backend.bulk_write() as cur:
         if q.read_config(cur) != config:
             good, rejects, rules = prepared(q.read_config(cur))
@@ -300,8 +311,8 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
             "interval_order", pl.format("valid_to {} is before valid_from {}; an interval cannot end before it starts",
                                         pl.col("_to").struct.field("text"), pl.col("_from").struct.field("text")))
     if rules.comma_guard:
-        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(",", literal=True),
-                                                 pl.col("object").str.contains(",", literal=True),
+        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(COMMA_PATTERN),
+                                                 pl.col("object").str.contains(COMMA_PATTERN),
                                                  ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)))
         problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
         problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")

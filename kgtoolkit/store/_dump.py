@@ -451,6 +451,12 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
             if not isinstance(value, bool):
                 c.fail(key, value, "invalid_request", f"comma_guard must be true or false, not {_kind(value)}")
                 continue
+        elif key in q.LENGTH_SETTINGS:
+            highest = q.LENGTH_SETTINGS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= highest:
+                c.fail(key, value, "invalid_request", f"{key} must be a whole number from 1 to {highest:,}, "
+                                                      f"not {_kind(value)}")
+                continue
         else:  # a setting this version does not use: kept, if it is JSON
             problem = _json_problem(value) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
             if problem:
@@ -743,7 +749,7 @@ def _entities(kg: KnowledgeGraph, cur: Cursor, config: GraphConfig, entities: It
                 row = cur.execute("SELECT type FROM entities WHERE id = ?",
                                   (q.lookup(cur, normalize_name(name, field="name")),)).fetchone()
                 before = row[0] if row else None
-            q.ensure_entity(cur, Rules.name(name, "name"), key, props, warnings)
+            q.ensure_entity(cur, Rules(q.read_config(cur)).name(name, "name"), key, props, warnings)
             upgraded += before == "unknown"
         except KGError as exc:
             bad.append(f"{name!r} ({exc.message})")

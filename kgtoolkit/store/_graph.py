@@ -153,12 +153,15 @@ class KnowledgeGraph:
         value_predicates: Sequence[str] | None = None,
         multi_valued: Sequence[str] | None = None,
         comma_guard: bool | None = None,
+        max_name_length: int | None = None,
+        max_value_length: int | None = None,
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
         New value predicates apply to facts written from now on; stored facts keep their kind. Names
         are normalised as entity names are, and one that is not valid Unicode is refused
         (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
+        ``max_name_length`` and ``max_value_length`` bound what is written from now on (stored texts stay).
 
         >>> kg = open(":memory:")
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
@@ -178,6 +181,13 @@ class KnowledgeGraph:
             if not isinstance(comma_guard, bool):
                 raise InvalidRequest("comma_guard must be true or false", field="comma_guard", value=str(comma_guard))
             updates["comma_guard"] = json.dumps(comma_guard)
+        for key, value in (("max_name_length", max_name_length), ("max_value_length", max_value_length)):
+            if value is not None:
+                highest = q.LENGTH_SETTINGS[key]
+                if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= highest:
+                    raise InvalidRequest(f"{key} must be a whole number from 1 to {highest:,}, not {value!r}",
+                                         field=key, value=str(value))
+                updates[key] = json.dumps(value)
 
         def write(cur: Cursor) -> GraphConfig:
             if types is not None:
@@ -350,7 +360,7 @@ class KnowledgeGraph:
         Raises :class:`AliasConflict` if ``name`` is already an entity or another entity's alias.
         """
         def write(cur: Cursor) -> Alias:
-            alias = Rules.name(name, "name")
+            alias = Rules(q.read_config(cur)).name(name, "name")
             target = q.resolve(cur, self._backend.dialect, entity, field="entity")
             if cur.execute("SELECT 1 FROM entities WHERE id = ?", (alias.id,)).fetchone():
                 raise AliasConflict(
@@ -414,11 +424,12 @@ class KnowledgeGraph:
 
     def remember(self, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None) -> Memory:
         """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
-        body = check_unicode(text, field="text", error=InvalidRequest).strip() if isinstance(text, str) else ""
+        rules = Rules(self.config)
+        body = (rules.text(text, "text") or "") if isinstance(text, str) else ""
         if not body:
             raise InvalidRequest("a memory needs some text", field="text", value=str(text))
         meta = json_object(metadata, "metadata") or {}
-        memory = Memory(f"mem_{uuid.uuid4().hex[:16]}", body, Rules.text(source, "source"), now_text(), meta)
+        memory = Memory(f"mem_{uuid.uuid4().hex[:16]}", body, rules.text(source, "source"), now_text(), meta)
 
         def write(cur: Cursor) -> Memory:
             cur.execute("INSERT INTO memories(id, text, source, created_at, metadata) VALUES (?, ?, ?, ?, ?)",

@@ -11,7 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from .._errors import InvalidRequest, NotFound
+from .._checks import MAX_INT64, whole_number
+from .._errors import NotFound
 from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
 from .._records import Entity, Fact, GraphConfig
 from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
@@ -20,6 +21,7 @@ from ._rules import Name, json_object
 from ._schema import FACT_SELECT
 
 __all__ = [
+    "LENGTH_SETTINGS",
     "ensure_entity",
     "entity",
     "fact",
@@ -45,7 +47,12 @@ def read_config(cur: Cursor) -> GraphConfig:
         value_predicates=names("value_predicates", DEFAULT_VALUE_PREDICATES),
         multi_valued=names("multi_valued", DEFAULT_MULTI_VALUED),
         comma_guard=json.loads(stored.get("comma_guard", "true")),
+        **{key: int(json.loads(stored[key])) for key in LENGTH_SETTINGS if key in stored},
     )
+
+
+#: The settings that bound a text's length, and the largest value each may be set to.
+LENGTH_SETTINGS = {"max_name_length": 1_000_000, "max_value_length": 100_000_000}
 
 
 #: The entity id a normalised name ``:k`` resolves to: exact id, then alias; never fuzzy.
@@ -170,8 +177,6 @@ def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
 
 def page(dialect: Dialect, limit: int | None, offset: int) -> dict[str, int | None]:
     """``limit``/``offset`` parameters, checked (whole numbers from 0; no limit when None)."""
-    for name, value in (("limit", limit), ("offset", offset)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63):
-            raise InvalidRequest(f"{name} must be a whole number from 0 to 2**63 - 1, not {value!r}", field=name,
-                                 value=str(value))
+    whole_number(limit, field="limit", high=MAX_INT64, allow_none=True)
+    whole_number(offset, field="offset", high=MAX_INT64)
     return {"limit": dialect.no_limit if limit is None else limit, "offset": offset}

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
-from .._names import COMMA_PREDICATES, check_unicode, clean_text, normalize_name, normalize_predicate
+from .._names import COMMA_PREDICATES, check_text, clean_text, has_comma, normalize_name, normalize_predicate, printable
 from .._records import GraphConfig
 from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
@@ -96,19 +96,28 @@ class Rules:
 
     # ------------------------------------------------------------------ one field each
 
-    @staticmethod
-    def predicate(text: Any) -> str:
-        return normalize_predicate(text)
+    def bounded(self, text: str, field: str, *, value: bool = False) -> str:
+        """``text`` when it is no longer than the graph's ``max_name_length`` (``max_value_length`` for a value)."""
+        setting = "max_value_length" if value else "max_name_length"
+        limit: int = getattr(self.config, setting)
+        if len(text) > limit:
+            elsewhere = " (a long text belongs in a memory: `remember`)" if field != "text" else ""
+            raise InvalidRequest(f"{field} is {len(text):,} characters long, more than this graph's {setting} of "
+                                 f"{limit:,}; shorten it{elsewhere}, or raise the limit: "
+                                 f"`kgtoolkit config --{setting.replace('_', '-')} N` or configure({setting}=N)",
+                                 field=field, value=printable(text[:80]) + "…", length=len(text), limit=limit)
+        return text
 
-    @staticmethod
-    def name(text: Any, field: str) -> Name:
-        display = clean_text(text, field=field)
+    def predicate(self, text: Any) -> str:
+        return self.bounded(normalize_predicate(text), "predicate")
+
+    def name(self, text: Any, field: str) -> Name:
+        display = self.bounded(clean_text(text, field=field), field)
         return Name(display, normalize_name(display, field=field))
 
-    @staticmethod
-    def value(text: Any) -> Name:
+    def value(self, text: Any) -> Name:
         """A value predicate's object: its text, and the key it de-duplicates by (case-folded)."""
-        display = clean_text(text, field="object")
+        display = self.bounded(clean_text(text, field="object"), "object", value=True)
         return Name(display, display.casefold())
 
     def is_value(self, predicate: str) -> bool:
@@ -150,14 +159,14 @@ class Rules:
                                  value=str(value))
         return float(number)
 
-    @staticmethod
-    def text(value: Any, field: str) -> str | None:
-        """Optional text (``source``, ``source_closet``, ``ended_by``): trimmed; blank means absent."""
+    def text(self, value: Any, field: str) -> str | None:
+        """Optional text (``source``, ``source_closet``, ``ended_by``, a memory): trimmed; blank means absent."""
         if value is None:
             return None
         if not isinstance(value, str):
             raise InvalidRequest(f"{field} must be text, not {type(value).__name__}", field=field, value=repr(value))
-        return check_unicode(value, field=field, error=InvalidRequest).strip() or None
+        text = check_text(value, field=field, error=InvalidRequest).strip()
+        return self.bounded(text, field, value=True) or None
 
     def source(self, value: Any) -> str:
         return self.text(value, "source") or "agent"
@@ -171,7 +180,7 @@ class Rules:
     def check_commas(self, subject: str, predicate: str, obj: str) -> None:
         if not self.comma_guard:
             return
-        subject_bad, object_bad = comma_refusals("," in subject, "," in obj, predicate not in COMMA_PREDICATES)
+        subject_bad, object_bad = comma_refusals(has_comma(subject), has_comma(obj), predicate not in COMMA_PREDICATES)
         if subject_bad:
             raise CommaList(f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
                             "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
@@ -219,6 +228,6 @@ def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] |
         text = json.dumps(dict(value), allow_nan=False, ensure_ascii=False)  # NaN/Infinity are not JSON
     except (TypeError, ValueError) as exc:
         raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from None
-    check_unicode(text, field=field, error=InvalidRequest)  # a key or value that is not valid Unicode
+    check_text(text, field=field, error=InvalidRequest)  # a key or value that is not valid Unicode
     plain: dict[str, Any] = json.loads(text)
     return plain

@@ -8,8 +8,8 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-import kgdash
 from kgtoolkit import analysis
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Churn")

@@ -7,7 +7,7 @@ from html import escape
 
 import streamlit as st
 
-import kgdash
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Graph")
@@ -63,7 +63,7 @@ else:
         kgdash.set_entity(target)
         st.rerun()
     if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
-        st.switch_page("views/entity.py")
+        st.switch_page(kgdash.view("entity"))
     with st.expander(f"The {len(view.edges):,} facts drawn"):
         drawn = c.facts_as_of().filter(pl.col("id").is_in(view.edge_ids))
         kgdash.show_facts(drawn, key="graph_facts")

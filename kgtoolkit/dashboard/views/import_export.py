@@ -6,13 +6,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import streamlit as st
 
-import kgdash
 import kgtoolkit
 from kgtoolkit import io
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Import / export")
@@ -24,29 +25,24 @@ EXPORT_FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl"
 
 
 @contextmanager
-def _saved(upload) -> Iterator[Path]:
-    """The upload as a temporary file with its own suffix (the library tells the format by suffix)."""
+def _saved(name: str, data: bytes) -> Iterator[Path]:
+    """An upload as a temporary file with its own suffix (the library reads files, and tells the format by suffix)."""
     with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
-        target = Path(folder) / Path(upload.name).name
-        target.write_bytes(upload.getvalue())
+        target = Path(folder) / Path(name).name
+        target.write_bytes(data)
         yield target
 
 
 @st.cache_data(show_spinner="Checking the rows…", max_entries=4)
-def check(name: str, data: bytes, allow_commas: bool, path: str, read_only: bool) -> tuple[pl.DataFrame, dict]:
-    """Read the file and dry-run the import into an empty in-memory graph with this graph's settings.
-
-    Row problems (dates, commas, types, missing fields) depend on the rules and settings, not on the
-    graph's contents, so the dry run lists them exactly without touching the file.
-    """
-    config = kgdash.open_graph(path, read_only).config
-    with tempfile.TemporaryDirectory(prefix="kgdash-") as folder, kgtoolkit.open(":memory:") as scratch:
-        file = Path(folder) / Path(name).name
-        file.write_bytes(data)
+def check(name: str, data: bytes, allow_commas: bool, source: str | None, path: str, read_only: bool,
+          version: tuple[object, ...]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The file's rows (the preview) and the library's dry run of the import into this graph (its settings'
+    rules; nothing written, so read-only mode can check a file too). Keyed on the data version: a change
+    of the graph's settings is seen."""
+    kg = kgdash.open_graph(path, read_only)
+    with _saved(name, data) as file:
         rows = io.read_facts_file(file)
-        scratch.configure(types=sorted(config.types), value_predicates=sorted(config.value_predicates),
-                          multi_valued=sorted(config.multi_valued), comma_guard=config.comma_guard)
-        report = io.import_file(scratch, file, on_error="skip", allow_commas=allow_commas)
+        report = io.import_file(kg, file, on_error="skip", allow_commas=allow_commas, source=source, dry_run=True)
     return rows, report.to_dict()
 
 
@@ -61,7 +57,8 @@ with upload_tab:
     source = b.text_input("Default source", key="import_source", placeholder="e.g. crm-export")
     if upload is not None:
         try:
-            rows, dry = check(upload.name, upload.getvalue(), allow_commas, c.path, c.read_only)
+            rows, dry = check(upload.name, upload.getvalue(), allow_commas, source.strip() or None, c.path,
+                              c.read_only, c.version)
         except kgtoolkit.KGError as exc:
             st.error(f"[{exc.code}] {exc.message}")
         else:
@@ -85,7 +82,7 @@ with upload_tab:
                          disabled=c.read_only or good == 0,
                          help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
                 try:
-                    with _saved(upload) as file:
+                    with _saved(upload.name, upload.getvalue()) as file:
                         report = io.import_file(c.kg, file, on_error="skip", allow_commas=allow_commas,
                                                 source=source.strip() or None)
                 except kgtoolkit.KGError as exc:

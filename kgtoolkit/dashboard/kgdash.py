@@ -1,6 +1,7 @@
 """Shared parts of the dashboard: settings, cached resources and frames, the sidebar, small widgets.
 
-Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages.
+Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages, and no
+data work either: frames, rankings, conflict groups and dry-run imports are library calls.
 
 Caching:
 
@@ -14,10 +15,8 @@ Caching:
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import importlib.util
 import os
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -28,19 +27,28 @@ import streamlit as st
 import kgtoolkit
 import kgtoolkit.store
 from kgtoolkit import analysis, frames, graphview
+from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
 
-READ_ONLY_ENV = "KGTOOLKIT_DASHBOARD_READ_ONLY"
 END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the browser test waits for it
 
 
 # ---------------------------------------------------------------------- settings and resources
 
 
+def view(name: str) -> str:
+    """The file of a page (``graph``, ``entity``, …) as an absolute path, for ``st.Page`` and ``st.switch_page``.
+
+    Absolute, so the pages are found whichever script Streamlit runs (the package's ``app.py``, or a
+    source checkout's ``app/dashboard.py``).
+    """
+    return str(VIEWS / f"{name}.py")
+
+
 def settings() -> tuple[str, bool]:
     """The graph (``$KGTOOLKIT_DB`` else the default file: the store's one rule) and whether writes are disabled."""
     location = kgtoolkit.store.resolve(None)
     read_only = os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    if location.path is not None and str(location.path) != ":memory:":
+    if location.path is not None and not location.memory:
         return str(location.path.resolve()), read_only
     return location.url or str(location), read_only
 
@@ -123,14 +131,9 @@ def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    """Entities with their names, types and fact counts (both directions), most connected first."""
-    kg_facts = facts_frame(path, read_only, version)
-    ents = frames.entities(open_graph(path, read_only)).select("id", "name", "type")
-    ends = pl.concat([kg_facts.select(pl.col("subject").alias("id")),
-                      kg_facts.filter(~pl.col("object_is_value")).select(pl.col("object").alias("id"))])
-    counts = ends.group_by("id").agg(pl.len().alias("facts"))
-    return (ents.join(counts, on="id", how="left").with_columns(pl.col("facts").fill_null(0))
-            .sort(["facts", "id"], descending=[True, False]))
+    """Every entity with its name, type and fact counts (both directions), most connected first
+    (:func:`kgtoolkit.analysis.most_connected`)."""
+    return analysis.most_connected(facts_frame(path, read_only, version), frames.entities(open_graph(path, read_only)))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

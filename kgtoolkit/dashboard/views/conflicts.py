@@ -7,8 +7,8 @@ import datetime as dt
 import polars as pl
 import streamlit as st
 
-import kgdash
 import kgtoolkit
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Conflicts")

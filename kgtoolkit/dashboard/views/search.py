@@ -11,8 +11,8 @@ from html import escape
 
 import streamlit as st
 
-import kgdash
 import kgtoolkit
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Search")

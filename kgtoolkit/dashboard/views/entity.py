@@ -11,9 +11,9 @@ from html import escape
 
 import streamlit as st
 
-import kgdash
 import kgtoolkit
 from kgtoolkit import analysis
+from kgtoolkit.dashboard import kgdash
 
 c = kgdash.ctx()
 st.title("Entity")

@@ -1,0 +1,36 @@
+"""The Streamlit dashboard, shipped inside the package (``pip install 'kgtoolkit[dashboard]'``).
+
+``kgtoolkit dashboard`` runs :data:`SCRIPT` with ``streamlit run``; ``streamlit run app/dashboard.py``
+from a source checkout runs the same app through a thin entry point. The files::
+
+    app.py         the entry point: page setup, navigation and the sidebar (``main()``)
+    kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
+    views/*.py     one page each (graph, entity, conflicts, churn, search, import_export)
+    favicon.png
+
+The pages are in ``views/``, not ``pages/``: Streamlit runs an app with a ``pages/`` folder in its
+older multipage mode, which would bypass ``st.navigation`` (and the sidebar) when a page URL is opened
+directly. The pages only draw: the data work (frames, rankings, dry-run imports, conflict groups) is
+the library's (``kgtoolkit.frames``, ``analysis``, ``graphview``, ``io``).
+
+Nothing here imports Streamlit: the CLI finds the script without it.
+
+>>> from kgtoolkit import dashboard
+>>> dashboard.SCRIPT.name, dashboard.SCRIPT.is_file(), (dashboard.VIEWS / "graph.py").is_file()
+('app.py', True, True)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["FOLDER", "READ_ONLY_ENV", "SCRIPT", "VIEWS"]
+
+#: The folder of the dashboard's files (inside the installed package).
+FOLDER: Path = Path(__file__).resolve().parent
+#: The Streamlit script ``kgtoolkit dashboard`` runs.
+SCRIPT: Path = FOLDER / "app.py"
+#: The pages, one file each.
+VIEWS: Path = FOLDER / "views"
+#: ``1`` (or ``true``, ``yes``, ``on``) in this variable disables every change (``--read-only``).
+READ_ONLY_ENV = "KGTOOLKIT_DASHBOARD_READ_ONLY"

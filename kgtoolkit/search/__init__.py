@@ -1,0 +1,95 @@
+"""Semantic search over memories and facts, read against the graph.
+
+Search answers "what have we said about this?"; the graph answers "what is true, and since when?".
+:func:`find` does both: it ranks facts and memories by meaning (sentence-transformers embeddings in
+FAISS indexes kept beside the graph file) and annotates every hit with the graph's state: is the
+fact current, what replaced it and since when; which facts a memory backs, whether they still hold,
+and the current facts of the entities it names. Names beat vectors: when the query names an entity
+or alias exactly, that entity's facts rank first.
+
+Usage (the model loads on first use, from local files only)::
+
+    import kgtoolkit
+    from kgtoolkit.search import find, index
+
+    kg = kgtoolkit.open("graph.sqlite3")
+    index(kg)                                   # optional: find() brings the index up to date itself
+    for hit in find(kg, "which queue does my api use", k=5).hits:
+        print(hit.score, hit.fact, hit.note)
+
+Storage: ``<db>.search/`` beside the graph file holds ``embeddings.sqlite3`` (vectors by model and
+text hash, so no text is embedded twice) and one folder per model with ``facts.faiss``,
+``memories.faiss``, their keys, and ``manifest.json`` (what the index covers, and a checksum of each
+file). A PostgreSQL graph keeps the embeddings in its database (``embeddings``: each text is embedded
+once for every process and machine; a graph open read-only keeps the vectors it computes in a local
+``embeddings.sqlite3`` instead) and the index files in a local cache folder named by the graph's
+identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. Freshness: a
+cheap change token (SQLite's data_version; PostgreSQL's revision sequence, bumped after every commit)
+says when to look again, so a write by another process is seen at the next :func:`find`. Staleness:
+the manifest records, per kind, a count and a digest of every embedded text with
+its key; an index whose digest differs from the graph's is stale and is brought up to date (only the
+changed texts are embedded); a missing, tampered or unreadable index is rebuilt (from the cache).
+Nothing here imports torch, sentence-transformers or faiss until it is needed.
+
+Layout, one private module per concern (everything public is imported from here):
+``_results`` (the records), ``_model`` (the embedding model), ``_texts`` (what is embedded),
+``_spotting`` (the entities a text names), ``_notes`` (a hit's note), ``_context`` (hits read against
+the graph), ``_faiss`` (one kind's FAISS index), ``_files`` (the index folder), ``_sync`` (keeping the
+index in step), ``_rank`` (ranking), ``_index`` (:class:`SearchIndex`), ``_api`` (:func:`open_index`,
+:func:`index`, :func:`find`).
+"""
+
+from __future__ import annotations
+
+from ._api import find, index, open_index
+from ._faiss import FLAT_LIMIT
+from ._faiss import _build_index as _build_index  # private, re-exported for benchmarks/bench_search.py
+from ._files import index_folder
+from ._index import SearchIndex
+from ._model import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
+from ._results import (
+    KINDS,
+    EntityContext,
+    FactContext,
+    FactHit,
+    FindResult,
+    Hit,
+    IndexStatus,
+    Kind,
+    MemoryHit,
+    NamedEntity,
+    PartReport,
+    SyncReport,
+)
+from ._spotting import named_entities
+from ._sync import Progress
+from ._texts import _text_hash as _text_hash  # private, re-exported for tests/test_regressions.py
+from ._texts import fact_text
+
+__all__ = [
+    "DEFAULT_MODEL_ENV",
+    "FLAT_LIMIT",
+    "KINDS",
+    "Embedder",
+    "EntityContext",
+    "FactContext",
+    "FactHit",
+    "FindResult",
+    "Hit",
+    "IndexStatus",
+    "Kind",
+    "MemoryHit",
+    "NamedEntity",
+    "PartReport",
+    "Progress",
+    "SearchIndex",
+    "SentenceEmbedder",
+    "SyncReport",
+    "default_model_path",
+    "fact_text",
+    "find",
+    "index",
+    "index_folder",
+    "named_entities",
+    "open_index",
+]

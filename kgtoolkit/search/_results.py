@@ -1,0 +1,171 @@
+"""The records semantic search answers with: hits read against the graph, and what a sync did.
+
+A :class:`FindResult` holds :class:`FactHit` and :class:`MemoryHit` records (each with its graph
+context: :class:`FactContext`, :class:`EntityContext`) and the :class:`NamedEntity` spans the query
+named; :meth:`~kgtoolkit.search.SearchIndex.sync` reports with :class:`SyncReport` (one
+:class:`PartReport` per kind) and :meth:`~kgtoolkit.search.SearchIndex.status` with :class:`IndexStatus`.
+Like every record of kgtoolkit they are frozen, with ``to_dict()``:
+
+>>> NamedEntity("My API", "my_api").to_dict()
+{'text': 'My API', 'entity': 'my_api'}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal, Optional, Union
+
+from .._records import Entity, Fact, Memory, _Record
+
+__all__ = [
+    "KINDS",
+    "EntityContext",
+    "FactContext",
+    "FactHit",
+    "FindResult",
+    "Hit",
+    "IndexStatus",
+    "Kind",
+    "MemoryHit",
+    "NamedEntity",
+    "PartReport",
+    "SyncReport",
+]
+
+Kind = Literal["facts", "memories", "both"]
+"""What :func:`~kgtoolkit.search.find` searches: facts, memories, or both."""
+KINDS: tuple[str, ...] = ("facts", "memories", "both")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FactContext(_Record):
+    """A fact read against the graph: is it current, what replaced it and since when, what holds now.
+
+    ``replaced_by``: for an ended fact, the facts of the same subject and predicate (another object)
+    with the earliest later start; ``since``: when they started. ``now``: the current facts of the
+    same subject and predicate. ``evidence``: the memory its ``source_closet`` points at.
+    """
+
+    fact: Fact
+    current: bool
+    replaced_by: tuple[Fact, ...]
+    since: Optional[str]
+    now: tuple[Fact, ...]
+    evidence: Optional[Memory]
+    note: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FactHit(_Record):
+    """A fact found by :func:`find`: ``score`` is the cosine similarity to the query; ``exact`` when
+    the query names its subject or object (those rank first); the rest is its graph context."""
+
+    kind: str
+    score: float
+    exact: bool
+    fact: Fact
+    current: bool
+    replaced_by: tuple[Fact, ...]
+    since: Optional[str]
+    now: tuple[Fact, ...]
+    evidence: Optional[Memory]
+    note: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EntityContext(_Record):
+    """An entity a memory names (by exact name or alias) with its current facts (``more``: not shown)."""
+
+    entity: Entity
+    facts: tuple[Fact, ...]
+    more: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MemoryHit(_Record):
+    """A memory found by :func:`find`, read against the graph.
+
+    ``backs``: the facts whose ``source_closet`` points at it; ``mentions``: other facts between
+    entities it names. ``status``: ``current`` (what it backs still holds), ``history`` (all of it has
+    ended: the memory describes the past), ``mixed``, or ``unlinked`` (no fact to check it against).
+    ``inferred``: the status comes from ``mentions``, as no fact cites the memory.
+    """
+
+    kind: str
+    score: float
+    exact: bool
+    memory: Memory
+    status: str
+    inferred: bool
+    backs: tuple[FactContext, ...]
+    mentions: tuple[FactContext, ...]
+    entities: tuple[EntityContext, ...]
+    note: str
+
+
+Hit = Union[FactHit, MemoryHit]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NamedEntity(_Record):
+    """A span of the query (or of a memory) that names an entity exactly: ``text`` → ``entity`` id."""
+
+    text: str
+    entity: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PartReport(_Record):
+    """What a sync did to one kind's index (``facts`` or ``memories``)."""
+
+    added: int
+    changed: int
+    removed: int
+    total: int
+    index_type: str
+    rebuilt: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SyncReport(_Record):
+    """What :meth:`SearchIndex.sync` found and did.
+
+    ``state``: what the index was before (``fresh``, ``stale``, ``missing``, ``corrupt``, ``rebuild``
+    when asked); ``embedded``: texts the model computed; ``cached``: texts served by the cache.
+    """
+
+    state: str
+    reason: str
+    facts: PartReport
+    memories: PartReport
+    embedded: int
+    cached: int
+    seconds: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class IndexStatus(_Record):
+    """Where the index is and whether it covers the graph (``state`` as in :class:`SyncReport`)."""
+
+    state: str
+    reason: str
+    directory: Optional[str]
+    model: str
+    facts: int
+    memories: int
+    index_types: Mapping[str, str]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FindResult(_Record):
+    """The answer of :func:`find`: hits best first (exact-name facts first), and what the query named."""
+
+    query: str
+    kind: str
+    k: int
+    as_of: Optional[str]
+    current_only: bool
+    named: tuple[NamedEntity, ...]
+    hits: tuple[Hit, ...]
+    synced: Optional[SyncReport]

@@ -1,0 +1,162 @@
+"""Keeping the index in step with the graph: embed only what is new or changed, drop what left.
+
+The graph's texts (:func:`_graph_texts`: every fact as a sentence, every memory) are compared with
+what each :class:`~kgtoolkit.search._faiss._Part` holds, by text hash; vectors come from the
+embedding cache when it has them, else from the model in chunks, cached at once (:class:`_Vectors`).
+A part whose index is missing, of the wrong kind for its size, or an IVF index grown well past what it
+was trained on, is rebuilt; otherwise its vectors are removed and added in place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._errors import InvalidRequest
+from ..store import KnowledgeGraph
+from ..store import _search as store
+from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
+from ._model import Embedder
+from ._results import PartReport
+from ._texts import _text_hash, fact_text
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Progress"]
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called as texts are embedded."""
+_CHUNK = 256  # texts per embedding call (progress and the cache are updated per chunk)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Vectors:
+    """Vectors of texts for one model: from the embedding cache, else computed by the model."""
+
+    embedder: Embedder
+    cache: store.EmbeddingCache
+    dim: int
+
+    def uncached(self, hashes: set[bytes]) -> set[bytes]:
+        """Those of ``hashes`` the cache does not hold (what the model will have to embed)."""
+        if not hashes:
+            return hashes
+        cached = self.cache.get(self.embedder.name, sorted(hashes), self.dim * 4)
+        return hashes - set(cached)
+
+    def get(self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None,
+            step: Callable[[int], None] | None) -> dict[bytes, np.ndarray]:
+        """Vectors of these texts: from the cache, else embedded in chunks (and cached at once).
+
+        ``counter`` counts the texts ``cached`` and ``embedded``; ``step(n)`` is called per chunk embedded.
+        """
+        import numpy as np
+
+        if not by_hash:
+            return {}
+        nbytes = self.dim * 4
+        raw = self.cache.get(self.embedder.name, list(by_hash), nbytes)
+        found = {h: np.frombuffer(v, dtype=np.float32) for h, v in raw.items()}
+        todo = [h for h in by_hash if h not in found]
+        if counter is not None:
+            counter["cached"] += len(found)
+            counter["embedded"] += len(todo)
+        todo.sort(key=lambda h: len(by_hash[h]))  # similar lengths batch together
+        for start in range(0, len(todo), _CHUNK):
+            chunk = todo[start:start + _CHUNK]
+            matrix = self.embedder.encode([by_hash[h] for h in chunk])
+            if matrix.shape != (len(chunk), self.dim):
+                raise InvalidRequest(f"the model {self.embedder.name!r} gave vectors of shape {matrix.shape}; "
+                                     f"this index expects {self.dim} dimensions", field="model")
+            matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+            self.cache.put(self.embedder.name, [(h, matrix[i].tobytes()) for i, h in enumerate(chunk)])
+            found.update({h: matrix[i] for i, h in enumerate(chunk)})
+            if step is not None:
+                step(len(chunk))
+        return found
+
+
+def _graph_texts(kg: KnowledgeGraph) -> tuple[dict[str, dict[Any, str]], dict[str, Any]]:
+    """The texts to embed per kind (key → text), and the digest of them the manifest records as covered."""
+    fact_rows, fact_digest = store.fact_rows(kg)
+    memory_rows, memory_digest = store.memory_rows(kg)
+    texts: dict[str, dict[Any, str]] = {
+        "facts": {fid: fact_text(s, p, o) for fid, s, p, o in fact_rows},
+        "memories": dict(memory_rows),
+    }
+    return texts, {**fact_digest, **memory_digest}
+
+
+def _part_report(part: _Part, added: int, changed: int, removed: int, rebuilt: bool) -> PartReport:
+    return PartReport(added, changed, removed, len(part.hashes), part.index_type, rebuilt)
+
+
+def _missing_hashes(parts: Mapping[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors) -> set[bytes]:
+    """The hashes of the texts a sync will have to embed (for the progress total)."""
+    wanted: set[bytes] = set()
+    for kind in _PARTS:
+        have = parts[kind].hashes
+        for key, text in texts[kind].items():
+            h = _text_hash(text)
+            if have.get(key) != h:
+                wanted.add(h)
+    return vectors.uncached(wanted)
+
+
+def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int],
+               step: Callable[[int], None]) -> tuple[_Part, PartReport]:
+    """One kind brought in step with ``texts``: the part (updated in place, or a rebuilt one) and what changed."""
+    import numpy as np
+
+    hashes = {key: _text_hash(text) for key, text in texts.items()}
+    added = [k for k in hashes if k not in part.hashes]
+    changed = [k for k in hashes if k in part.hashes and part.hashes[k] != hashes[k]]
+    removed = [k for k in part.hashes if k not in hashes]
+    fresh_keys = added + changed
+    by_hash = {hashes[k]: texts[k] for k in fresh_keys}
+    fresh = vectors.get(by_hash, counter, step)
+    n = len(hashes)
+    want = _index_type(n)
+    rebuild = (part.index is None or part.index_type != want
+               or (want == "ivf" and n > 4 * max(part.trained, 1)))
+    if rebuild:
+        keys = list(hashes)
+        all_vectors = vectors.get({hashes[k]: texts[k] for k in keys}, None, step)
+        matrix = (np.stack([all_vectors[hashes[k]] for k in keys]) if keys
+                  else np.zeros((0, vectors.dim), dtype=np.float32))
+        ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
+        index, index_type, trained = _build_index(matrix, ids, vectors.dim)
+        part = _Part(hashes, index, index_type, trained)
+    else:
+        gone = removed + changed
+        if gone:
+            part.index.remove_ids(np.array([_faiss_id(k) for k in gone], dtype=np.int64))
+        if fresh_keys:
+            matrix = np.stack([fresh[hashes[k]] for k in fresh_keys])
+            part.index.add_with_ids(matrix, np.array([_faiss_id(k) for k in fresh_keys], dtype=np.int64))
+        part.hashes = hashes
+        part.by_id = {_faiss_id(k): k for k in hashes}
+    return part, _part_report(part, len(added), len(changed), len(removed), rebuild)
+
+
+def _update_parts(parts: dict[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors,
+                  progress: Progress | None) -> tuple[dict[str, PartReport], dict[str, int]]:
+    """Bring every part of ``parts`` in step with ``texts`` (in place): a report per kind, and how many
+    texts were ``embedded`` and ``cached``. ``progress(done, total)`` counts the texts embedded."""
+    counter = {"embedded": 0, "cached": 0}
+    missing = _missing_hashes(parts, texts, vectors)
+    reports = {}
+    done = [0]
+
+    def step(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(done[0], len(missing))
+
+    if progress is not None:
+        progress(0, len(missing))
+    for kind in _PARTS:
+        parts[kind], reports[kind] = _sync_part(parts[kind], texts[kind], vectors, counter, step)
+    return reports, counter

@@ -1,0 +1,145 @@
+"""The library work behind the dashboard's pages: the dry-run import (the Import page's preview) and the
+entity ranking (every entity list), on both backends. The pages only call these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import kgtoolkit
+from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, analysis, frames, io
+
+ROWS = ("subject,predicate,object,valid_from,valid_to,subject_type\n"
+        "my_api,uses_cache,Memcached,2026-11-02,,\n"
+        "my_api,uses_queue,Redis,2026-03-02,,\n"                     # already in the graph
+        "Ada Brooks,works_at,Acme,19##,,\n"                          # line 4: a bad date
+        "checkout_api,depends_on,\"search, billing\",2026-01-01,,\n"  # line 5: a packed list
+        "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01,\n"  # line 6: ends before it starts
+        "billing,runs_on,k8s,2026-01-01,,service\n")                 # line 7: a type this graph lacks
+
+
+def where(kg: KnowledgeGraph) -> Path | str:
+    return kg.location.url if kg.location.url is not None else kg.location.path
+
+
+@pytest.fixture
+def upload(tmp_path: Path) -> Path:
+    path = tmp_path / "facts.csv"
+    path.write_text(ROWS, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def graph(new_db: Callable[[str], Path | str]) -> Iterator[KnowledgeGraph]:
+    kg = kgtoolkit.open(new_db("graph"))
+    kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    yield kg
+    kg.close()
+
+
+def _problems(report: kgtoolkit.ImportReport) -> list[tuple[int, str, str]]:
+    return sorted((r["line"], r["field"], r["code"]) for r in report.rejects)
+
+
+def test_a_dry_run_reports_what_the_import_would_and_writes_nothing(graph: KnowledgeGraph, upload: Path,
+                                                                    dump: Callable[[Path | str], list[str]]) -> None:
+    before = dump(where(graph))
+    dry = io.import_file(graph, upload, on_error="skip", dry_run=True)
+    assert dump(where(graph)) == before
+    assert (dry.rows, dry.rejected, dry.inserted, dry.duplicates, dry.entities_created) == (6, 4, 0, 0, 0)
+    assert _problems(dry) == [(4, "valid_from", "invalid_date"), (5, "object", "comma_list"),
+                              (6, "valid_to", "interval_order"), (7, "subject_type", "unknown_type")]
+
+    real = io.import_file(graph, upload, on_error="skip")
+    assert (real.rows, real.rejected, real.rejects) == (dry.rows, dry.rejected, dry.rejects)
+    assert (real.inserted, real.duplicates) == (1, 1)  # only a real import looks the rows up in the graph
+
+
+def test_a_dry_run_follows_the_graphs_settings_and_the_options(graph: KnowledgeGraph, upload: Path) -> None:
+    graph.configure(types=["service"])
+    checked = io.import_file(graph, upload, on_error="skip", allow_commas=True, dry_run=True)
+    assert _problems(checked) == [(4, "valid_from", "invalid_date"), (6, "valid_to", "interval_order")]
+    graph.configure(comma_guard=False)
+    assert 5 not in {r["line"] for r in io.import_file(graph, upload, on_error="skip", dry_run=True).rejects}
+
+
+def test_a_dry_run_refuses_like_the_import_and_writes_the_rejects_file(graph: KnowledgeGraph, upload: Path,
+                                                                       tmp_path: Path) -> None:
+    with pytest.raises(InvalidRows) as refused:
+        io.import_file(graph, upload, dry_run=True, rejects=tmp_path / "dry-rejects.csv")
+    with pytest.raises(InvalidRows) as real:
+        io.import_file(graph, upload, rejects=tmp_path / "rejects.csv")
+    assert refused.value.data["rows"] == real.value.data["rows"]
+    assert (tmp_path / "dry-rejects.csv").read_text() == (tmp_path / "rejects.csv").read_text()
+    assert graph.stats().facts == 1
+
+
+def test_a_dry_run_works_on_a_read_only_graph(graph: KnowledgeGraph, upload: Path) -> None:
+    with kgtoolkit.open(where(graph), read_only=True) as reader:
+        assert io.import_file(reader, upload, on_error="skip", dry_run=True).rejected == 4
+        with pytest.raises(kgtoolkit.ReadOnly):
+            io.import_file(reader, upload, on_error="skip")
+
+
+def test_a_dry_run_of_a_dump_is_refused(graph: KnowledgeGraph, tmp_path: Path) -> None:
+    io.export_file(graph, tmp_path / "graph.json")
+    with pytest.raises(InvalidRequest) as refused:
+        io.import_file(graph, tmp_path / "graph.json", dry_run=True)
+    assert refused.value.data["field"] == "dry_run"
+
+
+def test_the_bulk_import_dry_run_returns_the_bad_rows(graph: KnowledgeGraph, upload: Path) -> None:
+    from kgtoolkit.store import import_facts
+
+    report, bad = import_facts(graph, io.read_facts_file(upload), on_error="skip", dry_run=True)
+    assert bad["line"].unique().sort().to_list() == [4, 5, 6, 7] and report.rejected == 4
+    assert graph.stats().facts == 1
+
+
+# ---------------------------------------------------------------------- the entity ranking
+
+
+def test_most_connected_counts_both_directions_and_lists_every_entity(kg: KnowledgeGraph) -> None:
+    kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
+    kg.add("billing", "uses_queue", "SQLite")
+    kg.add("billing", "email", "billing@acme.example")
+    kg.add("Loop", "related_to", "Loop")  # a fact from an entity to itself: once out, once in
+    kg.add("Ada Brooks", "role", "engineer", subject_type="person")  # a value fact: outgoing only
+    every = analysis.most_connected(frames.facts(kg), frames.entities(kg))
+    assert every.columns == list(analysis.CONNECTED_SCHEMA)
+    rows = {r["id"]: (r["facts"], r["outgoing"], r["incoming"]) for r in every.iter_rows(named=True)}
+    assert rows == {"my_api": (2, 2, 0), "sqlite": (2, 0, 2), "billing": (2, 2, 0), "redis": (1, 0, 1),
+                    "loop": (2, 1, 1), "ada_brooks": (1, 1, 0)}
+    assert every["id"].to_list() == ["billing", "loop", "my_api", "sqlite", "ada_brooks", "redis"]  # ties by id
+    named = dict(zip(every["id"], every["name"]))
+    assert named["ada_brooks"] == "Ada Brooks" and named["sqlite"] == "SQLite"
+    assert dict(zip(every["id"], every["type"]))["ada_brooks"] == "person"
+
+    from_facts = analysis.most_connected(frames.facts(kg))
+    assert from_facts.select("id", "name", "type", "facts").rows() == every.select("id", "name", "type", "facts").rows()
+    assert analysis.most_connected(frames.facts(kg), top=2)["id"].to_list() == ["billing", "loop"]
+
+
+def test_most_connected_keeps_entities_without_facts_and_takes_pandas(kg: KnowledgeGraph) -> None:
+    kg.add("a", "knows", "b")
+    kg.merge("b", "a")  # a fact from a to itself
+    entities = pl.DataFrame({"id": ["a", "lonely"], "name": ["A", "Lonely"], "type": ["person", "unknown"]})
+    ranked = analysis.most_connected(frames.facts(kg), entities)
+    assert ranked.rows() == [("a", "A", "person", 2, 1, 1), ("lonely", "Lonely", "unknown", 0, 0, 0)]
+    as_pandas = analysis.most_connected(frames.facts(kg, backend="pandas"), entities.to_pandas())
+    assert as_pandas["id"].tolist() == ["a", "lonely"] and as_pandas["facts"].tolist() == [2, 0]
+    empty = analysis.most_connected(frames.facts(kgtoolkit.open(":memory:")))
+    assert empty.height == 0 and empty.schema == pl.Schema(analysis.CONNECTED_SCHEMA)
+
+
+def test_most_connected_refuses_bad_input(kg: KnowledgeGraph) -> None:
+    with pytest.raises(InvalidRequest):
+        analysis.most_connected(frames.facts(kg), top=-1)
+    with pytest.raises(InvalidRequest) as missing:
+        analysis.most_connected(frames.facts(kg), pl.DataFrame({"id": ["a"]}))
+    assert missing.value.data["field"] == "name"
+
