@@ -47,11 +47,11 @@ from types import ModuleType
 from typing import Any
 
 __all__ = [
+    "EXTRAS",
     "AliasConflict",
     "CommaList",
     "Corrupt",
     "DiskFull",
-    "EXTRAS",
     "IntervalOrder",
     "InvalidDate",
     "InvalidName",
