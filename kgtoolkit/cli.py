@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich import box
 from rich.table import Table
 
-from ._errors import InvalidRequest, KGError, UnknownType
+from ._errors import InvalidRequest, KGError, UnknownType, missing_dependency
 from ._names import loose_key, normalize_name, printable, printable_data
 from ._records import ConflictGroup, Fact
 from ._tool import TOOL_SCHEMA, answer_json, conflicts_result, envelope, facts_result, registry, run_tool
@@ -788,8 +788,9 @@ def dashboard(
         raise InvalidRequest("the dashboard needs a graph that outlives it, not :memory:", field="db", value=":memory:")
     from .dashboard import SCRIPT as script  # the Streamlit script ships inside the package
 
-    if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("pyvis") is None:
-        raise InvalidRequest("the dashboard needs streamlit and pyvis: pip install streamlit pyvis", field="dashboard")
+    for package in ("streamlit", "pyvis"):
+        if importlib.util.find_spec(package) is None:
+            raise missing_dependency(package, "dashboard", needed_for="the dashboard")
     if not script.is_file():
         raise InvalidRequest(f"the dashboard app is not at {script}; this installation of kgtoolkit is incomplete "
                              "(reinstall it: pip install --force-reinstall 'kgtoolkit[dashboard]')", field="dashboard",

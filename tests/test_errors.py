@@ -580,3 +580,12 @@ def test_postgresql_arrow_reads_without_adbc(pg_graph: str) -> None:
         frames.facts(kgtoolkit.open({pg_graph!r}))
     """)
     _assert_missing(answer, "adbc_driver_postgresql", "postgres")
+
+
+@pytest.mark.parametrize("package", ["streamlit", "pyvis"])
+def test_the_dashboard_without_its_extra_through_the_cli(tmp_path: Path, package: str) -> None:
+    graph = tmp_path / "g.sqlite3"
+    make_graph(graph, facts=3)
+    line = assert_cli_error(run_cli("dashboard", "--db", str(graph), "--port", "1", blocked=(package,)),
+                            "missing_dependency", package, "pip install 'kgtoolkit[dashboard]'")
+    assert "the dashboard" in line
