@@ -49,8 +49,8 @@ def _free_port() -> int:
 
 def _build(path: Path, facts: int, seed: int) -> float:
     import kgtoolkit
-    from kgtoolkit.store import import_facts
     from kgtoolkit.generate import generate
+    from kgtoolkit.store import import_facts
 
     frame = generate(facts, seed=seed)
     started = time.perf_counter()

@@ -39,14 +39,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import polars as pl  # noqa: E402
-import psycopg  # noqa: E402
+import polars as pl
+import psycopg
 
-import kgtoolkit  # noqa: E402
-from kgtoolkit import frames  # noqa: E402
-from kgtoolkit.generate import generate  # noqa: E402
-from kgtoolkit.store import import_facts, read_table  # noqa: E402
-from kgtoolkit.store._schema import FACT_COLUMNS, FACT_FROM, FACT_READ  # noqa: E402
+import kgtoolkit
+from kgtoolkit import frames
+from kgtoolkit.generate import generate
+from kgtoolkit.store import import_facts, read_table
+from kgtoolkit.store._schema import FACT_COLUMNS, FACT_FROM, FACT_READ
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for _ in range(repeat):
             url = new_schema(base)
             with kgtoolkit.open(url) as kg:
-                took, report = timed(lambda: import_facts(kg, frame))
+                took, _report = timed(lambda: import_facts(kg, frame))
                 imports.append(took)
                 agains.append(timed(lambda: import_facts(kg, frame))[0])
                 entities = pl.from_arrow(read_table(kg, "entities"))

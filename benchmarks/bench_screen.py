@@ -24,11 +24,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import polars as pl  # noqa: E402
+import injection_payloads as corpus
+import polars as pl
 
-import injection_payloads as corpus  # noqa: E402
-from kgtoolkit._demo import build_demo  # noqa: E402
-from kgtoolkit._screen import screen  # noqa: E402
+from kgtoolkit._demo import build_demo
+from kgtoolkit._screen import screen
 
 DATA = HERE.parent.parent / "shared" / "data"
 

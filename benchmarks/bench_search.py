@@ -46,10 +46,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import kgtoolkit  # noqa: E402
-from kgtoolkit import search  # noqa: E402
-from kgtoolkit.store import import_facts  # noqa: E402
-from kgtoolkit.search import SearchIndex, SentenceEmbedder, _build_index, _faiss  # noqa: E402
+import kgtoolkit
+from kgtoolkit import search
+from kgtoolkit.search import SearchIndex, SentenceEmbedder, _build_index, _faiss
+from kgtoolkit.store import import_facts
 
 YAGO = ROOT.parent / "shared" / "data" / "yago11k" / "facts.tsv"
 RESULTS: dict[str, Any] = {}
@@ -167,7 +167,7 @@ def bench_yago(work: Path, model: SentenceEmbedder) -> np.ndarray:
     vectors = np.stack([np.frombuffer(raw[h], dtype=np.float32) for h in hashes])
     names = sorted({f.subject_name for f in kg.timeline(limit=4000)})[:200]
     queries_v = model.encode(names)
-    recall, f50, f95, i50, i95, nlist, nprobe, build = recall_at_10(vectors, queries_v)
+    recall, f50, _f95, i50, _i95, nlist, nprobe, _build = recall_at_10(vectors, queries_v)
     report("recall_yago", vectors=len(vectors), queries=len(names), recall_at_10=recall, nlist=nlist, nprobe=nprobe,
            flat_p50_ms=f50, ivf_p50_ms=i50)
     idx.close()
@@ -190,8 +190,8 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         report(f"faiss_100k_{name}", vectors=n, flat_p50_ms=f50, flat_p95_ms=f95, ivf_p50_ms=i50, ivf_p95_ms=i95,
                ivf_recall_at_10=recall, nlist=nlist, nprobe=nprobe, ivf_build_s=build)
 
-    from kgtoolkit.store import import_facts as bulk
     from kgtoolkit.generate import generate
+    from kgtoolkit.store import import_facts as bulk
 
     kg = kgtoolkit.open(work / "gen.sqlite3")
     kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
@@ -210,7 +210,7 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         timings.append(time.perf_counter() - t)
     p50, p95 = percentiles(timings)
     check = []
-    for q in queries[:20]:
+    for _ in queries[:20]:
         t = time.perf_counter()
         idx.status()
         check.append(time.perf_counter() - t)

@@ -64,9 +64,9 @@ import polars as pl
 
 import kgtoolkit
 from kgtoolkit import analysis, frames
-from kgtoolkit.store import import_facts, read_table
 from kgtoolkit._errors import KGError
 from kgtoolkit.generate import generate, write_generated
+from kgtoolkit.store import import_facts, read_table
 
 README = HERE / "README.md"
 BEGIN, END = "<!-- bench_suite:begin -->", "<!-- bench_suite:end -->"

@@ -42,13 +42,14 @@ from ._records import (
     Stats,
     SupersedeResult,
 )
-from .store import ImportReport, KnowledgeGraph, open, resolve_path
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
+from .store import ImportReport, KnowledgeGraph, open, resolve_path
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "TOOL_SCHEMA",
     "AddResult",
     "Alias",
     "AliasConflict",
@@ -77,7 +78,6 @@ __all__ = [
     "Stats",
     "StoreError",
     "SupersedeResult",
-    "TOOL_SCHEMA",
     "UnknownType",
     "looks_like_injection",
     "normalize_name",

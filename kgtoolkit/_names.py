@@ -16,11 +16,11 @@ from typing import Any
 from ._errors import CommaList, InvalidName, InvalidRequest
 
 __all__ = [
+    "COMMA_PATTERN",
     "COMMA_PREDICATES",
     "DEFAULT_MULTI_VALUED",
     "DEFAULT_TYPES",
     "DEFAULT_VALUE_PREDICATES",
-    "COMMA_PATTERN",
     "check_commas",
     "check_text",
     "check_unicode",

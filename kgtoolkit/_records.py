@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 __all__ = [
     "AddResult",
@@ -75,15 +75,15 @@ class Fact(_Record):
     object: str
     object_name: str
     object_is_value: bool
-    valid_from: Optional[str]
-    valid_to: Optional[str]
+    valid_from: str | None
+    valid_to: str | None
     confidence: float
     source: str
-    source_closet: Optional[str]
+    source_closet: str | None
     recorded_at: str
-    invalidated_at: Optional[str]
-    ended_by: Optional[str]
-    direction: Optional[str] = None
+    invalidated_at: str | None
+    ended_by: str | None
+    direction: str | None = None
 
     @property
     def current(self) -> bool:
@@ -105,7 +105,7 @@ class Memory(_Record):
 
     id: str
     text: str
-    source: Optional[str]
+    source: str | None
     created_at: str
     metadata: Mapping[str, Any]
 

@@ -190,9 +190,8 @@ def _reasons(text: str, *, strict: bool, depth: int) -> list[str]:
         reasons.append("html")
     if strict and any(_DIRECTIVE.search(v) for v in views):
         reasons.append("directive")
-    if depth == 0 and not reasons:
-        if any(_reasons(d, strict=strict, depth=1) for d in _decoded(text)):
-            reasons.append("encoded")
+    if depth == 0 and not reasons and any(_reasons(d, strict=strict, depth=1) for d in _decoded(text)):
+        reasons.append("encoded")
     return reasons
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from ._errors import InvalidDate
 
@@ -33,12 +33,12 @@ __all__ = [
     "today",
 ]
 
-TimeInput = Union[str, dt.date, dt.datetime]
+TimeInput = str | dt.date | dt.datetime
 
 OPEN_START = -(2**62)
 OPEN_END = 2**62
 _DAY_US = 86_400_000_000
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ONE_US = dt.timedelta(microseconds=1)
 
 # re.ASCII: \d must not match other scripts' digits (٢٠٢٦ is not a YYYY).
@@ -70,7 +70,7 @@ def _us(moment: dt.datetime) -> int:
 
 
 def _day_key(year: int, month: int, day: int) -> int:
-    return _us(dt.datetime(year, month, day, tzinfo=dt.timezone.utc))
+    return _us(dt.datetime(year, month, day, tzinfo=dt.UTC))
 
 
 def _fail(field: str, value: object, why: str = "") -> InvalidDate:
@@ -83,7 +83,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:
             raise _fail(field, value.isoformat(), "a datetime needs a time zone")
-        moment = value.astimezone(dt.timezone.utc)
+        moment = value.astimezone(dt.UTC)
         return _datetime_text(moment), _us(moment), _us(moment)
     if isinstance(value, dt.date):
         key = _day_key(value.year, value.month, value.day)
@@ -116,7 +116,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
             parsed = dt.datetime.fromisoformat(text.replace("z", "Z"))
             if parsed.year == 0:
                 raise ValueError("year 0")
-            moment = parsed.astimezone(dt.timezone.utc)
+            moment = parsed.astimezone(dt.UTC)
         except (ValueError, OverflowError) as exc:
             raise _fail(field, value, str(exc)) from None
         return _datetime_text(moment), _us(moment), _us(moment)
@@ -157,9 +157,9 @@ def key_to_text(key: int) -> str:
 
 def now_text() -> str:
     """Now, as transaction-time text (``2026-12-02T12:00:00.123456Z``)."""
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def today() -> str:
     """Today's date in UTC, the default ``ended`` of an invalidation."""
-    return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return dt.datetime.now(dt.UTC).date().isoformat()

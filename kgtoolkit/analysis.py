@@ -68,9 +68,9 @@ __all__ = [
 
 Frame = Union[pl.DataFrame, "pd.DataFrame"]
 GroupBy = Literal["subject", "predicate"]
-Moment = Union[TimeInput, None]
+Moment = TimeInput | None
 
-_UTC = dt.timezone.utc
+_UTC = dt.UTC
 _MOMENT = pl.Datetime("us", "UTC")
 _SPAN = pl.Duration("us")
 _ONE_US = dt.timedelta(microseconds=1)

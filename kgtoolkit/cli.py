@@ -10,15 +10,15 @@ import functools
 import inspect
 import json
 import sys
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich import box
 from rich.table import Table
 
 from ._errors import InvalidRequest, KGError, UnknownType, missing_dependency
@@ -42,12 +42,12 @@ err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() els
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DbOption = Annotated[Optional[str], typer.Option("--db", help="The graph: a file path, sqlite:///file, or postgresql://user:password@host/database (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
+DbOption = Annotated[str | None, typer.Option("--db", help="The graph: a file path, sqlite:///file, or postgresql://user:password@host/database (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-AsOf = Annotated[Optional[str], typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
-KnownAt = Annotated[Optional[str], typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
+AsOf = Annotated[str | None, typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
+KnownAt = Annotated[str | None, typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
 Current = Annotated[bool, typer.Option("--current", help="Only current facts.")]
-Limit = Annotated[Optional[int], typer.Option("--limit", min=0, help="At most this many facts.")]
+Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many facts.")]
 Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many facts first.")]
 
 
@@ -61,7 +61,7 @@ def _global(
     ctx.obj = {"db": db, "json": as_json}
 
 
-def _command(name: str | None = None, *, help: str | None = None) -> Callable[[F], F]:  # noqa: A002
+def _command(name: str | None = None, *, help: str | None = None) -> Callable[[F], F]:
     """Register a command that turns library errors into a message and exit status 1 (``help``: instead of
     the docstring)."""
 
@@ -210,14 +210,14 @@ def add(
     subject: Annotated[str, typer.Argument(help="Entity the fact is about.")],
     predicate: Annotated[str, typer.Argument(help="Relationship, e.g. uses_queue (or a value predicate such as email).")],
     obj: Annotated[str, typer.Argument(metavar="OBJECT", help="Entity (or text, for value predicates) it points at.")],
-    valid_from: Annotated[Optional[str], typer.Option("--from", "--valid-from", help="When it became true.")] = None,
-    valid_to: Annotated[Optional[str], typer.Option("--to", "--valid-to", help="When it stopped (add history).")] = None,
+    valid_from: Annotated[str | None, typer.Option("--from", "--valid-from", help="When it became true.")] = None,
+    valid_to: Annotated[str | None, typer.Option("--to", "--valid-to", help="When it stopped (add history).")] = None,
     confidence: Annotated[float, typer.Option(help="0 to 1.")] = 1.0,
-    source: Annotated[Optional[str], typer.Option(help="Who asserts it (default: agent).")] = None,
-    source_closet: Annotated[Optional[str], typer.Option("--closet", "--source-closet", help="Pointer to the evidence, e.g. a memory id.")] = None,
-    subject_type: Annotated[Optional[str], typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")] = None,
-    object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of the object entity.")] = None,
-    prop: Annotated[Optional[list[str]], typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")] = None,
+    source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence, e.g. a memory id.")] = None,
+    subject_type: Annotated[str | None, typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")] = None,
+    object_type: Annotated[str | None, typer.Option("--object-type", help="Type of the object entity.")] = None,
+    prop: Annotated[list[str] | None, typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")] = None,
 ) -> None:
     """Add a fact (missing entities are created; an identical current fact is returned as is)."""
     with _open_graph(ctx) as kg:
@@ -240,8 +240,8 @@ def invalidate(
     subject: Annotated[str, typer.Argument()],
     predicate: Annotated[str, typer.Argument()],
     obj: Annotated[str, typer.Argument(metavar="OBJECT")],
-    ended: Annotated[Optional[str], typer.Option(help="When it stopped being true (default: today, UTC).")] = None,
-    ended_by: Annotated[Optional[str], typer.Option("--ended-by", help="Who ended it (default: agent).")] = None,
+    ended: Annotated[str | None, typer.Option(help="When it stopped being true (default: today, UTC).")] = None,
+    ended_by: Annotated[str | None, typer.Option("--ended-by", help="Who ended it (default: agent).")] = None,
 ) -> None:
     """End a current fact; it stays as history."""
     with _open_graph(ctx) as kg:
@@ -260,10 +260,10 @@ def supersede(
     predicate: Annotated[str, typer.Argument()],
     old_object: Annotated[str, typer.Argument(metavar="OLD")],
     new_object: Annotated[str, typer.Argument(metavar="NEW")],
-    at: Annotated[Optional[str], typer.Option(help="When NEW replaced OLD (default: today, UTC).")] = None,
-    source: Annotated[Optional[str], typer.Option(help="Who asserts it (default: agent).")] = None,
-    source_closet: Annotated[Optional[str], typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
-    object_type: Annotated[Optional[str], typer.Option("--object-type", help="Type of NEW.")] = None,
+    at: Annotated[str | None, typer.Option(help="When NEW replaced OLD (default: today, UTC).")] = None,
+    source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
+    object_type: Annotated[str | None, typer.Option("--object-type", help="Type of NEW.")] = None,
 ) -> None:
     """Replace OLD with NEW at one moment: end the old fact and add the new one, atomically."""
     with _open_graph(ctx) as kg:
@@ -315,7 +315,7 @@ def alias(
 @graph_options()
 def aliases(
     ctx: typer.Context,
-    entity: Annotated[Optional[str], typer.Argument(help="Only this entity's aliases.")] = None,
+    entity: Annotated[str | None, typer.Argument(help="Only this entity's aliases.")] = None,
 ) -> None:
     """List aliases (of one entity, or all)."""
     with _open_graph(ctx, read_only=True) as kg:
@@ -333,15 +333,15 @@ def aliases(
 @graph_options()
 def config(
     ctx: typer.Context,
-    add_type: Annotated[Optional[list[str]], typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
-    remove_type: Annotated[Optional[list[str]], typer.Option("--remove-type", help="Remove an entity type no entity has (repeatable).")] = None,
-    add_value_predicate: Annotated[Optional[list[str]], typer.Option("--add-value-predicate", help="Predicate whose object is text.")] = None,
-    remove_value_predicate: Annotated[Optional[list[str]], typer.Option("--remove-value-predicate")] = None,
-    add_multi_valued: Annotated[Optional[list[str]], typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
-    remove_multi_valued: Annotated[Optional[list[str]], typer.Option("--remove-multi-valued")] = None,
-    comma_guard: Annotated[Optional[bool], typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
-    max_name_length: Annotated[Optional[int], typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
-    max_value_length: Annotated[Optional[int], typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
+    add_type: Annotated[list[str] | None, typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
+    remove_type: Annotated[list[str] | None, typer.Option("--remove-type", help="Remove an entity type no entity has (repeatable).")] = None,
+    add_value_predicate: Annotated[list[str] | None, typer.Option("--add-value-predicate", help="Predicate whose object is text.")] = None,
+    remove_value_predicate: Annotated[list[str] | None, typer.Option("--remove-value-predicate")] = None,
+    add_multi_valued: Annotated[list[str] | None, typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
+    remove_multi_valued: Annotated[list[str] | None, typer.Option("--remove-multi-valued")] = None,
+    comma_guard: Annotated[bool | None, typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
+    max_name_length: Annotated[int | None, typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
+    max_value_length: Annotated[int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
 ) -> None:
     """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard, lengths."""
     changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
@@ -440,7 +440,7 @@ def query(
 def search(
     ctx: typer.Context,
     predicate: Annotated[str, typer.Argument(help="Relationship type.")],
-    obj: Annotated[Optional[str], typer.Argument(metavar="[OBJECT]", help="Only facts pointing at this.")] = None,
+    obj: Annotated[str | None, typer.Argument(metavar="[OBJECT]", help="Only facts pointing at this.")] = None,
     as_of: AsOf = None,
     known_at: KnownAt = None,
     current: Current = False,
@@ -458,7 +458,7 @@ def search(
 @graph_options()
 def timeline(
     ctx: typer.Context,
-    name: Annotated[Optional[str], typer.Argument(help="Entity (default: the whole graph).")] = None,
+    name: Annotated[str | None, typer.Argument(help="Entity (default: the whole graph).")] = None,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> None:
@@ -493,7 +493,7 @@ def stats(ctx: typer.Context) -> None:
 @graph_options()
 def conflicts(
     ctx: typer.Context,
-    entity: Annotated[Optional[str], typer.Argument(help="Only this subject's conflicts.")] = None,
+    entity: Annotated[str | None, typer.Argument(help="Only this subject's conflicts.")] = None,
     current: Current = False,
     needs_action: Annotated[bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")] = False,
 ) -> None:
@@ -605,14 +605,14 @@ def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph.")],
-    format: Annotated[Optional[str], typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix).")] = None,  # noqa: A002
-    map_: Annotated[Optional[list[str]], typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")] = None,
+    format: Annotated[str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix).")] = None,
+    map_: Annotated[list[str] | None, typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")] = None,
     on_error: Annotated[str, typer.Option("--on-error", help="raise: import nothing if any row is bad; skip: import the good rows.")] = "raise",
-    rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")] = None,
+    rejects: Annotated[Path | None, typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")] = None,
     no_header: Annotated[bool, typer.Option("--no-header", help="CSV/TSV without a header row: columns are 0, 1, 2, … (map them with --map 0=subject).")] = False,
-    delimiter: Annotated[Optional[str], typer.Option(help="Field separator, when the suffix does not tell.")] = None,
+    delimiter: Annotated[str | None, typer.Option(help="Field separator, when the suffix does not tell.")] = None,
     allow_commas: Annotated[bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")] = False,
-    source: Annotated[Optional[str], typer.Option(help="Source of rows that name none (default: agent).")] = None,
+    source: Annotated[str | None, typer.Option(help="Source of rows that name none (default: agent).")] = None,
 ) -> None:
     """Import facts in bulk, in one transaction, with the rules of `add` (importing twice changes nothing)."""
     from .io import import_file
@@ -640,11 +640,11 @@ def import_(
 def export(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")],
-    format: Annotated[Optional[str], typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")] = None,  # noqa: A002
+    format: Annotated[str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")] = None,
     as_of: AsOf = None,
     current: Current = False,
-    predicate: Annotated[Optional[str], typer.Option(help="Only facts with this predicate.")] = None,
-    entity: Annotated[Optional[str], typer.Option(help="Only facts about this entity.")] = None,
+    predicate: Annotated[str | None, typer.Option(help="Only facts with this predicate.")] = None,
+    entity: Annotated[str | None, typer.Option(help="Only facts about this entity.")] = None,
     escape_formulas: Annotated[bool, typer.Option("--escape-formulas/--no-escape-formulas", help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.")] = True,
 ) -> None:
     """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph."""
@@ -688,8 +688,8 @@ def copy(
 @graph_options()
 def report(
     ctx: typer.Context,
-    since: Annotated[Optional[str], typer.Option(help="First day (default: the first start or end).")] = None,
-    until: Annotated[Optional[str], typer.Option(help="Last day (default: the last start or end).")] = None,
+    since: Annotated[str | None, typer.Option(help="First day (default: the first start or end).")] = None,
+    until: Annotated[str | None, typer.Option(help="Last day (default: the last start or end).")] = None,
     every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, … (at most 100,000 periods).")] = "1mo",
     out_path: Annotated[Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")] = Path("report.html"),
 ) -> None:
@@ -756,7 +756,7 @@ def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
 @graph_options(json=False)
 def mcp_(
     ctx: typer.Context,
-    print_config: Annotated[Optional[str], typer.Option("--print-config", metavar="CLIENT", help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.")] = None,
+    print_config: Annotated[str | None, typer.Option("--print-config", metavar="CLIENT", help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.")] = None,
 ) -> None:
     """Serve the graph over MCP (stdio) to agents: kg_add, kg_query, kg_supersede, … (one file, many agents)."""
     from .mcp_server import config_snippet, serve  # lazily: the mcp package is imported by `serve` only
@@ -812,7 +812,7 @@ def dashboard(
     os.execve(sys.executable, command, env)  # the server replaces this process: signals reach it directly
 
 
-ModelOption = Annotated[Optional[str], typer.Option("--model", help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).", show_default=False)]
+ModelOption = Annotated[str | None, typer.Option("--model", help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).", show_default=False)]
 
 
 @_command("index")

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 from ._time import OPEN_END, OPEN_START, TimeInput
+from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,7 +128,7 @@ def facts(
     return _out(frame.cast(schema), backend)  # type: ignore[arg-type]
 
 
-def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:  # noqa: A002
+def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
     frame = pl.from_arrow(read_table(kg, "entities"))
     alias_lists = pl.from_arrow(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))

@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -64,48 +63,15 @@ REORG_FRACTIONS = (0.23, 0.51, 0.78)
 
 # ---------------------------------------------------------------------- vocabulary
 
-_DOMAINS = (
-    "Payments Billing Orders Inventory Search Auth Users Notifications Shipping Catalog Pricing Analytics "
-    "Reporting Checkout Cart Fraud Identity Ledger Invoices Messaging Media Images Recommendations Reviews "
-    "Accounts Profiles Sessions Subscriptions Refunds Loyalty Coupons Tax Compliance Audit Logistics "
-    "Warehouse Returns Support Tickets Chat Feeds Timeline Geo Maps Routing Dispatch Fleet Scheduling "
-    "Calendar Documents Storage Uploads Thumbnails Translations Onboarding Signup Login Permissions Quotas "
-    "Metering Experiments Flags Telemetry"
-).split()
-_SERVICE_KINDS = "API Service Worker Gateway Backend Scheduler Processor Frontend".split()
-_EVENTS = "created updated deleted events jobs retries dlq audit".split()
-_ENGINES = "pg mysql redis mongo dynamo es cassandra sqlite".split()
-_AREAS = (
-    "Platform Infra Reliability Data Mobile Web Growth Security Identity Payments Billing Checkout Search "
-    "Discovery Core Edge Storage Messaging Tooling Frontend Backend Analytics Insights Fulfilment Logistics "
-    "Support Compliance Ledger Media Maps Apps"
-).split()
-_FIRST = (
-    "Alice Bob Carla David Elena Farid Grace Hiro Ines Jonas Kira Liam Mei Noah Olga Pavel Quinn Rosa Sami "
-    "Tara Umar Vera Wen Ximena Yusuf Zoe Aisha Bruno Chloé Dmitri Emeka Fatima Gustavo Hana Ivan Jana Kwame "
-    "Lena Mateo Nadia Oscar Priya Rafael Sofia Tomás Ugo Valentina Wei Yara Zane Amir Beatriz Chen Dana "
-    "Erik Freya Gabriel Helga Ishaan Julia Kenji Leila Marco Nina Omar Paula Raj Sara Theo Uma Victor "
-    "Willa Xavier Yuki Zara Anders Björn Camille Diego Esther Felix Greta Hugo Ingrid Jamal Katya Lucas "
-    "Maya Nils Ola Pedro Rhea Stefan Tessa Viktor"
-).split()
-_LAST = (
-    "Martin Garcia Chen Kumar Okafor Nguyen Smith Müller Rossi Silva Kowalski Haddad Tanaka Johansson "
-    "O'Brien Dubois Novak Petrov Santos Ali Kim Park Lopez Fischer Moreau Costa Jensen Horvat Yilmaz "
-    "Andersen Bianchi Cohen D'Souza Ekström Fernandes Gallagher Hoffmann Ivanova Jovanovic Keller Larsen "
-    "Mendes Nakamura Olsen Pereira Quispe Romero Schmidt Takahashi Ueda Varga Wagner Xu Yamamoto Zhang "
-    "Abbott Baker Carter Dawson Ellis Foster Gupta Hughes Iyer Jacobs Kaur Lindqvist Mehta Nolan Ortiz "
-    "Patel Reyes Sato Thompson Usman Vasquez Walsh Young Zimmermann Brennan Castillo Delgado Eriksen "
-    "Fontaine Grant Hartmann Inoue Jaramillo Kruger Lambert Marsh Nieminen Owusu Price Quinlan Ramos "
-    "Schneider Torres Vogel Whitfield"
-).split()
-_COMPANY_PREFIXES = (
-    "Acme Globex Initech Umbrella Hooli Stark Wayne Wonka Tyrell Cyberdyne Soylent Northwind Contoso Fabrikam "
-    "Vandelay Aperture Massive Oscorp Pied Gringotts Monarch Nakatomi Virtucon Zorg Blue Yoyodyne Duff "
-    "Krusty Gekko Bluth Dunder Sterling Prestige Wernham Vehement Rekall Weyland Ollivander Tessier Omni "
-    "Sirius Polaris Lumen Quanta Helix Vertex Nimbus Orbit Kestrel Falcon Juniper Maple Cedar Willow Aurora "
-    "Zenith Apex Summit Harbor"
-).split()
-_COMPANY_KINDS = "Corp Inc Labs Ltd GmbH Systems Group Technologies".split()
+_DOMAINS = ["Payments", "Billing", "Orders", "Inventory", "Search", "Auth", "Users", "Notifications", "Shipping", "Catalog", "Pricing", "Analytics", "Reporting", "Checkout", "Cart", "Fraud", "Identity", "Ledger", "Invoices", "Messaging", "Media", "Images", "Recommendations", "Reviews", "Accounts", "Profiles", "Sessions", "Subscriptions", "Refunds", "Loyalty", "Coupons", "Tax", "Compliance", "Audit", "Logistics", "Warehouse", "Returns", "Support", "Tickets", "Chat", "Feeds", "Timeline", "Geo", "Maps", "Routing", "Dispatch", "Fleet", "Scheduling", "Calendar", "Documents", "Storage", "Uploads", "Thumbnails", "Translations", "Onboarding", "Signup", "Login", "Permissions", "Quotas", "Metering", "Experiments", "Flags", "Telemetry"]
+_SERVICE_KINDS = ["API", "Service", "Worker", "Gateway", "Backend", "Scheduler", "Processor", "Frontend"]
+_EVENTS = ["created", "updated", "deleted", "events", "jobs", "retries", "dlq", "audit"]
+_ENGINES = ["pg", "mysql", "redis", "mongo", "dynamo", "es", "cassandra", "sqlite"]
+_AREAS = ["Platform", "Infra", "Reliability", "Data", "Mobile", "Web", "Growth", "Security", "Identity", "Payments", "Billing", "Checkout", "Search", "Discovery", "Core", "Edge", "Storage", "Messaging", "Tooling", "Frontend", "Backend", "Analytics", "Insights", "Fulfilment", "Logistics", "Support", "Compliance", "Ledger", "Media", "Maps", "Apps"]
+_FIRST = ["Alice", "Bob", "Carla", "David", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kira", "Liam", "Mei", "Noah", "Olga", "Pavel", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wen", "Ximena", "Yusuf", "Zoe", "Aisha", "Bruno", "Chloé", "Dmitri", "Emeka", "Fatima", "Gustavo", "Hana", "Ivan", "Jana", "Kwame", "Lena", "Mateo", "Nadia", "Oscar", "Priya", "Rafael", "Sofia", "Tomás", "Ugo", "Valentina", "Wei", "Yara", "Zane", "Amir", "Beatriz", "Chen", "Dana", "Erik", "Freya", "Gabriel", "Helga", "Ishaan", "Julia", "Kenji", "Leila", "Marco", "Nina", "Omar", "Paula", "Raj", "Sara", "Theo", "Uma", "Victor", "Willa", "Xavier", "Yuki", "Zara", "Anders", "Björn", "Camille", "Diego", "Esther", "Felix", "Greta", "Hugo", "Ingrid", "Jamal", "Katya", "Lucas", "Maya", "Nils", "Ola", "Pedro", "Rhea", "Stefan", "Tessa", "Viktor"]
+_LAST = ["Martin", "Garcia", "Chen", "Kumar", "Okafor", "Nguyen", "Smith", "Müller", "Rossi", "Silva", "Kowalski", "Haddad", "Tanaka", "Johansson", "O'Brien", "Dubois", "Novak", "Petrov", "Santos", "Ali", "Kim", "Park", "Lopez", "Fischer", "Moreau", "Costa", "Jensen", "Horvat", "Yilmaz", "Andersen", "Bianchi", "Cohen", "D'Souza", "Ekström", "Fernandes", "Gallagher", "Hoffmann", "Ivanova", "Jovanovic", "Keller", "Larsen", "Mendes", "Nakamura", "Olsen", "Pereira", "Quispe", "Romero", "Schmidt", "Takahashi", "Ueda", "Varga", "Wagner", "Xu", "Yamamoto", "Zhang", "Abbott", "Baker", "Carter", "Dawson", "Ellis", "Foster", "Gupta", "Hughes", "Iyer", "Jacobs", "Kaur", "Lindqvist", "Mehta", "Nolan", "Ortiz", "Patel", "Reyes", "Sato", "Thompson", "Usman", "Vasquez", "Walsh", "Young", "Zimmermann", "Brennan", "Castillo", "Delgado", "Eriksen", "Fontaine", "Grant", "Hartmann", "Inoue", "Jaramillo", "Kruger", "Lambert", "Marsh", "Nieminen", "Owusu", "Price", "Quinlan", "Ramos", "Schneider", "Torres", "Vogel", "Whitfield"]
+_COMPANY_PREFIXES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Wonka", "Tyrell", "Cyberdyne", "Soylent", "Northwind", "Contoso", "Fabrikam", "Vandelay", "Aperture", "Massive", "Oscorp", "Pied", "Gringotts", "Monarch", "Nakatomi", "Virtucon", "Zorg", "Blue", "Yoyodyne", "Duff", "Krusty", "Gekko", "Bluth", "Dunder", "Sterling", "Prestige", "Wernham", "Vehement", "Rekall", "Weyland", "Ollivander", "Tessier", "Omni", "Sirius", "Polaris", "Lumen", "Quanta", "Helix", "Vertex", "Nimbus", "Orbit", "Kestrel", "Falcon", "Juniper", "Maple", "Cedar", "Willow", "Aurora", "Zenith", "Apex", "Summit", "Harbor"]
+_COMPANY_KINDS = ["Corp", "Inc", "Labs", "Ltd", "GmbH", "Systems", "Group", "Technologies"]
 _DOMAINS_MAIL = ("example.com", "mail.example.org")
 _ROLES = (
     "Software Engineer", "Senior Software Engineer", "Staff Engineer", "Principal Engineer", "Engineering Manager",

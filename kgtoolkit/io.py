@@ -76,10 +76,22 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ._errors import InvalidRequest, NotFound
 from ._names import printable
-from .store import ImportReport, InvalidRows, KnowledgeGraph, dump, dump_parts, import_facts, import_graph, is_empty, restore
-from .store._failures import os_failure
-from .store import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._time import TimeInput
+from .store import (
+    ImportReport,
+    InvalidRows,
+    KnowledgeGraph,
+    dump,
+    dump_parts,
+    import_facts,
+    import_graph,
+    is_empty,
+    is_kgtoolkit_file,
+    is_sqlite_file,
+    read_foreign,
+    restore,
+)
+from .store._failures import os_failure
 
 if TYPE_CHECKING:
     import polars as pl
@@ -105,7 +117,7 @@ _ESCAPED_FORMULA = r"^'('*[=+\-@\t\r])"
 _REJECT_COLUMNS = ("line", "field", "value", "code", "reason")
 
 
-def _format(path: Path, format: str | None, *, allowed: tuple[str, ...], purpose: str) -> str:  # noqa: A002
+def _format(path: Path, format: str | None, *, allowed: tuple[str, ...], purpose: str) -> str:
     if format is not None:
         fmt = _SYNONYMS.get(str(format).lower(), str(format).lower())
         if fmt not in FORMATS:
@@ -138,7 +150,7 @@ def _existing(path: str | os.PathLike[str]) -> Path:
 def read_facts_file(
     path: str | os.PathLike[str],
     *,
-    format: str | None = None,  # noqa: A002
+    format: str | None = None,
     columns: Mapping[str | int, str] | None = None,
     delimiter: str | None = None,
     header: bool = True,
@@ -345,7 +357,7 @@ def import_file(
     kg: KnowledgeGraph,
     path: str | os.PathLike[str],
     *,
-    format: str | None = None,  # noqa: A002
+    format: str | None = None,
     columns: Mapping[str | int, str] | None = None,
     header: bool = True,
     delimiter: str | None = None,
@@ -495,7 +507,7 @@ def export_file(
     kg: KnowledgeGraph,
     path: str | os.PathLike[str],
     *,
-    format: str | None = None,  # noqa: A002
+    format: str | None = None,
     as_of: TimeInput | None = None,
     known_at: TimeInput | None = None,
     current_only: bool = False,

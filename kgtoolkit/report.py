@@ -117,7 +117,7 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         # The window ends with the last period, computed in polars: the period after one of 9999 lies in
         # year 10000, which no Python datetime holds. (Truncating again undoes churn's clip of a period
         # begun in year 0, so that one ends where it should.)
-        last_instant = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+        last_instant = dt.datetime.max.replace(tzinfo=dt.UTC)
         lo, hi = periods.select(
             pl.col("period").min().alias("lo"),
             (pl.col("period").max().dt.truncate(every).dt.offset_by(every) - dt.timedelta(microseconds=1))
@@ -153,7 +153,7 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
     return _Data(
         title=title or "Knowledge-graph churn report",
         graph=str(kg.path),
-        generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         every=every,
         window=window,
         headline=headline,

@@ -21,12 +21,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import postgres_server
 import pytest
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
-
-import postgres_server
 
 BACKENDS = ("sqlite", "postgresql")
 #: The modules of the search extra: the index, the model library, the bundled model.

@@ -8,6 +8,7 @@ demo graph and YAGO11k (skipped when the shared data folder is absent).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ import kgtoolkit
 from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
 from kgtoolkit._demo import build_demo
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 NOW = dt.datetime(2027, 1, 1, 12, tzinfo=UTC)
 US = dt.timedelta(microseconds=1)
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -196,7 +197,7 @@ def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), l
     for (subject, predicate), members in pairs.items():
         members.sort(key=lambda f: (start_of(f.valid_from) is not None, start_of(f.valid_from) or NOW, f.id))
         changes, history, last = 0, [members[0].object_name], None
-        for before, f in zip(members, members[1:]):
+        for before, f in itertools.pairwise(members):
             if key(f) != key(before):
                 history.append(f.object_name)
                 s = start_of(f.valid_from)
@@ -399,7 +400,7 @@ def test_churn_small(small: KnowledgeGraph, every: str) -> None:
     assert got.schema == pl.Schema(analysis.CHURN_SCHEMA)
     approx_rows(churn_rows(got), ref_churn(recs, every))
     rows = got.to_dicts()
-    assert all(a["active_at_end"] == b["active_at_start"] for a, b in zip(rows, rows[1:]))
+    assert all(a["active_at_end"] == b["active_at_start"] for a, b in itertools.pairwise(rows))
     for by in ("predicate", "subject"):
         approx_rows(churn_rows(analysis.churn(facts, every=every, by=by), by), ref_churn(recs, every, by=by))  # type: ignore[arg-type]
 

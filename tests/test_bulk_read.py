@@ -13,8 +13,8 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import analysis, frames
-from kgtoolkit.store import _sqlite, import_facts, read_table
 from kgtoolkit.generate import generate
+from kgtoolkit.store import _sqlite, import_facts, read_table
 
 
 @pytest.fixture()

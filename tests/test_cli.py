@@ -56,7 +56,7 @@ def _clean(text: str) -> str:
     return _ANSI.sub("", text)
 
 
-def _invoke(args: tuple[Any, ...], input: str | None = None, env: dict[str, str] | None = None):  # noqa: A002
+def _invoke(args: tuple[Any, ...], input: str | None = None, env: dict[str, str] | None = None):
     return runner.invoke(app, [str(a) for a in args], input=input, env=env)
 
 
@@ -66,7 +66,7 @@ def _explain(args: tuple[Any, ...], result: Any) -> str:
             f"\n--- stderr\n{result.stderr}\n--- exception {result.exception!r}\n{tb}")
 
 
-def ok(*args: Any, input: str | None = None, env: dict[str, str] | None = None) -> str:  # noqa: A002
+def ok(*args: Any, input: str | None = None, env: dict[str, str] | None = None) -> str:
     """Run a command that must succeed; its stdout."""
     result = _invoke(args, input, env)
     assert result.exit_code == 0 and result.exception is None, _explain(args, result)
@@ -77,7 +77,7 @@ def ok_json(*args: Any, **kwargs: Any) -> Any:
     return json.loads(ok(*args, **kwargs))
 
 
-def fails(*args: Any, code: str, input: str | None = None, env: dict[str, str] | None = None) -> str:  # noqa: A002
+def fails(*args: Any, code: str, input: str | None = None, env: dict[str, str] | None = None) -> str:
     """Run a command that must fail with error ``code``; the message (whitespace collapsed)."""
     result = _invoke(args, input, env)
     assert result.exit_code == 1, _explain(args, result)
@@ -126,7 +126,7 @@ def row_with(table_text: str, *cells: str) -> list[str]:
 
 def today_utc() -> set[str]:
     """Today's UTC date (and, a few seconds after midnight, yesterday's: the command ran just before)."""
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     return {now.date().isoformat(), (now - dt.timedelta(seconds=5)).date().isoformat()}
 
 
@@ -203,7 +203,7 @@ def script() -> str:
     return found
 
 
-def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = None,  # noqa: A002
+def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = None,
                env_db: Path | None = None, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[Any]:
     """Run the script; ``input`` given as bytes makes the run binary (stdout and stderr are bytes too)."""
     env = {k: v for k, v in os.environ.items() if k != "KGTOOLKIT_DB"}
@@ -1440,7 +1440,7 @@ def test_config_remove_normalises_the_predicate(db_path: Path, add: str, remove:
     assert stored not in ok_json("--db", db_path, "--json", "config", remove, name)[key]
 
 
-def _fails_cleanly(*args: Any, input: str | None = None) -> str:  # noqa: A002
+def _fails_cleanly(*args: Any, input: str | None = None) -> str:
     """Exit 1 with one `error [code] message` on stderr, whatever the code; the code."""
     result = _invoke(args, input)
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), _explain(args, result)

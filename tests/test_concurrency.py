@@ -44,7 +44,7 @@ def _worker(path: str, worker: int, barrier: Any) -> dict[str, Any]:
                     if len(seen) != i + 1:
                         report["errors"].append(f"after {i + 1} adds, query saw {len(seen)}")
                     report["ops"] += 1
-    except BaseException:  # noqa: BLE001 - report everything to the parent
+    except BaseException:
         report["errors"].append(traceback.format_exc())
     return report
 

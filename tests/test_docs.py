@@ -66,7 +66,7 @@ def test_every_action_is_an_mcp_tool(action: str) -> None:
 @pytest.mark.parametrize("action", ACTIONS)
 def test_every_action_is_in_the_tool_schema(action: str) -> None:
     schema = kgtoolkit.TOOL_SCHEMA["input_schema"]
-    assert kgtoolkit.TOOL_SCHEMA == _tool.tool_schema(), "TOOL_SCHEMA was built before an action was declared"
+    assert _tool.tool_schema() == kgtoolkit.TOOL_SCHEMA, "TOOL_SCHEMA was built before an action was declared"
     assert action in schema["properties"]["action"]["enum"], f"the action {action} is missing from TOOL_SCHEMA"
     assert action in schema["properties"]["action"]["description"]
     for param in _tool.registry()[action].params:

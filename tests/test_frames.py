@@ -11,7 +11,7 @@ import pytest
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph, frames
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def _story(kg: KnowledgeGraph) -> None:

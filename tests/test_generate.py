@@ -11,8 +11,8 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest
-from kgtoolkit.store import import_facts
 from kgtoolkit.generate import COLUMNS, ENTITY_TYPES, PREDICATES, add_generated, generate, write_generated
+from kgtoolkit.store import import_facts
 
 SIZE = 20_000
 MULTI_VALUED = ("depends_on", "member_of")

@@ -991,7 +991,7 @@ def test_real_dataset(name: str, kg: KnowledgeGraph, tmp_path: Path) -> None:
         if number in expected:
             continue
         ids = (normalize_name(s), normalize_predicate(p), normalize_name(o))
-        stored.setdefault(ids if not end else ids + (start, end), ids + (start or None, end or None))
+        stored.setdefault(ids if not end else (*ids, start, end), (*ids, start or None, end or None))
         entities.update((ids[0], ids[2]))
     assert not {normalize_predicate(r[1]) for r in rows[1:]} & kg.config.value_predicates
     facts = frames.facts(kg).select("subject", "predicate", "object", "valid_from", "valid_to")

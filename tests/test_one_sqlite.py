@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import kgtoolkit
-from kgtoolkit.store import import_facts
 from kgtoolkit.generate import generate
+from kgtoolkit.store import import_facts
 
 PACKAGE = Path(kgtoolkit.__file__).parent
 pytestmark = pytest.mark.slow

@@ -13,14 +13,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import postgres_server
 import pytest
 from typer.testing import CliRunner
 
 import kgtoolkit
 from kgtoolkit import NotFound, ReadOnly, StoreError, run_tool
 from kgtoolkit.cli import app
-
-import postgres_server
 
 pytestmark = pytest.mark.usefixtures("postgres")
 

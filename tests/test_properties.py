@@ -28,7 +28,7 @@ from kgtoolkit._names import clean_text
 from kgtoolkit._time import parse_bound
 from kgtoolkit.store import dump, is_empty, read_table, restore
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 US = dt.timedelta(microseconds=1)
 NEVER_BEFORE = dt.datetime(1, 1, 1, tzinfo=UTC)
 NEVER_AFTER = dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 import kgtoolkit
 from kgtoolkit import ReadOnly, frames
 from kgtoolkit import store as _bulk
-from kgtoolkit.store import _sqlite
 from kgtoolkit.cli import app
 from kgtoolkit.generate import generate
+from kgtoolkit.store import _sqlite
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import kgtoolkit
-from kgtoolkit.store import _search as store
 from kgtoolkit import frames, graphview
+from kgtoolkit.store import _search as store
 
 
 def test_a_fact_that_came_and_went_replaced_nothing(kg: kgtoolkit.KnowledgeGraph) -> None:
@@ -37,7 +37,7 @@ class _HashEmbedder:
     name = "hash-16"
     dim = 16
 
-    def encode(self, texts):  # noqa: ANN001, ANN201
+    def encode(self, texts):
         rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8).astype(np.float32) + 1
                 for t in texts]
         out = np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)

@@ -38,7 +38,7 @@ def day(text: str | None, *, end: bool = False) -> dt.datetime | None:
     """A stored bound as a UTC datetime (the graphs here use date-only bounds)."""
     if text is None:
         return None
-    moment = dt.datetime.combine(dt.date.fromisoformat(text[:10]), dt.time(), dt.timezone.utc)
+    moment = dt.datetime.combine(dt.date.fromisoformat(text[:10]), dt.time(), dt.UTC)
     return moment + dt.timedelta(days=1, microseconds=-1) if end else moment
 
 
@@ -99,8 +99,8 @@ def test_report_files_and_headline(demo: KnowledgeGraph, tmp_path: Path) -> None
 def test_report_window(demo: KnowledgeGraph, tmp_path: Path) -> None:
     html_path, md_path = churn_report(demo, since="2026-01-15", until="2026-06", out=tmp_path / "w.html")
     page = html_path.read_text(encoding="utf-8")
-    lo = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)  # whole periods: January … June 2026
-    hi = dt.datetime(2026, 7, 1, tzinfo=dt.timezone.utc)
+    lo = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)  # whole periods: January … June 2026
+    hi = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
     facts = demo.timeline()
     added = sum(1 for f in facts if (s := day(f.valid_from)) is not None and lo <= s < hi)
     ended = sum(1 for f in facts if (e := day(f.valid_to, end=True)) is not None and lo <= e < hi)

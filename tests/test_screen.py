@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import injection_payloads as corpus
 import polars as pl
 import pytest
 
 import kgtoolkit
 from kgtoolkit._demo import build_demo
 from kgtoolkit._screen import REASONS, screen
-
-import injection_payloads as corpus
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

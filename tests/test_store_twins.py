@@ -56,7 +56,7 @@ DATES = [None, "", "  ", "2026", "2026-03", "2026-03-02", " 2026-03-02 ", "2026-
          "2026-03-02T10:00:00Z", "2026-03-02T10:00:00+02:00", "2026-03-01T23:30:00-05:00", "2026-03-02T08:00:00z",
          "2026-02-30", "2026-13", "yesterday", "2026-03-02T10:00:00"]
 # Typed date columns (a frame from a dataframe library rather than a file): the row path gets the objects.
-UTC = dt.timezone.utc
+UTC = dt.UTC
 DATE_COLUMNS: dict[str, tuple[Any, list[Any]]] = {
     "text": (pl.String, DATES),
     "date": (pl.Date, [None, dt.date(2025, 12, 31), dt.date(2026, 3, 1), dt.date(2026, 3, 2)]),

@@ -418,7 +418,7 @@ param_values = st.one_of(names, dates, json_values, st.sampled_from(["both", "in
 requests = st.one_of(
     st.fixed_dictionaries({"action": st.sampled_from(list(ACTIONS))},
                           optional={name: param_values for name in PARAM_NAMES}),
-    st.dictionaries(st.sampled_from(PARAM_NAMES + ["action"]), json_values, max_size=6),
+    st.dictionaries(st.sampled_from([*PARAM_NAMES, "action"]), json_values, max_size=6),
     json_values,
 )
 

@@ -129,11 +129,11 @@ class SentenceEmbedder:
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
-                except Exception:  # noqa: BLE001 - cosmetic only
+                except Exception:
                     pass
                 try:
                     _LOADED[self.source] = SentenceTransformer(self.source, device="cpu", local_files_only=True)
-                except Exception as exc:  # noqa: BLE001 - a missing or broken model folder
+                except Exception as exc:
                     raise InvalidRequest(f"cannot load the sentence-transformers model {self.source!r} offline: "
                                          f"{exc}", field="model", value=self.source) from None
             return _LOADED[self.source]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Literal, Optional, Union
+from typing import Literal
 
 from .._records import Entity, Fact, Memory, _Record
 
@@ -50,9 +50,9 @@ class FactContext(_Record):
     fact: Fact
     current: bool
     replaced_by: tuple[Fact, ...]
-    since: Optional[str]
+    since: str | None
     now: tuple[Fact, ...]
-    evidence: Optional[Memory]
+    evidence: Memory | None
     note: str
 
 
@@ -67,9 +67,9 @@ class FactHit(_Record):
     fact: Fact
     current: bool
     replaced_by: tuple[Fact, ...]
-    since: Optional[str]
+    since: str | None
     now: tuple[Fact, ...]
-    evidence: Optional[Memory]
+    evidence: Memory | None
     note: str
 
 
@@ -104,7 +104,7 @@ class MemoryHit(_Record):
     note: str
 
 
-Hit = Union[FactHit, MemoryHit]
+Hit = FactHit | MemoryHit
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -150,7 +150,7 @@ class IndexStatus(_Record):
 
     state: str
     reason: str
-    directory: Optional[str]
+    directory: str | None
     model: str
     facts: int
     memories: int
@@ -164,8 +164,8 @@ class FindResult(_Record):
     query: str
     kind: str
     k: int
-    as_of: Optional[str]
+    as_of: str | None
     current_only: bool
     named: tuple[NamedEntity, ...]
     hits: tuple[Hit, ...]
-    synced: Optional[SyncReport]
+    synced: SyncReport | None

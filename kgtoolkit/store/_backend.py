@@ -145,8 +145,11 @@ class Backend(abc.ABC):
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert many rows into ``table`` inside the transaction of ``cur`` (executemany, or COPY)."""
 
-    def after_explicit_ids(self, cur: Cursor, table: str) -> None:
-        """After rows were inserted with their own ids: make the next generated id follow them."""
+    def after_explicit_ids(self, cur: Cursor, table: str) -> None:  # noqa: B027 - a hook with a default
+        """After rows were inserted with their own ids: make the next generated id follow them.
+
+        Nothing to do by default (SQLite's rowid follows the largest id by itself).
+        """
 
     def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
         """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild

@@ -51,8 +51,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._errors import InvalidRequest, KGError, StoreError
-from .._names import (DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, clean_text, normalize_name,
-                     normalize_predicate)
+from .._names import (
+    DEFAULT_MULTI_VALUED,
+    DEFAULT_TYPES,
+    DEFAULT_VALUE_PREDICATES,
+    clean_text,
+    normalize_name,
+    normalize_predicate,
+)
 from .._records import GraphConfig
 from .._time import OPEN_END, OPEN_START, Bound, now_text, parse_bound
 from . import _queries as q
@@ -166,7 +172,7 @@ _TEXT, _OPT = (str,), (str, type(None))
 
 def _field(row: Mapping[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
     value = row.get(key)
-    if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         names = " or ".join("null" if k is type(None) else {"str": "text", "int": "a whole number", "float": "a number",
                                                              "dict": "an object"}.get(k.__name__, k.__name__) for k in kinds)
         raise _bad(f"{where}.{key}", f"must be {names}, not {_shown(value)}")

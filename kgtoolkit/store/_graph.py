@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
-from .._names import check_unicode, clean_text, normalize_name, normalize_predicate, printable
+from .._names import clean_text, normalize_name, normalize_predicate, printable
 from .._records import (
     AddResult,
     Alias,
@@ -43,7 +43,7 @@ _DIRECTIONS = ("outgoing", "incoming", "both")
 T = TypeVar("T")
 
 
-def open(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> KnowledgeGraph:  # noqa: A001
+def open(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> KnowledgeGraph:
     """Open (creating on first use) the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…``
     (see :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
 
@@ -236,7 +236,7 @@ class KnowledgeGraph:
         with self._read() as cur:
             return q.entity(cur, q.resolve(cur, self._backend.dialect, name))
 
-    def entities(self, *, type: str | None = None, limit: int | None = None, offset: int = 0) -> list[Entity]:  # noqa: A002
+    def entities(self, *, type: str | None = None, limit: int | None = None, offset: int = 0) -> list[Entity]:
         """Entities ordered by id, optionally of one type."""
         with self._read() as cur:
             rows = cur.execute(
@@ -245,7 +245,7 @@ class KnowledgeGraph:
                 {"t": type, **q.page(self._backend.dialect, limit, offset)}).fetchall()
         return [Entity(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
 
-    def add_entity(self, name: str, *, type: str | None = None, properties: Mapping[str, Any] | None = None) -> Entity:  # noqa: A002
+    def add_entity(self, name: str, *, type: str | None = None, properties: Mapping[str, Any] | None = None) -> Entity:
         """Create the entity ``name`` (or update its type and properties) and return it."""
 
         def write(cur: Cursor) -> Entity:
@@ -261,7 +261,7 @@ class KnowledgeGraph:
         self,
         subject: str,
         predicate: str,
-        object: str,  # noqa: A002
+        object: str,
         *,
         valid_from: TimeInput | None = None,
         valid_to: TimeInput | None = None,
@@ -289,7 +289,7 @@ class KnowledgeGraph:
 
         return self._backend.write(write)
 
-    def invalidate(self, subject: str, predicate: str, object: str, *,  # noqa: A002
+    def invalidate(self, subject: str, predicate: str, object: str, *,
                    ended: TimeInput | None = None, ended_by: str | None = None) -> Fact:
         """End the current ``subject → predicate → object`` fact on ``ended`` (default: today, UTC).
 
@@ -503,7 +503,7 @@ class KnowledgeGraph:
     def search(
         self,
         predicate: str,
-        object: str | None = None,  # noqa: A002
+        object: str | None = None,
         *,
         as_of: TimeInput | None = None,
         known_at: TimeInput | None = None,

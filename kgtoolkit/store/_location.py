@@ -30,7 +30,7 @@ from typing import Literal, Union
 
 from .._errors import InvalidRequest
 
-__all__ = ["DEFAULT_PATH", "ENV_VAR", "Location", "DatabaseName", "resolve", "resolve_path"]
+__all__ = ["DEFAULT_PATH", "ENV_VAR", "DatabaseName", "Location", "resolve", "resolve_path"]
 
 DEFAULT_PATH = Path("~/.kgtoolkit/knowledge_graph.sqlite3")
 ENV_VAR = "KGTOOLKIT_DB"

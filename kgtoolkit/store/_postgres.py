@@ -466,7 +466,7 @@ class PostgresBackend(Backend):
             for handle in (conn, database):
                 try:
                     handle.close()
-                except Exception:  # noqa: BLE001 - closing a broken handle
+                except Exception:
                     pass
 
     def close(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
@@ -144,7 +144,7 @@ def fact(cur: Cursor, fact_id: int) -> Fact:
     return row_fact(cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone())
 
 
-def row_fact(row: Sequence[Any], *, direction: Optional[str] = None, known_at: Optional[str] = None) -> Fact:
+def row_fact(row: Sequence[Any], *, direction: str | None = None, known_at: str | None = None) -> Fact:
     """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``)."""
     (fact_id, subject, subject_name, predicate, obj, object_name, is_value, valid_from, valid_to, confidence,
      source, closet, recorded_at, invalidated_at, ended_by) = row

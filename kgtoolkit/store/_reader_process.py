@@ -136,7 +136,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
                     try:
                         upper["path"] = _write(conns[1].table(
                             split["sql"], _values(split["params"], {"lo": mid, "hi": hi + 1})), folder)
-                    except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+                    except BaseException as exc:
                         upper["error"] = exc
 
                 thread = threading.Thread(target=read_upper)
@@ -177,7 +177,7 @@ def main() -> None:
             text = str(exc)
             kind = "busy" if "locked" in text or "busy" in text else "error"
             answer = {"ok": False, "kind": kind, "message": text}
-        except Exception as exc:  # noqa: BLE001 - every request gets an answer
+        except Exception as exc:
             answer = {"ok": False, "kind": "error", "message": f"{type(exc).__name__}: {exc}"}
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()

@@ -23,8 +23,8 @@ __all__ = [
     "MIGRATIONS",
     "ORDER",
     "SCHEMA_VERSION",
-    "TABLE_COLUMNS",
     "TABLES",
+    "TABLE_COLUMNS",
 ]
 
 #: Every stored column of each table, in table order.
