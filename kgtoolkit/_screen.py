@@ -139,7 +139,7 @@ def _latin(char: str) -> str:
     name = unicodedata.name(char, "")
     if glyphs[0] in "l1" and (" I" in name.replace("LETTER I", " I") or "IOTA" in name):
         return "i"  # the confusables data folds I, l and 1 together; an I-like letter is an i here
-    return glyphs[0].lower()
+    return str(glyphs[0]).lower()
 
 
 def _folded(text: str) -> str:

@@ -105,8 +105,8 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
             lines.append(f"- … and {more} more")
         lines.append("")
     if withheld:
-        why = ", ".join(f"{REASONS[code]} ({n})" for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        lines.append(f"_{len(withheld)} fact(s) withheld from this summary: {why}. They are in the graph "
+        listed = ", ".join(f"{REASONS[code]} ({n})" for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"_{len(withheld)} fact(s) withheld from this summary: {listed}. They are in the graph "
                      "(query them to see them)._")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -93,12 +93,15 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
     text = value.strip()
     match = _DATE.fullmatch(text)
     if match:
-        year, month, day = (int(g) if g else None for g in match.groups())
+        year_text, month_text, day_text = match.groups()
+        year = int(year_text)
+        month = int(month_text) if month_text else None
+        day = int(day_text) if day_text else None
         if year == 0:
             raise _fail(field, value, "years run from 0001 to 9999")
         try:
-            if day is not None:
-                first = last = dt.date(year, month, day)  # type: ignore[arg-type]
+            if month is not None and day is not None:
+                first = last = dt.date(year, month, day)
             elif month is not None:
                 first = dt.date(year, month, 1)
                 last = dt.date(year, month, calendar.monthrange(year, month)[1])

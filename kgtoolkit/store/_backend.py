@@ -39,7 +39,8 @@ Query = tuple[str, dict[str, Any]]
 class Cursor(Protocol):
     """What store code needs of a cursor (``sqlite3.Cursor`` has it all)."""
 
-    rowcount: int
+    @property
+    def rowcount(self) -> int: ...
 
     @property
     def description(self) -> Any: ...

@@ -10,6 +10,7 @@ PostgreSQL: ``COPY``) while no other writer runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -299,7 +300,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     checked("valid_from", lambda v: rules.start(v)._asdict(), "_from", bound)
     checked("valid_to", lambda v: rules.end(v)._asdict(), "_to", bound)
     for column in ("subject_type", "object_type"):
-        checked(column, lambda v, c=column: rules.entity_type(v, c), f"_{column}", pl.String)
+        checked(column, functools.partial(rules.entity_type, field=column), f"_{column}", pl.String)
     checked("confidence", rules.confidence, "_confidence", pl.Float64)
     df = df.with_columns(
         _object=pl.when(pl.col("_value")).then(pl.col("_ovalue")).otherwise(pl.col("_oname")),

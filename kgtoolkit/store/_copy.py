@@ -108,4 +108,5 @@ def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | 
 
 def _counts(kg: KnowledgeGraph) -> tuple[int, int]:
     with kg._backend.read() as cur:
-        return tuple(cur.execute("SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)").fetchone())  # type: ignore[return-value]
+        aliases, memories = cur.execute("SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)").fetchone()
+        return int(aliases), int(memories)

@@ -48,7 +48,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeGuard, cast
 
 from .._errors import InvalidRequest, KGError, StoreError
 from .._names import (
@@ -237,7 +237,7 @@ def _json_problem(value: Any) -> str | None:
     return None if _unicode(text) else "it holds text that is not valid Unicode (a lone surrogate)"
 
 
-def _is_id(value: Any) -> bool:
+def _is_id(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= _MAX_ID
 
 
@@ -387,7 +387,7 @@ class _Checker:
             self.fail(key, value, "invalid_date", f"{key} {value!r} is not a stored bound; the graph keeps it as "
                       f"{bound.text!r} (a full date YYYY-MM-DD, or a UTC datetime ending in Z)")
         else:
-            return bound
+            return cast(Bound, bound)
         return None
 
     def moment(self, row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
@@ -532,8 +532,8 @@ def _check_facts(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]) 
         if line is None:
             c.fail("id", fact_id, "invalid_request",
                    "id is missing" if "id" not in row else "id must be a whole number from 1 to 2**63 - 1")
-        elif ids.setdefault(fact_id, i) != i:
-            c.fail("id", fact_id, "invalid_request", f"id {fact_id} is also facts[{ids[fact_id]}]'s; a fact id is "
+        elif ids.setdefault(line, i) != i:
+            c.fail("id", fact_id, "invalid_request", f"id {fact_id} is also facts[{ids[line]}]'s; a fact id is "
                    "unique")
         subject, predicate = c.text(row, "subject"), c.predicate(row)
         object_id, object_value = c.text(row, "object_id", optional=True), c.clean(row, "object_value", optional=True)

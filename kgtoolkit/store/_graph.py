@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -149,9 +149,9 @@ class KnowledgeGraph:
     def configure(
         self,
         *,
-        types: Sequence[str] | None = None,
-        value_predicates: Sequence[str] | None = None,
-        multi_valued: Sequence[str] | None = None,
+        types: Collection[str] | None = None,
+        value_predicates: Collection[str] | None = None,
+        multi_valued: Collection[str] | None = None,
         comma_guard: bool | None = None,
         max_name_length: int | None = None,
         max_value_length: int | None = None,
@@ -202,7 +202,7 @@ class KnowledgeGraph:
 
         return self._backend.write(write)
 
-    def _setting_names(self, values: Sequence[str], setting: str, field: str) -> set[str]:
+    def _setting_names(self, values: Collection[str], setting: str, field: str) -> set[str]:
         """The normalised names of a setting. One that is not valid Unicode is refused, saying how to remove it
         when it is already stored (older versions accepted such names from the command line)."""
         keys: set[str] = set()

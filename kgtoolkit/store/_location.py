@@ -64,7 +64,7 @@ def resolve(db: DatabaseName | None = None) -> Location:
     """The database a graph door uses: ``db``, else ``$KGTOOLKIT_DB``, else the default file."""
     if isinstance(db, Location):
         return db
-    chosen: str | os.PathLike[str] = db if db not in (None, "") else os.environ.get(ENV_VAR) or DEFAULT_PATH  # type: ignore[assignment]
+    chosen: str | os.PathLike[str] = db if db not in (None, "") else os.environ.get(ENV_VAR) or DEFAULT_PATH
     text = os.fspath(chosen)
     if not isinstance(text, str):
         raise InvalidRequest(f"a database name must be text, not {type(text).__name__}", field="db", value=repr(text))

@@ -162,11 +162,11 @@ class PostgresBackend(Backend):
     # ------------------------------------------------------------------ connecting
 
     def _connect(self) -> psycopg.Connection[Any]:
-        psycopg = self._psycopg
+        pg = self._psycopg
         try:
-            conn = psycopg.connect(self.location.url or "", autocommit=True, application_name="kgtoolkit",
+            conn: psycopg.Connection[Any] = pg.connect(self.location.url or "", autocommit=True, application_name="kgtoolkit",
                                    connect_timeout=max(1, min(int(self.timeout), 30)))
-        except psycopg.OperationalError as exc:
+        except pg.OperationalError as exc:
             raise self._connect_error(exc) from None
         conn.execute(f"SET lock_timeout = {int(self.timeout * 1000)}")
         if self.read_only:
@@ -181,7 +181,7 @@ class PostgresBackend(Backend):
         self._conn = conn = self._connect()
         try:
             with conn.cursor() as cur:
-                schema, key = cur.execute("SELECT current_schema(), hashtext(COALESCE(current_schema(), ''))").fetchone()
+                schema, key = _one(cur, "SELECT current_schema(), hashtext(COALESCE(current_schema(), ''))")
                 if schema is None:
                     raise StoreError(f"{self.location} has no schema to create the graph in (the search_path names "
                                      "none that exists); create it, or fix options=-csearch_path in the URL",
@@ -194,7 +194,7 @@ class PostgresBackend(Backend):
                     version = self._version(cur)
                     if version < SCHEMA_VERSION:
                         self._migrate(cur, version)
-                    (self._graph_id,) = cur.execute("SELECT graph_id FROM kgtoolkit_schema").fetchone()
+                    (self._graph_id,) = _one(cur, "SELECT graph_id FROM kgtoolkit_schema")
                     cur.execute("COMMIT")
                 except BaseException:
                     cur.execute("ROLLBACK")
@@ -207,7 +207,7 @@ class PostgresBackend(Backend):
             raise self._error(exc) from None
 
     def _version(self, cur: psycopg.Cursor[Any]) -> int:
-        exists = cur.execute("SELECT to_regclass('kgtoolkit_schema') IS NOT NULL").fetchone()[0]
+        exists = _one(cur, "SELECT to_regclass('kgtoolkit_schema') IS NOT NULL")[0]
         if not exists:
             taken = [r[0] for r in cur.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
@@ -217,7 +217,7 @@ class PostgresBackend(Backend):
                                  "schema; give kgtoolkit a schema of its own (?options=-csearch_path%3Dkg in the URL)",
                                  field="db", value=str(self.location))
             return 0
-        version = int(cur.execute("SELECT version FROM kgtoolkit_schema").fetchone()[0])
+        version = int(_one(cur, "SELECT version FROM kgtoolkit_schema")[0])
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.location} has schema version {version}, newer than this kgtoolkit understands "
                              f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="db", value=str(self.location))
@@ -482,3 +482,11 @@ def _key_race(exc: Exception) -> bool:
     """A concurrent transaction wrote the same key first: the same new entity, alias or current fact. Every
     write looks for its keys before it inserts them, so a unique violation always means such a race."""
     return getattr(exc, "sqlstate", None) == "23505"
+
+
+def _one(cur: psycopg.Cursor[Any], sql: str) -> Any:
+    """The one row a query of the schema's own tables answers (they always hold it)."""
+    row = cur.execute(sql).fetchone()
+    if row is None:
+        raise StoreError(f"the graph's schema is incomplete: {sql!r} found no row; restore it from a backup")
+    return row

@@ -137,7 +137,9 @@ def ensure_entity(cur: Cursor, name: Name, type_: str | None, properties: Mappin
 
 def upgraded_type(current: str, incoming: str | None) -> str:
     """The type rule: ``unknown`` takes a concrete type when one arrives; a concrete type is never replaced."""
-    return incoming if current == "unknown" and incoming not in (None, "unknown") else current  # type: ignore[return-value]
+    if current == "unknown" and incoming is not None and incoming != "unknown":
+        return incoming
+    return current
 
 
 def fact(cur: Cursor, fact_id: int) -> Fact:
@@ -157,7 +159,7 @@ def row_fact(row: Sequence[Any], *, direction: str | None = None, known_at: str 
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool) -> tuple[str, dict[str, Any], str | None]:
     """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters."""
-    where, params = "", {}
+    where, params = "", dict[str, Any]()
     known: str | None = None
     end_key, open_test = "f.to_us", "f.valid_to IS NULL"
     if known_at not in (None, ""):

@@ -37,7 +37,7 @@ def ends_before_start(start_key: X, end_key: X) -> X:
 
     Works on integers and on polars expressions alike.
     """
-    return end_key < start_key  # type: ignore[operator, no-any-return]
+    return end_key < start_key  # type: ignore[operator]
 
 
 def interval_message(start: str, end: str, field: str = "valid_to") -> str:
@@ -210,7 +210,7 @@ class Rules:
             raise InvalidRequest(f"confidence must be a number from 0 to 1, not {confidence!r}", field="confidence",
                                  value=confidence)
         conf = self.confidence(confidence)
-        warnings = ()
+        warnings: tuple[str, ...] = ()
         if is_value and o_type not in (None, "unknown"):
             warnings = (f"{pred!r} is a value predicate: its object is text, so object_type was ignored",)
         return PreparedFact(subject_name, pred, is_value, obj_name, start, end, conf, self.source(source),

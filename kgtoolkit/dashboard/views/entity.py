@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from html import escape
 
 import altair as alt
 import polars as pl
-from html import escape
-
 import streamlit as st
 
 import kgtoolkit
@@ -59,7 +58,7 @@ with tabs[1]:
 with tabs[2]:
     kgdash.show_facts(as_of_facts.sort("start", "id", nulls_last=True), key="entity_as_of")
 with tabs[3]:
-    bars = analysis.gantt(facts, now=dt.datetime.now(dt.timezone.utc))
+    bars = analysis.gantt(facts, now=dt.datetime.now(dt.UTC))
     limit = 150
     if bars.height == 0:
         st.info("No fact of this entity has a known start, so there is nothing to draw.")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import polars as pl
 from html import escape
 
+import polars as pl
 import streamlit as st
 
 from kgtoolkit.dashboard import kgdash

@@ -6,9 +6,9 @@ says so and how to get it.
 
 from __future__ import annotations
 
-import polars as pl
 from html import escape
 
+import polars as pl
 import streamlit as st
 
 import kgtoolkit
