@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DB := data/demo.sqlite3
 
-.PHONY: install demo test notebooks bench bench-quick clean
+.PHONY: install demo lint test notebooks bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,12 @@ demo: $(STAMP)
 	$(BIN)/kgtoolkit demo --out $(DEMO_DB) --force
 	$(BIN)/kgtoolkit --db $(DEMO_DB) dashboard --port $(or $(PORT),8501)
 
-test: $(STAMP)
+# The lint and type gate (rules and strictness in pyproject.toml), then the suite.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -n 2 -q
 
 notebooks: $(STAMP)
