@@ -18,7 +18,7 @@ st.title("Search")
 
 module, why = kgdash.search_module()
 if module is None:
-    st.info(f"**Semantic search is not installed** ({md_text(why)}). When it is, build the index "
+    st.info(f"**Semantic search is not installed** ({why}). When it is, build the index "
             "with `kgtoolkit index` and search here; the graph pages work without it.", icon=":material/travel_explore:")
     kgdash.footer(c, "search")
     st.stop()
