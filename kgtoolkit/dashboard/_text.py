@@ -18,8 +18,8 @@ emoji and Streamlit's own icon and arrow rewrites) while it still reads exactly 
   emoji shortcodes and ``$…$`` before parsing it, and a character reference is never one of those;
 * every other ASCII punctuation character CommonMark lets one escape gets a backslash (``\[``,
   ``\*``, ``\#``…): no link, image, emphasis, code, table, list, heading or directive can start;
-* a line break becomes a hard break (``\`` at the end of the line), and spaces or tabs at the ends of a
-  line become character references (no indented code block, no broken emphasis around the text);
+* a line break becomes a hard break (``\`` at the end of the line), and whitespace at the ends of a
+  line becomes character references (no indented code block, no broken emphasis around the text);
 * a WORD JOINER (U+2060, invisible, zero width) goes where Streamlit and GFM would rewrite plain text
   after parsing: after the ``http``/``https``/``www`` of a web address and after the ``@`` of an e-mail
   address (GFM makes links of them), after the first ``:`` of ``:word:`` (emoji shortcodes,
@@ -60,8 +60,7 @@ WORD_JOINER = "\u2060"
 #: The ASCII punctuation characters CommonMark lets a backslash escape (§2.4).
 _ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 #: Those written as character references instead (HTML's five, and the two Streamlit looks for in the source).
-_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", ":": "&#58;", "$": "&#36;",
-               " ": "&#32;", "\t": "&#9;"}
+_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", ":": "&#58;", "$": "&#36;"}
 _TABLE = {ord(c): _REFERENCES.get(c, "\\" + c) for c in _ESCAPABLE}
 
 # Where a word joiner goes (each a zero-width match: the joiner is inserted there).
@@ -72,7 +71,7 @@ _JOIN = re.compile(
 )
 # Streamlit's typography, on a sign standing alone (whitespace or an end on both sides): -> becomes →, …
 _SIGNS = re.compile(r"(?<![^\s\ufeff])(<->|->|<-|--|>=|<=|~=)(?=[\s\ufeff]|$)")
-_EDGE_SPACE = re.compile(r"^[ \t]+|[ \t]+$", re.MULTILINE)
+_EDGE_SPACE = re.compile(r"^[^\S\n]+|[^\S\n]+$", re.MULTILINE)  # spaces, tabs, NBSP… at either end of a line
 
 
 def _join(text: str) -> str:
@@ -89,7 +88,7 @@ def md_text(text: object) -> str:
         return ""
     value = _join(str(text).replace("\r\n", "\n").replace("\r", "\n").strip("\n"))
     value = value.translate(_TABLE)
-    value = _EDGE_SPACE.sub(lambda m: m.group(0).replace(" ", "&#32;").replace("\t", "&#9;"), value)
+    value = _EDGE_SPACE.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group(0)), value)
     return value.replace("\n", "\\\n")
 
 
@@ -109,19 +108,19 @@ def html_text(text: object) -> str:
     return "" if text is None else html.escape(str(text), quote=True)
 
 
-_UNESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])|\\\n|&(amp|lt|gt|quot|#x27|#58|#36|#32|#9);")
-_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#x27": "'", "#58": ":", "#36": "$", "#32": " ",
-          "#9": "\t"}
+_UNESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])|\\\n|&(amp|lt|gt|quot|#x27|#[0-9]+);")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#x27": "'"}
 
 
-def plain(markdown: str) -> str:
-    """What :func:`md_text` wrote, read back as text (the word joiners left out): ``plain(md_text(s)) == s``
-    for every ``s`` without carriage returns or trailing line breaks. Tests use it."""
+def plain(markdown: str, *, joiners: bool = False) -> str:
+    """What :func:`md_text` wrote, read back as text: ``plain(md_text(s)) == s`` for every ``s`` without
+    carriage returns or line breaks at its ends. The word joiners are left out, unless ``joiners``. Tests use it."""
     def back(m: re.Match[str]) -> str:
         if m.group(1) is not None:
             return m.group(1)
         if m.group(2) is not None:
-            return _NAMED[m.group(2)]
+            return _NAMED.get(m.group(2)) or chr(int(m.group(2)[1:]))
         return "\n"
 
-    return _UNESCAPE.sub(back, markdown).replace(WORD_JOINER, "")
+    text = _UNESCAPE.sub(back, markdown)
+    return text if joiners else text.replace(WORD_JOINER, "")
