@@ -52,6 +52,7 @@ ENDED_EDGE = "#B5B5B5"
 _MOMENT = pl.Datetime("us", "UTC")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _VALUES_SHOWN = 12
+_LABEL_CHARS = 60  # a label drawn on the canvas is cut here (the tooltip holds the whole name)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -385,8 +386,9 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     """A self-contained HTML page drawing ``view`` with pyvis / vis-network, inlined, no CDN.
 
     Needs ``pyvis`` (installed with the dashboard). Names, tooltips and labels are data, never markup:
-    labels are drawn on the canvas, and tooltips (sent as ``tip``, not pyvis's ``title``) are put in the
-    page as text (``textContent``), so a name holding HTML or a link shows as typed and loads nothing.
+    labels are drawn on the canvas (cut at 60 characters), and tooltips (sent as ``tip``, not pyvis's
+    ``title``) are put in the page as text (``textContent``), so a name holding HTML or a link shows as
+    typed and loads nothing.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -401,14 +403,14 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff")
     for node in view.nodes:
         is_center = view.center is not None and node.id == view.center
-        net.add_node(node.id, label=node.label, tip=node.title, color={
+        net.add_node(node.id, label=_short(node.label), tip=node.title, color={
             "background": node.color, "border": "#1F2937" if is_center else node.color,
             "highlight": {"background": node.color, "border": "#111827"}},
             size=node.size, borderWidth=4 if is_center else 1, shape="dot",
             font={"size": 16 if is_center else 13, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"})
     label_edges = len(view.edges) <= 60
     for edge in view.edges:
-        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=edge.predicate if label_edges else "",
+        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.predicate) if label_edges else "",
                      dashes=edge.dashes, color=edge.color, width=2.2 if edge.current else 1.4,
                      font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,
                            "align": "middle"})
@@ -427,6 +429,12 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     page = page.replace("</body>", script + "</body>") if "</body>" in page else page + script
     page = page.replace("<head>", "<head><style>body{margin:0;font-family:sans-serif}</style>", 1)
     return strip_cdn(page)
+
+
+def _short(label: str) -> str:
+    """A canvas label: a name longer than :data:`_LABEL_CHARS` is cut, with "…" (a very long name would
+    otherwise make the drawing zoom out until every node is a dot)."""
+    return label if len(label) <= _LABEL_CHARS else label[:_LABEL_CHARS - 1].rstrip() + "…"
 
 
 def escape(text: str) -> str:

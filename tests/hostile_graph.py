@@ -41,8 +41,10 @@ ALIASES = {IMAGE: f"![a](http://{HOST}/alias.png)", IMG_TAG: f"<img src=http://{
 PROPERTY = f"<img src=http://{HOST}/prop.png onerror=alert(8)>"
 MEMORY = (f"Evidence ![m](http://{HOST}/mem.png) <img src=http://{HOST}/mem2.png onerror=alert(5)> "
           f"$\\href{{http://{HOST}}}{{m}}$\n<script>alert(6)</script>\n"
-          f":red[m] :material/warning: <style>@import url(http://{HOST}/m.css)</style> [go](javascript:alert(9))")
+          f":red[mem-red] :material/warning: <style>@import url(http://{HOST}/m.css)</style> [go](javascript:alert(9))")
 
+#: The words the payloads would colour (``:red[…]``), were their directives to work.
+COLOURED = ("red", "mem-red", "boss", "alias")
 #: Strings that must never reach a page's Markdown unescaped (outside code spans).
 RAW_MARKERS = (HOST, "alert(", ":red[red]", ":material/warning:", "javascript:")
 
