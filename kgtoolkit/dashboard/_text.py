@@ -24,7 +24,8 @@ emoji and Streamlit's own icon and arrow rewrites) while it still reads exactly 
   after parsing: after the ``http``/``https``/``www`` of a web address and after the ``@`` of an e-mail
   address (GFM makes links of them), after the first ``:`` of ``:word:`` (emoji shortcodes,
   ``:streamlit:``, ``:material_icon:``) and inside ``->``, ``<-``, ``<->``, ``--``, ``>=``, ``<=``,
-  ``~=`` standing alone (Streamlit turns them into arrows and signs). It shows as nothing.
+  ``~=`` standing alone (Streamlit turns them into arrows and signs). It shows as nothing (copied, it
+  comes along); a word joiner of the text itself is written ``&#8288;``, so :func:`plain` tells them apart.
 
 So the only rule for the pages' own Markdown: no ``:`` right before *and* after an escaped string
 (``:{name}:`` would be an emoji shortcode again).
@@ -86,8 +87,9 @@ def md_text(text: object) -> str:
     """
     if text is None:
         return ""
-    value = _join(str(text).replace("\r\n", "\n").replace("\r", "\n").strip("\n"))
-    value = value.translate(_TABLE)
+    value = str(text).replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    # A word joiner of the text itself is written as a reference: the bare ones are all ours (see plain()).
+    value = "&#8288;".join(_join(part).translate(_TABLE) for part in value.split(WORD_JOINER))
     value = _EDGE_SPACE.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group(0)), value)
     return value.replace("\n", "\\\n")
 
@@ -122,5 +124,4 @@ def plain(markdown: str, *, joiners: bool = False) -> str:
             return _NAMED.get(m.group(2)) or chr(int(m.group(2)[1:]))
         return "\n"
 
-    text = _UNESCAPE.sub(back, markdown)
-    return text if joiners else text.replace(WORD_JOINER, "")
+    return _UNESCAPE.sub(back, markdown if joiners else markdown.replace(WORD_JOINER, ""))
