@@ -25,12 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+import hostile_graph as hostile
 import pytest
 
-from test_dashboard_browser import ARGS, CHROMIUM, VIEWPORT, _graph_frame, _wait, serve  # noqa: F401  (skips as it does)
+# The browser test's helpers; importing it skips this module where it skips (no Chromium, no Playwright).
+from test_dashboard_browser import ARGS, CHROMIUM, VIEWPORT, _graph_frame, _wait, serve
 
-import hostile_graph as hostile  # noqa: E402
-from kgtoolkit.dashboard._text import WORD_JOINER  # noqa: E402
+from kgtoolkit.dashboard._text import WORD_JOINER
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

@@ -15,12 +15,12 @@ import re
 import sys
 from pathlib import Path
 
+import hostile_graph as hostile
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-import hostile_graph as hostile
 from kgtoolkit.dashboard._text import WORD_JOINER, html_text, md_code, md_text, plain
 
 PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -147,9 +147,9 @@ def test_a_code_span_holds_the_text_as_typed(text: str) -> None:
 
 pytest.importorskip("streamlit")
 pytest.importorskip("pyvis")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-from kgtoolkit import dashboard  # noqa: E402
+from kgtoolkit import dashboard
 
 PAGES = ["graph", "entity", "conflicts", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
