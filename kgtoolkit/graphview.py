@@ -62,6 +62,7 @@ ENDED_EDGE = "#B5B5B5"
 _MOMENT = pl.Datetime("us", "UTC")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _VALUES_SHOWN = 12
+_LABEL_CHARS = 60  # a label drawn on the canvas is cut here (the tooltip holds the whole name)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -343,22 +344,23 @@ _EXTRA_SCRIPT = """
 (function () {
   if (typeof network === "undefined") { return; }
   var container = document.getElementById("mynetwork");
-  // Tooltips as plain text with line breaks (never parsed as HTML).
+  // Tooltips as plain text with line breaks, never parsed as HTML: the text travels in "tip" (pyvis
+  // would switch to a popup that sets innerHTML if a "title" held "href") and becomes an element's textContent.
   var updates = [];
   nodes.forEach(function (n) {
-    if (typeof n.title === "string") {
+    if (typeof n.tip === "string") {
       var d = document.createElement("div");
       d.style.whiteSpace = "pre-line"; d.style.maxWidth = "420px"; d.style.fontSize = "12px";
-      d.textContent = n.title; updates.push({id: n.id, title: d});
+      d.style.overflowWrap = "anywhere"; d.textContent = n.tip; updates.push({id: n.id, title: d});
     }
   });
   nodes.update(updates);
   var eupdates = [];
   edges.forEach(function (e) {
-    if (typeof e.title === "string") {
+    if (typeof e.tip === "string") {
       var d = document.createElement("div");
-      d.style.whiteSpace = "pre-line"; d.style.fontSize = "12px";
-      d.textContent = e.title; eupdates.push({id: e.id, title: d});
+      d.style.whiteSpace = "pre-line"; d.style.maxWidth = "420px"; d.style.fontSize = "12px";
+      d.style.overflowWrap = "anywhere"; d.textContent = e.tip; eupdates.push({id: e.id, title: d});
     }
   });
   edges.update(eupdates);
@@ -391,7 +393,18 @@ _EXTRA_SCRIPT = """
 def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, physics: bool = True) -> str:
     """A self-contained HTML page drawing ``view`` with pyvis / vis-network, inlined, no CDN.
 
-    Needs ``pyvis`` (installed with the dashboard). Node and edge tooltips are plain text.
+    Needs ``pyvis`` (installed with the dashboard). Names, tooltips and labels are data, never markup:
+    labels are drawn on the canvas (cut at 60 characters), and tooltips (sent as ``tip``, not pyvis's
+    ``title``) are put in the page as text (``textContent``), so a name holding HTML or a link shows as
+    typed and loads nothing.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("<img src=http://198.51.100.7/x.png onerror=alert(1)>", "links", "[a](http://198.51.100.7)")
+    >>> page = render_html(build(frames.facts(kg)))
+    >>> "<img src" in page, "innerHTML = nodeData" in page, '"tip": ' in page, '"title": ' in page
+    (False, False, True, False)
     """
     require("pyvis", "dashboard", needed_for="drawing the graph")
     from pyvis.network import Network
@@ -399,14 +412,14 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     net = Network(height=f"{height - 10}px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff")
     for node in view.nodes:
         is_center = view.center is not None and node.id == view.center
-        net.add_node(node.id, label=node.label, title=node.title, color={
+        net.add_node(node.id, label=_short(node.label), tip=node.title, color={
             "background": node.color, "border": "#1F2937" if is_center else node.color,
             "highlight": {"background": node.color, "border": "#111827"}},
             size=node.size, borderWidth=4 if is_center else 1, shape="dot",
             font={"size": 16 if is_center else 13, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"})
     label_edges = len(view.edges) <= 60
     for edge in view.edges:
-        net.add_edge(edge.source, edge.target, id=edge.id, title=edge.title, label=edge.predicate if label_edges else "",
+        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.predicate) if label_edges else "",
                      dashes=edge.dashes, color=edge.color, width=2.2 if edge.current else 1.4,
                      font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,
                            "align": "middle"})
@@ -425,6 +438,12 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     page = page.replace("</body>", script + "</body>") if "</body>" in page else page + script
     page = page.replace("<head>", "<head><style>body{margin:0;font-family:sans-serif}</style>", 1)
     return strip_cdn(page)
+
+
+def _short(label: str) -> str:
+    """A canvas label: a name longer than :data:`_LABEL_CHARS` is cut, with "…" (a very long name would
+    otherwise make the drawing zoom out until every node is a dot)."""
+    return label if len(label) <= _LABEL_CHARS else label[:_LABEL_CHARS - 1].rstrip() + "…"
 
 
 def escape(text: str) -> str:

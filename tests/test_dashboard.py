@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import kgtoolkit  # noqa: E402
 from kgtoolkit import dashboard, frames, graphview  # noqa: E402
 from kgtoolkit._demo import build_demo  # noqa: E402
+from kgtoolkit.dashboard._text import plain  # noqa: E402  (stored text reaches Markdown escaped: read it back)
 
 APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
 CHECKOUT_APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"  # `streamlit run app/dashboard.py`
@@ -175,7 +176,7 @@ def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, t
     with kgtoolkit.open(db) as kg:
         search.index(kg)
     at = _open(_app(monkeypatch, db, search_query="which queue does my api use?", search_kind="facts"), "search")
-    text = " ".join(m.value for m in at.markdown)
+    text = plain(" ".join(m.value for m in at.markdown))
     assert "uses_queue" in text and "SQLite" in text and "Redis" in text
     assert "current" in text and "history" in text
 
@@ -219,7 +220,7 @@ def team_db(postgres, demo_db: Path) -> str:  # noqa: ANN001 - the session's Pos
 def test_every_page_runs_on_a_postgres_graph(monkeypatch: pytest.MonkeyPatch, team_db: str, page: str,
                                              read_only: bool) -> None:
     at = _open(_app(monkeypatch, team_db, entity="my_api", read_only=read_only), page)
-    assert "***" in " ".join(c.value for c in at.caption if c.value.startswith(FOOTER))  # no password shown
+    assert "***" in plain(" ".join(c.value for c in at.caption if c.value.startswith(FOOTER)))  # no password shown
 
 
 def test_a_read_only_postgres_dashboard_uses_a_read_only_session(team_db: str) -> None:

@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("browser")
-    db = folder / "demo.sqlite3"
-    build_demo(db).close()
+@contextmanager
+def serve(db: Path, folder: Path) -> Iterator[str]:
+    """``kgtoolkit dashboard`` on ``db`` on a free loopback port (its log in ``folder``); yields its URL, stops it after."""
     port = _free_port()
     log = (folder / "server.log").open("w")
     server = subprocess.Popen([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--port", str(port)],
@@ -86,7 +85,17 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             server.wait(10)
         except subprocess.TimeoutExpired:
             server.kill()
+            server.wait(10)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("browser")
+    db = folder / "demo.sqlite3"
+    build_demo(db).close()
+    with serve(db, folder) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from a source checkout runs the same app through a thin entry point. The files::
 
     app.py         the entry point: page setup, navigation and the sidebar (``main()``)
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
+    _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
     views/*.py     one page each (graph, entity, conflicts, churn, search, import_export)
     favicon.png
 

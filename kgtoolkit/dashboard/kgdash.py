@@ -27,6 +27,7 @@ import kgtoolkit
 import kgtoolkit.store
 from kgtoolkit import analysis, frames, graphview
 from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
+from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
 
 END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the browser test waits for it
 
@@ -103,7 +104,7 @@ def ctx() -> Ctx:
     try:
         kg = open_graph(path, read_only)
     except kgtoolkit.KGError as exc:
-        st.error(f"Cannot open the graph at `{path}`: {exc.message}")
+        st.error(f"Cannot open the graph at {md_code(path)} · {md_text(exc.message)}")
         st.stop()
     return Ctx(kg, path, read_only)
 
@@ -254,8 +255,8 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
             st.session_state.pop(f"{key}_miss", None)
         except kgtoolkit.KGError as exc:
             hint = exc.data.get("suggestions") if isinstance(exc.data, dict) else None
-            st.session_state[f"{key}_miss"] = (f"No entity named {text!r}. Did you mean: {', '.join(hint)}?" if hint
-                                               else exc.message)
+            st.session_state[f"{key}_miss"] = md_text(f"No entity named {text!r}. Did you mean: {', '.join(hint)}?"
+                                                      if hint else exc.message)
 
     left, right = columns or st.columns([3, 2])
     left.selectbox(label, ids, format_func=fmt, key=select_key, on_change=picked,
@@ -278,8 +279,8 @@ def sidebar(c: Ctx) -> None:
     with st.sidebar:
         st.markdown("### :material/hub: kgtoolkit")
         where = str(c.kg.location.path.parent) if c.kg.location.path is not None else c.kg.backend
-        st.markdown(f"**{escape(c.name)}**  \n<small style='color:#777;word-break:break-all'>"
-                    f"{escape(where)}</small>",
+        st.markdown(f"**{md_text(c.name)}**  \n<small style='color:#777;word-break:break-all'>"
+                    f"{md_text(where)}</small>",
                     unsafe_allow_html=True)
         if c.read_only:
             st.info("Read-only mode: changes are disabled.", icon=":material/lock:")
@@ -292,7 +293,7 @@ def sidebar(c: Ctx) -> None:
         b.metric("Facts", f"{s['facts']:,}")
         a.metric("Current", f"{s['current']:,}")
         b.metric("Ended", f"{s['ended']:,}")
-        types = ", ".join(f"{k} {v:,}" for k, v in sorted(s["entities_by_type"].items(), key=lambda kv: -kv[1]))
+        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in sorted(s["entities_by_type"].items(), key=lambda kv: -kv[1]))
         st.caption(f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
                    f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else ""))
 
@@ -300,7 +301,7 @@ def sidebar(c: Ctx) -> None:
 def footer(c: Ctx, page: str) -> None:
     """The last element of every page: the browser test waits for it to know the run finished."""
     st.divider()
-    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {c.name} · {c.date_label}"
+    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {md_text(c.name)} · {c.date_label}"
                f"{' · read-only' if c.read_only else ''}")
 
 

@@ -9,12 +9,13 @@ import streamlit as st
 
 import kgtoolkit
 from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
 st.title("Conflicts")
 st.caption("A conflict group is a subject and predicate with more than one object. Closed-out history is listed "
            "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
-           f"({', '.join(sorted(c.kg.config.multi_valued))}) are left out.")
+           f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out.")
 
 table = kgdash.conflict_table(c.path, c.read_only, c.version)
 needs = table.filter(pl.col("needs_action"))
@@ -56,9 +57,10 @@ def act(key: str) -> None:
         else:
             result = c.kg.supersede(row["subject"], row["predicate"], row["object"], new_object, at=day.isoformat(),
                                     source="dashboard")
-            st.session_state["conflicts_done"] = f"Superseded fact {fact_id} by {result.new.object_name} from {day}."
+            st.session_state["conflicts_done"] = (f"Superseded fact {fact_id} by {md_text(result.new.object_name)} "
+                                                  f"from {day}.")
     except kgtoolkit.KGError as exc:
-        st.session_state["conflicts_error"] = f"[{exc.code}] {exc.message}"
+        st.session_state["conflicts_error"] = md_text(f"[{exc.code}] {exc.message}")
 
 
 if st.session_state.get("conflicts_done"):
@@ -68,14 +70,14 @@ if st.session_state.get("conflicts_error"):
 
 for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
-    title = (f"{flag} · **{group['subject_name']}** → {group['predicate']} · {group['objects']} objects, "
+    title = (f"{flag} · **{md_text(group['subject_name'])}** → {md_text(group['predicate'])} · {group['objects']} objects, "
              f"{group['current']} current")
     key = f"{group['subject']}|{group['predicate']}"
     with st.expander(title, expanded=group["needs_action"] and only):
         members = facts.filter(pl.col("id").is_in(group["facts"]))
         if group["needs_action"] and group["open_since"] is not None:
             st.caption(f"Contradiction open since {group['open_since']:%Y-%m-%d} "
-                       f"({group['open_for'].days} days): current objects {', '.join(group['current_objects'])}.")
+                       f"({group['open_for'].days} days): current objects {', '.join(md_text(o) for o in group['current_objects'])}.")
         kgdash.show_facts(members.sort("start", "id", nulls_last=True), key=f"cf_{key}")
         live = members.filter(pl.col("current"))
         if live.height:

@@ -13,6 +13,7 @@ import streamlit as st
 import kgtoolkit
 from kgtoolkit import analysis
 from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_code, md_text
 
 c = kgdash.ctx()
 st.title("Entity")
@@ -31,16 +32,16 @@ facts = facts.with_columns(pl.when(pl.col("subject") == entity_id).then(pl.lit("
 current = facts.filter(pl.col("current"))
 aliases = c.kg.aliases(entity_id)
 
-st.subheader(f"{entity.name}")
+st.subheader(md_text(entity.name))
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Type", entity.type)
+m1.metric("Type", md_text(entity.type))
 m2.metric("Current facts", f"{current.height:,}")
 m3.metric("Ended facts", f"{facts.height - current.height:,}")
 m4.metric("Aliases", len(aliases))
 meta, props = st.columns([1, 1])
 with meta:
-    st.markdown(f"**id** `{entity.id}` · created {entity.created_at[:10]}")
-    st.markdown("**Aliases** " + (", ".join(f"`{a.name}`" for a in aliases) if aliases else "_none_"))
+    st.markdown(f"**id** {md_code(entity.id)} · created {md_text(entity.created_at[:10])}")
+    st.markdown("**Aliases** " + (", ".join(md_code(a.name) for a in aliases) if aliases else "_none_"))
 with props:
     st.markdown("**Properties**")
     if entity.properties:
@@ -89,15 +90,15 @@ with tabs[4]:
     if cited.height == 0:
         st.caption("No fact of this entity points at evidence (`source_closet`).")
     for row in cited.sort("start", nulls_last=True).iter_rows(named=True):
-        fact = escape(f"{row['subject_name']} → {row['predicate']} → {row['object_name']}")
-        span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
+        fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate", "object_name"))
+        span = md_text(f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}")
         with st.container(border=True):
             st.markdown(f"**{fact}**  \n<small>{span} · {'current' if row['current'] else 'ended'} · "
-                        f"{escape(row['source_closet'])}</small>", unsafe_allow_html=True)
+                        f"{md_text(row['source_closet'])}</small>", unsafe_allow_html=True)
             try:
                 memory = c.kg.memory(row["source_closet"])
-                st.markdown(f"> {memory.text}")
-                st.caption(f"source: {memory.source or '?'} · recorded {memory.created_at[:10]}")
+                st.markdown(f"> {md_text(memory.text)}")
+                st.caption(f"source: {md_text(memory.source or '?')} · recorded {md_text(memory.created_at[:10])}")
             except kgtoolkit.KGError:
                 st.caption("The evidence is not stored in this graph (an external pointer).")
 

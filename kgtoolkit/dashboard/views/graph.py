@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from html import escape
-
 import polars as pl
 import streamlit as st
 
 from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
 st.title("Graph")
@@ -30,12 +29,12 @@ view = kgdash.graph_view(c.path, c.read_only, c.version, c.as_of, center, hops i
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
 current = sum(edge.current for edge in view.edges)
-scope = f"around **{view.nodes[0].label}**" if center and view.nodes else "the most connected entities"
+scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
 st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{len(view.edges):,}** facts "
             f"(**{current:,}** current, **{len(view.edges) - current:,}** ended since) · "
             f"{view.value_facts:,} value facts in tooltips")
 if view.notice:
-    st.warning(view.notice, icon=":material/content_cut:")
+    st.warning(md_text(view.notice), icon=":material/content_cut:")
 if not view.nodes:
     if c.kg.stats().facts == 0:
         st.info("This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page.")
@@ -50,7 +49,7 @@ else:
         import streamlit.components.v1 as components
 
         components.html(html, height=600)
-    legend = " ".join(f"<span style='color:{color}'>●</span> {escape(kind)}" for kind, color in
+    legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in
                       sorted({(n.type, n.color) for n in view.nodes}))
     st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ ended (has an end date) &nbsp;·&nbsp; "
                 "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)

@@ -14,6 +14,7 @@ import streamlit as st
 import kgtoolkit
 from kgtoolkit import io
 from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
 st.title("Import / export")
@@ -60,7 +61,7 @@ with upload_tab:
             rows, dry = check(upload.name, upload.getvalue(), allow_commas, source.strip() or None, c.path,
                               c.read_only, c.version)
         except kgtoolkit.KGError as exc:
-            st.error(f"[{exc.code}] {exc.message}")
+            st.error(md_text(f"[{exc.code}] {exc.message}"))
         else:
             good = dry["rows"] - dry["rejected"]
             m1, m2, m3 = st.columns(3)
@@ -78,7 +79,7 @@ with upload_tab:
                                    mime="text/csv", key="import_rejects")
             else:
                 st.success("Every row is valid.")
-            if st.button(f"Import {good:,} valid rows into {c.name}", type="primary", key="import_go",
+            if st.button(f"Import {good:,} valid rows into {md_text(c.name)}", type="primary", key="import_go",
                          disabled=c.read_only or good == 0,
                          help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
                 try:
@@ -86,12 +87,12 @@ with upload_tab:
                         report = io.import_file(c.kg, file, on_error="skip", allow_commas=allow_commas,
                                                 source=source.strip() or None)
                 except kgtoolkit.KGError as exc:
-                    st.error(f"[{exc.code}] {exc.message}")
+                    st.error(md_text(f"[{exc.code}] {exc.message}"))
                 else:
                     st.success(f"Imported {report.inserted:,} facts ({report.duplicates:,} already there, "
                                f"{report.rejected:,} bad rows skipped, {report.entities_created:,} new entities).")
                     for warning in report.warnings:
-                        st.warning(warning)
+                        st.warning(md_text(warning))
 
 with export_tab:
     a, b, d = st.columns([1, 1, 2])
@@ -110,12 +111,12 @@ with export_tab:
                                                     "as_of": c.as_of if dated else None}
                 count = io.export_file(c.kg, target, **filters)
             except kgtoolkit.KGError as exc:
-                st.error(f"[{exc.code}] {exc.message}")
+                st.error(md_text(f"[{exc.code}] {exc.message}"))
             else:
                 st.session_state["export_ready"] = (target.name, target.read_bytes(), count, fmt)
     if st.session_state.get("export_ready"):
         name, data, count, kind = st.session_state["export_ready"]
-        st.download_button(f"Download {name} ({count:,} facts, {len(data) / 1024:,.0f} KiB)", data, file_name=name,
+        st.download_button(f"Download {md_text(name)} ({count:,} facts, {len(data) / 1024:,.0f} KiB)", data, file_name=name,
                            mime=EXPORT_FORMATS[kind], key="export_download", type="primary")
 
 kgdash.footer(c, "import-export")

@@ -6,13 +6,12 @@ says so and how to get it.
 
 from __future__ import annotations
 
-from html import escape
-
 import polars as pl
 import streamlit as st
 
 import kgtoolkit
 from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
 st.title("Search")
@@ -28,11 +27,11 @@ try:
     index = kgdash.search_index(c.path, c.read_only)
     status = index.status()
 except kgtoolkit.KGError as exc:
-    st.error(f"[{exc.code}] {exc.message}")
+    st.error(md_text(f"[{exc.code}] {exc.message}"))
     kgdash.footer(c, "search")
     st.stop()
 if status.state in ("missing", "corrupt"):
-    st.info(f"**This graph is not indexed yet** ({status.reason}). Build the index with `kgtoolkit index` "
+    st.info(f"**This graph is not indexed yet** ({md_text(status.reason)}). Build the index with `kgtoolkit index` "
             "(embedding runs on the CPU, about 280 facts a second)"
             + (", or here." if not c.read_only else "; read-only mode cannot build it here."), icon=":material/travel_explore:")
     if st.button("Build the index now", key="search_build", disabled=c.read_only,
@@ -44,7 +43,8 @@ if status.state in ("missing", "corrupt"):
         st.rerun()
     kgdash.footer(c, "search")
     st.stop()
-st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {status.state} · {status.model}")
+st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {md_text(status.state)} · "
+           f"{md_text(status.model)}")
 
 a, b, d, e = st.columns([4, 1, 1.3, 1.3])
 query = a.text_input("Search facts and memories", key="search_query", placeholder="which queue does my api use?")
@@ -63,23 +63,24 @@ try:
     with st.spinner("Searching…"):
         result = index.find(query, **options)
 except kgtoolkit.KGError as exc:
-    st.error(f"[{exc.code}] {exc.message}")
+    st.error(md_text(f"[{exc.code}] {exc.message}"))
     result = None
 except Exception as exc:  # keep the page up whatever the search module does
-    st.error(f"Search failed: {type(exc).__name__}: {exc}")
+    st.error(md_text(f"Search failed: {type(exc).__name__}: {exc}"))
     result = None
 
 facts = c.facts()
 hits = list(result.hits) if result is not None else []
 if result is not None:
     named = result.named
-    st.caption(f"{len(hits)} result(s)" + (f" · the query names {', '.join(n.entity for n in named)}" if named else ""))
+    st.caption(f"{len(hits)} result(s)" + (f" · the query names {', '.join(md_text(n.entity) for n in named)}"
+                                           if named else ""))
 
 
 def _fact_line(f) -> str:
-    # Names come from agents: escaped before they reach HTML.
-    return (f"{escape(f.subject_name)} → **{escape(f.predicate)}** → {escape(f.object_name)} "
-            f"<small>({f.valid_from or '?'} … {f.valid_to or 'now'})</small>")
+    # Names come from agents: shown as text, never as Markdown or HTML.
+    return (f"{md_text(f.subject_name)} → **{md_text(f.predicate)}** → {md_text(f.object_name)} "
+            f"<small>({md_text(f.valid_from or '?')} … {md_text(f.valid_to or 'now')})</small>")
 
 
 for rank, hit in enumerate(hits, 1):
@@ -90,16 +91,16 @@ for rank, hit in enumerate(hits, 1):
             exact = " :blue-badge[named in the query]" if hit.exact else ""
             st.markdown(f"{head} {badge}{exact} {_fact_line(hit.fact)}", unsafe_allow_html=True)
             if hit.note:
-                st.caption(hit.note)
+                st.caption(md_text(hit.note))
             same = facts.filter((pl.col("subject") == hit.fact.subject) & (pl.col("predicate") == hit.fact.predicate))
             if same.height > 1:
                 with st.expander("Graph context: the history of this relationship"):
                     kgdash.show_facts(same.sort("start", "id", nulls_last=True), key=f"search_ctx_{rank}")
         else:
             colour = {"current": "green", "history": "gray", "mixed": "orange"}.get(hit.status, "blue")
-            st.markdown(f"{head} :{colour}-badge[memory · {hit.status}] {hit.memory.text}")
+            st.markdown(f"{head} :{colour}-badge[memory · {md_text(hit.status)}] {md_text(hit.memory.text)}")
             if hit.note:
-                st.caption(hit.note)
+                st.caption(md_text(hit.note))
             linked = [ctx.fact for ctx in (*hit.backs, *hit.mentions)]
             if linked:
                 with st.expander(f"Graph context: {len(linked)} related fact(s)"):
