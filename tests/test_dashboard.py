@@ -12,12 +12,12 @@ import pytest
 pytest.importorskip("streamlit")
 pytest.importorskip("pyvis")
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-import kgtoolkit  # noqa: E402
-from kgtoolkit import dashboard, frames, graphview  # noqa: E402
-from kgtoolkit._demo import build_demo  # noqa: E402
-from kgtoolkit.dashboard._text import plain  # noqa: E402  (stored text reaches Markdown escaped: read it back)
+import kgtoolkit
+from kgtoolkit import dashboard, frames, graphview
+from kgtoolkit._demo import build_demo
+from kgtoolkit.dashboard._text import plain
 
 APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
 CHECKOUT_APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"  # `streamlit run app/dashboard.py`
@@ -205,7 +205,7 @@ def test_rendered_graph_is_offline(demo_db: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def team_db(postgres, demo_db: Path) -> str:  # noqa: ANN001 - the session's PostgreSQL server
+def team_db(postgres, demo_db: Path) -> str:
     """The demo graph copied into a PostgreSQL schema: the dashboard of a team."""
     from kgtoolkit.store import copy_graph
 

@@ -27,7 +27,7 @@ if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 pytest.importorskip("streamlit", reason="streamlit is not installed")
 
-from kgtoolkit._demo import build_demo  # noqa: E402
+from kgtoolkit._demo import build_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 # The checked-in screenshots are refreshed on request (KGTOOLKIT_SCREENSHOTS=1); an ordinary run writes

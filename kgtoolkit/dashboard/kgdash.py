@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import os
-from html import escape
 from typing import Any
 
 import polars as pl

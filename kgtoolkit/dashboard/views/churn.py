@@ -23,7 +23,9 @@ if facts.height == 0 or starts.len() == 0:
     st.info("Nothing to count yet: the graph has no facts with a known start.")
     kgdash.footer(c, "churn")
     st.stop()
-first, last = starts.min().date(), max(starts.max(), facts["end"].drop_nulls().max() or starts.max()).date()
+earliest: dt.datetime = starts.min()  # type: ignore[assignment]  # a datetime column's min
+latest: dt.datetime = max(starts.max(), facts["end"].drop_nulls().max() or starts.max())  # type: ignore[assignment, type-var]
+first, last = earliest.date(), latest.date()
 last = max(last, first + dt.timedelta(days=1))  # a slider needs two different ends
 window = b.slider("Window", min_value=first, max_value=last, value=(first, last), format="YYYY-MM-DD", key="churn_window")
 top = d.number_input("Top N", 3, 50, 10, key="churn_top")
@@ -32,7 +34,8 @@ since, until = window[0].isoformat(), window[1].isoformat()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def churn_tables(path: str, read_only: bool, version: tuple[int, ...], every: str, since: str, until: str, top: int):
+def churn_tables(path: str, read_only: bool, version: tuple[object, ...], every: str, since: str, until: str,
+                 top: int) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     frame = kgdash.facts_frame(path, read_only, version)
     overall = analysis.churn(frame, every=every, since=since, until=until)
     by_predicate = analysis.churn(frame, every=every, since=since, until=until, by="predicate")
@@ -48,7 +51,7 @@ m1.metric("Added", f"{overall['added'].sum():,}")
 m2.metric("Ended", f"{overall['ended'].sum():,}")
 m3.metric("Net", f"{overall['net'].sum():+,}")
 rate = overall["churn_rate"].drop_nulls()
-m4.metric(f"Mean churn rate / {period}", f"{rate.mean():.1%}" if rate.len() else "–")
+m4.metric(f"Mean churn rate / {period}", f"{float(rate.mean()):.1%}" if rate.len() else "–")  # type: ignore[arg-type]
 
 st.subheader(f"Added and ended per {period}")
 events = overall.select(pl.col("period").dt.replace_time_zone(None), "added", (-pl.col("ended")).alias("ended")) \

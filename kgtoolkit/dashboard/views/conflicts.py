@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import polars as pl
 import streamlit as st
@@ -42,6 +43,10 @@ if shown.height == 0:
     st.success("No conflict groups here." if table.height == 0 or not only else "No group needs action.")
 
 facts = c.facts()
+
+
+def _fact_label(labels: dict[int, str], fact_id: int) -> str:
+    return f"#{fact_id} → {labels[fact_id]}"  # a selectbox option is plain text
 
 
 def act(key: str) -> None:
@@ -84,7 +89,7 @@ for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
             options = live["id"].to_list()
             labels = dict(zip(options, live["object_name"].to_list()))
             a, b, d, e = st.columns([2, 1.4, 1.2, 1.6])
-            fact_id = a.selectbox("Fact", options, format_func=lambda i, labels=labels: f"#{i} → {labels[i]}", key=f"cf_fact_{key}",
+            fact_id = a.selectbox("Fact", options, format_func=functools.partial(_fact_label, labels), key=f"cf_fact_{key}",
                                   disabled=c.read_only)
             action = b.radio("Action", ["invalidate", "supersede"], key=f"cf_action_{key}", disabled=c.read_only,
                              format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a])

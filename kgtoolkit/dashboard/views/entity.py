@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from html import escape
 
 import altair as alt
 import polars as pl
@@ -80,7 +79,8 @@ with tabs[3]:
             tooltip=["label", "start:T", "end:T", "state"],
         )
         if c.as_of:
-            rule = alt.Chart(alt.Data(values=[{"d": c.as_of}])).mark_rule(color="#E45756", strokeDash=[4, 3]).encode(x="d:T")
+            marker = alt.Data(values=[{"d": c.as_of}])  # type: ignore[no-untyped-call]
+            rule = alt.Chart(marker).mark_rule(color="#E45756", strokeDash=[4, 3]).encode(x="d:T")
             chart = alt.layer(chart, rule)
         height = max(120, 30 * bars.height)
         st.altair_chart(chart.properties(height=height), width="stretch", height=height + 60)

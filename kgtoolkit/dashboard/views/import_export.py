@@ -107,9 +107,11 @@ with export_tab:
         with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
             target = Path(folder) / f"{Path(c.name).stem or 'graph'}.{fmt}"
             try:
-                filters = {} if fmt == "json" else {"current_only": current_only, "predicate": predicate,
-                                                    "as_of": c.as_of if dated else None}
-                count = io.export_file(c.kg, target, **filters)
+                if fmt == "json":
+                    count = io.export_file(c.kg, target)
+                else:
+                    count = io.export_file(c.kg, target, current_only=current_only, predicate=predicate,
+                                           as_of=c.as_of if dated else None)
             except kgtoolkit.KGError as exc:
                 st.error(md_text(f"[{exc.code}] {exc.message}"))
             else:

@@ -77,7 +77,7 @@ if result is not None:
                                            if named else ""))
 
 
-def _fact_line(f) -> str:
+def _fact_line(f: kgtoolkit.Fact) -> str:
     # Names come from agents: shown as text, never as Markdown or HTML.
     return (f"{md_text(f.subject_name)} → **{md_text(f.predicate)}** → {md_text(f.object_name)} "
             f"<small>({md_text(f.valid_from or '?')} … {md_text(f.valid_to or 'now')})</small>")
