@@ -484,7 +484,7 @@ def stats(ctx: typer.Context) -> None:
     table.add_column(style="bold")
     table.add_column(justify="right")
     rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()), ("facts", result.facts),
-            ("current", result.current), ("ended", result.ended), ("value facts", result.value_facts),
+            ("current", result.current), ("scheduled", result.scheduled), ("ended", result.ended), ("value facts", result.value_facts),
             ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
     for label, value in rows:
         table.add_row(escape(label), str(value))

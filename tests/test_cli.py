@@ -1019,7 +1019,7 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "timeline-name": (("timeline", "my_api"), {"facts", "count"}),
     "aliases": (("aliases",), {"aliases", "count"}),
     "stats": (("stats",), {"path", "entities", "entities_by_type", "facts", "current", "ended", "value_facts",
-                           "predicates", "aliases", "memories"}),
+                           "predicates", "aliases", "memories", "scheduled"}),
     "conflicts": (("conflicts",), {"groups", "count", "needs_action"}),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
