@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
+from ._time import now_key, parse_bound
+
 __all__ = [
     "AddResult",
     "Alias",
@@ -14,6 +16,7 @@ __all__ = [
     "Direction",
     "Entity",
     "Fact",
+    "FactState",
     "GraphConfig",
     "Memory",
     "MergeResult",
@@ -22,6 +25,23 @@ __all__ = [
 ]
 
 Direction = Literal["outgoing", "incoming", "both"]
+
+#: A fact's state (contract §4): ``current`` (open-ended and started), ``scheduled`` (open-ended, starting
+#: after now) or ``ended`` (it has a ``valid_to``).
+FactState = Literal["current", "scheduled", "ended"]
+
+
+def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = None) -> FactState:
+    """The state of a fact with these bounds at ``now`` (a key; default: the real now).
+
+    A date start is the whole day, so a fact starting today has started; a datetime start has started at
+    that instant.
+    """
+    if valid_to is not None:
+        return "ended"
+    if valid_from is not None and parse_bound(valid_from, field="valid_from").key > (now_key() if now is None else now):
+        return "scheduled"
+    return "current"
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -61,7 +81,11 @@ class Entity(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Fact(_Record):
-    """A triple with its validity interval. ``current`` iff ``valid_to`` is None.
+    """A triple with its validity interval and its ``state`` (contract §4).
+
+    ``current`` iff ``valid_to`` is None and it has started (no ``valid_from``, or one at or before now);
+    an open-ended fact starting after now is ``scheduled``; one with a ``valid_to`` is ``ended``. The
+    state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
 
     ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
     ``direction`` is set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is
@@ -86,12 +110,19 @@ class Fact(_Record):
     direction: str | None = None
 
     @property
+    def state(self) -> FactState:
+        """``current``, ``scheduled`` or ``ended``, now."""
+        return fact_state(self.valid_from, self.valid_to)
+
+    @property
     def current(self) -> bool:
-        return self.valid_to is None
+        return self.state == "current"
 
     def to_dict(self) -> dict[str, Any]:
         out = _Record.to_dict(self)
-        out["current"] = self.current
+        state = self.state
+        out["current"] = state == "current"
+        out["state"] = state
         return out
 
     def __str__(self) -> str:
@@ -157,8 +188,14 @@ class MergeResult(_Record):
 class ConflictGroup(_Record):
     """A (subject, predicate) pair with more than one distinct object.
 
-    ``needs_action`` when more than one of its facts is current; closed-out history alone is a
-    review item, not a contradiction.
+    ``current`` and ``scheduled`` count its facts in those states. ``planned_switch`` is the start of its
+    first scheduled fact when a fact of another object runs up to it (a current fact, or one ending on or
+    after that start): a switch planned for that date. ``switch_overlaps`` when both would be valid at once
+    after that start (the other fact is open-ended or ends after the start's day); ``suggestion`` is then the
+    agent-tool request that resolves it (a ``supersede`` at that date), when one does.
+
+    ``needs_action`` when more than one of its facts is current, or a planned switch overlaps; closed-out
+    history alone is a review item, not a contradiction.
     """
 
     subject: str
@@ -167,10 +204,18 @@ class ConflictGroup(_Record):
     objects: int
     current: int
     facts: tuple[Fact, ...]
+    scheduled: int = 0
+    planned_switch: str | None = None
+    switch_overlaps: bool = False
+    suggestion: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.suggestion is not None:
+            object.__setattr__(self, "suggestion", _frozen_mapping(self.suggestion))
 
     @property
     def needs_action(self) -> bool:
-        return self.current > 1
+        return self.current > 1 or self.switch_overlaps
 
     def to_dict(self) -> dict[str, Any]:
         out = _Record.to_dict(self)
@@ -180,7 +225,7 @@ class ConflictGroup(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Stats(_Record):
-    """Counts over the whole graph."""
+    """Counts over the whole graph: ``current``, ``scheduled`` and ``ended`` facts by state (contract §4)."""
 
     entities: int
     entities_by_type: Mapping[str, int]
@@ -191,6 +236,7 @@ class Stats(_Record):
     predicates: int
     aliases: int
     memories: int
+    scheduled: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "entities_by_type", _frozen_mapping(self.entities_by_type))

@@ -50,6 +50,12 @@ def _line(fact: Fact, entity_id: str) -> str:
     return f"- {quoted(fact.subject_name)} → {predicate} → {quoted(fact.object_name)}{since}"
 
 
+def _planned(fact: Fact, entity_id: str) -> str:
+    """A scheduled fact on the ``Planned:`` line: ``predicate → object from 2027-06-01``."""
+    text = _line(fact, entity_id)[2:].removesuffix(f" (since {fact.valid_from})")
+    return f"{text} from {fact.valid_from}"
+
+
 def _reasons(fact: Fact) -> tuple[str, ...]:
     """Why the summary withholds a fact (reason codes of :func:`kgtoolkit._screen.screen`), if it does:
     names and predicates are screened; a value fact's text strictly."""
@@ -63,7 +69,8 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
     """Compact Markdown of the top entities (by current-fact count) and their current facts.
 
     ``style="main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``. With
-    ``as_of``, "current" means valid on that date. Each fact is printed once, under the first
+    ``as_of``, "current" means valid on that date. Without it, scheduled facts (contract §4: open-ended,
+    starting after now) are not current: an entity's are listed on one ``Planned:`` line, screened alike. Each fact is printed once, under the first
     listed entity it touches; facts that look like prompt injection are withheld and counted.
     """
     if style not in _STYLES:
@@ -80,11 +87,13 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
     withheld: set[int] = set()
     reasons: Counter[str] = Counter()
     for entity, _count in top:
-        facts = kg.query(entity.id, as_of=as_of, current_only=as_of is None)
+        facts = kg.query(entity.id, as_of=as_of)
         shown: list[str] = []
+        planned: list[str] = []
         more = 0
         for fact in facts:
-            if fact.id in printed or fact.id in withheld:
+            state = "current" if as_of is not None else fact.state
+            if state == "ended" or fact.id in printed or fact.id in withheld:
                 continue
             why = _reasons(fact)
             if why:
@@ -92,7 +101,12 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
                 reasons.update(why)
                 continue
             printed.add(fact.id)
-            if len(shown) < _PER_ENTITY:
+            if state == "scheduled":
+                if len(planned) < _PER_ENTITY:
+                    planned.append(_planned(fact, entity.id))
+                else:
+                    more += 1
+            elif len(shown) < _PER_ENTITY:
                 shown.append(_line(fact, entity.id))
             else:
                 more += 1
@@ -101,6 +115,8 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
         kind = f" ({entity.type})" if entity.type != "unknown" else ""
         lines.append(f"{sub} {quoted(entity.name)}{kind}")
         lines += shown
+        if planned:
+            lines.append(f"- Planned: {'; '.join(planned)}")
         if more:
             lines.append(f"- … and {more} more")
         lines.append("")

@@ -27,6 +27,7 @@ __all__ = [
     "TimeInput",
     "Window",
     "key_to_text",
+    "now_key",
     "now_text",
     "parse_bound",
     "parse_window",
@@ -156,6 +157,12 @@ def parse_window(value: TimeInput, *, field: str = "as_of") -> Window:
 def key_to_text(key: int) -> str:
     """The UTC datetime text (``…Z``, microseconds) of a key; fixed width, so text order is time order."""
     return (_EPOCH + dt.timedelta(microseconds=key)).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def now_key() -> int:
+    """Now, as an interval key (microseconds since 1970-01-01 UTC): what a fact's start is compared to for its
+    state (contract §4: a start of today, a date, keys to the day's first microsecond, so it has started)."""
+    return _us(dt.datetime.now(dt.UTC))
 
 
 def now_text() -> str:

@@ -414,7 +414,9 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 @action(
     "conflicts",
     "Review contradictions: every (subject, predicate) with more than one object, with its facts. Groups with more "
-    "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. Closed-out "
+    "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. A fact "
+    "starting after today is scheduled, not current; with a current one it is a planned_switch, flagged when both "
+    "would be valid at once, with the supersede request that resolves it as suggestion. Closed-out "
     "history is listed too (current_only to skip it). Use after adding facts or when answers disagree.",
     NAME.but(description="Only this entity's conflicts (default: the whole graph)."), CURRENT_ONLY.but(default=False),
     read_only=True,

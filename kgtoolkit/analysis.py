@@ -104,7 +104,8 @@ CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
     "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "objects": pl.Int64(),
     "object_names": pl.List(pl.String()), "facts": pl.List(pl.Int64()), "current": pl.Int64(),
     "needs_action": pl.Boolean(), "current_objects": pl.List(pl.String()), "overlap_start": _MOMENT,
-    "overlap": _SPAN, "open_since": _MOMENT, "open_for": _SPAN,
+    "overlap": _SPAN, "open_since": _MOMENT, "open_for": _SPAN, "scheduled": pl.Int64(), "planned_switch": pl.String(),
+    "switch_overlaps": pl.Boolean(),
 }
 #: :func:`churn` without ``by``; with ``by`` the group column(s) come first (``predicate``, or
 #: ``subject`` and ``subject_name``).
@@ -161,7 +162,10 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
             raise InvalidRequest(f"column {column!r} must hold datetimes (UTC), not {dtype}", field=column)
     defaults: dict[str, pl.Expr] = {
         "subject_name": pl.col("subject"), "object_name": pl.col("object"), "object_is_value": pl.lit(False),
-        "current": pl.col("end").is_null(),
+        "current": pl.col("end").is_null() & (pl.col("start").is_null() | (pl.col("start") <= dt.datetime.now(_UTC))),
+        "state": pl.when(pl.col("end").is_not_null()).then(pl.lit("ended"))
+        .when(pl.col("start").is_not_null() & (pl.col("start") > dt.datetime.now(_UTC))).then(pl.lit("scheduled"))
+        .otherwise(pl.lit("current")),
     }
     fill = [defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in FACT_COLUMNS.items() if name not in df.columns]
@@ -357,10 +361,13 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     group for group on an unfiltered frame). Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
     count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
     unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current
-    fact), ``current_objects``, and, for groups needing action: ``overlap_start`` (the latest
+    fact), ``current_objects``, and, for groups with more than one current fact: ``overlap_start`` (the latest
     start among the current facts; unknown starts count as "always"), ``overlap`` (from it to
     ``now``), ``open_since`` (when the second current fact started, null if unknown) and ``open_for``
     (from it to ``now``). Durations are clipped at zero for facts starting after ``now``.
+    ``scheduled`` counts the facts in that state (the frame's ``state``, contract §4); ``planned_switch``
+    and ``switch_overlaps`` are those of :class:`~kgtoolkit.ConflictGroup` (a planned switch that overlaps
+    needs action too).
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -375,7 +382,7 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     df, was_pandas = _frame(facts)
     df = (df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)))
           .select("subject", "subject_name", "predicate", "object", "object_is_value", "object_name", "id", "current",
-                  "start")
+                  "start", "state", "end", "valid_from", "valid_to")
           .with_columns(_object_key()))
     if df.height == 0:
         return _out(_empty(CONFLICTS_SCHEMA), was_pandas)
@@ -397,17 +404,19 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
             (pl.col("current") & pl.col("start").is_null()).sum().alias("_unknown"),
             pl.col("start").filter(known).first().alias("_first_known"),
             pl.col("start").filter(known).get(1, null_on_oob=True).alias("_second_known"),
+            (pl.col("state") == "scheduled").sum().cast(pl.Int64).alias("scheduled"),
         )
         .filter(pl.col("objects") > 1)
-        .with_columns((pl.col("current") > 1).alias("needs_action"))
     )
+    groups = _planned_switches(df, groups).with_columns(
+        ((pl.col("current") > 1) | pl.col("switch_overlaps")).alias("needs_action"))
     now_lit = pl.lit(moment).cast(_MOMENT)
 
     def since(column: str) -> pl.Expr:
         span = now_lit - pl.col(column)
         return pl.when(span < dt.timedelta(0)).then(pl.lit(dt.timedelta(0))).otherwise(span).cast(_SPAN)
 
-    needs = pl.col("needs_action")
+    needs = pl.col("current") > 1  # the overlap columns are about current facts (not a planned switch)
     second = (pl.when(pl.col("_unknown") >= 2).then(None).when(pl.col("_unknown") == 1).then(pl.col("_first_known"))
               .otherwise(pl.col("_second_known")))
     groups = groups.with_columns(
@@ -416,6 +425,32 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     ).with_columns(since("overlap_start").alias("overlap"), since("open_since").alias("open_for"))
     groups = groups.sort(["needs_action", "subject", "predicate"], descending=[True, False, False])
     return _out(_typed(groups, CONFLICTS_SCHEMA), was_pandas)
+
+
+def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
+    """``planned_switch`` and ``switch_overlaps`` of each group, as the store's ``_conflict_group`` decides them:
+    at the first scheduled fact S's start, when a fact of another object is current (overlapping) or ends on or
+    after S's start (overlapping when it ends after S's start day; a date end is its whole day)."""
+    scheduled = pl.col("state") == "scheduled"
+    firsts = (df.filter(scheduled).group_by(["subject", "predicate"], maintain_order=True)
+              .agg(pl.col("start").first().alias("_s_start"), pl.col("valid_from").first().alias("_s_text"),
+                   pl.col("_key").first().alias("_s_key"))
+              .join(groups.select("subject", "predicate"), on=["subject", "predicate"], how="semi"))
+    day = dt.timedelta(days=1) - dt.timedelta(microseconds=1)
+    end_lo = pl.when(pl.col("valid_to").str.contains("T")).then(pl.col("end")).otherwise(pl.col("end") - day)
+    other = (pl.col("_key") != pl.col("_s_key")) & ~scheduled
+    ended = pl.col("state") == "ended"
+    current = pl.col("state") == "current"
+    flags = (df.join(firsts, on=["subject", "predicate"], how="inner")
+             .group_by(["subject", "predicate"])
+             .agg((other & (current | (ended & (pl.col("end") >= pl.col("_s_start"))))).any().alias("_running"),
+                  (other & (current | (ended & (end_lo > pl.col("_s_start"))))).any().alias("switch_overlaps"),
+                  pl.col("_s_text").first())
+             .select("subject", "predicate",
+                     pl.when(pl.col("_running")).then(pl.col("_s_text")).alias("planned_switch"),
+                     pl.col("switch_overlaps") & pl.col("_running")))
+    return (groups.join(flags, on=["subject", "predicate"], how="left", maintain_order="left")
+            .with_columns(pl.col("switch_overlaps").fill_null(False)))
 
 
 # ---------------------------------------------------------------------- churn

@@ -172,7 +172,7 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
             row.append("→" if fact.direction == "outgoing" else "←")
         obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
         row += [escape(fact.subject_name), escape(fact.predicate), escape(obj), start, end]
-        row.append("[green]yes[/]" if fact.current else "[dim]no[/]")
+        row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled" else "[dim]no[/]")
         table.add_row(*row, style=None if fact.current else "dim")
     return table
 
@@ -484,7 +484,7 @@ def stats(ctx: typer.Context) -> None:
     table.add_column(style="bold")
     table.add_column(justify="right")
     rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()), ("facts", result.facts),
-            ("current", result.current), ("ended", result.ended), ("value facts", result.value_facts),
+            ("current", result.current), ("scheduled", result.scheduled), ("ended", result.ended), ("value facts", result.value_facts),
             ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
     for label, value in rows:
         table.add_row(escape(label), str(value))
@@ -515,6 +515,10 @@ def conflicts(
 
 def _group_title(group: ConflictGroup) -> str:
     flag = "  [bold red]needs action[/]" if group.needs_action else ""
+    if group.planned_switch:
+        flag += f"  planned switch at {escape(group.planned_switch)}"
+    if group.suggestion:
+        flag += f" (supersede at {escape(group.planned_switch or '')})"
     return f"{escape(group.subject_name)} · {escape(group.predicate)}: {group.objects} objects, {group.current} current{flag}"
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from ._time import OPEN_END, OPEN_START, TimeInput
+from ._time import OPEN_END, OPEN_START, TimeInput, now_key
 from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ FACTS_SCHEMA: dict[str, pl.DataType] = {
     "id": pl.Int64(), "subject": pl.String(), "subject_name": pl.String(), "subject_type": pl.String(),
     "predicate": pl.String(), "object": pl.String(), "object_name": pl.String(), "object_type": pl.String(),
     "object_is_value": pl.Boolean(), "valid_from": pl.String(), "valid_to": pl.String(), "start": _MOMENT,
-    "end": _MOMENT, "current": pl.Boolean(), "confidence": pl.Float64(), "source": pl.String(),
+    "end": _MOMENT, "current": pl.Boolean(), "state": pl.String(), "confidence": pl.Float64(), "source": pl.String(),
     "source_closet": pl.String(), "recorded_at": _MOMENT, "invalidated_at": _MOMENT, "ended_by": pl.String(),
 }
 #: :func:`entities`: one row per entity, with its aliases.
@@ -85,7 +85,8 @@ def facts(
     """Every fact (or those matching the filters) with entity names and types resolved.
 
     ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
-    its day; null = open); ``current`` is true while ``valid_to`` is empty. Filters work as in
+    its day; null = open); ``state`` is the fact's state now (contract §4: ``current``, ``scheduled`` or
+    ``ended``) and ``current`` is true for a ``current`` fact (open-ended and started). Filters work as in
     :meth:`KnowledgeGraph.query`; ``entity`` keeps facts where it is subject or object.
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
@@ -96,6 +97,9 @@ def facts(
                                                 pl.col("type").cast(pl.String))
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
+    now = now_key()
+    state = (pl.when(pl.col("valid_to").is_not_null()).then(pl.lit("ended"))
+             .when(pl.col("from_us") > now).then(pl.lit("scheduled")).otherwise(pl.lit("current")))
 
     def shaped(part: pa.Table) -> pl.DataFrame:
         # Left joins keeping the left order: the rows stay ordered by id without a sort.
@@ -112,7 +116,7 @@ def facts(
                 "valid_from", "valid_to",
                 pl.when(pl.col("from_us") != OPEN_START).then(pl.col("from_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("start"),
                 pl.when(pl.col("to_us") != OPEN_END).then(pl.col("to_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("end"),
-                pl.col("valid_to").is_null().alias("current"),
+                (state == "current").alias("current"), state.alias("state"),
                 "confidence", "source", "source_closet", _moment("recorded_at"), _moment("invalidated_at"), "ended_by",
             )
         )

@@ -292,7 +292,7 @@ def build(
         current = bool(row["current"])
         span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
         title = (f"{row['subject_name']} → {row['predicate']} → {row['object_name']}\n{span}"
-                 f"\n{'current' if current else 'ended'} · source {row['source']}")
+                 f"\n{row.get('state') or ('current' if current else 'ended')} · source {row['source']}")
         edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], row["valid_from"],
                                row["valid_to"], current, title, not current, CURRENT_EDGE if current else ENDED_EDGE))
     examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])

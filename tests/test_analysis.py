@@ -165,6 +165,7 @@ def ref_conflicts(kg: KnowledgeGraph, now: dt.datetime) -> list[dict[str, Any]]:
             "overlap": None if overlap_start is None else max(now - overlap_start, dt.timedelta(0)),
             "open_since": open_since,
             "open_for": None if open_since is None else max(now - open_since, dt.timedelta(0)),
+            "scheduled": g.scheduled, "planned_switch": g.planned_switch, "switch_overlaps": g.switch_overlaps,
         })
     return out
 
@@ -238,10 +239,13 @@ def build_small(path: Path) -> KnowledgeGraph:
     kg.add("Bob", "title", "Dev", valid_from="2025-02-10")
     kg.supersede("Bob", "title", "Dev", "Lead", at="2025-05-15")
     kg.supersede("Bob", "title", "Lead", "dev", at="2025-09-01T08:00:00Z")
-    # Year-only history, added already ended; and a current fact starting after NOW.
+    # Year-only history, added already ended; and a fact starting in 2090: scheduled, a planned switch (contract §4).
     kg.add("Old Co", "owned_by", "Parent", valid_from="1999", valid_to="2001")
     kg.add("Old Co", "owned_by", "Holding", valid_from="2002")
-    kg.add("Old Co", "owned_by", "Future Owner", valid_from="2027-06-01")
+    kg.add("Old Co", "owned_by", "Future Owner", valid_from="2090-06-01")
+    # A planned switch already resolved: supersede at a date in 2090 (the old fact ends on the new one's first day).
+    kg.add("Lab", "led_by", "Ada", valid_from="2020-01-01")
+    kg.supersede("Lab", "led_by", "Ada", "Grace", at="2090-01-01")
     return kg
 
 
@@ -291,7 +295,7 @@ def test_conflicts_small_graph_details(small: KnowledgeGraph) -> None:
     got = {(r["subject"], r["predicate"]): r for r in analysis.conflicts(
         frames.facts(small), multi_valued=small.config.multi_valued, now=NOW).to_dicts()}
     assert set(got) == {("ann", "works_at"), ("ann", "role"), ("my_api", "uses_queue"), ("svc", "deployed_on"),
-                        ("bob", "title"), ("old_co", "owned_by")}
+                        ("bob", "title"), ("old_co", "owned_by"), ("lab", "led_by")}
     works = got[("ann", "works_at")]
     assert works["needs_action"] and works["current_objects"] == ["Initech", "Acme"]  # unknown start last
     assert works["open_since"] == works["overlap_start"] == dt.datetime(2025, 7, 1, tzinfo=UTC)
@@ -299,8 +303,15 @@ def test_conflicts_small_graph_details(small: KnowledgeGraph) -> None:
     assert role["objects"] == 2 and role["object_names"] == ["Engineer", "Manager"] and role["needs_action"]
     bob = got[("bob", "title")]
     assert bob["objects"] == 2 and not bob["needs_action"] and bob["overlap"] is None
-    future = got[("old_co", "owned_by")]  # the latest current start is after NOW: overlap clipped to zero
-    assert future["overlap"] == dt.timedelta(0) and future["open_for"] == dt.timedelta(0)
+    future = got[("old_co", "owned_by")]  # one current fact and one scheduled: a planned switch, overlapping
+    assert future["current"] == 1 and future["scheduled"] == 1 and future["current_objects"] == ["Holding"]
+    assert future["planned_switch"] == "2090-06-01" and future["switch_overlaps"] and future["needs_action"]
+    assert future["overlap"] is None and future["open_since"] is None  # those are about two current facts
+    lab = got[("lab", "led_by")]  # superseded at the planned date: a planned switch that needs nothing
+    assert lab["planned_switch"] == "2090-01-01" and not lab["switch_overlaps"] and not lab["needs_action"]
+    early = analysis.conflicts(frames.facts(small), now="2025-01-01").filter(pl.col("subject") == "ann").to_dicts()
+    # The latest current start (2025-07-01) after ``now``: the overlap is clipped to zero.
+    assert [(g["predicate"], g["overlap"]) for g in early] == [("role", dt.timedelta(0)), ("works_at", dt.timedelta(0))]
     assert not got[("my_api", "uses_queue")]["needs_action"]
     assert list(got)[:3] == [("ann", "role"), ("ann", "works_at"), ("old_co", "owned_by")]  # needing action first
 
@@ -433,7 +444,7 @@ def test_churn_yago(yago: KnowledgeGraph) -> None:
     monthly = analysis.churn(facts)  # the whole span, dense: every month from year 100 on
     assert monthly["added"].sum() == sum(f.valid_from is not None for f in recs)
     assert monthly["ended"].sum() == sum(f.valid_to is not None for f in recs)
-    assert monthly["active_at_end"][-1] == sum(f.current for f in recs)
+    assert monthly["active_at_end"][-1] == sum(f.valid_to is None for f in recs)  # scheduled ones too
 
 
 def test_churn_yago_by_predicate(yago: KnowledgeGraph) -> None:

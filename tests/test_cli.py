@@ -132,7 +132,7 @@ def today_utc() -> set[str]:
 
 FACT_KEYS = {"id", "subject", "subject_name", "predicate", "object", "object_name", "object_is_value",
              "valid_from", "valid_to", "confidence", "source", "source_closet", "recorded_at",
-             "invalidated_at", "ended_by", "direction", "current"}
+             "invalidated_at", "ended_by", "direction", "current", "state"}
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -314,14 +314,15 @@ def test_add_dates_and_history(db_path: Path) -> None:
     assert month["fact"]["ended_by"] == "agent" and month["fact"]["invalidated_at"] is not None
     # The same history again is not a second row; a current fact beside it is a new one.
     assert ok_json(*db, "add", "Ann", "works_at", "Acme", "--from", "2026-03", "--to", "2026-10")["created"] is False
-    year = ok_json(*db, "add", "Ann", "works_at", "Acme", "--valid-from", "2027")
-    assert year["created"] is True and year["fact"]["valid_from"] == "2027-01-01" and year["fact"]["current"] is True
+    year = ok_json(*db, "add", "Ann", "works_at", "Acme", "--valid-from", "2090")  # open-ended, starting later
+    assert year["created"] is True and year["fact"]["valid_from"] == "2090-01-01" and year["fact"]["current"] is False
+    assert year["fact"]["state"] == "scheduled"
     moment = ok_json(*db, "add", "Ann", "lives_in", "Lisbon", "--from", "2026-03-02T10:00:00+02:00",
                      "--valid-to", "2026-04-01T00:00:00Z")
     assert (moment["fact"]["valid_from"], moment["fact"]["valid_to"]) == ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z")
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert [(f.valid_from, f.valid_to) for f in kg.query("ann", direction="outgoing")] == [
-            ("2026-03-01", "2026-10-31"), ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z"), ("2027-01-01", None)]
+            ("2026-03-01", "2026-10-31"), ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z"), ("2090-01-01", None)]
 
 
 def test_add_provenance_options(db_path: Path) -> None:
@@ -593,7 +594,7 @@ def test_stats(richer: Path, backend: str) -> None:
     assert result == {
         "path": shown(richer), "entities": 9,
         "entities_by_type": {"company": 2, "person": 1, "unknown": 6},
-        "facts": 9, "current": 8, "ended": 1, "value_facts": 1, "predicates": 6, "aliases": 1, "memories": 0,
+        "facts": 9, "current": 8, "ended": 1, "value_facts": 1, "predicates": 6, "aliases": 1, "memories": 0, "scheduled": 0,
     }
     text = ok("stats", "--db", richer)
     assert shown(richer) in text  # the title names the graph
@@ -1018,7 +1019,7 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "timeline-name": (("timeline", "my_api"), {"facts", "count"}),
     "aliases": (("aliases",), {"aliases", "count"}),
     "stats": (("stats",), {"path", "entities", "entities_by_type", "facts", "current", "ended", "value_facts",
-                           "predicates", "aliases", "memories"}),
+                           "predicates", "aliases", "memories", "scheduled"}),
     "conflicts": (("conflicts",), {"groups", "count", "needs_action"}),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",

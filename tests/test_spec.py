@@ -944,12 +944,12 @@ def test_stats(kg: KnowledgeGraph) -> None:
     stats = kg.stats()
     assert stats.to_dict() == {
         "entities": 3, "entities_by_type": {"company": 1, "person": 2}, "facts": 4, "current": 2, "ended": 2,
-        "value_facts": 2, "predicates": 2, "aliases": 1, "memories": 1}
+        "value_facts": 2, "predicates": 2, "aliases": 1, "memories": 1, "scheduled": 0}
 
 
 def test_stats_empty(kg: KnowledgeGraph) -> None:
     assert kg.stats().to_dict() == {"entities": 0, "entities_by_type": {}, "facts": 0, "current": 0, "ended": 0,
-                                    "value_facts": 0, "predicates": 0, "aliases": 0, "memories": 0}
+                                    "value_facts": 0, "predicates": 0, "aliases": 0, "memories": 0, "scheduled": 0}
 
 
 class TestConflicts:
@@ -1002,7 +1002,7 @@ class TestSummary:
         for name in ("Alice", "Bob", "Carol"):
             kg.add(name, "works_at", "Acme", subject_type="person", valid_from="2026-01-01")
         kg.add("Bob", "works_at", "Initech", valid_from="2020", valid_to="2022")
-        kg.add("Dave", "works_at", "Globex", valid_from="2030")
+        kg.add("Dave", "works_at", "Globex", valid_from="2025")  # started (a later start is scheduled, not current)
         return kg
 
     def test_main_and_subagent(self, people: KnowledgeGraph) -> None:

@@ -30,7 +30,7 @@ from .._records import (
     Stats,
     SupersedeResult,
 )
-from .._time import TimeInput, now_text, today
+from .._time import TimeInput, now_key, now_text, parse_bound, today
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._location import DatabaseName, Location, resolve
@@ -572,15 +572,19 @@ class KnowledgeGraph:
         """Every (subject, predicate) with more than one distinct object, those needing action first.
 
         Closed-out history is included (a review list); ``needs_action`` marks groups with more than
-        one current fact. Multi-valued predicates (``config.multi_valued``) are left out.
-        ``current_only`` looks at current facts alone.
+        one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
+        still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
+        (``config.multi_valued``) are left out. ``current_only`` looks at current facts alone.
         """
         d = self._backend.dialect
         with self._read() as cur:
             params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
             if entity is not None:
                 params["e"] = q.resolve(cur, d, entity, field="entity")
-            current = " AND valid_to IS NULL" if current_only else ""
+            current = ""
+            if current_only:
+                params["now"] = now_key()
+                current = " AND valid_to IS NULL AND from_us <= :now"
             rows = cur.execute(
                 f"""WITH groups AS (
                         SELECT subject, predicate FROM facts
@@ -588,19 +592,14 @@ class KnowledgeGraph:
                           AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
                         GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
                     {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
-                    WHERE TRUE{current.replace('valid_to', 'f.valid_to')}
+                    WHERE TRUE{current.replace('valid_to', 'f.valid_to').replace('from_us', 'f.from_us')}
                     ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
                 params).fetchall()
         groups: dict[tuple[str, str], list[Fact]] = {}
         for row in rows:
             fact = q.row_fact(row)
             groups.setdefault((fact.subject, fact.predicate), []).append(fact)
-        result = [
-            ConflictGroup(s, facts[0].subject_name, p,
-                          len({f.object.casefold() if f.object_is_value else f.object for f in facts}),
-                          sum(f.current for f in facts), tuple(facts))
-            for (s, p), facts in groups.items()
-        ]
+        result = [_conflict_group(s, p, facts) for (s, p), facts in groups.items()]
         result.sort(key=lambda g: (not g.needs_action, g.subject, g.predicate))
         return result
 
@@ -621,13 +620,14 @@ class KnowledgeGraph:
         """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories."""
         with self._read() as cur:
             by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())
-            facts, current, values, predicates = cur.execute(
-                "SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL), count(*) FILTER (WHERE object_id IS NULL), "
-                "count(DISTINCT predicate) FROM facts").fetchone()
+            facts, current, ended, values, predicates = cur.execute(
+                "SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= :now), "
+                "count(*) FILTER (WHERE valid_to IS NOT NULL), count(*) FILTER (WHERE object_id IS NULL), "
+                "count(DISTINCT predicate) FROM facts", {"now": now_key()}).fetchone()
             aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
             memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
-        return Stats(sum(by_type.values()), by_type, facts, current, facts - current, values, predicates, aliases,
-                     memories)
+        return Stats(sum(by_type.values()), by_type, facts, current, ended, values, predicates, aliases,
+                     memories, facts - current - ended)
 
     def summary(self, limit: int = 20, *, style: str = "main", as_of: TimeInput | None = None) -> str:
         """Compact Markdown of the graph for a system prompt (see :func:`kgtoolkit._summary.summary`)."""
@@ -671,6 +671,50 @@ def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, v
          fact.end.text if fact.end else None, fact.from_key, fact.to_key, fact.confidence, fact.source, fact.closet,
          recorded, recorded if ended else None, fact.source if ended else None)).fetchone()[0]
     return AddResult(q.fact(cur, fact_id), True, tuple(warnings))
+
+
+def _object_key(fact: Fact) -> str:
+    return fact.object.casefold() if fact.object_is_value else fact.object
+
+
+def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
+    """One conflict group from its facts in store order (contract §5 ``conflicts``), with its planned switch.
+
+    The planned switch is at the start of the first scheduled fact S, when a fact of another object runs up to
+    it: a current one, or one whose end is on or after S's start. It overlaps when that fact is open-ended or
+    ends after S starts (an end on S's start day is the switch day itself: both ends count, as after
+    ``supersede``); then ``supersede`` at S's start resolves it, when exactly one current fact of another
+    object is open (:func:`analysis.conflicts` computes the same on a frame).
+    """
+    states = [f.state for f in facts]
+    scheduled = [f for f, state in zip(facts, states, strict=True) if state == "scheduled"]
+    switch: str | None = None
+    overlaps = False
+    suggestion: dict[str, Any] | None = None
+    if scheduled:
+        new = scheduled[0]
+        assert new.valid_from is not None  # a scheduled fact has a start
+        start = parse_bound(new.valid_from, field="valid_from").key
+        running: list[Fact] = []
+        for f, state in zip(facts, states, strict=True):
+            if _object_key(f) == _object_key(new) or state == "scheduled":
+                continue
+            if state == "current":
+                running.append(f)
+                overlaps = True
+            elif state == "ended" and f.valid_to is not None \
+                    and parse_bound(f.valid_to, field="valid_to", end=True).key >= start:
+                running.append(f)
+                overlaps = overlaps or parse_bound(f.valid_to, field="valid_to").key > start
+        if running:
+            switch = new.valid_from
+            open_old = [f for f in running if f.valid_to is None]
+            if overlaps and len(open_old) == 1:
+                suggestion = {"action": "supersede", "subject": new.subject_name, "predicate": predicate,
+                              "old_object": open_old[0].object_name, "new_object": new.object_name,
+                              "at": new.valid_from}
+    return ConflictGroup(subject, facts[0].subject_name, predicate, len({_object_key(f) for f in facts}),
+                         states.count("current"), tuple(facts), len(scheduled), switch, overlaps, suggestion)
 
 
 def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:

@@ -15,7 +15,7 @@ from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
 from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
 from .._records import Entity, Fact, GraphConfig
-from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
+from .._time import OPEN_END, TimeInput, key_to_text, now_key, now_text, parse_window
 from ._backend import Cursor, Dialect
 from ._rules import Name, json_object
 from ._schema import FACT_SELECT
@@ -158,7 +158,11 @@ def row_fact(row: Sequence[Any], *, direction: str | None = None, known_at: str 
 
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool) -> tuple[str, dict[str, Any], str | None]:
-    """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters."""
+    """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.
+
+    ``current_only`` keeps open-ended facts (open at ``known_at``, when given) that have started by the real
+    now: a scheduled fact (contract §4) is left out, whatever ``as_of`` and ``known_at`` say.
+    """
     where, params = "", dict[str, Any]()
     known: str | None = None
     end_key, open_test = "f.to_us", "f.valid_to IS NULL"
@@ -173,7 +177,8 @@ def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
         params.update(lo=window.lo, hi=window.hi)
         where += f" AND f.from_us <= :hi AND {end_key} >= :lo"
     if current_only:
-        where += f" AND {open_test}"
+        params["now"] = now_key()
+        where += f" AND {open_test} AND f.from_us <= :now"
     return where, params, known
 
 

@@ -67,14 +67,16 @@ with tabs[3]:
             st.caption(f"The latest {limit} of {bars.height:,} intervals.")
             bars = bars.sort("start").tail(limit)
         chart_data = bars.sort("start", "id").with_columns(
-            pl.when(pl.col("current")).then(pl.lit("current")).otherwise(pl.lit("ended")).alias("state"),
+            pl.when(pl.col("current")).then(pl.lit("current")).when(pl.col("open_end")).then(pl.lit("scheduled"))
+            .otherwise(pl.lit("ended")).alias("state"),
             (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
             pl.col("start").dt.replace_time_zone(None), pl.col("end").dt.replace_time_zone(None),
         ).select("row", "label", "start", "end", "state", "id").to_pandas()
         chart = alt.Chart(chart_data).mark_bar(cornerRadius=3, height=14).encode(
             x=alt.X("start:T", title=None), x2="end:T",
             y=alt.Y("row:N", sort=chart_data["row"].tolist(), title=None, axis=alt.Axis(labelLimit=420, labelOverlap=False)),
-            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "ended"], range=["#3A5F8F", "#B5B5B5"]),
+            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "scheduled", "ended"],
+                                                          range=["#3A5F8F", "#C9A227", "#B5B5B5"]),
                             legend=alt.Legend(orient="top", title=None)),
             tooltip=["label", "start:T", "end:T", "state"],
         )
@@ -93,7 +95,7 @@ with tabs[4]:
         fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate", "object_name"))
         span = md_text(f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}")
         with st.container(border=True):
-            st.markdown(f"**{fact}**  \n<small>{span} · {'current' if row['current'] else 'ended'} · "
+            st.markdown(f"**{fact}**  \n<small>{span} · {row.get('state') or ('current' if row['current'] else 'ended')} · "
                         f"{md_text(row['source_closet'])}</small>", unsafe_allow_html=True)
             try:
                 memory = c.kg.memory(row["source_closet"])
