@@ -34,11 +34,19 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
     'history: held 2026-03-02 … 2026-10-12; replaced by SQLite since 2026-10-12'
     >>> _fact_note(switch.new, [], None, [])
     'current since 2026-10-12'
+    >>> planned = kg.add("my_api", "uses_queue", "Kafka", valid_from="2090-01-01").fact
+    >>> _fact_note(planned, [], None, [switch.new])
+    'planned: from 2090-01-01; current until then for my_api → uses_queue: SQLite'
     """
     if fact.current:
         note = f"current since {fact.valid_from}" if fact.valid_from else "current (start unknown)"
         if now:
             note += f"; also current for {fact.subject_name} → {fact.predicate}: {_names(now)}"
+        return note
+    if fact.state == "scheduled":
+        note = f"planned: from {fact.valid_from}"
+        if now:
+            note += f"; current until then for {fact.subject_name} → {fact.predicate}: {_names(now)}"
         return note
     note = f"history: held {fact.valid_from or '?'} … {fact.valid_to}"
     if replaced:
@@ -65,6 +73,8 @@ def _memory_note(status: str, inferred: bool, basis: Sequence[FactContext], enti
         if context.current:
             start = f" since {fact.valid_from}" if fact.valid_from else ""
             parts.append(f"{_triple(fact)}, current{start}")
+        elif fact.state == "scheduled":
+            parts.append(f"{_triple(fact)}, planned from {fact.valid_from}")
         else:
             text = f"{_triple(fact)}, which ended on {fact.valid_to}"
             if context.replaced_by:
