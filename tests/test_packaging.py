@@ -51,7 +51,7 @@ NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "data", "__pycache
 PUBLIC_API = [
     "AddResult", "Alias", "AliasConflict", "CommaList", "ConflictGroup", "Entity", "Fact", "GraphConfig",
     "ImportReport", "IntervalOrder", "InvalidDate", "InvalidName", "InvalidRequest", "InvalidRows", "KGError",
-    "KnowledgeGraph", "Memory", "MergeResult", "NotCurrent", "NotFound", "ReadOnly", "Stats", "StoreError",
+    "KnowledgeGraph", "Memory", "MergeResult", "NotCurrent", "NotFound", "Page", "ReadOnly", "Stats", "StoreError",
     "SupersedeResult", "TOOL_SCHEMA", "UnknownType", "looks_like_injection", "normalize_name", "normalize_predicate",
     "open", "resolve_path", "run_tool",
 ]
