@@ -189,12 +189,19 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
     return table
 
 
+def _plural(n: int, noun: str) -> str:
+    """``1 fact``, ``6,083 facts``, ``2 aliases``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
+
+
 def _how_many(page: Page[Any], noun: str) -> str:
     """``8 of 6,083 facts`` (``3 facts`` when the page holds them all; ``1 fact``)."""
-    plural = noun if page.total == 1 else noun + "s"
-    if page.count == page.total:
-        return f"{page.total:,} {plural}"
-    return f"{page.count:,} of {page.total:,} {plural}"
+    return _plural(page.total, noun) if page.count == page.total else f"{page.count:,} of {_plural(page.total, noun)}"
+
+
+def _past(page: Page[Any], noun: str) -> str:
+    """For an empty page of a non-empty answer: `` (offset 300 is past the 250 facts)``."""
+    return f" (offset {page.offset:,} is past the {_plural(page.total, noun)})" if page.total else ""
 
 
 def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *, title: str,
@@ -202,8 +209,7 @@ def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *
     if _json_wanted(ctx):
         _emit({**facts_result(page, **payload), **page_result(page)})
     elif not page.items:
-        more = f" (offset {page.offset:,} is past the {_how_many(page, 'fact')})" if page.total else ""
-        out.print(f"{escape(title)}: no facts{more}")
+        out.print(f"{escape(title)}: no facts{_past(page, 'fact')}")
     else:
         out.print(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
 
@@ -349,8 +355,7 @@ def aliases(
         _emit({"aliases": [a.to_dict() for a in page], **page_result(page)})
         return
     if not page.items:
-        out.print("no aliases" + (f" (offset {page.offset:,} is past the {_how_many(page, 'alias')})"
-                                  if page.total else ""))
+        out.print("no aliases" + _past(page, "alias"))
         return
     table = Table("alias", "spelling", "entity", title=f"aliases ({_how_many(page, 'alias')})", title_justify="left",
                   header_style="bold", box=box.SIMPLE_HEAD)
@@ -539,8 +544,7 @@ def conflicts(
         _emit({**conflicts_result(page.items), **page_result(page), "needs_action_total": needing})
         return
     if not page.items:
-        out.print("no conflicts" + (f" (offset {page.offset:,} is past the {_how_many(page, 'group')})"
-                                    if page.total else ""))
+        out.print("no conflicts" + _past(page, "group"))
         return
     heading = f"conflicts ({_how_many(page, 'group')}, {needing:,} needing action)"
     if page.count > COMPACT_GROUPS:
