@@ -30,6 +30,7 @@ from ._errors import (
     UnknownType,
 )
 from ._names import normalize_name, normalize_predicate
+from ._page import Page
 from ._records import (
     AddResult,
     Alias,
@@ -74,6 +75,7 @@ __all__ = [
     "MissingDependency",
     "NotCurrent",
     "NotFound",
+    "Page",
     "ReadOnly",
     "Stats",
     "StoreError",

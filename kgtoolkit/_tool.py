@@ -22,6 +22,17 @@ To add an action: take its parameters from the shared vocabulary below (a new na
 'not_found'
 >>> registry()["query"].required
 ('name',)
+
+The list actions (query, search, timeline, conflicts, aliases) answer one page: ``count`` items
+returned, ``total`` matching, ``truncated`` and ``next_offset`` (contract §7). Without a ``limit``
+this tool returns :data:`DEFAULT_LIMIT` items (the MCP server: its own, smaller default); a
+``limit`` above :data:`MAX_LIMIT` is ``invalid_request``.
+
+>>> for i in range(3):
+...     _ = kg.add("Alice", "knows", f"friend {i}")
+>>> page = run_tool({"action": "query", "name": "Alice", "limit": 2}, kg=kg)["result"]
+>>> page["count"], page["total"], page["truncated"], page["next_offset"]
+(2, 4, True, 2)
 """
 
 from __future__ import annotations
@@ -29,22 +40,29 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
 
 from ._errors import InvalidRequest, KGError
 from ._limits import check_request, parse_request
 from ._names import check_unicode, printable, printable_data
+from ._page import Page
 from ._records import ConflictGroup, Fact, _Record
 from .store import KnowledgeGraph
 
-__all__ = ["ACTIONS", "PARAMETERS", "TOOL_SCHEMA", "Action", "Param", "action", "answer_json", "conflicts_result",
-           "envelope", "facts_result", "registry", "run_tool", "tool_schema"]
+__all__ = ["ACTIONS", "DEFAULT_LIMIT", "MAX_LIMIT", "PARAMETERS", "TOOL_SCHEMA", "Action", "Param", "action",
+           "answer_json", "conflicts_result", "envelope", "facts_result", "page_result", "registry", "run_tool",
+           "tool_schema"]
 
 JsonType = Literal["string", "boolean", "integer", "number", "object"]
 Handler = Callable[[KnowledgeGraph, dict[str, Any]], Any]
 Rules = Callable[[dict[str, Any]], list[str]]
+
+DEFAULT_LIMIT = 100
+"""How many items a list action of this tool returns when the request gives no ``limit``."""
+MAX_LIMIT = 1000
+"""The largest ``limit`` a list action takes (more is ``invalid_request``: page with ``offset``)."""
 
 _ACCEPTS: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -113,6 +131,8 @@ class Action:
     ``rules`` holds the action's own request rules beyond types and required parameters: it runs on
     the checked parameters, may rewrite them (supersede: ``object`` → ``old_object``) or raise, and
     returns the names of parameters still missing (add: ``predicate`` and ``object`` come together).
+    ``paged``: a list action, answering one page (``limit`` defaults to the door's default and is at
+    most :data:`MAX_LIMIT`).
     """
 
     name: str
@@ -123,6 +143,7 @@ class Action:
     idempotent: bool = False
     destructive: bool = False
     rules: Rules | None = dataclasses.field(default=None, repr=False, compare=False)
+    paged: bool = False
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -133,11 +154,14 @@ class Action:
         """The parameter ``name`` as this action takes it, or ``None``."""
         return next((p for p in self.params if p.name == name), None)
 
-    def input_schema(self) -> dict[str, Any]:
-        """The JSON schema of this action's own parameters (the MCP tool's ``inputSchema``)."""
+    def input_schema(self, *, default_limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+        """The JSON schema of this action's own parameters (the MCP tool's ``inputSchema``); a list action's
+        ``limit`` shows ``default_limit``, the default of the door that serves it."""
         offered = [p for p in self.params if p.offered]
-        schema: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in offered},
-                                  "additionalProperties": False}
+        properties = {p.name: p.schema() for p in offered}
+        if self.paged and "limit" in properties:
+            properties["limit"]["default"] = default_limit
+        schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
         required = [p.name for p in offered if p.required]
         if required:
             schema["required"] = required
@@ -146,7 +170,8 @@ class Action:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the handler and rules left out)."""
         return {"name": self.name, "description": self.description, "params": [p.to_dict() for p in self.params],
-                "read_only": self.read_only, "idempotent": self.idempotent, "destructive": self.destructive}
+                "read_only": self.read_only, "idempotent": self.idempotent, "destructive": self.destructive,
+                "paged": self.paged}
 
 
 _REGISTRY: dict[str, Action] = {}
@@ -167,12 +192,13 @@ def _param(name: str, kind: JsonType, description: str, **options: Any) -> Param
 
 
 def action(name: str, description: str, *params: Param, read_only: bool = False, idempotent: bool = False,
-           destructive: bool = False, rules: Rules | None = None) -> Callable[[Handler], Handler]:
+           destructive: bool = False, rules: Rules | None = None, paged: bool = False) -> Callable[[Handler], Handler]:
     """Register the decorated ``handler(kg, params)`` as the agent action ``name``.
 
     ``description`` tells an agent when to use it; ``params`` are :class:`Param` records from the
     shared vocabulary (:data:`PARAMETERS`), adapted with :meth:`Param.but`. The handler gets the
-    checked parameters (nulls left out) and returns the JSON-ready result.
+    checked parameters (nulls left out) and returns the JSON-ready result. ``paged``: a list action
+    (it takes ``limit`` and ``offset`` and answers one page, see :func:`page_result`).
     """
 
     def register(handler: Handler) -> Handler:
@@ -188,8 +214,10 @@ def action(name: str, description: str, *params: Param, read_only: bool = False,
             if shared is None or shared.type != p.type:
                 raise ValueError(f"parameter {p.name!r} of {name!r} must come from the shared vocabulary "
                                  f"(PARAMETERS), with its JSON type")
+        if paged and not {"limit", "offset"} <= set(names):
+            raise ValueError(f"the list action {name!r} must take limit and offset")
         _REGISTRY[name] = Action(name, description, tuple(params), handler, read_only=read_only,
-                                 idempotent=idempotent, destructive=destructive, rules=rules)
+                                 idempotent=idempotent, destructive=destructive, rules=rules, paged=paged)
         return handler
 
     return register
@@ -218,8 +246,13 @@ DIRECTION = _param("direction", "string", "outgoing (entity is subject), incomin
 AS_OF = _param("as_of", "string", "Only facts valid on this date.")
 KNOWN_AT = _param("known_at", "string", "What the graph believed at this moment (transaction time).")
 CURRENT_ONLY = _param("current_only", "boolean", "Only facts that are still current.")
-LIMIT = _param("limit", "integer", "At most this many items.", minimum=0)
-OFFSET = _param("offset", "integer", "Skip this many items first (paging).", minimum=0)
+LIMIT = _param("limit", "integer", f"At most this many items. List actions (query, search, timeline, conflicts, "
+                                   f"aliases): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
+                                   "page on with offset = next_offset. summary: how many entities.", minimum=0)
+PAGE_LIMIT = LIMIT.but(description=f"At most this many items (at most {MAX_LIMIT:,}); the answer's total, truncated "
+                                   "and next_offset say whether more exist.", maximum=MAX_LIMIT)
+OFFSET = _param("offset", "integer", "Skip this many items first (paging: the previous answer's next_offset).",
+                minimum=0)
 ENDED = _param("ended", "string", "When the fact stopped being true (default: today).")
 ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
 OLD_OBJECT = _param("old_object", "string", "The object being replaced (supersede).")
@@ -247,7 +280,12 @@ def facts_result(facts: Iterable[Fact], **extra: Any) -> dict[str, Any]:
     return {**extra, "facts": rows, "count": len(rows)}
 
 
-def conflicts_result(groups: list[ConflictGroup]) -> dict[str, Any]:
+def page_result(page: Page[Any]) -> dict[str, Any]:
+    """The paging fields of a list answer: ``{"count", "total", "truncated", "next_offset"}``."""
+    return page.paging()
+
+
+def conflicts_result(groups: Sequence[ConflictGroup]) -> dict[str, Any]:
     """The result shape of conflicts: ``{"groups", "count", "needs_action"}``."""
     return {"groups": [g.to_dict() for g in groups], "count": len(groups),
             "needs_action": sum(g.needs_action for g in groups)}
@@ -311,12 +349,14 @@ def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "this before answering about past decisions or the state of something. as_of asks what held on a date, known_at "
     "what the graph believed at a moment. Never fuzzy: a miss returns not_found with suggestions.",
     NAME.but(required=True, description="Entity to look up: its exact name or an alias (never fuzzy)."),
-    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), LIMIT, OFFSET.but(default=0),
-    read_only=True,
+    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True, paged=True,
 )
 def _query(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     entity = kg.resolve(p["name"])
-    return facts_result(kg.query(p.pop("name"), **p), entity=entity)
+    page = kg.query_page(p.pop("name"), **p)
+    return {**facts_result(page, entity=entity), **page_result(page)}
 
 
 @action(
@@ -360,22 +400,24 @@ def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object SQLite: "
     "everything that uses SQLite as a queue). Use when you know the relationship but not the subject.",
     PREDICATE.but(required=True), OBJECT.but(description="Only facts pointing at this entity or value."), AS_OF,
-    KNOWN_AT, CURRENT_ONLY.but(default=False), LIMIT, OFFSET.but(default=0),
-    read_only=True,
+    KNOWN_AT, CURRENT_ONLY.but(default=False), PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
 )
 def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    return facts_result(kg.search(p.pop("predicate"), p.pop("object", None), **p))
+    page = kg.search_page(p.pop("predicate"), p.pop("object", None), **p)
+    return {**facts_result(page), **page_result(page)}
 
 
 @action(
     "timeline",
     "Facts in chronological order, of one entity or of the whole graph. Use to explain how something evolved or "
     "what changed when.",
-    NAME.but(description="Only this entity's facts (default: the whole graph)."), LIMIT, OFFSET.but(default=0),
-    read_only=True,
+    NAME.but(description="Only this entity's facts (default: the whole graph)."), PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
 )
 def _timeline(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    return facts_result(kg.timeline(p.pop("name", None), **p))
+    page = kg.timeline_page(p.pop("name", None), **p)
+    return {**facts_result(page), **page_result(page)}
 
 
 @action(
@@ -403,6 +445,18 @@ def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 
 @action(
+    "aliases",
+    "List the other names registered for entities (every alias, or one entity's), ordered by entity and alias. "
+    "Use to see which spellings already resolve before adding an alias.",
+    ENTITY.but(description="Only this entity's aliases (default: every alias)."), PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _aliases(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    page = kg.aliases_page(p.pop("entity", None), **p)
+    return {"aliases": [a.to_dict() for a in page], **page_result(page)}
+
+
+@action(
     "stats",
     "Counts: entities per type, facts (current, ended), value facts, predicates, aliases, memories.",
     read_only=True,
@@ -417,12 +471,18 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. A fact "
     "starting after today is scheduled, not current; with a current one it is a planned_switch, flagged when both "
     "would be valid at once, with the supersede request that resolves it as suggestion. Closed-out "
-    "history is listed too (current_only to skip it). Use after adding facts or when answers disagree.",
+    "history is listed too (current_only to skip it). Use after adding facts or when answers disagree. Groups "
+    "needing action come first; needs_action counts them in this page, needs_action_total in all.",
     NAME.but(description="Only this entity's conflicts (default: the whole graph)."), CURRENT_ONLY.but(default=False),
-    read_only=True,
+    PAGE_LIMIT.but(description=f"At most this many groups, each whole (at most {MAX_LIMIT:,}); the answer's total, "
+                               "truncated and next_offset say whether more exist."), OFFSET.but(default=0),
+    read_only=True, paged=True,
 )
 def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    return conflicts_result(kg.conflicts(p.get("name"), current_only=p.get("current_only", False)))
+    name, current_only = p.get("name"), p.get("current_only", False)
+    page = kg.conflicts_page(name, current_only=current_only, limit=p.get("limit"), offset=p.get("offset", 0))
+    return {**conflicts_result(page.items), **page_result(page),
+            "needs_action_total": kg.conflicts_needing_action(name, current_only=current_only)}
 
 
 @action(
@@ -554,6 +614,8 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
         if not allowed[key].accepts(value):
             raise InvalidRequest(f"{key} must be a JSON {allowed[key].type}, not {json.dumps(value)}", field=key,
                                  value=str(value))
+    if act.paged:
+        _check_page(params)
     also = act.rules(params) if act.rules is not None else []
     missing = [k for k in act.required if k not in params or params[k] == ""] + also
     if missing:
@@ -561,8 +623,19 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
     return act, params
 
 
+def _check_page(params: dict[str, Any]) -> None:
+    """A list action's ``limit`` (0 to :data:`MAX_LIMIT`) and ``offset`` (from 0), already known to be integers."""
+    limit, offset = params.get("limit"), params.get("offset", 0)
+    if limit is not None and not 0 <= limit <= MAX_LIMIT:
+        raise InvalidRequest(f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}; for more, page on "
+                             "with offset (each answer's next_offset)", field="limit", value=str(limit),
+                             maximum=MAX_LIMIT)
+    if offset < 0:
+        raise InvalidRequest(f"offset must be a whole number from 0, not {offset}", field="offset", value=str(offset))
+
+
 def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | None = None,
-             db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+             db: str | os.PathLike[str] | None = None, default_limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
     """Answer one agent request: ``{"ok": true, "result": …}`` or ``{"ok": false, "error": {…}}``.
 
     ``request`` is a JSON object (or its text, or UTF-8 bytes) with ``action`` and that action's
@@ -570,10 +643,15 @@ def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | N
     error object with a stable ``code``, a ``message`` and ``suggestions``. Text that is not valid
     Unicode anywhere in the request (bytes that are not UTF-8, a lone surrogate such as an unpaired
     ``\\ud800`` escape) is ``invalid_request``, naming the field.
+
+    A list action (query, search, timeline, conflicts, aliases) given no ``limit`` returns at most
+    ``default_limit`` items (:data:`DEFAULT_LIMIT`; the MCP server passes its own).
     """
     opened = None
     try:
         act, params = _validate(request)
+        if act.paged and "limit" not in params:
+            params["limit"] = default_limit
         if kg is None:
             kg = opened = KnowledgeGraph(db)
         return envelope(act.handler(kg, params))

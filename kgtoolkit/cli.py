@@ -24,8 +24,18 @@ from rich.table import Table
 
 from ._errors import InvalidRequest, KGError, UnknownType, missing_dependency
 from ._names import loose_key, normalize_name, printable, printable_data
+from ._page import Page
 from ._records import ConflictGroup, Fact
-from ._tool import TOOL_SCHEMA, answer_json, conflicts_result, envelope, facts_result, registry, run_tool
+from ._tool import (
+    TOOL_SCHEMA,
+    answer_json,
+    conflicts_result,
+    envelope,
+    facts_result,
+    page_result,
+    registry,
+    run_tool,
+)
 from .store import KnowledgeGraph, Location, resolve
 
 __all__ = ["app", "main"]
@@ -48,8 +58,10 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 AsOf = Annotated[str | None, typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
 KnownAt = Annotated[str | None, typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
 Current = Annotated[bool, typer.Option("--current", help="Only current facts.")]
-Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many facts.")]
-Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many facts first.")]
+Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items (default: all).")]
+Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many items first.")]
+#: More conflict groups than this are printed as one compact table, a row per group.
+COMPACT_GROUPS = 10
 
 
 @app.callback()
@@ -177,14 +189,29 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
     return table
 
 
-def _show_facts(ctx: typer.Context, facts: list[Fact], payload: dict[str, Any], *, title: str,
+def _plural(n: int, noun: str) -> str:
+    """``1 fact``, ``6,083 facts``, ``2 aliases``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
+
+
+def _how_many(page: Page[Any], noun: str) -> str:
+    """``8 of 6,083 facts`` (``3 facts`` when the page holds them all; ``1 fact``)."""
+    return _plural(page.total, noun) if page.count == page.total else f"{page.count:,} of {_plural(page.total, noun)}"
+
+
+def _past(page: Page[Any], noun: str) -> str:
+    """For an empty page of a non-empty answer: `` (offset 300 is past the 250 facts)``."""
+    return f" (offset {page.offset:,} is past the {_plural(page.total, noun)})" if page.total else ""
+
+
+def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *, title: str,
                 direction: bool = False) -> None:
     if _json_wanted(ctx):
-        _emit(facts_result(facts, **payload))
-    elif not facts:
-        out.print(f"{escape(title)}: no facts")
+        _emit({**facts_result(page, **payload), **page_result(page)})
+    elif not page.items:
+        out.print(f"{escape(title)}: no facts{_past(page, 'fact')}")
     else:
-        out.print(_facts_table(facts, title=f"{escape(title)} ({len(facts)} fact{'s' * (len(facts) != 1)})", direction=direction))
+        out.print(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
 
 
 def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
@@ -318,17 +345,23 @@ def alias(
 def aliases(
     ctx: typer.Context,
     entity: Annotated[str | None, typer.Argument(help="Only this entity's aliases.")] = None,
+    limit: Limit = None,
+    offset: Offset = 0,
 ) -> None:
     """List aliases (of one entity, or all)."""
     with _open_graph(ctx, read_only=True) as kg:
-        rows = kg.aliases(entity)
+        page = kg.aliases_page(entity, limit=limit, offset=offset)
     if _json_wanted(ctx):
-        _emit({"aliases": [a.to_dict() for a in rows], "count": len(rows)})
+        _emit({"aliases": [a.to_dict() for a in page], **page_result(page)})
         return
-    table = Table("alias", "spelling", "entity", header_style="bold", box=box.SIMPLE_HEAD)
-    for row in rows:
+    if not page.items:
+        out.print("no aliases" + _past(page, "alias"))
+        return
+    table = Table("alias", "spelling", "entity", title=f"aliases ({_how_many(page, 'alias')})", title_justify="left",
+                  header_style="bold", box=box.SIMPLE_HEAD)
+    for row in page:
         table.add_row(escape(row.alias), escape(row.name), escape(row.entity))
-    out.print(table if rows else "no aliases")
+    out.print(table)
 
 
 @_command("config")
@@ -431,8 +464,8 @@ def query(
     """Facts around one entity, oldest first, each flagged current and with its direction."""
     with _open_graph(ctx, read_only=True) as kg:
         entity = kg.resolve(name)
-        facts = kg.query(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
-                         current_only=current, limit=limit, offset=offset)
+        facts = kg.query_page(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
+                              current_only=current, limit=limit, offset=offset)
     suffix = f" as of {as_of}" if as_of else ""
     _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
 
@@ -451,8 +484,8 @@ def search(
 ) -> None:
     """Facts by relationship type, optionally pointing at one object ("what uses SQLite?")."""
     with _open_graph(ctx, read_only=True) as kg:
-        facts = kg.search(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
-                          offset=offset)
+        facts = kg.search_page(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
+                               offset=offset)
     _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
 
 
@@ -466,7 +499,7 @@ def timeline(
 ) -> None:
     """Facts in order of valid_from (unknown starts last)."""
     with _open_graph(ctx, read_only=True) as kg:
-        facts = kg.timeline(name, limit=limit, offset=offset)
+        facts = kg.timeline_page(name, limit=limit, offset=offset)
     _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline")
 
 
@@ -498,19 +531,45 @@ def conflicts(
     entity: Annotated[str | None, typer.Argument(help="Only this subject's conflicts.")] = None,
     current: Current = False,
     needs_action: Annotated[bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many groups (default: all).")] = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many groups first.")] = 0,
 ) -> None:
-    """(subject, predicate) pairs with more than one object; those with several current facts first."""
+    """(subject, predicate) pairs with more than one object; those with several current facts first.
+
+    More than a few groups print as one compact table, a row per group."""
     with _open_graph(ctx, read_only=True) as kg:
-        groups = kg.conflicts(entity, current_only=current)
-    if needs_action:
-        groups = [g for g in groups if g.needs_action]
+        page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
+        needing = kg.conflicts_needing_action(entity, current_only=current)
     if _json_wanted(ctx):
-        _emit(conflicts_result(groups))
+        _emit({**conflicts_result(page.items), **page_result(page), "needs_action_total": needing})
         return
-    if not groups:
-        out.print("no conflicts")
-    for group in groups:
+    if not page.items:
+        out.print("no conflicts" + _past(page, "group"))
+        return
+    heading = f"conflicts ({_how_many(page, 'group')}, {needing:,} needing action)"
+    if page.count > COMPACT_GROUPS:
+        out.print(_groups_table(page.items, title=heading))
+        return
+    out.print(heading, highlight=False)
+    for group in page:
         out.print(_facts_table(group.facts, title=_group_title(group)))
+
+
+def _groups_table(groups: Iterable[ConflictGroup], *, title: str) -> Table:
+    """One row per conflict group: subject, predicate, its objects, how many are current, needs action."""
+    table = Table(title=escape(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for column in ("subject", "predicate", "objects", "current", "needs action"):
+        table.add_column(column, justify="right" if column == "current" else "left")
+    for group in groups:
+        objects: list[str] = []
+        for fact in group.facts:
+            shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
+            if shown not in objects:
+                objects.append(shown)
+        table.add_row(escape(group.subject_name), escape(group.predicate), escape(", ".join(objects)),
+                      str(group.current), "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
+                      style=None if group.needs_action else "dim")
+    return table
 
 
 def _group_title(group: ConflictGroup) -> str:

@@ -26,7 +26,7 @@ The ``mcp`` package (the official SDK, 2.x) is imported only when the server sta
 ``import kgtoolkit`` and ``kgtoolkit mcp --print-config`` work without it.
 
 >>> sorted(tool_specs())[:3]
-['kg_add', 'kg_alias', 'kg_conflicts']
+['kg_add', 'kg_alias', 'kg_aliases']
 >>> tool_specs()["kg_query"]["inputSchema"]["required"]
 ['name']
 """
@@ -54,6 +54,9 @@ SUMMARY_URI = "kg://summary"
 STATS_URI = "kg://stats"
 PROMPT_NAME = "kg_summary"
 MCP_REQUIREMENT = "mcp>=2.3,<3"
+DEFAULT_LIMIT = 50
+"""How many items a list tool (kg_query, kg_search, kg_timeline, kg_conflicts, kg_aliases) returns when the
+call gives no ``limit``: smaller than the JSON tool's, for an agent's context (at most ``_tool.MAX_LIMIT``)."""
 
 INSTRUCTIONS = (
     "A temporal knowledge graph shared by every agent that works on this project: stable facts "
@@ -62,7 +65,9 @@ INSTRUCTIONS = (
     "stable facts with kg_add; when one changes, use kg_supersede (old → new at a date) or kg_invalidate "
     "(it simply ended): history is kept, never delete. Names resolve exactly or through aliases, never "
     "fuzzily: a not_found error lists suggestions; use one, or kg_alias to register the other name. "
-    "Review contradictions with kg_conflicts. Errors carry a stable code, a message and suggestions."
+    "Review contradictions with kg_conflicts. List tools answer one page (default 50 items): total says how "
+    "many match; when truncated, call again with offset = next_offset. Errors carry a stable code, a message "
+    "and suggestions."
 )
 
 def tool_specs() -> dict[str, dict[str, Any]]:
@@ -76,7 +81,7 @@ def tool_specs() -> dict[str, dict[str, Any]]:
             "action": act.name,
             "title": act.name.replace("_", " ").capitalize() + " (knowledge graph)",
             "description": act.description,
-            "inputSchema": act.input_schema(),
+            "inputSchema": act.input_schema(default_limit=DEFAULT_LIMIT),
             "annotations": {
                 "readOnlyHint": act.read_only,
                 "destructiveHint": act.destructive,
@@ -91,7 +96,8 @@ def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | No
          failure: dict[str, Any] | None = None) -> dict[str, Any]:
     """Answer one tool call with the agent tool's envelope; never raises.
 
-    ``kg_x`` with ``arguments`` is ``run_tool({"action": "x", **arguments})``: the one dispatcher.
+    ``kg_x`` with ``arguments`` is ``run_tool({"action": "x", **arguments})``: the one dispatcher, with
+    this server's :data:`DEFAULT_LIMIT` for the list tools.
     """
     if failure is not None:
         return failure
@@ -104,7 +110,7 @@ def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | No
     if "action" in args:
         return _tool.envelope(error=InvalidRequest(f"{tool} does not take action: the tool name is the action",
                                                    field="action", value=str(args["action"])))
-    return _tool.run_tool({"action": specs[tool]["action"], **args}, kg=kg)
+    return _tool.run_tool({"action": specs[tool]["action"], **args}, kg=kg, default_limit=DEFAULT_LIMIT)
 
 
 # ---------------------------------------------------------------------- server

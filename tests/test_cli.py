@@ -536,7 +536,7 @@ def test_timeline(richer: Path) -> None:
     page = ok_json(*db, "timeline", "--limit", "2", "--offset", "1")
     assert [f["id"] for f in page["facts"]] == [f["id"] for f in whole["facts"][1:3]]
     text = ok("--db", richer, "timeline", "my_api", "--limit", "2")
-    assert "timeline of my_api (2 facts)" in text and "Redis" in text and "billing" not in text
+    assert "timeline of my_api (2 of 4 facts)" in text and "Redis" in text and "billing" not in text
 
 
 # ---------------------------------------------------------------------- merge / alias / aliases
@@ -583,7 +583,8 @@ def test_alias_and_aliases(example: Path) -> None:
     assert row_with(table, "redis_queue") == ["redis_queue", "Redis", "Queue", "redis"]
     assert "lite" not in table
     assert ok(*db, "aliases", "my_api").strip() == "no aliases"
-    assert ok_json(*db, "--json", "aliases", "my_api") == {"aliases": [], "count": 0}
+    assert ok_json(*db, "--json", "aliases", "my_api") == {"aliases": [], "count": 0, "total": 0, "truncated": False,
+                                                            "next_offset": None}
 
 
 # ---------------------------------------------------------------------- stats / conflicts / summary
@@ -872,7 +873,9 @@ def test_shared_options_before_or_after_the_command(tmp_path: Path, db_path: Pat
     assert ok_json("--db", other, "stats", "--db", db_path, "--json")["facts"] == 1
     assert ok_json("--json", "--db", db_path, "stats")["facts"] == 1
     assert ok_json("query", "a", "--json", "--db", db_path)["count"] == 1
-    assert ok_json("--json", "conflicts", "--db", db_path) == {"groups": [], "count": 0, "needs_action": 0}
+    assert ok_json("--json", "conflicts", "--db", db_path) == {"groups": [], "count": 0, "needs_action": 0, "total": 0,
+                                                                "truncated": False, "next_offset": None,
+                                                                "needs_action_total": 0}
     assert not other.exists()
 
 
@@ -1011,16 +1014,17 @@ PLACEMENTS: dict[str, Callable[[Path, tuple[str, ...]], tuple[Any, ...]]] = {
     "json-global-db-after": lambda db, cmd: ("--json", *cmd, "--db", db),
 }
 
+PAGED = {"count", "total", "truncated", "next_offset"}
 READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
-    "query": (("query", "my_api", "--as-of", "2026-10-12"), {"entity", "facts", "count"}),
-    "search": (("search", "uses_queue"), {"facts", "count"}),
-    "search-object": (("search", "uses_queue", "sqlite"), {"facts", "count"}),
-    "timeline": (("timeline",), {"facts", "count"}),
-    "timeline-name": (("timeline", "my_api"), {"facts", "count"}),
-    "aliases": (("aliases",), {"aliases", "count"}),
+    "query": (("query", "my_api", "--as-of", "2026-10-12"), {"entity", "facts"} | PAGED),
+    "search": (("search", "uses_queue"), {"facts"} | PAGED),
+    "search-object": (("search", "uses_queue", "sqlite"), {"facts"} | PAGED),
+    "timeline": (("timeline",), {"facts"} | PAGED),
+    "timeline-name": (("timeline", "my_api"), {"facts"} | PAGED),
+    "aliases": (("aliases",), {"aliases"} | PAGED),
     "stats": (("stats",), {"path", "entities", "entities_by_type", "facts", "current", "ended", "value_facts",
                            "predicates", "aliases", "memories", "scheduled"}),
-    "conflicts": (("conflicts",), {"groups", "count", "needs_action"}),
+    "conflicts": (("conflicts",), {"groups", "needs_action", "needs_action_total"} | PAGED),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
                              "max_value_length"}),

@@ -327,7 +327,8 @@ def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.Monkey
     spec = mcp_server.tool_specs()["kg_echo"]
     assert spec["inputSchema"]["required"] == ["text"] and spec["inputSchema"]["additionalProperties"] is False
     assert spec["inputSchema"]["properties"]["text"] == {"type": "string", "description": "What to say back."}
-    assert spec["inputSchema"]["properties"]["limit"] == {"type": "integer", "description": "At most this many items.",
+    assert spec["inputSchema"]["properties"]["limit"] == {"type": "integer",
+                                                          "description": _tool.PARAMETERS["limit"].description,
                                                           "minimum": 0, "default": 3}
     assert spec["annotations"]["readOnlyHint"] and spec["description"].startswith("Say back")
     with KnowledgeGraph(":memory:") as kg:

@@ -53,7 +53,7 @@ PUBLIC_API = [
     "AddResult", "Alias", "AliasConflict", "CommaList", "ConflictGroup", "Corrupt", "DiskFull", "Entity", "Fact",
     "GraphConfig", "ImportReport", "IntervalOrder", "InvalidDate", "InvalidName", "InvalidRequest", "InvalidRows",
     "KGError", "KnowledgeGraph", "Locked", "Memory", "MergeResult", "MissingDependency", "NotCurrent", "NotFound",
-    "ReadOnly", "Stats", "StoreError",
+    "Page", "ReadOnly", "Stats", "StoreError",
     "SupersedeResult", "TOOL_SCHEMA", "UnknownType", "looks_like_injection", "normalize_name", "normalize_predicate",
     "open", "resolve_path", "run_tool",
 ]

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
 from .._names import clean_text, normalize_name, normalize_predicate, printable
+from .._page import Page
 from .._records import (
     AddResult,
     Alias,
@@ -378,13 +379,27 @@ class KnowledgeGraph:
 
         return self._backend.write(write)
 
-    def aliases(self, entity: str | None = None) -> list[Alias]:
-        """Every alias, or those of one entity."""
+    def aliases(self, entity: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Alias]:
+        """Every alias, or those of one entity (ordered by entity, then alias)."""
+        return self._aliases(entity, limit, offset, counted=False)[0]
+
+    def aliases_page(self, entity: str | None = None, *, limit: int | None = None, offset: int = 0) -> Page[Alias]:
+        """:meth:`aliases` as one :class:`~kgtoolkit.Page`, with how many aliases there are in all."""
+        rows, total = self._aliases(entity, limit, offset, counted=True)
+        return Page(tuple(rows), total or 0, offset)
+
+    def _aliases(self, entity: str | None, limit: int | None, offset: int, *,
+                 counted: bool) -> tuple[list[Alias], int | None]:
+        total: int | None = None
         with self._read() as cur:
             target = q.resolve(cur, self._backend.dialect, entity, field="entity") if entity is not None else None
-            rows = cur.execute("SELECT alias, name, entity_id FROM aliases WHERE CAST(:e AS TEXT) IS NULL OR entity_id = :e "
-                               "ORDER BY entity_id, alias", {"e": target}).fetchall()
-        return [Alias(*r) for r in rows]
+            params = {"e": target, **q.page(self._backend.dialect, limit, offset)}
+            where = "WHERE CAST(:e AS TEXT) IS NULL OR entity_id = :e"
+            rows = cur.execute(f"SELECT alias, name, entity_id FROM aliases {where} "
+                               "ORDER BY entity_id, alias LIMIT :limit OFFSET :offset", params).fetchall()
+            if counted:
+                total = _count(cur, f"SELECT count(*) FROM aliases {where}", params)
+        return [Alias(*r) for r in rows], total
 
     def merge(self, source: str, target: str) -> MergeResult:
         """Fold entity ``source`` into ``target``, atomically.
@@ -473,8 +488,34 @@ class KnowledgeGraph:
 
         ``outgoing``: the entity is the subject; ``incoming``: it is the object (every match, not a
         top k). ``as_of`` keeps facts valid then (a day: every fact touching it); ``known_at`` answers
-        what the store believed at that moment (a day: at its end).
+        what the store believed at that moment (a day: at its end). :meth:`query_page` also counts
+        every match.
         """
+        return self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=False)[0]
+
+    def query_page(
+        self,
+        name: str,
+        *,
+        direction: Direction = "both",
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        current_only: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Page[Fact]:
+        """:meth:`query` as one :class:`~kgtoolkit.Page`: the facts and how many match in all (one snapshot).
+
+        >>> kg = open(":memory:"); _ = [kg.add("hub", "knows", f"n{i}") for i in range(5)]
+        >>> page = kg.query_page("hub", limit=2, offset=2)
+        >>> page.count, page.total, page.next_offset
+        (2, 5, 4)
+        """
+        facts, total = self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=True)
+        return Page(tuple(facts), total or 0, offset)
+
+    def _query(self, name: str, direction: Direction, as_of: TimeInput | None, known_at: TimeInput | None,
+               current_only: bool, limit: int | None, offset: int, *, counted: bool) -> tuple[list[Fact], int | None]:
         if direction not in _DIRECTIONS:
             raise InvalidRequest(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
                                  field="direction", value=str(direction))
@@ -483,22 +524,28 @@ class KnowledgeGraph:
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
         # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
         entity = "(SELECT id FROM named)"
-        parts = []
+        parts, counts = [], []
         if direction in ("outgoing", "both"):
             parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
                          f" f.from_us AS start_key FROM {FACT_FROM} WHERE f.subject = {entity}{where}")
+            counts.append(f"(SELECT count(*) FROM facts f WHERE f.subject = {entity}{where})")
         if direction in ("incoming", "both"):
             self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
             parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
                          f" f.from_us AS start_key FROM {FACT_FROM} "
                          f"WHERE f.object_id = {entity}{self_loop}{where}")
-        sql = (f"WITH named AS ({q.LOOKUP}) " + " UNION ALL ".join(parts)
-               + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset")
-        with self._backend.read(snapshot=False) as cur:
+            counts.append(f"(SELECT count(*) FROM facts f WHERE f.object_id = {entity}{self_loop}{where})")
+        named = f"WITH named AS ({q.LOOKUP}) "
+        sql = (named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset")
+        total: int | None = None
+        # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot.
+        with self._backend.read(snapshot=counted) as cur:
             rows = cur.execute(sql, params).fetchall()
-            if not rows:
+            if counted:
+                total = int(cur.execute(named + "SELECT " + " + ".join(counts), params).fetchone()[0])
+            if not rows and not total:
                 q.resolve(cur, d, name)  # no such entity: NotFound, with suggestions
-        return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows]
+        return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows], total
 
     def search(
         self,
@@ -517,9 +564,30 @@ class KnowledgeGraph:
         >>> [f.subject for f in kg.search("uses queue", "sqlite")]
         ['my_api']
         """
+        return self._search(predicate, object, as_of, known_at, current_only, limit, offset, counted=False)[0]
+
+    def search_page(
+        self,
+        predicate: str,
+        object: str | None = None,
+        *,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        current_only: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Page[Fact]:
+        """:meth:`search` as one :class:`~kgtoolkit.Page`: the facts and how many match in all (one snapshot)."""
+        facts, total = self._search(predicate, object, as_of, known_at, current_only, limit, offset, counted=True)
+        return Page(tuple(facts), total or 0, offset)
+
+    def _search(self, predicate: str, object: str | None, as_of: TimeInput | None, known_at: TimeInput | None,
+                current_only: bool, limit: int | None, offset: int, *,
+                counted: bool) -> tuple[list[Fact], int | None]:
         pred = normalize_predicate(predicate)
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
+        total: int | None = None
         with self._read() as cur:
             if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
                 suggestions = self._suggest_predicates(cur, pred)
@@ -535,7 +603,9 @@ class KnowledgeGraph:
                 where = " AND f.object_key = :o" + where
             rows = cur.execute(f"{FACT_SELECT} WHERE f.predicate = :p{where} {ORDER} LIMIT :limit OFFSET :offset",
                                params).fetchall()
-        return [q.row_fact(r, known_at=known) for r in rows]
+            if counted:
+                total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
+        return [q.row_fact(r, known_at=known) for r in rows], total
 
     def _suggest_predicates(self, cur: Cursor, pred: str) -> list[str]:
         probes = [pred] + [t for t in pred.split("_") if len(t) >= 3]
@@ -557,26 +627,59 @@ class KnowledgeGraph:
 
     def timeline(self, name: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Fact]:
         """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph."""
+        return self._timeline(name, limit, offset, counted=False)[0]
+
+    def timeline_page(self, name: str | None = None, *, limit: int | None = None, offset: int = 0) -> Page[Fact]:
+        """:meth:`timeline` as one :class:`~kgtoolkit.Page`: the facts and how many there are in all."""
+        facts, total = self._timeline(name, limit, offset, counted=True)
+        return Page(tuple(facts), total or 0, offset)
+
+    def _timeline(self, name: str | None, limit: int | None, offset: int, *,
+                  counted: bool) -> tuple[list[Fact], int | None]:
         d = self._backend.dialect
+        total: int | None = None
         with self._read() as cur:
             params: dict[str, Any] = q.page(d, limit, offset)
-            if name is None:
-                rows = cur.execute(f"{FACT_SELECT} {ORDER} LIMIT :limit OFFSET :offset", params).fetchall()
-            else:
+            where = ""
+            if name is not None:
                 params["e"] = q.resolve(cur, d, name)
-                rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = :e OR f.object_id = :e {ORDER} "
-                                   "LIMIT :limit OFFSET :offset", params).fetchall()
-        return [q.row_fact(r) for r in rows]
+                where = " WHERE f.subject = :e OR f.object_id = :e"
+            rows = cur.execute(f"{FACT_SELECT}{where} {ORDER} LIMIT :limit OFFSET :offset", params).fetchall()
+            if counted:
+                total = _count(cur, f"SELECT count(*) FROM facts f{where}", params)
+        return [q.row_fact(r) for r in rows], total
 
-    def conflicts(self, entity: str | None = None, *, current_only: bool = False) -> list[ConflictGroup]:
+    def conflicts(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
+                  limit: int | None = None, offset: int = 0) -> list[ConflictGroup]:
         """Every (subject, predicate) with more than one distinct object, those needing action first.
 
         Closed-out history is included (a review list); ``needs_action`` marks groups with more than
         one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
-        (``config.multi_valued``) are left out. ``current_only`` looks at current facts alone.
+        (``config.multi_valued``) are left out. ``current_only`` looks at current facts alone;
+        ``needs_action`` keeps only the groups needing action. ``limit`` and ``offset`` page through the
+        groups (each group whole).
+        """
+        return self._conflicts(entity, current_only, needs_action, limit, offset)[0]
+
+    def conflicts_page(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
+                       limit: int | None = None, offset: int = 0) -> Page[ConflictGroup]:
+        """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
+
+        :meth:`conflicts_needing_action` counts those needing action among them.
+        """
+        groups, total = self._conflicts(entity, current_only, needs_action, limit, offset)
+        return Page(tuple(groups), total, offset)
+
+    def _conflicts(self, entity: str | None, current_only: bool, needs_action: bool, limit: int | None,
+                   offset: int) -> tuple[list[ConflictGroup], int]:
+        """The page of conflict groups asked for, and how many groups there are in all.
+
+        Whether a group needs action depends on its planned switch, judged on its facts in Python
+        (:func:`_conflict_group`), so every group's facts are read and the page is cut afterwards.
         """
         d = self._backend.dialect
+        q.page(d, limit, offset)  # checks limit and offset
         with self._read() as cur:
             params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
             if entity is not None:
@@ -595,13 +698,20 @@ class KnowledgeGraph:
                     WHERE TRUE{current.replace('valid_to', 'f.valid_to').replace('from_us', 'f.from_us')}
                     ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
                 params).fetchall()
-        groups: dict[tuple[str, str], list[Fact]] = {}
+        found: dict[tuple[str, str], list[Fact]] = {}
         for row in rows:
             fact = q.row_fact(row)
-            groups.setdefault((fact.subject, fact.predicate), []).append(fact)
-        result = [_conflict_group(s, p, facts) for (s, p), facts in groups.items()]
+            found.setdefault((fact.subject, fact.predicate), []).append(fact)
+        result = [_conflict_group(s, p, facts) for (s, p), facts in found.items()]
+        if needs_action:
+            result = [g for g in result if g.needs_action]
         result.sort(key=lambda g: (not g.needs_action, g.subject, g.predicate))
-        return result
+        stop = None if limit is None else offset + limit
+        return result[offset:stop], len(result)
+
+    def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
+        """How many conflict groups need action (more than one current fact, or an overlapping planned switch)."""
+        return self._conflicts(entity, current_only, True, None, 0)[1]
 
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
         """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
@@ -715,6 +825,11 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
                               "at": new.valid_from}
     return ConflictGroup(subject, facts[0].subject_name, predicate, len({_object_key(f) for f in facts}),
                          states.count("current"), tuple(facts), len(scheduled), switch, overlaps, suggestion)
+
+
+def _count(cur: Cursor, sql: str, params: dict[str, Any]) -> int:
+    """The one number a ``SELECT count(*) …`` answers."""
+    return int(cur.execute(sql, params).fetchone()[0])
 
 
 def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
