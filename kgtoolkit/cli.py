@@ -36,7 +36,7 @@ from ._tool import (
     registry,
     run_tool,
 )
-from .store import KnowledgeGraph, Location, resolve
+from .store import KnowledgeGraph, Location, is_empty, resolve
 
 __all__ = ["app", "main"]
 
@@ -684,10 +684,23 @@ def import_(
 
     if on_error not in ("raise", "skip"):
         raise InvalidRequest(f"--on-error must be raise or skip, not {on_error!r}", field="on_error", value=on_error)
-    with _open_graph(ctx) as kg, _progress_bar(f"importing {file.name}", enabled=not _json_wanted(ctx)) as bar:
-        report = import_file(kg, file, format=format, columns=_mapping(map_), header=not no_header,
-                             delimiter=delimiter, on_error=on_error,  # type: ignore[arg-type]
-                             rejects=rejects, allow_commas=allow_commas, source=source, progress=bar)
+    location = resolve(_chosen_db(ctx))
+    new_file = location.path if location.kind == "sqlite" and not location.memory and location.path is not None \
+        and not location.path.exists() else None
+    refused = False
+    try:
+        with _open_graph(ctx) as kg, _progress_bar(f"importing {file.name}", enabled=not _json_wanted(ctx)) as bar:
+            try:
+                report = import_file(kg, file, format=format, columns=_mapping(map_), header=not no_header,
+                                     delimiter=delimiter, on_error=on_error,  # type: ignore[arg-type]
+                                     rejects=rejects, allow_commas=allow_commas, source=source, progress=bar)
+            except BaseException:
+                refused = new_file is not None and is_empty(kg)  # nobody else has written into it meanwhile
+                raise
+    finally:
+        if refused and new_file is not None:  # a refused import into a new file leaves no empty graph behind
+            for leftover in (new_file, Path(f"{new_file}-wal"), Path(f"{new_file}-shm")):
+                leftover.unlink(missing_ok=True)
     if _json_wanted(ctx):
         _emit(report.to_dict())
         return
@@ -809,8 +822,6 @@ def _postgres_out(text: str) -> Location | None:
 
 def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
     """A PostgreSQL ``--out`` must hold no graph yet: a shared graph is never replaced by generated data."""
-    from .store import is_empty
-
     if not is_empty(kg):
         raise InvalidRequest(f"{kg.location} already holds a graph; the {what} goes into an empty PostgreSQL "
                              "database or schema (kgtoolkit never replaces a PostgreSQL graph, --force or not)",

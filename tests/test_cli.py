@@ -1614,3 +1614,18 @@ def test_every_command_is_documented_in_readme() -> None:
     assert not missing, f"commands without a '### `kgtoolkit NAME …`' heading in README.md: {missing}"
     assert set(COMMANDS) == set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
     assert {"add", "query", "tool", "demo"} <= set(COMMANDS)
+
+
+@pytest.mark.sqlite_only  # a PostgreSQL database is not a file the CLI creates
+def test_a_refused_import_into_a_new_file_leaves_no_graph_behind(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("subject,predicate,object\nok,uses,fine\n\"a\x01b\",uses,y\n")
+    new = tmp_path / "new.sqlite3"
+    message = fails("--db", new, "import", bad, code="invalid_rows")
+    assert "--on-error skip" in message
+    assert not new.exists() and not Path(f"{new}-wal").exists()
+    fails("--db", new, "import", tmp_path / "missing.csv", code="not_found")
+    assert not new.exists()
+    ok("--db", new, "import", bad, "--on-error", "skip")
+    fails("--db", new, "import", bad, code="invalid_rows")  # a graph that was there before stays
+    assert new.exists() and ok_json("--db", new, "--json", "stats")["facts"] == 1

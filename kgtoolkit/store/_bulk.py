@@ -219,7 +219,7 @@ def import_facts(
             detail = "; ".join(f"line {r['line']} {r['field']} {r['value']!r}: {r['reason']}" for r in listed)
             more = f" (and {rejects.height - 20} more)" if rejects.height > 20 else ""
             raise InvalidRows(f"{rejects.height} problem(s) in {rejects['line'].n_unique()} row(s), nothing imported: "
-                              f"{detail}{more}. Fix them, or import the good rows with on_error='skip'",
+                              f"{detail}{more}. Fix them, or import the good rows with on_error='skip' (`--on-error skip`)",
                               rows=rejects.to_dicts())
         return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
 
