@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .._checks import whole_number
 from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
 from .._names import clean_text, normalize_name, normalize_predicate, printable
 from .._page import Page
@@ -184,11 +185,7 @@ class KnowledgeGraph:
             updates["comma_guard"] = json.dumps(comma_guard)
         for key, value in (("max_name_length", max_name_length), ("max_value_length", max_value_length)):
             if value is not None:
-                highest = q.LENGTH_SETTINGS[key]
-                if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= highest:
-                    raise InvalidRequest(f"{key} must be a whole number from 1 to {highest:,}, not {value!r}",
-                                         field=key, value=str(value))
-                updates[key] = json.dumps(value)
+                updates[key] = json.dumps(whole_number(value, field=key, low=1, high=q.LENGTH_SETTINGS[key]))
 
         def write(cur: Cursor) -> GraphConfig:
             if types is not None:
