@@ -55,7 +55,7 @@ __all__ = ["ACTIONS", "DEFAULT_LIMIT", "MAX_LIMIT", "PARAMETERS", "TOOL_SCHEMA",
            "answer_json", "conflicts_result", "envelope", "facts_result", "page_result", "registry", "run_tool",
            "tool_schema"]
 
-JsonType = Literal["string", "boolean", "integer", "number", "object"]
+JsonType = Literal["string", "boolean", "integer", "number", "object", "array"]
 Handler = Callable[[KnowledgeGraph, dict[str, Any]], Any]
 Rules = Callable[[dict[str, Any]], list[str]]
 
@@ -70,6 +70,7 @@ _ACCEPTS: dict[str, Callable[[Any], bool]] = {
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "object": lambda v: isinstance(v, Mapping),
+    "array": lambda v: isinstance(v, list) and all(isinstance(item, str) for item in v),  # an array of strings
 }
 
 
@@ -111,6 +112,8 @@ class Param(_Record):
     def schema(self, *, with_default: bool = True) -> dict[str, Any]:
         """This parameter's JSON schema: type, description, enum, bounds and (for one action) default."""
         out: dict[str, Any] = {"type": self.type}
+        if self.type == "array":
+            out["items"] = {"type": "string"}
         if self.description:
             out["description"] = self.description
         if self.enum:
@@ -266,6 +269,10 @@ METADATA = _param("metadata", "object", "JSON object stored with the memory (rem
 QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by meaning.")
 K = _param("k", "integer", "How many hits (find; default 10).")
 KIND = _param("kind", "string", "facts, memories or both (find; default facts).")
+PREDICATES = _param("predicates", "array", "Only facts of these predicates (query, timeline), e.g. [\"works_at\"].")
+OTHER = _param("other", "string", "Only facts whose other side is this entity (query): exact name or alias.")
+SINCE = _param("since", "string", "Only facts valid on or after this date (timeline).")
+UNTIL = _param("until", "string", "Only facts valid on or before this date (timeline).")
 
 PARAMETERS: Mapping[str, Param] = MappingProxyType(_VOCABULARY)
 """Every parameter name an action may take, with its one JSON type and general description."""
@@ -349,7 +356,7 @@ def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "this before answering about past decisions or the state of something. as_of asks what held on a date, known_at "
     "what the graph believed at a moment. Never fuzzy: a miss returns not_found with suggestions.",
     NAME.but(required=True, description="Entity to look up: its exact name or an alias (never fuzzy)."),
-    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), PAGE_LIMIT,
+    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), PREDICATES, OTHER, PAGE_LIMIT,
     OFFSET.but(default=0),
     read_only=True, paged=True,
 )
@@ -411,8 +418,9 @@ def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 @action(
     "timeline",
     "Facts in chronological order, of one entity or of the whole graph. Use to explain how something evolved or "
-    "what changed when.",
-    NAME.but(description="Only this entity's facts (default: the whole graph)."), PAGE_LIMIT, OFFSET.but(default=0),
+    "what changed when; since, until and predicates narrow it to a span and the relationships asked about.",
+    NAME.but(description="Only this entity's facts (default: the whole graph)."), SINCE, UNTIL, PREDICATES,
+    PAGE_LIMIT, OFFSET.but(default=0),
     read_only=True, paged=True,
 )
 def _timeline(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -612,7 +620,8 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
                              field=unknown[0], value=str(params[unknown[0]]), suggestions=list(allowed))
     for key, value in params.items():
         if not allowed[key].accepts(value):
-            raise InvalidRequest(f"{key} must be a JSON {allowed[key].type}, not {json.dumps(value)}", field=key,
+            kind = "array of strings" if allowed[key].type == "array" else allowed[key].type
+            raise InvalidRequest(f"{key} must be a JSON {kind}, not {json.dumps(value)}", field=key,
                                  value=str(value))
     if act.paged:
         _check_page(params)

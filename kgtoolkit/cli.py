@@ -60,6 +60,7 @@ KnownAt = Annotated[str | None, typer.Option("--known-at", help="What the graph 
 Current = Annotated[bool, typer.Option("--current", help="Only current facts.")]
 Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items (default: all).")]
 Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many items first.")]
+Predicates = Annotated[list[str] | None, typer.Option("--predicate", help="Only facts of this predicate (repeatable).")]
 #: More conflict groups than this are printed as one compact table, a row per group.
 COMPACT_GROUPS = 10
 
@@ -458,6 +459,8 @@ def query(
     as_of: AsOf = None,
     known_at: KnownAt = None,
     current: Current = False,
+    predicate: Predicates = None,
+    other: Annotated[str | None, typer.Option("--other", help="Only facts whose other side is this entity.")] = None,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> None:
@@ -465,7 +468,7 @@ def query(
     with _open_graph(ctx, read_only=True) as kg:
         entity = kg.resolve(name)
         facts = kg.query_page(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
-                              current_only=current, limit=limit, offset=offset)
+                              current_only=current, predicates=predicate, other=other, limit=limit, offset=offset)
     suffix = f" as of {as_of}" if as_of else ""
     _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
 
@@ -494,12 +497,15 @@ def search(
 def timeline(
     ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(help="Entity (default: the whole graph).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only facts valid on or after this date.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Only facts valid on or before this date.")] = None,
+    predicate: Predicates = None,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> None:
     """Facts in order of valid_from (unknown starts last)."""
     with _open_graph(ctx, read_only=True) as kg:
-        facts = kg.timeline_page(name, limit=limit, offset=offset)
+        facts = kg.timeline_page(name, since=since, until=until, predicates=predicate, limit=limit, offset=offset)
     _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline")
 
 

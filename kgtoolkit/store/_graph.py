@@ -32,7 +32,7 @@ from .._records import (
     Stats,
     SupersedeResult,
 )
-from .._time import TimeInput, now_key, now_text, parse_bound, today
+from .._time import TimeInput, now_key, now_text, parse_bound, parse_window, today
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._location import DatabaseName, Location, resolve
@@ -478,6 +478,8 @@ class KnowledgeGraph:
         as_of: TimeInput | None = None,
         known_at: TimeInput | None = None,
         current_only: bool = False,
+        predicates: str | Collection[str] | None = None,
+        other: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Fact]:
@@ -485,10 +487,14 @@ class KnowledgeGraph:
 
         ``outgoing``: the entity is the subject; ``incoming``: it is the object (every match, not a
         top k). ``as_of`` keeps facts valid then (a day: every fact touching it); ``known_at`` answers
-        what the store believed at that moment (a day: at its end). :meth:`query_page` also counts
-        every match.
+        what the store believed at that moment (a day: at its end). ``predicates`` (one or several;
+        none or empty: all) keeps facts of those predicates; ``other`` keeps facts whose other side
+        is that entity (resolved like ``name``: exact, then alias). A predicate no fact uses, or an
+        ``other`` that names no entity, is ``not_found`` with suggestions. :meth:`query_page` also
+        counts every match.
         """
-        return self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=False)[0]
+        return self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=False,
+                           predicates=predicates, other=other)[0]
 
     def query_page(
         self,
@@ -498,6 +504,8 @@ class KnowledgeGraph:
         as_of: TimeInput | None = None,
         known_at: TimeInput | None = None,
         current_only: bool = False,
+        predicates: str | Collection[str] | None = None,
+        other: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> Page[Fact]:
@@ -508,31 +516,45 @@ class KnowledgeGraph:
         >>> page.count, page.total, page.next_offset
         (2, 5, 4)
         """
-        facts, total = self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=True)
+        facts, total = self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=True,
+                                   predicates=predicates, other=other)
         return Page(tuple(facts), total or 0, offset)
 
     def _query(self, name: str, direction: Direction, as_of: TimeInput | None, known_at: TimeInput | None,
-               current_only: bool, limit: int | None, offset: int, *, counted: bool) -> tuple[list[Fact], int | None]:
+               current_only: bool, limit: int | None, offset: int, *, counted: bool,
+               predicates: str | Collection[str] | None = None,
+               other: str | None = None) -> tuple[list[Fact], int | None]:
         if direction not in _DIRECTIONS:
             raise InvalidRequest(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
                                  field="direction", value=str(direction))
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
+        preds = _predicate_list(predicates)
+        if preds:
+            params["preds"] = d.list_param(preds)
+            where += f" AND f.predicate IN {d.values('preds')}"
+        named = f"WITH named AS ({q.LOOKUP}) "
+        outgoing_other = incoming_other = ""
+        if other is not None:
+            params["o"] = normalize_name(other, field="other")
+            named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.LOOKUP.replace(':k', ':o')}) "
+            outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
+            incoming_other = " AND f.subject = (SELECT id FROM other_named)"
         # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
         entity = "(SELECT id FROM named)"
         parts, counts = [], []
         if direction in ("outgoing", "both"):
+            cond = f"f.subject = {entity}{outgoing_other}{where}"
             parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
-                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE f.subject = {entity}{where}")
-            counts.append(f"(SELECT count(*) FROM facts f WHERE f.subject = {entity}{where})")
+                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
+            counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
         if direction in ("incoming", "both"):
             self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
+            cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
             parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
-                         f" f.from_us AS start_key FROM {FACT_FROM} "
-                         f"WHERE f.object_id = {entity}{self_loop}{where}")
-            counts.append(f"(SELECT count(*) FROM facts f WHERE f.object_id = {entity}{self_loop}{where})")
-        named = f"WITH named AS ({q.LOOKUP}) "
+                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
+            counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
         sql = (named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset")
         total: int | None = None
         # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot.
@@ -542,6 +564,9 @@ class KnowledgeGraph:
                 total = int(cur.execute(named + "SELECT " + " + ".join(counts), params).fetchone()[0])
             if not rows and not total:
                 q.resolve(cur, d, name)  # no such entity: NotFound, with suggestions
+                if other is not None:
+                    q.resolve(cur, d, other, field="other")
+            self._check_predicates(cur, preds)
         return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows], total
 
     def search(
@@ -616,34 +641,72 @@ class KnowledgeGraph:
                     found.append(p)
         return found[:5]
 
+    def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
+        """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
+        for pred in preds:
+            if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
+                suggestions = self._suggest_predicates(cur, pred)
+                hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+                raise NotFound(f"no fact uses the predicate {pred!r} (predicates).{hint} `kgtoolkit stats` counts "
+                               "the predicates in use.", field="predicates", value=pred, suggestions=suggestions)
+
     def predicates(self) -> list[tuple[str, int]]:
         """Every predicate in use with its fact count, most used first."""
         with self._read() as cur:
             return [(p, n) for p, n in cur.execute(
                 "SELECT predicate, count(*) AS n FROM facts GROUP BY predicate ORDER BY n DESC, predicate").fetchall()]
 
-    def timeline(self, name: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Fact]:
-        """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph."""
-        return self._timeline(name, limit, offset, counted=False)[0]
+    def timeline(self, name: str | None = None, *, since: TimeInput | None = None, until: TimeInput | None = None,
+                 predicates: str | Collection[str] | None = None, limit: int | None = None,
+                 offset: int = 0) -> list[Fact]:
+        """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph.
 
-    def timeline_page(self, name: str | None = None, *, limit: int | None = None, offset: int = 0) -> Page[Fact]:
+        ``since`` and ``until`` keep the facts whose validity touches that span (as ``as_of`` does for
+        one date: both ends count, a partial date covers its period, an unknown start or an open end
+        is unbounded); ``predicates`` (one or several; none or empty: all) keeps facts of those
+        predicates, a predicate no fact uses being ``not_found`` with suggestions.
+        """
+        return self._timeline(name, limit, offset, counted=False, since=since, until=until, predicates=predicates)[0]
+
+    def timeline_page(self, name: str | None = None, *, since: TimeInput | None = None,
+                      until: TimeInput | None = None, predicates: str | Collection[str] | None = None,
+                      limit: int | None = None, offset: int = 0) -> Page[Fact]:
         """:meth:`timeline` as one :class:`~kgtoolkit.Page`: the facts and how many there are in all."""
-        facts, total = self._timeline(name, limit, offset, counted=True)
+        facts, total = self._timeline(name, limit, offset, counted=True, since=since, until=until,
+                                      predicates=predicates)
         return Page(tuple(facts), total or 0, offset)
 
-    def _timeline(self, name: str | None, limit: int | None, offset: int, *,
-                  counted: bool) -> tuple[list[Fact], int | None]:
+    def _timeline(self, name: str | None, limit: int | None, offset: int, *, counted: bool,
+                  since: TimeInput | None = None, until: TimeInput | None = None,
+                  predicates: str | Collection[str] | None = None) -> tuple[list[Fact], int | None]:
         d = self._backend.dialect
         total: int | None = None
+        params: dict[str, Any] = q.page(d, limit, offset)
+        where = ""
+        if since not in (None, ""):
+            assert since is not None
+            params["lo"] = parse_window(since, field="since").lo
+            where += " AND f.to_us >= :lo"
+        if until not in (None, ""):
+            assert until is not None
+            params["hi"] = parse_window(until, field="until").hi
+            where += " AND f.from_us <= :hi"
+        if "lo" in params and "hi" in params and params["lo"] > params["hi"]:
+            raise IntervalOrder(f"since ({since}) is after until ({until}); give since on or before until",
+                                field="until", value=str(until))
+        preds = _predicate_list(predicates)
+        if preds:
+            params["preds"] = d.list_param(preds)
+            where += f" AND f.predicate IN {d.values('preds')}"
         with self._read() as cur:
-            params: dict[str, Any] = q.page(d, limit, offset)
-            where = ""
             if name is not None:
                 params["e"] = q.resolve(cur, d, name)
-                where = " WHERE f.subject = :e OR f.object_id = :e"
-            rows = cur.execute(f"{FACT_SELECT}{where} {ORDER} LIMIT :limit OFFSET :offset", params).fetchall()
+                where = " AND (f.subject = :e OR f.object_id = :e)" + where
+            self._check_predicates(cur, preds)
+            rows = cur.execute(f"{FACT_SELECT} WHERE TRUE{where} {ORDER} LIMIT :limit OFFSET :offset",
+                               params).fetchall()
             if counted:
-                total = _count(cur, f"SELECT count(*) FROM facts f{where}", params)
+                total = _count(cur, f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
         return [q.row_fact(r) for r in rows], total
 
     def conflicts(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
@@ -851,6 +914,14 @@ def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
     if drop:
         cur.executemany("DELETE FROM facts WHERE id = ?", drop)
     return len(drop)
+
+
+def _predicate_list(predicates: str | Collection[str] | None) -> list[str]:
+    """The normalised predicates of a ``predicates`` filter: one text or several (none or empty: no filter)."""
+    if predicates is None:
+        return []
+    given = [predicates] if isinstance(predicates, str) else _strings(predicates, "predicates")
+    return sorted({normalize_name(p, field="predicates") for p in given})
 
 
 def _strings(values: Any, field: str) -> list[str]:
