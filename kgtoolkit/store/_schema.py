@@ -102,6 +102,41 @@ _SQLITE: list[list[str]] = [
         )""",
         "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ],
+    [
+        # Fact ids are never reused (contract §1): AUTOINCREMENT keeps the largest id ever given in
+        # sqlite_sequence, so a row a merge folded away leaves its id unused. SQLite cannot change a
+        # table's key in place: a new table, the rows copied (ids kept), the old one dropped, the indexes again.
+        """CREATE TABLE facts_v2 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subject TEXT NOT NULL REFERENCES entities(id),
+            predicate TEXT NOT NULL,
+            object_id TEXT REFERENCES entities(id),
+            object_value TEXT,
+            object_key TEXT NOT NULL,
+            valid_from TEXT,
+            valid_to TEXT,
+            from_us INTEGER NOT NULL,
+            to_us INTEGER NOT NULL,
+            confidence REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0.0 AND 1.0),
+            source TEXT NOT NULL DEFAULT 'agent',
+            source_closet TEXT,
+            recorded_at TEXT NOT NULL,
+            invalidated_at TEXT,
+            ended_by TEXT,
+            CHECK ((object_id IS NULL) <> (object_value IS NULL)),
+            CHECK (to_us >= from_us)
+        )""",
+        "INSERT INTO facts_v2 SELECT * FROM facts ORDER BY id",
+        "DROP TABLE facts",
+        "ALTER TABLE facts_v2 RENAME TO facts",
+        # The indexes of the first step, again (a migration is history: written out, never derived).
+        "CREATE UNIQUE INDEX facts_current ON facts(subject, predicate, object_key) WHERE valid_to IS NULL",
+        "CREATE INDEX facts_subject ON facts(subject, predicate, from_us)",
+        "CREATE INDEX facts_object ON facts(object_id, predicate) WHERE object_id IS NOT NULL",
+        "CREATE INDEX facts_predicate ON facts(predicate, object_key)",
+        "CREATE INDEX facts_validity ON facts(from_us, to_us)",
+        "CREATE INDEX facts_timeline ON facts(valid_from IS NULL, from_us)",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -161,6 +196,9 @@ _POSTGRES: list[list[str]] = [
             PRIMARY KEY (model, hash)
         )""",
     ],
+    # Fact ids: the identity column never gives an id twice already (sequences never go back); this
+    # step keeps the two engines at the same version.
+    [],
 ]
 
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
