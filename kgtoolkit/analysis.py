@@ -68,6 +68,8 @@ __all__ = [
 
 Frame = Union[pl.DataFrame, "pd.DataFrame"]
 GroupBy = Literal["subject", "predicate"]
+#: What :func:`most_volatile` groups by: an entity on either side of a fact, the subject only, or the predicate.
+VolatileBy = Literal["entity", "subject", "predicate"]
 Moment = TimeInput | None
 
 _UTC = dt.UTC
@@ -113,7 +115,8 @@ CHURN_SCHEMA: dict[str, pl.DataType] = {
     "period": _MOMENT, "added": pl.Int64(), "ended": pl.Int64(), "net": pl.Int64(), "active_at_start": pl.Int64(),
     "active_at_end": pl.Int64(), "churn_rate": pl.Float64(),
 }
-#: :func:`most_volatile` after its key column(s) (``subject`` and ``subject_name``, or ``predicate``).
+#: :func:`most_volatile` after its key column(s) (``entity`` and ``entity_name``, ``subject`` and
+#: ``subject_name``, or ``predicate``).
 VOLATILE_SCHEMA: dict[str, pl.DataType] = {
     "changes": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "facts": pl.Int64(), "current": pl.Int64(),
 }
@@ -619,18 +622,21 @@ def _window(column: str, lo: dt.datetime | None, hi: dt.datetime | None) -> pl.E
 def most_volatile(
     facts: Frame,
     *,
-    by: GroupBy = "subject",
+    by: VolatileBy = "entity",
     top: int | None = 10,
     since: Moment = None,
     until: Moment = None,
 ) -> Frame:
-    """The subjects (entities) or predicates with the most changes, most first.
+    """The entities, subjects or predicates with the most changes, most first.
 
     ``changes`` = ``added`` (facts started from ``since`` to ``until``; unknown starts never
-    count) + ``ended`` (facts ended then). ``facts`` and ``current`` count the group's facts in the
-    frame whatever the window. Groups without changes are left out; ties go by key. ``top=None``
-    keeps every group. Columns: ``subject, subject_name`` or ``predicate``, then
-    :data:`VOLATILE_SCHEMA`.
+    count) + ``ended`` (facts ended then). ``by="entity"`` (the default) counts a fact for each
+    entity on either side of it (its subject, and its object unless that is a value or the subject
+    itself), so a hub that is mostly an object ("who criticised China") counts its changes too;
+    ``by="subject"`` counts the subject side only. ``facts`` and ``current`` count the group's facts
+    in the frame whatever the window. Groups without changes are left out; ties go by key.
+    ``top=None`` keeps every group. Columns: ``entity, entity_name``, ``subject, subject_name`` or
+    ``predicate``, then :data:`VOLATILE_SCHEMA`.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -638,19 +644,30 @@ def most_volatile(
     >>> _ = kg.add("a", "uses", "x", valid_from="2026-01-01")
     >>> _ = kg.supersede("a", "uses", "x", "y", at="2026-02-01")
     >>> _ = kg.add("b", "uses", "x", valid_from="2026-01-01")
-    >>> most_volatile(frames.facts(kg)).select("subject", "changes").rows()
+    >>> most_volatile(frames.facts(kg), by="subject").select("subject", "changes").rows()
     [('a', 3), ('b', 1)]
+    >>> most_volatile(frames.facts(kg)).select("entity", "changes").rows()
+    [('a', 3), ('x', 3), ('b', 1), ('y', 1)]
     """
-    if by not in ("subject", "predicate"):
-        raise InvalidRequest(f"by must be 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
+    if by not in ("entity", "subject", "predicate"):
+        raise InvalidRequest(f"by must be 'entity', 'subject' or 'predicate', not {by!r}", field="by",
+                             value=str(by))
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
-    keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
+    if by == "entity":  # each fact once per entity side: the subject, and an entity object other than it
+        sides = ["start", "end", "current"]
+        df = pl.concat([
+            df.select(pl.col("subject").alias("entity"), pl.col("subject_name").alias("entity_name"), *sides),
+            df.filter(~pl.col("object_is_value") & (pl.col("object") != pl.col("subject")))
+              .select(pl.col("object").alias("entity"), pl.col("object_name").alias("entity_name"), *sides),
+        ])
+    named = by in ("entity", "subject")
+    keys = [by, f"{by}_name"] if named else ["predicate"]
     table = (
         df.group_by(by)
         .agg(
-            *([pl.col("subject_name").first()] if by == "subject" else []),
+            *([pl.col(f"{by}_name").first()] if named else []),
             _window("start", lo, hi).sum().cast(pl.Int64).alias("added"),
             _window("end", lo, hi).sum().cast(pl.Int64).alias("ended"),
             pl.len().cast(pl.Int64).alias("facts"),

@@ -126,11 +126,11 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         window = (_day(lo), _day(hi))
     if lo is None:  # nothing happened in the chosen periods: the tables stay empty too
         empty = facts.clear()
-        entities = analysis.most_volatile(empty, by="subject")
+        entities = analysis.most_volatile(empty, by="entity")
         predicates = analysis.most_volatile(empty, by="predicate")
         changed = analysis.most_changed(empty)
     else:
-        entities = analysis.most_volatile(facts, by="subject", top=top, since=lo, until=hi)
+        entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=hi)
         predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=hi)
         changed = analysis.most_changed(facts, top=top, since=lo, until=hi, multi_valued=config.multi_valued)
     groups = analysis.conflicts(facts, multi_valued=config.multi_valued, now=now)
@@ -149,7 +149,7 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         ("conflict-groups", "conflict groups (with history)", _n(groups.height)),
     ]
     if entities.height:
-        headline.append(("top-entity", "most volatile entity", str(entities["subject_name"][0])))
+        headline.append(("top-entity", "most volatile entity", str(entities["entity_name"][0])))
     return _Data(
         title=title or "Knowledge-graph churn report",
         graph=str(kg.path),
@@ -206,7 +206,7 @@ def _tables(data: _Data) -> list[tuple[str, list[str], list[list[str]], str]]:
                    for r in active.iter_rows(named=True)]
     predicate_rows = [[r["predicate"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
                       for r in data.predicates.head(data.top).iter_rows(named=True)]
-    entity_rows = [[r["subject_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
+    entity_rows = [[r["entity_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
                    for r in data.entities.iter_rows(named=True)]
     changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), " → ".join(r["history"]),
                      _names(r["current_objects"])] for r in data.changed.iter_rows(named=True)]

@@ -177,13 +177,19 @@ def ref_volatile(facts: list[Fact], by: str, lo: dt.datetime | None = None,
 
     table: dict[str, list[Any]] = {}
     for f in facts:
-        group = getattr(f, by)
-        row = table.setdefault(group, [f.subject_name, 0, 0, 0, 0])
-        row[1] += inside(start_of(f.valid_from))
-        row[2] += inside(end_of(f.valid_to))
-        row[3] += 1
-        row[4] += f.current
-    rows = [((g, name) if by == "subject" else (g,)) + (a + e, a, e, n, c)
+        if by == "entity":  # every entity side of the fact: the subject, and an entity object other than it
+            groups = [(f.subject, f.subject_name)]
+            if not f.object_is_value and f.object != f.subject:
+                groups.append((f.object, f.object_name))
+        else:
+            groups = [(getattr(f, by), f.subject_name)]
+        for group, name in groups:
+            row = table.setdefault(group, [name, 0, 0, 0, 0])
+            row[1] += inside(start_of(f.valid_from))
+            row[2] += inside(end_of(f.valid_to))
+            row[3] += 1
+            row[4] += f.current
+    rows = [((g, name) if by != "predicate" else (g,)) + (a + e, a, e, n, c)
             for g, (name, a, e, n, c) in table.items() if a + e]
     return sorted(rows, key=lambda r: (-r[-5], r[0]))
 
@@ -555,11 +561,11 @@ def test_churn_cap_is_exact() -> None:
 # ---------------------------------------------------------------------- volatility
 
 
-@pytest.mark.parametrize("by", ["subject", "predicate"])
+@pytest.mark.parametrize("by", ["entity", "subject", "predicate"])
 def test_most_volatile(graph: KnowledgeGraph, by: str) -> None:
     facts, recs = frames.facts(graph), records(graph)
     got = analysis.most_volatile(facts, by=by, top=None)  # type: ignore[arg-type]
-    keys = ["subject", "subject_name"] if by == "subject" else ["predicate"]
+    keys = [by, f"{by}_name"] if by != "predicate" else ["predicate"]
     assert got.columns == keys + list(analysis.VOLATILE_SCHEMA)
     assert got.rows() == ref_volatile(recs, by)
     assert analysis.most_volatile(facts, by=by, top=3).rows() == ref_volatile(recs, by)[:3]  # type: ignore[arg-type]
@@ -568,7 +574,23 @@ def test_most_volatile(graph: KnowledgeGraph, by: str) -> None:
 def test_most_volatile_window(graph: KnowledgeGraph) -> None:
     lo, hi = dt.datetime(2000, 1, 1, tzinfo=UTC), dt.datetime(2025, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
     got = analysis.most_volatile(frames.facts(graph), top=None, since="2000", until="2025")
-    assert got.rows() == ref_volatile(records(graph), "subject", lo, hi)
+    assert got.rows() == ref_volatile(records(graph), "entity", lo, hi)
+    subjects = analysis.most_volatile(frames.facts(graph), by="subject", top=None, since="2000", until="2025")
+    assert subjects.rows() == ref_volatile(records(graph), "subject", lo, hi)
+
+
+def test_most_volatile_counts_an_entity_that_is_mostly_an_object() -> None:
+    """Issue 17: on ICEWS14 a hub is mostly on the object side; counting subjects only left it out."""
+    kg = kgtoolkit.open(":memory:")
+    for i in range(4):
+        kg.add(f"critic {i}", "criticize", "China", valid_from=f"2014-01-0{i + 1}", valid_to=f"2014-01-0{i + 1}")
+    kg.add("China", "praise", "critic 0", valid_from="2014-01-05", valid_to="2014-01-05")
+    kg.add("China", "praise", "China", valid_from="2014-01-06")  # a self-loop counts once
+    top = analysis.most_volatile(frames.facts(kg), top=1).row(0, named=True)
+    assert (top["entity_name"], top["facts"], top["added"], top["ended"]) == ("China", 6, 6, 5)
+    assert analysis.most_volatile(frames.facts(kg), by="subject", top=1)["subject_name"].to_list() == ["China"]
+    assert analysis.most_volatile(frames.facts(kg), by="subject", top=None).filter(
+        pl.col("subject") == "china")["facts"].to_list() == [2]
 
 
 def test_most_changed(graph: KnowledgeGraph) -> None:

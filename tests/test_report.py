@@ -57,12 +57,16 @@ def assert_offline(page: str) -> None:
 
 
 def top_entity(kg: KnowledgeGraph) -> str:
-    """The subject with most starts + ends (ties: smallest id), from the store's records."""
+    """The entity, on either side of its facts, with most starts + ends (ties: smallest id), from the records."""
     changes: Counter[str] = Counter()
     names: dict[str, str] = {}
     for f in kg.timeline():
-        changes[f.subject] += (f.valid_from is not None) + (f.valid_to is not None)
-        names[f.subject] = f.subject_name
+        sides = [(f.subject, f.subject_name)]
+        if not f.object_is_value and f.object != f.subject:
+            sides.append((f.object, f.object_name))
+        for entity, name in sides:
+            changes[entity] += (f.valid_from is not None) + (f.valid_to is not None)
+            names[entity] = name
     best = min(changes, key=lambda s: (-changes[s], s))
     return names[best]
 

@@ -39,7 +39,7 @@ def churn_tables(path: str, read_only: bool, version: tuple[object, ...], every:
     frame = kgdash.facts_frame(path, read_only, version)
     overall = analysis.churn(frame, every=every, since=since, until=until)
     by_predicate = analysis.churn(frame, every=every, since=since, until=until, by="predicate")
-    volatile = analysis.most_volatile(frame, by="subject", top=top, since=since, until=until)
+    volatile = analysis.most_volatile(frame, by="entity", top=top, since=since, until=until)
     changed = analysis.most_changed(frame, top=top, since=since, until=until,
                                     multi_valued=kgdash.open_graph(path, read_only).config.multi_valued)
     return overall, by_predicate, volatile, changed
@@ -85,11 +85,11 @@ left, right = st.columns(2)
 with left:
     st.subheader("Most volatile entities")
     if volatile.height:
-        chart = alt.Chart(volatile.select("subject_name", "added", "ended").unpivot(
-            index="subject_name", variable_name="event", value_name="facts").to_pandas()).mark_bar().encode(
-            y=alt.Y("subject_name:N", sort="-x", title=None), x=alt.X("facts:Q", stack=True, title="changes"),
+        chart = alt.Chart(volatile.select("entity_name", "added", "ended").unpivot(
+            index="entity_name", variable_name="event", value_name="facts").to_pandas()).mark_bar().encode(
+            y=alt.Y("entity_name:N", sort="-x", title=None), x=alt.X("facts:Q", stack=True, title="changes"),
             color=alt.Color("event:N", scale=alt.Scale(domain=["added", "ended"], range=["#54A24B", "#E45756"]),
-                            legend=alt.Legend(orient="top", title=None)), tooltip=["subject_name", "event", "facts"])
+                            legend=alt.Legend(orient="top", title=None)), tooltip=["entity_name", "event", "facts"])
         st.altair_chart(chart.properties(height=max(160, 24 * volatile.height)), width="stretch")
     else:
         st.caption("No changes in this window.")
