@@ -41,6 +41,7 @@ _CHART_PREDICATES = 15  # predicates drawn in the per-predicate chart
 _MD_PERIODS = 24  # most recent active periods listed in the Markdown summary
 _BAR_LIMIT = 150  # above this many periods the per-period chart draws lines instead of bars
 _CONFLICT_ROWS = 50  # open conflicts listed (longest open first); the headline counts them all
+_HISTORY_ENDS = 3  # objects shown at each end of a long history in the HTML (the Markdown lists them all)
 _NUMBER = re.compile(r"[+-]?[\d,]+(\.\d+)?%?")
 
 
@@ -197,8 +198,25 @@ def _names(values: Any) -> str:
     return ", ".join(str(v) for v in (values or []))
 
 
-def _tables(data: _Data) -> list[tuple[str, list[str], list[list[str]], str]]:
-    """(title, header, rows, empty text) of every table, shared by both renderings."""
+def _history(objects: list[str], *, bounded: bool) -> str:
+    """A fact's objects in order, joined by arrows; ``bounded``: the first and last few around "… N more".
+
+    >>> _history([str(n) for n in range(10)], bounded=True)
+    '0 → 1 → 2 → … 4 more → 7 → 8 → 9'
+    >>> _history(["a", "b"], bounded=True)
+    'a → b'
+    """
+    ends = _HISTORY_ENDS
+    if bounded and len(objects) > 2 * ends + 1:
+        objects = [*objects[:ends], f"… {_n(len(objects) - 2 * ends)} more", *objects[-ends:]]
+    return " → ".join(objects)
+
+
+def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[list[str]], str]]:
+    """(title, header, rows, empty text) of every table, shared by both renderings.
+
+    ``bounded`` shortens the long cells (a fact's history) for the page; the Markdown keeps them whole.
+    """
     every = data.every
     active = data.periods.filter((data.periods["added"] + data.periods["ended"]) > 0).tail(_MD_PERIODS)
     period_rows = [[_period_label(r["period"], every), _n(r["added"]), _n(r["ended"]), _signed(r["net"]),
@@ -208,8 +226,11 @@ def _tables(data: _Data) -> list[tuple[str, list[str], list[list[str]], str]]:
                       for r in data.predicates.head(data.top).iter_rows(named=True)]
     entity_rows = [[r["entity_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
                    for r in data.entities.iter_rows(named=True)]
-    changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), " → ".join(r["history"]),
+    changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), _history(r["history"], bounded=bounded),
                      _names(r["current_objects"])] for r in data.changed.iter_rows(named=True)]
+    shortened = bounded and any(len(h) > 2 * _HISTORY_ENDS + 1 for h in data.changed["history"].to_list())
+    changed_title = "Facts that changed most often" + (
+        " (long histories shortened here; the Markdown beside this page lists them whole)" if shortened else "")
     listed = data.conflicts.sort("open_for", descending=True, nulls_last=True, maintain_order=True)
     conflict_rows = [[r["subject_name"], r["predicate"], _names(r["current_objects"]), _day(r["open_since"]),
                       _days(r["open_for"])] for r in listed.head(_CONFLICT_ROWS).iter_rows(named=True)]
@@ -222,7 +243,7 @@ def _tables(data: _Data) -> list[tuple[str, list[str], list[list[str]], str]]:
          "No changes in the window."),
         ("Most volatile entities", ["entity", "changes", "added", "ended", "current"], entity_rows,
          "No changes in the window."),
-        ("Facts that changed most often", ["subject", "predicate", "changes", "history", "current"], changed_rows,
+        (changed_title, ["subject", "predicate", "changes", "history", "current"], changed_rows,
          "No (subject, predicate) changed its object in the window."),
         (f"Open conflicts needing action{shown}", ["subject", "predicate", "current objects", "open since", "days open"],
          conflict_rows, "None: no (subject, predicate) has more than one current object."),
@@ -327,7 +348,7 @@ def _html(data: _Data) -> str:
     for alt, png in _charts(data):
         parts.append(f"<h2>{_h(alt)}</h2>")
         parts.append(f'<img alt="{_h(alt)}" src="data:image/png;base64,{png}">')
-    for title, header, rows, empty in _tables(data):
+    for title, header, rows, empty in _tables(data, bounded=True):
         parts.append(f"<h2>{_h(title)}</h2>")
         if not rows:
             parts.append(f'<p class="empty">{_h(empty)}</p>')
@@ -364,7 +385,7 @@ def _markdown(data: _Data, html_name: str) -> str:
         "",
     ]
     lines += [f"- **{_md(label)}**: {_md(value)}" for _key, label, value in data.headline]
-    for title, header, rows, empty in _tables(data):
+    for title, header, rows, empty in _tables(data, bounded=False):
         lines += ["", f"## {_md(title)}", ""]
         if not rows:
             lines.append(f"_{_md(empty)}_")

@@ -7,6 +7,7 @@ import html
 import re
 from collections import Counter
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -225,3 +226,18 @@ def test_cli_report_extreme_dates(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert result.stdout == "" and "Traceback" not in result.output
         assert " ".join(ANSI.sub("", result.stderr).split()) == f"error [invalid_request] {message}"
         assert not out.exists()
+
+
+def test_report_bounds_a_long_history_and_the_markdown_keeps_it_whole(tmp_path: Path) -> None:
+    # ICEWS14's most changed (subject, predicate) went through 485 objects: one table cell 15,000 px tall.
+    kg = kgtoolkit.open(tmp_path / "long.sqlite3")
+    towns = [f"Town{n:02d}" for n in range(20)]
+    kg.add("Ann", "lives_in", towns[0], valid_from="2001-01-01")
+    for year, (old, new) in enumerate(pairwise(towns), start=2002):
+        kg.supersede("Ann", "lives_in", old, new, at=f"{year}-01-01")
+    html_path, md_path = churn_report(kg, every="1y", out=tmp_path / "long.html")
+    page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
+    assert "Town00 → Town01 → Town02 → … 14 more → Town17 → Town18 → Town19" in page
+    assert "the Markdown beside this page lists them whole" in page
+    assert " → ".join(towns) in summary and "more →" not in summary
+    kg.close()
