@@ -43,6 +43,8 @@ Example::
 from __future__ import annotations
 
 import importlib
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -129,6 +131,25 @@ class InvalidRows(InvalidRequest):
     """
 
     code = "invalid_rows"
+
+    #: Problems spelled out in the message; ``data["rows"]`` (and an import's rejects file) holds them all.
+    LISTED = 5
+
+    @classmethod
+    def refusing(cls, problems: Sequence[Mapping[str, Any]], describe: Callable[[Mapping[str, Any]], str], *,
+                 rows: str, refused: str, fix: str) -> InvalidRows:
+        """The refusal of a whole import: a summary by code, the first few problems one per line, the fix.
+
+        ``rows`` counts what is bad (``"3 row(s)"``), ``refused`` says what did not happen (``"nothing
+        imported"``), ``fix`` ends the message.
+        """
+        counts = Counter(str(p.get("code")) for p in problems)
+        kinds = ", ".join(f"{n:,} {code}" for code, n in counts.most_common())
+        first = "".join(f"\n  {describe(p)}" for p in problems[:cls.LISTED])
+        more = (f"\n  … and {len(problems) - cls.LISTED:,} more (every one: the error's data['rows'], or a rejects "
+                "file)" if len(problems) > cls.LISTED else "")
+        return cls(f"{len(problems):,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}",
+                   rows=list(problems))
 
 
 class NotFound(KGError):

@@ -30,6 +30,7 @@ __all__ = [
     "now_key",
     "now_text",
     "parse_bound",
+    "parse_transaction_time",
     "parse_window",
     "today",
 ]
@@ -168,6 +169,30 @@ def now_key() -> int:
 def now_text() -> str:
     """Now, as transaction-time text (``2026-12-02T12:00:00.123456Z``)."""
     return dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def parse_transaction_time(value: str, *, field: str, now: str | None = None) -> str:
+    """An instant the graph learned something (``recorded_at``, ``invalidated_at``), as the stored text.
+
+    Any ISO 8601 instant with its zone (``Z`` or an offset), converted to UTC with microseconds; an
+    instant without a zone, or one after ``now`` (default: the clock), is refused.
+
+    >>> parse_transaction_time("2026-03-02T10:00:00+01:00", field="recorded_at")
+    '2026-03-02T09:00:00.000000Z'
+    """
+    try:
+        moment = dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        why = "it names no time zone" if moment is not None else "not an ISO 8601 instant"
+        raise InvalidDate(f"{field} {value!r} is not a transaction time ({why}); write an instant in UTC such as "
+                          f"{now_text()}", field=field, value=value)
+    text = moment.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    if text > (now or now_text()):
+        raise InvalidDate(f"{field} {value!r} is in the future; a graph cannot have learned a fact later than now",
+                          field=field, value=value)
+    return text
 
 
 def today() -> str:

@@ -39,9 +39,10 @@ are not spreadsheets; such a file re-imports the same too, except that a value b
 
 Every value is read as text (``0360-01-01`` and ids stay as written). Columns are matched by name
 (case-insensitive): ``subject, predicate, object`` are needed; ``valid_from, valid_to, confidence,
-source, source_closet, subject_type, object_type`` are used when present; other columns are ignored.
-A file written by :func:`export_file` re-imports as is (its ``subject_name``/``object_name`` give the
-spellings, ``subject_type``/``object_type`` the types; a type outside the importing graph's vocabulary
+source, source_closet, subject_type, object_type, recorded_at, invalidated_at`` are used when present;
+other columns are ignored. A file written by :func:`export_file` re-imports as is, recognised by its
+columns (its ``subject_name``/``object_name`` give the spellings, which the comma guard leaves alone as
+the source graph accepted them; ``recorded_at``/``invalidated_at`` are kept; ``subject_type``/``object_type`` the types; a type outside the importing graph's vocabulary
 rejects the row, as in ``add``: extend the vocabulary first, or move whole graphs with the JSON dump). ``columns={"head": "subject", "relation": "predicate", "tail": "object", "start":
 "valid_from", "end": "valid_to"}`` maps other headers. **Header-less** CSV/TSV: pass ``header=False``;
 the columns are then named by position (``"0"``, ``"1"``, …) for ``columns``, and without ``columns``
@@ -103,7 +104,7 @@ Progress = Callable[[int, int], None]
 FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "json", "sqlite")
 #: The columns an import uses (``subject, predicate, object`` are needed).
 FIELDS: tuple[str, ...] = ("subject", "predicate", "object", "valid_from", "valid_to", "confidence", "source",
-                           "source_closet", "subject_type", "object_type")
+                           "source_closet", "subject_type", "object_type", "recorded_at", "invalidated_at")
 _POSITIONAL = ("subject", "predicate", "object", "valid_from", "valid_to")
 _SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
              ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".sqlite": "sqlite", ".sqlite3": "sqlite",
@@ -164,6 +165,16 @@ def read_facts_file(
     In CSV/TSV a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken off
     (the escape :func:`export_file` writes against spreadsheet formulas).
     """
+    return _read(path, format=format, columns=columns, delimiter=delimiter, header=header)[0]
+
+
+#: The columns that only :func:`export_file`'s CSV/TSV/JSONL/Parquet have (those of :func:`kgtoolkit.frames.facts`).
+_EXPORT_SIGNATURE = frozenset({"subject_name", "object_name", "object_is_value", "state", "recorded_at"})
+
+
+def _read(path: str | os.PathLike[str], *, format: str | None, columns: Mapping[str | int, str] | None,
+          delimiter: str | None, header: bool) -> tuple[pl.DataFrame, bool]:
+    """:func:`read_facts_file`, and whether the file is a kgtoolkit export read as it was written."""
     import polars as pl
 
     file = _existing(path)
@@ -175,8 +186,9 @@ def read_facts_file(
     else:
         raw = _read_parquet(file)
     chosen = _choose(raw, file, columns, positional=fmt in ("csv", "tsv") and not header)
+    export = columns is None and header and {c.strip().lower() for c in raw.columns} >= _EXPORT_SIGNATURE
     return raw.select(pl.col(_LINE).cast(pl.Int64).alias("line"),
-                      *[_as_text(raw, source).alias(field) for field, source in chosen.items()])
+                      *[_as_text(raw, source).alias(field) for field, source in chosen.items()]), export
 
 
 def _polars_error(file: Path, fmt: str, exc: Exception) -> InvalidRequest:
@@ -417,7 +429,9 @@ def import_file(
         report = _guarded(lambda: import_graph(kg, foreign.facts, entities=foreign.entities, aliases=foreign.aliases,
                                                **options), foreign.facts, rejects)
         return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
-    frame = read_facts_file(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
+    frame, export = _read(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
+    if export:  # its names were accepted by the graph it came from: the comma guard has nothing to say
+        options["allow_commas"] = True
     return _guarded(lambda: import_facts(kg, frame, dry_run=dry_run, **options), frame, rejects)
 
 

@@ -45,6 +45,10 @@ def fact_rows(kg: KnowledgeGraph) -> list[tuple[Any, ...]]:
     return sorted(frames.facts(kg).select(FACT_KEY).rows(), key=repr)
 
 
+def transaction_times(kg: KnowledgeGraph) -> list[tuple[Any, ...]]:
+    return sorted(frames.facts(kg).select(*FACT_KEY, "recorded_at", "invalidated_at").rows(), key=repr)
+
+
 def write_tsv(path: Path, rows: list[list[str]], header: list[str] | None = None) -> Path:
     lines = (["\t".join(header)] if header else []) + ["\t".join(r) for r in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -89,14 +93,63 @@ def test_round_trip_table_formats(sample: KnowledgeGraph, fresh, tmp_path: Path,
     written = io.export_file(sample, path)
     assert written == sample.stats().facts == 7
     target = fresh()
-    report = io.import_file(target, path, allow_commas=True)
+    report = io.import_file(target, path)  # a kgtoolkit export: its comma name needs no --allow-commas again
     assert (report.rows, report.inserted, report.duplicates, report.rejected) == (7, 7, 0, 0)
     assert fact_rows(target) == fact_rows(sample)  # same subjects, objects, spellings, intervals, sources
+    assert transaction_times(target) == transaction_times(sample)  # what the graph knew when stays the same
     # Entity types travel with the facts; the stored interval text is untouched (0360, datetime in UTC).
     types = dict(frames.entities(target).select("id", "type").rows())
     assert types["alice"] == "person" and types["my_api"] == "project" and types["nocetic"] == "company"
     assert {f.valid_from for f in target.query("EA Canada")} == {"0360-01-01"}
     assert "2025-09-01T06:00:00Z" in {f.valid_from for f in target.query("Alice")}
+
+
+def test_an_export_keeps_its_transaction_times_and_known_at_answers_the_same(sample: KnowledgeGraph, fresh,
+                                                                             tmp_path: Path) -> None:
+    path = tmp_path / "facts.parquet"
+    io.export_file(sample, path)
+    target = fresh()
+    io.import_file(target, path)
+    moment = min(f.recorded_at for f in sample.timeline())
+    assert [f.object for f in target.query("my_api", known_at=moment)] == \
+        [f.object for f in sample.query("my_api", known_at=moment)]
+
+
+def test_transaction_times_in_a_file_are_checked(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    header = ["subject", "predicate", "object", "valid_from", "valid_to", "recorded_at", "invalidated_at"]
+    path = write_tsv(tmp_path / "t.tsv", [
+        ["a", "p", "b", "", "", "2020-01-01T00:00:00Z", ""],  # kept
+        ["a", "p", "c", "2019-01-01", "2019-06-01", "2020-01-01T00:00:00+01:00", "2020-02-01T00:00:00Z"],  # kept, in UTC
+        ["a", "p", "d", "", "", "2999-01-01T00:00:00Z", ""],  # the future
+        ["a", "p", "e", "", "", "2020-01-01", ""],  # no time of day, no zone
+        ["a", "p", "f", "2019-01-01", "2019-06-01", "2020-01-01T00:00:00Z", "2019-12-01T00:00:00Z"],  # ends first
+    ], header)
+    with pytest.raises(InvalidRows) as refused:
+        io.import_file(kg, path)
+    assert {(r["line"], r["field"], r["code"]) for r in refused.value.data["rows"]} == {
+        (4, "recorded_at", "invalid_date"), (5, "recorded_at", "invalid_date"), (6, "invalidated_at", "invalid_date")}
+    assert kg.stats().facts == 0  # nothing imported
+    io.import_file(kg, path, on_error="skip")
+    kept = {f.object: (f.recorded_at, f.invalidated_at) for f in kg.timeline()}
+    assert kept == {"b": ("2020-01-01T00:00:00.000000Z", None),
+                    "c": ("2019-12-31T23:00:00.000000Z", "2020-02-01T00:00:00.000000Z")}
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_yago_imported_with_commas_exports_and_imports_back_as_it_is(kg: KnowledgeGraph, fresh, tmp_path: Path,
+                                                                     fmt: str) -> None:
+    source = DATA / "yago11k" / "facts.tsv"
+    if not source.is_file():
+        pytest.skip(f"dataset yago11k not present in {DATA}")
+    io.import_file(kg, source, on_error="skip", allow_commas=True)
+    assert any("," in f.subject_name for f in kg.timeline(limit=5000))  # "Washington, D.C."-like names
+    path = tmp_path / f"yago.{fmt}"
+    io.export_file(kg, path)
+    target = fresh()
+    report = io.import_file(target, path)  # no flag: the file is recognised as a kgtoolkit export
+    assert report.rejected == 0 and report.inserted == kg.stats().facts
+    assert transaction_times(target) == transaction_times(kg)
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
@@ -284,7 +337,8 @@ def test_restore_refuses_what_the_store_never_holds(sample: KnowledgeGraph, fres
     first, *others = rows
     assert (first["record"], first["line"], first["field"], first["value"], first["code"]) == (
         f"{section}[{i}]", line, key, shown, code)
-    assert f"problem(s) in {len(rows)} record(s) of the dump, nothing restored: {section}[{i}].{key}" in message
+    assert f"problem(s) in {len(rows)} record(s) of the dump, nothing restored (" in message
+    assert f"):\n  {section}[{i}].{key}" in message
     if key == "id":  # the facts and the alias naming alice now name no entity of the dump
         assert {(r["field"], r["value"], r["code"]) for r in others} <= {
             ("subject", "alice", "not_found"), ("object_id", "alice", "not_found"), ("entity_id", "alice", "not_found")}
@@ -328,7 +382,8 @@ def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph
     assert [(r["record"], r["field"], r["code"]) for r in rows] == [
         ("facts[0]", "object_id", "not_found"), ("facts[1]", "id", "invalid_request"),
         ("aliases[0]", "entity_id", "not_found")]
-    assert message.startswith("3 problem(s) in 3 record(s) of the dump, nothing restored: facts[0].object_id")
+    assert message.startswith("3 problem(s) in 3 record(s) of the dump, nothing restored (2 not_found, "
+                              "1 invalid_request):\n  facts[0].object_id")
     # An alias that is an entity's id, a memory without text, a record that is not an object.
     edited = json.loads(json.dumps(data))
     edited["aliases"][0] = {"alias": "nocetic", "name": "Nocetic", "entity_id": "alice"}
@@ -999,3 +1054,17 @@ def test_real_dataset(name: str, kg: KnowledgeGraph, tmp_path: Path) -> None:
     assert report.inserted == len(stored) == kg.stats().facts
     assert report.duplicates == report.rows - report.rejected - report.inserted
     assert report.entities_created == len(entities) == kg.stats().entities
+
+
+def test_a_refusal_is_a_short_summary_and_the_first_rows(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    # A refusal used to be one line of 4.5 KB: twenty problems joined by "; ".
+    rows = [[f"a{i}", "p", "b, c", f"20x{i}"] for i in range(40)]
+    path = write_tsv(tmp_path / "bad.tsv", rows, ["subject", "predicate", "object", "valid_from"])
+    with pytest.raises(InvalidRows) as refused:
+        io.import_file(kg, path)
+    lines = refused.value.message.splitlines()
+    assert lines[0] == "80 problem(s) in 40 row(s), nothing imported (40 invalid_date, 40 comma_list):"
+    assert lines[1].startswith("  line 2 valid_from '20x0': ") and len(lines) == 1 + InvalidRows.LISTED + 2
+    assert lines[-2] == "  … and 75 more (every one: the error's data['rows'], or a rejects file)"
+    assert "`--on-error skip`" in lines[-1] and "`--rejects FILE`" in lines[-1]
+    assert len(refused.value.data["rows"]) == 80 and kg.stats().facts == 0

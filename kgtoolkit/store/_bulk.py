@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
 from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
 from .._records import GraphConfig, _Record
-from .._time import OPEN_END, OPEN_START, TimeInput, now_text
+from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
@@ -215,12 +215,10 @@ def import_facts(
         rows = _prepare(frame, rules, source=source)
         rejects = _rejects(rows)
         if rejects.height and on_error == "raise":
-            listed = rejects.head(20).iter_rows(named=True)
-            detail = "; ".join(f"line {r['line']} {r['field']} {r['value']!r}: {r['reason']}" for r in listed)
-            more = f" (and {rejects.height - 20} more)" if rejects.height > 20 else ""
-            raise InvalidRows(f"{rejects.height} problem(s) in {rejects['line'].n_unique()} row(s), nothing imported: "
-                              f"{detail}{more}. Fix them, or import the good rows with on_error='skip' (`--on-error skip`)",
-                              rows=rejects.to_dicts())
+            raise InvalidRows.refusing(
+                rejects.to_dicts(), _describe, rows=f"{rejects['line'].n_unique():,} row(s)", refused="nothing imported",
+                fix="Fix them, or import the good rows with on_error='skip' (`--on-error skip`); rejects= "
+                    "(`--rejects FILE`) writes every bad row to a CSV file")
         return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
 
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
@@ -252,7 +250,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     import polars as pl
 
     text_columns = ("subject", "predicate", "object", "valid_from", "valid_to", "source", "source_closet",
-                    "subject_type", "object_type")
+                    "subject_type", "object_type", "recorded_at", "invalidated_at")
     df = frame.select(
         (pl.col("line").cast(pl.Int64) if "line" in frame.columns
          else pl.int_range(1, frame.height + 1, dtype=pl.Int64)).alias("line"),
@@ -302,6 +300,15 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     for column in ("subject_type", "object_type"):
         checked(column, functools.partial(rules.entity_type, field=column), f"_{column}", pl.String)
     checked("confidence", rules.confidence, "_confidence", pl.Float64)
+    # Transaction times a file carries (an export of another graph): kept, so known_at answers as there.
+    now = now_text()
+    for column in ("recorded_at", "invalidated_at"):
+        checked(column, functools.partial(parse_transaction_time, field=column, now=now), f"_{column}", pl.String)
+    ended_row = pl.col("_to").is_not_null()
+    problem(ended_row & (pl.col("_invalidated_at") < pl.col("_recorded_at").fill_null(pl.lit(now))),
+            "invalidated_at", pl.col("invalidated_at"), "invalid_date",
+            pl.format("invalidated_at {} is before recorded_at {}; a fact's end cannot be learned before the fact",
+                      pl.col("_invalidated_at"), pl.col("_recorded_at").fill_null(pl.lit(now))))
     df = df.with_columns(
         _object=pl.when(pl.col("_value")).then(pl.col("_ovalue")).otherwise(pl.col("_oname")),
         _from_key=pl.col("_from").struct.field("key").fill_null(OPEN_START),
@@ -326,6 +333,13 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         _object_key=pl.col("_object").struct.field("id"),
         _object_id=pl.when(~pl.col("_value")).then(pl.col("_object").struct.field("id")),
     )
+
+
+def _describe(problem: Mapping[str, Any]) -> str:
+    """One bad row for a message: ``line 4 valid_from '20x1': valid_from '20x1' is not a date; ...``."""
+    value = str(problem["value"])
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return f"line {problem['line']} {problem['field']} {shown!r}: {problem['reason']}"
 
 
 def _fields(name: Name) -> dict[str, str]:
@@ -429,8 +443,9 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
         pl.when(pl.col("_value")).then(pl.col("_object_text")).alias("_ovalue"),
         "_okey", pl.col("_from").struct.field("text"), pl.col("_to").struct.field("text").alias("_to_text"),
         "_from_key", "_to_key", "_confidence", "_source", "_closet",
-        pl.lit(recorded).alias("_recorded"),
-        pl.when(pl.col("_to").is_not_null()).then(pl.lit(recorded)).alias("_invalidated"),
+        pl.col("_recorded_at").fill_null(pl.lit(recorded)).alias("_recorded"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.col("_invalidated_at").fill_null(pl.lit(recorded)))
+        .alias("_invalidated"),
         pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
     )
     total = insert.height

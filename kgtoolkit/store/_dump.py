@@ -138,9 +138,6 @@ _TRANSACTION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z", r
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_ID = 2**63 - 1  # SQLite's largest integer
 _SHOWN = 200  # characters of a bad non-text value kept in a report
-_LISTED = 20  # problems spelled out in a refusal's message
-
-
 def _bad(where: str, message: str) -> InvalidRequest:
     return InvalidRequest(f"not a valid kgtoolkit dump: {where}: {message}", field=where)
 
@@ -283,11 +280,9 @@ class _Checker:
 
     def refusal(self) -> InvalidRows:
         """The error that refuses the whole dump, its message spelling out the first problems."""
-        listed = "; ".join(_describe(p) for p in self.problems[:_LISTED])
-        more = f" (and {len(self.problems) - _LISTED} more)" if len(self.problems) > _LISTED else ""
         records = len({p["record"] for p in self.problems})
-        return InvalidRows(f"{len(self.problems)} problem(s) in {records} record(s) of the dump, nothing restored: "
-                           f"{listed}{more}. Fix them in the dump and import it again", rows=self.problems)
+        return InvalidRows.refusing(self.problems, _describe, rows=f"{records:,} record(s) of the dump",
+                                    refused="nothing restored", fix="Fix them in the dump and import it again")
 
     # The checks of one field: ``row[key]``, reported on failure.
 
