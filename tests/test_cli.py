@@ -1629,3 +1629,18 @@ def test_a_refused_import_into_a_new_file_leaves_no_graph_behind(tmp_path: Path)
     ok("--db", new, "import", bad, "--on-error", "skip")
     fails("--db", new, "import", bad, code="invalid_rows")  # a graph that was there before stays
     assert new.exists() and ok_json("--db", new, "--json", "stats")["facts"] == 1
+
+
+def test_progress_goes_to_a_log_as_plain_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    # `kgtoolkit index` printed nothing for minutes when stderr was not a terminal.
+    from kgtoolkit.cli import _progress_lines
+
+    often = _progress_lines("embedding", every=0)
+    often(12_000, 90_730)
+    often(90_730, 90_730)
+    assert capsys.readouterr().err.splitlines() == ["embedding: 12,000 of 90,730 (13%)",
+                                                    "embedding: 90,730 of 90,730 (100%)"]
+    quick = _progress_lines("embedding", every=3600)  # a run shorter than one interval stays quiet
+    quick(5, 10)
+    quick(10, 10)
+    assert capsys.readouterr().err == ""

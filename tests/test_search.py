@@ -422,7 +422,17 @@ def test_cli_index_and_find(db_path: Path | str, search_model: Any) -> None:
     bad = runner.invoke(app, ["--db", str(db_path), "find", "x", "--kind", "people"])
     assert bad.exit_code == 1 and "invalid_request" in bad.output
     status = runner.invoke(app, ["--db", str(db_path), "index", "--status"])
-    assert status.stdout.startswith("fresh")
+    assert status.stdout.startswith("fresh") and "the index holds 4 facts and 2 memories" in status.stdout
+
+
+def test_cli_index_status_of_a_graph_never_indexed(db_path: Path | str, search_model: Any) -> None:
+    # It said "(0 facts, 0 memories …)", which reads as an empty graph.
+    with kgtoolkit.open(db_path) as kg:
+        worked_example_with_memories(kg)
+    status = CliRunner().invoke(app, ["--db", str(db_path), "index", "--status"])
+    assert status.exit_code == 0, status.output
+    assert status.stdout.startswith("missing") and "nothing indexed yet; `kgtoolkit index` builds it" in status.stdout
+    assert "0 facts" not in status.stdout
 
 
 def test_search_is_imported_lazily(db_path: Path | str, tmp_path: Path) -> None:
