@@ -11,6 +11,9 @@ facts take a few seconds.
 >>> frame.equals(generate(1_000, seed=3))
 True
 
+:func:`build_demo` writes the small hand-written demo graph instead (the one ``kgtoolkit demo``
+shows and the notebooks start from): a fixed story, not a random one.
+
 What the frame holds
 --------------------
 * **Skew.** Objects are drawn from Zipf distributions over a random ranking of their kind (a few
@@ -46,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._checks import whole_number
+from ._demo import build_demo
 from ._errors import InvalidRequest
 
 if TYPE_CHECKING:
@@ -53,7 +57,8 @@ if TYPE_CHECKING:
 
     from .store import ImportReport, KnowledgeGraph
 
-__all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "add_generated", "generate", "write_generated"]
+__all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "add_generated", "build_demo", "generate",
+           "write_generated"]
 
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source")
 #: Entity kinds, as type names (``generate(..., types=True)`` adds them; extend the graph's vocabulary first).
