@@ -538,7 +538,7 @@ class KnowledgeGraph:
         outgoing_other = incoming_other = ""
         if other is not None:
             params["o"] = normalize_name(other, field="other")
-            named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.LOOKUP.replace(':k', ':o')}) "
+            named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.lookup_sql('o')}) "
             outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
             incoming_other = " AND f.subject = (SELECT id FROM other_named)"
         # One statement (the name resolved inside it), so one round trip to a server and one snapshot.

@@ -26,6 +26,7 @@ __all__ = [
     "entity",
     "fact",
     "lookup",
+    "lookup_sql",
     "not_found",
     "page",
     "read_config",
@@ -56,7 +57,13 @@ LENGTH_SETTINGS = {"max_name_length": 1_000_000, "max_value_length": 100_000_000
 
 
 #: The entity id a normalised name ``:k`` resolves to: exact id, then alias; never fuzzy.
-LOOKUP = "SELECT id FROM entities WHERE id = :k UNION ALL SELECT entity_id FROM aliases WHERE alias = :k LIMIT 1"
+def lookup_sql(param: str = "k") -> str:
+    """The SELECT resolving the normalised name in ``:param`` to an entity id (exact id, then alias)."""
+    return (f"SELECT id FROM entities WHERE id = :{param} UNION ALL "
+            f"SELECT entity_id FROM aliases WHERE alias = :{param} LIMIT 1")
+
+
+LOOKUP = lookup_sql()
 
 
 def lookup(cur: Cursor, key: str) -> str | None:
