@@ -99,7 +99,8 @@ TIMELINE_SCHEMA: dict[str, pl.DataType] = {
 #: :func:`gantt`: one bar per fact with a known start.
 GANTT_SCHEMA: dict[str, pl.DataType] = {
     "id": pl.Int64(), "label": pl.String(), "subject": pl.String(), "predicate": pl.String(), "object": pl.String(),
-    "start": _MOMENT, "end": _MOMENT, "open_end": pl.Boolean(), "current": pl.Boolean(), "duration": _SPAN,
+    "start": _MOMENT, "end": _MOMENT, "open_end": pl.Boolean(), "current": pl.Boolean(), "state": pl.String(),
+    "duration": _SPAN,
 }
 #: :func:`conflicts`: one row per (subject, predicate) group with more than one distinct object.
 CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
@@ -310,11 +311,16 @@ def gantt(
     facts: Frame,
     *,
     now: Moment = None,
+    as_of: Moment = None,
     entity: str | None = None,
     predicate: str | None = None,
     label: Literal["fact", "subject", "predicate", "object"] = "fact",
 ) -> Frame:
-    """One bar per fact, ready for a Gantt chart: ``label``, ``start``, ``end``, ``current``.
+    """One bar per fact, ready for a Gantt chart: ``label``, ``start``, ``end``, ``current``, ``state``.
+
+    ``state`` is the fact's state on ``as_of`` (default: ``now``) by the store's rule (a day counts
+    whole, both ends count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a
+    chart of a past date colours the bars as they stood on it.
 
     Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
     a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
@@ -334,6 +340,8 @@ def gantt(
         raise InvalidRequest(f"label must be fact, subject, predicate or object, not {label!r}", field="label",
                              value=str(label))
     moment = _now(now)
+    day_lo = _moment(as_of, field="as_of") or moment
+    day_hi = _moment(as_of, field="as_of", end=True) or moment
     df, was_pandas = _frame(facts)
     df = _filter(df, entity, predicate).filter(pl.col("start").is_not_null())
     text = {
@@ -345,6 +353,9 @@ def gantt(
     bars = df.select(
         "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
         pl.col("end").is_null().alias("open_end"), "current",
+        pl.when(pl.col("start") > pl.lit(day_hi).cast(_MOMENT)).then(pl.lit("scheduled"))
+        .when(pl.col("end").is_null() | (pl.col("end") >= pl.lit(day_lo).cast(_MOMENT))).then(pl.lit("current"))
+        .otherwise(pl.lit("ended")).alias("state"),
     ).with_columns(
         (pl.col("end") - pl.col("start")).alias("duration"),
         pl.col("end").clip(upper_bound=_LAST),  # a valid_to of 9999-12-31 closes past the last datetime

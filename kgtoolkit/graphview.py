@@ -45,6 +45,7 @@ __all__ = [
     "GraphView",
     "as_of_filter",
     "build",
+    "opening_day",
     "render_html",
     "strip_cdn",
 ]
@@ -131,7 +132,8 @@ class GraphView:
         """A sentence saying what the cap left out, or None when everything is drawn."""
         if not self.omitted_nodes and not self.omitted_edges:
             return None
-        scope = f"within {self.hops} hop{'s' if self.hops > 1 else ''} of {self.center}" if self.center else "in the graph"
+        name = next((n.label for n in self.nodes if n.id == self.center), self.center)
+        scope = f"within {self.hops} hop{'s' if self.hops > 1 else ''} of {name}" if self.center else "in the graph"
         parts = [f"Showing {len(self.nodes):,} of {self.total_nodes:,} entities {scope} "
                  f"and {len(self.edges):,} of {self.total_edges:,} facts."]
         if self.omitted_nodes:
@@ -169,6 +171,34 @@ def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
     lo, hi = pl.lit(_instant(window.lo)).cast(_MOMENT), pl.lit(_instant(window.hi)).cast(_MOMENT)
     return facts.filter((pl.col("start").is_null() | (pl.col("start") <= hi))
                         & (pl.col("end").is_null() | (pl.col("end") >= lo)))
+
+
+def opening_day(facts: pl.DataFrame, *, today: dt.date) -> tuple[dt.date, str | None]:
+    """The day a view of ``facts`` should open on, and why when it is not ``today``.
+
+    ``today`` when some fact is valid on it (or the graph is empty); else the last day before it
+    that has facts (a historical graph, such as ICEWS14's 2014); else, when every fact starts
+    later (only planned facts), the first day that has one.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("Ann", "visited", "Oslo", valid_from="2014-03-01", valid_to="2014-03-01")
+    >>> opening_day(frames.facts(kg), today=dt.date(2026, 12, 3))
+    (datetime.date(2014, 3, 1), 'No fact is valid on 2026-12-03; showing 2014-03-01, the last day with facts.')
+    """
+    if facts.height == 0 or as_of_filter(facts, today).height:
+        return today, None
+    before = facts.filter(pl.col("end").is_not_null() & (pl.col("end").dt.date() < today))["end"].max()
+    if isinstance(before, dt.datetime):
+        day = before.date()
+        return day, f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the last day with facts."
+    after = facts.filter(pl.col("start").is_not_null() & (pl.col("start").dt.date() > today))["start"].min()
+    if isinstance(after, dt.datetime):
+        day = after.date()
+        return day, (f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the first day with "
+                     "facts (every fact starts later).")
+    return today, None
 
 
 def _names(values: Iterable[str] | None) -> list[str] | None:

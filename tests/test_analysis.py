@@ -400,6 +400,27 @@ def test_gantt(graph: KnowledgeGraph) -> None:
     assert got.select("id", "label", "start", "end", "open_end", "current", "duration").rows() == want
 
 
+@pytest.mark.parametrize("as_of", ["2024-06-15", "2025-01", "2026-10-12", "2026-10-12T12:00:00Z", "1999"])
+def test_gantt_states_follow_the_stores_as_of(graph: KnowledgeGraph, as_of: str) -> None:
+    # The dashboard's Timeline coloured bars by today's state whatever the sidebar date said.
+    bars = analysis.gantt(frames.facts(graph), now=NOW, as_of=as_of)
+    valid = set(frames.facts(graph, as_of=as_of)["id"].to_list())
+    states = dict(bars.select("id", "state").rows())
+    assert {i for i, s in states.items() if s == "current"} == valid & set(states)
+    later = {i for i, s in states.items() if s == "scheduled"}
+    assert later == {f.id for f in records(graph) if f.id in states and f.id not in valid
+                     and start_of(f.valid_from) > analysis_moment(as_of)}
+    assert analysis.gantt(frames.facts(graph), now=NOW)["state"].to_list() == \
+        analysis.gantt(frames.facts(graph), now=NOW, as_of=NOW)["state"].to_list()
+
+
+def analysis_moment(as_of: str) -> dt.datetime:
+    """The last instant ``as_of`` covers (a day its whole day), as the store reads it."""
+    from kgtoolkit._time import parse_window
+
+    return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=parse_window(as_of).hi)
+
+
 def test_gantt_labels_and_filters(small: KnowledgeGraph) -> None:
     got = analysis.gantt(frames.facts(small), now=NOW, entity="my api", label="object")
     assert got.select("label", "open_end").rows() == [("Redis", False), ("SQLite", True)]

@@ -114,6 +114,52 @@ def test_as_of_changes_what_the_graph_page_shows(monkeypatch: pytest.MonkeyPatch
     assert set(history.edge_ids) >= set(both.edge_ids) | set(early.edge_ids)
 
 
+ICEWS14 = Path(__file__).resolve().parents[2] / "shared" / "data" / "icews14" / "facts.tsv"
+
+
+@pytest.fixture(scope="module")
+def past_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A graph whose facts all lie in the past: ICEWS14's first 3,000 events (2014), or made-up ones like them."""
+    path = tmp_path_factory.mktemp("dash") / "past.sqlite3"
+    with kgtoolkit.open(path) as kg:
+        kg.configure(comma_guard=False)  # ICEWS names hold commas
+        if ICEWS14.is_file():
+            lines = ICEWS14.read_text(encoding="utf-8").splitlines()[1:3001]
+            rows = [line.split("\t") for line in lines]
+        else:
+            rows = [[f"Actor {i % 40}", "Make statement", f"Actor {(i * 7) % 40}", f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}",
+                     f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(600)]
+        for subject, predicate, obj, start, end, *_ in rows:
+            kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
+    return path
+
+
+def test_a_graph_of_the_past_opens_on_its_last_day(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
+    # It opened on today: an empty graph, an Entity page on "Current (0)".
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        last = max(f.valid_to for f in kg.timeline())
+    at = _open(_app(monkeypatch, past_db), "graph")
+    assert at.session_state["as_of"] == dt.date.fromisoformat(last[:10])
+    assert any(f"showing {last[:10]}, the last day with facts" in plain(c.value) for c in at.sidebar.caption)
+    assert at.session_state["graph_view"].nodes  # something to look at
+    at.switch_page("views/entity.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [t.label for t in at.tabs]
+    assert labels[0] == "Current (0)" and labels[2].startswith(f"Valid as of {last[:10]}")
+    at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 12, 3)).run()  # the user's own date: no note
+    assert not any("the last day with facts" in c.value for c in at.sidebar.caption)
+
+
+def test_the_cap_notice_names_the_centre_by_its_name(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _app(monkeypatch, demo_db, entity="acme", all_time=True)
+    at.run()
+    at.selectbox(key="graph_hops").set_value(3).run()
+    at.slider(key="graph_cap").set_value(10).run()
+    view = at.session_state["graph_view"]
+    assert view.center == "acme" and view.notice is not None
+    assert "hops of Acme and" in view.notice and "of acme" not in view.notice
+
+
 def test_node_cap_shows_what_was_left_out(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
     at = _app(monkeypatch, demo_db, entity=None, all_time=True)
     at.run()

@@ -26,8 +26,8 @@ def main() -> None:
     st.set_page_config(page_title="kgtoolkit", page_icon=str(FOLDER / "favicon.png"), layout="wide",
                        initial_sidebar_state="expanded")
     st.markdown(STYLE, unsafe_allow_html=True)
-    kgdash.init_state()
     c = kgdash.ctx()
+    kgdash.init_state(c)
     pages = [
         st.Page(kgdash.view("graph"), title="Graph", icon=":material/hub:", url_path="graph", default=True),
         st.Page(kgdash.view("entity"), title="Entity", icon=":material/person_search:", url_path="entity"),

@@ -184,18 +184,26 @@ def search_index(path: str, read_only: bool) -> Any:
 # ---------------------------------------------------------------------- entities and shared state
 
 
-def init_state() -> None:
-    """Session defaults, once; a shared URL (``?entity=…&as_of=…``) seeds them."""
+def init_state(c: Ctx) -> None:
+    """Session defaults, once; a shared URL (``?entity=…&as_of=…``) seeds them.
+
+    The date opens on today, or, when no fact is valid today, on the day the graph's facts say
+    (:func:`kgtoolkit.graphview.opening_day`: a historical graph opens on its last day), with a note.
+    """
     if st.session_state.get("_init"):
         return
     st.session_state["_init"] = True
     params = st.query_params
-    day = dt.date.today()
+    day: dt.date | None = None
     if params.get("as_of"):
         try:
             day = dt.date.fromisoformat(params["as_of"])
         except ValueError:
             pass
+    if day is None:
+        day, why = graphview.opening_day(c.facts(), today=dt.date.today())
+        if why:
+            st.session_state["as_of_notice"] = (day, why)
     st.session_state.setdefault("as_of", day)
     st.session_state.setdefault("all_time", params.get("all_time") == "1")
     if params.get("entity"):
@@ -286,6 +294,9 @@ def sidebar(c: Ctx) -> None:
         st.date_input("As of", key="as_of", on_change=_on_date_change, disabled=st.session_state.get("all_time", False),
                       min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD",
                       help="Show the facts valid on this day (both ends of an interval count).")
+        notice = st.session_state.get("as_of_notice")
+        if notice and notice[0] == st.session_state.get("as_of") and not st.session_state.get("all_time"):
+            st.caption(md_text(notice[1]))
         st.toggle("All dates (whole history)", key="all_time", help="Ignore the date: every fact, current and ended.")
         a, b = st.columns(2)
         a.metric("Entities", f"{s['entities']:,}")

@@ -45,6 +45,9 @@ def churn_tables(path: str, read_only: bool, version: tuple[object, ...], every:
     return overall, by_predicate, volatile, changed
 
 
+# Counts are whole numbers: a flat line (every period the same) must not read "0.000000".
+COUNT = alt.Axis(format=",d", tickMinStep=1)
+
 overall, by_predicate, volatile, changed = churn_tables(c.path, c.read_only, c.version, every, since, until, int(top))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Added", f"{overall['added'].sum():,}")
@@ -57,12 +60,12 @@ st.subheader(f"Added and ended per {period}")
 events = overall.select(pl.col("period").dt.replace_time_zone(None), "added", (-pl.col("ended")).alias("ended")) \
     .unpivot(index="period", variable_name="event", value_name="facts").to_pandas()
 bars = alt.Chart(events).mark_bar().encode(
-    x=alt.X("period:T", title=None), y=alt.Y("facts:Q", title="facts (ended below zero)"),
+    x=alt.X("period:T", title=None), y=alt.Y("facts:Q", title="facts (ended below zero)", axis=COUNT),
     color=alt.Color("event:N", scale=alt.Scale(domain=["added", "ended"], range=["#54A24B", "#E45756"]),
                     legend=alt.Legend(orient="top", title=None)),
     tooltip=["period:T", "event", "facts"])
 active = alt.Chart(overall.select(pl.col("period").dt.replace_time_zone(None), "active_at_end").to_pandas()).mark_line(
-    color="#3A5F8F", point=False).encode(x="period:T", y=alt.Y("active_at_end:Q", title="active facts"),
+    color="#3A5F8F", point=False).encode(x="period:T", y=alt.Y("active_at_end:Q", title="active facts", axis=COUNT),
                                          tooltip=["period:T", "active_at_end"])
 left, right = st.columns(2)
 left.altair_chart(bars.properties(height=260), width="stretch")
@@ -75,7 +78,7 @@ if by_predicate.height:
     data = by_predicate.filter(pl.col("predicate").is_in(ranked)).select(
         pl.col("period").dt.replace_time_zone(None), "predicate", (pl.col("added") + pl.col("ended")).alias("changes")).to_pandas()
     chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("period:T", title=None), y=alt.Y("changes:Q", stack=True, title="added + ended"),
+        x=alt.X("period:T", title=None), y=alt.Y("changes:Q", stack=True, title="added + ended", axis=COUNT),
         color=alt.Color("predicate:N", legend=alt.Legend(orient="right")), tooltip=["period:T", "predicate", "changes"])
     st.altair_chart(chart.properties(height=260), width="stretch")
 else:
@@ -87,7 +90,7 @@ with left:
     if volatile.height:
         chart = alt.Chart(volatile.select("entity_name", "added", "ended").unpivot(
             index="entity_name", variable_name="event", value_name="facts").to_pandas()).mark_bar().encode(
-            y=alt.Y("entity_name:N", sort="-x", title=None), x=alt.X("facts:Q", stack=True, title="changes"),
+            y=alt.Y("entity_name:N", sort="-x", title=None), x=alt.X("facts:Q", stack=True, title="changes", axis=COUNT),
             color=alt.Color("event:N", scale=alt.Scale(domain=["added", "ended"], range=["#54A24B", "#E45756"]),
                             legend=alt.Legend(orient="top", title=None)), tooltip=["entity_name", "event", "facts"])
         st.altair_chart(chart.properties(height=max(160, 24 * volatile.height)), width="stretch")

@@ -49,8 +49,11 @@ with props:
         st.caption("none")
 
 as_of_facts = kgdash.facts_as_of(c.path, c.read_only, c.version, c.as_of).filter(pl.col("id").is_in(facts["id"].implode()))
-tabs = st.tabs([f"Current ({current.height})", f"History ({facts.height})", f"Valid {c.date_label} ({as_of_facts.height})",
-                "Timeline", f"Evidence ({facts['source_closet'].drop_nulls().len()})"])
+labels = [f"Current ({current.height})", f"History ({facts.height})", f"Valid {c.date_label} ({as_of_facts.height})",
+          "Timeline", f"Evidence ({facts['source_closet'].drop_nulls().len()})"]
+# Nothing current (a historical graph): open on the facts of the sidebar date, else on the history.
+opening = labels[0] if current.height else labels[2] if as_of_facts.height else labels[1]
+tabs = st.tabs(labels, default=opening)
 with tabs[0]:
     kgdash.show_facts(current.sort("predicate", "start"), key="entity_current")
 with tabs[1]:
@@ -58,7 +61,7 @@ with tabs[1]:
 with tabs[2]:
     kgdash.show_facts(as_of_facts.sort("start", "id", nulls_last=True), key="entity_as_of")
 with tabs[3]:
-    bars = analysis.gantt(facts, now=dt.datetime.now(dt.UTC))
+    bars = analysis.gantt(facts, now=dt.datetime.now(dt.UTC), as_of=c.as_of)  # coloured as on the sidebar date
     limit = 150
     if bars.height == 0:
         st.info("No fact of this entity has a known start, so there is nothing to draw.")
@@ -67,8 +70,6 @@ with tabs[3]:
             st.caption(f"The latest {limit} of {bars.height:,} intervals.")
             bars = bars.sort("start").tail(limit)
         chart_data = bars.sort("start", "id").with_columns(
-            pl.when(pl.col("current")).then(pl.lit("current")).when(pl.col("open_end")).then(pl.lit("scheduled"))
-            .otherwise(pl.lit("ended")).alias("state"),
             (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
             pl.col("start").dt.replace_time_zone(None), pl.col("end").dt.replace_time_zone(None),
         ).select("row", "label", "start", "end", "state", "id").to_pandas()
@@ -86,7 +87,7 @@ with tabs[3]:
             chart = alt.layer(chart, rule)
         height = max(120, 30 * bars.height)
         st.altair_chart(chart.properties(height=height), width="stretch", height=height + 60)
-        st.caption("Open intervals run to today; the red line is the sidebar date.")
+        st.caption(f"Colours: each fact's state {c.date_label} (the red line); open intervals run to today.")
 with tabs[4]:
     cited = facts.filter(pl.col("source_closet").is_not_null())
     if cited.height == 0:
