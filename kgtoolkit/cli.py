@@ -191,6 +191,41 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
     return table
 
 
+_RICH_ROWS = 200  # above this many rows a table is written as plain aligned text (rich takes ~1.5 ms a row)
+_CELL = 60  # the longest cell of such a table; longer ones end in "…" (--json holds them whole)
+
+
+def _print_table(table: Table) -> None:
+    """Print ``table``: with rich when it is small, else as plain aligned columns in one write.
+
+    Rich measures and wraps every cell: 6,083 facts took 9 s against 0.4 s to read them. The plain
+    form keeps the columns, the header and the title, without colours or wrapping; a cell longer than
+    60 characters is shortened with "…" (``--json`` answers every cell whole).
+    """
+    if table.row_count <= _RICH_ROWS:
+        out.print(table)
+        return
+    from rich.text import Text
+
+    def cell(markup: object) -> str:
+        text = Text.from_markup(str(markup)).plain
+        return text if len(text) <= _CELL else text[:_CELL - 1] + "…"
+
+    columns = [[cell(c.header), *(cell(v) for v in c.cells)] for c in table.columns]
+    widths = [max(len(v) for v in col) for col in columns]
+    right = [c.justify == "right" for c in table.columns]
+
+    def line(i: int) -> str:
+        return "  ".join(col[i].rjust(w) if r else col[i].ljust(w)
+                         for col, w, r in zip(columns, widths, right, strict=True)).rstrip()
+
+    title = [Text.from_markup(str(table.title)).plain] if table.title else []
+    rule = "  ".join("─" * w for w in widths)
+    text = "\n".join([*title, line(0), rule, *(line(i) for i in range(1, len(columns[0])))])
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def _plural(n: int, noun: str) -> str:
     """``1 fact``, ``6,083 facts``, ``2 aliases``."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
@@ -213,7 +248,7 @@ def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *
     elif not page.items:
         out.print(f"{escape(title)}: no facts{_past(page, 'fact')}")
     else:
-        out.print(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
+        _print_table(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
 
 
 def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
@@ -363,7 +398,7 @@ def aliases(
                   header_style="bold", box=box.SIMPLE_HEAD)
     for row in page:
         table.add_row(escape(row.alias), escape(row.name), escape(row.entity))
-    out.print(table)
+    _print_table(table)
 
 
 @_command("config")
@@ -555,7 +590,7 @@ def conflicts(
         return
     heading = f"conflicts ({_how_many(page, 'group')}, {needing:,} needing action)"
     if page.count > COMPACT_GROUPS:
-        out.print(_groups_table(page.items, title=heading))
+        _print_table(_groups_table(page.items, title=heading))
         return
     out.print(heading, highlight=False)
     for group in page:
