@@ -84,7 +84,12 @@ class GraphNode:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GraphEdge:
-    """One entity-to-entity fact to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey."""
+    """One entity-to-entity relationship to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey.
+
+    The facts of one (subject, predicate, object) are one edge (an event graph repeats a triple on
+    many days): ``ids`` lists them, ``count`` says how many, ``valid_from``/``valid_to`` span the
+    first start to the last end, ``id`` is the latest fact's, and ``width`` grows with the count.
+    """
 
     id: int
     source: str
@@ -96,6 +101,9 @@ class GraphEdge:
     title: str
     dashes: bool
     color: str
+    count: int = 1
+    ids: tuple[int, ...] = ()
+    width: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -125,7 +133,12 @@ class GraphView:
 
     @property
     def edge_ids(self) -> list[int]:
-        return [e.id for e in self.edges]
+        """Every fact drawn (an edge of several facts gives all of theirs)."""
+        return [i for e in self.edges for i in (e.ids or (e.id,))]
+
+    @property
+    def fact_count(self) -> int:
+        return sum(e.count for e in self.edges)
 
     @property
     def notice(self) -> str | None:
@@ -135,7 +148,7 @@ class GraphView:
         name = next((n.label for n in self.nodes if n.id == self.center), self.center)
         scope = f"within {self.hops} hop{'s' if self.hops > 1 else ''} of {name}" if self.center else "in the graph"
         parts = [f"Showing {len(self.nodes):,} of {self.total_nodes:,} entities {scope} "
-                 f"and {len(self.edges):,} of {self.total_edges:,} facts."]
+                 f"and {self.fact_count:,} of {self.total_edges:,} facts."]
         if self.omitted_nodes:
             rule = "the farthest and least connected" if self.center else "the least connected"
             example = f" (e.g. {', '.join(self.omitted_examples)})" if self.omitted_examples else ""
@@ -161,14 +174,22 @@ def _instant(key: int) -> dt.datetime:
 def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
     """The rows of a facts frame valid at ``as_of``, by the store's rule (contract §4), in memory.
 
-    A day keeps every fact whose interval touches it (both ends count); a datetime keeps the facts
-    valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
+    A day keeps every fact whose interval touches it (both ends count), as a month or a year does
+    for its whole span, and an interval ``START/END`` (``2014-01-01/2014-03-31``) for its; a datetime
+    keeps the facts valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
     as_of=...)`` on the same graph, without reading the file again.
     """
     if as_of in (None, ""):
         return facts
-    window = parse_window(as_of, field="as_of")
-    lo, hi = pl.lit(_instant(window.lo)).cast(_MOMENT), pl.lit(_instant(window.hi)).cast(_MOMENT)
+    if isinstance(as_of, str) and "/" in as_of:  # an ISO 8601 interval, START/END: facts overlapping it
+        start, _, end = as_of.partition("/")
+        low, high = parse_window(start, field="as_of").lo, parse_window(end, field="as_of").hi
+        if high < low:
+            raise InvalidRequest(f"the window {as_of!r} ends before it starts", field="as_of", value=as_of)
+    else:
+        window = parse_window(as_of, field="as_of")
+        low, high = window.lo, window.hi
+    lo, hi = pl.lit(_instant(low)).cast(_MOMENT), pl.lit(_instant(high)).cast(_MOMENT)
     return facts.filter((pl.col("start").is_null() | (pl.col("start") <= hi))
                         & (pl.col("end").is_null() | (pl.col("end") >= lo)))
 
@@ -277,10 +298,17 @@ def build(
     scope = links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None \
         else links
     total_edges = scope.height
-    drawn = scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
-    drawn = drawn.sort([pl.col("current"), pl.col("start"), pl.col("id")], descending=[True, True, True],
+    # One edge per (subject, predicate, object): its facts' ids, count, span; the latest fact speaks for it.
+    drawn = (scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
+             .sort(["start", "id"], nulls_last=False)
+             .group_by("subject", "predicate", "object", maintain_order=True)
+             .agg(pl.all().last(), pl.col("id").alias("ids"), pl.len().alias("count"),
+                  pl.col("valid_from").first().alias("first_from"), pl.col("current").any().alias("any_current"),
+                  pl.col("valid_to").is_null().any().alias("open"),
+                  pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to")))
+    drawn = drawn.sort([pl.col("any_current"), pl.col("start"), pl.col("id")], descending=[True, True, True],
                        nulls_last=True)
-    edges_left = max(drawn.height - edge_cap, 0)
+    edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
     drawn = drawn.head(edge_cap).sort("id")
 
     # Neighbours each drawn node has outside the drawing.
@@ -319,12 +347,16 @@ def build(
                                round(size, 1)))
     edges = []
     for row in drawn.iter_rows(named=True):
-        current = bool(row["current"])
-        span = f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}"
-        title = (f"{row['subject_name']} → {row['predicate']} → {row['object_name']}\n{span}"
+        current, count = bool(row["any_current"]), int(row["count"])
+        last_to = None if row["open"] else row["last_to"]
+        first_from = row["first_from"] if count > 1 else row["valid_from"]
+        span = f"{first_from or '?'} … {last_to or 'now'}"
+        times = f"{count:,} facts, " if count > 1 else ""
+        title = (f"{row['subject_name']} → {row['predicate']} → {row['object_name']}\n{times}{span}"
                  f"\n{row.get('state') or ('current' if current else 'ended')} · source {row['source']}")
-        edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], row["valid_from"],
-                               row["valid_to"], current, title, not current, CURRENT_EDGE if current else ENDED_EDGE))
+        edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], first_from, last_to,
+                               current, title, not current, CURRENT_EDGE if current else ENDED_EDGE, count,
+                               tuple(int(i) for i in row["ids"]), round(1.0 + min(2.0 * math.log2(count), 7.0), 2)))
     examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
     return GraphView(tuple(nodes), tuple(edges), center, hops, max_nodes, total_nodes, total_edges, len(omitted),
                      edges_left, examples, sum(len(v) for v in node_values.values()))
@@ -450,7 +482,8 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     label_edges = len(view.edges) <= 60
     for edge in view.edges:
         net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.predicate) if label_edges else "",
-                     dashes=edge.dashes, color=edge.color, width=2.2 if edge.current else 1.4,
+                     dashes=edge.dashes, color=edge.color,
+                     width=(2.2 if edge.current else 1.4) * edge.width,
                      font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,
                            "align": "middle"})
     options = {

@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 pytest.importorskip("streamlit")
@@ -119,12 +120,12 @@ ICEWS14 = Path(__file__).resolve().parents[2] / "shared" / "data" / "icews14" / 
 
 @pytest.fixture(scope="module")
 def past_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A graph whose facts all lie in the past: ICEWS14's first 3,000 events (2014), or made-up ones like them."""
+    """A graph whose facts all lie in the past: every 30th event of ICEWS14 (2014), or made-up ones like them."""
     path = tmp_path_factory.mktemp("dash") / "past.sqlite3"
     with kgtoolkit.open(path) as kg:
         kg.configure(comma_guard=False)  # ICEWS names hold commas
         if ICEWS14.is_file():
-            lines = ICEWS14.read_text(encoding="utf-8").splitlines()[1:3001]
+            lines = ICEWS14.read_text(encoding="utf-8").splitlines()[1::30]  # 3,025 events across the year
             rows = [line.split("\t") for line in lines]
         else:
             rows = [[f"Actor {i % 40}", "Make statement", f"Actor {(i * 7) % 40}", f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}",
@@ -148,6 +149,30 @@ def test_a_graph_of_the_past_opens_on_its_last_day(monkeypatch: pytest.MonkeyPat
     assert labels[0] == "Current (0)" and labels[2].startswith(f"Valid as of {last[:10]}")
     at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 12, 3)).run()  # the user's own date: no note
     assert not any("the last day with facts" in c.value for c in at.sidebar.caption)
+
+
+def test_the_window_spans_a_month_a_year_or_a_range(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
+    at = _open(_app(monkeypatch, past_db, as_of=dt.date(2014, 1, 15)), "graph")
+    facts = frames.facts(kgtoolkit.open(past_db, read_only=True)).filter(~pl.col("object_is_value"))
+
+    def in_window(window: str) -> set[int]:
+        return set(graphview.as_of_filter(facts, window)["id"].to_list())
+
+    def check(window: str, label: str) -> None:
+        assert not at.exception, [e.value for e in at.exception]
+        view = at.session_state["graph_view"]
+        assert view.total_edges == len(in_window(window)) and set(view.edge_ids) <= in_window(window)
+        assert any(label in c.value for c in at.caption)
+
+    check("2014-01-15", "as of 2014-01-15")
+    at.sidebar.segmented_control(key="span").set_value("month").run()
+    check("2014-01", "in 2014-01")
+    at.sidebar.segmented_control(key="span").set_value("year").run()
+    check("2014", "in 2014")
+    at.sidebar.segmented_control(key="span").set_value("range").run()
+    at.sidebar.date_input(key="as_of_to").set_value(dt.date(2014, 1, 20)).run()
+    check("2014-01-15/2014-01-20", "from 2014-01-15 to 2014-01-20")
+    assert len(in_window("2014-01-15")) < len(in_window("2014-01-15/2014-01-20")) < len(in_window("2014-01"))
 
 
 def test_the_cap_notice_names_the_centre_by_its_name(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:

@@ -143,3 +143,47 @@ def test_most_connected_refuses_bad_input(kg: KnowledgeGraph) -> None:
         analysis.most_connected(frames.facts(kg), pl.DataFrame({"id": ["a"]}))
     assert missing.value.data["field"] == "name"
 
+
+
+# ---------------------------------------------------------------------- event graphs and windows (graphview)
+
+
+def _events(kg: KnowledgeGraph) -> None:
+    """ICEWS-like: one day each; Obama criticises China on five days, praises it once, meets Xi once."""
+    for day in ("2014-01-03", "2014-02-10", "2014-02-11", "2014-05-01", "2014-11-20"):
+        kg.add("Barack Obama", "criticize", "China", valid_from=day, valid_to=day)
+    kg.add("Barack Obama", "praise", "China", valid_from="2014-03-01", valid_to="2014-03-01")
+    kg.add("Barack Obama", "meet", "Xi Jinping", valid_from="2014-02-10", valid_to="2014-02-10")
+
+
+def test_a_repeated_fact_is_one_edge_with_its_count_and_span(kg: KnowledgeGraph) -> None:
+    from kgtoolkit import graphview
+
+    _events(kg)
+    facts = frames.facts(kg)
+    view = graphview.build(facts, center="barack_obama")
+    by_predicate = {e.predicate: e for e in view.edges}
+    criticize = by_predicate["criticize"]
+    want = facts.filter(pl.col("predicate") == "criticize")["id"].sort().to_list()
+    assert criticize.count == 5 and sorted(criticize.ids) == want and criticize.id == max(want)
+    assert (criticize.valid_from, criticize.valid_to) == ("2014-01-03", "2014-11-20")
+    assert "5 facts, 2014-01-03 … 2014-11-20" in criticize.title and criticize.width > by_predicate["praise"].width
+    assert by_predicate["praise"].count == 1 and by_predicate["praise"].ids == (by_predicate["praise"].id,)
+    assert len(view.edges) == 3 and view.fact_count == 7 and sorted(view.edge_ids) == sorted(facts["id"].to_list())
+
+
+@pytest.mark.parametrize(("window", "days"), [
+    ("2014-02", {"2014-02-10", "2014-02-11"}), ("2014", None), ("2014-02-11/2014-05-01", {"2014-02-11", "2014-03-01",
+                                                                                         "2014-05-01"}),
+    ("2014-02-10", {"2014-02-10"}), ("2015/2016", set())])
+def test_a_window_keeps_the_facts_that_overlap_it(kg: KnowledgeGraph, window: str, days: set[str] | None) -> None:
+    from kgtoolkit import graphview
+
+    _events(kg)
+    facts = frames.facts(kg)
+    kept = graphview.as_of_filter(facts, window)
+    assert set(kept["valid_from"].to_list()) == (days if days is not None else set(facts["valid_from"].to_list()))
+    if "/" not in window:  # a day, a month or a year: the store's own as_of
+        assert sorted(kept["id"].to_list()) == sorted(frames.facts(kg, as_of=window)["id"].to_list())
+    with pytest.raises(InvalidRequest, match="ends before it starts"):
+        graphview.as_of_filter(facts, "2014-05-01/2014-02-01")

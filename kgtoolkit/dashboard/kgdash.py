@@ -80,21 +80,43 @@ class Ctx:
         return location.path.name if location.path is not None else str(location)
 
     @property
-    def as_of(self) -> str | None:
+    def window(self) -> str | None:
+        """The sidebar's time window: a day, a month (``2014-03``), a year (``2014``), a range
+        (``2014-01-01/2014-03-31``, facts overlapping it), or None for all dates."""
         if st.session_state.get("all_time"):
             return None
         day = st.session_state.get("as_of") or dt.date.today()
+        span = st.session_state.get("span", "day")
+        if span == "month":
+            return day.isoformat()[:7]
+        if span == "year":
+            return day.isoformat()[:4]
+        if span == "range":
+            until = st.session_state.get("as_of_to") or day
+            first, last = sorted((day, until))
+            return f"{first.isoformat()}/{last.isoformat()}"
         return day.isoformat()
 
     @property
+    def as_of(self) -> str | None:
+        """The window as the library's ``as_of`` takes it (a day, a month or a year); None for a range or all dates."""
+        window = self.window
+        return None if window is None or "/" in window else window
+
+    @property
     def date_label(self) -> str:
-        return "all dates" if self.as_of is None else f"as of {self.as_of}"
+        window = self.window
+        if window is None:
+            return "all dates"
+        if "/" in window:
+            return "from {} to {}".format(*window.split("/"))
+        return f"as of {window}" if len(window) == 10 else f"in {window}"
 
     def facts(self) -> pl.DataFrame:
         return facts_frame(self.path, self.read_only, self.version)
 
     def facts_as_of(self) -> pl.DataFrame:
-        return facts_as_of(self.path, self.read_only, self.version, self.as_of)
+        return facts_as_of(self.path, self.read_only, self.version, self.window)
 
 
 def ctx() -> Ctx:
@@ -205,6 +227,7 @@ def init_state(c: Ctx) -> None:
         if why:
             st.session_state["as_of_notice"] = (day, why)
     st.session_state.setdefault("as_of", day)
+    st.session_state.setdefault("span", params.get("span") if params.get("span") in SPANS else "day")
     st.session_state.setdefault("all_time", params.get("all_time") == "1")
     if params.get("entity"):
         st.session_state["entity"] = params["entity"]
@@ -277,8 +300,13 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
 # ---------------------------------------------------------------------- sidebar and footer
 
 
+#: The sidebar's kinds of time window: what the date picker's day stands for.
+SPANS = {"day": "Day", "month": "Month", "year": "Year", "range": "Range"}
+
+
 def _on_date_change() -> None:
     st.query_params["as_of"] = st.session_state["as_of"].isoformat()
+    st.query_params["span"] = st.session_state.get("span", "day")
 
 
 def sidebar(c: Ctx) -> None:
@@ -291,9 +319,20 @@ def sidebar(c: Ctx) -> None:
                     unsafe_allow_html=True)
         if c.read_only:
             st.info("Read-only mode: changes are disabled.", icon=":material/lock:")
-        st.date_input("As of", key="as_of", on_change=_on_date_change, disabled=st.session_state.get("all_time", False),
-                      min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD",
-                      help="Show the facts valid on this day (both ends of an interval count).")
+        all_time = st.session_state.get("all_time", False)
+        st.segmented_control("Window", list(SPANS), format_func=SPANS.__getitem__, key="span",
+                             on_change=_on_date_change, disabled=all_time,
+                             help="Show the facts valid on one day, in its month or year, or overlapping a range.")
+        span = st.session_state.get("span") or "day"
+        st.date_input("As of" if span == "day" else "In the month of" if span == "month" else
+                      "In the year of" if span == "year" else "From", key="as_of", on_change=_on_date_change,
+                      disabled=all_time, min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31),
+                      format="YYYY-MM-DD", help="Show the facts valid on this day (both ends of an interval count).")
+        if span == "range":
+            st.session_state.setdefault("as_of_to", st.session_state.get("as_of"))
+            st.date_input("To", key="as_of_to", disabled=all_time, min_value=dt.date(1, 1, 1),
+                          max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD",
+                          help="The last day of the range (both ends count).")
         notice = st.session_state.get("as_of_notice")
         if notice and notice[0] == st.session_state.get("as_of") and not st.session_state.get("all_time"):
             st.caption(md_text(notice[1]))

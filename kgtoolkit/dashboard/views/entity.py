@@ -48,7 +48,7 @@ with props:
     else:
         st.caption("none")
 
-as_of_facts = kgdash.facts_as_of(c.path, c.read_only, c.version, c.as_of).filter(pl.col("id").is_in(facts["id"].implode()))
+as_of_facts = kgdash.facts_as_of(c.path, c.read_only, c.version, c.window).filter(pl.col("id").is_in(facts["id"].implode()))
 labels = [f"Current ({current.height})", f"History ({facts.height})", f"Valid {c.date_label} ({as_of_facts.height})",
           "Timeline", f"Evidence ({facts['source_closet'].drop_nulls().len()})"]
 # Nothing current (a historical graph): open on the facts of the sidebar date, else on the history.

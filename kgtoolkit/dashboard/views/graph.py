@@ -24,14 +24,16 @@ preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", plac
 all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
 
-view = kgdash.graph_view(c.path, c.read_only, c.version, c.as_of, center, hops if center else 1, tuple(preds),
+view = kgdash.graph_view(c.path, c.read_only, c.version, c.window, center, hops if center else 1, tuple(preds),
                          tuple(types), max_nodes)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
 current = sum(edge.current for edge in view.edges)
 scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
-st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{len(view.edges):,}** facts "
-            f"(**{current:,}** current, **{len(view.edges) - current:,}** ended since) · "
+grouped = (f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
+           if view.fact_count > len(view.edges) else "")
+st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
+            f"(**{current:,}** edges current, **{len(view.edges) - current:,}** ended since) · "
             f"{view.value_facts:,} value facts in tooltips")
 if view.notice:
     st.warning(md_text(view.notice), icon=":material/content_cut:")
@@ -63,7 +65,7 @@ else:
         st.rerun()
     if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
         st.switch_page(kgdash.view("entity"))
-    with st.expander(f"The {len(view.edges):,} facts drawn"):
+    with st.expander(f"The {view.fact_count:,} facts drawn"):
         drawn = c.facts_as_of().filter(pl.col("id").is_in(view.edge_ids))
         kgdash.show_facts(drawn, key="graph_facts")
 
