@@ -23,13 +23,14 @@ from .._checks import whole_number
 from .._errors import IntervalOrder, InvalidRequest, NotFound
 from .._names import normalize_predicate
 from .._records import Direction, Fact
-from .._time import OPEN_END, TimeInput, key_to_text, parse_window
-from .._traversal import DEFAULT_MAX_FACTS, MAX_HOPS, Neighborhood, Paths, Reached
+from .._time import OPEN_END, TimeInput, parse_window
+from .._traversal import MAX_HOPS, Neighborhood, Paths, Reached
 from . import _queries as q
 from ._backend import Cursor, Dialect
 from ._schema import FACT_SELECT
 
-__all__ = ["Step", "When", "check_predicates", "fetch_facts", "follow", "neighbors", "paths", "when"]
+__all__ = ["Step", "When", "check_direction", "check_hops", "check_max_facts", "check_predicates", "fetch_facts",
+           "follow", "neighbors", "paths", "when"]
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 #: The most facts of a path search's enumeration steps (partial paths tried), past which it stops, capped.
@@ -234,8 +235,7 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
         visited += len(steps)
         nxt: list[str] = []
         for step in steps:
-            if step.id not in seen or name == "forward":
-                seen.setdefault(step.id, step if name == "forward" else _reverse(step))
+            seen.setdefault(step.id, step if name == "forward" else _reverse(step))
             if step.there not in reached:
                 reached.add(step.there)
                 nxt.append(step.there)
@@ -371,5 +371,3 @@ def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direct
     return Paths(origin, None, answer, tuple(ends_seen), len(shown) < len(branches), visited, capped,
                  _cap_note(visited, max_facts) if capped else None)
 
-
-__all__ += ["check_direction", "check_hops", "check_max_facts", "key_to_text"]
