@@ -6,7 +6,9 @@ recorded it and ended when the graph recorded its end (a fact recorded already e
 begun). An end and a start of the same subject and predicate with another object are one
 **replacement** when the new fact starts while the old one held or on the day after it ended (as
 ``supersede`` writes them, both on the switch day); each fact pairs at most once, the closest first.
-Multi-valued predicates never pair: a new object there is one more, not a replacement.
+Multi-valued predicates never pair: a new object there is one more, not a replacement; nor does a fact
+that holds for one instant or day (``valid_from`` = ``valid_to``, an event): the next event is no
+replacement of the last.
 """
 
 from __future__ import annotations
@@ -78,11 +80,11 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     # Candidate replacements: (distance, old id, new id), the closest pair first.
     by_pair: dict[tuple[str, str], list[Fact]] = {}
     for f in began:
-        if f.predicate not in multi:
+        if f.predicate not in multi and not _instant(f):
             by_pair.setdefault((f.subject, f.predicate), []).append(f)
     candidates: list[tuple[int, int, int, Fact, Fact]] = []
     for old in ended:
-        if old.predicate in multi:
+        if old.predicate in multi or _instant(old):
             continue
         old_start = start_of(old)[1] if (old.valid_from if by == "valid" else old.recorded_at) else None
         old_end = end_of(old)[1]
@@ -117,6 +119,10 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     shown = tuple(c[3] for c in (changes[offset:] if limit is None else changes[offset:offset + limit]))
     return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, kinds.count("began"),
                 kinds.count("ended"), kinds.count("replaced"))
+
+
+def _instant(f: Fact) -> bool:
+    return f.valid_from is not None and f.valid_from == f.valid_to
 
 
 def _object(f: Fact) -> str:
