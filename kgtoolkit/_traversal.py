@@ -81,16 +81,20 @@ class Paths(_Record):
     along a chain of predicates (:meth:`~kgtoolkit.KnowledgeGraph.follow`, every branch).
 
     Each path is a tuple of facts, in walking order; a fact's ``direction`` is ``outgoing`` when the hop
-    went from its subject to its object, ``incoming`` the other way. ``ends``: the entities the paths end
-    at (for ``follow``, the answer: every entity at the end of the chain, also past ``limit``).
-    ``truncated``: more paths exist than ``limit`` let through. ``capped``: the search stopped at its
-    bound of facts read (``visited``) or of steps, so paths may be missing; ``note`` says so in words.
+    went from its subject to its object, ``incoming`` the other way. ``paths`` is one page (from
+    ``offset``) of the ``total`` paths; ``total`` is ``None`` when the search stopped at the page's end
+    with more paths left (``paths`` counts no further than it must). ``ends``: the entities the paths end
+    at (for ``follow``, the answer: every entity at the end of the chain, also past the page).
+    ``truncated``: more paths exist past this page. ``capped``: the search stopped at its bound of facts
+    read (``visited``) or of steps, so paths may be missing; ``note`` says so in words.
     """
 
     start: str
     target: str | None
     paths: tuple[tuple[Fact, ...], ...]
     ends: tuple[str, ...]
+    total: int | None
+    offset: int
     truncated: bool
     visited: int
     capped: bool
@@ -100,8 +104,15 @@ class Paths(_Record):
     def count(self) -> int:
         return len(self.paths)
 
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.paths) if self.truncated else None
+
+    def paging(self) -> dict[str, Any]:
+        return {"count": self.count, "total": self.total, "truncated": self.truncated, "next_offset": self.next_offset}
+
     def to_dict(self) -> dict[str, Any]:
-        return {**_Record.to_dict(self), "count": self.count}
+        return {**_Record.to_dict(self), **self.paging()}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

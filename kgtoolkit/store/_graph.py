@@ -839,9 +839,11 @@ class KnowledgeGraph:
     def paths(self, source: str, target: str, *, max_hops: int = 4, direction: Direction = "both",
               predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
               known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-              time_respecting: bool = False, max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 10) -> Paths:
+              time_respecting: bool = False, max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 10,
+              offset: int = 0) -> Paths:
         """Paths of at most ``max_hops`` (1 to 4) facts from ``source`` to ``target``, shortest first (then by
-        fact ids); at most ``limit``. Each path is a tuple of facts, each ``direction`` the way it was walked.
+        fact ids); one page of at most ``limit`` from ``offset``. Each path is a tuple of facts, each
+        ``direction`` the way it was walked.
 
         The time rule is :meth:`neighbors`'s; ``time_respecting``: each next fact starts no earlier than the
         previous one (an unknown start counts as the earliest). Walked from both ends in the store.
@@ -857,20 +859,20 @@ class KnowledgeGraph:
         t.check_max_facts(max_facts)
         w = t.when(as_of, known_at, during)
         d = self._backend.dialect
-        q.page(d, limit, 0)
+        q.page(d, limit, offset)
         with self._read() as cur:
             preds = t.check_predicates(cur, d, predicates)
             return t.paths(cur, d, source, target, max_hops=max_hops, direction=direction, predicates=preds, w=w,
-                           time_respecting=time_respecting, max_facts=max_facts, limit=limit)
+                           time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
 
     def follow(self, start: str, predicates: Sequence[str], *, direction: Direction = "outgoing",
                as_of: TimeInput | None = None, known_at: TimeInput | None = None,
                during: Sequence[TimeInput] | None = None, time_respecting: bool = False,
-               max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100) -> Paths:
+               max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100, offset: int = 0) -> Paths:
         """Follow a chain of relationship types from ``start``, every branch: ``follow("billing", ["owned_by",
         "reports_to"]).ends`` is who billing's owners report to. One hop per predicate (1 to 4), the time rule
         of :meth:`neighbors`; ``ends`` lists every entity at the end of the chain, ``paths`` (at most
-        ``limit``) how each was reached.
+        ``limit``, from ``offset``) how each was reached.
 
         >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
         >>> kg.follow("billing", ["owned by", "reports_to"]).ends
@@ -885,11 +887,11 @@ class KnowledgeGraph:
         t.check_max_facts(max_facts)
         w = t.when(as_of, known_at, during)
         d = self._backend.dialect
-        q.page(d, limit, 0)
+        q.page(d, limit, offset)
         with self._read() as cur:
             preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
             return t.follow(cur, d, start, preds, direction=direction, w=w, time_respecting=time_respecting,
-                            max_facts=max_facts, limit=limit)
+                            max_facts=max_facts, limit=limit, offset=offset)
 
     def diff(self, start: TimeInput, end: TimeInput, *, entity: str | None = None,
              predicates: Sequence[str] | None = None, by: DiffBy = "valid", limit: int | None = None,

@@ -215,7 +215,7 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
 
 def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, direction: Direction,
           predicates: list[str] | None, w: When, time_respecting: bool, max_facts: int,
-          limit: int | None) -> Paths:
+          limit: int | None, offset: int = 0) -> Paths:
     """Paths of at most ``max_hops`` facts from ``source`` to ``target``, shortest first (then by fact ids)."""
     src = q.resolve(cur, d, source, field="source")
     dst = q.resolve(cur, d, target, field="target")
@@ -244,8 +244,11 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
         if more:
             capped = True
             break
-    found, more_paths, stopped = _enumerate(seen.values(), src, dst, direction, max_hops, time_respecting, limit)
+    found, more_paths, stopped = _enumerate(seen.values(), src, dst, direction, max_hops, time_respecting,
+                                            None if limit is None else offset + limit)
     capped = capped or stopped
+    total = None if more_paths else len(found)
+    found = found[offset:]
     facts = fetch_facts(cur, d, (s.id for p in found for s in p), w.known)
     answer = tuple(tuple(dataclasses.replace(facts[s.id], direction=s.direction) for s in p) for p in found)
     note = None
@@ -253,7 +256,7 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
         note = _cap_note(visited, max_facts) if not stopped else (
             f"stopped after {MAX_STEPS:,} steps of the path search: the answer may be incomplete; narrow it with "
             "predicates, a date or fewer max_hops")
-    return Paths(src, dst, answer, (dst,) if answer else (), more_paths, visited, capped, note)
+    return Paths(src, dst, answer, (dst,) if total != 0 else (), total, offset, more_paths, visited, capped, note)
 
 
 def _reverse(step: Step) -> Step:
@@ -330,7 +333,7 @@ def _enumerate(steps: Iterable[Step], src: str, dst: str, direction: str, max_ho
 
 
 def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direction: Direction, w: When,
-           time_respecting: bool, max_facts: int, limit: int | None) -> Paths:
+           time_respecting: bool, max_facts: int, limit: int | None, offset: int = 0) -> Paths:
     """Every branch of the chain ``predicates`` from ``start`` (see :meth:`KnowledgeGraph.follow`)."""
     origin = q.resolve(cur, d, start)
     branches: list[tuple[Step, ...]] = [()]
@@ -361,13 +364,13 @@ def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direct
     if capped:
         branches = []  # a chain cut short is no answer: say so instead of showing half of it
     branches.sort(key=lambda b: [s.id for s in b])
-    shown = branches if limit is None else branches[:limit]
+    shown = branches[offset:] if limit is None else branches[offset:offset + limit]
     facts = fetch_facts(cur, d, (s.id for b in shown for s in b), w.known)
     answer = tuple(tuple(dataclasses.replace(facts[s.id], direction=s.direction) for s in b) for b in shown)
     ends_seen: list[str] = []
     for b in branches:
         if b[-1].there not in ends_seen:
             ends_seen.append(b[-1].there)
-    return Paths(origin, None, answer, tuple(ends_seen), len(shown) < len(branches), visited, capped,
-                 _cap_note(visited, max_facts) if capped else None)
+    return Paths(origin, None, answer, tuple(ends_seen), len(branches), offset, offset + len(shown) < len(branches),
+                 visited, capped, _cap_note(visited, max_facts) if capped else None)
 
