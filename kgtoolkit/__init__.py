@@ -45,6 +45,7 @@ from ._records import (
 )
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
+from ._traversal import Change, Diff, Neighborhood, Paths, Reached
 from .store import ImportReport, KnowledgeGraph, open, resolve_path
 
 __version__ = "0.1.0"
@@ -54,9 +55,11 @@ __all__ = [
     "AddResult",
     "Alias",
     "AliasConflict",
+    "Change",
     "CommaList",
     "ConflictGroup",
     "Corrupt",
+    "Diff",
     "DiskFull",
     "Entity",
     "Fact",
@@ -73,9 +76,12 @@ __all__ = [
     "Memory",
     "MergeResult",
     "MissingDependency",
+    "Neighborhood",
     "NotCurrent",
     "NotFound",
     "Page",
+    "Paths",
+    "Reached",
     "ReadOnly",
     "Stats",
     "StoreError",

@@ -236,7 +236,8 @@ VALID_FROM = _param("valid_from", "string", "When the fact became true: YYYY, YY
                                             "datetime with Z.")
 VALID_TO = _param("valid_to", "string", "When it stopped being true (leave out while it is still true).")
 CONFIDENCE = _param("confidence", "number", "How sure the source is, 0 to 1 (default 1).", minimum=0, maximum=1)
-SOURCE = _param("source", "string", "Who asserts it (default: agent), e.g. the agent's or the user's name.")
+SOURCE = _param("source", "string", "Who asserts it (default: agent), e.g. the agent's or the user's name; for path: "
+                                    "the entity the path starts at.")
 SOURCE_CLOSET = _param("source_closet", "string", "Pointer to the evidence, e.g. a memory id from kg_remember or "
                                                   "a URL.")
 SUBJECT_TYPE = _param("subject_type", "string", "Type of the subject entity: person, company, project, event, "
@@ -530,6 +531,83 @@ def _find(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     from .search import find  # torch and the model load only when an agent searches
 
     return find(kg, p.pop("query"), **p).to_dict()
+
+
+# ---------------------------------------------------------------------- traversal and diff (contract §11)
+
+HOPS = _param("hops", "integer", "How many hops to walk out from the entity, 1 to 4 (neighbors).", minimum=1,
+              maximum=4)
+MAX_HOPS = _param("max_hops", "integer", "The longest path, in facts, 1 to 4 (path).", minimum=1, maximum=4)
+TARGET = _param("target", "string", "The entity a path ends at (path): exact name or alias.")
+TIME_RESPECTING = _param("time_respecting", "boolean", "Only paths going forward in time: each next fact starts no "
+                                                       "earlier than the previous one (path).")
+FROM = _param("from", "string", "The first date of the window (diff), included.")
+TO = _param("to", "string", "The last date of the window (diff), included.")
+BY = _param("by", "string", "valid: what changed in the world (the facts' validity); known: what the graph learned "
+                            "(transaction time) (diff).", enum=("valid", "known"))
+
+
+@action(
+    "neighbors",
+    "The entities and facts within a few hops of one entity (hops 1 to 4), walked in the graph: what surrounds it, "
+    "who or what it is connected to and how far. Every hop is a current fact (as_of: valid on that date; known_at: "
+    "as believed then); predicates narrows the walk to those relationships. capped and note say when a hub stopped "
+    "the walk early.",
+    NAME.but(required=True, description="The entity to start from: exact name or alias (never fuzzy)."),
+    HOPS.but(default=1), DIRECTION.but(default="both"), PREDICATES.but(description="Walk only these relationships."),
+    AS_OF.but(description="Walk the facts valid on this date."), KNOWN_AT, PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.neighbors(p.pop("name"), **p).to_dict()
+
+
+@action(
+    "path",
+    "How two entities are connected: the shortest paths first, each a list of facts (a chain of precise hops, e.g. "
+    "billing owned_by payments_team reports_to Dana), at most max_hops long. Use for multi-hop questions instead "
+    "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date; time_respecting "
+    "keeps paths that go forward in time.",
+    SOURCE.but(required=True, description="The entity the path starts at: exact name or alias."),
+    TARGET.but(required=True), MAX_HOPS.but(default=4), DIRECTION.but(default="both"),
+    PREDICATES.but(description="Walk only these relationships."),
+    AS_OF.but(description="Walk the facts valid on this date."), TIME_RESPECTING.but(default=False), PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.paths(p.pop("source"), p.pop("target"), **p).to_dict()
+
+
+@action(
+    "follow",
+    "Follow a chain of relationship types from one entity, every branch: name billing_service, predicates "
+    "[owned_by, reports_to] answers who the owners of billing_service report to (ends), with the facts of each "
+    "branch (paths). One hop per predicate, 1 to 4; direction incoming walks each hop from object to subject.",
+    NAME.but(required=True, description="The entity the chain starts at: exact name or alias."),
+    PREDICATES.but(required=True, description="The relationships to follow, in order, one hop each (1 to 4)."),
+    DIRECTION.but(default="outgoing"), AS_OF.but(description="Follow the facts valid on this date."), PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.follow(p.pop("name"), p.pop("predicates"), **p).to_dict()
+
+
+@action(
+    "diff",
+    "What changed between two dates: facts that began, facts that ended, and replacements (the same subject and "
+    "predicate going from an old object to a new one, with the switch date), in time order. by known: what the "
+    "graph learned between two moments instead. name and predicates narrow it; began, ended and replaced count "
+    "each kind in the whole answer.",
+    FROM.but(required=True), TO.but(required=True),
+    NAME.but(description="Only facts about this entity (either side)."),
+    PREDICATES.but(description="Only facts of these predicates."), BY.but(default="valid"), PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _diff(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.diff(p.pop("from"), p.pop("to"), entity=p.pop("name", None), **p).to_dict()
 
 
 ACTIONS: tuple[str, ...] = tuple(_REGISTRY)

@@ -13,19 +13,21 @@ explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the sam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
 from ._time import OPEN_END, OPEN_START, TimeInput, now_key
+from ._traversal import DiffBy
 from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["ALIASES_SCHEMA", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA", "aliases", "entities", "facts",
-           "memories", "to_store"]
+__all__ = ["ALIASES_SCHEMA", "DIFF_SCHEMA", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA", "aliases", "diff",
+           "entities", "facts", "memories", "to_store"]
 
 Backend = Literal["polars", "pandas"]
 
@@ -176,6 +178,43 @@ def to_store(
             {"subject_name": "subject", "object_name": "object"})
     report, _ = import_facts(kg, df, on_error=on_error, allow_commas=allow_commas, source=source)
     return report
+
+
+#: :func:`diff`: one row per change (contract §11); ``old_*`` empty for ``began``, ``new_*`` for ``ended``.
+DIFF_SCHEMA: dict[str, pl.DataType] = {
+    "kind": pl.String(), "at": pl.String(), "subject": pl.String(), "predicate": pl.String(), "old_id": pl.Int64(),
+    "old_object": pl.String(), "old_object_name": pl.String(), "old_valid_from": pl.String(),
+    "old_valid_to": pl.String(), "new_id": pl.Int64(), "new_object": pl.String(), "new_object_name": pl.String(),
+    "new_valid_from": pl.String(), "new_valid_to": pl.String(),
+}
+
+
+def diff(kg: KnowledgeGraph, start: TimeInput, end: TimeInput, *, entity: str | None = None,
+         predicates: Sequence[str] | None = None, by: DiffBy = "valid",
+         backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+    """:meth:`KnowledgeGraph.diff` as a frame: every change from ``start`` to ``end``, in time order.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
+    >>> _ = kg.supersede("api", "uses", "Redis", "SQLite", at="2026-03-02")
+    >>> diff(kg, "2026-03", "2026-03").select("kind", "at", "old_object_name", "new_object_name").rows()
+    [('replaced', '2026-03-02', 'Redis', 'SQLite')]
+    """
+    changes = kg.diff(start, end, entity=entity, predicates=predicates, by=by).changes
+    rows: dict[str, list[object]] = {column: [] for column in DIFF_SCHEMA}
+    for c in changes:
+        rows["kind"].append(c.kind)
+        rows["at"].append(c.at)
+        rows["subject"].append(c.subject)
+        rows["predicate"].append(c.predicate)
+        for side, fact in (("old", c.old), ("new", c.new)):
+            rows[f"{side}_id"].append(None if fact is None else fact.id)
+            rows[f"{side}_object"].append(None if fact is None else fact.object)
+            rows[f"{side}_object_name"].append(None if fact is None else fact.object_name)
+            rows[f"{side}_valid_from"].append(None if fact is None else fact.valid_from)
+            rows[f"{side}_valid_to"].append(None if fact is None else fact.valid_to)
+    return _out(pl.DataFrame(rows, schema=DIFF_SCHEMA), backend)
 
 
 def _table(table: pa.Table) -> pl.DataFrame:

@@ -96,6 +96,8 @@ def _library_call(action: str) -> Any:
         from kgtoolkit.search import find
 
         return find
+    if action == "path":  # KnowledgeGraph.path is the graph's location; the action is KnowledgeGraph.paths
+        return kgtoolkit.KnowledgeGraph.paths
     return getattr(kgtoolkit.KnowledgeGraph, action, None)
 
 

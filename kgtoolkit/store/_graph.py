@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +33,7 @@ from .._records import (
     SupersedeResult,
 )
 from .._time import TimeInput, now_key, now_text, parse_bound, parse_window, today
+from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._location import DatabaseName, Location, resolve
@@ -804,6 +805,113 @@ class KnowledgeGraph:
         from .._summary import summary
 
         return summary(self, limit=limit, style=style, as_of=as_of)
+
+    # ------------------------------------------------------------------ traversal and diff (contract §11)
+
+    def neighbors(self, name: str, *, hops: int = 1, direction: Direction = "both",
+                  predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
+                  known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
+                  max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = None, offset: int = 0) -> Neighborhood:
+        """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
+
+        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current;
+        ``known_at`` as the graph believed then; ``predicates`` only these. Facts come ordered by the hop
+        that reached them, then id, one page (``limit``/``offset``) of the ``total``; at most ``max_facts``
+        facts are read (``capped`` and ``note`` say when that stopped the walk).
+
+        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
+        [('billing', 0), ('payments', 1), ('dana', 2)]
+        """
+        from . import _traversal as t
+
+        t.check_direction(direction)
+        t.check_hops(hops, "hops")
+        t.check_max_facts(max_facts)
+        w = t.when(as_of, known_at, during)
+        d = self._backend.dialect
+        q.page(d, limit, offset)
+        with self._read() as cur:
+            preds = t.check_predicates(cur, d, predicates)
+            return t.neighbors(cur, d, name, hops=hops, direction=direction, predicates=preds, w=w,
+                               max_facts=max_facts, limit=limit, offset=offset)
+
+    def paths(self, source: str, target: str, *, max_hops: int = 4, direction: Direction = "both",
+              predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
+              known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
+              time_respecting: bool = False, max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 10,
+              offset: int = 0) -> Paths:
+        """Paths of at most ``max_hops`` (1 to 4) facts from ``source`` to ``target``, shortest first (then by
+        fact ids); one page of at most ``limit`` from ``offset``. Each path is a tuple of facts, each
+        ``direction`` the way it was walked.
+
+        The time rule is :meth:`neighbors`'s; ``time_respecting``: each next fact starts no earlier than the
+        previous one (an unknown start counts as the earliest). Walked from both ends in the store.
+
+        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> [[f.predicate for f in p] for p in kg.paths("billing", "dana").paths]
+        [['owned_by', 'reports_to']]
+        """
+        from . import _traversal as t
+
+        t.check_direction(direction)
+        t.check_hops(max_hops, "max_hops")
+        t.check_max_facts(max_facts)
+        w = t.when(as_of, known_at, during)
+        d = self._backend.dialect
+        q.page(d, limit, offset)
+        with self._read() as cur:
+            preds = t.check_predicates(cur, d, predicates)
+            return t.paths(cur, d, source, target, max_hops=max_hops, direction=direction, predicates=preds, w=w,
+                           time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
+
+    def follow(self, start: str, predicates: Sequence[str], *, direction: Direction = "outgoing",
+               as_of: TimeInput | None = None, known_at: TimeInput | None = None,
+               during: Sequence[TimeInput] | None = None, time_respecting: bool = False,
+               max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100, offset: int = 0) -> Paths:
+        """Follow a chain of relationship types from ``start``, every branch: ``follow("billing", ["owned_by",
+        "reports_to"]).ends`` is who billing's owners report to. One hop per predicate (1 to 4), the time rule
+        of :meth:`neighbors`; ``ends`` lists every entity at the end of the chain, ``paths`` (at most
+        ``limit``, from ``offset``) how each was reached.
+
+        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> kg.follow("billing", ["owned by", "reports_to"]).ends
+        ('dana',)
+        """
+        from . import _traversal as t
+
+        t.check_direction(direction)
+        if isinstance(predicates, str):
+            predicates = [predicates]
+        t.check_hops(len(predicates), "predicates (how many)")
+        t.check_max_facts(max_facts)
+        w = t.when(as_of, known_at, during)
+        d = self._backend.dialect
+        q.page(d, limit, offset)
+        with self._read() as cur:
+            preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
+            return t.follow(cur, d, start, preds, direction=direction, w=w, time_respecting=time_respecting,
+                            max_facts=max_facts, limit=limit, offset=offset)
+
+    def diff(self, start: TimeInput, end: TimeInput, *, entity: str | None = None,
+             predicates: Sequence[str] | None = None, by: DiffBy = "valid", limit: int | None = None,
+             offset: int = 0) -> Diff:
+        """What changed from ``start`` to ``end`` (both included): facts that began, ended, and replacements
+        (same subject and predicate, old object → new, at the switch date), in time order, one page.
+
+        ``by="valid"``: by the facts' validity; ``by="known"``: what the graph learned between two moments
+        (transaction time). ``entity``: only facts about it (either end); ``predicates``: only these.
+
+        >>> kg = open(":memory:"); _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
+        >>> _ = kg.supersede("api", "uses", "Redis", "SQLite", at="2026-03-02")
+        >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
+        [('replaced', '2026-03-02')]
+        """
+        from ._diff import diff
+
+        with self._read() as cur:
+            return diff(cur, self._backend.dialect, start, end, entity=entity, predicates=predicates, by=by,
+                        limit=limit, offset=offset)
 
 
 # ---------------------------------------------------------------------- helpers

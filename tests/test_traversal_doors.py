@@ -1,0 +1,157 @@
+"""Traversal and diff through the agent tool and the MCP server (contract §11): the actions neighbors, path,
+follow and diff answer what the library answers, paged as the other list actions, and refuse bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from kgtoolkit import KnowledgeGraph, _tool, mcp_server, run_tool
+
+
+def _org(kg: KnowledgeGraph) -> None:
+    kg.add("billing_service", "owned_by", "payments team")
+    kg.add("payments team", "reports_to", "Dana")
+    kg.add("billing_service", "depends_on", "ledger")
+    kg.add("ledger", "owned_by", "platform team", valid_from="2024-01-01")
+    kg.add("platform team", "reports_to", "Dana", valid_from="2024-01-01", valid_to="2024-12-31")
+    kg.add("api", "uses", "Redis", valid_from="2024-01-05")
+    kg.supersede("api", "uses", "Redis", "SQLite", at="2024-03-02")
+
+
+def ok(kg: KnowledgeGraph, **request: Any) -> dict[str, Any]:
+    answer = run_tool(request, kg=kg)
+    assert answer["ok"], answer
+    json.dumps(answer, allow_nan=False)
+    result: dict[str, Any] = answer["result"]
+    return result
+
+
+def error(kg: KnowledgeGraph, **request: Any) -> dict[str, Any]:
+    answer = run_tool(request, kg=kg)
+    assert answer["ok"] is False, answer
+    err: dict[str, Any] = answer["error"]
+    return err
+
+
+def plain(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def test_the_actions_answer_what_the_library_answers(kg: KnowledgeGraph) -> None:
+    _org(kg)
+    got = ok(kg, action="neighbors", name="billing_service", hops=2)
+    assert got == plain(kg.neighbors("billing_service", hops=2, limit=100).to_dict())
+    assert {e["id"]: e["hops"] for e in got["entities"]} == {"billing_service": 0, "payments_team": 1, "ledger": 1,
+                                                              "dana": 2, "platform_team": 2}
+    assert (got["count"], got["total"], got["truncated"], got["next_offset"]) == (4, 4, False, None)
+
+    path = ok(kg, action="path", source="billing_service", target="Dana")
+    assert [[f["predicate"] for f in p] for p in path["paths"]] == [["owned_by", "reports_to"]]
+    assert path == plain(kg.paths("billing_service", "dana", limit=100).to_dict())
+    then = ok(kg, action="path", source="billing_service", target="Dana", as_of="2024-06", max_hops=3)
+    assert [[f["predicate"] for f in p] for p in then["paths"]] == [["owned_by", "reports_to"],
+                                                                    ["depends_on", "owned_by", "reports_to"]]
+    assert [f["direction"] for f in then["paths"][1]] == ["outgoing"] * 3
+    back = ok(kg, action="path", source="Dana", target="ledger", as_of="2024-06", direction="incoming")
+    assert [[f["direction"] for f in p] for p in back["paths"]] == [["incoming", "incoming"]]
+
+    chain = ok(kg, action="follow", name="billing_service", predicates=["owned_by", "reports_to"])
+    assert chain["ends"] == ["dana"] and chain["count"] == 1 and chain["total"] == 1
+    assert chain == plain(kg.follow("billing_service", ["owned_by", "reports_to"]).to_dict())
+
+    changes = ok(kg, action="diff", **{"from": "2024-03", "to": "2024-03"})
+    assert [(c["kind"], c["at"], c["old"]["object_name"], c["new"]["object_name"]) for c in changes["changes"]] == [
+        ("replaced", "2024-03-02", "Redis", "SQLite")]
+    assert changes == plain(kg.diff("2024-03", "2024-03", limit=100).to_dict())
+    year = ok(kg, action="diff", name="Dana", predicates=["reports_to"], **{"from": "2024", "to": "2024"})
+    assert [(c["kind"], c["subject"]) for c in year["changes"]] == [("began", "platform_team"),
+                                                                    ("ended", "platform_team")]
+    assert ok(kg, action="diff", by="known", **{"from": "2000", "to": "2999"})["total"] == 7
+
+
+def test_pages_concatenate_and_the_doors_defaults_apply(kg: KnowledgeGraph) -> None:
+    for i in range(60):
+        kg.add("hub", "links", f"leaf{i:02}")
+        kg.add(f"leaf{i:02}", "links", "sink")
+    whole = kg.neighbors("hub", hops=1).to_dict()["facts"]
+    assert len(ok(kg, action="neighbors", name="hub")["facts"]) == 60  # the tool's default: 100
+    first = mcp_server.call(kg, "kg_neighbors", {"name": "hub"})["result"]  # the MCP tools': 50
+    assert (first["count"], first["total"], first["truncated"], first["next_offset"]) == (50, 60, True, 50)
+    rest = mcp_server.call(kg, "kg_neighbors", {"name": "hub", "offset": 50})["result"]
+    assert plain(first["facts"] + rest["facts"]) == plain(whole) and rest["next_offset"] is None
+
+    every = kg.paths("hub", "sink", limit=None)
+    assert every.total == 60 and len(every.paths) == 60
+    seen: list[Any] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = ok(kg, action="path", source="hub", target="sink", limit=25, offset=offset)
+        seen += page["paths"]
+        offset = page["next_offset"]
+    assert seen == plain(every.to_dict()["paths"])
+    part = ok(kg, action="path", source="hub", target="sink", limit=25)
+    assert part["total"] is None and part["truncated"] and part["next_offset"] == 25  # counted no further than needed
+    assert mcp_server.call(kg, "kg_path", {"source": "hub", "target": "sink"})["result"]["count"] == 50
+    branches = ok(kg, action="follow", name="hub", predicates=["links", "links"], limit=7, offset=56)
+    assert (branches["count"], branches["total"], branches["truncated"], branches["ends"]) == (4, 60, False, ["sink"])
+
+
+def test_bad_requests_are_refused_with_codes(kg: KnowledgeGraph) -> None:
+    _org(kg)
+    before = kg.data_version()
+    assert error(kg, action="neighbors", name="billing_service", hops=5)["field"] == "hops"
+    assert error(kg, action="neighbors", name="billing_service", hops="2")["code"] == "invalid_request"
+    missing = error(kg, action="neighbors", name="billing_svc")
+    assert missing["code"] == "not_found" and "billing_service" in missing["suggestions"]
+    assert error(kg, action="path", source="billing_service")["message"] == "path needs target"
+    assert error(kg, action="path", source="billing_service", target="Dana", max_hops=0)["field"] == "max_hops"
+    assert error(kg, action="path", source="x", target="Dana", limit=1001)["field"] == "limit"
+    assert error(kg, action="follow", name="billing_service", predicates=["owned"])["suggestions"] == ["owned_by"]
+    assert error(kg, action="follow", name="billing_service", predicates=[])["code"] == "invalid_request"
+    assert error(kg, action="follow", name="billing_service", predicates="owned_by")["field"] == "predicates"
+    assert error(kg, action="diff", **{"from": "2024"})["message"] == "diff needs to"
+    assert error(kg, action="diff", **{"from": "2025", "to": "2024"})["code"] == "interval_order"
+    assert error(kg, action="diff", by="when", **{"from": "2024", "to": "2025"})["field"] == "by"
+    assert error(kg, action="diff", depth=2, **{"from": "2024", "to": "2025"})["code"] == "invalid_request"
+    assert kg.data_version() == before
+
+
+def test_the_mcp_tools_declare_the_parameters() -> None:
+    specs = mcp_server.tool_specs()
+    assert specs["kg_path"]["inputSchema"]["required"] == ["source", "target"]
+    assert specs["kg_path"]["inputSchema"]["properties"]["limit"]["default"] == mcp_server.DEFAULT_LIMIT
+    assert specs["kg_follow"]["inputSchema"]["required"] == ["name", "predicates"]
+    assert specs["kg_diff"]["inputSchema"]["required"] == ["from", "to"]
+    assert specs["kg_neighbors"]["inputSchema"]["properties"]["hops"]["maximum"] == 4
+    for name in ("neighbors", "path", "follow", "diff"):
+        assert _tool.registry()[name].read_only and _tool.registry()[name].paged
+
+
+@pytest.mark.sqlite_only
+def test_kg_path_through_the_stdio_server(db_path: Any, tmp_path: Any) -> None:
+    pytest.importorskip("mcp")
+    import asyncio
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    with KnowledgeGraph(db_path) as kg:
+        _org(kg)
+
+    async def ask() -> dict[str, Any]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "kgtoolkit", "mcp", "--db", str(db_path)],
+                                       env={"HOME": str(tmp_path)})
+        with open(tmp_path / "server.log", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("kg_path", {"source": "billing_service", "target": "dana"})
+                answer: dict[str, Any] = json.loads(result.content[0].text)
+                assert result.structured_content == answer and not result.is_error
+                return answer
+
+    answer = asyncio.run(ask())
+    assert [[f["object"] for f in p] for p in answer["result"]["paths"]] == [["payments_team", "dana"]]
