@@ -28,7 +28,7 @@ import html as _html
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -45,6 +45,7 @@ __all__ = [
     "GraphView",
     "as_of_filter",
     "build",
+    "highlight",
     "opening_day",
     "render_html",
     "strip_cdn",
@@ -192,6 +193,30 @@ def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
     lo, hi = pl.lit(_instant(low)).cast(_MOMENT), pl.lit(_instant(high)).cast(_MOMENT)
     return facts.filter((pl.col("start").is_null() | (pl.col("start") <= hi))
                         & (pl.col("end").is_null() | (pl.col("end") >= lo)))
+
+
+def highlight(view: GraphView, colors: Mapping[int, str], *, width: float = 2.0, dim: str | None = None) -> GraphView:
+    """``view`` with the edges holding a fact of ``colors`` (fact id → colour) drawn in that colour and
+    ``width`` times wider, solid; ``dim``: the colour of every other edge (context drawn behind).
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> a = kg.add("billing", "owned_by", "payments").fact.id
+    >>> _ = kg.add("billing", "uses", "Redis")
+    >>> [(e.predicate, e.color) for e in highlight(build(frames.facts(kg)), {a: "#E45756"}, dim="#DDDDDD").edges]
+    [('owned_by', '#E45756'), ('uses', '#DDDDDD')]
+    """
+    edges = []
+    for edge in view.edges:
+        color = next((colors[i] for i in (edge.ids or (edge.id,)) if i in colors), None)
+        if color is not None:
+            edges.append(dataclasses.replace(edge, color=color, width=edge.width * width, dashes=False))
+        elif dim is not None:
+            edges.append(dataclasses.replace(edge, color=dim))
+        else:
+            edges.append(edge)
+    return dataclasses.replace(view, edges=tuple(edges))
 
 
 def opening_day(facts: pl.DataFrame, *, today: dt.date) -> tuple[dt.date, str | None]:

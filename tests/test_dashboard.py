@@ -22,7 +22,7 @@ from kgtoolkit.dashboard._text import plain
 
 APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
 CHECKOUT_APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"  # `streamlit run app/dashboard.py`
-PAGES = ["graph", "entity", "conflicts", "churn", "search", "import_export"]
+PAGES = ["graph", "entity", "paths", "changes", "conflicts", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
 
 
@@ -173,6 +173,40 @@ def test_the_window_spans_a_month_a_year_or_a_range(monkeypatch: pytest.MonkeyPa
     at.sidebar.date_input(key="as_of_to").set_value(dt.date(2014, 1, 20)).run()
     check("2014-01-15/2014-01-20", "from 2014-01-15 to 2014-01-20")
     assert len(in_window("2014-01-15")) < len(in_window("2014-01-15/2014-01-20")) < len(in_window("2014-01"))
+
+
+def test_the_paths_page_draws_the_librarys_paths(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _open(_app(monkeypatch, demo_db, entity="billing_service", paths_target="dana_whitfield"), "paths")
+    found, view = at.session_state["paths_result"], at.session_state["paths_view"]
+    with kgtoolkit.open(demo_db, read_only=True) as kg:
+        want = kg.paths("billing_service", "dana_whitfield", max_hops=3, as_of=at.session_state["as_of"].isoformat(),
+                        limit=10)
+    assert [[f.id for f in p] for p in found.paths] == [[f.id for f in p] for p in want.paths] != []
+    shortest = {f.id for f in found.paths[0]}
+    colour = {i: e.color for e in view.edges for i in e.ids}
+    assert {colour[i] for i in shortest} == {"#E45756"} and set(colour) == {f.id for p in found.paths for f in p}
+    assert any("—owned_by→" in plain(m.value) and "payments_team" in plain(m.value).lower() for m in at.markdown)
+    at.toggle(key="paths_time").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_the_changes_page_lists_and_colours_the_librarys_diff(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    at = _app(monkeypatch, demo_db, changes_from=dt.date(2026, 1, 1), changes_to=dt.date(2026, 6, 30))
+    at = _open(at, "changes")
+    got, view = at.session_state["changes_result"], at.session_state["changes_view"]
+    with kgtoolkit.open(demo_db, read_only=True) as kg:
+        want = kg.diff("2026-01-01", "2026-06-30", limit=2000)
+    assert got.to_dict() == want.to_dict() and got.total > 0
+    colour = {i: e.color for e in view.edges for i in e.ids}
+    for change in want.changes:
+        if change.kind == "began":
+            assert colour.get(change.new.id, "#54A24B") == "#54A24B"
+        if change.kind == "replaced":
+            assert colour.get(change.new.id, "#F58518") == "#F58518"
+    assert {m.label: m.value for m in at.metric}["Changes"] == f"{want.total:,}"
+    at.date_input(key="changes_from").set_value(dt.date(2026, 7, 1)).run()
+    at.date_input(key="changes_to").set_value(dt.date(2026, 6, 1)).run()
+    assert any("swap them" in w.value for w in at.warning)
 
 
 def test_the_cap_notice_names_the_centre_by_its_name(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:

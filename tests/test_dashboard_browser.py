@@ -156,6 +156,8 @@ def test_graph_draws_and_follows_the_date(dashboard: str, page) -> None:
 SCREENS = [
     ("graph", "/?entity=my_api&all_time=1", "· graph ·"),
     ("entity", "/entity?entity=billing_service", "· entity ·"),
+    ("paths", "/paths?entity=billing_service", "· paths ·"),
+    ("changes", "/changes", "· changes ·"),
     ("conflicts", "/conflicts", "· conflicts ·"),
     ("churn", "/churn", "· churn ·"),
     ("search", "/search", "· search ·"),
@@ -189,7 +191,7 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
             shown = {" ".join(t.split()) for t in tab.locator('[data-testid="stMetric"]').all_inner_texts()}
             assert {"Rows 5", "Valid rows 2", "Bad rows 3"} <= shown, shown
             assert tab.get_by_role("button", name="Import 2 valid rows into demo.sqlite3").is_enabled()
-        if name == "graph":
+        if name in ("graph", "paths", "changes"):
             frame = _graph_frame(tab)
             frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",
                                     timeout=30_000)

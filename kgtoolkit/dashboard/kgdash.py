@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -176,6 +177,29 @@ def graph_html(view: graphview.GraphView, height: int) -> str:
     return graphview.render_html(view, height=height)
 
 
+@st.cache_data(show_spinner="Walking the graph…", max_entries=16)
+def paths(path: str, read_only: bool, version: tuple[object, ...], source: str, target: str, max_hops: int,
+          as_of: str | None, time_respecting: bool, limit: int) -> Any:
+    """:meth:`KnowledgeGraph.paths` (a :class:`~kgtoolkit._traversal.Paths`), at most ``limit`` of them."""
+    return open_graph(path, read_only).paths(source, target, max_hops=max_hops, as_of=as_of,
+                                             time_respecting=time_respecting, limit=limit)
+
+
+@st.cache_data(show_spinner="Comparing the two dates…", max_entries=16)
+def diff(path: str, read_only: bool, version: tuple[object, ...], start: str, end: str, entity: str | None,
+         preds: tuple[str, ...], limit: int) -> Any:
+    """:meth:`KnowledgeGraph.diff` from ``start`` to ``end`` (both included), at most ``limit`` changes."""
+    return open_graph(path, read_only).diff(start, end, entity=entity, predicates=list(preds) or None, limit=limit)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tuple[int, ...],
+               colors: tuple[tuple[int, str], ...], max_nodes: int) -> graphview.GraphView:
+    """The facts ``ids`` drawn as a graph, the edges holding a fact of ``colors`` in that colour."""
+    facts = facts_frame(path, read_only, version).filter(pl.col("id").is_in(list(ids)))
+    return graphview.highlight(graphview.build(facts, max_nodes=max_nodes), dict(colors))
+
+
 @st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     kg = open_graph(path, read_only)
@@ -242,14 +266,22 @@ def set_entity(entity_id: str | None) -> None:
 
 
 def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label: str = "(most connected entities)",
-                  limit: int = 1500, columns: tuple[Any, Any] | None = None) -> str | None:
+                  limit: int = 1500, columns: Sequence[Any] | None = None, state: str = "entity") -> str | None:
     """Choose an entity: the most connected ones in a list, any other by its exact name or alias.
 
-    The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL.
+    The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL; another
+    ``state`` key keeps a second choice of its own (the Paths page's target).
     """
     ranking = entity_ranking(c.path, c.read_only, c.version)
     known = set(ranking["id"].to_list())
-    current = st.session_state.get("entity")
+    current = st.session_state.get(state)
+
+    def choose(entity_id: str | None) -> None:
+        if state == "entity":
+            set_entity(entity_id)
+        else:
+            st.session_state[state] = entity_id
+
     if current is not None and current not in known:
         current = None
     ids: list[str | None] = ranking.head(limit)["id"].to_list()
@@ -259,7 +291,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
         ids = [None, *ids]
     elif current is None and ids:
         current = ids[0]
-        set_entity(current)
+        choose(current)
     if not ids:
         return None
     labels = dict(zip(ranking["id"].to_list(), ranking["name"].to_list()))
@@ -273,14 +305,14 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
         st.session_state[select_key] = current
 
     def picked() -> None:
-        set_entity(st.session_state[select_key])
+        choose(st.session_state[select_key])
 
     def typed() -> None:
         text = st.session_state[typed_key].strip()
         if not text:
             return
         try:
-            set_entity(c.kg.resolve(text))
+            choose(c.kg.resolve(text))
             st.session_state[typed_key] = ""
             st.session_state.pop(f"{key}_miss", None)
         except kgtoolkit.KGError as exc:
@@ -352,6 +384,17 @@ def footer(c: Ctx, page: str) -> None:
     st.divider()
     st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {md_text(c.name)} · {c.date_label}"
                f"{' · read-only' if c.read_only else ''}")
+
+
+def show_graph(view: graphview.GraphView, height: int) -> None:
+    """Draw ``view`` (pyvis, inlined) in an iframe ``height`` pixels tall."""
+    html = graph_html(view, height)
+    if hasattr(st, "iframe"):  # Streamlit ≥ 1.52: components.v1.html is deprecated in favour of st.iframe
+        st.iframe(html, height=height)
+    else:
+        import streamlit.components.v1 as components
+
+        components.html(html, height=height)
 
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:

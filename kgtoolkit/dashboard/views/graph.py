@@ -44,13 +44,7 @@ if not view.nodes:
         st.info(f"No facts match {c.date_label} and these filters. Pick another date, or switch on "
                 "**All dates** in the sidebar.")
 else:
-    html = kgdash.graph_html(view, 600)
-    if hasattr(st, "iframe"):  # Streamlit ≥ 1.52: components.v1.html is deprecated in favour of st.iframe
-        st.iframe(html, height=600)
-    else:
-        import streamlit.components.v1 as components
-
-        components.html(html, height=600)
+    kgdash.show_graph(view, 600)
     legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in
                       sorted({(n.type, n.color) for n in view.nodes}))
     st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ ended (has an end date) &nbsp;·&nbsp; "

@@ -1,0 +1,72 @@
+"""Changes: what began, ended or was replaced between two dates (``kg.diff``), drawn and listed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import streamlit as st
+
+from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard._text import md_text
+
+COLORS = {"began": "#54A24B", "ended": "#E45756", "replaced": "#F58518"}
+LIMIT = 2000  # changes read at once; the page says when there are more
+
+c = kgdash.ctx()
+st.title("Changes")
+
+today = st.session_state.get("as_of") or dt.date.today()
+a, b, e = st.columns([1, 1, 2.4])
+start = a.date_input("From", value=today - dt.timedelta(days=90), key="changes_from", min_value=dt.date(1, 1, 1),
+                     max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD")
+end = b.date_input("To", value=today, key="changes_to", min_value=dt.date(1, 1, 1),
+                   max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD", help="Both days count.")
+with e:
+    entity = kgdash.entity_picker(c, label="About", key="changes_entity", allow_none=True,
+                                  none_label="(every entity)", columns=tuple(st.columns([3, 2])))
+preds = st.multiselect("Predicates", kgdash.predicates(c.path, c.read_only, c.version), key="changes_predicates",
+                       placeholder="all predicates")
+
+if start > end:
+    st.warning("**From** is after **To**: swap them.")
+    kgdash.footer(c, "changes")
+    st.stop()
+result = kgdash.diff(c.path, c.read_only, c.version, start.isoformat(), end.isoformat(), entity, tuple(preds), LIMIT)
+st.session_state["changes_result"] = result  # the data behind the page (tests read it)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Changes", f"{result.total:,}")
+m2.metric("Began", f"{result.began:,}")
+m3.metric("Ended", f"{result.ended:,}")
+m4.metric("Replaced", f"{result.replaced:,}")
+if not result.changes:
+    st.info(f"Nothing began, ended or was replaced from {start} to {end}" + (" for this entity" if entity else "")
+            + ". Widen the dates or drop the filters.")
+    kgdash.footer(c, "changes")
+    st.stop()
+if result.total > len(result.changes):
+    st.caption(f"The first {len(result.changes):,} of {result.total:,} changes, in time order; narrow the dates, "
+               "the entity or the predicates to see the rest.")
+
+colors: dict[int, str] = {}
+for change in result.changes:
+    for fact in (change.old, change.new):
+        if fact is not None:
+            colors.setdefault(fact.id, COLORS[change.kind] if change.kind != "replaced" or fact is change.new
+                              else COLORS["ended"])
+view = kgdash.facts_view(c.path, c.read_only, c.version, tuple(sorted(colors)), tuple(sorted(colors.items())), 150)
+st.session_state["changes_view"] = view
+graph, listing = st.columns([3, 2])
+with graph:
+    kgdash.show_graph(view, 520)
+    st.markdown("<small>" + " &nbsp; ".join(f"<span style='color:{color}'>━</span> {kind}" for kind, color in
+                                            COLORS.items()) + " (the old fact of a replacement in red)</small>",
+                unsafe_allow_html=True)
+with listing:
+    rows = [{"at": ch.at, "change": ch.kind, "subject": (ch.new or ch.old).subject_name,
+             "predicate": ch.predicate, "from": ch.old.object_name if ch.old else "",
+             "to": ch.new.object_name if ch.new else ""} for ch in result.changes]
+    st.dataframe(pl.DataFrame(rows, schema={k: pl.String for k in ("at", "change", "subject", "predicate", "from", "to")}),
+                 hide_index=True, width="stretch", height=520)
+st.caption(md_text(f"From {start} to {end}, by the facts' validity."))
+kgdash.footer(c, "changes")
