@@ -46,6 +46,7 @@ from ._records import (
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 from .store import ImportReport, KnowledgeGraph, open, resolve_path
+from .store._predicates import PredicateAlias, PredicateInfo, PredicateRename
 
 __version__ = "0.1.0"
 
@@ -76,6 +77,9 @@ __all__ = [
     "NotCurrent",
     "NotFound",
     "Page",
+    "PredicateAlias",
+    "PredicateInfo",
+    "PredicateRename",
     "ReadOnly",
     "Stats",
     "StoreError",

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._errors import AliasConflict, InvalidRequest, NotFound
-from .._names import clean_text, normalize_predicate
+from .._names import clean_text, normalize_name, normalize_predicate
 from .._records import _Record
 from ._backend import Backend, Cursor, Dialect
 from ._rules import Rules
@@ -25,9 +25,11 @@ __all__ = [
     "PredicateAlias",
     "PredicateInfo",
     "PredicateRename",
+    "add_alias",
     "alias_predicate",
     "canonical",
     "ensure_labels",
+    "labels",
     "predicate_aliases",
     "predicates_page",
     "read_aliases",
@@ -49,6 +51,11 @@ class PredicateInfo(_Record):
     facts: int
     current: int
     aliases: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        """``(id, facts)``, as :meth:`KnowledgeGraph.predicates` answered pairs before it answered records
+        (``for predicate, count in kg.predicates()`` still reads)."""
+        return iter((self.id, self.facts))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -105,11 +112,17 @@ def ensure_labels(cur: Cursor, labels: Iterable[tuple[str, str]]) -> None:
 
 
 def _label(text: str, key: str) -> str:
-    """The label a spelling gives a predicate: the spelling trimmed, inner whitespace collapsed."""
+    """The label a spelling gives the predicate ``key``: the spelling trimmed, inner whitespace collapsed, when
+    it spells ``key`` itself (a spelling of an alias labels nothing of its own: the id stands in)."""
     try:
-        return clean_text(text, field="predicate")
+        return clean_text(text, field="predicate") if normalize_predicate(text) == key else key
     except InvalidRequest:
         return key
+
+
+def labels(cur: Cursor) -> dict[str, str]:
+    """Every predicate's label by id (the predicates that have one: every predicate written since labels exist)."""
+    return dict(cur.execute("SELECT id, label FROM predicates").fetchall())
 
 
 def _facts(cur: Cursor, predicate: str) -> int:
@@ -141,34 +154,35 @@ def _aliases_of(cur: Cursor, predicate: str) -> tuple[str, ...]:
 
 def alias_predicate(backend: Backend, alias: str, predicate: str) -> PredicateAlias:
     """Register ``alias`` as another name of ``predicate`` (see :meth:`KnowledgeGraph.alias_predicate`)."""
+    return backend.write(lambda cur: add_alias(cur, alias, predicate))
 
-    def write(cur: Cursor) -> PredicateAlias:
-        rules_ = rules(cur)
-        key = rules_.bounded(normalize_predicate(alias), "alias")
-        target = rules_.predicate(predicate)  # through an alias: an alias always names a canonical predicate
-        if key == target:
-            raise InvalidRequest(f"{alias!r} and {predicate!r} are the same predicate ({target!r}); an alias names "
-                                 "another predicate", field="alias", value=alias)
-        existing = rules_.predicate_aliases.get(key)
-        if existing is not None and existing != target:
-            raise AliasConflict(f"{alias!r} is already an alias of the predicate {existing!r}; an alias names one "
-                                f"predicate. To fold {existing!r} into {target!r}: `kgtoolkit rename-predicate "
-                                f"{existing} {target}`", field="alias", value=alias, predicate=existing)
-        if existing is None:
-            count = _facts(cur, key)
-            if count:
-                raise AliasConflict(f"the predicate {key!r} has {count} fact(s); an alias cannot be a predicate in use. "
-                                    f"To fold its facts into {target!r} (and make it an alias): `kgtoolkit "
-                                    f"rename-predicate {key} {target}` or rename_predicate({key!r}, {target!r})",
-                                    field="alias", value=alias, facts=count)
-            ensure_labels(cur, [(target, _label(predicate, target))])
-            cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (target, key))  # no chains
-            cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (key, target))
-            cur.execute("DELETE FROM predicates WHERE id = ?", (key,))
-            _move_settings(cur, key, target)
-        return PredicateAlias(key, target)
 
-    return backend.write(write)
+def add_alias(cur: Cursor, alias: str, predicate: str) -> PredicateAlias:
+    """:func:`alias_predicate` inside an open write transaction."""
+    rules_ = rules(cur)
+    key = rules_.bounded(normalize_name(alias, field="alias"), "alias")
+    target = rules_.predicate(predicate)  # through an alias: an alias always names a canonical predicate
+    if key == target:
+        raise InvalidRequest(f"{alias!r} and {predicate!r} are the same predicate ({target!r}); an alias names "
+                             "another predicate", field="alias", value=alias)
+    existing = rules_.predicate_aliases.get(key)
+    if existing is not None and existing != target:
+        raise AliasConflict(f"{alias!r} is already an alias of the predicate {existing!r}; an alias names one "
+                            f"predicate. To fold {existing!r} into {target!r}: `kgtoolkit rename-predicate "
+                            f"{existing} {target}`", field="alias", value=alias, predicate=existing)
+    if existing is None:
+        count = _facts(cur, key)
+        if count:
+            raise AliasConflict(f"the predicate {key!r} has {count} fact(s); an alias cannot be a predicate in use. "
+                                f"To fold its facts into {target!r} (and make it an alias): `kgtoolkit "
+                                f"rename-predicate {key} {target}` or rename_predicate({key!r}, {target!r})",
+                                field="alias", value=alias, facts=count)
+        ensure_labels(cur, [(target, _label(predicate, target))])
+        cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (target, key))  # no chains
+        cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (key, target))
+        cur.execute("DELETE FROM predicates WHERE id = ?", (key,))
+        _move_settings(cur, key, target)
+    return PredicateAlias(key, target)
 
 
 def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
@@ -176,7 +190,7 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
 
     def write(cur: Cursor) -> PredicateRename:
         rules_ = rules(cur)
-        src = rules_.bounded(normalize_predicate(old), "old")
+        src = rules_.bounded(normalize_name(old, field="old"), "old")
         if src in rules_.predicate_aliases:
             raise InvalidRequest(f"{old!r} is already an alias of the predicate {rules_.predicate_aliases[src]!r}; "
                                  "its facts are stored under that predicate, so there is nothing to rename",
@@ -190,6 +204,13 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
             raise NotFound(f"no fact uses the predicate {src!r}, so there is nothing to rename; `kgtoolkit predicates` "
                            "lists the predicates in use (to make a name without facts another name of a predicate: "
                            "`kgtoolkit alias-predicate`)", field="old", value=old)
+        in_use = _facts(cur, dst)
+        if in_use and rules_.is_value(src) != rules_.is_value(dst):
+            value, entity = (src, dst) if rules_.is_value(src) else (dst, src)
+            raise InvalidRequest(f"{value!r} is a value predicate (its objects are text) and {entity!r} is not (its "
+                                 "objects are entities); facts of the two kinds cannot become one predicate: rename "
+                                 "into a predicate of the same kind, or into an unused one",
+                                 field="new", value=new, predicate=dst)
         deduplicated = _fold(cur, src, dst)
         cur.execute("UPDATE facts SET predicate = ? WHERE predicate = ?", (dst, src))
         ensure_labels(cur, [(dst, _label(new, dst))])
@@ -206,12 +227,12 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
 def _fold(cur: Cursor, src: str, dst: str) -> int:
     """Before ``src``'s facts become ``dst``'s: delete the rows that would then be duplicates, as a merge does
     (identical current facts keep the earliest start; identical history rows keep one)."""
-    rows = cur.execute("SELECT id, subject, object_key, valid_to IS NULL, from_us, to_us FROM facts "
+    rows = cur.execute("SELECT id, subject, object_key, object_id IS NULL, valid_to IS NULL, from_us, to_us FROM facts "
                        "WHERE predicate IN (?, ?) ORDER BY from_us, id", (src, dst)).fetchall()
     keep: set[tuple[Any, ...]] = set()
     drop: list[tuple[int]] = []
-    for fact_id, subject, object_key, current, from_key, to_key in rows:
-        identity = (subject, object_key) + ((None,) if current else (from_key, to_key))
+    for fact_id, subject, object_key, is_value, current, from_key, to_key in rows:
+        identity = (subject, object_key, bool(is_value)) + ((None,) if current else (from_key, to_key))
         if identity in keep:
             drop.append((fact_id,))
         else:

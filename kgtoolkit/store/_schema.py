@@ -38,7 +38,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
 }
 #: The tables of a graph, in an order that satisfies their foreign keys when filled.
-TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories")
+TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "predicates", "predicate_aliases")
 
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),

@@ -1,0 +1,287 @@
+"""Predicates as things of their own (contract §13): labels, aliases, renames; on both backends.
+
+Every door that takes a predicate resolves a predicate alias to its canonical predicate; a rename
+folds one predicate's facts into another as a merge folds entities (checked against a plain-Python
+model on generated histories); a predicate keeps its first spelling as its label; a file of the
+schema before labels upgrades in place; dump, restore and copy carry labels and aliases.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import kgtoolkit
+from conftest import dump_file
+from kgtoolkit import AliasConflict, InvalidRequest, KnowledgeGraph, NotFound
+from kgtoolkit.store import _predicates, copy_graph, dump, import_facts, import_graph, read_table, restore
+from kgtoolkit.store._dump import dump_parts, dump_predicate_aliases
+from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+
+ARREST = "Arrest, detain, or charge with legal action"
+
+
+def _seed(kg: KnowledgeGraph) -> None:
+    kg.add("billing", "Uses Database", "Postgres", valid_from="2024-01-01")
+    kg.add("search", "uses_database", "Elastic", valid_from="2024-02-01", valid_to="2024-06-01")
+
+
+# ---------------------------------------------------------------------- aliases on every door
+
+
+def test_every_door_resolves_a_predicate_alias(kg: KnowledgeGraph, new_db: Callable[[str], Path | str]) -> None:
+    _seed(kg)
+    assert kg.alias_predicate("uses db", "uses_database").to_dict() == {"alias": "uses_db",
+                                                                        "predicate": "uses_database"}
+    added = kg.add("web", "Uses DB", "Postgres", valid_from="2024-03-01")
+    assert added.created and added.fact.predicate == "uses_database"
+    assert not kg.add("billing", "uses_db", "postgres").created  # the same current fact, through the alias
+    new = kg.supersede("web", "uses_db", "Postgres", "SQLite", at="2024-09-01").new
+    assert new.predicate == "uses_database"
+    assert kg.invalidate("web", "USES  DB", "SQLite", ended="2024-10-01").valid_to == "2024-10-01"
+    everything = {f.id for f in kg.timeline()}
+    assert {f.predicate for f in kg.timeline()} == {"uses_database"}
+    assert {f.id for f in kg.timeline(predicates=["uses_db"])} == everything
+    assert [f.id for f in kg.query("web", predicates="uses db")] == [f.id for f in kg.query("web")]
+    assert [f.id for f in kg.search("uses_db", "postgres")] == [f.id for f in kg.search("uses_database", "postgres")]
+    assert kg.search_page("uses db").total == len(everything)
+    assert kg.resolve_predicate("Uses DB") == "uses_database"
+    assert read_table(kg, "facts", predicate="uses_db").num_rows == len(everything)
+    # a setting given by its alias names the predicate: conflicts leave a multi-valued one out
+    kg.add("billing", "uses_db", "Redis")
+    assert [g.predicate for g in kg.conflicts("billing")] == ["uses_database"]
+    kg.configure(multi_valued=kg.config.multi_valued | {"uses_db"})
+    assert "uses_database" in kg.config.multi_valued and kg.conflicts("billing") == []
+    # a bulk import: facts spelled by the alias land under the predicate, none twice
+    report, _ = import_facts(kg, pl.DataFrame({"subject": ["billing", "crm"], "predicate": ["uses db", "Uses_DB"],
+                                               "object": ["Redis", "MySQL"]}))
+    assert (report.inserted, report.duplicates) == (1, 1)
+    assert {p.id: p.facts for p in kg.predicates()} == {"uses_database": len(everything) + 2}
+    assert [a.to_dict() for a in kg.predicate_aliases()] == [{"alias": "uses_db", "predicate": "uses_database"}]
+
+
+def test_an_alias_that_clashes_is_refused_and_changes_nothing(kg: KnowledgeGraph, db_path: Path | str) -> None:
+    _seed(kg)
+    kg.add("billing", "owned_by", "Ada")
+    kg.alias_predicate("uses_db", "uses_database")
+    assert kg.alias_predicate("Uses DB", "uses_database").predicate == "uses_database"  # again: nothing new
+    before = dump_file(db_path)
+    with pytest.raises(InvalidRequest, match="same predicate"):
+        kg.alias_predicate("uses_database", "uses db")  # a cycle: the alias's own predicate
+    with pytest.raises(InvalidRequest, match="same predicate"):
+        kg.alias_predicate("uses_database", "uses_database")
+    with pytest.raises(AliasConflict, match="already an alias") as clash:
+        kg.alias_predicate("uses_db", "owned_by")  # an alias names one predicate
+    assert clash.value.code == "alias_conflict" and "rename-predicate" in clash.value.message
+    with pytest.raises(AliasConflict, match="has 1 fact") as used:
+        kg.alias_predicate("owned_by", "uses_database")  # a predicate in use: rename folds it instead
+    assert "rename_predicate('owned_by', 'uses_database')" in used.value.message
+    with pytest.raises(InvalidRequest):
+        kg.alias_predicate("   ", "uses_database")
+    assert dump_file(db_path) == before
+    # an alias of an alias means the predicate it names: aliases never chain
+    assert kg.alias_predicate("db", "uses_db").predicate == "uses_database"
+    kg.alias_predicate("stores_in", "keeps_data_in")  # a predicate no fact uses yet
+    assert kg.alias_predicate("keeps_data_in", "uses_database").predicate == "uses_database"
+    assert {(a.alias, a.predicate) for a in kg.predicate_aliases()} == {
+        ("uses_db", "uses_database"), ("db", "uses_database"), ("keeps_data_in", "uses_database"),
+        ("stores_in", "uses_database")}
+
+
+# ---------------------------------------------------------------------- rename
+
+
+def _model_fold(rows: list[tuple[int, str, str, str, int, int, bool]], src: str, dst: str) -> set[tuple[Any, ...]]:
+    """What a rename leaves, in plain Python: the rows of both predicates oldest first; an identical current
+    fact (subject, object) is kept once (the earliest start), an identical history row once."""
+    kept: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for fact_id, subject, predicate, obj, start, end, current in sorted(rows, key=lambda r: (r[4], r[0])):
+        if predicate not in (src, dst):
+            continue
+        identity = (subject, obj, None) if current else (subject, obj, start, end)
+        kept.setdefault(identity, (fact_id, subject, obj, start, end))
+    return set(kept.values())
+
+
+def _stored(kg: KnowledgeGraph, predicate: str) -> set[tuple[Any, ...]]:
+    return {(f.id, f.subject, f.object, f.valid_from, f.valid_to) for f in kg.timeline()
+            if f.predicate == predicate}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_rename_folds_every_fact_with_its_history_as_the_model_says(kg: KnowledgeGraph, seed: int) -> None:
+    rng = random.Random(seed)
+    kg.configure(multi_valued=["knows", "contacts"])
+    for _ in range(40):
+        predicate = rng.choice(["knows", "contacts", "Knows", "likes"])
+        subject, obj = rng.choice("abc"), rng.choice("xyz")
+        start = f"202{rng.randrange(4)}-0{rng.randrange(1, 4)}-01"
+        end = rng.choice([None, None, f"2024-0{rng.randrange(1, 9)}-02"])
+        kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
+    rows = [(f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_to, f.valid_to is None)
+            for f in kg.timeline()]
+    expected = _model_fold(rows, "contacts", "knows")
+    model = {(i, s, o, a, b) for i, s, o, a, b in expected}
+    assert model <= {(r[0], r[1], r[3], r[4], r[5]) for r in rows}  # ids and intervals kept
+    others = _stored(kg, "likes")
+    highest = max(r[0] for r in rows)
+    result = kg.rename_predicate("Contacts", "knows")
+    moved = sum(r[2] == "contacts" for r in rows)
+    assert (result.old, result.new, result.moved) == ("contacts", "knows", moved)
+    assert result.deduplicated == sum(r[2] in ("contacts", "knows") for r in rows) - len(expected)
+    assert result.aliases == ("contacts",) and result.settings == ("multi_valued",)
+    assert _stored(kg, "knows") == model
+    assert _stored(kg, "likes") == others and _stored(kg, "contacts") == set()
+    assert kg.config.multi_valued == frozenset({"knows"})
+    # old now resolves as an alias of new, and no id is ever given twice
+    later = kg.add("q", "contacts", "r")
+    assert later.fact.predicate == "knows" and later.fact.id > highest
+    assert kg.search_page("contacts").total == len(model) + 1
+
+
+def test_a_bad_rename_changes_nothing(kg: KnowledgeGraph, db_path: Path | str) -> None:
+    _seed(kg)
+    kg.add("billing", "email", "ops@example.com")
+    kg.alias_predicate("uses_db", "uses_database")
+    before = dump_file(db_path)
+    with pytest.raises(NotFound, match="no fact uses the predicate 'owns'"):
+        kg.rename_predicate("owns", "uses_database")
+    with pytest.raises(InvalidRequest, match="already an alias"):
+        kg.rename_predicate("uses_db", "stores_in")
+    with pytest.raises(InvalidRequest, match="same predicate"):
+        kg.rename_predicate("uses_database", "uses db")
+    with pytest.raises(InvalidRequest, match="value predicate"):
+        kg.rename_predicate("email", "uses_database")
+    with pytest.raises(InvalidRequest):
+        kg.rename_predicate("uses_database", "")
+    assert dump_file(db_path) == before
+
+
+def test_a_rename_is_atomic_when_the_database_refuses_midway(kg: KnowledgeGraph, db_path: Path | str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure after the rows moved leaves every row where it was (the write is one transaction)."""
+    _seed(kg)
+    kg.add("billing", "stores_in", "S3", valid_from="2023-01-01")
+    before = dump_file(db_path)
+
+    def failing(*args: Any) -> tuple[str, ...]:
+        raise kgtoolkit.StoreError("the disk went away")
+
+    monkeypatch.setattr(_predicates, "_move_settings", failing)
+    with pytest.raises(kgtoolkit.StoreError, match="went away"):
+        kg.rename_predicate("stores_in", "uses_database")
+    assert dump_file(db_path) == before
+
+
+# ---------------------------------------------------------------------- labels
+
+
+def test_a_predicate_keeps_its_first_spelling_as_its_label(kg: KnowledgeGraph) -> None:
+    kg.configure(comma_guard=False)
+    kg.add("Police (Australia)", f"  {ARREST}  ", "Women (Australia)", valid_from="2014-01-01")
+    kg.add("Police (Kenya)", ARREST.lower(), "Citizen (Kenya)", valid_from="2014-01-02")
+    key = "arrest,_detain,_or_charge_with_legal_action"
+    assert kg.predicate_labels() == {key: ARREST}
+    import_facts(kg, pl.DataFrame({"subject": ["a", "b"], "predicate": ["Make an  appeal", "make_an_appeal"],
+                                   "object": ["x", "y"]}))
+    assert kg.predicate_labels()["make_an_appeal"] == "Make an appeal"
+    kg.alias_predicate("Detains", key)  # an alias's spelling labels nothing
+    kg.add("Police (Fiji)", "detains", "Citizen (Fiji)")
+    listed = {p.id: p for p in kg.predicates()}
+    assert listed[key].to_dict() == {"id": key, "label": ARREST, "facts": 3, "current": 3, "aliases": ["detains"]}
+    assert "detains" not in kg.predicate_labels()
+    for predicate, count in kg.predicates():  # a record still unpacks as the (id, facts) pair of before
+        assert count == listed[predicate].facts
+    page = kg.predicates_page(limit=1, offset=1)
+    assert (page.count, page.total, page.items[0].id) == (1, 2, "make_an_appeal")
+    # a rename into a new predicate gives it the spelling it was asked for
+    assert kg.rename_predicate("make an appeal", "Appeal or request").label == "Appeal or request"
+    assert kg.predicate_labels()["appeal_or_request"] == "Appeal or request"
+
+
+@pytest.mark.sqlite_only
+def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    before = len(MIGRATIONS["sqlite"]) - 1  # the schema of the step before this one
+    conn = sqlite3.connect(path)
+    for step in MIGRATIONS["sqlite"][:before]:
+        for statement in step:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {before}")
+    conn.execute("INSERT INTO entities(id, name, created_at) VALUES ('a', 'A', 't'), ('b', 'B', 't')")
+    conn.execute("INSERT INTO facts(id, subject, predicate, object_id, object_key, from_us, to_us, recorded_at) "
+                 "VALUES (4, 'a', 'uses_db', 'b', 'b', 0, 1, 't'), (9, 'a', 'works_at', 'b', 'b', 0, 1, 't')")
+    conn.commit()
+    conn.close()
+    with kgtoolkit.open(path) as kg:
+        assert kg.predicate_labels() == {"uses_db": "uses_db", "works_at": "works_at"}
+        assert kg.rename_predicate("uses_db", "Uses Database").moved == 1
+        assert kg.add("a", "uses db", "c").fact.predicate == "uses_database"
+        assert sorted(f.id for f in kg.query("a")) == [4, 9, 10]
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("SELECT alias, predicate FROM predicate_aliases").fetchall() == [("uses_db", "uses_database")]
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------------- dump, restore, copy
+
+
+def test_dump_restore_and_copy_carry_labels_and_aliases(kg: KnowledgeGraph,
+                                                         new_db: Callable[[str], Path | str]) -> None:
+    _seed(kg)
+    kg.add("web", "Depends On", "billing")
+    kg.alias_predicate("uses db", "uses_database")
+    kg.alias_predicate("needs", "depends_on")
+    data = dump(kg)
+    assert data["predicates"] == [{"id": "depends_on", "label": "Depends On"},
+                                  {"id": "uses_database", "label": "Uses Database"}]
+    assert data["predicate_aliases"] == [{"alias": "needs", "predicate": "depends_on"},
+                                         {"alias": "uses_db", "predicate": "uses_database"}]
+    with kgtoolkit.open(new_db("restored")) as back:
+        restore(back, data)
+        assert dump(back) == data
+        assert back.add("crm", "uses db", "MySQL").fact.predicate == "uses_database"
+    with kgtoolkit.open(new_db("copied")) as copied:
+        copy_graph(kg, copied)
+        assert dump(copied) == data
+    # merged into a graph that holds another: labels travel as first spellings, aliases are registered
+    with kgtoolkit.open(new_db("merged")) as merged:
+        merged.add("ops", "owned_by", "Ada")
+        frame, entities, aliases, memories = dump_parts(data)
+        report, _ = import_graph(merged, frame, entities=entities, aliases=aliases, memories=memories,
+                                 predicate_aliases=dump_predicate_aliases(data))
+        assert report.inserted == 3 and not report.warnings
+        assert merged.predicate_labels() == {"owned_by": "owned_by", "uses_database": "Uses Database",
+                                             "depends_on": "Depends On"}
+        assert {(a.alias, a.predicate) for a in merged.predicate_aliases()} == {("uses_db", "uses_database"),
+                                                                                ("needs", "depends_on")}
+
+
+def test_a_dump_with_bad_labels_or_aliases_is_refused_whole(kg: KnowledgeGraph) -> None:
+    _seed(kg)
+    data = dump(kg)
+    data["predicates"].append({"id": "works_at", "label": "Employs"})
+    data["predicate_aliases"] = [{"alias": "uses_database", "predicate": "works_at"},
+                                 {"alias": "a", "predicate": "b"}, {"alias": "b", "predicate": "c"}]
+    with kgtoolkit.open(":memory:") as back:
+        with pytest.raises(kgtoolkit.InvalidRows) as refused:
+            restore(back, data)
+        problems = {(p["record"], p["field"]) for p in refused.value.data["rows"]}
+        assert problems == {("predicates[1]", "label"), ("predicate_aliases[0]", "alias"),
+                            ("predicate_aliases[2]", "alias")}  # in use; a chain (b is named by a)
+        assert back.stats().facts == 0
+    old = dump(kg)
+    del old["predicates"], old["predicate_aliases"]  # a dump from before labels: each predicate its id
+    with kgtoolkit.open(":memory:") as back:
+        restore(back, old)
+        assert back.predicate_labels() == {"uses_database": "uses_database"}
