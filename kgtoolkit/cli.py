@@ -365,6 +365,70 @@ def aliases(
     out.print(table)
 
 
+# Predicates (contract §13): aliases, renames, the list with labels.
+
+
+@_command("alias-predicate")
+@graph_options()
+def alias_predicate(
+    ctx: typer.Context,
+    alias: Annotated[str, typer.Argument(help="The other name, e.g. uses_db.")],
+    predicate: Annotated[str, typer.Argument(metavar="CANONICAL", help="The predicate it names, e.g. uses_database.")],
+) -> None:
+    """Register ALIAS as another name of the predicate CANONICAL: writes and reads through it mean CANONICAL."""
+    with _open_graph(ctx) as kg:
+        result = kg.alias_predicate(alias, predicate)
+    if _json_wanted(ctx):
+        _emit(result.to_dict())
+    else:
+        out.print(f"{escape(result.alias)} now names the predicate [bold]{escape(result.predicate)}[/]", highlight=False)
+
+
+@_command("rename-predicate")
+@graph_options()
+def rename_predicate(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(help="The predicate whose facts move (it becomes an alias of NEW).")],
+    new: Annotated[str, typer.Argument(help="The predicate they fold into (in use, or a new one).")],
+) -> None:
+    """Fold every fact of the predicate OLD into NEW, with its history, atomically (as merge does for entities)."""
+    with _open_graph(ctx) as kg:
+        result = kg.rename_predicate(old, new)
+    if _json_wanted(ctx):
+        _emit(result.to_dict())
+        return
+    out.print(f"renamed [bold]{escape(result.old)}[/] to [bold]{escape(result.new)}[/] ({escape(result.label)}): "
+              f"{_plural(result.moved, 'fact')} moved, {result.deduplicated:,} duplicate(s) folded; aliases now: "
+              f"{escape(', '.join(result.aliases))}" + (f"; settings moved: {', '.join(result.settings)}"
+                                                         if result.settings else ""), highlight=False)
+
+
+@_command("predicates")
+@graph_options()
+def predicates(
+    ctx: typer.Context,
+    limit: Limit = None,
+    offset: Offset = 0,
+) -> None:
+    """List the predicates in use, most facts first: id, label (first spelling), facts, current, aliases."""
+    with _open_graph(ctx, read_only=True) as kg:
+        page = kg.predicates_page(limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit({"predicates": [p.to_dict() for p in page], **page_result(page)})
+        return
+    if not page.items:
+        out.print("no predicates" + _past(page, "predicate"))
+        return
+    table = Table(title=f"predicates ({_how_many(page, 'predicate')})", title_justify="left", header_style="bold",
+                  box=box.SIMPLE_HEAD)
+    for column in ("predicate", "label", "facts", "current", "aliases"):
+        table.add_column(column, justify="right" if column in ("facts", "current") else "left")
+    for row in page:
+        table.add_row(escape(row.id), escape(row.label), f"{row.facts:,}", f"{row.current:,}",
+                      escape(", ".join(row.aliases)))
+    out.print(table)
+
+
 @_command("config")
 @graph_options()
 def config(

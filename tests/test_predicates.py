@@ -8,7 +8,9 @@ schema before labels upgrades in place; dump, restore and copy carry labels and 
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -285,3 +287,83 @@ def test_a_dump_with_bad_labels_or_aliases_is_refused_whole(kg: KnowledgeGraph) 
     with kgtoolkit.open(":memory:") as back:
         restore(back, old)
         assert back.predicate_labels() == {"uses_database": "uses_database"}
+
+
+# ---------------------------------------------------------------------- the tool, MCP and the command line
+
+
+def test_the_tool_aliases_renames_and_pages_predicates(kg: KnowledgeGraph, db_path: Path | str) -> None:
+    _seed(kg)
+    kg.add("web", "uses_db", "Postgres")
+    kg.add("web", "owned_by", "Ada")
+
+    def tool(**request: Any) -> Any:
+        return kgtoolkit.run_tool(request, kg=kg)
+
+    listed = tool(action="predicates", limit=2)["result"]
+    assert (listed["count"], listed["total"], listed["truncated"], listed["next_offset"]) == (2, 3, True, 2)
+    assert listed["predicates"][0] == {"id": "uses_database", "label": "Uses Database", "facts": 2, "current": 1,
+                                       "aliases": []}
+    assert [p["id"] for p in tool(action="predicates", offset=2)["result"]["predicates"]] == ["uses_db"]  # ties by id
+    renamed = tool(action="rename_predicate", predicate="uses db", new_predicate="uses_database")["result"]
+    assert (renamed["old"], renamed["new"], renamed["moved"], renamed["aliases"]) == ("uses_db", "uses_database", 1,
+                                                                                      ["uses_db"])
+    assert tool(action="alias_predicate", alias="db", predicate="uses_db")["result"] == {"alias": "db",
+                                                                                       "predicate": "uses_database"}
+    assert tool(action="add", subject="crm", predicate="db", object="MySQL")["result"]["fact"]["predicate"] == \
+        "uses_database"
+    assert tool(action="query", name="crm", predicates=["db"])["result"]["total"] == 1
+    before = dump_file(db_path)
+    refused = tool(action="alias_predicate", alias="owned_by", predicate="uses_database")
+    assert not refused["ok"] and refused["error"]["code"] == "alias_conflict"
+    missing = tool(action="rename_predicate", predicate="owns", new_predicate="owned_by")
+    assert not missing["ok"] and missing["error"]["code"] == "not_found"
+    assert not tool(action="rename_predicate", predicate="owned_by")["ok"]  # new_predicate is required
+    assert dump_file(db_path) == before
+
+
+@pytest.mark.sqlite_only
+def test_the_mcp_tools_alias_rename_and_list(tmp_path: Path, db_path: Path | str) -> None:
+    pytest.importorskip("mcp")
+    from test_mcp import ok, run, server
+
+    async def go() -> dict[str, Any]:
+        async with server(tmp_path, db_path) as s:
+            await ok(s, "kg_add", subject="billing", predicate="Uses Database", object="Postgres")
+            await ok(s, "kg_add", subject="web", predicate="uses_db", object="Postgres")
+            renamed = await ok(s, "kg_rename_predicate", predicate="uses_db", new_predicate="uses_database")
+            alias = await ok(s, "kg_alias_predicate", alias="db", predicate="uses_database")
+            listed = await ok(s, "kg_predicates")
+            return {"renamed": renamed, "alias": alias, "listed": listed}
+
+    r = run(go())
+    assert r["renamed"]["moved"] == 1 and r["alias"] == {"alias": "db", "predicate": "uses_database"}
+    assert r["listed"]["predicates"] == [{"id": "uses_database", "label": "Uses Database", "facts": 2, "current": 2,
+                                          "aliases": ["db", "uses_db"]}]
+
+
+def _cli(db: Path | str, *args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from kgtoolkit.cli import app
+
+    return CliRunner().invoke(app, ["--db", str(db), *args])
+
+
+def test_the_commands_alias_rename_and_list_predicates(kg: KnowledgeGraph, db_path: Path | str) -> None:
+    _seed(kg)
+    kg.add("web", "uses_db", "Postgres")
+    kg.close()
+    done = _cli(db_path, "rename-predicate", "uses_db", "Uses Database")
+    assert done.exit_code == 0, done.output
+    assert "renamed uses_db to uses_database (Uses Database): 1 fact moved, 0 duplicate(s) folded" in done.output
+    done = _cli(db_path, "alias-predicate", "db", "uses_database", "--json")
+    assert done.exit_code == 0 and json.loads(done.output) == {"alias": "db", "predicate": "uses_database"}
+    refused = _cli(db_path, "alias-predicate", "uses_database", "db")
+    assert refused.exit_code == 1 and "[invalid_request]" in refused.output
+    table = _cli(db_path, "predicates")
+    assert table.exit_code == 0, table.output
+    assert "predicates (1 predicate)" in table.output
+    assert re.search(r"uses_database\s+Uses Database\s+3\s+2\s+db, uses_db", table.output), table.output
+    listed = json.loads(_cli(db_path, "predicates", "--json", "--limit", "0").output)
+    assert (listed["count"], listed["total"], listed["next_offset"]) == (0, 1, 0)
