@@ -10,7 +10,7 @@ import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
@@ -170,7 +170,9 @@ def _span(fact: Fact) -> tuple[str, str]:
     return fact.valid_from or "?", fact.valid_to or ""
 
 
-def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False) -> Table:
+def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False,
+                 labels: Mapping[str, str] | None = None) -> Table:
+    """Facts as a table; the predicate column shows each predicate's label (``labels``, contract §13)."""
     table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     table.add_column("id", justify="right", style="dim")
     if direction:
@@ -184,10 +186,15 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
         if direction:
             row.append("→" if fact.direction == "outgoing" else "←")
         obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
-        row += [escape(fact.subject_name), escape(fact.predicate), escape(obj), start, end]
+        row += [escape(fact.subject_name), escape(_label(fact.predicate, labels)), escape(obj), start, end]
         row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled" else "[dim]no[/]")
         table.add_row(*row, style=None if fact.current else "dim")
     return table
+
+
+def _label(predicate: str, labels: Mapping[str, str] | None) -> str:
+    """The label a table shows for ``predicate``: its first spelling (contract §13), else its id."""
+    return (labels or {}).get(predicate, predicate)
 
 
 def _plural(n: int, noun: str) -> str:
@@ -206,13 +213,14 @@ def _past(page: Page[Any], noun: str) -> str:
 
 
 def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *, title: str,
-                direction: bool = False) -> None:
+                direction: bool = False, labels: Mapping[str, str] | None = None) -> None:
     if _json_wanted(ctx):
         _emit({**facts_result(page, **payload), **page_result(page)})
     elif not page.items:
         out.print(f"{escape(title)}: no facts{_past(page, 'fact')}")
     else:
-        out.print(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
+        out.print(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction,
+                               labels=labels))
 
 
 def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
@@ -254,11 +262,12 @@ def add(
         result = kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
                         source=source, source_closet=source_closet, subject_type=subject_type,
                         object_type=object_type, properties=_properties(prop))
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(result.to_dict())
         return
     verb = "added" if result.created else "already current, unchanged"
-    out.print(_facts_table([result.fact], title=verb))
+    out.print(_facts_table([result.fact], title=verb, labels=labels))
     for warning in result.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
 
@@ -276,10 +285,11 @@ def invalidate(
     """End a current fact; it stays as history."""
     with _open_graph(ctx) as kg:
         fact = kg.invalidate(subject, predicate, obj, ended=ended, ended_by=ended_by)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit({"fact": fact.to_dict()})
     else:
-        out.print(_facts_table([fact], title="ended"))
+        out.print(_facts_table([fact], title="ended", labels=labels))
 
 
 @_command("supersede")
@@ -299,10 +309,11 @@ def supersede(
     with _open_graph(ctx) as kg:
         result = kg.supersede(subject, predicate, old_object, new_object, at=at, source=source,
                               source_closet=source_closet, object_type=object_type)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(result.to_dict())
     else:
-        out.print(_facts_table([result.old, result.new], title="superseded"))
+        out.print(_facts_table([result.old, result.new], title="superseded", labels=labels))
 
 
 @_command("merge")
@@ -533,8 +544,9 @@ def query(
         entity = kg.resolve(name)
         facts = kg.query_page(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
                               current_only=current, predicates=predicate, other=other, limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     suffix = f" as of {as_of}" if as_of else ""
-    _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
+    _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True, labels=labels)
 
 
 @_command("search")
@@ -553,7 +565,8 @@ def search(
     with _open_graph(ctx, read_only=True) as kg:
         facts = kg.search_page(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
                                offset=offset)
-    _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
+        labels = kg.predicate_labels()
+    _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x), labels=labels)
 
 
 @_command("timeline")
@@ -570,7 +583,8 @@ def timeline(
     """Facts in order of valid_from (unknown starts last)."""
     with _open_graph(ctx, read_only=True) as kg:
         facts = kg.timeline_page(name, since=since, until=until, predicates=predicate, limit=limit, offset=offset)
-    _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline")
+        labels = kg.predicate_labels()
+    _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline", labels=labels)
 
 
 @_command("stats")
@@ -610,6 +624,7 @@ def conflicts(
     with _open_graph(ctx, read_only=True) as kg:
         page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
         needing = kg.conflicts_needing_action(entity, current_only=current)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit({**conflicts_result(page.items), **page_result(page), "needs_action_total": needing})
         return
@@ -618,14 +633,14 @@ def conflicts(
         return
     heading = f"conflicts ({_how_many(page, 'group')}, {needing:,} needing action)"
     if page.count > COMPACT_GROUPS:
-        out.print(_groups_table(page.items, title=heading))
+        out.print(_groups_table(page.items, title=heading, labels=labels))
         return
     out.print(heading, highlight=False)
     for group in page:
-        out.print(_facts_table(group.facts, title=_group_title(group)))
+        out.print(_facts_table(group.facts, title=_group_title(group, labels), labels=labels))
 
 
-def _groups_table(groups: Iterable[ConflictGroup], *, title: str) -> Table:
+def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mapping[str, str] | None = None) -> Table:
     """One row per conflict group: subject, predicate, its objects, how many are current, needs action."""
     table = Table(title=escape(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     for column in ("subject", "predicate", "objects", "current", "needs action"):
@@ -636,19 +651,20 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str) -> Table:
             shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
             if shown not in objects:
                 objects.append(shown)
-        table.add_row(escape(group.subject_name), escape(group.predicate), escape(", ".join(objects)),
+        table.add_row(escape(group.subject_name), escape(_label(group.predicate, labels)), escape(", ".join(objects)),
                       str(group.current), "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
                       style=None if group.needs_action else "dim")
     return table
 
 
-def _group_title(group: ConflictGroup) -> str:
+def _group_title(group: ConflictGroup, labels: Mapping[str, str] | None = None) -> str:
     flag = "  [bold red]needs action[/]" if group.needs_action else ""
     if group.planned_switch:
         flag += f"  planned switch at {escape(group.planned_switch)}"
     if group.suggestion:
         flag += f" (supersede at {escape(group.planned_switch or '')})"
-    return f"{escape(group.subject_name)} · {escape(group.predicate)}: {group.objects} objects, {group.current} current{flag}"
+    return (f"{escape(group.subject_name)} · {escape(_label(group.predicate, labels))}: {group.objects} objects, "
+            f"{group.current} current{flag}")
 
 
 @_command("summary")

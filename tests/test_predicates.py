@@ -367,3 +367,57 @@ def test_the_commands_alias_rename_and_list_predicates(kg: KnowledgeGraph, db_pa
     assert re.search(r"uses_database\s+Uses Database\s+3\s+2\s+db, uses_db", table.output), table.output
     listed = json.loads(_cli(db_path, "predicates", "--json", "--limit", "0").output)
     assert (listed["count"], listed["total"], listed["next_offset"]) == (0, 1, 0)
+
+
+# ---------------------------------------------------------------------- labels where facts are shown
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_path: Path | str,
+                                                       tmp_path: Path) -> None:
+    from kgtoolkit.report import churn_report
+
+    kg.configure(comma_guard=False)
+    kg.add("Police", ARREST, "Protester", valid_from="2014-01-01", valid_to="2014-01-02")
+    kg.add("Police", ARREST.lower(), "Journalist", valid_from="2014-01-03")
+    kg.add("Police", ARREST, "Lawyer", valid_from="2014-01-04")
+    summary = kg.summary()
+    assert f"- {ARREST} → `Journalist` (since 2014-01-03)" in summary and "arrest,_detain" not in summary
+    _, markdown = churn_report(kg, out=tmp_path / "report.html", every="1d")
+    text = markdown.read_text(encoding="utf-8")
+    assert ARREST in text and "arrest,_detain" not in text
+    assert ARREST in (tmp_path / "report.html").read_text(encoding="utf-8")
+    kg.close()
+    for args in (("query", "Police"), ("timeline",), ("search", "arrest, detain, or charge with legal action"),
+                 ("conflicts",)):
+        shown = _cli(db_path, *args)
+        assert shown.exit_code == 0, shown.output
+        assert ARREST in shown.output and "arrest,_detain" not in shown.output, (args, shown.output)
+    as_json = json.loads(_cli(db_path, "query", "Police", "--json").output)  # JSON keeps the id, the key
+    assert {f["predicate"] for f in as_json["facts"]} == {"arrest,_detain,_or_charge_with_legal_action"}
+
+
+@pytest.mark.sqlite_only
+def test_on_icews14_the_predicates_command_shows_the_datas_spelling(tmp_path: Path) -> None:
+    source = SHARED / "icews14" / "facts.tsv"
+    if not source.is_file():
+        pytest.skip(f"no {source} (the shared datasets are absent)")
+    with source.open(encoding="utf-8") as f:
+        head = [next(f) for _ in range(3001)]  # the header and the first 3,000 events
+    sample = tmp_path / "icews14.tsv"
+    sample.write_text("".join(head), encoding="utf-8")
+    spellings = {line.split("\t")[1] for line in head[1:]}
+    assert ARREST in spellings
+    db = tmp_path / "icews.sqlite3"
+    done = _cli(db, "import", str(sample), "--allow-commas")
+    assert done.exit_code == 0, done.output
+    table = _cli(db, "predicates")
+    assert table.exit_code == 0 and ARREST in table.output, table.output
+    listed = json.loads(_cli(db, "predicates", "--json", "--limit", "1000").output)
+    labels = {p["id"]: p["label"] for p in listed["predicates"]}
+    assert labels["arrest,_detain,_or_charge_with_legal_action"] == ARREST
+    assert set(labels.values()) == spellings  # every predicate labelled by the data's own spelling
+    with kgtoolkit.open(db, read_only=True) as kg:
+        assert sum(p["facts"] for p in listed["predicates"]) == kg.stats().facts
+        assert listed["total"] == kg.stats().predicates == len(spellings)
