@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 import kgtoolkit
-from conftest import dump_file
+from conftest import dump_file, run_sql
 from kgtoolkit import AliasConflict, InvalidRequest, KnowledgeGraph, NotFound
 from kgtoolkit.store import _predicates, copy_graph, dump, import_facts, import_graph, read_table, restore
 from kgtoolkit.store._dump import dump_parts, dump_predicate_aliases
@@ -233,6 +233,24 @@ def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) ->
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
+
+
+def test_a_graph_of_the_schema_before_labels_upgrades_in_place(db_path: Path | str) -> None:
+    """On both engines: a graph as the previous schema left it (no predicate tables, its version one less)
+    gains them on opening, each predicate in use labelled by its id, every fact kept."""
+    with kgtoolkit.open(db_path) as kg:
+        kg.add("a", "Uses DB", "b", valid_from="2024-01-01")
+        kg.add("a", "works_at", "c")
+    previous = SCHEMA_VERSION - 1
+    version = (f"UPDATE kgtoolkit_schema SET version = {previous}" if str(db_path).startswith("postgresql://")
+               else f"PRAGMA user_version = {previous}")
+    run_sql(db_path, "DROP TABLE predicates", "DROP TABLE predicate_aliases", version)
+    with kgtoolkit.open(db_path) as kg:
+        assert kg.predicate_labels() == {"uses_db": "uses_db", "works_at": "works_at"}
+        assert kg.alias_predicate("db", "uses_db").predicate == "uses_db"
+        assert [f.predicate for f in kg.query("a", predicates=["db"])] == ["uses_db"]
+    with kgtoolkit.open(db_path, read_only=True) as kg:
+        assert kg.stats().facts == 2
 
 
 # ---------------------------------------------------------------------- dump, restore, copy

@@ -8,7 +8,8 @@ into an **empty** graph with its own ids and transaction times, in one write tra
 and for other programs' SQLite graphs).
 
 A dump is ``{"kgtoolkit": {"version", "schema"}, "config": {...}, "entities": [...], "facts": [...],
-"aliases": [...], "memories": [...]}``. Facts carry every stored field except the three derived
+"aliases": [...], "memories": [...], "predicates": [...], "predicate_aliases": [...]}`` (the last two,
+contract §13, may be absent: a dump from before labels). Facts carry every stored field except the three derived
 ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes.
 
 What :func:`restore` requires of a dump: what the store keeps true of every graph, so a dump
@@ -32,6 +33,10 @@ kgtoolkit wrote always passes.
   ``entity_id`` an entity of the dump.
 - memories: ``id`` unique text; ``text`` text; ``source`` null or text; ``created_at`` a
   transaction time; ``metadata`` a JSON object.
+- predicates: ``id`` a normalised predicate, unique; ``label`` clean text that normalises to ``id``
+  (its first spelling). A predicate of the facts without one is labelled by its id.
+- predicate_aliases: ``alias`` and ``predicate`` normalised; ``alias`` unique, no predicate of the
+  dump's facts, and no alias's ``predicate`` (aliases do not chain).
 
 Text is never empty or only whitespace, and is valid Unicode (no lone surrogate, which a JSON
 ``\\ud800`` escape can give); JSON values hold no NaN or Infinity. A transaction time is UTC
