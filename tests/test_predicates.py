@@ -207,6 +207,22 @@ def test_a_predicate_keeps_its_first_spelling_as_its_label(kg: KnowledgeGraph) -
     assert kg.predicate_labels()["appeal_or_request"] == "Appeal or request"
 
 
+def test_the_listing_counts_as_a_plain_count_of_the_facts_says(kg: KnowledgeGraph) -> None:
+    rng = random.Random(5)
+    for i in range(60):
+        start = rng.choice([None, "2020-01-01", "2999-01-01"])  # unknown, past, scheduled starts
+        end = rng.choice([None, None, "2999-12-31"]) if start != "2999-01-01" else None
+        kg.add(f"s{i % 7}", rng.choice(["uses", "owns", "knows", "likes"]), f"o{i}", valid_from=start, valid_to=end)
+    facts = kg.timeline()
+    model = {p: (sum(f.predicate == p for f in facts), sum(f.predicate == p and f.state == "current" for f in facts))
+             for p in {f.predicate for f in facts}}
+    listed = kg.predicates()
+    assert {p.id: (p.facts, p.current) for p in listed} == model
+    assert [p.id for p in listed] == sorted(model, key=lambda p: (-model[p][0], p))
+    assert sum(p.current for p in listed) == kg.stats().current
+    assert kg.predicates_page(offset=10).total == len(model) and kg.predicates(offset=10) == []
+
+
 @pytest.mark.sqlite_only
 def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
