@@ -47,6 +47,7 @@ from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 from ._traversal import Change, Diff, Neighborhood, Paths, Reached
 from .store import ImportReport, KnowledgeGraph, open, resolve_path
+from .store._predicates import PredicateAlias, PredicateInfo, PredicateRename
 
 __version__ = "0.1.0"
 
@@ -81,6 +82,9 @@ __all__ = [
     "NotFound",
     "Page",
     "Paths",
+    "PredicateAlias",
+    "PredicateInfo",
+    "PredicateRename",
     "Reached",
     "ReadOnly",
     "Stats",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._errors import InvalidRequest
@@ -42,25 +43,28 @@ def _plain_markdown(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def _line(fact: Fact, entity_id: str) -> str:
+def _line(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None) -> str:
+    """One fact's line; its predicate shown by its label (its first spelling, contract §13)."""
     since = f" (since {fact.valid_from})" if fact.valid_from else ""
-    predicate = _plain_markdown(fact.predicate)
+    predicate = _plain_markdown((labels or {}).get(fact.predicate, fact.predicate))
     if fact.subject == entity_id:
         return f"- {predicate} → {quoted(fact.object_name)}{since}"
     return f"- {quoted(fact.subject_name)} → {predicate} → {quoted(fact.object_name)}{since}"
 
 
-def _planned(fact: Fact, entity_id: str) -> str:
+def _planned(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None) -> str:
     """A scheduled fact on the ``Planned:`` line: ``predicate → object from 2027-06-01``."""
-    text = _line(fact, entity_id)[2:].removesuffix(f" (since {fact.valid_from})")
+    text = _line(fact, entity_id, labels)[2:].removesuffix(f" (since {fact.valid_from})")
     return f"{text} from {fact.valid_from}"
 
 
-def _reasons(fact: Fact) -> tuple[str, ...]:
+def _reasons(fact: Fact, label: str | None = None) -> tuple[str, ...]:
     """Why the summary withholds a fact (reason codes of :func:`kgtoolkit._screen.screen`), if it does:
-    names and predicates are screened; a value fact's text strictly."""
+    names and predicates (the id and the label shown) are screened; a value fact's text strictly."""
     found: list[str] = []
-    for text, strict in ((fact.subject_name, False), (fact.predicate, False), (fact.object_name, fact.object_is_value)):
+    texts = ((fact.subject_name, False), (fact.predicate, False), (label or fact.predicate, False),
+             (fact.object_name, fact.object_is_value))
+    for text, strict in texts:
         found += [r for r in screen(text, strict=strict) if r not in found]
     return tuple(found)
 
@@ -81,6 +85,7 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
     if not top:
         return f"{heading}\n\n_The graph holds no current facts._\n"
     lines = [heading, ""]
+    labels = kg.predicate_labels()
     if as_of is not None:
         lines += [f"_Facts valid on {as_of}._", ""]
     printed: set[int] = set()
@@ -95,7 +100,7 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
             state = "current" if as_of is not None else fact.state
             if state == "ended" or fact.id in printed or fact.id in withheld:
                 continue
-            why = _reasons(fact)
+            why = _reasons(fact, labels.get(fact.predicate))
             if why:
                 withheld.add(fact.id)
                 reasons.update(why)
@@ -103,11 +108,11 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
             printed.add(fact.id)
             if state == "scheduled":
                 if len(planned) < _PER_ENTITY:
-                    planned.append(_planned(fact, entity.id))
+                    planned.append(_planned(fact, entity.id, labels))
                 else:
                     more += 1
             elif len(shown) < _PER_ENTITY:
-                shown.append(_line(fact, entity.id))
+                shown.append(_line(fact, entity.id, labels))
             else:
                 more += 1
         if not shown:

@@ -23,7 +23,7 @@ To add an action: take its parameters from the shared vocabulary below (a new na
 >>> registry()["query"].required
 ('name',)
 
-The list actions (query, search, timeline, conflicts, aliases) answer one page: ``count`` items
+The list actions (query, search, timeline, conflicts, aliases, predicates) answer one page: ``count`` items
 returned, ``total`` matching, ``truncated`` and ``next_offset`` (contract §7). Without a ``limit``
 this tool returns :data:`DEFAULT_LIMIT` items (the MCP server: its own, smaller default); a
 ``limit`` above :data:`MAX_LIMIT` is ``invalid_request``.
@@ -251,7 +251,7 @@ AS_OF = _param("as_of", "string", "Only facts valid on this date.")
 KNOWN_AT = _param("known_at", "string", "What the graph believed at this moment (transaction time).")
 CURRENT_ONLY = _param("current_only", "boolean", "Only facts that are still current.")
 LIMIT = _param("limit", "integer", f"At most this many items. List actions (query, search, timeline, conflicts, "
-                                   f"aliases): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
+                                   f"aliases, predicates): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
                                    "page on with offset = next_offset. summary: how many entities.", minimum=0)
 PAGE_LIMIT = LIMIT.but(description=f"At most this many items (at most {MAX_LIMIT:,}); the answer's total, truncated "
                                    "and next_offset say whether more exist.", maximum=MAX_LIMIT)
@@ -274,6 +274,10 @@ PREDICATES = _param("predicates", "array", "Only facts of these predicates (quer
 OTHER = _param("other", "string", "Only facts whose other side is this entity (query): exact name or alias.")
 SINCE = _param("since", "string", "Only facts valid on or after this date (timeline).")
 UNTIL = _param("until", "string", "Only facts valid on or before this date (timeline).")
+ALIAS = _param("alias", "string", "Another name of a predicate (alias_predicate): writes and reads through it mean the "
+                                  "predicate.")
+NEW_PREDICATE = _param("new_predicate", "string", "The predicate the facts are folded into (rename_predicate): one in "
+                                                  "use, or a new one.")
 
 PARAMETERS: Mapping[str, Param] = MappingProxyType(_VOCABULARY)
 """Every parameter name an action may take, with its one JSON type and general description."""
@@ -463,6 +467,45 @@ def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 def _aliases(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.aliases_page(p.pop("entity", None), **p)
     return {"aliases": [a.to_dict() for a in page], **page_result(page)}
+
+
+@action(
+    "alias_predicate",
+    "Register another name (alias) for a predicate, so writes and reads through it (add, query, search, timeline, "
+    "imports) mean that predicate, e.g. alias uses_db for predicate uses_database. Use when two spellings of a "
+    "relationship mean one thing and the alias has no facts yet; if it has facts, fold them with "
+    "kg_rename_predicate.",
+    ALIAS.but(required=True), PREDICATE.but(required=True, description="The predicate the alias names."),
+    idempotent=True,
+)
+def _alias_predicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.alias_predicate(p["alias"], p["predicate"]).to_dict()
+
+
+@action(
+    "rename_predicate",
+    "Fold every fact of one predicate into another, atomically, with its history (as kg_merge does for "
+    "entities): identical facts become one, and the old predicate becomes an alias of the new one. Use when a "
+    "relationship was recorded under two names (uses_db and uses_database). It cannot be undone.",
+    PREDICATE.but(required=True, description="The predicate whose facts move (it becomes an alias)."),
+    NEW_PREDICATE.but(required=True),
+    destructive=True,
+)
+def _rename_predicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.rename_predicate(p["predicate"], p["new_predicate"]).to_dict()
+
+
+@action(
+    "predicates",
+    "List the predicates in use, most facts first: each with its id (the key to write and query by), its label "
+    "(first spelling, for display), how many facts and current facts it has, and the aliases that name it. Use to "
+    "see which relationships exist before adding facts, so one relationship keeps one name.",
+    PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _predicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    page = kg.predicates_page(**p)
+    return {"predicates": [x.to_dict() for x in page], **page_result(page)}
 
 
 @action(
@@ -731,7 +774,7 @@ def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | N
     Unicode anywhere in the request (bytes that are not UTF-8, a lone surrogate such as an unpaired
     ``\\ud800`` escape) is ``invalid_request``, naming the field.
 
-    A list action (query, search, timeline, conflicts, aliases) given no ``limit`` returns at most
+    A list action (query, search, timeline, conflicts, aliases, predicates) given no ``limit`` returns at most
     ``default_limit`` items (:data:`DEFAULT_LIMIT`; the MCP server passes its own).
     """
     opened = None

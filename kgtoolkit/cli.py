@@ -11,7 +11,7 @@ import inspect
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
@@ -171,7 +171,9 @@ def _span(fact: Fact) -> tuple[str, str]:
     return fact.valid_from or "?", fact.valid_to or ""
 
 
-def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False) -> Table:
+def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False,
+                 labels: Mapping[str, str] | None = None) -> Table:
+    """Facts as a table; the predicate column shows each predicate's label (``labels``, contract §13)."""
     table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     table.add_column("id", justify="right", style="dim")
     if direction:
@@ -185,7 +187,7 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
         if direction:
             row.append("→" if fact.direction == "outgoing" else "←")
         obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
-        row += [escape(fact.subject_name), escape(fact.predicate), escape(obj), start, end]
+        row += [escape(fact.subject_name), escape(_label(fact.predicate, labels)), escape(obj), start, end]
         row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled" else "[dim]no[/]")
         table.add_row(*row, style=None if fact.current else "dim")
     return table
@@ -224,6 +226,9 @@ def _print_table(table: Table) -> None:
     text = "\n".join([*title, line(0), rule, *(line(i) for i in range(1, len(columns[0])))])
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+def _label(predicate: str, labels: Mapping[str, str] | None) -> str:
+    """The label a table shows for ``predicate``: its first spelling (contract §13), else its id."""
+    return (labels or {}).get(predicate, predicate)
 
 
 def _plural(n: int, noun: str) -> str:
@@ -242,13 +247,14 @@ def _past(page: Page[Any], noun: str) -> str:
 
 
 def _show_facts(ctx: typer.Context, page: Page[Fact], payload: dict[str, Any], *, title: str,
-                direction: bool = False) -> None:
+                direction: bool = False, labels: Mapping[str, str] | None = None) -> None:
     if _json_wanted(ctx):
         _emit({**facts_result(page, **payload), **page_result(page)})
     elif not page.items:
         out.print(f"{escape(title)}: no facts{_past(page, 'fact')}")
     else:
-        _print_table(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction))
+        _print_table(_facts_table(page, title=f"{escape(title)} ({_how_many(page, 'fact')})", direction=direction,
+                                  labels=labels))
 
 
 def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
@@ -290,11 +296,12 @@ def add(
         result = kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
                         source=source, source_closet=source_closet, subject_type=subject_type,
                         object_type=object_type, properties=_properties(prop))
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(result.to_dict())
         return
     verb = "added" if result.created else "already current, unchanged"
-    out.print(_facts_table([result.fact], title=verb))
+    out.print(_facts_table([result.fact], title=verb, labels=labels))
     for warning in result.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
 
@@ -312,10 +319,11 @@ def invalidate(
     """End a current fact; it stays as history."""
     with _open_graph(ctx) as kg:
         fact = kg.invalidate(subject, predicate, obj, ended=ended, ended_by=ended_by)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit({"fact": fact.to_dict()})
     else:
-        out.print(_facts_table([fact], title="ended"))
+        out.print(_facts_table([fact], title="ended", labels=labels))
 
 
 @_command("supersede")
@@ -335,10 +343,11 @@ def supersede(
     with _open_graph(ctx) as kg:
         result = kg.supersede(subject, predicate, old_object, new_object, at=at, source=source,
                               source_closet=source_closet, object_type=object_type)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(result.to_dict())
     else:
-        out.print(_facts_table([result.old, result.new], title="superseded"))
+        out.print(_facts_table([result.old, result.new], title="superseded", labels=labels))
 
 
 @_command("merge")
@@ -399,6 +408,70 @@ def aliases(
     for row in page:
         table.add_row(escape(row.alias), escape(row.name), escape(row.entity))
     _print_table(table)
+
+
+# Predicates (contract §13): aliases, renames, the list with labels.
+
+
+@_command("alias-predicate")
+@graph_options()
+def alias_predicate(
+    ctx: typer.Context,
+    alias: Annotated[str, typer.Argument(help="The other name, e.g. uses_db.")],
+    predicate: Annotated[str, typer.Argument(metavar="CANONICAL", help="The predicate it names, e.g. uses_database.")],
+) -> None:
+    """Register ALIAS as another name of the predicate CANONICAL: writes and reads through it mean CANONICAL."""
+    with _open_graph(ctx) as kg:
+        result = kg.alias_predicate(alias, predicate)
+    if _json_wanted(ctx):
+        _emit(result.to_dict())
+    else:
+        out.print(f"{escape(result.alias)} now names the predicate [bold]{escape(result.predicate)}[/]", highlight=False)
+
+
+@_command("rename-predicate")
+@graph_options()
+def rename_predicate(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(help="The predicate whose facts move (it becomes an alias of NEW).")],
+    new: Annotated[str, typer.Argument(help="The predicate they fold into (in use, or a new one).")],
+) -> None:
+    """Fold every fact of the predicate OLD into NEW, with its history, atomically (as merge does for entities)."""
+    with _open_graph(ctx) as kg:
+        result = kg.rename_predicate(old, new)
+    if _json_wanted(ctx):
+        _emit(result.to_dict())
+        return
+    out.print(f"renamed [bold]{escape(result.old)}[/] to [bold]{escape(result.new)}[/] ({escape(result.label)}): "
+              f"{_plural(result.moved, 'fact')} moved, {result.deduplicated:,} duplicate(s) folded; aliases now: "
+              f"{escape(', '.join(result.aliases))}" + (f"; settings moved: {', '.join(result.settings)}"
+                                                         if result.settings else ""), highlight=False)
+
+
+@_command("predicates")
+@graph_options()
+def predicates(
+    ctx: typer.Context,
+    limit: Limit = None,
+    offset: Offset = 0,
+) -> None:
+    """List the predicates in use, most facts first: id, label (first spelling), facts, current, aliases."""
+    with _open_graph(ctx, read_only=True) as kg:
+        page = kg.predicates_page(limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit({"predicates": [p.to_dict() for p in page], **page_result(page)})
+        return
+    if not page.items:
+        out.print("no predicates" + _past(page, "predicate"))
+        return
+    table = Table(title=f"predicates ({_how_many(page, 'predicate')})", title_justify="left", header_style="bold",
+                  box=box.SIMPLE_HEAD)
+    for column in ("predicate", "label", "facts", "current", "aliases"):
+        table.add_column(column, justify="right" if column in ("facts", "current") else "left")
+    for row in page:
+        table.add_row(escape(row.id), escape(row.label), f"{row.facts:,}", f"{row.current:,}",
+                      escape(", ".join(row.aliases)))
+    out.print(table)
 
 
 @_command("config")
@@ -505,8 +578,9 @@ def query(
         entity = kg.resolve(name)
         facts = kg.query_page(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
                               current_only=current, predicates=predicate, other=other, limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     suffix = f" as of {as_of}" if as_of else ""
-    _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True)
+    _show_facts(ctx, facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True, labels=labels)
 
 
 @_command("search")
@@ -525,7 +599,8 @@ def search(
     with _open_graph(ctx, read_only=True) as kg:
         facts = kg.search_page(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
                                offset=offset)
-    _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x))
+        labels = kg.predicate_labels()
+    _show_facts(ctx, facts, {}, title=" ".join(x for x in (predicate, obj) if x), labels=labels)
 
 
 @_command("timeline")
@@ -542,7 +617,8 @@ def timeline(
     """Facts in order of valid_from (unknown starts last)."""
     with _open_graph(ctx, read_only=True) as kg:
         facts = kg.timeline_page(name, since=since, until=until, predicates=predicate, limit=limit, offset=offset)
-    _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline")
+        labels = kg.predicate_labels()
+    _show_facts(ctx, facts, {}, title=f"timeline of {name}" if name else "timeline", labels=labels)
 
 
 @_command("stats")
@@ -582,6 +658,7 @@ def conflicts(
     with _open_graph(ctx, read_only=True) as kg:
         page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
         needing = kg.conflicts_needing_action(entity, current_only=current)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit({**conflicts_result(page.items), **page_result(page), "needs_action_total": needing})
         return
@@ -590,14 +667,14 @@ def conflicts(
         return
     heading = f"conflicts ({_how_many(page, 'group')}, {needing:,} needing action)"
     if page.count > COMPACT_GROUPS:
-        _print_table(_groups_table(page.items, title=heading))
+        _print_table(_groups_table(page.items, title=heading, labels=labels))
         return
     out.print(heading, highlight=False)
     for group in page:
-        out.print(_facts_table(group.facts, title=_group_title(group)))
+        out.print(_facts_table(group.facts, title=_group_title(group, labels), labels=labels))
 
 
-def _groups_table(groups: Iterable[ConflictGroup], *, title: str) -> Table:
+def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mapping[str, str] | None = None) -> Table:
     """One row per conflict group: subject, predicate, its objects, how many are current, needs action."""
     table = Table(title=escape(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     for column in ("subject", "predicate", "objects", "current", "needs action"):
@@ -608,19 +685,20 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str) -> Table:
             shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
             if shown not in objects:
                 objects.append(shown)
-        table.add_row(escape(group.subject_name), escape(group.predicate), escape(", ".join(objects)),
+        table.add_row(escape(group.subject_name), escape(_label(group.predicate, labels)), escape(", ".join(objects)),
                       str(group.current), "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
                       style=None if group.needs_action else "dim")
     return table
 
 
-def _group_title(group: ConflictGroup) -> str:
+def _group_title(group: ConflictGroup, labels: Mapping[str, str] | None = None) -> str:
     flag = "  [bold red]needs action[/]" if group.needs_action else ""
     if group.planned_switch:
         flag += f"  planned switch at {escape(group.planned_switch)}"
     if group.suggestion:
         flag += f" (supersede at {escape(group.planned_switch or '')})"
-    return f"{escape(group.subject_name)} · {escape(group.predicate)}: {group.objects} objects, {group.current} current{flag}"
+    return (f"{escape(group.subject_name)} · {escape(_label(group.predicate, labels))}: {group.objects} objects, "
+            f"{group.current} current{flag}")
 
 
 @_command("summary")

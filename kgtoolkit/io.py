@@ -84,6 +84,7 @@ from .store import (
     KnowledgeGraph,
     dump,
     dump_parts,
+    dump_predicate_aliases,
     import_facts,
     import_graph,
     is_empty,
@@ -453,8 +454,9 @@ def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] 
             _write_rejects(Path(rejects), None, None)
         return report
     frame, entities, aliases, memories = dump_parts(data)
-    return _guarded(lambda: import_graph(kg, frame, entities=entities, aliases=aliases, memories=memories, **options),
-                    frame, rejects)
+    pairs = dump_predicate_aliases(data)
+    return _guarded(lambda: import_graph(kg, frame, entities=entities, aliases=aliases, memories=memories,
+                                         predicate_aliases=pairs, **options), frame, rejects)
 
 
 def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.DataFrame,

@@ -55,8 +55,8 @@ STATS_URI = "kg://stats"
 PROMPT_NAME = "kg_summary"
 MCP_REQUIREMENT = "mcp>=2.3,<3"
 DEFAULT_LIMIT = 50
-"""How many items a list tool (kg_query, kg_search, kg_timeline, kg_conflicts, kg_aliases) returns when the
-call gives no ``limit``: smaller than the JSON tool's, for an agent's context (at most ``_tool.MAX_LIMIT``)."""
+"""How many items a list tool (kg_query, kg_search, kg_timeline, kg_conflicts, kg_aliases, kg_predicates) returns
+when the call gives no ``limit``: smaller than the JSON tool's, for an agent's context (at most ``_tool.MAX_LIMIT``)."""
 
 INSTRUCTIONS = (
     "A temporal knowledge graph shared by every agent that works on this project: stable facts "

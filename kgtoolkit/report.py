@@ -136,6 +136,11 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         changed = analysis.most_changed(facts, top=top, since=lo, until=hi, multi_valued=config.multi_valued)
     groups = analysis.conflicts(facts, multi_valued=config.multi_valued, now=now)
     open_conflicts = groups.filter(pl.col("needs_action"))
+    # Shown by their labels (first spellings, contract §13): the tables and charts read these frames.
+    labels = kg.predicate_labels()
+    if labels:
+        predicates, changed, open_conflicts = (df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
+                                               for df in (predicates, changed, open_conflicts))
     added, ended = int(periods["added"].sum()), int(periods["ended"].sum())
     stats = kg.stats()
     headline = [

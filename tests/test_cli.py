@@ -274,19 +274,19 @@ def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
 def test_worked_example_tables(example: Path) -> None:
     text = ok("--db", example, "query", "my_api")
     assert "my_api (2 facts)" in text
-    redis = row_with(text, "Redis")
-    assert redis[1:] == ["→", "my_api", "uses_queue", "Redis", "2026-03-02", "2026-10-12", "no"]
+    redis = row_with(text, "Redis")  # the predicate by its label: its first spelling, "uses queue" (contract §13)
+    assert redis[1:] == ["→", "my_api", "uses", "queue", "Redis", "2026-03-02", "2026-10-12", "no"]
     sqlite = row_with(text, "SQLite")
-    assert sqlite[1:] == ["→", "my_api", "uses_queue", "SQLite", "2026-10-12", "yes"]
+    assert sqlite[1:] == ["→", "my_api", "uses", "queue", "SQLite", "2026-10-12", "yes"]
 
     text = ok("--db", example, "query", "my_api", "--as-of", "2026-10-13")
     assert "my_api as of 2026-10-13 (1 fact)" in text and "Redis" not in text
 
     text = ok("--db", example, "query", "sqlite", "--direction", "incoming")
-    assert row_with(text, "my_api")[1:4] == ["←", "my_api", "uses_queue"]
+    assert row_with(text, "my_api")[1:5] == ["←", "my_api", "uses", "queue"]
 
     text = ok("--db", example, "conflicts")
-    assert "my_api · uses_queue: 2 objects, 1 current" in text
+    assert "my_api · uses queue: 2 objects, 1 current" in text
     assert "needs action" not in text
 
 
@@ -296,7 +296,7 @@ def test_worked_example_tables(example: Path) -> None:
 def test_add_created_then_already_current(db_path: Path) -> None:
     text = ok("add", "my_api", "uses queue", "Redis", "--from", "2026-03-02", "--db", db_path)
     assert text.splitlines()[0].strip() == "added"
-    assert row_with(text, "Redis")[1:] == ["my_api", "uses_queue", "Redis", "2026-03-02", "yes"]
+    assert row_with(text, "Redis")[1:] == ["my_api", "uses", "queue", "Redis", "2026-03-02", "yes"]  # its label
     text = ok("add", "MY  API", "Uses Queue", "redis", "--db", db_path)
     assert text.splitlines()[0].strip() == "already current, unchanged"
     with kgtoolkit.open(db_path, read_only=True) as kg:
@@ -538,7 +538,7 @@ def test_search(richer: Path) -> None:
 
     text = ok("--db", richer, "search", "uses_queue", "SQLite")
     assert "uses_queue SQLite (1 fact)" in text
-    assert row_with(text, "SQLite")[1:] == ["my_api", "uses_queue", "SQLite", "2026-10-12", "yes"]
+    assert row_with(text, "SQLite")[1:] == ["my_api", "uses", "queue", "SQLite", "2026-10-12", "yes"]  # its label
     assert ok("--db", richer, "search", "uses_queue", "billing").strip() == "uses_queue billing: no facts"
 
 
@@ -662,7 +662,7 @@ def test_summary(richer: Path) -> None:
     db = ("--db", richer)
     main = ok(*db, "summary")
     assert main.startswith("# Knowledge Graph\n")
-    assert "## `my_api`" in main and "- uses_queue → `SQLite` (since 2026-10-12)" in main
+    assert "## `my_api`" in main and "- uses queue → `SQLite` (since 2026-10-12)" in main  # by its label
     assert "## `Ann Lee` (person)" in main and "- email → `Ann@Acme.example` (since 2025-01-06)" in main
     assert "Redis" not in main  # ended facts are not current
     sub = ok(*db, "summary", "--style", "subagent")
@@ -671,7 +671,7 @@ def test_summary(richer: Path) -> None:
     one = ok(*db, "summary", "--limit", "1")
     assert len([line for line in one.splitlines() if line.startswith("## ")]) == 1
     past = ok(*db, "summary", "--as-of", "2026-05-01")
-    assert "_Facts valid on 2026-05-01._" in past and "uses_queue → `Redis`" in past and "SQLite` (since 2026-10-12)" not in past
+    assert "_Facts valid on 2026-05-01._" in past and "uses queue → `Redis`" in past and "SQLite` (since 2026-10-12)" not in past
     assert ok_json(*db, "--json", "summary") == {"markdown": main}
     assert ok_json(*db, "summary", "--style", "subagent", "--json")["markdown"] == sub
 
@@ -1616,7 +1616,7 @@ def test_script_env_var_then_db_flag(script: str, tmp_path: Path) -> None:
 def test_script_help_lists_every_command(script: str, tmp_path: Path) -> None:
     done = run_script(script, "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    listed = set(re.findall(r"^\W*([a-z]+)\s{2,}\S", _clean(done.stdout), flags=re.M))
+    listed = set(re.findall(r"^\W*([a-z][a-z-]*)\s{2,}\S", _clean(done.stdout), flags=re.M))
     assert set(COMMANDS) <= listed, f"missing from --help: {set(COMMANDS) - listed}"
     assert "--db" in done.stdout and "--json" in done.stdout
 

@@ -57,6 +57,7 @@ PUBLIC_API = [
     "SupersedeResult", "TOOL_SCHEMA", "UnknownType", "looks_like_injection", "normalize_name", "normalize_predicate",
     "open", "resolve_path", "run_tool",
     "Change", "Diff", "Neighborhood", "Paths", "Reached",  # traversal and diff (contract §11)
+    "PredicateAlias", "PredicateInfo", "PredicateRename",
 ]
 
 

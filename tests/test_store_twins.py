@@ -156,8 +156,9 @@ def graph_of(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Counter[tuple[Any, ...]]
         "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to", "from_us",
         "to_us", "confidence", "source", "source_closet", "ended_by"])
     facts = facts.append_column("current", facts["valid_to"].is_null())
-    return {name: Counter(nan_safe(tuple(r.values())) for r in table.to_pylist())
-            for name, table in (("entities", entities), ("aliases", aliases), ("facts", facts))}
+    graph = {name: Counter(nan_safe(tuple(r.values())) for r in table.to_pylist())
+             for name, table in (("entities", entities), ("aliases", aliases), ("facts", facts))}
+    return {**graph, "labels": Counter(kg.predicate_labels().items())}  # each predicate's first spelling
 
 
 def differences(a: dict[str, Counter[Any]], b: dict[str, Counter[Any]]) -> dict[str, Any]:

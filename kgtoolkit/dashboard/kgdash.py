@@ -160,7 +160,7 @@ def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> p
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[str]:
-    return [p for p, _ in open_graph(path, read_only).predicates()]
+    return [p.id for p in open_graph(path, read_only).predicates()]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
 from ._copy import copy_graph
-from ._dump import dump, dump_parts, import_graph, is_empty, restore
+from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
 from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._graph import KnowledgeGraph, open
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
@@ -46,6 +46,7 @@ __all__ = [
     "copy_graph",
     "dump",
     "dump_parts",
+    "dump_predicate_aliases",
     "facts_table",
     "import_facts",
     "import_graph",

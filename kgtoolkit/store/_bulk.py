@@ -18,6 +18,7 @@ from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived 
 from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
 from .._records import GraphConfig, _Record
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
+from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
@@ -114,7 +115,9 @@ def facts_table(
     entity_id = kg.resolve(entity) if entity not in (None, "") else None
     where, params, known = q.time_filter(as_of, known_at, current_only)
     if predicate not in (None, ""):
-        params["p"] = normalize_predicate(predicate)
+        assert predicate is not None
+        normalize_predicate(predicate)  # a bad name is refused before the graph is read
+        params["p"] = kg.resolve_predicate(predicate)  # through a predicate alias (contract §13)
         where += " AND f.predicate = :p"
     if entity_id is not None:
         params["e"] = entity_id
@@ -210,8 +213,8 @@ def import_facts(
                              "map the columns with the column options", field=missing[0])
     backend = kg._backend
 
-    def prepared(config: GraphConfig) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
-        rules = Rules(config, comma_guard=False if allow_commas else None)
+    def prepared(config: GraphConfig, aliases: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
+        rules = Rules(config, comma_guard=False if allow_commas else None, predicate_aliases=aliases)
         rows = _prepare(frame, rules, source=source)
         rejects = _rejects(rows)
         if rejects.height and on_error == "raise":
@@ -224,15 +227,15 @@ def import_facts(
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
     # inside it in the rare case that the graph's settings changed meanwhile.
     with backend.read() as cur:
-        config = q.read_config(cur)
-    good, rejects, rules = prepared(config)
+        config, aliases = q.read_config(cur), _preds.read_aliases(cur)
+    good, rejects, rules = prepared(config, aliases)
     if dry_run:
         return ImportReport(rows=frame.height, inserted=0, duplicates=0,
                             rejected=rejects["line"].n_unique() if rejects.height else 0, entities_created=0,
                             types_upgraded=0, rejects=tuple(rejects.to_dicts())), rejects
     with backend.bulk_write() as cur:
-        if q.read_config(cur) != config:
-            good, rejects, rules = prepared(q.read_config(cur))
+        if q.read_config(cur) != config or _preds.read_aliases(cur) != aliases:
+            good, rejects, rules = prepared(q.read_config(cur), _preds.read_aliases(cur))
         warnings: list[str] = []
         entities_before = cur.execute("SELECT count(*) FROM entities").fetchone()[0]
         upgraded = before(cur, warnings) if before else 0
@@ -437,6 +440,9 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
                       nulls_equal=True, maintain_order="left")
                 .drop("_f", "_t"))
 
+    # Labels (contract §13): each predicate's first spelling in the frame, for the predicates that have none yet.
+    spellings = rows.group_by("_predicate", maintain_order=True).agg(pl.col("predicate").first())
+    _preds.ensure_labels(cur, [(key, rules.predicate_label(raw, key)) for key, raw in spellings.iter_rows()])
     recorded = now_text()
     insert = todo.select(
         "_sid", "_predicate", "_oid",

@@ -57,11 +57,13 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
     if merge and not _is_empty(target):
         return _merge(source, target, progress)
     columns = {name: ", ".join(TABLE_COLUMNS[name]) for name in ("entities", "aliases", "memories")}
-    parts, (entities, aliases, memories, settings) = source._backend.read_arrow(
+    parts, (entities, aliases, memories, settings, labels, predicate_aliases) = source._backend.read_arrow(
         [(f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
          (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
          (f"SELECT {columns['memories']} FROM memories ORDER BY id", {}),
-         ("SELECT key, value FROM settings ORDER BY key", {})],
+         ("SELECT key, value FROM settings ORDER BY key", {}),
+         ("SELECT id, label FROM predicates ORDER BY id", {}),
+         ("SELECT alias, predicate FROM predicate_aliases ORDER BY alias", {})],
         split=(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id", {}))
     facts = [_typed(p, "facts") for p in parts]
     total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
@@ -75,6 +77,7 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
         if progress:
             progress(0, total)
         cur.execute("DELETE FROM settings")
+        cur.execute("DELETE FROM predicates")  # labels of predicates no fact uses: the source's replace them
         backend.insert_rows(cur, "settings", ("key", "value"), [(r["key"], r["value"]) for r in settings.to_pylist()])
         for name, table in (("entities", entities), ("facts", None), ("aliases", aliases), ("memories", memories)):
             tables = facts if table is None else [_typed(table, name)]
@@ -84,6 +87,9 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
                     done += batch.num_rows
                     if progress:
                         progress(done, total)
+        for name, table, keys in (("predicates", labels, ("id", "label")),
+                                  ("predicate_aliases", predicate_aliases, ("alias", "predicate"))):
+            backend.insert_rows(cur, name, keys, [tuple(r[k] for k in keys) for r in table.to_pylist()])
         backend.after_explicit_ids(cur, "facts")
     return CopyReport(str(source.location), str(target.location), False, sum(p.num_rows for p in facts),
                       entities.num_rows, aliases.num_rows, memories.num_rows, settings.num_rows)
@@ -95,12 +101,13 @@ def _is_empty(kg: KnowledgeGraph) -> bool:
 
 
 def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | None) -> CopyReport:
-    from ._dump import dump, dump_parts, import_graph
+    from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph
 
-    frame, entities, aliases, memories = dump_parts(dump(source))
+    data = dump(source)
+    frame, entities, aliases, memories = dump_parts(data)
     before = _counts(target)
     report, _ = import_graph(target, frame, entities=entities, aliases=aliases, memories=memories, allow_commas=True,
-                             progress=progress)
+                             predicate_aliases=dump_predicate_aliases(data), progress=progress)
     after = _counts(target)  # the aliases and memories added (those already there, or clashing, are not)
     return CopyReport(str(source.location), str(target.location), True, report.inserted, report.entities_created,
                       after[0] - before[0], after[1] - before[1], 0, report.duplicates, report.warnings)

@@ -8,7 +8,8 @@ into an **empty** graph with its own ids and transaction times, in one write tra
 and for other programs' SQLite graphs).
 
 A dump is ``{"kgtoolkit": {"version", "schema"}, "config": {...}, "entities": [...], "facts": [...],
-"aliases": [...], "memories": [...]}``. Facts carry every stored field except the three derived
+"aliases": [...], "memories": [...], "predicates": [...], "predicate_aliases": [...]}`` (the last two,
+contract §13, may be absent: a dump from before labels). Facts carry every stored field except the three derived
 ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes.
 
 What :func:`restore` requires of a dump: what the store keeps true of every graph, so a dump
@@ -32,6 +33,10 @@ kgtoolkit wrote always passes.
   ``entity_id`` an entity of the dump.
 - memories: ``id`` unique text; ``text`` text; ``source`` null or text; ``created_at`` a
   transaction time; ``metadata`` a JSON object.
+- predicates: ``id`` a normalised predicate, unique; ``label`` clean text that normalises to ``id``
+  (its first spelling). A predicate of the facts without one is labelled by its id.
+- predicate_aliases: ``alias`` and ``predicate`` normalised; ``alias`` unique, no predicate of the
+  dump's facts, and no alias's ``predicate`` (aliases do not chain).
 
 Text is never empty or only whitespace, and is valid Unicode (no lone surrogate, which a JSON
 ``\\ud800`` escape can give); JSON values hold no NaN or Infinity. A transaction time is UTC
@@ -72,7 +77,7 @@ if TYPE_CHECKING:
 
     from ._graph import KnowledgeGraph
 
-__all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "import_graph", "is_empty", "restore"]
+__all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "dump_predicate_aliases", "import_graph", "is_empty", "restore"]
 
 Progress = Callable[[int, int], None]
 
@@ -117,19 +122,26 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
         memories = [{"id": i, "text": t, "source": s, "created_at": c, "metadata": json.loads(m)}
                     for i, t, s, c, m in cur.execute(
                         "SELECT id, text, source, created_at, metadata FROM memories ORDER BY id")]
+        predicates = [{"id": i, "label": label} for i, label in cur.execute(
+            "SELECT id, label FROM predicates ORDER BY id")]
+        predicate_aliases = [{"alias": a, "predicate": p} for a, p in cur.execute(
+            "SELECT alias, predicate FROM predicate_aliases ORDER BY alias")]
     return {"kgtoolkit": {"version": __version__, "schema": SCHEMA_VERSION}, "config": settings,
-            "entities": entities, "facts": facts, "aliases": aliases, "memories": memories}
+            "entities": entities, "facts": facts, "aliases": aliases, "memories": memories,
+            "predicates": predicates, "predicate_aliases": predicate_aliases}
 
 
 def is_empty(kg: KnowledgeGraph) -> bool:
-    """True when the graph holds no entity, fact, alias or memory (settings do not count)."""
+    """True when the graph holds no entity, fact, alias, memory or predicate alias (settings, and the labels of
+    predicates no fact uses, do not count)."""
     with kg._backend.read() as cur:
         return _empty(cur)
 
 
 def _empty(cur: Cursor) -> bool:
     return not cur.execute("SELECT EXISTS(SELECT 1 FROM entities) OR EXISTS(SELECT 1 FROM facts) "
-                           "OR EXISTS(SELECT 1 FROM aliases) OR EXISTS(SELECT 1 FROM memories)").fetchone()[0]
+                           "OR EXISTS(SELECT 1 FROM aliases) OR EXISTS(SELECT 1 FROM memories) "
+                           "OR EXISTS(SELECT 1 FROM predicate_aliases)").fetchone()[0]
 
 
 # ---------------------------------------------------------------------- checking a dump
@@ -154,7 +166,7 @@ def _sections(data: Any) -> dict[str, list[Any]]:
         raise StoreError(f"the dump has schema version {schema}, newer than this kgtoolkit understands "
                          f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="schema", value=str(schema))
     out: dict[str, list[Any]] = {}
-    for name in ("entities", "facts", "aliases", "memories"):
+    for name in ("entities", "facts", "aliases", "memories", "predicates", "predicate_aliases"):
         rows = data.get(name, [])
         if not isinstance(rows, list):
             raise _bad(name, f"must be a list of objects, not {_kind(rows)}")
@@ -350,18 +362,18 @@ class _Checker:
             return value
         return None
 
-    def predicate(self, row: Mapping[str, Any]) -> str | None:
-        """A predicate as :func:`normalize_predicate` leaves it."""
-        value = self.text(row, "predicate")
+    def predicate(self, row: Mapping[str, Any], key: str = "predicate") -> str | None:
+        """A predicate (``row[key]``) as :func:`normalize_predicate` leaves it."""
+        value = self.text(row, key)
         if value is None:
             return None
         known = self._predicates.get(value)
         if known is None:
             known = self._predicates[value] = _attempt(normalize_predicate, value)
         if isinstance(known, _Failure):
-            self.fail("predicate", value, *known)
+            self.fail(key, value, *known)
         elif known != value:
-            self.fail("predicate", value, "invalid_name", f"predicate {value!r} is not normalised; the graph keeps "
+            self.fail(key, value, "invalid_name", f"{key} {value!r} is not normalised; the graph keeps "
                       f"{known!r}")
         else:
             return value
@@ -590,6 +602,55 @@ def _check_aliases(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]
     return out
 
 
+def _check_predicates(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The predicates' rows (id, label): ``id`` normalised and unique, ``label`` clean text spelling ``id``."""
+    out: list[tuple[Any, ...]] = []
+    seen: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        if not c.at(f"predicates[{i}]", row):
+            continue
+        label = c.clean(row, "label")
+        key = c.predicate(row, "id")
+        if key is not None and seen.setdefault(key, i) != i:
+            c.fail("id", key, "invalid_request", f"id {key!r} is also predicates[{seen[key]}]'s; a predicate has "
+                   "one label")
+        if key is not None and label is not None:
+            spelled = _attempt(normalize_predicate, label)
+            if spelled != key:
+                c.fail("label", label, "invalid_name", f"label {label!r} does not spell the predicate {key!r} (a label "
+                       "is a predicate's first spelling: it normalises to its id)")
+        out.append((key, label))
+    return out
+
+
+def _check_predicate_aliases(c: _Checker, rows: Sequence[Any], used: set[str]) -> list[tuple[Any, ...]]:
+    """The predicate aliases' rows (alias, predicate): both normalised, each alias once, naming a predicate that is
+    no alias itself, and no predicate that facts use."""
+    out: list[tuple[Any, ...]] = []
+    seen: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        if not c.at(f"predicate_aliases[{i}]", row):
+            continue
+        alias = c.predicate(row, "alias")
+        target = c.predicate(row)
+        if alias is not None and seen.setdefault(alias, i) != i:
+            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is also predicate_aliases[{seen[alias]}]; an "
+                   "alias names one predicate")
+        elif alias is not None and alias in used:
+            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is a predicate the dump's facts use; an alias "
+                   "is another name, not a predicate in use")
+        elif alias is not None and alias == target:
+            c.fail("alias", alias, "invalid_request", f"alias {alias!r} names itself")
+        out.append((alias, target))
+    targets = {r[1] for r in out}
+    for i, (alias, _target) in enumerate(out):
+        if alias is not None and alias in targets:
+            c.at(f"predicate_aliases[{i}]", rows[i])
+            c.fail("alias", alias, "invalid_request", f"alias {alias!r} is also named by another alias; aliases name "
+                   "a predicate directly (no chains)")
+    return out
+
+
 def _check_memories(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
     """The memories' rows (id, text, source, created_at, metadata) that pass; the others are reported."""
     out: list[tuple[Any, ...]] = []
@@ -618,6 +679,8 @@ class _Checked(NamedTuple):
     facts: list[tuple[Any, ...]]
     aliases: list[tuple[Any, ...]]
     memories: list[tuple[Any, ...]]
+    predicates: list[tuple[Any, ...]]
+    predicate_aliases: list[tuple[Any, ...]]
 
 
 def _check(data: Mapping[str, Any]) -> _Checked:
@@ -626,8 +689,11 @@ def _check(data: Mapping[str, Any]) -> _Checked:
     c = _Checker()
     settings, vocabulary = _check_config(c, data.get("config", {}))
     entities, entity_ids = _check_entities(c, sections["entities"], vocabulary)
-    checked = _Checked(settings, entities, _check_facts(c, sections["facts"], entity_ids),
-                       _check_aliases(c, sections["aliases"], entity_ids), _check_memories(c, sections["memories"]))
+    facts = _check_facts(c, sections["facts"], entity_ids)
+    used = {row[2] for row in facts}
+    checked = _Checked(settings, entities, facts, _check_aliases(c, sections["aliases"], entity_ids),
+                       _check_memories(c, sections["memories"]), _check_predicates(c, sections["predicates"]),
+                       _check_predicate_aliases(c, sections["predicate_aliases"], used))
     if c.problems:
         raise c.refusal()
     return checked
@@ -659,6 +725,7 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
             raise not_empty()
         try:
             cur.execute("DELETE FROM settings")
+            cur.execute("DELETE FROM predicates")  # labels of predicates no fact uses: the dump's replace them
             backend.insert_rows(cur, "settings", ("key", "value"), checked.settings)
             backend.insert_rows(cur, "entities", ("id", "name", "type", "properties", "created_at"), checked.entities)
             rebuild = backend.rebuild_fact_indexes(total, 0)  # building the indexes afterwards is faster
@@ -676,6 +743,11 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
                     cur.execute(statement)
             backend.insert_rows(cur, "aliases", ("alias", "name", "entity_id"), checked.aliases)
             backend.insert_rows(cur, "memories", ("id", "text", "source", "created_at", "metadata"), checked.memories)
+            backend.insert_rows(cur, "predicates", ("id", "label"), checked.predicates)
+            # A dump from before labels: each predicate its id as its label, as the schema's migration does.
+            cur.execute("INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts WHERE TRUE "
+                        "ON CONFLICT (id) DO NOTHING")
+            backend.insert_rows(cur, "predicate_aliases", ("alias", "predicate"), checked.predicate_aliases)
             backend.after_explicit_ids(cur, "facts")
         except StoreError as exc:  # the checks missed a rule: still refused whole
             if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump
@@ -695,6 +767,7 @@ def import_graph(
     entities: Iterable[Mapping[str, Any]] = (),
     aliases: Iterable[tuple[str, str]] = (),
     memories: Iterable[Mapping[str, Any]] = (),
+    predicate_aliases: Iterable[tuple[str, str]] = (),
     on_error: Literal["raise", "skip"] = "raise",
     allow_commas: bool = False,
     source: str | None = None,
@@ -706,10 +779,13 @@ def import_graph(
     as :meth:`KnowledgeGraph.add_entity` would (a type outside the vocabulary is kept ``unknown``,
     with a warning). ``aliases``: (alias, entity name) pairs, registered unless they clash (a
     warning). ``memories``: dicts as in a dump, added unless their id exists; those :func:`restore`
-    would refuse are left out (a warning). Facts follow ``import_facts`` exactly (duplicates
-    skipped, bad rows raise or are skipped).
+    would refuse are left out (a warning). ``predicate_aliases``: (alias, predicate) pairs, registered
+    after the facts are written (a dump's facts are stored under canonical predicates) unless they
+    clash (a warning). Facts follow ``import_facts`` exactly (duplicates skipped, bad rows raise or
+    are skipped).
     """
     config = kg.config
+    pairs = list(predicate_aliases)
 
     def add_entities(cur: Cursor, warnings: list[str]) -> int:
         return _entities(kg, cur, config, entities, warnings)
@@ -717,6 +793,7 @@ def import_graph(
     def add_aliases_and_memories(cur: Cursor, warnings: list[str]) -> int:
         _aliases(kg, cur, aliases, warnings)
         _memories(cur, memories, warnings)
+        _predicate_aliases(cur, pairs, warnings)
         return 0
 
     return import_facts(kg, facts, on_error=on_error, allow_commas=allow_commas, source=source, progress=progress,
@@ -821,6 +898,7 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
     import polars as pl
 
     sections = _sections(data)
+    labels = _labels(sections["predicates"])
     entity_rows = [_record(e, f"entities[{i}]") for i, e in enumerate(sections["entities"])]
     names = {e["id"]: e["name"] for e in entity_rows
              if isinstance(e.get("id"), str) and isinstance(e.get("name"), str) and _unicode(e["name"])}
@@ -836,7 +914,8 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         subject = _field(fact, "subject", _TEXT, where)
         columns["line"].append(fact_id)
         columns["subject"].append(names.get(subject) or subject)
-        columns["predicate"].append(_field(fact, "predicate", _TEXT, where))
+        predicate = _field(fact, "predicate", _TEXT, where)
+        columns["predicate"].append(labels.get(predicate, predicate))  # its label: the first spelling travels
         columns["object"].append((names.get(object_id) or object_id) if object_id is not None
                                  else _field(fact, "object_value", _TEXT, where))
         columns["valid_from"].append(_field(fact, "valid_from", _OPT, where))
@@ -862,6 +941,42 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         target = _field(a, "entity_id", _TEXT, where)
         aliases.append((_field(a, "name", _TEXT, where), names.get(target) or target))
     return frame, entities, aliases, list(sections["memories"])
+
+
+def _labels(rows: Sequence[Any]) -> dict[str, str]:
+    """A dump's predicate labels by id, those that spell their id (a merge writes a fact by its label, so the
+    label travels as a first spelling; any other is left out: the id stands in)."""
+    found: dict[str, str] = {}
+    for row in rows:
+        if isinstance(row, Mapping) and isinstance(row.get("id"), str) and isinstance(row.get("label"), str):
+            spelled = _attempt(normalize_predicate, row["label"])
+            if spelled == row["id"] and _unicode(row["label"]):
+                found.setdefault(row["id"], row["label"])
+    return found
+
+
+def dump_predicate_aliases(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A :func:`dump`'s predicate aliases as (alias, predicate) pairs, for :func:`import_graph`."""
+    pairs: list[tuple[str, str]] = []
+    for i, row in enumerate(_sections(data)["predicate_aliases"]):
+        where = f"predicate_aliases[{i}]"
+        record = _record(row, where)
+        pairs.append((_field(record, "alias", _TEXT, where), _field(record, "predicate", _TEXT, where)))
+    return pairs
+
+
+def _predicate_aliases(cur: Cursor, pairs: Iterable[tuple[str, str]], warnings: list[str]) -> None:
+    """Register predicate aliases by :meth:`KnowledgeGraph.alias_predicate`'s rules; those that clash are warned of."""
+    from . import _predicates as _preds
+
+    problems: list[str] = []
+    for alias, predicate in pairs:
+        try:
+            _preds.add_alias(cur, alias, predicate)
+        except KGError as exc:
+            problems.append(f"{alias!r} → {predicate!r} ({exc.message})")
+    if problems:
+        warnings.append(f"{len(problems)} predicate aliases were not registered: {'; '.join(problems[:10])}")
 
 
 def _float(value: float) -> float:

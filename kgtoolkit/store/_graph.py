@@ -34,9 +34,11 @@ from .._records import (
 )
 from .._time import TimeInput, now_key, now_text, parse_bound, parse_window, today
 from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
+from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._location import DatabaseName, Location, resolve
+from ._predicates import PredicateAlias, PredicateInfo, PredicateRename
 from ._rules import Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 
@@ -189,6 +191,10 @@ class KnowledgeGraph:
                 updates[key] = json.dumps(whole_number(value, field=key, low=1, high=q.LENGTH_SETTINGS[key]))
 
         def write(cur: Cursor) -> GraphConfig:
+            aliases = _preds.read_aliases(cur)
+            for key in _preds.PREDICATE_SETTINGS:  # a predicate alias names its predicate here too (contract §13)
+                if key in updates and aliases:
+                    updates[key] = json.dumps(sorted({aliases.get(p, p) for p in json.loads(updates[key])}))
             if types is not None:
                 in_use = {r[0] for r in cur.execute("SELECT DISTINCT type FROM entities")}
                 missing = in_use - set(json.loads(updates["types"]))
@@ -281,7 +287,7 @@ class KnowledgeGraph:
         (True, False)
         """
         def write(cur: Cursor) -> AddResult:
-            rules = Rules(q.read_config(cur))
+            rules = _preds.rules(cur)
             return _add(cur, rules, subject, predicate, object, valid_from=valid_from, valid_to=valid_to,
                         confidence=confidence, source=source, source_closet=source_closet,
                         subject_type=subject_type, object_type=object_type, properties=properties)
@@ -295,7 +301,7 @@ class KnowledgeGraph:
         Raises :class:`NotCurrent` (listing the historical facts) when no such fact is current.
         """
         def write(cur: Cursor) -> Fact:
-            return self._invalidate(cur, Rules(q.read_config(cur)), subject, predicate, object, ended, ended_by)
+            return self._invalidate(cur, _preds.rules(cur), subject, predicate, object, ended, ended_by)
 
         return self._backend.write(write)
 
@@ -334,7 +340,7 @@ class KnowledgeGraph:
         ``at`` defaults to today (UTC); on that day both facts are valid (both ends count).
         """
         def write(cur: Cursor) -> SupersedeResult:
-            rules = Rules(q.read_config(cur))
+            rules = _preds.rules(cur)
             pred = rules.predicate(predicate)
             if rules.is_value(pred):
                 same = clean_text(old_object, field="old_object").casefold() == \
@@ -533,7 +539,6 @@ class KnowledgeGraph:
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
         preds = _predicate_list(predicates)
         if preds:
-            params["preds"] = d.list_param(preds)
             where += f" AND f.predicate IN {d.values('preds')}"
         named = f"WITH named AS ({q.LOOKUP}) "
         outgoing_other = incoming_other = ""
@@ -560,6 +565,9 @@ class KnowledgeGraph:
         total: int | None = None
         # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot.
         with self._backend.read(snapshot=counted) as cur:
+            if preds:  # through predicate aliases (contract §13)
+                preds = _canonical_list(cur, preds)
+                params["preds"] = d.list_param(preds)
             rows = cur.execute(sql, params).fetchall()
             if counted:
                 total = int(cur.execute(named + "SELECT " + " + ".join(counts), params).fetchone()[0])
@@ -607,11 +615,12 @@ class KnowledgeGraph:
     def _search(self, predicate: str, object: str | None, as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool, limit: int | None, offset: int, *,
                 counted: bool) -> tuple[list[Fact], int | None]:
-        pred = normalize_predicate(predicate)
+        normalize_predicate(predicate)  # a bad name is refused before the graph is read
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
         total: int | None = None
         with self._read() as cur:
+            pred = _preds.canonical(cur, predicate)  # through a predicate alias (contract §13)
             if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
                 suggestions = self._suggest_predicates(cur, pred)
                 hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
@@ -651,11 +660,72 @@ class KnowledgeGraph:
                 raise NotFound(f"no fact uses the predicate {pred!r} (predicates).{hint} `kgtoolkit stats` counts "
                                "the predicates in use.", field="predicates", value=pred, suggestions=suggestions)
 
-    def predicates(self) -> list[tuple[str, int]]:
-        """Every predicate in use with its fact count, most used first."""
+    # ------------------------------------------------------------------ predicates (contract §13)
+
+    def predicates(self, *, limit: int | None = None, offset: int = 0) -> list[PredicateInfo]:
+        """Every predicate in use, most facts first (then by id): its ``id``, ``label`` (first spelling),
+        ``facts``, ``current`` and the ``aliases`` that name it. A record still unpacks as the
+        ``(id, facts)`` pair this method answered before.
+
+        >>> kg = open(":memory:"); _ = kg.add("my_api", "Uses Queue", "Redis")
+        >>> [(p.id, p.label, p.facts) for p in kg.predicates()]
+        [('uses_queue', 'Uses Queue', 1)]
+        """
+        return list(self.predicates_page(limit=limit, offset=offset))
+
+    def predicates_page(self, *, limit: int | None = None, offset: int = 0) -> Page[PredicateInfo]:
+        """:meth:`predicates` as one :class:`~kgtoolkit.Page`, with how many predicates are in use."""
+        with self._backend.read(snapshot=True) as cur:
+            rows, total = _preds.predicates_page(cur, self._backend.dialect, limit, offset, now_key())
+        return Page(tuple(rows), total, offset)
+
+    def predicate_labels(self) -> dict[str, str]:
+        """Each predicate's display label by id: the first spelling it was written with (``"Arrest, detain, or
+        charge with legal action"`` for ``arrest,_detain,_or_charge_with_legal_action``). A predicate of a graph
+        made before labels existed is labelled by its id. For tables, charts and summaries; the id stays the key."""
         with self._read() as cur:
-            return [(p, n) for p, n in cur.execute(
-                "SELECT predicate, count(*) AS n FROM facts GROUP BY predicate ORDER BY n DESC, predicate").fetchall()]
+            return _preds.labels(cur)
+
+    def resolve_predicate(self, predicate: str) -> str:
+        """The canonical predicate id ``predicate`` names: normalised, then through its predicate alias if it is one.
+
+        >>> kg = open(":memory:"); _ = kg.alias_predicate("uses db", "uses_database")
+        >>> kg.resolve_predicate("Uses DB")
+        'uses_database'
+        """
+        with self._read() as cur:
+            return _preds.canonical(cur, predicate)
+
+    def alias_predicate(self, alias: str, predicate: str) -> PredicateAlias:
+        """Register ``alias`` as another name of ``predicate``: from now on every write and read that names
+        ``alias`` (add, supersede, invalidate, query and timeline filters, search, import) means ``predicate``.
+
+        ``predicate`` given as an alias means the predicate it names (aliases never chain). Refused: an alias
+        equal to the predicate (:class:`InvalidRequest`), one already naming another predicate, and a predicate
+        that has facts (:class:`AliasConflict`; fold those with :meth:`rename_predicate`). Registering the same
+        alias again changes nothing. Settings naming ``alias`` (value and multi-valued predicates) move to
+        ``predicate``.
+        """
+        return _preds.alias_predicate(self._backend, alias, predicate)
+
+    def predicate_aliases(self) -> list[PredicateAlias]:
+        """Every predicate alias (``alias`` → ``predicate``), ordered by the predicate it names, then alias."""
+        with self._read() as cur:
+            return _preds.predicate_aliases(cur)
+
+    def rename_predicate(self, old: str, new: str) -> PredicateRename:
+        """Fold every fact of ``old`` into ``new``, atomically, as :meth:`merge` folds entities.
+
+        The facts keep their ids, intervals and transaction times (history included); identical current
+        facts become one (the earliest start) and identical history rows one; the ids of rows folded away
+        are never given again. ``old`` becomes an alias of ``new`` (so later writes and reads of ``old``
+        mean ``new``), its aliases name ``new``, and the settings naming it name ``new``. ``new`` keeps its
+        label, or takes this spelling as its first. ``new`` may be a predicate in use or a new one.
+        Refused, changing nothing: ``old`` with no facts (:class:`NotFound`), ``old`` an alias already or the
+        same predicate as ``new``, or a value predicate folded into an entity predicate in use or the
+        reverse (:class:`InvalidRequest`).
+        """
+        return _preds.rename_predicate(self._backend, old, new)
 
     def timeline(self, name: str | None = None, *, since: TimeInput | None = None, until: TimeInput | None = None,
                  predicates: str | Collection[str] | None = None, limit: int | None = None,
@@ -697,9 +767,11 @@ class KnowledgeGraph:
                                 field="until", value=str(until))
         preds = _predicate_list(predicates)
         if preds:
-            params["preds"] = d.list_param(preds)
             where += f" AND f.predicate IN {d.values('preds')}"
         with self._read() as cur:
+            if preds:  # through predicate aliases (contract §13)
+                preds = _canonical_list(cur, preds)
+                params["preds"] = d.list_param(preds)
             if name is not None:
                 params["e"] = q.resolve(cur, d, name)
                 where = " AND (f.subject = :e OR f.object_id = :e)" + where
@@ -939,6 +1011,7 @@ def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, v
                                (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key)).fetchone()
     if existing:
         return AddResult(q.fact(cur, existing[0]), False, tuple(warnings))
+    _preds.ensure_labels(cur, [(fact.predicate, fact.predicate_label)])
     recorded = now_text()
     ended = fact.end is not None
     fact_id = cur.execute(
@@ -1022,6 +1095,12 @@ def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
     if drop:
         cur.executemany("DELETE FROM facts WHERE id = ?", drop)
     return len(drop)
+
+
+def _canonical_list(cur: Cursor, preds: list[str]) -> list[str]:
+    """Normalised predicates through their predicate aliases (contract §13), sorted, each once."""
+    aliases = _preds.read_aliases(cur)
+    return sorted({aliases.get(p, p) for p in preds})
 
 
 def _predicate_list(predicates: str | Collection[str] | None) -> list[str]:

@@ -77,6 +77,7 @@ class PreparedFact:
     subject_type: str | None
     object_type: str | None
     warnings: tuple[str, ...] = ()
+    predicate_label: str = ""
 
     @property
     def from_key(self) -> int:
@@ -90,9 +91,12 @@ class PreparedFact:
 class Rules:
     """The rules of ``add`` under one graph's settings (``comma_guard`` overrides the setting)."""
 
-    def __init__(self, config: GraphConfig, *, comma_guard: bool | None = None) -> None:
+    def __init__(self, config: GraphConfig, *, comma_guard: bool | None = None,
+                 predicate_aliases: Mapping[str, str] | None = None) -> None:
         self.config = config
         self.comma_guard = config.comma_guard if comma_guard is None else comma_guard
+        #: Predicate alias → the canonical predicate (contract §13): :meth:`predicate` resolves through them.
+        self.predicate_aliases: Mapping[str, str] = predicate_aliases or {}
 
     # ------------------------------------------------------------------ one field each
 
@@ -109,7 +113,16 @@ class Rules:
         return text
 
     def predicate(self, text: Any) -> str:
-        return self.bounded(normalize_predicate(text), "predicate")
+        """The canonical predicate ``text`` names: normalised, then through its predicate alias if it is one."""
+        key = self.bounded(normalize_predicate(text), "predicate")
+        return self.predicate_aliases.get(key, key)
+
+    def predicate_label(self, text: Any, key: str) -> str:
+        """The label a spelling gives the predicate ``key`` when it is the first: trimmed, whitespace collapsed.
+        A spelling of an alias labels nothing of its own: the canonical predicate's id stands in."""
+        if normalize_predicate(text) != key:
+            return key
+        return clean_text(text, field="predicate")
 
     def name(self, text: Any, field: str) -> Name:
         display = self.bounded(clean_text(text, field=field), field)
@@ -214,7 +227,8 @@ class Rules:
         if is_value and o_type not in (None, "unknown"):
             warnings = (f"{pred!r} is a value predicate: its object is text, so object_type was ignored",)
         return PreparedFact(subject_name, pred, is_value, obj_name, start, end, conf, self.source(source),
-                            self.text(source_closet, "source_closet"), s_type, None if is_value else o_type, warnings)
+                            self.text(source_closet, "source_closet"), s_type, None if is_value else o_type, warnings,
+                            self.predicate_label(predicate, pred))
 
 
 def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] | None:

@@ -38,7 +38,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
 }
 #: The tables of a graph, in an order that satisfies their foreign keys when filled.
-TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories")
+TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "predicates", "predicate_aliases")
 
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
@@ -137,6 +137,12 @@ _SQLITE: list[list[str]] = [
         "CREATE INDEX facts_validity ON facts(from_us, to_us)",
         "CREATE INDEX facts_timeline ON facts(valid_from IS NULL, from_us)",
     ],
+    [
+        # Each predicate's label (its first spelling) and the predicate aliases (contract §13).
+        "CREATE TABLE predicates (id TEXT PRIMARY KEY, label TEXT NOT NULL)",
+        "INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts",
+        "CREATE TABLE predicate_aliases (alias TEXT PRIMARY KEY, predicate TEXT NOT NULL)",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -199,6 +205,12 @@ _POSTGRES: list[list[str]] = [
     # Fact ids: the identity column never gives an id twice already (sequences never go back); this
     # step keeps the two engines at the same version.
     [],
+    [
+        # Each predicate's label (its first spelling) and the predicate aliases (contract §13).
+        'CREATE TABLE predicates (id TEXT COLLATE "C" PRIMARY KEY, label TEXT COLLATE "C" NOT NULL)',
+        "INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts",
+        'CREATE TABLE predicate_aliases (alias TEXT COLLATE "C" PRIMARY KEY, predicate TEXT COLLATE "C" NOT NULL)',
+    ],
 ]
 
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
