@@ -455,3 +455,17 @@ def test_on_icews14_the_predicates_command_shows_the_datas_spelling(tmp_path: Pa
     with kgtoolkit.open(db, read_only=True) as kg:
         assert sum(p["facts"] for p in listed["predicates"]) == kg.stats().facts
         assert listed["total"] == kg.stats().predicates == len(spellings)
+
+
+def test_traversal_and_diff_read_through_a_predicate_alias(kg: KnowledgeGraph) -> None:
+    kg.add("billing", "owned_by", "payments", valid_from="2026-01-01")
+    kg.add("payments", "reports_to", "Dana", valid_from="2026-01-01")
+    kg.alias_predicate("owner_is", "owned_by")
+    chain = [[f.predicate for f in p] for p in kg.paths("billing", "dana", predicates=["owner_is", "reports_to"]).paths]
+    assert chain == [["owned_by", "reports_to"]]
+    assert kg.follow("billing", ["owner is", "reports_to"]).ends == ("dana",)
+    assert [f.predicate for f in kg.neighbors("billing", predicates=["owner_is"]).facts] == ["owned_by"]
+    assert [c.predicate for c in kg.diff("2026-01-01", "2026-01-31", predicates=["owner_is"]).changes] == ["owned_by"]
+    with pytest.raises(NotFound) as missing:
+        kg.paths("billing", "dana", predicates=["owner_iz"])
+    assert missing.value.code == "not_found" and missing.value.data["field"] == "predicates"

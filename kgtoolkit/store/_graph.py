@@ -620,12 +620,8 @@ class KnowledgeGraph:
         d = self._backend.dialect
         total: int | None = None
         with self._read() as cur:
-            pred = _preds.canonical(cur, predicate)  # through a predicate alias (contract §13)
-            if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
-                suggestions = self._suggest_predicates(cur, pred)
-                hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-                raise NotFound(f"no fact uses the predicate {pred!r}.{hint} `kgtoolkit stats` counts the predicates "
-                               "in use.", field="predicate", value=predicate, suggestions=suggestions)
+            # Through a predicate alias (contract §13), and one some fact uses (else not_found, with suggestions).
+            pred = _preds.check_used(cur, d, [predicate], field="predicate")[0]
             params.update(p=pred, **q.page(d, limit, offset))
             if object not in (None, ""):
                 if pred in q.read_config(cur).value_predicates:
@@ -639,26 +635,9 @@ class KnowledgeGraph:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
         return [q.row_fact(r, known_at=known) for r in rows], total
 
-    def _suggest_predicates(self, cur: Cursor, pred: str) -> list[str]:
-        probes = [pred] + [t for t in pred.split("_") if len(t) >= 3]
-        found: list[str] = []
-        d = self._backend.dialect
-        for probe in probes:
-            for (p,) in cur.execute(f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
-                                    f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
-                                    "predicate LIMIT 5", {"p": probe}).fetchall():
-                if p not in found:
-                    found.append(p)
-        return found[:5]
-
     def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
         """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
-        for pred in preds:
-            if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
-                suggestions = self._suggest_predicates(cur, pred)
-                hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-                raise NotFound(f"no fact uses the predicate {pred!r} (predicates).{hint} `kgtoolkit stats` counts "
-                               "the predicates in use.", field="predicates", value=pred, suggestions=suggestions)
+        _preds.check_used(cur, self._backend.dialect, preds)
 
     # ------------------------------------------------------------------ predicates (contract §13)
 

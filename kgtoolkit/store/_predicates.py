@@ -28,6 +28,7 @@ __all__ = [
     "add_alias",
     "alias_predicate",
     "canonical",
+    "check_used",
     "ensure_labels",
     "labels",
     "predicate_aliases",
@@ -102,6 +103,36 @@ def canonical(cur: Cursor, predicate: str) -> str:
     key = normalize_predicate(predicate)
     row = cur.execute("SELECT predicate FROM predicate_aliases WHERE alias = ?", (key,)).fetchone()
     return str(row[0]) if row else key
+
+
+def check_used(cur: Cursor, dialect: Dialect, predicates: Iterable[str], *, field: str = "predicates") -> list[str]:
+    """``predicates`` (a filter) as canonical ids, each once, in the order given: each through its alias
+    (contract §13), and each one some fact uses, else :class:`NotFound` with the nearest predicates in use."""
+    out: list[str] = []
+    for given in predicates:
+        if not isinstance(given, str):
+            raise InvalidRequest(f"a predicate must be text, not {given!r}", field=field, value=str(given))
+        pred = canonical(cur, given)
+        if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
+            suggestions = _suggest(cur, dialect, pred)
+            hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+            raise NotFound(f"no fact uses the predicate {pred!r} ({field}).{hint} `kgtoolkit predicates` lists "
+                           "the predicates in use.", field=field, value=given, suggestions=suggestions)
+        if pred not in out:
+            out.append(pred)
+    return out
+
+
+def _suggest(cur: Cursor, d: Dialect, pred: str) -> list[str]:
+    """Up to five predicates in use that contain ``pred`` or a word of it (or that it contains), most used first."""
+    found: list[str] = []
+    for probe in [pred] + [t for t in pred.split("_") if len(t) >= 3]:
+        for (p,) in cur.execute(f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
+                                f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
+                                "predicate LIMIT 5", {"p": probe}).fetchall():
+            if p not in found:
+                found.append(p)
+    return found[:5]
 
 
 def ensure_labels(cur: Cursor, labels: Iterable[tuple[str, str]]) -> None:

@@ -20,11 +20,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .._checks import whole_number
-from .._errors import IntervalOrder, InvalidRequest, NotFound
-from .._names import normalize_predicate
+from .._errors import IntervalOrder, InvalidRequest
 from .._records import Direction, Fact
 from .._time import OPEN_END, TimeInput, parse_window
 from .._traversal import MAX_HOPS, Neighborhood, Paths, Reached
+from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Cursor, Dialect
 from ._schema import FACT_SELECT
@@ -99,38 +99,15 @@ def check_max_facts(value: object) -> int:
 
 
 def check_predicates(cur: Cursor, dialect: Dialect, predicates: Iterable[str] | None) -> list[str] | None:
-    """The predicates normalised, each one the graph uses (else :class:`NotFound` with suggestions)."""
+    """The predicates as canonical ids (through their aliases), each one the graph uses (else
+    :class:`NotFound` with suggestions); None for no filter, an empty list refused."""
     if predicates is None:
         return None
-    if isinstance(predicates, str):
-        predicates = [predicates]
-    out: list[str] = []
-    for given in predicates:
-        if not isinstance(given, str):
-            raise InvalidRequest(f"a predicate must be text, not {given!r}", field="predicates", value=str(given))
-        pred = normalize_predicate(given)
-        if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
-            suggestions = _suggest_predicates(cur, dialect, pred)
-            hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-            raise NotFound(f"no fact uses the predicate {pred!r}.{hint} `kgtoolkit stats` counts the predicates in "
-                           "use.", field="predicates", value=given, suggestions=suggestions)
-        if pred not in out:
-            out.append(pred)
+    out = _preds.check_used(cur, dialect, [predicates] if isinstance(predicates, str) else predicates)
     if not out:
         raise InvalidRequest("predicates is empty: name at least one, or leave it out for every predicate",
                              field="predicates")
     return out
-
-
-def _suggest_predicates(cur: Cursor, d: Dialect, pred: str) -> list[str]:
-    found: list[str] = []
-    for probe in [pred] + [t for t in pred.split("_") if len(t) >= 3]:
-        for (p,) in cur.execute(f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
-                                f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
-                                "predicate LIMIT 5", {"p": probe}).fetchall():
-            if p not in found:
-                found.append(p)
-    return found[:5]
 
 
 def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
