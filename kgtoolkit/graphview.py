@@ -105,6 +105,7 @@ class GraphEdge:
     count: int = 1
     ids: tuple[int, ...] = ()
     width: float = 1.0
+    label: str = ""                 # the predicate as people spell it (its label), drawn on the edge
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -266,7 +267,8 @@ def build(
     max_nodes: int = 150,
     max_edges: int | None = None,
 ) -> GraphView:
-    """Choose what to draw from a facts frame (already filtered by date, e.g. :func:`as_of_filter`).
+    """Choose what to draw from a facts frame (already filtered by date, e.g. :func:`as_of_filter`); a
+    ``predicate_label`` column, when the frame has one, gives the edges' drawn labels and tooltips.
 
     ``center`` (an entity id): its neighbourhood of ``hops`` (1–3) hops; without it, the most
     connected entities. ``predicates`` keeps those relationships (value facts are always listed in
@@ -377,11 +379,13 @@ def build(
         first_from = row["first_from"] if count > 1 else row["valid_from"]
         span = f"{first_from or '?'} … {last_to or 'now'}"
         times = f"{count:,} facts, " if count > 1 else ""
-        title = (f"{row['subject_name']} → {row['predicate']} → {row['object_name']}\n{times}{span}"
+        spelled = row.get("predicate_label") or row["predicate"]
+        title = (f"{row['subject_name']} → {spelled} → {row['object_name']}\n{times}{span}"
                  f"\n{row.get('state') or ('current' if current else 'ended')} · source {row['source']}")
         edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], first_from, last_to,
                                current, title, not current, CURRENT_EDGE if current else ENDED_EDGE, count,
-                               tuple(int(i) for i in row["ids"]), round(1.0 + min(2.0 * math.log2(count), 7.0), 2)))
+                               tuple(int(i) for i in row["ids"]), round(1.0 + min(2.0 * math.log2(count), 7.0), 2),
+                               spelled))
     examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
     return GraphView(tuple(nodes), tuple(edges), center, hops, max_nodes, total_nodes, total_edges, len(omitted),
                      edges_left, examples, sum(len(v) for v in node_values.values()))
@@ -506,7 +510,7 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
             font={"size": 16 if is_center else 13, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"})
     label_edges = len(view.edges) <= 60
     for edge in view.edges:
-        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.predicate) if label_edges else "",
+        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.label or edge.predicate) if label_edges else "",
                      dashes=edge.dashes, color=edge.color,
                      width=(2.2 if edge.current else 1.4) * edge.width,
                      font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,

@@ -209,6 +209,20 @@ def test_the_changes_page_lists_and_colours_the_librarys_diff(monkeypatch: pytes
     assert any("swap them" in w.value for w in at.warning)
 
 
+def test_pages_show_predicates_as_people_spell_them(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
+    # ICEWS14's "Make statement" showed as make_statement everywhere.
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        spelled = kg.predicate_labels()
+    at = _open(_app(monkeypatch, past_db), "graph")
+    view = at.session_state["graph_view"]
+    assert view.edges and all(e.label == spelled[e.predicate] for e in view.edges)
+    assert any(" " in e.label for e in view.edges) and all(e.label in e.title for e in view.edges)
+    at.switch_page("views/churn.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = set(at.dataframe[0].value["predicate"]) if at.dataframe else set()
+    assert shown <= set(spelled.values())
+
+
 def test_the_cap_notice_names_the_centre_by_its_name(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
     at = _app(monkeypatch, demo_db, entity="acme", all_time=True)
     at.run()

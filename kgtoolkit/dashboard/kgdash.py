@@ -136,8 +136,18 @@ def ctx() -> Ctx:
 
 @st.cache_data(show_spinner="Reading the graph…", max_entries=4)
 def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    """Every fact, names and types resolved (``frames.facts``); read once per data version."""
-    return frames.facts(open_graph(path, read_only))
+    """Every fact, names and types resolved (``frames.facts``), with each predicate's ``predicate_label``
+    (its first spelling, contract §13: what the pages show); read once per data version."""
+    facts = frames.facts(open_graph(path, read_only))
+    known = labels(path, read_only, version)
+    return facts.with_columns(pl.col("predicate").replace_strict(known, default=pl.col("predicate"),
+                                                                 return_dtype=pl.String).alias("predicate_label"))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, str]:
+    """Each predicate's label (its first spelling), by id."""
+    return open_graph(path, read_only).predicate_labels()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -399,9 +409,11 @@ def show_graph(view: graphview.GraphView, height: int) -> None:
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:
     """A facts frame as a readable table."""
-    cols = [c for c in ("id", "subject_name", "predicate", "object_name", "valid_from", "valid_to", "current",
+    shown = "predicate_label" if "predicate_label" in facts.columns else "predicate"
+    cols = [c for c in ("id", "subject_name", shown, "object_name", "valid_from", "valid_to", "current",
                         "confidence", "source", "source_closet") if c in facts.columns]
-    table = facts.select(cols).rename({"subject_name": "subject", "object_name": "object"}, strict=False)
+    table = facts.select(cols).rename({"subject_name": "subject", "object_name": "object", "predicate_label": "predicate"},
+                                      strict=False)
     st.dataframe(table, hide_index=True, width="stretch", height=height or "auto", key=key,
                  column_config={"current": st.column_config.CheckboxColumn("current"),
                                 "confidence": st.column_config.NumberColumn("conf.", format="%.2f")})

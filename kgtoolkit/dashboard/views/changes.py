@@ -25,8 +25,9 @@ end = b.date_input("To", value=today, key="changes_to", min_value=dt.date(1, 1, 
 with e:
     entity = kgdash.entity_picker(c, label="About", key="changes_entity", allow_none=True,
                                   none_label="(every entity)", columns=tuple(st.columns([3, 2])))
+spelled = kgdash.labels(c.path, c.read_only, c.version)
 preds = st.multiselect("Predicates", kgdash.predicates(c.path, c.read_only, c.version), key="changes_predicates",
-                       placeholder="all predicates")
+                       placeholder="all predicates", format_func=lambda p: spelled.get(p, p))
 
 if start > end:
     st.warning("**From** is after **To**: swap them.")
@@ -64,7 +65,7 @@ with graph:
                 unsafe_allow_html=True)
 with listing:
     rows = [{"at": ch.at, "change": ch.kind, "subject": (ch.new or ch.old).subject_name,
-             "predicate": ch.predicate, "from": ch.old.object_name if ch.old else "",
+             "predicate": spelled.get(ch.predicate, ch.predicate), "from": ch.old.object_name if ch.old else "",
              "to": ch.new.object_name if ch.new else ""} for ch in result.changes]
     st.dataframe(pl.DataFrame(rows, schema={k: pl.String for k in ("at", "change", "subject", "predicate", "from", "to")}),
                  hide_index=True, width="stretch", height=520)

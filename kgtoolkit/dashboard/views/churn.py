@@ -49,6 +49,11 @@ def churn_tables(path: str, read_only: bool, version: tuple[object, ...], every:
 COUNT = alt.Axis(format=",d", tickMinStep=1)
 
 overall, by_predicate, volatile, changed = churn_tables(c.path, c.read_only, c.version, every, since, until, int(top))
+spelled = kgdash.labels(c.path, c.read_only, c.version)  # each predicate as people spell it (contract §13)
+by_predicate = by_predicate.with_columns(pl.col("predicate").replace_strict(spelled, default=pl.col("predicate"),
+                                                                            return_dtype=pl.String))
+changed = changed.with_columns(pl.col("predicate").replace_strict(spelled, default=pl.col("predicate"),
+                                                                  return_dtype=pl.String))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Added", f"{overall['added'].sum():,}")
 m2.metric("Ended", f"{overall['ended'].sum():,}")

@@ -73,9 +73,11 @@ if st.session_state.get("conflicts_done"):
 if st.session_state.get("conflicts_error"):
     st.error(st.session_state.pop("conflicts_error"))
 
+spelled = kgdash.labels(c.path, c.read_only, c.version)
 for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
-    title = (f"{flag} · **{md_text(group['subject_name'])}** → {md_text(group['predicate'])} · {group['objects']} objects, "
+    said = spelled.get(group["predicate"], group["predicate"])  # the predicate as people spell it (contract §13)
+    title = (f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
              f"{group['current']} current")
     key = f"{group['subject']}|{group['predicate']}"
     with st.expander(title, expanded=group["needs_action"] and only):

@@ -93,7 +93,7 @@ with tabs[4]:
     if cited.height == 0:
         st.caption("No fact of this entity points at evidence (`source_closet`).")
     for row in cited.sort("start", nulls_last=True).iter_rows(named=True):
-        fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate", "object_name"))
+        fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate_label", "object_name"))
         span = md_text(f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}")
         with st.container(border=True):
             st.markdown(f"**{fact}**  \n<small>{span} · {row.get('state') or ('current' if row['current'] else 'ended')} · "

@@ -20,7 +20,9 @@ max_nodes = b.slider("Node cap", 10, 500, 120, step=10, key="graph_cap",
 filters = st.expander("Filter by predicate and entity type")
 d, e = filters.columns(2)
 all_predicates = kgdash.predicates(c.path, c.read_only, c.version)
-preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", placeholder="all predicates")
+spelled = kgdash.labels(c.path, c.read_only, c.version)
+preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", placeholder="all predicates",
+                      format_func=lambda p: spelled.get(p, p))
 all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
 

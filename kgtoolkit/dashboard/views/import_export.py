@@ -100,8 +100,9 @@ with export_tab:
                       help="json is the lossless dump of the whole graph (no filters).")
     current_only = b.toggle("Current facts only", key="export_current", disabled=fmt == "json")
     dated = d.toggle(f"Only facts valid {c.date_label}", key="export_dated", disabled=fmt == "json" or c.as_of is None)
+    spelled = kgdash.labels(c.path, c.read_only, c.version)
     predicate = st.selectbox("Predicate", [None, *kgdash.predicates(c.path, c.read_only, c.version)],
-                             format_func=lambda p: "all predicates" if p is None else p, key="export_predicate",
+                             format_func=lambda p: "all predicates" if p is None else spelled.get(p, p), key="export_predicate",
                              disabled=fmt == "json")
     if st.button("Prepare the export", key="export_go"):
         with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
