@@ -47,7 +47,7 @@ KINDS: tuple[str, ...] = ("entities", "predicates")
 #: Candidates scoring below this are not listed (scores run from 0 to 1).
 DEFAULT_MIN_SCORE = 0.75
 #: Each name is compared with this many neighbours in each sorted order.
-WINDOW = 12
+WINDOW = 8
 #: Embeddings are used by default (``embeddings=None``) for at most this many names.
 EMBED_AUTO_MAX = 2_000
 
@@ -109,54 +109,70 @@ def _raw_words(name: str) -> tuple[str, ...]:
 
 
 def _abbreviates(short: str, long: str) -> bool:
-    """``short`` is ``long`` with letters dropped, keeping its first (``db``/``database``, ``mgmt``/``management``)."""
-    if len(short) < 2 or len(short) >= len(long) or short[0] != long[0] or short.isdigit():
+    """``short`` is ``long`` shortened, keeping its first letter: an initial (``j``/``john``) or letters dropped
+    (``db``/``database``, ``mgmt``/``management``, ``univ``/``university``), at most 60% of its length."""
+    if not short or len(short) > 0.6 * len(long) or short[0] != long[0] or short.isdigit() or not long.isalpha():
         return False
-    if len(short) >= 5 and long.startswith(short):
-        return False  # a longer start is a name extended ("Postgres"/"PostgreSQL"): the start rule judges it
     rest = iter(long[1:])
     return all(c in rest for c in short[1:])
 
 
-def _initials(words: Sequence[str]) -> set[str]:
-    """The initials of a name of several words, with and without its small words."""
-    found = set()
-    if len(words) >= 2:
-        found.add("".join(w[0] for w in words))
-    content = [w for w in words if w not in STOPWORDS]
-    if len(content) >= 2:
-        found.add("".join(w[0] for w in content))
-    return {i for i in found if len(i) >= 2}
+def _word_match(x: str, y: str) -> bool:
+    """Two words that may be one: equal, one abbreviating the other, or a spelling apart (70% alike)."""
+    from rapidfuzz.fuzz import ratio
+
+    return (x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y
+            or ABBREVIATIONS.get(y) == x or (min(len(x), len(y)) >= 3 and ratio(x, y) >= 70))
 
 
 class _Folded:
-    """Every name's folded forms, computed once."""
+    """Every name's folded forms, computed once (one pass per name: graphs hold a million names)."""
 
     def __init__(self, names: Sequence[Name]) -> None:
         self.names = names
-        self.raw = [_raw_words(n.name) for n in names]
-        self.words = [fold(n.name) for n in names]
+        self.raw: list[tuple[str, ...]] = []
+        self.words: list[tuple[str, ...]] = []
+        self.initials: list[set[str]] = []
+        split, nfkc, abbreviations, stop = _SPLIT.split, unicodedata.normalize, ABBREVIATIONS, STOPWORDS
+        for x in names:
+            text = nfkc("NFKC", x.name).casefold().replace("'", "").replace("’", "")
+            raw = tuple(w for w in split(text) if w)
+            if text.isascii() and not any(w in abbreviations for w in raw):
+                words = raw
+            else:
+                if not text.isascii():
+                    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+                words = tuple(abbreviations.get(w, w) for w in split(text) if w)
+            self.raw.append(raw)
+            self.words.append(words)
+            found: set[str] = set()
+            if len(raw) >= 2:
+                found.update(("".join(w[0] for w in raw), "".join(w[0] for w in raw if w not in stop)))
+                if words != raw:
+                    found.update(("".join(w[0] for w in words), "".join(w[0] for w in words if w not in stop)))
+            self.initials.append({i for i in found if len(i) >= 2})
         self.text = [" ".join(w) for w in self.words]
         self.compact = ["".join(w) for w in self.raw]
-        self.sorted = [" ".join(sorted(w for w in words if w not in STOPWORDS) or words) for words in self.words]
-        self.numbers = [tuple(_DIGITS.findall(t)) for t in self.text]
+        self.bag = [tuple(sorted(words)) for words in self.words]
+        self.sorted = [" ".join(w for w in bag if w not in stop) or " ".join(bag) for bag in self.bag]
+        self.numbers = [tuple(_DIGITS.findall(t)) if any(c.isdigit() for c in t) else () for t in self.text]
 
 
-def _pairs(f: _Folded) -> Any:
-    """Candidate pairs ``(i, j)``, i < j, as an int64 array of shape (n, 2): neighbours in sorted orders, equal
-    folded forms, initials."""
+def _pairs(f: _Folded) -> tuple[Any, Any]:
+    """Candidate pairs as codes ``i * n + j`` (i < j, sorted, unique): neighbours in sorted orders and equal
+    folded forms; and, apart, the pairs of a one-word name and a name it is the initials of."""
     import numpy as np
 
     n = len(f.names)
     chunks: list[Any] = []
 
-    def windows(keys: Sequence[str], owners: Any) -> None:
+    def windows(keys: Sequence[str], owners: Any, window: int = WINDOW) -> None:
         if len(keys) < 2:
             return
-        order = np.argsort(np.array(keys, dtype=object), kind="stable")
-        ranked = owners[order]
-        for step in range(1, min(WINDOW, len(keys) - 1) + 1):
-            chunks.append(np.stack([ranked[:-step], ranked[step:]], axis=1))
+        ranked = owners[np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)]
+        for step in range(1, min(window, len(keys) - 1) + 1):
+            x, y = ranked[:-step], ranked[step:]
+            chunks.append(np.minimum(x, y) * n + np.maximum(x, y))
 
     everyone = np.arange(n, dtype=np.int64)
     windows(f.text, everyone)
@@ -171,73 +187,98 @@ def _pairs(f: _Folded) -> Any:
                 if word not in STOPWORDS and len(word) > 2:
                     rotated_keys.append(" ".join((*words[k:], "|", *words[:k])))
                     rotated_owner.append(i)
-    windows(rotated_keys, np.array(rotated_owner, dtype=np.int64))
-    # equal forms (a group may be larger than the window), and initials
+    windows(rotated_keys, np.array(rotated_owner, dtype=np.int64), WINDOW // 2)
     groups: dict[str, list[int]] = {}
     for i in range(n):
-        groups.setdefault("s:" + f.sorted[i], []).append(i)
-        for initials in _initials(f.raw[i]) | _initials(f.words[i]):
-            groups.setdefault("i:" + initials, []).append(i)
+        groups.setdefault(f.sorted[i], []).append(i)
+    initials: dict[str, list[int]] = {}
+    for i in range(n):
+        for key in f.initials[i]:
+            initials.setdefault(key, []).append(i)
+    acronym: list[int] = []
+    for i in range(n):
         if 2 <= len(f.compact[i]) <= 8 and len(f.raw[i]) == 1:
-            groups.setdefault("i:" + f.compact[i], []).append(i)
+            acronym += [min(i, j) * n + max(i, j) for j in initials.get(f.compact[i], ())[:20]]
     for members in groups.values():
         if 1 < len(members) <= 20:
             m = np.array(members, dtype=np.int64)
             a, b = np.triu_indices(len(m), k=1)
-            chunks.append(np.stack([m[a], m[b]], axis=1))
-    if not chunks:
-        return np.empty((0, 2), dtype=np.int64)
-    pairs = np.concatenate(chunks)
-    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-    pairs.sort(axis=1)
-    return np.unique(pairs[:, 0] * n + pairs[:, 1])
+            chunks.append(m[a] * n + m[b])
+    acronyms = _unique(np.array(acronym, dtype=np.int64))
+    chunks.append(acronyms)
+    codes = _unique(np.concatenate(chunks))
+    return codes[codes // n != codes % n], acronyms  # a name's own words meet in the rotated order
 
 
-def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list[str]]:
-    """The score of two names by their spelling alone, and why."""
+def _unique(codes: Any) -> Any:
+    """``codes`` sorted, each once (numpy's ``unique`` hashes, many times slower on millions of codes)."""
+    import numpy as np
+
+    codes = np.sort(codes)
+    if len(codes) > 1:
+        codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
+    return codes
+
+
+def _member(codes: Any, some: Any) -> Any:
+    """Which of ``codes`` are in the sorted unique array ``some``."""
+    import numpy as np
+
+    if len(some) == 0:
+        return np.zeros(len(codes), dtype=bool)
+    at = np.minimum(np.searchsorted(some, codes), len(some) - 1)
+    return some[at] == codes
+
+
+def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list[str], bool]:
+    """The score of two names by their spelling alone, why, and whether a word of one has no counterpart in
+    the other (another thing named alike: "Spain national team" / "France national team")."""
     a, b = f.names[i].name, f.names[j].name
-    wa, wb = f.words[i], f.words[j]
     reasons: list[str] = []
     score = ratio
     ra, rb = f.raw[i], f.raw[j]
-    abbreviated = len(ra) == len(rb) and ra != rb and all(
+    abbreviated = len(ra) == len(rb) > 1 and ra != rb and any(x == y for x, y in zip(ra, rb, strict=True)) and all(
         x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y or ABBREVIATIONS.get(y) == x
         for x, y in zip(ra, rb, strict=True))
     short, long = (a, b) if len("".join(ra)) < len("".join(rb)) else (b, a)
+    differs = False
     if f.text[i] == f.text[j]:
         score = max(score, 0.98 if ra == rb else 0.95)
         reasons.append("the same name but for case, spacing or punctuation" if ra == rb else
                        f"{short!r} abbreviates {long!r}" if abbreviated else
                        "the same name once abbreviations are written out")
-    elif f.sorted[i] == f.sorted[j]:
-        score = max(score, 0.93)
+    elif f.bag[i] == f.bag[j] or (f.sorted[i] == f.sorted[j] and [w for w in f.words[i] if w not in STOPWORDS]
+                                   != [w for w in f.words[j] if w not in STOPWORDS]):
+        score = max(score, 0.93 if f.bag[i] == f.bag[j] else 0.9)
         reasons.append("same words, different order")
     else:
         if abbreviated:
             score = max(score, 0.9)
             reasons.append(f"{short!r} abbreviates {long!r}")
-        ia, ib = _initials(f.raw[i]) | _initials(wa), _initials(f.raw[j]) | _initials(wb)
-        if len(ra) == 1 and f.compact[i] in ib:
+        if len(ra) == 1 and f.compact[i] in f.initials[j]:
             score = max(score, 0.88)
             reasons.append(f"{a!r} is the initials of {b!r}")
-        elif len(rb) == 1 and f.compact[j] in ia:
+        elif len(rb) == 1 and f.compact[j] in f.initials[i]:
             score = max(score, 0.88)
             reasons.append(f"{b!r} is the initials of {a!r}")
         ca, cb = f.compact[i], f.compact[j]
         short_c, long_c, short, long = (ca, cb, a, b) if len(ca) < len(cb) else (cb, ca, b, a)
         if len(short_c) >= 4 and long_c.startswith(short_c) and len(short_c) >= 0.6 * len(long_c):
             # inside a word ("Postgres"/"PostgreSQL"), not a word more ("Paris"/"Paris Hilton")
-            inside = "".join(_raw_words(long))[len(short_c):] and not any(
-                "".join(_raw_words(long)[:k]) == short_c for k in range(1, len(_raw_words(long))))
-            if inside:
+            long_words = _raw_words(long)
+            if not any("".join(long_words[:k]) == short_c for k in range(1, len(long_words) + 1)):
                 score = max(score, 0.86)
                 reasons.append(f"{short!r} is the start of {long!r}")
+        if not reasons:
+            wa, wb = set(f.words[i]) - set(f.words[j]), set(f.words[j]) - set(f.words[i])
+            differs = bool(wa and wb) and not (all(any(_word_match(x, y) for y in wb) for x in wa)
+                                               or all(any(_word_match(x, y) for x in wa) for y in wb))
     if not reasons or (0.8 <= ratio < 1 and f.text[i] != f.text[j]):
         reasons.append(f"names {round(ratio * 100)}% alike")
     if f.numbers[i] != f.numbers[j]:
         score *= 0.6  # "Apollo 11" and "Apollo 12" are two things
         reasons.append("but their numbers differ")
-    return score, reasons
+    return score, reasons, differs
 
 
 def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[str, set[Any]] | None = None,
@@ -260,23 +301,29 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
         return []
     f = _Folded(names)
     neighbours = neighbours or {}
-    codes = _pairs(f)
+    codes, acronyms = _pairs(f)
     extra: dict[int, float] = {}
     if embed is not None:
         extra = _embedding_pairs(embed, f, n)
-    linked = _linked_pairs(names, neighbours) if kind == "predicates" else {}
-    hinted = np.fromiter([*extra, *linked], dtype=np.int64, count=len(extra) + len(linked))
-    codes = np.union1d(codes, hinted)
+    linked = _linked_pairs(names, neighbours, 50 if kind == "predicates" else 20)
+    sharing = _unique(np.fromiter(linked, dtype=np.int64, count=len(linked)))
+    hinted = _unique(np.fromiter(extra, dtype=np.int64, count=len(extra)))
+    if kind == "predicates":  # predicates joining the same pairs are candidates whatever their names
+        hinted = _unique(np.concatenate([hinted, sharing]))
+    codes = _unique(np.concatenate([codes, hinted]))
     left, right = codes // n, codes % n
     texts = np.array(f.text, dtype=object)
     ordered = np.array(f.sorted, dtype=object)
-    best = np.maximum(cpdist(texts[left], texts[right], scorer=fuzz.ratio, workers=workers),
-                      cpdist(ordered[left], ordered[right], scorer=fuzz.ratio, workers=workers)) / 100.0
+    best = cpdist(texts[left], texts[right], scorer=fuzz.ratio, workers=workers) / 100.0
+    # the ratio of the words sorted, where another order may matter: names half alike already
+    several = np.array([" " in t for t in f.sorted], dtype=bool)  # words that may come in another order
+    again = np.flatnonzero((best < min_score) & (best >= 0.5) & several[left] & several[right])
+    best[again] = np.maximum(best[again], cpdist(ordered[left[again]], ordered[right[again]], scorer=fuzz.ratio,
+                                                 workers=workers) / 100.0)
     # Only pairs that may reach min_score are examined one by one: shared neighbours add at most 0.15 to
     # the ratio, and a name rule needs the words, the initials or the start to agree.
-    connected = np.array([bool(neighbours.get(x.id)) for x in names])
-    worth = (best >= min_score) | ((best >= min_score - 0.15) & connected[left] & connected[right])
-    worth |= _rule_mask(f, left, right) | np.isin(codes, hinted)
+    worth = (best >= min_score) | (_member(codes, sharing) & (best >= min_score - 0.15))
+    worth |= _rule_mask(f, left, right, best) | _member(codes, hinted) | _member(codes, acronyms)
     skipped = {(min(a, b), max(a, b)) for a, b in skip}
     found: list[DuplicateCandidate] = []
     for code, i, j, ratio in zip(codes[worth].tolist(), left[worth].tolist(), right[worth].tolist(),
@@ -284,13 +331,16 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
         x, y = names[i], names[j]
         if (min(x.id, y.id), max(x.id, y.id)) in skipped:
             continue
-        score, reasons = _name_reasons(f, i, j, ratio)
-        shared = linked.get(code) or len(neighbours.get(x.id, set()) & neighbours.get(y.id, set()))
+        score, reasons, differs = _name_reasons(f, i, j, ratio)
+        shared = linked.get(code, 0)
+        if differs and not shared:
+            score *= 0.8
+            reasons.append("but a word differs")
         if shared and kind == "predicates":
             score = max(min(1.0, score + min(0.15, 0.05 * shared)), min(0.9, 0.7 + 0.05 * shared))
             reasons.append(f"{shared} subject–object pair{'s' if shared > 1 else ''} in common")
         elif shared:
-            score = min(1.0, score + min(0.15, 0.05 * shared))
+            score = min(1.0, score + min(0.15, 0.05 + 0.05 * shared))
             reasons.append(f"{shared} shared neighbour{'s' if shared > 1 else ''}")
         cosine = extra.get(code)
         if cosine is not None:
@@ -304,8 +354,8 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
     return found
 
 
-def _linked_pairs(names: Sequence[Name], neighbours: Mapping[str, set[Any]]) -> dict[int, int]:
-    """Pairs of names linked to the same things (at most 50 names each), and how many they share."""
+def _linked_pairs(names: Sequence[Name], neighbours: Mapping[str, set[Any]], most: int) -> dict[int, int]:
+    """Pairs of names linked to the same things (a thing linked to at most ``most`` names), and how many."""
     n = len(names)
     index = {x.id: i for i, x in enumerate(names)}
     users: dict[Any, list[int]] = {}
@@ -315,7 +365,7 @@ def _linked_pairs(names: Sequence[Name], neighbours: Mapping[str, set[Any]]) -> 
                 users.setdefault(item, []).append(index[key])
     shared: dict[int, int] = {}
     for members in users.values():
-        if 1 < len(members) <= 50:
+        if 1 < len(members) <= most:
             members.sort()
             for k, i in enumerate(members):
                 for j in members[k + 1:]:
@@ -323,21 +373,22 @@ def _linked_pairs(names: Sequence[Name], neighbours: Mapping[str, set[Any]]) -> 
     return shared
 
 
-def _rule_mask(f: _Folded, left: Any, right: Any) -> Any:
-    """Pairs a name rule (not the ratio) may lift: the same sorted words, the same first letters word by word
-    (abbreviated words), a common start of four letters (a name extended), a word and initials."""
+def _rule_mask(f: _Folded, left: Any, right: Any, best: Any) -> Any:
+    """Pairs below the ratio a name rule may still lift: the same words in another order, as many words with the
+    same first letters (abbreviated words), or a common start of four letters (a name extended)."""
     import numpy as np
 
-    ordered = np.array(f.sorted, dtype=object)
-    firsts = np.array(["".join(w[0] for w in words) for words in f.raw], dtype=object)
-    start = np.array([c[:4] if len(c) >= 4 else "\0" + c for c in f.compact], dtype=object)
-    words = np.array([len(w) for w in f.raw])
-    size = np.array([len(c) for c in f.compact])
-    initial = np.array([c[:1] for c in f.compact], dtype=object)
-    one_left = (words[left] == 1) & (size[left] <= words[right]) & (words[right] >= 2)
-    one_right = (words[right] == 1) & (size[right] <= words[left]) & (words[left] >= 2)
-    initials = (one_left | one_right) & (initial[left] == initial[right])
-    return (ordered[left] == ordered[right]) | (firsts[left] == firsts[right]) | (start[left] == start[right]) | initials
+    ordered = np.array([hash(b) for b in f.sorted], dtype=np.int64)
+    same_words = ordered[left] == ordered[right]
+    low = np.flatnonzero(best >= 0.5)
+    left, right = left[low], right[low]
+    firsts = np.array([hash("".join(w[0] for w in words)) for words in f.raw], dtype=np.int64)
+    start = np.array([hash(c[:4] if len(c) >= 4 else "\0" + c) for c in f.compact], dtype=np.int64)
+    size = np.array([len(c) for c in f.compact], dtype=np.int64)
+    rule = ((firsts[left] == firsts[right]) & (np.abs(size[left] - size[right]) >= 2))
+    rule |= (best[low] >= 0.72) & (start[left] == start[right])
+    same_words[low] |= rule
+    return same_words
 
 
 def _embedding_pairs(embed: Callable[[Sequence[str]], Any], f: _Folded, n: int) -> dict[int, float]:
