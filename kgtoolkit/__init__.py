@@ -45,6 +45,8 @@ from ._records import (
 )
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
+from .duplicates import DuplicateCandidate, NotDuplicate
+from .findings import Finding
 from .store import ImportReport, KnowledgeGraph, open, resolve_path
 
 __version__ = "0.1.0"
@@ -58,8 +60,10 @@ __all__ = [
     "ConflictGroup",
     "Corrupt",
     "DiskFull",
+    "DuplicateCandidate",
     "Entity",
     "Fact",
+    "Finding",
     "GraphConfig",
     "ImportReport",
     "IntervalOrder",
@@ -74,6 +78,7 @@ __all__ = [
     "MergeResult",
     "MissingDependency",
     "NotCurrent",
+    "NotDuplicate",
     "NotFound",
     "Page",
     "ReadOnly",

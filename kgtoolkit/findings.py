@@ -29,6 +29,7 @@ Findings come in that order of codes, then by subject; ``limit`` and ``offset`` 
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -125,8 +126,8 @@ def check(kg: KnowledgeGraph, *, codes: Collection[str] | None = None, limit: in
                 what = "" if kind == "entities" else " --kind predicates"
                 found.append(Finding("duplicate_candidate", f"{c.a_name!r} and {c.b_name!r} may be one thing "
                                      f"({'; '.join(c.reasons)}): merge them, alias one, or mark them not the same "
-                                     f"(`kgtoolkit not-same A B{what}`)", (),
-                                     (c.a, c.b) if kind == "entities" else (), None if kind == "entities" else c.a))
+                                     f"(`kgtoolkit not-duplicate {shlex.quote(c.a_name)} {shlex.quote(c.b_name)}{what}`)",
+                                     (), (c.a, c.b) if kind == "entities" else (), None if kind == "entities" else c.a))
     stop = None if limit is None else offset + limit
     return Page(tuple(found[offset:stop]), len(found), offset)
 

@@ -7,6 +7,7 @@ measuring the candidates' recall at 10 and precision.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -215,3 +216,84 @@ def test_a_file_of_the_schema_before_gets_the_not_the_same_table_in_place(tmp_pa
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+# ---------------------------------------------------------------------- the doors: CLI, agent tool, MCP
+
+
+def cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from kgtoolkit.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_cli_duplicates_not_duplicate_check_and_config(db_path: Path | str) -> None:
+    db = str(db_path)
+    with kgtoolkit.open(db_path) as kg:
+        small_graph(kg)
+    table = cli("duplicates", "--db", db)
+    assert table.exit_code == 0 and "PostgreSQL" in table.stdout and "is the start of" in table.stdout
+    page = json.loads(cli("duplicates", "--db", db, "--json", "--limit", "1").stdout)
+    assert page["count"] == 1 and page["total"] == 3 and page["next_offset"] == 1
+    preds = json.loads(cli("duplicates", "--kind", "predicates", "--db", db, "--json", "--min-score", "0.95").stdout)
+    assert [(c["a"], c["b"]) for c in preds["candidates"]] == [("uses_database", "uses_db")]
+    assert cli("duplicates", "--kind", "people", "--db", db).exit_code == 1
+    found = cli("check", "--db", db, "--json")
+    assert found.exit_code == 1 and not json.loads(found.stdout)["clean"]
+    assert {f["code"] for f in json.loads(found.stdout)["findings"]} == {"duplicate_candidate"}
+    marked = cli("not-duplicate", "IBM", "International Business Machines", "--db", db, "--json")
+    assert marked.exit_code == 0 and json.loads(marked.stdout)["created"] is True
+    assert "already marked" in cli("not-duplicate", "International Business Machines", "IBM", "--db", db).stdout
+    for a, b, kind in (("Postgres", "PostgreSQL", "entities"), ("Univ. of Melbourne", "University of Melbourne",
+                                                                "entities"), ("uses_db", "uses_database", "predicates"),
+                       ("uses_db", "database_is", "predicates")):
+        assert cli("not-duplicate", a, b, "--kind", kind, "--db", db).exit_code == 0
+    clean = cli("check", "--db", db)
+    assert clean.exit_code == 0 and "clean" in clean.stdout
+    assert "works_at" in cli("config", "--add-single-valued", "works_at", "--db", db).stdout
+    with kgtoolkit.open(db_path) as kg:
+        kg.add("Alice", "works_at", "Acme")
+    table = cli("check", "--db", db)
+    assert table.exit_code == 1 and "single_valued_overlap" in table.stdout
+    assert cli("check", "--code", "entity_without_facts", "--db", db).exit_code == 0
+    bad = cli("check", "--code", "no_such", "--db", db)
+    assert bad.exit_code == 2 and "unknown check code" in bad.stderr
+    assert cli("check", "--no-such-option", "--db", db).exit_code == 2
+    assert cli("config", "--remove-single-valued", "works_at", "--db", db, "--json").exit_code == 0
+    assert cli("check", "--db", db).exit_code == 0
+
+
+def test_tool_and_mcp_actions(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str, tmp_path: Path) -> None:
+    import asyncio
+
+    from test_mcp import ok, server
+
+    from kgtoolkit import run_tool
+
+    small_graph(kg)
+    answer = run_tool(json.dumps({"action": "duplicates", "limit": 2}), kg=kg)
+    assert answer["ok"] and answer["result"]["count"] == 2 and answer["result"]["total"] == 3
+    assert answer["result"]["truncated"] and answer["result"]["next_offset"] == 2
+    assert run_tool(json.dumps({"action": "duplicates", "kind": "people"}), kg=kg)["error"]["code"] == \
+        "invalid_request"
+    checked = run_tool(json.dumps({"action": "check", "codes": ["duplicate_candidate"], "limit": 1}), kg=kg)
+    assert checked["ok"] and checked["result"]["count"] == 1 and checked["result"]["clean"] is False
+    marked = run_tool(json.dumps({"action": "not_duplicate", "first": "Postgres", "second": "PostgreSQL"}), kg=kg)
+    assert marked["ok"] and marked["result"]["not_duplicate"]["created"]
+    assert {frozenset((c["a_name"], c["b_name"])) for c in run_tool(json.dumps(
+        {"action": "duplicates"}), kg=kg)["result"]["candidates"]} == {
+        frozenset(("Univ. of Melbourne", "University of Melbourne")),
+        frozenset(("IBM", "International Business Machines"))}
+    kg.close()
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with server(tmp_path, db_path) as s:
+            return (await ok(s, "kg_duplicates", kind="predicates"), await ok(s, "kg_check"),
+                    await ok(s, "kg_not_duplicate", first="uses_db", second="uses_database", kind="predicates"))
+
+    preds, findings, marked_predicates = asyncio.run(go())
+    assert ("uses_database", "uses_db") in [(c["a"], c["b"]) for c in preds["candidates"]]
+    assert findings["total"] == 4 and not findings["clean"]  # two entity pairs, two predicate pairs
+    assert marked_predicates["not_duplicate"]["created"]

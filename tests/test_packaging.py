@@ -56,6 +56,7 @@ PUBLIC_API = [
     "Page", "ReadOnly", "Stats", "StoreError",
     "SupersedeResult", "TOOL_SCHEMA", "UnknownType", "looks_like_injection", "normalize_name", "normalize_predicate",
     "open", "resolve_path", "run_tool",
+    "DuplicateCandidate", "Finding", "NotDuplicate",
 ]
 
 
