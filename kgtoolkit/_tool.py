@@ -559,7 +559,7 @@ def _duplicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "Remember that two names listed as likely duplicates are different things (first and second, kind entities or "
     "predicates), so duplicates and check never list the pair again. Idempotent; the order does not matter.",
     FIRST.but(required=True), SECOND.but(required=True),
-    KIND.but(description="entities (default) or predicates.", default="entities", enum=("entities", "predicates")),
+    KIND.but(description="entities (default) or predicates.", enum=("entities", "predicates")),
     idempotent=True,
 )
 def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:

@@ -17,9 +17,11 @@ one snapshot and ranks them here; it never merges anything by itself. The signal
 Names that differ in their numbers ("Apollo 11" / "Apollo 12", "2010 FIFA World Cup" / "2014 FIFA
 World Cup") are different things, however alike: they are ranked low.
 
-For many names the comparison is blocked: each name is compared with its neighbours in a few sorted
-orders of its folded form (as it is, reversed, its words sorted, each word first), the pairs scored in
-one :func:`rapidfuzz.process.cpdist` call, never every pair in Python.
+The comparison is blocked, so it scales (100,000 names in seconds): each name meets its neighbours in a
+few sorted orders of its folded form (as it is, reversed, its words sorted, each word first), the names
+with the same folded words, and, for a one-word name, the names it is the initials of. Those pairs are
+scored by :func:`rapidfuzz.process.cpdist` in one call; only the pairs that may reach ``min_score``
+(alike enough, sharing neighbours, or lifted by a rule) are looked at one by one in Python.
 
 >>> found = rank([Name("postgres", "Postgres"), Name("postgresql", "PostgreSQL"), Name("redis", "Redis")])
 >>> [(c.a_name, c.b_name, c.reasons[0]) for c in found]
