@@ -275,8 +275,12 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
             wa, wb = set(f.words[i]) - set(f.words[j]), set(f.words[j]) - set(f.words[i])
             differs = bool(wa and wb) and not (all(any(_word_match(x, y) for y in wb) for x in wa)
                                                or all(any(_word_match(x, y) for x in wa) for y in wb))
+    alike_only = not reasons
     if not reasons or (0.8 <= ratio < 1 and f.text[i] != f.text[j]):
         reasons.append(f"names {round(ratio * 100)}% alike")
+    if alike_only and min(len(f.compact[i]), len(f.compact[j])) <= 4:
+        score *= 0.85  # a letter more or less on a short name is another word ("car" / "carp")
+        reasons.append("but the names are short")
     if f.numbers[i] != f.numbers[j]:
         score *= 0.6  # "Apollo 11" and "Apollo 12" are two things
         reasons.append("but their numbers differ")
@@ -345,8 +349,10 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
             score = min(1.0, score + min(0.15, 0.05 + 0.05 * shared))
             reasons.append(f"{shared} shared neighbour{'s' if shared > 1 else ''}")
         cosine = extra.get(code)
+        if cosine is not None and min(0.95, cosine) > score:  # the meaning lifts the pair: spelling is beside the point
+            score = min(0.95, cosine)
+            reasons = [r for r in reasons if not r.startswith(("names ", "but a word", "but the names"))]
         if cosine is not None:
-            score = max(score, min(0.95, cosine))
             reasons.append(f"names close in meaning ({cosine:.2f})")
         if score < min_score:
             continue

@@ -682,6 +682,7 @@ def test_config_show(db_path: Path) -> None:
         "comma_guard": True,
         "max_name_length": 1000,
         "max_value_length": 100000,
+        "single_valued": [],
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -1027,7 +1028,8 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "conflicts": (("conflicts",), {"groups", "needs_action", "needs_action_total"} | PAGED),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
-                             "max_value_length"}),
+                             "max_value_length", "single_valued"}),
+    "duplicates": (("duplicates",), {"candidates"} | PAGED),
 }
 
 
@@ -1595,7 +1597,7 @@ def test_script_env_var_then_db_flag(script: str, tmp_path: Path) -> None:
 def test_script_help_lists_every_command(script: str, tmp_path: Path) -> None:
     done = run_script(script, "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    listed = set(re.findall(r"^\W*([a-z]+)\s{2,}\S", _clean(done.stdout), flags=re.M))
+    listed = set(re.findall(r"^\W*([a-z][a-z-]*)\s{2,}\S", _clean(done.stdout), flags=re.M))
     assert set(COMMANDS) <= listed, f"missing from --help: {set(COMMANDS) - listed}"
     assert "--db" in done.stdout and "--json" in done.stdout
 

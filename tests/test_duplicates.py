@@ -14,6 +14,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from planted_duplicates import measure, plant, real_names
 
 import kgtoolkit
@@ -297,3 +299,47 @@ def test_tool_and_mcp_actions(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str,
     assert ("uses_database", "uses_db") in [(c["a"], c["b"]) for c in preds["candidates"]]
     assert findings["total"] == 4 and not findings["clean"]  # two entity pairs, two predicate pairs
     assert marked_predicates["not_duplicate"]["created"]
+
+
+def test_the_embedding_signal_lifts_names_close_in_meaning() -> None:
+    import numpy as np
+
+    meaning = {"car": [1.0, 0.0, 0.0], "automobile": [0.96, 0.28, 0.0], "tea": [0.0, 0.0, 1.0],
+               "coffee": [0.0, 0.8, 0.6], "carp": [0.6, -0.8, 0.0]}
+
+    def embed(texts: Any) -> Any:
+        return np.array([meaning[t] for t in texts], dtype=np.float32)
+
+    names = [Name(n, n) for n in meaning]
+    assert rank(names) == []  # by spelling alone: nothing (car / carp is one letter on a short name)
+    found = rank(names, embed=embed)
+    assert [(c.a, c.b, c.score, c.reasons) for c in found] == [
+        ("automobile", "car", 0.95, ("names close in meaning (0.96)",))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from("xyz"), st.none() | st.integers(2000, 2010),
+                          st.none() | st.integers(0, 4)), max_size=8))
+def test_single_valued_overlaps_are_the_plain_models(rows: list[tuple[str, str, int | None, int | None]]) -> None:
+    """Two facts of one subject, other objects, overlap when each starts before the other ends (an end is the
+    start of its day: ending the day the other starts is a switch), checked on what the graph stored."""
+    import datetime as dt
+
+    with kgtoolkit.open(":memory:") as kg:
+        kg.configure(single_valued={"works_at"})
+        for subject, obj, start, years in rows:
+            begin = None if start is None else f"{start}-01-01"
+            end = None if years is None else f"{(start or 1999) + years}-01-01"
+            kg.add(subject, "works_at", obj, valid_from=begin, valid_to=end)
+        facts = [f for s in sorted({r[0] for r in rows}) for f in kg.query(s, direction="outgoing")]
+        day = dt.date.fromisoformat
+        low, high = dt.date.min, dt.date.max
+        expected = set()
+        for i, f in enumerate(facts):
+            for g in facts[i + 1:]:
+                if f.subject == g.subject and f.object != g.object and \
+                        (day(f.valid_from) if f.valid_from else low) < (day(g.valid_to) if g.valid_to else high) and \
+                        (day(g.valid_from) if g.valid_from else low) < (day(f.valid_to) if f.valid_to else high):
+                    expected.add(frozenset((f.id, g.id)))
+        found = {frozenset(x.facts) for x in kg.check(codes=["single_valued_overlap"])}
+        assert found == expected
