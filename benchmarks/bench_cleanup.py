@@ -41,9 +41,11 @@ from kgtoolkit.store._cleanup import duplicate_inputs
 
 
 def build(path: Path, names: list[str], planted: list[tuple[str, str, str]], seed: int) -> kgtoolkit.KnowledgeGraph:
-    """A graph holding every name: a ring (each name linked to the next) plus one random link each, and each
-    planted duplicate one fact its original has too."""
+    """A graph holding every name: a ring in random order (each name linked to the next) plus one random link
+    each, and each planted duplicate one fact its original has too."""
     rng = random.Random(seed)
+    names = list(names)
+    rng.shuffle(names)  # a ring in alphabetical order would make every two close names share a neighbour
     rows = [(names[i], "related_to", names[(i + 1) % len(names)]) for i in range(len(names))]
     rows += [(names[i], "knows", names[rng.randrange(len(names))]) for i in range(len(names))]
     where = {n: i for i, n in enumerate(names)}

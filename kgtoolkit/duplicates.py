@@ -311,11 +311,11 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
     extra: dict[int, float] = {}
     if embed is not None:
         extra = _embedding_pairs(embed, f, n)
-    linked = _linked_pairs(names, neighbours, 50 if kind == "predicates" else 20)
+    # predicates joining the same pairs are candidates whatever their names; entities' shared neighbours are
+    # counted only for the pairs blocked together (every entity of a real graph shares some neighbour)
+    linked = _linked_pairs(names, neighbours, 50) if kind == "predicates" else {}
     sharing = _unique(np.fromiter(linked, dtype=np.int64, count=len(linked)))
-    hinted = _unique(np.fromiter(extra, dtype=np.int64, count=len(extra)))
-    if kind == "predicates":  # predicates joining the same pairs are candidates whatever their names
-        hinted = _unique(np.concatenate([hinted, sharing]))
+    hinted = _unique(np.concatenate([np.fromiter(extra, dtype=np.int64, count=len(extra)), sharing]))
     codes = _unique(np.concatenate([codes, hinted]))
     left, right = codes // n, codes % n
     texts = np.array(f.text, dtype=object)
@@ -326,19 +326,27 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
     again = np.flatnonzero((best < min_score) & (best >= 0.5) & several[left] & several[right])
     best[again] = np.maximum(best[again], cpdist(ordered[left[again]], ordered[right[again]], scorer=fuzz.ratio,
                                                  workers=workers) / 100.0)
-    # Only pairs that may reach min_score are examined one by one: shared neighbours add at most 0.15 to
-    # the ratio, and a name rule needs the words, the initials or the start to agree.
-    worth = (best >= min_score) | (_member(codes, sharing) & (best >= min_score - 0.15))
-    worth |= _rule_mask(f, left, right, best) | _member(codes, hinted) | _member(codes, acronyms)
+    # Only pairs that may reach min_score are examined one by one: alike enough, lifted by a name rule or a
+    # hint, or alike enough for shared neighbours (at most +0.15) to lift them, if they share one.
+    lifted = (best >= min_score) | _rule_mask(f, left, right, best) | _member(codes, hinted) | _member(codes, acronyms)
+    connected = np.array([bool(neighbours.get(x.id)) for x in names], dtype=bool)
+    maybe = ~lifted & (best >= min_score - 0.15) & connected[left] & connected[right]
+    worth = lifted | maybe
     skipped = {(min(a, b), max(a, b)) for a, b in skip}
+    empty: set[Any] = set()
     found: list[DuplicateCandidate] = []
-    for code, i, j, ratio in zip(codes[worth].tolist(), left[worth].tolist(), right[worth].tolist(),
-                                 best[worth].tolist(), strict=True):
+    for code, i, j, ratio, unsure in zip(codes[worth].tolist(), left[worth].tolist(), right[worth].tolist(),
+                                         best[worth].tolist(), maybe[worth].tolist(), strict=True):
         x, y = names[i], names[j]
+        if kind == "predicates":
+            shared = linked.get(code, 0)
+        else:
+            shared = len(neighbours.get(x.id, empty) & neighbours.get(y.id, empty))
+        if unsure and not shared:
+            continue
         if (min(x.id, y.id), max(x.id, y.id)) in skipped:
             continue
         score, reasons, differs = _name_reasons(f, i, j, ratio)
-        shared = linked.get(code, 0)
         if differs and not shared:
             score *= 0.8
             reasons.append("but a word differs")
