@@ -46,6 +46,8 @@ from ._records import (
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 from ._traversal import Change, Diff, Neighborhood, Paths, Reached
+from .duplicates import DuplicateCandidate, NotDuplicate
+from .findings import Finding
 from .store import ImportReport, KnowledgeGraph, open, resolve_path
 from .store._predicates import PredicateAlias, PredicateInfo, PredicateRename
 
@@ -62,8 +64,10 @@ __all__ = [
     "Corrupt",
     "Diff",
     "DiskFull",
+    "DuplicateCandidate",
     "Entity",
     "Fact",
+    "Finding",
     "GraphConfig",
     "ImportReport",
     "IntervalOrder",
@@ -79,6 +83,7 @@ __all__ = [
     "MissingDependency",
     "Neighborhood",
     "NotCurrent",
+    "NotDuplicate",
     "NotFound",
     "Page",
     "Paths",

@@ -249,7 +249,8 @@ class GraphConfig(_Record):
     ``types``: the entity-type vocabulary; ``value_predicates``: predicates whose object is text;
     ``multi_valued``: predicates left out of conflicts; ``comma_guard``: reject comma lists;
     ``max_name_length``: the longest entity name, alias, predicate or type (characters);
-    ``max_value_length``: the longest value object, source or memory text (characters).
+    ``max_value_length``: the longest value object, source or memory text (characters);
+    ``single_valued``: predicates holding one object at a time (``check`` reports overlaps, contract §14).
     """
 
     types: frozenset[str]
@@ -258,3 +259,4 @@ class GraphConfig(_Record):
     comma_guard: bool = True
     max_name_length: int = 1_000
     max_value_length: int = 100_000
+    single_valued: frozenset[str] = frozenset()

@@ -269,7 +269,8 @@ TEXT = _param("text", "string", "Evidence to store as a memory (remember); a fac
 METADATA = _param("metadata", "object", "JSON object stored with the memory (remember).")
 QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by meaning.")
 K = _param("k", "integer", "How many hits (find; default 10).")
-KIND = _param("kind", "string", "facts, memories or both (find; default facts).")
+KIND = _param("kind", "string", "facts, memories or both (find; default facts); entities or predicates "
+                                 "(duplicates, not_duplicate; default entities).")
 PREDICATES = _param("predicates", "array", "Only facts of these predicates (query, timeline), e.g. [\"works_at\"].")
 OTHER = _param("other", "string", "Only facts whose other side is this entity (query): exact name or alias.")
 SINCE = _param("since", "string", "Only facts valid on or after this date (timeline).")
@@ -278,6 +279,9 @@ ALIAS = _param("alias", "string", "Another name of a predicate (alias_predicate)
                                   "predicate.")
 NEW_PREDICATE = _param("new_predicate", "string", "The predicate the facts are folded into (rename_predicate): one in "
                                                   "use, or a new one.")
+FIRST = _param("first", "string", "One of two names (not_duplicate): an entity's exact name or alias, or a predicate.")
+SECOND = _param("second", "string", "The other name (not_duplicate).")
+CODES = _param("codes", "array", "Only findings of these codes (check), e.g. [\"single_valued_overlap\"].")
 
 PARAMETERS: Mapping[str, Param] = MappingProxyType(_VOCABULARY)
 """Every parameter name an action may take, with its one JSON type and general description."""
@@ -651,6 +655,48 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 )
 def _diff(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.diff(p.pop("from"), p.pop("to"), entity=p.pop("name", None), **p).to_dict()
+# ---------------------------------------------------------------------- cleaning up (contract §14)
+
+
+@action(
+    "duplicates",
+    "List likely duplicates, best first: pairs of entities (or predicates, kind predicates) whose names are alike, "
+    "abbreviate one another or share neighbours, each with a score from 0 to 1 and its reasons. Nothing is merged: "
+    "after checking a pair, fold it with kg_merge, register a name with kg_alias, or mark it kg_not_duplicate so it "
+    "is never listed again.",
+    KIND.but(description="entities (default) or predicates.", default="entities", enum=("entities", "predicates")),
+    PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _duplicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    page = kg.duplicates(embeddings=False, **p)
+    return {"candidates": [c.to_dict() for c in page], **page_result(page)}
+
+
+@action(
+    "not_duplicate",
+    "Remember that two names listed as likely duplicates are different things (first and second, kind entities or "
+    "predicates), so duplicates and check never list the pair again. Idempotent; the order does not matter.",
+    FIRST.but(required=True), SECOND.but(required=True),
+    KIND.but(description="entities (default) or predicates.", enum=("entities", "predicates")),
+    idempotent=True,
+)
+def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return {"not_duplicate": kg.not_duplicates(p.pop("first"), p.pop("second"), **p).to_dict()}
+
+
+@action(
+    "check",
+    "Check the graph: each finding has a stable code (single_valued_overlap, scheduled_overlap, "
+    "dangling_source_closet, entity_without_facts, duplicate_candidate), a message saying what to do, and the facts "
+    "and entities concerned. Use before relying on the graph or after a large import; clean is true when there "
+    "are none.",
+    CODES, PAGE_LIMIT, OFFSET.but(default=0),
+    read_only=True, paged=True,
+)
+def _check(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    page = kg.check(**p)
+    return {"findings": [f.to_dict() for f in page], **page_result(page), "clean": page.total == 0}
 
 
 ACTIONS: tuple[str, ...] = tuple(_REGISTRY)

@@ -484,13 +484,15 @@ def config(
     remove_value_predicate: Annotated[list[str] | None, typer.Option("--remove-value-predicate")] = None,
     add_multi_valued: Annotated[list[str] | None, typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
     remove_multi_valued: Annotated[list[str] | None, typer.Option("--remove-multi-valued")] = None,
+    add_single_valued: Annotated[list[str] | None, typer.Option("--add-single-valued", help="Predicate holding one object at a time (check reports overlaps).")] = None,
+    remove_single_valued: Annotated[list[str] | None, typer.Option("--remove-single-valued")] = None,
     comma_guard: Annotated[bool | None, typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
     max_name_length: Annotated[int | None, typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
     max_value_length: Annotated[int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
 ) -> None:
-    """Show or change the graph's settings: types, value predicates, multi-valued predicates, comma guard, lengths."""
+    """Show or change the graph's settings: types, value predicates, multi- and single-valued predicates, comma guard, lengths."""
     changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
-                              remove_multi_valued)) or any(x is not None for x in (comma_guard, max_name_length,
+                              remove_multi_valued, add_single_valued, remove_single_valued)) or any(x is not None for x in (comma_guard, max_name_length,
                                                                                    max_value_length))
     with _open_graph(ctx, read_only=not changes) as kg:
         current = kg.config
@@ -499,6 +501,7 @@ def config(
                 types=_edit_types(current.types, add_type, remove_type),
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
+                single_valued=_edit(current.single_valued, add_single_valued, remove_single_valued),
                 comma_guard=comma_guard,
                 max_name_length=max_name_length,
                 max_value_length=max_value_length,
@@ -510,6 +513,7 @@ def config(
     table.add_row("types", escape(", ".join(sorted(map(printable, current.types)))))
     table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
     table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
+    table.add_row("single-valued", escape(", ".join(sorted(map(printable, current.single_valued)))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
     table.add_row("max name length", f"{current.max_name_length:,}")
     table.add_row("max value length", f"{current.max_value_length:,}")
@@ -1154,6 +1158,9 @@ def demo(
     out.print(f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
               f"({result.current} current), {result.aliases} aliases", highlight=False)
     out.out(text, end="", highlight=False)
+
+
+from . import _cli_cleanup  # noqa: E402,F401  (registers duplicates, not-duplicate and check)
 
 
 def main() -> None:

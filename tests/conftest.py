@@ -226,3 +226,30 @@ def search_model() -> Any:
     embedder = SentenceEmbedder()
     embedder.model  # noqa: B018 - load it now, once
     return embedder
+
+
+def schema_step(creates: str) -> int:
+    """The index of the migration step that creates ``creates`` (a table): the schema version just before it."""
+    import re
+
+    from kgtoolkit.store._schema import MIGRATIONS
+
+    for i, step in enumerate(MIGRATIONS["sqlite"]):
+        if any(re.search(rf"CREATE TABLE {creates}\b", s) for s in step):
+            return i
+    raise LookupError(creates)
+
+
+def undo_steps(first: int, kind: str) -> list[str]:
+    """DROP statements undoing every table and index the migration steps from ``first`` on created (newest first)."""
+    import re
+
+    from kgtoolkit.store._schema import MIGRATIONS
+
+    undo: list[str] = []
+    for step in MIGRATIONS[kind][first:]:
+        for statement in step:
+            made = re.match(r"\s*CREATE (UNIQUE )?(TABLE|INDEX) (\w+)", statement)
+            if made:
+                undo.append(f"DROP {made.group(2)} IF EXISTS {made.group(3)}")
+    return undo[::-1]

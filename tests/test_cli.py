@@ -703,6 +703,7 @@ def test_config_show(db_path: Path) -> None:
         "comma_guard": True,
         "max_name_length": 1000,
         "max_value_length": 100000,
+        "single_valued": [],
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -1048,7 +1049,8 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "conflicts": (("conflicts",), {"groups", "needs_action", "needs_action_total"} | PAGED),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
-                             "max_value_length"}),
+                             "max_value_length", "single_valued"}),
+    "duplicates": (("duplicates",), {"candidates"} | PAGED),
 }
 
 

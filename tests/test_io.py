@@ -209,7 +209,7 @@ def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_pa
     data = json.loads(first.read_text(encoding="utf-8"))
     assert data["kgtoolkit"]["schema"] == kgtoolkit.store.SCHEMA_VERSION
     assert set(data) == {"kgtoolkit", "config", "entities", "facts", "aliases", "memories", "predicates",
-                         "predicate_aliases"}
+                         "predicate_aliases", "not_duplicates"}
     ended = next(f for f in data["facts"] if f["valid_to"] == "2026-10-12")
     assert ended["ended_by"] == "ops" and ended["invalidated_at"] and ended["recorded_at"]
     alice = next(e for e in data["entities"] if e["id"] == "alice")

@@ -58,6 +58,7 @@ PUBLIC_API = [
     "open", "resolve_path", "run_tool",
     "Change", "Diff", "Neighborhood", "Paths", "Reached",  # traversal and diff (contract §11)
     "PredicateAlias", "PredicateInfo", "PredicateRename",
+    "DuplicateCandidate", "Finding", "NotDuplicate",
 ]
 
 

@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 import kgtoolkit
-from conftest import dump_file, run_sql
+from conftest import dump_file, run_sql, schema_step, undo_steps
 from kgtoolkit import AliasConflict, InvalidRequest, KnowledgeGraph, NotFound
 from kgtoolkit.store import _predicates, copy_graph, dump, import_facts, import_graph, read_table, restore
 from kgtoolkit.store._dump import dump_parts, dump_predicate_aliases
@@ -226,7 +226,7 @@ def test_the_listing_counts_as_a_plain_count_of_the_facts_says(kg: KnowledgeGrap
 @pytest.mark.sqlite_only
 def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    before = len(MIGRATIONS["sqlite"]) - 1  # the schema of the step before this one
+    before = schema_step("predicates")  # the schema of the step before labels
     conn = sqlite3.connect(path)
     for step in MIGRATIONS["sqlite"][:before]:
         for statement in step:
@@ -257,10 +257,11 @@ def test_a_graph_of_the_schema_before_labels_upgrades_in_place(db_path: Path | s
     with kgtoolkit.open(db_path) as kg:
         kg.add("a", "Uses DB", "b", valid_from="2024-01-01")
         kg.add("a", "works_at", "c")
-    previous = SCHEMA_VERSION - 1
-    version = (f"UPDATE kgtoolkit_schema SET version = {previous}" if str(db_path).startswith("postgresql://")
+    previous = schema_step("predicates")
+    postgres = str(db_path).startswith("postgresql://")
+    version = (f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres
                else f"PRAGMA user_version = {previous}")
-    run_sql(db_path, "DROP TABLE predicates", "DROP TABLE predicate_aliases", version)
+    run_sql(db_path, *undo_steps(previous, "postgresql" if postgres else "sqlite"), version)
     with kgtoolkit.open(db_path) as kg:
         assert kg.predicate_labels() == {"uses_db": "uses_db", "works_at": "works_at"}
         assert kg.alias_predicate("db", "uses_db").predicate == "uses_db"

@@ -1,7 +1,7 @@
 """A whole graph from one database to another (SQLite or PostgreSQL, either way), losslessly.
 
 Into an empty target, :func:`copy_graph` keeps everything: ids, transaction times, names, types,
-properties, aliases, memories and settings, read from one snapshot of the source and written in one
+properties, aliases, memories, settings and the pairs marked not the same, read from one snapshot of the source and written in one
 transaction of the target. Into a target that holds a graph already it refuses, unless ``merge``: the
 source is then merged by the add rules, as importing its dump would (new ids, duplicates skipped).
 """
@@ -57,13 +57,14 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
     if merge and not _is_empty(target):
         return _merge(source, target, progress)
     columns = {name: ", ".join(TABLE_COLUMNS[name]) for name in ("entities", "aliases", "memories")}
-    parts, (entities, aliases, memories, settings, labels, predicate_aliases) = source._backend.read_arrow(
+    parts, (entities, aliases, memories, settings, labels, predicate_aliases, not_duplicates) = source._backend.read_arrow(
         [(f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
          (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
          (f"SELECT {columns['memories']} FROM memories ORDER BY id", {}),
          ("SELECT key, value FROM settings ORDER BY key", {}),
          ("SELECT id, label FROM predicates ORDER BY id", {}),
-         ("SELECT alias, predicate FROM predicate_aliases ORDER BY alias", {})],
+         ("SELECT alias, predicate FROM predicate_aliases ORDER BY alias", {}),
+         (f"SELECT {', '.join(TABLE_COLUMNS['not_duplicates'])} FROM not_duplicates ORDER BY kind, a, b", {})],
         split=(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id", {}))
     facts = [_typed(p, "facts") for p in parts]
     total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
@@ -79,7 +80,8 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
         cur.execute("DELETE FROM settings")
         cur.execute("DELETE FROM predicates")  # labels of predicates no fact uses: the source's replace them
         backend.insert_rows(cur, "settings", ("key", "value"), [(r["key"], r["value"]) for r in settings.to_pylist()])
-        for name, table in (("entities", entities), ("facts", None), ("aliases", aliases), ("memories", memories)):
+        for name, table in (("entities", entities), ("facts", None), ("aliases", aliases), ("memories", memories),
+                            ("not_duplicates", not_duplicates)):
             tables = facts if table is None else [_typed(table, name)]
             for part in tables:
                 for batch in part.to_batches(_CHUNK):

@@ -8,8 +8,9 @@ into an **empty** graph with its own ids and transaction times, in one write tra
 and for other programs' SQLite graphs).
 
 A dump is ``{"kgtoolkit": {"version", "schema"}, "config": {...}, "entities": [...], "facts": [...],
-"aliases": [...], "memories": [...], "predicates": [...], "predicate_aliases": [...]}`` (the last two,
-contract §13, may be absent: a dump from before labels). Facts carry every stored field except the three derived
+"aliases": [...], "memories": [...], "predicates": [...], "predicate_aliases": [...], "not_duplicates": [...]}``
+(the predicates' labels and aliases, contract §13, and the pairs marked not the same, contract §14; each may be
+absent: a dump from before them). Facts carry every stored field except the three derived
 ones (``object_key``, ``from_us``, ``to_us``), which :func:`restore` recomputes.
 
 What :func:`restore` requires of a dump: what the store keeps true of every graph, so a dump
@@ -31,6 +32,8 @@ kgtoolkit wrote always passes.
   fact (no ``valid_to``) per subject, predicate and object (a value object compared case-folded).
 - aliases: ``alias`` unique, not an entity's id, and its ``name`` (clean text) normalised;
   ``entity_id`` an entity of the dump.
+- not_duplicates: ``kind`` ``entities`` or ``predicates``, ``a`` and ``b`` text with ``a`` < ``b``, the pair
+  unique per kind; ``created_at`` a transaction time (an entity pair need not name the dump's entities).
 - memories: ``id`` unique text; ``text`` text; ``source`` null or text; ``created_at`` a
   transaction time; ``metadata`` a JSON object.
 - predicates: ``id`` a normalised predicate, unique; ``label`` clean text that normalises to ``id``
@@ -70,7 +73,7 @@ from . import _queries as q
 from ._backend import Cursor
 from ._bulk import ImportReport, InvalidRows, import_facts
 from ._rules import Rules
-from ._schema import FACT_COLUMNS, FACT_INDEXES, SCHEMA_VERSION
+from ._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -126,9 +129,11 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
             "SELECT id, label FROM predicates ORDER BY id")]
         predicate_aliases = [{"alias": a, "predicate": p} for a, p in cur.execute(
             "SELECT alias, predicate FROM predicate_aliases ORDER BY alias")]
+        not_duplicates = [dict(zip(NOT_DUPLICATE_COLUMNS, row)) for row in cur.execute(
+            "SELECT kind, a, b, created_at FROM not_duplicates ORDER BY kind, a, b")]
     return {"kgtoolkit": {"version": __version__, "schema": SCHEMA_VERSION}, "config": settings,
             "entities": entities, "facts": facts, "aliases": aliases, "memories": memories,
-            "predicates": predicates, "predicate_aliases": predicate_aliases}
+            "predicates": predicates, "predicate_aliases": predicate_aliases, "not_duplicates": not_duplicates}
 
 
 def is_empty(kg: KnowledgeGraph) -> bool:
@@ -166,7 +171,7 @@ def _sections(data: Any) -> dict[str, list[Any]]:
         raise StoreError(f"the dump has schema version {schema}, newer than this kgtoolkit understands "
                          f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="schema", value=str(schema))
     out: dict[str, list[Any]] = {}
-    for name in ("entities", "facts", "aliases", "memories", "predicates", "predicate_aliases"):
+    for name in ("entities", "facts", "aliases", "memories", "predicates", "predicate_aliases", "not_duplicates"):
         rows = data.get(name, [])
         if not isinstance(rows, list):
             raise _bad(name, f"must be a list of objects, not {_kind(rows)}")
@@ -451,7 +456,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
     vocabulary: frozenset[str] | None = DEFAULT_TYPES
     c.at("config", config)
     for key, value in config.items():
-        if key in ("types", "value_predicates", "multi_valued"):
+        if key in ("types", "value_predicates", "multi_valued", "single_valued"):
             names = _names(c, key, value)
             if names is None:
                 vocabulary = None if key == "types" else vocabulary  # the entities' types cannot be judged
@@ -681,6 +686,29 @@ class _Checked(NamedTuple):
     memories: list[tuple[Any, ...]]
     predicates: list[tuple[Any, ...]]
     predicate_aliases: list[tuple[Any, ...]]
+    not_duplicates: list[tuple[Any, ...]]
+
+
+def _check_not_duplicates(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The "not the same" pairs' rows (kind, a, b, created_at) that pass; the others are reported."""
+    out: list[tuple[Any, ...]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for i, row in enumerate(rows):
+        if not c.at(f"not_duplicates[{i}]", row):
+            continue
+        before = len(c.problems)
+        kind, a, b = row.get("kind"), c.label(row, "a"), c.label(row, "b")
+        if kind not in ("entities", "predicates"):
+            c.fail("kind", kind, "invalid_request", "kind must be entities or predicates")
+        if a is not None and b is not None and not a < b:
+            c.fail("b", b, "invalid_request", "a pair is stored in order: a must sort before b")
+        if (kind, a, b) in seen:
+            c.fail("b", b, "invalid_request", "the same pair is listed twice")
+        seen.add((kind, a, b))
+        created = c.moment(row, "created_at")
+        if len(c.problems) == before:
+            out.append((kind, a, b, created))
+    return out
 
 
 def _check(data: Mapping[str, Any]) -> _Checked:
@@ -693,7 +721,8 @@ def _check(data: Mapping[str, Any]) -> _Checked:
     used = {row[2] for row in facts}
     checked = _Checked(settings, entities, facts, _check_aliases(c, sections["aliases"], entity_ids),
                        _check_memories(c, sections["memories"]), _check_predicates(c, sections["predicates"]),
-                       _check_predicate_aliases(c, sections["predicate_aliases"], used))
+                       _check_predicate_aliases(c, sections["predicate_aliases"], used),
+                       _check_not_duplicates(c, sections["not_duplicates"]))
     if c.problems:
         raise c.refusal()
     return checked
@@ -748,6 +777,7 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
             cur.execute("INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts WHERE TRUE "
                         "ON CONFLICT (id) DO NOTHING")
             backend.insert_rows(cur, "predicate_aliases", ("alias", "predicate"), checked.predicate_aliases)
+            backend.insert_rows(cur, "not_duplicates", NOT_DUPLICATE_COLUMNS, checked.not_duplicates)
             backend.after_explicit_ids(cur, "facts")
         except StoreError as exc:  # the checks missed a rule: still refused whole
             if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump

@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._checks import whole_number
 from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
@@ -37,10 +37,15 @@ from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
+from ._cleanup import mark_not_same, repoint_not_same
 from ._location import DatabaseName, Location, resolve
 from ._predicates import PredicateAlias, PredicateInfo, PredicateRename
 from ._rules import Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
+
+if TYPE_CHECKING:
+    from ..duplicates import DuplicateCandidate, NotDuplicate
+    from ..findings import Finding
 
 __all__ = ["KnowledgeGraph", "open"]
 
@@ -160,6 +165,7 @@ class KnowledgeGraph:
         comma_guard: bool | None = None,
         max_name_length: int | None = None,
         max_value_length: int | None = None,
+        single_valued: Collection[str] | None = None,
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
@@ -167,6 +173,8 @@ class KnowledgeGraph:
         are normalised as entity names are, and one that is not valid Unicode is refused
         (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
         ``max_name_length`` and ``max_value_length`` bound what is written from now on (stored texts stay).
+        ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); a predicate
+        cannot be both multi- and single-valued (:class:`InvalidRequest`).
 
         >>> kg = open(":memory:")
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
@@ -182,6 +190,9 @@ class KnowledgeGraph:
                                                                                 "predicate")))
         if multi_valued is not None:
             updates["multi_valued"] = json.dumps(sorted(self._setting_names(multi_valued, "multi_valued", "predicate")))
+        if single_valued is not None:
+            updates["single_valued"] = json.dumps(sorted(self._setting_names(single_valued, "single_valued",
+                                                                             "predicate")))
         if comma_guard is not None:
             if not isinstance(comma_guard, bool):
                 raise InvalidRequest("comma_guard must be true or false", field="comma_guard", value=str(comma_guard))
@@ -201,6 +212,13 @@ class KnowledgeGraph:
                 if missing:
                     raise UnknownType(f"types {sorted(missing)} are used by entities; keep them in the vocabulary",
                                       field="types", value=sorted(missing))
+            before = q.read_config(cur)
+            both = set(json.loads(updates["multi_valued"]) if "multi_valued" in updates else before.multi_valued) & \
+                set(json.loads(updates["single_valued"]) if "single_valued" in updates else before.single_valued)
+            if both:
+                raise InvalidRequest(f"{', '.join(sorted(both))} cannot be both multi-valued and single-valued; remove "
+                                     "it from one list (`kgtoolkit config --remove-multi-valued P` or "
+                                     "`--remove-single-valued P`)", field="single_valued", value=sorted(both))
             cur.executemany("INSERT INTO settings(key, value) VALUES (?, ?) "
                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", list(updates.items()))
             return q.read_config(cur)
@@ -218,7 +236,7 @@ class KnowledgeGraph:
                 if name == printable(name) or name not in getattr(self.config, setting):
                     raise
                 option = {"types": "--remove-type", "value_predicates": "--remove-value-predicate",
-                          "multi_valued": "--remove-multi-valued"}[setting]
+                          "multi_valued": "--remove-multi-valued", "single_valued": "--remove-single-valued"}[setting]
                 raise InvalidName(f"{exc.message}. It is stored in this graph's {setting}: remove it with "
                                   f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
                                   f"configure({setting}=...))", **exc.data) from None
@@ -432,6 +450,7 @@ class KnowledgeGraph:
             cur.execute("UPDATE facts SET subject = :d WHERE subject = :s", {"s": src, "d": dst})
             cur.execute("UPDATE facts SET object_id = :d, object_key = :d WHERE object_id = :s", {"s": src, "d": dst})
             cur.execute("UPDATE aliases SET entity_id = ? WHERE entity_id = ?", (dst, src))
+            repoint_not_same(cur, src, dst)
             cur.execute("DELETE FROM entities WHERE id = ?", (src,))
             cur.execute("INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                         (src, src_entity.name, dst))
@@ -850,6 +869,36 @@ class KnowledgeGraph:
             memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
         return Stats(sum(by_type.values()), by_type, facts, current, ended, values, predicates, aliases,
                      memories, facts - current - ended)
+
+    # ------------------------------------------------------------------ cleaning up (contract §14)
+
+    def duplicates(self, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
+                   min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
+        """Likely duplicates among entity names (or predicates), best first, each saying why; never merges.
+
+        See :func:`kgtoolkit.duplicates.find_duplicates` (``embeddings``: the search extra's signal; None
+        uses it for small graphs when installed).
+        """
+        from ..duplicates import find_duplicates
+
+        return find_duplicates(self, kind=kind, limit=limit, offset=offset, min_score=min_score, embeddings=embeddings)
+
+    def not_duplicates(self, first: str, second: str, *, kind: str = "entities") -> NotDuplicate:
+        """Remember that ``first`` and ``second`` are not the same: :meth:`duplicates` never lists them again.
+
+        Idempotent and order-independent; stored by entity id (a name resolves exactly or by alias), so
+        it survives aliases and merges; ``kind="predicates"`` for two predicates.
+        """
+        from ..duplicates import NotDuplicate
+
+        return NotDuplicate(kind, *mark_not_same(self._backend, kind, first, second))
+
+    def check(self, *, codes: Collection[str] | None = None, limit: int | None = None,
+              offset: int = 0) -> Page[Finding]:
+        """Temporal and structural findings, each with a stable ``code`` (see :func:`kgtoolkit.findings.check`)."""
+        from ..findings import check
+
+        return check(self, codes=codes, limit=limit, offset=offset)
 
     def summary(self, limit: int = 20, *, style: str = "main", as_of: TimeInput | None = None) -> str:
         """Compact Markdown of the graph for a system prompt (see :func:`kgtoolkit._summary.summary`)."""

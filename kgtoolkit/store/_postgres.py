@@ -44,7 +44,7 @@ ATTEMPTS = 6
 OPTIMISTIC = 3
 _LOCK_CLASS = 0x6B67  # "kg": the first key of kgtoolkit's advisory locks; the second is the schema's hash
 _KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "embeddings", "predicates",
-                     "predicate_aliases")
+                     "predicate_aliases", "not_duplicates")
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 

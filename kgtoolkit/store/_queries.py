@@ -48,6 +48,7 @@ def read_config(cur: Cursor) -> GraphConfig:
         value_predicates=names("value_predicates", DEFAULT_VALUE_PREDICATES),
         multi_valued=names("multi_valued", DEFAULT_MULTI_VALUED),
         comma_guard=json.loads(stored.get("comma_guard", "true")),
+        single_valued=names("single_valued", frozenset()),
         **{key: int(json.loads(stored[key])) for key in LENGTH_SETTINGS if key in stored},
     )
 

@@ -21,6 +21,7 @@ __all__ = [
     "FACT_SELECT",
     "MEMORY_COLUMNS",
     "MIGRATIONS",
+    "NOT_DUPLICATE_COLUMNS",
     "ORDER",
     "SCHEMA_VERSION",
     "TABLES",
@@ -34,11 +35,14 @@ FACT_COLUMNS: tuple[str, ...] = (
 ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
 ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
 MEMORY_COLUMNS: tuple[str, ...] = ("id", "text", "source", "created_at", "metadata")
+NOT_DUPLICATE_COLUMNS: tuple[str, ...] = ("kind", "a", "b", "created_at")
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
+    "not_duplicates": NOT_DUPLICATE_COLUMNS,
 }
 #: The tables of a graph, in an order that satisfies their foreign keys when filled.
-TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "predicates", "predicate_aliases")
+TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "predicates", "predicate_aliases",
+                          "not_duplicates")
 
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
@@ -143,6 +147,17 @@ _SQLITE: list[list[str]] = [
         "INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts",
         "CREATE TABLE predicate_aliases (alias TEXT PRIMARY KEY, predicate TEXT NOT NULL)",
     ],
+    # The pairs a person said are not the same (contract §14): ids in order, so a pair is stored once.
+    [
+        """CREATE TABLE not_duplicates (
+            kind TEXT NOT NULL CHECK (kind IN ('entities', 'predicates')),
+            a TEXT NOT NULL,
+            b TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (kind, a, b),
+            CHECK (a < b)
+        )""",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -210,6 +225,16 @@ _POSTGRES: list[list[str]] = [
         'CREATE TABLE predicates (id TEXT COLLATE "C" PRIMARY KEY, label TEXT COLLATE "C" NOT NULL)',
         "INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts",
         'CREATE TABLE predicate_aliases (alias TEXT COLLATE "C" PRIMARY KEY, predicate TEXT COLLATE "C" NOT NULL)',
+    ],
+    [
+        """CREATE TABLE not_duplicates (
+            kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('entities', 'predicates')),
+            a TEXT COLLATE "C" NOT NULL,
+            b TEXT COLLATE "C" NOT NULL,
+            created_at TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (kind, a, b),
+            CHECK (a < b)
+        )""",
     ],
 ]
 

@@ -1,0 +1,137 @@
+"""``check``: the graph's temporal and structural findings, each with a stable code (contract §14).
+
+=========================  ==============================================================================
+code                       finding
+=========================  ==============================================================================
+``single_valued_overlap``  two facts of a single-valued predicate (``config.single_valued``), same subject,
+                           other objects, valid at once (an end on the other's start day is a switch, as
+                           after ``supersede``, not an overlap); scheduled facts are the next code's
+``scheduled_overlap``      a scheduled fact whose start another object's fact of the same subject and
+                           predicate (not multi-valued) would still be valid after: the planned switch of
+                           ``conflicts`` that needs action
+``dangling_source_closet`` a fact whose ``source_closet`` names no memory (a URL, holding ``://``, is not
+                           a memory id and is not reported)
+``entity_without_facts``   an entity no fact names, as subject or object
+``duplicate_candidate``    a pair :meth:`KnowledgeGraph.duplicates` lists (entities, then predicates;
+                           names only, no embeddings)
+=========================  ==============================================================================
+
+Findings come in that order of codes, then by subject; ``limit`` and ``offset`` page through them.
+
+>>> from kgtoolkit.store import open as open_graph
+>>> kg = open_graph(":memory:")
+>>> _ = kg.configure(single_valued={"works_at"})
+>>> _ = kg.add("Ann", "works_at", "Acme", valid_from="2020"); _ = kg.add("Ann", "works_at", "Initech", valid_from="2022")
+>>> [f.code for f in kg.check()]
+['single_valued_overlap']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from ._errors import InvalidRequest
+from ._page import Page
+from ._records import _Record
+from ._time import OPEN_END
+
+if TYPE_CHECKING:
+    from .store import KnowledgeGraph
+
+__all__ = ["CODES", "Finding", "check"]
+
+#: Every code ``check`` reports, in the order findings come.
+CODES: tuple[str, ...] = ("single_valued_overlap", "scheduled_overlap", "dangling_source_closet",
+                          "entity_without_facts", "duplicate_candidate")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Finding(_Record):
+    """One finding of ``check``: its stable ``code``, a ``message`` saying what to do, and what it is about:
+    ``facts`` (ids), ``entities`` (ids), ``predicate`` (when one is concerned)."""
+
+    code: str
+    message: str
+    facts: tuple[int, ...] = ()
+    entities: tuple[str, ...] = ()
+    predicate: str | None = None
+
+
+def _single_valued(kg: KnowledgeGraph, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
+    from ._records import fact_state
+
+    found: list[Finding] = []
+    groups: dict[tuple[str, str], list[tuple[int, str, int, int]]] = {}
+    for fact_id, subject, predicate, key, start, end, valid_from in rows:
+        if fact_state(valid_from, None if end is None else "x") == "scheduled":
+            continue  # scheduled_overlap's
+        groups.setdefault((subject, predicate), []).append((fact_id, key, start, OPEN_END if end is None else end))
+    for (subject, predicate), facts in groups.items():
+        for i, (id_a, key_a, start_a, end_a) in enumerate(facts):
+            for id_b, key_b, start_b, end_b in facts[i + 1:]:
+                if key_a != key_b and start_a < end_b and start_b < end_a:
+                    found.append(Finding(
+                        "single_valued_overlap",
+                        f"{subject} has two {predicate} facts valid at once (facts {id_a} and {id_b}), and "
+                        f"{predicate} is single-valued: end one (invalidate) or replace it at the right date "
+                        "(supersede); if it may hold several objects, `kgtoolkit config --remove-single-valued "
+                        f"{predicate}`", (id_a, id_b), (subject,), predicate))
+    return found
+
+
+def check(kg: KnowledgeGraph, *, codes: Collection[str] | None = None, limit: int | None = None,
+          offset: int = 0) -> Page[Finding]:
+    """Every finding of ``kg`` (only those of ``codes``, when given), as one page (see the module's docstring)."""
+    from ._checks import whole_number
+    from .store._cleanup import structural_rows
+
+    whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
+    whole_number(offset, field="offset", high=2**63 - 1)
+    wanted = set(CODES if codes is None else codes)
+    unknown = sorted(wanted - set(CODES))
+    if isinstance(codes, str) or unknown:
+        raise InvalidRequest(f"unknown check code {unknown[0] if unknown else codes!r}; use some of {', '.join(CODES)}",
+                             field="codes", value=str(codes), suggestions=list(CODES))
+    found: list[Finding] = []
+    rows = structural_rows(kg._backend, sorted(kg.config.single_valued))
+    if "single_valued_overlap" in wanted:
+        found += _single_valued(kg, rows.single_valued)
+    if "scheduled_overlap" in wanted:
+        for group in kg.conflicts(needs_action=True):
+            if not group.switch_overlaps:
+                continue
+            ids = tuple(f.id for f in group.facts)
+            hint = ""
+            if group.suggestion:
+                hint = f" (supersede at {group.suggestion['at']}: {group.suggestion['old_object']} → " \
+                       f"{group.suggestion['new_object']})"
+            found.append(Finding("scheduled_overlap", f"{group.subject_name} → {group.predicate}: a fact scheduled "
+                                 f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
+                                 f"at the switch{hint}", ids, (group.subject,), group.predicate))
+    if "dangling_source_closet" in wanted:
+        for fact_id, closet in rows.dangling:
+            found.append(Finding("dangling_source_closet", f"fact {fact_id}'s source_closet {closet!r} names no memory; "
+                                 "store the evidence with `remember` and point at its id, or fix the pointer",
+                                 (fact_id,)))
+    if "entity_without_facts" in wanted:
+        for entity_id, name in rows.lonely:
+            found.append(Finding("entity_without_facts", f"{name!r} has no facts; add what is known about it, or "
+                                 "merge it into the entity it duplicates", (), (entity_id,)))
+    if "duplicate_candidate" in wanted:
+        for kind in ("entities", "predicates"):
+            for c in kg.duplicates(kind=kind, embeddings=False):
+                what = "" if kind == "entities" else " --kind predicates"
+                found.append(Finding("duplicate_candidate", f"{c.a_name!r} and {c.b_name!r} may be one thing "
+                                     f"({'; '.join(c.reasons)}): merge them, alias one, or mark them not the same "
+                                     f"(`kgtoolkit not-duplicate {shlex.quote(c.a_name)} {shlex.quote(c.b_name)}{what}`)",
+                                     (), (c.a, c.b) if kind == "entities" else (), None if kind == "entities" else c.a))
+    stop = None if limit is None else offset + limit
+    return Page(tuple(found[offset:stop]), len(found), offset)
+
+
+def exit_status(page: Page[Any]) -> int:
+    """What ``kgtoolkit check`` exits with: 0 when the graph is clean, 1 when there are findings."""
+    return 1 if page.total else 0
