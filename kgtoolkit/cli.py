@@ -972,9 +972,9 @@ def find_(
                   highlight=False)
 
 
-@_command("path")
+@_command("where")
 @graph_options(json=False)
-def path(ctx: typer.Context) -> None:
+def where(ctx: typer.Context) -> None:
     """Print which graph the other commands use (--db, else $KGTOOLKIT_DB, else the default file)."""
     chosen = _chosen_db(ctx)
     out.out(str(resolve(chosen)), highlight=False)
@@ -1013,6 +1013,10 @@ def demo(
     out.print(f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
               f"({result.current} current), {result.aliases} aliases", highlight=False)
     out.out(text, end="", highlight=False)
+
+
+# The commands of multi-hop reads and diffs (neighbors, path, follow, diff), registered on app by their module.
+from . import _cli_traversal  # noqa: E402, F401
 
 
 def main() -> None:
