@@ -2,15 +2,17 @@
 and chains of predicates, walked breadth-first, one frontier at a time, in SQL.
 
 Each step reads the facts around a whole frontier in one statement (the frontier's ids as one list
-parameter, so SQLite's parameter limit never bites), through the indexes ``facts_subject`` and
-``facts_object``; only ids, ends and starts are read while walking, the full facts only for the
-answer. Every hop obeys one time rule (:func:`when`): valid at ``as_of``, overlapping ``during``, or
-(by default) current; ``known_at`` answers as the graph believed then. A bound on the facts read
+parameter, so SQLite's parameter limit never bites), through the covering indexes ``facts_walk_out`` and
+``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row); only ids, ends
+and starts are read while walking, the full facts only for the answer. Every hop obeys one time rule
+(:func:`when`): valid at ``as_of``, overlapping ``during``, or (by default) current; ``known_at`` answers
+as the graph believed then. A bound on the facts read
 (``max_facts``) keeps a hub from blowing up a call, and the answer says when it was hit.
 
 ``paths`` walks from both ends (the smaller frontier first) until the two walks together cover
 ``max_hops``: every path of at most ``max_hops`` facts then lies among the facts read, and the paths are
-enumerated from them in memory, shortest first.
+enumerated from them in memory, shortest first, over only the hops that fit between the two walks'
+distances (the last step of each walk reads many facts that lead nowhere within ``max_hops``).
 """
 
 from __future__ import annotations
@@ -77,7 +79,9 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None,
         return When(where + f" AND f.from_us <= :dhi AND {end_key} >= :dlo", params, known)
     if as_of not in (None, ""):
         return When(*q.time_filter(as_of, known_at, False))
-    return When(*q.time_filter(None, known_at, True))
+    where, params, known = q.time_filter(None, known_at, True)
+    # An open end keys to OPEN_END: the same test, on a column the walk's covering indexes hold.
+    return When(where.replace("f.valid_to IS NULL", f"f.to_us = {OPEN_END}"), params, known)
 
 
 def check_direction(direction: str) -> None:
