@@ -454,7 +454,7 @@ def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_p
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"facts_walk_out", "facts_walk_in"} <= names
+        assert {"facts_walk_out", "facts_walk_in", "facts_ended"} <= names
         plan = " ".join(str(r) for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT f.id, f.object_id, f.from_us FROM facts f WHERE f.subject IN ('e0', 'e1') AND "
             "f.object_id IS NOT NULL AND f.to_us = 4611686018427387904 AND f.from_us <= 0"))

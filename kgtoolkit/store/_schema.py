@@ -143,6 +143,8 @@ _SQLITE: list[list[str]] = [
         "CREATE INDEX facts_walk_out ON facts(subject, object_id, to_us, from_us, predicate) "
         "WHERE object_id IS NOT NULL",
         "CREATE INDEX facts_walk_in ON facts(object_id, subject, to_us, from_us, predicate) WHERE object_id IS NOT NULL",
+        # diff (contract §11): the facts whose validity ended in a window.
+        "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
     ],
 ]
 
@@ -211,6 +213,8 @@ _POSTGRES: list[list[str]] = [
         "CREATE INDEX facts_walk_out ON facts(subject, object_id, to_us, from_us, predicate) "
         "WHERE object_id IS NOT NULL",
         "CREATE INDEX facts_walk_in ON facts(object_id, subject, to_us, from_us, predicate) WHERE object_id IS NOT NULL",
+        # diff (contract §11): the facts whose validity ended in a window.
+        "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
     ],
 ]
 
