@@ -7,7 +7,9 @@
 The graph is ``kgtoolkit.generate`` (seed 7) imported into a fresh SQLite file. The snapshot is the current
 facts between two entities (what ``neighbors`` and ``paths`` walk by default); networkx holds it in memory as
 an undirected ``nx.Graph`` built from ``frames.facts`` (its load time is reported: the price of answering in
-memory). What is timed, each call alone, p50/p95 over ``--samples`` calls:
+memory). ``traversal_indexes``: the time to build the walk's and diff's indexes (``facts_walk_out``,
+``facts_walk_in``, ``facts_ended``) on the imported graph and the file size with and without them: what they add
+to an import. What is timed, each call alone, p50/p95 over ``--samples`` calls:
 
 * ``paths``      ``kg.paths(a, b, max_hops=4)`` (up to 10 paths, shortest first; read from the file each call)
                  between random pairs of entities of the snapshot, and between *connected* pairs (``b`` a
@@ -49,7 +51,7 @@ from kgtoolkit import frames
 from kgtoolkit._time import parse_window
 from kgtoolkit.generate import generate
 from kgtoolkit.store import import_facts
-from kgtoolkit.store._schema import FACT_SELECT
+from kgtoolkit.store._schema import FACT_INDEXES, FACT_SELECT
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -109,6 +111,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         took, _ = timed(lambda: import_facts(kg, frame))
         result["import_s"] = took
         print(f"imported {args.facts:,} facts in {took:.1f} s", flush=True)
+        # What the walk's and diff's indexes cost an import: the time to build them, and the space they take.
+        index_sql = [s for s in FACT_INDEXES["sqlite"] if any(n in s for n in ("facts_walk_", "facts_ended"))]
+        conn = sqlite3.connect(path)
+        size_before = path.stat().st_size
+        for statement in index_sql:
+            conn.execute(f"DROP INDEX {statement.split(' INDEX ')[1].split()[0]}")
+        conn.commit()
+        conn.execute("VACUUM")
+        size_without = path.stat().st_size
+        start = time.perf_counter()
+        for statement in index_sql:
+            conn.execute(statement)
+        conn.commit()
+        result["traversal_indexes"] = {"build_s": time.perf_counter() - start, "file_mb_with": size_before / 1e6,
+                                       "file_mb_without": size_without / 1e6}
+        conn.close()
 
         # The snapshot networkx answers on: the current facts between two entities, held in memory.
         def load() -> nx.Graph:
