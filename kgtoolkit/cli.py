@@ -1117,9 +1117,9 @@ def find_(
                   highlight=False)
 
 
-@_command("path")
+@_command("where")
 @graph_options(json=False)
-def path(ctx: typer.Context) -> None:
+def where(ctx: typer.Context) -> None:
     """Print which graph the other commands use (--db, else $KGTOOLKIT_DB, else the default file)."""
     chosen = _chosen_db(ctx)
     out.out(str(resolve(chosen)), highlight=False)
@@ -1160,7 +1160,9 @@ def demo(
     out.out(text, end="", highlight=False)
 
 
-from . import _cli_cleanup  # noqa: E402,F401  (registers duplicates, not-duplicate and check)
+# Commands registered on app by their own modules: clean-up (duplicates, not-duplicate, check) and
+# multi-hop reads and diffs (neighbors, path, follow, diff).
+from . import _cli_cleanup, _cli_traversal  # noqa: E402, F401
 
 
 def main() -> None:

@@ -59,7 +59,7 @@ def test_a_schema_1_file_is_upgraded_in_place_keeping_every_id(tmp_path: Path) -
         indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' "
                                               "AND tbl_name = 'facts' AND sql IS NOT NULL")}
         assert indexes == {"facts_current", "facts_subject", "facts_object", "facts_predicate", "facts_validity",
-                           "facts_timeline"}
+                           "facts_timeline", "facts_walk_out", "facts_walk_in", "facts_ended"}
         assert conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'facts'").fetchone()[0] == 13
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -425,3 +425,40 @@ def test_diff_by_known_time(kg: KnowledgeGraph) -> None:
     assert kg.diff("2020-01-01", "2020-12-31").replaced == 1  # by valid time, the same switch
     later = kg.diff(kg.fact(2).recorded_at or "", t2, by="known")
     assert [(c.kind, c.predicate) for c in later.changes] == [("began", "uses"), ("began", "owner")]
+
+
+# ---------------------------------------------------------------------- the walk's indexes
+
+
+@pytest.mark.sqlite_only
+def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+
+    steps = MIGRATIONS["sqlite"]
+    mine = next(i for i, step in enumerate(steps) if any("facts_walk_out" in s for s in step))
+    path = tmp_path / "before.sqlite3"
+    conn = sqlite3.connect(path)
+    for step in steps[:mine]:
+        for statement in step:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {mine}")
+    conn.commit()
+    conn.close()
+    with kgtoolkit.open(path) as kg:  # opening it migrates it
+        facts = build(kg, 1)
+        got = kg.paths("e0", "e3", limit=None)
+        assert [walked(p) for p in got.paths] == model_paths(facts, "e0", "e3", 4, "both", None, {}, False)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert {"facts_walk_out", "facts_walk_in", "facts_ended"} <= names
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT f.id, f.object_id, f.from_us FROM facts f WHERE f.subject IN ('e0', 'e1') AND "
+            "f.object_id IS NOT NULL AND f.to_us = 4611686018427387904 AND f.from_us <= 0"))
+        assert "COVERING INDEX facts_walk_out" in plan  # a hop reads no table row
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()

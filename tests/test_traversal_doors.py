@@ -155,3 +155,68 @@ def test_kg_path_through_the_stdio_server(db_path: Any, tmp_path: Any) -> None:
 
     answer = asyncio.run(ask())
     assert [[f["object"] for f in p] for p in answer["result"]["paths"]] == [["payments_team", "dana"]]
+
+
+# ---------------------------------------------------------------------- the command line
+
+def _cli(*args: Any) -> Any:
+    import re
+
+    from typer.testing import CliRunner
+
+    from kgtoolkit.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    clean = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+    return result.exit_code, clean.sub("", result.stdout), clean.sub("", result.stderr)
+
+
+def test_the_commands(db_path: Any) -> None:
+    with KnowledgeGraph(db_path) as kg:
+        _org(kg)
+        expected_paths = plain(kg.paths("billing_service", "dana", as_of="2024-06", max_hops=3).to_dict())
+        expected_diff = plain(kg.diff("2024", "2024", entity="api").to_dict())
+    code, text, _ = _cli("--db", db_path, "path", "billing_service", "Dana", "--as-of", "2024-06", "--max-hops", "3")
+    assert code == 0
+    assert "1. billing_service —owned_by→ payments team —reports_to→ Dana" in text
+    assert "2. billing_service —depends_on→ ledger —owned_by→ platform team —reports_to→ Dana" in text
+    code, text, _ = _cli("path", "billing_service", "Dana", "--as-of", "2024-06", "--max-hops", "3", "--json",
+                         "--db", db_path)
+    assert code == 0 and json.loads(text) == expected_paths
+    code, text, _ = _cli("--db", db_path, "path", "Dana", "billing_service", "--direction", "incoming")
+    assert "Dana ←reports_to— payments team ←owned_by— billing_service" in text
+
+    code, text, _ = _cli("--db", db_path, "neighbors", "billing_service", "--hops", "2", "--predicate", "owned_by",
+                         "--predicate", "reports_to")
+    assert code == 0 and "billing_service within 2 hops (2 facts, 3 entities)" in text  # depends_on not walked
+    assert "1 hop: payments team\n2 hops: Dana" in text
+    code, text, _ = _cli("--db", db_path, "--json", "neighbors", "ledger", "--during", "2023-01-01", "2023-12-31")
+    assert code == 0 and [f["object"] for f in json.loads(text)["facts"]] == ["ledger"]  # owned_by starts in 2024
+
+    code, text, _ = _cli("--db", db_path, "follow", "billing_service", "owned by", "reports_to", "--as-of", "2024-06")
+    assert code == 0 and text.splitlines()[0] == "billing_service owned_by → reports_to: dana"
+    code, text, _ = _cli("--db", db_path, "follow", "billing_service", "depends_on", "owned_by", "reports_to",
+                         "--as-of", "2024-06", "--json")
+    assert json.loads(text)["ends"] == ["dana"]
+
+    code, text, _ = _cli("--db", db_path, "diff", "--from", "2024", "--to", "2024", "--entity", "api")
+    assert code == 0 and "changes 2024 … 2024 (2 changes: 1 began, 0 ended, 1 replaced)" in text
+    assert "Redis → SQLite" in text
+    code, text, _ = _cli("--db", db_path, "diff", "--from", "2024", "--to", "2024", "--entity", "api", "--json")
+    assert json.loads(text) == expected_diff
+    code, text, _ = _cli("--db", db_path, "diff", "--from", "2000", "--to", "2999", "--known", "--json")
+    assert json.loads(text)["by"] == "known" and json.loads(text)["total"] == 7
+
+    code, _, message = _cli("--db", db_path, "neighbors", "billing_service", "--hops", "5")
+    assert code == 1 and "error [invalid_request] hops must be a whole number from 1 to 4" in " ".join(message.split())
+    code, _, message = _cli("--db", db_path, "path", "billing_service")
+    assert code == 1 and "kgtoolkit where" in message
+    code, _, message = _cli("--db", db_path, "follow", "billing_svc", "owned_by")
+    assert code == 1 and "[not_found]" in message and "billing_service" in message
+
+
+def test_path_without_entities_still_prints_the_location_and_says_it_moved(db_path: Any) -> None:
+    code, where, _ = _cli("--db", db_path, "where")
+    assert code == 0 and where.strip() == str(__import__("kgtoolkit").store.resolve(db_path))
+    code, text, note = _cli("--db", db_path, "path")
+    assert code == 0 and text == where and "moved to `kgtoolkit where`" in note

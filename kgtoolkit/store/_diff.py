@@ -22,7 +22,7 @@ from .._time import TimeInput, key_to_text, parse_window
 from .._traversal import Change, Diff, DiffBy
 from . import _queries as q
 from ._backend import Cursor, Dialect
-from ._schema import FACT_SELECT
+from ._schema import FACT_FROM, FACT_READ
 
 __all__ = ["diff"]
 
@@ -63,19 +63,27 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
         ended_sql = (f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
                      f"BETWEEN :klo AND :khi{where}")
-    began = [q.row_fact(r) for r in cur.execute(f"{FACT_SELECT} WHERE {began_sql}", params).fetchall()]
-    ended = [q.row_fact(r) for r in cur.execute(f"{FACT_SELECT} WHERE {ended_sql}", params).fetchall()]
+    keys: dict[int, tuple[int, int]] = {}  # the interval keys of each fact read (valid time, never re-parsed)
+
+    def read(condition: str) -> list[Fact]:
+        rows = cur.execute(f"SELECT {FACT_READ}, f.from_us, f.to_us FROM {FACT_FROM} WHERE {condition}",
+                           params).fetchall()
+        for r in rows:
+            keys[int(r[0])] = (int(r[-2]), int(r[-1]))
+        return [q.row_fact(r[:-2]) for r in rows]
+
+    began, ended = read(began_sql), read(ended_sql)
     multi = q.read_config(cur).multi_valued
 
     def start_of(f: Fact) -> tuple[str, int]:
         text = f.valid_from if by == "valid" else f.recorded_at
         assert text is not None
-        return text, (_key(text) if by == "known" else parse_window(text, field="valid_from").lo)
+        return text, (_key(text) if by == "known" else keys[f.id][0])
 
     def end_of(f: Fact) -> tuple[str, int]:
         text = f.valid_to if by == "valid" else f.invalidated_at
         assert text is not None
-        return text, parse_window(text, field="valid_to").hi if by == "valid" else _key(text)
+        return text, keys[f.id][1] if by == "valid" else _key(text)
 
     # Candidate replacements: (distance, old id, new id), the closest pair first.
     by_pair: dict[tuple[str, str], list[Fact]] = {}

@@ -158,6 +158,15 @@ _SQLITE: list[list[str]] = [
             CHECK (a < b)
         )""",
     ],
+    [
+        # Multi-hop reads (contract §11) walk facts by either end: indexes that hold every column a hop reads
+        # (both ends, the interval keys, the predicate), so a walk never reads the table's rows.
+        "CREATE INDEX facts_walk_out ON facts(subject, object_id, to_us, from_us, predicate) "
+        "WHERE object_id IS NOT NULL",
+        "CREATE INDEX facts_walk_in ON facts(object_id, subject, to_us, from_us, predicate) WHERE object_id IS NOT NULL",
+        # diff (contract §11): the facts whose validity ended in a window.
+        "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -236,6 +245,14 @@ _POSTGRES: list[list[str]] = [
             CHECK (a < b)
         )""",
     ],
+    [
+        # Multi-hop reads (contract §11): the walk's covering indexes, as for SQLite.
+        "CREATE INDEX facts_walk_out ON facts(subject, object_id, to_us, from_us, predicate) "
+        "WHERE object_id IS NOT NULL",
+        "CREATE INDEX facts_walk_in ON facts(object_id, subject, to_us, from_us, predicate) WHERE object_id IS NOT NULL",
+        # diff (contract §11): the facts whose validity ended in a window.
+        "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
+    ],
 ]
 
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
@@ -245,5 +262,7 @@ assert len(_POSTGRES) == SCHEMA_VERSION, "every engine migrates to the same vers
 
 #: The indexes on ``facts`` (SQLite drops them for a big import into a small graph, and builds them after).
 FACT_INDEXES: dict[str, list[str]] = {
-    kind: [s for s in steps[0] if " INDEX " in s.upper() and " ON facts" in s] for kind, steps in MIGRATIONS.items()
+    kind: list({s.split(" INDEX ")[1].split()[0]: s for step in steps for s in step
+                if " INDEX " in s.upper() and " ON facts(" in s}.values())
+    for kind, steps in MIGRATIONS.items()
 }

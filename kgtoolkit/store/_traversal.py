@@ -2,15 +2,17 @@
 and chains of predicates, walked breadth-first, one frontier at a time, in SQL.
 
 Each step reads the facts around a whole frontier in one statement (the frontier's ids as one list
-parameter, so SQLite's parameter limit never bites), through the indexes ``facts_subject`` and
-``facts_object``; only ids, ends and starts are read while walking, the full facts only for the
-answer. Every hop obeys one time rule (:func:`when`): valid at ``as_of``, overlapping ``during``, or
-(by default) current; ``known_at`` answers as the graph believed then. A bound on the facts read
+parameter, so SQLite's parameter limit never bites), through the covering indexes ``facts_walk_out`` and
+``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row); only ids, ends
+and starts are read while walking, the full facts only for the answer. Every hop obeys one time rule
+(:func:`when`): valid at ``as_of``, overlapping ``during``, or (by default) current; ``known_at`` answers
+as the graph believed then. A bound on the facts read
 (``max_facts``) keeps a hub from blowing up a call, and the answer says when it was hit.
 
 ``paths`` walks from both ends (the smaller frontier first) until the two walks together cover
 ``max_hops``: every path of at most ``max_hops`` facts then lies among the facts read, and the paths are
-enumerated from them in memory, shortest first.
+enumerated from them in memory, shortest first, over only the hops that fit between the two walks'
+distances (the last step of each walk reads many facts that lead nowhere within ``max_hops``).
 """
 
 from __future__ import annotations
@@ -77,7 +79,9 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None,
         return When(where + f" AND f.from_us <= :dhi AND {end_key} >= :dlo", params, known)
     if as_of not in (None, ""):
         return When(*q.time_filter(as_of, known_at, False))
-    return When(*q.time_filter(None, known_at, True))
+    where, params, known = q.time_filter(None, known_at, True)
+    # An open end keys to OPEN_END: the same test, on a column the walk's covering indexes hold.
+    return When(where.replace("f.valid_to IS NULL", f"f.to_us = {OPEN_END}"), params, known)
 
 
 def check_direction(direction: str) -> None:
@@ -110,10 +114,10 @@ def check_predicates(cur: Cursor, dialect: Dialect, predicates: Iterable[str] | 
     return out
 
 
-def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-            w: When, room: int) -> tuple[list[Step], bool]:
-    """The facts around ``frontier`` walked ``direction`` (at most ``room``; ordered by id, outgoing first),
-    and whether there were more."""
+def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
+          w: When, room: int) -> tuple[list[tuple[Any, ...]], bool]:
+    """The facts around ``frontier`` walked ``direction`` (at most ``room``; ordered by id, outgoing first) as
+    rows ``(id, here, there, way, start)`` (``way`` 0: outgoing, 1: incoming), and whether there were more."""
     if not frontier or room <= 0:
         return [], bool(frontier)
     params: dict[str, Any] = {**w.params, "ids": d.list_param(frontier), "room": room + 1}
@@ -130,7 +134,14 @@ def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, pr
                      f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}")
     rows = cur.execute(" UNION ALL ".join(parts) + " ORDER BY 1, 4 LIMIT :room", params).fetchall()
     more = len(rows) > room
-    return [Step(int(r[0]), r[1], r[2], "incoming" if r[3] else "outgoing", int(r[4])) for r in rows[:room]], more
+    return rows[:room], more
+
+
+def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
+            w: When, room: int) -> tuple[list[Step], bool]:
+    """:func:`_rows` as :class:`Step` records."""
+    rows, more = _rows(cur, d, frontier, direction, predicates, w, room)
+    return [Step(int(r[0]), r[1], r[2], "incoming" if r[3] else "outgoing", int(r[4])) for r in rows], more
 
 
 def fetch_facts(cur: Cursor, d: Dialect, ids: Iterable[int], known: str | None) -> dict[int, Fact]:
@@ -200,34 +211,42 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
         raise InvalidRequest(f"source and target are the same entity ({src!r}); a path needs two",
                              field="target", value=target)
     back = {"outgoing": "incoming", "incoming": "outgoing", "both": "both"}[direction]
-    seen: dict[int, Step] = {}  # every fact read, as walked forwards
-    sides = {"forward": ([src], {src}, direction), "backward": ([dst], {dst}, back)}
+    ends: dict[int, tuple[str, str, int]] = {}  # every fact read: (subject, object, start)
+    # Each side: its frontier, the distance of every entity it reached, the way it walks, whether it is done.
+    frontiers = {"forward": [src], "backward": [dst]}
+    distance = {"forward": {src: 0}, "backward": {dst: 0}}
+    ways = {"forward": direction, "backward": back}
     visited, capped, depth = 0, False, 0
     while depth < max_hops:
-        name = min(sides, key=lambda k: (len(sides[k][0]), k != "forward"))
-        frontier, reached, way = sides[name]
+        side = min(frontiers, key=lambda k: (len(frontiers[k]), k != "forward"))
+        frontier, reached = frontiers[side], distance[side]
         if not frontier:
             break  # that side's whole reach is read: every path lies among the facts read
-        steps, more = _expand(cur, d, frontier, way, predicates, w, max_facts - visited)
-        visited += len(steps)
+        rows, more = _rows(cur, d, frontier, ways[side], predicates, w, max_facts - visited)
+        visited += len(rows)
         nxt: list[str] = []
-        for step in steps:
-            seen.setdefault(step.id, step if name == "forward" else _reverse(step))
-            if step.there not in reached:
-                reached.add(step.there)
-                nxt.append(step.there)
-        sides[name] = (nxt, reached, way)
+        for fid, here, there, way, start in rows:
+            if fid not in ends:
+                ends[fid] = (here, there, int(start)) if way == 0 else (there, here, int(start))
+            if there not in reached:
+                reached[there] = reached[here] + 1
+                nxt.append(there)
+        frontiers[side] = nxt
         depth += 1
         if more:
             capped = True
             break
-    found, more_paths, stopped = _enumerate(seen.values(), src, dst, direction, max_hops, time_respecting,
-                                            None if limit is None else offset + limit)
+    # A lower bound of the hops from each entity to the target: exact within the backward walk's reach, past it
+    # one more than that reach (or no way at all, when the backward walk read the target's whole reach).
+    bounds = {side: max_hops + 1 if not frontiers[side] and not capped else max(distance[side].values()) + 1
+              for side in frontiers}
+    found, more_paths, stopped = _enumerate(ends, src, dst, direction, max_hops, time_respecting,
+                                            None if limit is None else offset + limit, distance, bounds)
     capped = capped or stopped
     total = None if more_paths else len(found)
     found = found[offset:]
-    facts = fetch_facts(cur, d, (s.id for p in found for s in p), w.known)
-    answer = tuple(tuple(dataclasses.replace(facts[s.id], direction=s.direction) for s in p) for p in found)
+    facts = fetch_facts(cur, d, (fid for p in found for fid, _ in p), w.known)
+    answer = tuple(tuple(dataclasses.replace(facts[fid], direction=way) for fid, way in p) for p in found)
     note = None
     if capped:
         note = _cap_note(visited, max_facts) if not stopped else (
@@ -236,75 +255,67 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
     return Paths(src, dst, answer, (dst,) if total != 0 else (), total, offset, more_paths, visited, capped, note)
 
 
-def _reverse(step: Step) -> Step:
-    """A fact read walking backwards from the target, as walked forwards."""
-    return Step(step.id, step.there, step.here, "incoming" if step.direction == "outgoing" else "outgoing", step.start)
+def _enumerate(ends: dict[int, tuple[str, str, int]], src: str, dst: str, direction: str, max_hops: int,
+               time_respecting: bool, limit: int | None, distance: dict[str, dict[str, int]],
+               bounds: dict[str, int]) -> tuple[list[list[tuple[int, str]]], bool, bool]:
+    """Simple paths src → dst over the facts read (``ends``: id → subject, object, start), shortest first, then
+    by their fact ids: the paths as (fact id, direction) lists (at most ``limit``), whether more exist, and
+    whether the step bound stopped the search.
 
-
-def _enumerate(steps: Iterable[Step], src: str, dst: str, direction: str, max_hops: int, time_respecting: bool,
-               limit: int | None) -> tuple[list[list[Step]], bool, bool]:
-    """Simple paths src → dst over the facts read, shortest first, then by their fact ids: the paths (at most
-    ``limit``), whether more exist, and whether the step bound stopped the search."""
-    adjacency: dict[str, list[Step]] = {}
-    for s in {(s.id): s for s in steps}.values():
-        ways = []
-        if direction in ("outgoing", "both"):
-            ways.append(s if s.direction == "outgoing" else _reverse(s))
-        if direction in ("incoming", "both"):
-            ways.append(s if s.direction == "incoming" else _reverse(s))
+    ``distance[side]`` holds the hops from src (``forward``) and to dst (``backward``) of the entities each walk
+    reached, exact within its reach; past it, ``bounds[side]`` is a lower bound. A hop u → v lies on no path
+    of at most ``max_hops`` facts when the bounds from src to u and from v to dst leave no room for it: only the
+    other hops are kept, and the walk from src goes only where the target is still within reach.
+    """
+    from_src, to_dst = distance["forward"], distance["backward"]
+    past_src, past_dst = bounds["forward"], bounds["backward"]
+    adjacency: dict[str, list[tuple[int, str, str, int]]] = {}
+    ways = [w for w in ("outgoing", "incoming") if direction in (w, "both")]
+    for fid in sorted(ends):
+        subject, obj, start = ends[fid]
         for way in ways:
-            adjacency.setdefault(way.here, []).append(way)
-    for out in adjacency.values():
-        out.sort(key=lambda s: s.id)
-    # Hops still needed to reach dst from each entity, over the facts read (a lower bound of the real need).
-    need = {dst: 0}
-    into: dict[str, list[str]] = {}
-    for out in adjacency.values():
-        for s in out:
-            into.setdefault(s.there, []).append(s.here)
-    layer = [dst]
-    while layer:
-        nxt = []
-        for v in layer:
-            for u in into.get(v, ()):
-                if u not in need:
-                    need[u] = need[v] + 1
-                    nxt.append(u)
-        layer = nxt
-    found: list[list[Step]] = []
+            u, v = (subject, obj) if way == "outgoing" else (obj, subject)
+            if from_src.get(u, past_src) + 1 + to_dst.get(v, past_dst) <= max_hops:
+                adjacency.setdefault(u, []).append((fid, v, way, start))
+    to_target, beyond = to_dst, past_dst
+    found: list[list[tuple[int, str]]] = []
     budget = [MAX_STEPS]
     want = None if limit is None else limit + 1
+    path: list[tuple[int, str]] = []
+    starts: list[int] = []
+    on = {src}
 
-    def walk(node: str, path: list[Step], on: set[str], length: int) -> bool:
-        """Extend ``path`` to exactly ``length`` facts; False when the budget or the wanted count ran out."""
-        if len(path) == length:
+    def walk(node: str, left: int) -> bool:
+        """Extend ``path`` by exactly ``left`` facts to dst; False when the budget or the wanted count ran out."""
+        if left == 0:
             if node == dst:
                 found.append(list(path))
                 return want is None or len(found) < want
             return True
-        for s in adjacency.get(node, ()):
-            if s.there in on or need.get(s.there, max_hops + 1) > length - len(path) - 1:
+        for fid, there, way, start in adjacency.get(node, ()):
+            if there in on or to_target.get(there, beyond) > left - 1:
                 continue
-            if time_respecting and path and s.start < path[-1].start:
+            if time_respecting and starts and start < starts[-1]:
                 continue
             budget[0] -= 1
             if budget[0] < 0:
                 return False
-            path.append(s)
-            on.add(s.there)
-            going = walk(s.there, path, on, length)
-            on.discard(s.there)
+            path.append((fid, way))
+            starts.append(start)
+            on.add(there)
+            going = walk(there, left - 1)
+            on.discard(there)
+            starts.pop()
             path.pop()
             if not going:
                 return False
         return True
 
     stopped = False
-    if src in need:
-        for length in range(need[src], max_hops + 1):
-            if not walk(src, [], {src}, length):
-                stopped = budget[0] < 0
-                break
+    for length in range(to_target.get(src, beyond), max_hops + 1):
+        if not walk(src, length):
+            stopped = budget[0] < 0
+            break
     more = want is not None and len(found) >= want
     return found[:limit] if limit is not None else found, more, stopped
 

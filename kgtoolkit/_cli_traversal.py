@@ -1,0 +1,258 @@
+"""The commands of multi-hop reads and diffs (contract §11): ``neighbors``, ``path``, ``follow``, ``diff``.
+
+A thin layer over :meth:`KnowledgeGraph.neighbors`, :meth:`~KnowledgeGraph.paths`,
+:meth:`~KnowledgeGraph.follow` and :meth:`~KnowledgeGraph.diff`, registered on :data:`kgtoolkit.cli.app`
+(``cli.py`` imports this module last). ``--json`` prints the library's records; tables and path pictures
+(``billing —owned_by→ payments team —reports_to→ Dana``) otherwise. ``kgtoolkit path`` with no entity
+does what it did before it named paths: print the graph's location (now ``kgtoolkit where``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from ._errors import InvalidRequest
+from ._names import normalize_predicate
+from ._records import Fact
+from ._traversal import DEFAULT_MAX_FACTS, Change, Diff, Neighborhood, Paths
+from .cli import (
+    AsOf,
+    KnownAt,
+    Limit,
+    Offset,
+    Predicates,
+    _command,
+    _emit,
+    _facts_table,
+    _json_wanted,
+    _open_graph,
+    _plural,
+    err,
+    graph_options,
+    out,
+    where,
+)
+
+__all__ = ["diff", "follow", "neighbors", "path", "picture"]
+
+Direction = Annotated[str, typer.Option("--direction", help="outgoing (subject to object), incoming or both.")]
+During = Annotated[tuple[str, str] | None, typer.Option(
+    "--during", metavar="START END", help="Hops whose validity overlaps this window (instead of --as-of).",
+    show_default=False)]
+MaxFacts = Annotated[int, typer.Option("--max-facts", min=1, help="Read at most this many facts (a hub is capped, "
+                                                                  "and the answer says so).")]
+TimeRespecting = Annotated[bool, typer.Option("--time-respecting", help="Each next fact starts no earlier than the "
+                                                                        "previous one.")]
+
+
+def _hop(fact: Fact) -> str:
+    """One hop as a picture: ``—owned_by→ payments team`` (``←reports_to— Dana`` walked against it)."""
+    if fact.direction == "incoming":
+        return f"←{fact.predicate}— {fact.subject_name}"
+    obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
+    return f"—{fact.predicate}→ {obj}"
+
+
+def picture(path: Sequence[Fact]) -> str:
+    """A path as one line of text: ``billing —owned_by→ payments team —reports_to→ Dana``."""
+    if not path:
+        return ""
+    first = path[0]
+    start = first.object_name if first.direction == "incoming" else first.subject_name
+    return " ".join([start, *(_hop(f) for f in path)])
+
+
+def _note(record: Neighborhood | Paths) -> None:
+    if record.note:
+        err.print(f"[yellow]note:[/] {escape(record.note)}", highlight=False)
+
+
+def _during(value: tuple[str, str] | None) -> tuple[str, str] | None:
+    return None if value is None else (value[0], value[1])
+
+
+def _show_paths(found: Paths, title: str) -> None:
+    if not found.paths:
+        out.print(f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
+                  highlight=False)
+    else:
+        total = f"{found.total:,}" if found.total is not None else "more"
+        shown = _plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {total} paths"
+        out.print(f"[bold]{escape(title)}[/] ({shown})", highlight=False)
+        for number, p in enumerate(found.paths, start=found.offset + 1):
+            dates = ", ".join(f"{f.valid_from or '?'}…{f.valid_to or ''}" for f in p)
+            dated = any(f.valid_from or f.valid_to for f in p)
+            out.print(f"{number:>3}. {escape(picture(p))}" + (f"  [dim]{escape(dates)}[/]" if dated else ""),
+                      highlight=False)
+    _note(found)
+
+
+@_command("neighbors")
+@graph_options()
+def neighbors(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Entity to start from (exact name or alias).")],
+    hops: Annotated[int, typer.Option("--hops", help="How many hops, 1 to 4.")] = 1,
+    direction: Direction = "both",
+    predicate: Predicates = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    during: During = None,
+    max_facts: MaxFacts = DEFAULT_MAX_FACTS,
+    limit: Limit = None,
+    offset: Offset = 0,
+) -> None:
+    """The entities and facts within a few hops of one entity."""
+    with _open_graph(ctx, read_only=True) as kg:
+        found = kg.neighbors(name, hops=hops, direction=direction, predicates=predicate,  # type: ignore[arg-type]
+                             as_of=as_of, known_at=known_at, during=_during(during), max_facts=max_facts,
+                             limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit(found.to_dict())
+        return
+    shown = _plural(found.total, "fact") if found.count == found.total else f"{found.count:,} of " \
+        f"{_plural(found.total, 'fact')}"
+    entities = f"{found.entity_total:,} {'entity' if found.entity_total == 1 else 'entities'}"
+    title = f"{found.center} within {_plural(hops, 'hop')} ({shown}, {entities})"
+    if not found.facts:
+        out.print(f"{escape(title)}: no facts", highlight=False)
+    else:
+        out.print(_facts_table(found.facts, title=escape(title), direction=True))
+        by_hop: dict[int, list[str]] = {}
+        for r in found.entities:
+            by_hop.setdefault(r.hops, []).append(r.name)
+        for h, names in sorted(by_hop.items()):
+            if h:
+                out.print(f"[dim]{_plural(h, 'hop')}:[/] {escape(', '.join(names))}", highlight=False)
+    _note(found)
+
+
+@_command("path")
+@graph_options()
+def path(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Argument(help="Entity the paths start at (none: print the graph's location, "
+                                                      "as `where` does).")] = None,
+    target: Annotated[str | None, typer.Argument(help="Entity the paths end at.")] = None,
+    max_hops: Annotated[int, typer.Option("--max-hops", help="The longest path, in facts, 1 to 4.")] = 4,
+    direction: Direction = "both",
+    predicate: Predicates = None,
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    during: During = None,
+    time_respecting: TimeRespecting = False,
+    max_facts: MaxFacts = DEFAULT_MAX_FACTS,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many paths.")] = 10,
+    offset: Offset = 0,
+) -> None:
+    """The shortest paths between two entities, each a chain of facts (no entity: the graph's location)."""
+    if source is None:
+        err.print("[dim]note: `kgtoolkit path` with no entities prints the graph's location; that moved to "
+                  "`kgtoolkit where`[/]", highlight=False)
+        where(ctx)
+        return
+    if target is None:
+        raise InvalidRequest("path takes two entities, SOURCE and TARGET (the graph's location: `kgtoolkit where`)",
+                             field="target")
+    with _open_graph(ctx, read_only=True) as kg:
+        found = kg.paths(source, target, max_hops=max_hops, direction=direction,  # type: ignore[arg-type]
+                         predicates=predicate, as_of=as_of, known_at=known_at, during=_during(during),
+                         time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit(found.to_dict())
+    else:
+        _show_paths(found, f"paths from {found.start} to {found.target}")
+
+
+@_command("follow")
+@graph_options()
+def follow(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Entity the chain starts at.")],
+    predicates: Annotated[list[str], typer.Argument(metavar="PREDICATE...", help="The relationships to follow, in "
+                                                                                "order, one hop each (1 to 4).")],
+    direction: Direction = "outgoing",
+    as_of: AsOf = None,
+    known_at: KnownAt = None,
+    during: During = None,
+    time_respecting: TimeRespecting = False,
+    max_facts: MaxFacts = DEFAULT_MAX_FACTS,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many branches.")] = 100,
+    offset: Offset = 0,
+) -> None:
+    """Follow a chain of relationship types from one entity, every branch (billing owned_by reports_to → Dana)."""
+    with _open_graph(ctx, read_only=True) as kg:
+        found = kg.follow(name, predicates, direction=direction, as_of=as_of,  # type: ignore[arg-type]
+                          known_at=known_at, during=_during(during), time_respecting=time_respecting,
+                          max_facts=max_facts, limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit(found.to_dict())
+        return
+    chain = " → ".join(normalize_predicate(p) for p in predicates)
+    ends = ", ".join(found.ends) if found.ends else "nothing"
+    out.print(f"[bold]{escape(found.start)} {escape(chain)}[/]: {escape(ends)}", highlight=False)
+    if found.paths:
+        _show_paths(found, "branches")
+    else:
+        _note(found)
+
+
+_KIND_STYLE = {"began": "green", "ended": "red", "replaced": "yellow"}
+
+
+def _object(fact: Fact | None) -> str:
+    if fact is None:
+        return ""
+    return f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
+
+
+def _diff_table(changes: Sequence[Change], title: str) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for column in ("at", "change", "subject", "predicate", "object"):
+        table.add_column(column)
+    for c in changes:
+        if c.kind == "replaced":
+            what = f"{escape(_object(c.old))} → {escape(_object(c.new))}"
+        else:
+            what = escape(_object(c.new if c.kind == "began" else c.old))
+        style = _KIND_STYLE[c.kind]
+        either = c.new or c.old
+        subject = either.subject_name if either is not None else c.subject
+        table.add_row(escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(c.predicate), what)
+    return table
+
+
+@_command("diff")
+@graph_options()
+def diff(
+    ctx: typer.Context,
+    start: Annotated[str, typer.Option("--from", help="The first date of the window (included).")],
+    end: Annotated[str, typer.Option("--to", help="The last date of the window (included).")],
+    entity: Annotated[str | None, typer.Option("--entity", help="Only facts about this entity (either side).")] = None,
+    predicate: Predicates = None,
+    known: Annotated[bool, typer.Option("--known", help="What the graph learned between the two moments "
+                                                        "(transaction time), not what changed in the world.")] = False,
+    limit: Limit = None,
+    offset: Offset = 0,
+) -> None:
+    """What changed between two dates: facts that began, ended, or were replaced (old → new)."""
+    with _open_graph(ctx, read_only=True) as kg:
+        found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
+                              limit=limit, offset=offset)
+    if _json_wanted(ctx):
+        _emit(found.to_dict())
+        return
+    shown = _plural(found.total, "change") if found.count == found.total else \
+        f"{found.count:,} of {_plural(found.total, 'change')}"
+    title = (f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
+             f"{found.ended:,} ended, {found.replaced:,} replaced)")
+    if not found.changes:
+        out.print(f"{escape(title)}", highlight=False)
+    else:
+        out.print(_diff_table(found.changes, escape(title)))
