@@ -26,7 +26,7 @@ The ``mcp`` package (the official SDK, 2.x) is imported only when the server sta
 ``import kgtoolkit`` and ``kgtoolkit mcp --print-config`` work without it.
 
 >>> sorted(tool_specs())[:3]
-['kg_add', 'kg_alias', 'kg_aliases']
+['kg_add', 'kg_alias', 'kg_alias_predicate']
 >>> tool_specs()["kg_query"]["inputSchema"]["required"]
 ['name']
 """
