@@ -4,8 +4,10 @@ Fact records with their text bounds), with loops and dicts, on generated graphs 
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -16,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kgtoolkit
-from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
+from kgtoolkit import Fact, KnowledgeGraph, analysis, frames, io
 from kgtoolkit.generate import generate
 
 UTC = dt.UTC
@@ -384,3 +386,32 @@ def test_snapshots_match_networkx_on_generated_graphs(rows: Any, every: str) -> 
                 if (start is None or start <= at) and (end is None or end >= at):
                     graph.add_edge(f.subject, f.object, key=f.id)
             assert row[1:] == rounded((None, *nx_metrics(graph)))[1:], at
+
+
+# ---------------------------------------------------------------------- ICEWS14, an event graph
+
+ICEWS14 = Path(__file__).resolve().parents[2] / "shared" / "data" / "icews14" / "facts.tsv"
+
+
+@pytest.mark.slow
+def test_on_icews14_the_event_analysis_counts_what_the_file_holds(tmp_path: Path) -> None:
+    if not ICEWS14.is_file():
+        pytest.skip(f"ICEWS14 not found at {ICEWS14} (the shared data folder is absent)")
+    with ICEWS14.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    per_month = Counter(r["valid_from"][:7] for r in rows)
+    march = Counter((r["subject"], r["object"]) for r in rows if r["valid_from"].startswith("2014-03"))
+    with kgtoolkit.open(tmp_path / "icews.sqlite3") as kg:
+        io.import_file(kg, ICEWS14, allow_commas=True)
+        facts = frames.facts(kg)
+        monthly = analysis.events(facts)
+        assert [(p.strftime("%Y-%m"), n) for p, n, _ in monthly.rows()] == sorted(per_month.items())
+        graph = analysis.event_graph(facts, start="2014-03", end="2014-03")
+        assert graph["events"].sum() == sum(march.values())
+        (top_pair, top_count), = march.most_common(1)
+        assert graph.select("subject_name", "object_name", "events").row(0) == (*top_pair, top_count)
+        exported = frames.to_networkx(kg, during=("2014-03", "2014-03"))
+        snapshot = analysis.snapshots(facts, at="period", start="2014-03", end="2014-03").row(0, named=True)
+        assert exported.number_of_edges() == snapshot["edges"] == sum(march.values())
+        assert exported.number_of_nodes() == snapshot["nodes"] == len({e for pair in march for e in pair})
+        assert snapshot["components"] == nx.number_weakly_connected_components(exported)
