@@ -1081,8 +1081,8 @@ def snapshots(
         rows["mean_degree"].append(2 * edges / nodes if nodes and "degree" in asked else None)
         components = largest = None
         if nodes and "components" in asked:
-            components, largest = _components(np.searchsorted(np.flatnonzero(seen), a),
-                                              np.searchsorted(np.flatnonzero(seen), b), nodes)
+            dense = np.cumsum(seen) - 1  # each active entity's number among the snapshot's nodes
+            components, largest = _components(dense[a], dense[b], nodes)
         rows["components"].append(components)
         rows["largest_component"].append(largest)
     table = grid.with_columns(pl.col("period").clip(lower_bound=_FIRST),
@@ -1095,8 +1095,8 @@ def _components(a: Any, b: Any, nodes: int) -> tuple[int, int]:
     size of the largest (rustworkx)."""
     import rustworkx as rx
 
-    g = rx.PyGraph(multigraph=False)
-    g.add_nodes_from(range(nodes))
+    g = rx.PyGraph(multigraph=True, node_count_hint=nodes, edge_count_hint=len(a))  # no check for parallel edges
+    g.add_nodes_from([None] * nodes)
     g.extend_from_edge_list(list(zip(a.tolist(), b.tolist(), strict=True)))
     parts = rx.connected_components(g)
     return len(parts), max(len(p) for p in parts)
