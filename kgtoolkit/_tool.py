@@ -600,8 +600,8 @@ BY = _param("by", "string", "valid: what changed in the world (the facts' validi
     "neighbors",
     "The entities and facts within a few hops of one entity (hops 1 to 4), walked in the graph: what surrounds it, "
     "who or what it is connected to and how far. Every hop is a current fact (as_of: valid on that date; during: "
-    "overlapping [start, end]; known_at: as believed then); predicates narrows the walk to those relationships. capped and note say when a hub stopped "
-    "the walk early.",
+    "overlapping [start, end]; known_at: as believed then); predicates narrows the walk to those relationships. "
+    "capped and note say when a hub stopped the walk early.",
     NAME.but(required=True, description="The entity to start from: exact name or alias (never fuzzy)."),
     HOPS.but(default=1), DIRECTION.but(default="both"), PREDICATES.but(description="Walk only these relationships."),
     AS_OF.but(description="Walk the facts valid on this date."), DURING, KNOWN_AT, PAGE_LIMIT, OFFSET.but(default=0),
@@ -616,8 +616,7 @@ def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "How two entities are connected: the shortest paths first, each a list of facts (a chain of precise hops, e.g. "
     "billing owned_by payments_team reports_to Dana), at most max_hops long. Use for multi-hop questions instead "
     "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date, during about a "
-    "window [start, end]; time_respecting "
-    "keeps paths that go forward in time.",
+    "window [start, end]; time_respecting keeps paths that go forward in time.",
     SOURCE.but(required=True, description="The entity the path starts at: exact name or alias."),
     TARGET.but(required=True), MAX_HOPS.but(default=4), DIRECTION.but(default="both"),
     PREDICATES.but(description="Walk only these relationships."),
