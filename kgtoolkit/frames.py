@@ -242,10 +242,10 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
             raise IntervalOrder(f"during ends ({during[1]}) before it starts ({during[0]})", field="during",
                                 value=str(during[1]))
     wanted: list[str] | None = None
+    labels = kg.predicate_labels()
     if predicates is not None:
         if isinstance(predicates, str):
             predicates = [predicates]
-        labels = kg.predicate_labels()
         wanted = [kg.resolve_predicate(p) for p in predicates]
         missing = [p for p, w in zip(predicates, wanted, strict=True) if w not in labels]
         if missing:
@@ -265,12 +265,11 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
     frame = frame.filter(~pl.col("object_is_value"))
     if wanted is not None:
         frame = frame.filter(pl.col("predicate").is_in(wanted))
-    label_map = kg.predicate_labels()
     kind = (pl.col("kind") if "kind" in frame.columns else
             pl.when(pl.col("valid_from") == pl.col("valid_to")).then(pl.lit("event")).otherwise(pl.lit("state")))
     edges = frame.select(
         "subject", "object", "id", "predicate",
-        pl.col("predicate").replace_strict(label_map, default=pl.col("predicate"), return_dtype=pl.String)
+        pl.col("predicate").replace_strict(labels, default=pl.col("predicate"), return_dtype=pl.String)
         .alias("label"),
         "valid_from", "valid_to", "state", kind.alias("kind"), "confidence", "source",
     )
