@@ -590,6 +590,8 @@ TIME_RESPECTING = _param("time_respecting", "boolean", "Only paths going forward
                                                        "earlier than the previous one (path).")
 FROM = _param("from", "string", "The first date of the window (diff), included.")
 TO = _param("to", "string", "The last date of the window (diff), included.")
+DURING = _param("during", "array", "Two dates [start, end] (neighbors, path, follow): walk the facts whose validity "
+                                   "overlaps that window instead of those valid on one date (not with as_of).")
 BY = _param("by", "string", "valid: what changed in the world (the facts' validity); known: what the graph learned "
                             "(transaction time) (diff).", enum=("valid", "known"))
 
@@ -597,12 +599,12 @@ BY = _param("by", "string", "valid: what changed in the world (the facts' validi
 @action(
     "neighbors",
     "The entities and facts within a few hops of one entity (hops 1 to 4), walked in the graph: what surrounds it, "
-    "who or what it is connected to and how far. Every hop is a current fact (as_of: valid on that date; known_at: "
-    "as believed then); predicates narrows the walk to those relationships. capped and note say when a hub stopped "
-    "the walk early.",
+    "who or what it is connected to and how far. Every hop is a current fact (as_of: valid on that date; during: "
+    "overlapping [start, end]; known_at: as believed then); predicates narrows the walk to those relationships. "
+    "capped and note say when a hub stopped the walk early.",
     NAME.but(required=True, description="The entity to start from: exact name or alias (never fuzzy)."),
     HOPS.but(default=1), DIRECTION.but(default="both"), PREDICATES.but(description="Walk only these relationships."),
-    AS_OF.but(description="Walk the facts valid on this date."), KNOWN_AT, PAGE_LIMIT, OFFSET.but(default=0),
+    AS_OF.but(description="Walk the facts valid on this date."), DURING, KNOWN_AT, PAGE_LIMIT, OFFSET.but(default=0),
     read_only=True, paged=True,
 )
 def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -613,13 +615,13 @@ def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "path",
     "How two entities are connected: the shortest paths first, each a list of facts (a chain of precise hops, e.g. "
     "billing owned_by payments_team reports_to Dana), at most max_hops long. Use for multi-hop questions instead "
-    "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date; time_respecting "
-    "keeps paths that go forward in time.",
+    "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date, during about a "
+    "window [start, end]; time_respecting keeps paths that go forward in time.",
     SOURCE.but(required=True, description="The entity the path starts at: exact name or alias."),
     TARGET.but(required=True), MAX_HOPS.but(default=4), DIRECTION.but(default="both"),
     PREDICATES.but(description="Walk only these relationships."),
-    AS_OF.but(description="Walk the facts valid on this date."), TIME_RESPECTING.but(default=False), PAGE_LIMIT,
-    OFFSET.but(default=0),
+    AS_OF.but(description="Walk the facts valid on this date."), DURING, TIME_RESPECTING.but(default=False),
+    PAGE_LIMIT, OFFSET.but(default=0),
     read_only=True, paged=True,
 )
 def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -630,11 +632,12 @@ def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "follow",
     "Follow a chain of relationship types from one entity, every branch: name billing_service, predicates "
     "[owned_by, reports_to] answers who the owners of billing_service report to (ends), with the facts of each "
-    "branch (paths). One hop per predicate, 1 to 4; direction incoming walks each hop from object to subject.",
+    "branch (paths). One hop per predicate, 1 to 4; direction incoming walks each hop from object to subject; as_of "
+    "or during [start, end] choose the facts by date.",
     NAME.but(required=True, description="The entity the chain starts at: exact name or alias."),
     PREDICATES.but(required=True, description="The relationships to follow, in order, one hop each (1 to 4)."),
-    DIRECTION.but(default="outgoing"), AS_OF.but(description="Follow the facts valid on this date."), PAGE_LIMIT,
-    OFFSET.but(default=0),
+    DIRECTION.but(default="outgoing"), AS_OF.but(description="Follow the facts valid on this date."), DURING,
+    PAGE_LIMIT, OFFSET.but(default=0),
     read_only=True, paged=True,
 )
 def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:

@@ -97,7 +97,7 @@ def notebook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mpl_config: Pa
 def test_the_notebooks_are_there() -> None:
     names = {p.name for p in NOTEBOOKS}
     assert {"01_quickstart.ipynb", "02_fact_churn.ipynb", "03_conflicts_and_timelines.ipynb",
-            "04_bulk_import.ipynb"} <= names
+            "04_bulk_import.ipynb", "06_paths_and_events.ipynb"} <= names
 
 
 @pytest.mark.slow
@@ -141,6 +141,18 @@ def test_bulk_import_notebook_falls_back_to_the_demo(
     _, printed = run_notebook(REPO / "notebooks" / "04_bulk_import.ipynb", notebook_env, python3_kernel)
     assert "demo_facts.tsv" in printed and "the strict import accepted every row" in printed
     assert printed.rstrip().endswith("all checks passed")
+
+
+@pytest.mark.slow
+def test_paths_and_events_notebook_runs_without_the_shared_data(
+        notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ICEWS14 next to the repository, the event part says so and runs on a generated event graph."""
+    elsewhere = tmp_path / "checkout" / "kgtoolkit"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.setenv("KGTOOLKIT_REPO", str(elsewhere))  # no ../shared/data here
+    _, printed = run_notebook(REPO / "notebooks" / "06_paths_and_events.ipynb", notebook_env, python3_kernel)
+    assert "the ICEWS14 part is skipped" in printed and "events.tsv" in printed
+    assert "part 1 checks passed" in printed and printed.rstrip().endswith("all checks passed")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

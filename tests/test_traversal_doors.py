@@ -72,6 +72,43 @@ def test_the_actions_answer_what_the_library_answers(kg: KnowledgeGraph) -> None
     assert ok(kg, action="diff", by="known", **{"from": "2000", "to": "2999"})["total"] == 7
 
 
+def test_during_walks_the_facts_overlapping_a_window_through_the_tool_and_mcp(kg: KnowledgeGraph) -> None:
+    _org(kg)
+    kg.add("ledger", "owned_by", "archive team", valid_from="2023-01-01", valid_to="2023-06-30")
+    kg.add("archive team", "reports_to", "Eve", valid_from="2023-03-01", valid_to="2023-04-30")
+    window = ["2023-04-01", "2023-05-31"]
+    got = ok(kg, action="neighbors", name="ledger", hops=2, during=window)
+    assert got == plain(kg.neighbors("ledger", hops=2, during=window, limit=100).to_dict())
+    assert {e["id"] for e in got["entities"]} == {"ledger", "archive_team", "eve", "billing_service",
+                                                  "payments_team"}  # the 2024 owner is not in the window
+    path = ok(kg, action="path", source="ledger", target="Eve", during=window)
+    assert [[f["predicate"] for f in p] for p in path["paths"]] == [["owned_by", "reports_to"]]
+    assert path == plain(kg.paths("ledger", "eve", during=window, limit=100).to_dict())
+    assert ok(kg, action="path", source="ledger", target="Eve", during=["2023-05", "2023-06"])["paths"] == []
+    chain = ok(kg, action="follow", name="ledger", predicates=["owned_by", "reports_to"], during=window)
+    assert chain["ends"] == ["eve"]
+    assert chain == plain(kg.follow("ledger", ["owned_by", "reports_to"], during=window).to_dict())
+    assert ok(kg, action="follow", name="ledger", predicates=["owned_by", "reports_to"])["ends"] == []
+    served = mcp_server.call(kg, "kg_follow", {"name": "ledger", "predicates": ["owned_by", "reports_to"],
+                                               "during": window})
+    assert served["result"]["ends"] == ["eve"]
+    assert mcp_server.call(kg, "kg_path", {"source": "ledger", "target": "Eve", "during": window})["result"] == path
+    specs = mcp_server.tool_specs()
+    for tool in ("kg_neighbors", "kg_path", "kg_follow"):
+        assert specs[tool]["inputSchema"]["properties"]["during"]["type"] == "array"
+
+    before = kg.data_version()
+    assert error(kg, action="path", source="ledger", target="Eve", during=["2023-04-01"])["field"] == "during"
+    assert error(kg, action="neighbors", name="ledger", during="2023-04-01")["field"] == "during"
+    assert error(kg, action="follow", name="ledger", predicates=["owned_by"], during=["2023-06", "2023-01"])[
+        "code"] == "interval_order"
+    both = error(kg, action="neighbors", name="ledger", as_of="2023-04-01", during=window)
+    assert (both["code"], both["field"]) == ("invalid_request", "during")
+    assert error(kg, action="path", source="ledger", target="Eve", during=["soon", "later"])["code"] == "invalid_date"
+    assert mcp_server.call(kg, "kg_neighbors", {"name": "ledger", "during": [1, 2]})["ok"] is False
+    assert kg.data_version() == before
+
+
 def test_pages_concatenate_and_the_doors_defaults_apply(kg: KnowledgeGraph) -> None:
     for i in range(60):
         kg.add("hub", "links", f"leaf{i:02}")
