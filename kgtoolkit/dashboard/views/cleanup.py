@@ -14,13 +14,16 @@ PER_PAGE = (10, 25, 50, 100)
 c = kgdash.ctx()
 st.title("Clean up")
 st.caption("Names that probably mean one thing (\"Postgres\" / \"PostgreSQL\", `uses_db` / `uses_database`), best "
-           "first, each with the reasons it was suggested. Nothing is merged until you say so. "
-           "**Merge** (two entities) moves the other entity's facts to the one you keep and keeps its name as an "
-           "alias: for two entities that *is* making an alias (the library's `alias` refuses a name that is an "
-           "entity already). **Make alias** (two predicates) folds the other predicate's facts into the one you "
-           "keep and makes it a predicate alias (`rename_predicate`: `alias_predicate` refuses a predicate that "
-           "has facts, and every predicate listed has some). **Not the same** is remembered in the graph: the "
-           "pair is never suggested again.")
+           "first, each with the reasons it was suggested; nothing changes until you press a button. **Merge** (two "
+           "entities): the other entity's facts move to the one you keep, and its name becomes an alias of it. "
+           "**Make alias** (two predicates): the other predicate's facts fold into the one you keep, and it becomes "
+           "a predicate alias of it. **Not the same**: remembered in the graph, never suggested again.")
+with st.expander("Why Merge for entities and Make alias for predicates"):
+    st.caption("For two entities, making one name an alias of the other *is* the merge: the library's `alias` refuses "
+               "a name that is an entity already (`alias_conflict`), so **Merge** calls `merge`, which moves the "
+               "facts and keeps the name as an alias. For two predicates there is no merge: **Make alias** calls "
+               "`rename_predicate`, which folds the facts (with their history) and makes the old predicate an alias; "
+               "`alias_predicate` refuses a predicate that has facts, and every predicate listed here has some.")
 
 refusal = kgdash.write_refusal(c)
 if refusal:
@@ -32,15 +35,18 @@ def _first_page() -> None:
     st.session_state["cleanup_page"] = 1
 
 
-a, b, d, e = st.columns([1.3, 1.4, 1.3, 2])
+a, b, d, e = st.columns([1.3, 1.4, 1, 2])
 kind = a.segmented_control("Kind", list(KINDS), format_func=KINDS.__getitem__, key="cleanup_kind",
                            default="entities", on_change=_first_page) or "entities"
 min_score = b.slider("Lowest score", 0.5, 1.0, 0.75, 0.01, key="cleanup_min_score", on_change=_first_page,
                      help="Pairs scoring below this are left out (scores run from 0 to 1; the library's default "
                           "is 0.75).")
 search, missing = kgdash.search_module()
-embeddings = d.toggle("Compare meaning too", key="cleanup_embeddings", disabled=search is None, on_change=_first_page,
-                      help=missing or "Also rank names close in meaning (the embeddings of the search extra); slower.")
+with d:
+    st.write("")  # level with the other widgets' labels
+    embeddings = st.toggle("By meaning", key="cleanup_embeddings", disabled=search is None, on_change=_first_page,
+                           help=missing or "Also rank names close in meaning (the embeddings of the search extra); "
+                                           "slower.")
 text = e.text_input("Filter by name", key="cleanup_filter", placeholder="e.g. melbourne", on_change=_first_page)
 
 if st.session_state.get("cleanup_done"):
@@ -60,23 +66,27 @@ st.session_state["cleanup_candidates"] = shown  # the data behind the page (test
 counts = kgdash.fact_counts(c.path, c.read_only, c.version, kind)
 spelled = kgdash.labels(c.path, c.read_only, c.version) if kind == "predicates" else {}
 
-m1, m2, m3 = st.columns([1, 1, 2.5])
+m1, m2, m3, m4 = st.columns([1, 1, 1.2, 1.2])
 m1.metric("Candidates", f"{len(found):,}")
 m2.metric("Shown", f"{len(shown):,}")
 per_page = int(m3.selectbox("Per page", PER_PAGE, index=1, key="cleanup_per_page", on_change=_first_page))
 pages = max(1, -(-len(shown) // per_page))
 if st.session_state.get("cleanup_page", 1) > pages:  # the list got shorter (an action, a filter)
     st.session_state["cleanup_page"] = pages
-page = int(st.number_input(f"Page (of {pages:,})", 1, pages, key="cleanup_page"))
+page = int(m4.number_input(f"Page (of {pages:,})", 1, pages, key="cleanup_page"))
 
 if not shown:
     st.success(f"No duplicate {kind[:-1]} candidates{' match the filter' if probe else ''}."
                + ("" if probe else " Pairs marked not the same are never listed again."))
 
 
+def _facts(pair_id: str) -> str:
+    n = counts.get(pair_id, 0)
+    return f"{n:,} fact" if n == 1 else f"{n:,} facts"
+
+
 def _name(pair_id: str, name: str) -> str:
-    said = spelled.get(pair_id, name)
-    return f"{said}  ·  {counts.get(pair_id, 0):,} fact{'' if counts.get(pair_id, 0) == 1 else 's'}"
+    return f"{spelled.get(pair_id, name)}  ·  {_facts(pair_id)}"
 
 
 def act(action: str, a_id: str, b_id: str, key: str) -> None:
@@ -98,8 +108,8 @@ for n, pair in enumerate(shown[(page - 1) * per_page:page * per_page]):
         left, right = st.columns([3, 2])
         shown_a, shown_b = (spelled.get(i, n) for i, n in names.items())
         left.markdown(f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
-                      f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({counts.get(pair.a, 0):,} facts) · "
-                      f"{md_code(pair.b)} ({counts.get(pair.b, 0):,} facts)</small>", unsafe_allow_html=True)
+                      f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
+                      f"{md_code(pair.b)} ({_facts(pair.b)})</small>", unsafe_allow_html=True)
         left.caption("  \n".join(md_text(reason) for reason in pair.reasons))
         # keep the side more facts name (then the longer name): usually the spelling people use
         best = max((pair.b, pair.a), key=lambda i: (counts.get(i, 0), len(names[i])))
