@@ -1,4 +1,4 @@
-"""Clean up: duplicate candidates (``kg.duplicates``), each pair with its reasons, merged, aliased or marked not the same."""
+"""Clean up: duplicate candidates (``kg.duplicates``) with their reasons, merged, aliased or marked not the same."""
 
 from __future__ import annotations
 
@@ -106,19 +106,20 @@ for n, pair in enumerate(shown[(page - 1) * per_page:page * per_page]):
     names = {pair.a: pair.a_name, pair.b: pair.b_name}
     with st.container(border=True, key=f"cleanup_pair_{n}"):
         left, right = st.columns([3, 2])
-        shown_a, shown_b = (spelled.get(i, n) for i, n in names.items())
+        shown_a, shown_b = (spelled.get(i, said) for i, said in names.items())
         left.markdown(f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
                       f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
                       f"{md_code(pair.b)} ({_facts(pair.b)})</small>", unsafe_allow_html=True)
         left.caption("  \n".join(md_text(reason) for reason in pair.reasons))
         # keep the side more facts name (then the longer name): usually the spelling people use
         best = max((pair.b, pair.a), key=lambda i: (counts.get(i, 0), len(names[i])))
+        choices = {i: md_text(_name(i, said)) for i, said in names.items()}  # radio options are Markdown
         keep = right.radio("Keep", [pair.a, pair.b], index=[pair.a, pair.b].index(best), horizontal=True,
-                           key=f"cleanup_keep_{key}", format_func={i: md_text(_name(i, said)) for i, said in names.items()}.__getitem__,
-                           disabled=refusal is not None)
+                           key=f"cleanup_keep_{key}", format_func=choices.__getitem__, disabled=refusal is not None)
         other = pair.a if keep == pair.b else pair.b
         x, y = right.columns(2)
-        x.button(verb, key=f"cleanup_{action}_{key}", type="primary", on_click=act, args=(action, pair.a, pair.b, key), disabled=refusal is not None,
+        x.button(verb, key=f"cleanup_{action}_{key}", type="primary", on_click=act, args=(action, pair.a, pair.b, key),
+                 disabled=refusal is not None,
                  help=f"Disabled: {md_text(refusal)}." if refusal else (
                      f"Move the facts of {md_text(names[other])} to {md_text(names[keep])}; its name becomes an alias."
                      if kind == "entities" else
