@@ -19,7 +19,20 @@ from rich.table import Table
 
 from ._errors import KGError
 from ._tool import page_result
-from .cli import Limit, Offset, _command, _how_many, _json_wanted, _open_graph, _past, app, err, graph_options, out
+from .cli import (
+    Limit,
+    Offset,
+    _command,
+    _how_many,
+    _json_wanted,
+    _open_graph,
+    _past,
+    _print_table,
+    app,
+    err,
+    graph_options,
+    out,
+)
 from .cli import _emit as emit
 from .findings import CODES
 
@@ -51,10 +64,10 @@ def duplicates(
                   header_style="bold", box=box.SIMPLE_HEAD)
     for c in page:
         table.add_row(f"{c.score:.2f}", escape(c.a_name), escape(c.b_name), escape("; ".join(c.reasons)))
-    out.print(table)
-    flag = "" if kind == "entities" else " --kind predicates"
-    out.print(f"[dim]merge a pair (kgtoolkit merge A B), alias it, or: kgtoolkit not-duplicate A B{flag}[/]",
-              highlight=False)
+    _print_table(table)
+    fold, flag = ("merge", "") if kind == "entities" else ("rename-predicate", " --kind predicates")
+    out.print(f"[dim]fold a pair (kgtoolkit {fold} A B: A becomes an alias of B), or: kgtoolkit not-duplicate "
+              f"A B{flag}[/]", highlight=False)
 
 
 @_command("not-duplicate")
@@ -99,5 +112,5 @@ def check(
                       header_style="bold", box=box.SIMPLE_HEAD)
         for f in page:
             table.add_row(f.code, escape(f.message), ", ".join(map(str, f.facts)))
-        out.print(table)
+        _print_table(table)
     raise typer.Exit(1 if page.total else 0)

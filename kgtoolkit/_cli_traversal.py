@@ -30,9 +30,11 @@ from .cli import (
     _command,
     _emit,
     _facts_table,
+    _how_many,
     _json_wanted,
     _open_graph,
     _plural,
+    _print_table,
     err,
     graph_options,
     out,
@@ -116,14 +118,13 @@ def neighbors(
     if _json_wanted(ctx):
         _emit(found.to_dict())
         return
-    shown = _plural(found.total, "fact") if found.count == found.total else f"{found.count:,} of " \
-        f"{_plural(found.total, 'fact')}"
+    shown = _how_many(found, "fact")
     entities = f"{found.entity_total:,} {'entity' if found.entity_total == 1 else 'entities'}"
     title = f"{found.center} within {_plural(hops, 'hop')} ({shown}, {entities})"
     if not found.facts:
         out.print(f"{escape(title)}: no facts", highlight=False)
     else:
-        out.print(_facts_table(found.facts, title=escape(title), direction=True))
+        _print_table(_facts_table(found.facts, title=escape(title), direction=True))
         by_hop: dict[int, list[str]] = {}
         for r in found.entities:
             by_hop.setdefault(r.hops, []).append(r.name)
@@ -248,11 +249,10 @@ def diff(
     if _json_wanted(ctx):
         _emit(found.to_dict())
         return
-    shown = _plural(found.total, "change") if found.count == found.total else \
-        f"{found.count:,} of {_plural(found.total, 'change')}"
+    shown = _how_many(found, "change")
     title = (f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
              f"{found.ended:,} ended, {found.replaced:,} replaced)")
     if not found.changes:
         out.print(f"{escape(title)}", highlight=False)
     else:
-        out.print(_diff_table(found.changes, escape(title)))
+        _print_table(_diff_table(found.changes, escape(title)))

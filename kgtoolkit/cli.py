@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 from rich import box
@@ -236,7 +236,17 @@ def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
 
 
-def _how_many(page: Page[Any], noun: str) -> str:
+class _Counted(Protocol):
+    """A page of an answer: a :class:`Page`, or a record that counts like one (``Neighborhood``, ``Diff``)."""
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def total(self) -> int: ...
+
+
+def _how_many(page: _Counted, noun: str) -> str:
     """``8 of 6,083 facts`` (``3 facts`` when the page holds them all; ``1 fact``)."""
     return _plural(page.total, noun) if page.count == page.total else f"{page.count:,} of {_plural(page.total, noun)}"
 

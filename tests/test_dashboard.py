@@ -1,5 +1,6 @@
 """The Streamlit dashboard under ``streamlit.testing.v1.AppTest``: every page, on the demo graph and on
-an empty graph; the date filter changes the data behind the graph; read-only mode disables writes."""
+an empty graph; the date filter changes the data behind the graph; read-only mode disables writes; the
+Clean up page's buttons merge, alias and mark pairs of a graph with planted duplicates, on both backends."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from streamlit.testing.v1 import AppTest
 import kgtoolkit
 from kgtoolkit import dashboard, frames, graphview
 from kgtoolkit._demo import build_demo
-from kgtoolkit.dashboard._text import plain
+from kgtoolkit.dashboard._text import md_text, plain
+from kgtoolkit.store import dump
 
 APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
 CHECKOUT_APP = Path(__file__).resolve().parents[1] / "app" / "dashboard.py"  # `streamlit run app/dashboard.py`
-PAGES = ["graph", "entity", "paths", "changes", "conflicts", "churn", "search", "import_export"]
+PAGES = ["graph", "entity", "paths", "changes", "conflicts", "cleanup", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
 
 
@@ -353,3 +355,214 @@ def test_a_read_only_postgres_dashboard_uses_a_read_only_session(team_db: str) -
             kg.add("my_api", "uses_queue", "Kafka")
     finally:
         kg.close()
+
+
+# ---------------------------------------------------------------------- the Clean up page (contract §14)
+
+
+def planted(kg: kgtoolkit.KnowledgeGraph) -> None:
+    """A small graph with duplicates planted: other spellings of entities, and a predicate's synonym."""
+    kg.add("billing", "uses_db", "Postgres", valid_from="2024-01-01")
+    kg.add("billing", "owned_by", "payments team")
+    kg.add("api", "uses_database", "PostgreSQL", valid_from="2025-02-01")
+    kg.add("Alice", "works_at", "Univ. of Melbourne")
+    kg.add("Bob", "works_at", "University of Melbourne")
+    kg.add("Carol", "works_at", "IBM")
+    kg.add("Dan", "works_at", "International Business Machines")
+
+
+@pytest.fixture
+def planted_db(new_db) -> Path | str:
+    db = new_db("planted")
+    with kgtoolkit.open(db) as kg:
+        planted(kg)
+    return db
+
+
+def _pairs(at: AppTest) -> list[frozenset[str]]:
+    return [frozenset((p.a_name, p.b_name)) for p in at.session_state["cleanup_candidates"]]
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+NO_EMBEDDINGS = {"embeddings": False}
+MELBOURNE = frozenset(("Univ. of Melbourne", "University of Melbourne"))
+POSTGRES = frozenset(("Postgres", "PostgreSQL"))
+IBM = frozenset(("IBM", "International Business Machines"))
+
+
+def test_the_cleanup_page_lists_the_librarys_candidates_with_their_reasons(monkeypatch: pytest.MonkeyPatch,
+                                                                           planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db), "cleanup")
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        want = kg.duplicates(**NO_EMBEDDINGS)
+        preds = kg.duplicates(kind="predicates", **NO_EMBEDDINGS)
+    assert tuple(at.session_state["cleanup_candidates"]) == want.items and {MELBOURNE, POSTGRES, IBM} <= set(_pairs(at))
+    said = plain(" ".join(c.value for c in at.caption))
+    assert all(reason in said for pair in want for reason in pair.reasons)  # each pair says why
+    assert [m.value for m in at.metric if m.label == "Candidates"] == [f"{want.total:,}"]
+    buttons = {b.key: b for b in at.button}
+    for pair in want:
+        key = f"entities|{pair.a}|{pair.b}"
+        assert buttons[f"cleanup_merge_{key}"].label == "Merge" and not buttons[f"cleanup_merge_{key}"].disabled
+        assert buttons[f"cleanup_not_same_{key}"].label == "Not the same"
+    assert any("`alias` refuses a name that is an entity already" in c.value for c in at.caption)  # says which call
+    at.segmented_control(key="cleanup_kind").set_value("predicates").run()
+    _ok(at)
+    assert tuple(at.session_state["cleanup_candidates"]) == preds.items
+    assert frozenset(("uses_db", "uses_database")) in _pairs(at)
+    assert {b.label for b in at.button if b.key.startswith("cleanup_alias_")} == {"Make alias"}
+    assert not [b for b in at.button if b.key.startswith("cleanup_merge_")]
+
+
+def test_merge_moves_the_facts_to_the_entity_kept(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db), "cleanup")
+    # Postgres and PostgreSQL have one fact each: the longer name is kept unless another is chosen
+    assert at.radio(key="cleanup_keep_entities|postgres|postgresql").value == "postgresql"
+    at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()
+    _ok(at)
+    assert at.success[0].value == (
+        "Merged **Postgres** into **PostgreSQL**: 1 fact moved; `Postgres` is an alias of it now.")
+    assert POSTGRES not in _pairs(at) and {MELBOURNE, IBM} <= set(_pairs(at))  # the list is read again
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert kg.resolve("Postgres") == "postgresql"
+        assert {(f.subject, f.object) for f in kg.query("PostgreSQL", direction="incoming")} == {
+            ("billing", "postgresql"), ("api", "postgresql")}
+    # the other side kept: International Business Machines folds into IBM
+    at.radio(key="cleanup_keep_entities|ibm|international_business_machines").set_value("ibm").run()
+    at.button(key="cleanup_merge_entities|ibm|international_business_machines").click().run()
+    _ok(at)
+    assert "into **IBM**" in at.success[0].value and IBM not in _pairs(at)
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert kg.resolve("International Business Machines") == "ibm"
+        assert [f.subject for f in kg.query("IBM", direction="incoming")] == ["carol", "dan"]
+
+
+def test_make_alias_folds_one_predicate_into_the_other(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db, cleanup_kind="predicates"), "cleanup")
+    key = "predicates|uses_database|uses_db"
+    assert at.radio(key=f"cleanup_keep_{key}").value == "uses_database"
+    at.button(key=f"cleanup_alias_{key}").click().run()
+    _ok(at)
+    assert at.success[0].value == (
+        "Folded 1 fact of `uses_db` into `uses_database`; `uses_db` is an alias of it now.")
+    assert frozenset(("uses_db", "uses_database")) not in _pairs(at)
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert kg.resolve_predicate("uses_db") == "uses_database"
+        assert [f.predicate for f in kg.timeline("billing", predicates="uses_database")] == ["uses_database"]
+        assert "uses_db" not in {p.id for p in kg.predicates()}
+
+
+def test_not_the_same_is_remembered_and_never_listed_again(monkeypatch: pytest.MonkeyPatch,
+                                                            planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db), "cleanup")
+    at.button(key="cleanup_not_same_entities|univ._of_melbourne|university_of_melbourne").click().run()
+    _ok(at)
+    assert at.success[0].value == (
+        f"Marked **{md_text('Univ. of Melbourne')}** and **University of Melbourne** as not the same: they are never "
+        "suggested again.")
+    assert MELBOURNE not in _pairs(at) and POSTGRES in _pairs(at)
+    at.segmented_control(key="cleanup_kind").set_value("predicates").run()
+    pair = at.session_state["cleanup_candidates"][0]
+    at.button(key=f"cleanup_not_same_predicates|{pair.a}|{pair.b}").click().run()
+    _ok(at)
+    assert frozenset((pair.a_name, pair.b_name)) not in _pairs(at)
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert MELBOURNE not in {frozenset((c.a_name, c.b_name)) for c in kg.duplicates(**NO_EMBEDDINGS)}
+        assert (pair.a, pair.b) not in {(c.a, c.b) for c in kg.duplicates(kind="predicates", **NO_EMBEDDINGS)}
+        assert [(r["kind"], r["a"], r["b"]) for r in dump(kg)["not_duplicates"]] == [
+            ("entities", "univ._of_melbourne", "university_of_melbourne"), ("predicates", pair.a, pair.b)]
+        assert kg.entity("Univ. of Melbourne").id != kg.entity("University of Melbourne").id  # nothing merged
+    again = _open(_app(monkeypatch, planted_db), "cleanup")  # a new session: still not listed
+    assert MELBOURNE not in _pairs(again)
+
+
+def test_an_action_that_fails_shows_the_librarys_error(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db), "cleanup")
+    with kgtoolkit.open(planted_db) as kg:  # meanwhile, someone else merges the pair
+        kg.merge("Postgres", "PostgreSQL")
+        with pytest.raises(kgtoolkit.KGError) as raised:
+            kg.merge("postgres", "postgresql")  # what the stale button asks for: the pair's ids
+    at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [md_text(f"[{raised.value.code}] {raised.value.message}")]
+    assert POSTGRES not in _pairs(at) and MELBOURNE in _pairs(at)  # the list is the graph's as it is now
+
+
+def test_a_read_only_graph_lists_the_pairs_with_the_buttons_disabled(monkeypatch: pytest.MonkeyPatch,
+                                                                      planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db, read_only=True), "cleanup")
+    assert {MELBOURNE, POSTGRES, IBM} <= set(_pairs(at))
+    actions = [b for b in at.button if b.key.startswith("cleanup_")]
+    assert len(actions) == 2 * len(_pairs(at)) and all(b.disabled for b in actions)
+    assert all(r.disabled for r in at.radio)
+    assert all(b.help == "Disabled: the dashboard runs read\\-only \\(\\-\\-read\\-only\\)." for b in actions)
+    assert any("Read-only: the dashboard runs read" in plain(i.value) for i in at.info)
+
+
+def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
+    from kgtoolkit.dashboard import kgdash
+
+    db = tmp_path / "g.sqlite3"
+    with kgtoolkit.open(db) as kg:
+        planted(kg)
+        assert kgdash.write_refusal(kgdash.Ctx(kg, str(db), False)) is None
+        assert kgdash.write_refusal(kgdash.Ctx(kg, str(db), True)) == "the dashboard runs read-only (--read-only)"
+    with kgtoolkit.open(db, read_only=True) as kg:
+        assert kgdash.write_refusal(kgdash.Ctx(kg, str(db), False)) == "the graph is open read-only"
+        with pytest.raises(kgtoolkit.InvalidRequest):  # an action of the other kind: refused, nothing written
+            kgdash.clean_up(kg, "entities", "alias", "postgres", "postgresql")
+
+
+def test_a_long_list_is_paged_and_filtered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    db = tmp_path / "many.sqlite3"
+    towns = [f"{x}{y}ton" for x in ("Bal", "Cor", "Dun", "Fal", "Gar", "Hol", "Kel", "Mor") for y in ("by", "ford", "ley",
+                                                                                                  "mere", "wick", "stow", "ham")]
+    with kgtoolkit.open(db) as kg:
+        for i, town in enumerate(towns):  # 56 universities, each also written abbreviated
+            kg.add(f"person {i}", "studied_at", f"University of {town}")
+            kg.add(f"person {i}", "works_at", f"Univ. of {town}")
+        want = kg.duplicates(**NO_EMBEDDINGS)
+    assert want.total >= len(towns)
+    at = _open(_app(monkeypatch, db), "cleanup")
+
+    def drawn() -> int:
+        return len([b for b in at.button if b.key.startswith("cleanup_merge_")])
+
+    assert len(at.session_state["cleanup_candidates"]) == want.total and drawn() == 25
+    pages = -(-want.total // 25)
+    assert at.number_input(key="cleanup_page").max == pages
+    at.number_input(key="cleanup_page").set_value(pages).run()
+    _ok(at)
+    assert drawn() == want.total - 25 * (pages - 1)
+    shown = [b.key.split("|", 1)[1] for b in at.button if b.key.startswith("cleanup_merge_")]
+    assert shown == [f"{p.a}|{p.b}" for p in want.items[25 * (pages - 1):]]
+    at.selectbox(key="cleanup_per_page").set_value(100).run()
+    assert drawn() == min(100, want.total) and at.number_input(key="cleanup_page").value == 1
+    at.text_input(key="cleanup_filter").set_value("morfordton").run()
+    _ok(at)
+    assert frozenset(("University of Morfordton", "Univ. of Morfordton")) in _pairs(at)
+    assert all(any("morfordton" in name.casefold() for name in pair) for pair in _pairs(at))
+    assert drawn() == len(_pairs(at)) == len([p for p in want if "Morfordton" in p.a_name + p.b_name])
+    at.text_input(key="cleanup_filter").set_value("no such town").run()
+    assert _pairs(at) == [] and any("match the filter" in s.value for s in at.success)
+    at.text_input(key="cleanup_filter").set_value("").run()
+    at.slider(key="cleanup_min_score").set_value(1.0).run()
+    _ok(at)
+    assert len(_pairs(at)) == kgtoolkit.open(db, read_only=True).duplicates(min_score=1.0, **NO_EMBEDDINGS).total
+
+
+def test_the_cleanup_page_on_a_graph_of_real_events(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
+    """ICEWS14's actors and event types (or made-up ones like them): the page lists what the library finds."""
+    at = _open(_app(monkeypatch, past_db), "cleanup")
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        for kind in ("entities", "predicates"):
+            want = kg.duplicates(kind=kind, **NO_EMBEDDINGS)
+            if kind == "predicates":
+                at.segmented_control(key="cleanup_kind").set_value(kind).run()
+                _ok(at)
+            assert tuple(at.session_state["cleanup_candidates"]) == want.items
+            assert len([b for b in at.button if b.key.startswith("cleanup_not_same_")]) == min(25, want.total)

@@ -2,14 +2,15 @@
 
 Starts ``kgtoolkit dashboard`` on the demo graph on a free loopback port, waits for Streamlit to finish
 each run (its status widget gone, no placeholder left, and this page's footer drawn), checks the graph
-canvas has drawn nodes, changes the date in the sidebar and sees the graph change, and saves a
-screenshot of every page (to ``docs/screenshots/`` with ``KGTOOLKIT_SCREENSHOTS=1``). Skips with a reason where Chromium or Playwright
+canvas has drawn nodes, changes the date in the sidebar and sees the graph change, clicks the Clean up
+page's buttons and sees the graph change, and saves a screenshot of every page (to ``docs/screenshots/`` with ``KGTOOLKIT_SCREENSHOTS=1``). Skips with a reason where Chromium or Playwright
 is missing (CI installs Chromium with ``apt-get install chromium``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,7 +28,9 @@ if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 pytest.importorskip("streamlit", reason="streamlit is not installed")
 
+import kgtoolkit
 from kgtoolkit._demo import build_demo
+from kgtoolkit.store import dump
 
 ROOT = Path(__file__).resolve().parents[1]
 # The checked-in screenshots are refreshed on request (KGTOOLKIT_SCREENSHOTS=1); an ordinary run writes
@@ -89,12 +92,24 @@ def serve(db: Path, folder: Path) -> Iterator[str]:
         log.close()
 
 
+# Duplicates planted in the demo graph, for the Clean up page: another spelling of an entity it has
+# (Elasticsearch), with a fact of its own, and a university written two ways.
+PLANTED = [("analytics_pipeline", "indexes_into", "Elastic Search"), ("Mei Chen", "studied_at", "Univ. of Melbourne"),
+           ("Sara Lind", "studied_at", "University of Melbourne")]
+
+
 @pytest.fixture(scope="module")
-def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("browser")
-    db = folder / "demo.sqlite3"
-    build_demo(db).close()
-    with serve(db, folder) as url:
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("browser") / "demo.sqlite3"
+    with build_demo(db) as kg:
+        for fact in PLANTED:
+            kg.add(*fact)
+    return db
+
+
+@pytest.fixture(scope="module")
+def dashboard(demo_file: Path) -> Iterator[str]:
+    with serve(demo_file, demo_file.parent) as url:
         yield url
 
 
@@ -159,6 +174,7 @@ SCREENS = [
     ("paths", "/paths?entity=billing_service", "· paths ·"),
     ("changes", "/changes", "· changes ·"),
     ("conflicts", "/conflicts", "· conflicts ·"),
+    ("cleanup", "/cleanup", "· cleanup ·"),
     ("churn", "/churn", "· churn ·"),
     ("search", "/search", "· search ·"),
     ("import-export", "/import-export", "· import-export ·"),
@@ -198,4 +214,44 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
         tab.evaluate("document.fonts.ready")
         tab.screenshot(path=str(shots / f"{name}.png"))
         assert (shots / f"{name}.png").stat().st_size > 10_000
+    assert not tab.outside, f"requests left the machine: {tab.outside}"
+
+
+def _pair(tab, text: str):
+    """The Clean up page's box of the pair whose names hold ``text``."""
+    return tab.locator('[class*="st-key-cleanup_pair_"]').filter(has_text=text)
+
+
+def test_clean_up_marks_a_pair_not_the_same_and_merges_another(dashboard: str, demo_file: Path, page) -> None:
+    """Last: it changes the graph (the other tests read the demo graph as planted)."""
+    tab = page
+    tab.goto(f"{dashboard}/cleanup")
+    _wait(tab, "· cleanup ·")
+    assert _pair(tab, "University of Melbourne").count() == 1 and _pair(tab, "Elastic Search").count() == 1
+    assert "Univ. of Melbourne" in _pair(tab, "University of Melbourne").inner_text()  # the reasons are shown
+    assert "abbreviates" in _pair(tab, "University of Melbourne").inner_text()
+
+    _pair(tab, "University of Melbourne").get_by_role("button", name="Not the same").click()
+    tab.wait_for_selector("text=as not the same", timeout=30_000)
+    _wait(tab, "· cleanup ·")
+    assert _pair(tab, "University of Melbourne").count() == 0  # the list is read again: the pair is gone
+    with kgtoolkit.open(demo_file, read_only=True) as kg:
+        assert [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"]] == [("univ._of_melbourne",
+                                                                           "university_of_melbourne")]
+        assert kg.entity("Univ. of Melbourne").id != kg.entity("University of Melbourne").id
+
+    box = _pair(tab, "Elastic Search")
+    assert box.get_by_role("radio", name=re.compile(r"^Elastic Search ")).is_checked()  # one fact each: the longer
+    box.get_by_text(re.compile(r"^Elasticsearch ")).click()  # keep the other one
+    _wait(tab, "· cleanup ·")
+    assert _pair(tab, "Elastic Search").get_by_role("radio", name=re.compile(r"^Elasticsearch ")).is_checked()
+    _pair(tab, "Elastic Search").get_by_role("button", name="Merge").click()
+    tab.wait_for_selector("text=Merged", timeout=30_000)
+    _wait(tab, "· cleanup ·")
+    assert _pair(tab, "Elastic Search").count() == 0
+    with kgtoolkit.open(demo_file, read_only=True) as kg:
+        assert kg.resolve("Elastic Search") == "elasticsearch"  # an alias of the entity kept
+        moved = kg.query("analytics_pipeline", predicates="indexes_into")
+        assert [(f.object, f.object_name) for f in moved] == [("elasticsearch", "Elasticsearch")]  # its fact moved
+        assert kg.duplicates(embeddings=False).total == 0
     assert not tab.outside, f"requests left the machine: {tab.outside}"

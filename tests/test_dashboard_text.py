@@ -151,7 +151,7 @@ from streamlit.testing.v1 import AppTest
 
 from kgtoolkit import dashboard
 
-PAGES = ["graph", "entity", "conflicts", "churn", "search", "import_export"]
+PAGES = ["graph", "entity", "conflicts", "cleanup", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
 # Elements whose text Streamlit renders as Markdown (bodies, and widget labels).
 MARKDOWN_BODIES = ("markdown", "caption", "title", "header", "subheader", "info", "warning", "error", "success",
@@ -215,7 +215,7 @@ def test_every_page_sends_stored_text_escaped(monkeypatch: pytest.MonkeyPatch, h
         for all_time in (False, True):
             at = _open(_app(monkeypatch, db, entity=ids[f"id:{name}"], all_time=all_time), page)
             _assert_inert(at)
-        if page in ("churn", "import_export", "search"):
+        if page in ("churn", "cleanup", "import_export", "search"):
             break  # these pages do not depend on the chosen entity
 
 

@@ -125,6 +125,31 @@ def test_not_the_same_is_remembered_and_carried_by_dump_restore_copy_and_merge(
         ("i.b.m._corp", "international_business_machines")]
 
 
+def test_not_the_same_names_predicates_through_their_aliases_and_survives_a_rename(kg: kgtoolkit.KnowledgeGraph) -> None:
+    small_graph(kg)
+    kg.alias_predicate("db_of", "uses_database")
+    # marked through an alias: stored under the predicate it names (an alias has no facts of its own)
+    marked = kg.not_duplicates("DB of", "database_is", kind="predicates")
+    assert (marked.a, marked.b, marked.created) == ("database_is", "uses_database", True)
+    assert not kg.not_duplicates("uses_database", "Database is", kind="predicates").created  # the same pair
+    assert frozenset(("database_is", "uses_database")) not in {
+        frozenset((c.a, c.b)) for c in kg.duplicates(kind="predicates", **NO_EMBEDDINGS)}
+    # a pair of the predicate renamed away moves to the new predicate: never suggested again
+    kg.not_duplicates("uses_db", "works_at", kind="predicates")
+    kg.not_duplicates("uses_db", "uses_database", kind="predicates")
+    kg.rename_predicate("database_is", "is_db")
+    kg.rename_predicate("uses_db", "uses_database")
+    stored = [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"] if r["kind"] == "predicates"]
+    assert stored == [("is_db", "uses_database"), ("uses_database", "works_at")]  # the renamed pair itself went
+    assert kg.not_duplicates("database_is", "uses_db", kind="predicates").a == "is_db"  # old names: aliases now
+    assert not kg.not_duplicates("database_is", "uses_db", kind="predicates").created
+    found = {frozenset((c.a, c.b)) for c in kg.duplicates(kind="predicates", min_score=0, **NO_EMBEDDINGS)}
+    assert not found & {frozenset(p) for p in stored}
+    with pytest.raises(kgtoolkit.NotFound):  # an alias of nothing in use, as before
+        kg.not_duplicates("no_such", "is_db", kind="predicates")
+    assert [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"] if r["kind"] == "predicates"] == stored
+
+
 def test_configure_single_valued_beside_multi_valued(kg: kgtoolkit.KnowledgeGraph) -> None:
     assert kg.config.single_valued == frozenset()
     assert kg.configure(single_valued={"Works At"}).single_valued == {"works_at"}

@@ -43,7 +43,7 @@ import kgtoolkit
 from kgtoolkit.dashboard._text import plain
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("graph", "entity", "paths", "changes", "conflicts", "churn", "search", "import_export")
+PAGES = ("graph", "entity", "paths", "changes", "conflicts", "cleanup", "churn", "search", "import_export")
 FOOTER = "kgtoolkit dashboard"
 # Not copied for the build: version control, environments, caches, build output, graphs.
 NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "data", "__pycache__", "*.egg-info", "build", "dist",

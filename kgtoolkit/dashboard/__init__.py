@@ -6,13 +6,14 @@ from a source checkout runs the same app through a thin entry point. The files::
     app.py         the entry point: page setup, navigation and the sidebar (``main()``)
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
     _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
-    views/*.py     one page each (graph, entity, conflicts, churn, search, import_export)
+    views/*.py     one page each (graph, entity, conflicts, paths, changes, cleanup, churn, search, import_export)
     favicon.png
 
 The pages are in ``views/``, not ``pages/``: Streamlit runs an app with a ``pages/`` folder in its
 older multipage mode, which would bypass ``st.navigation`` (and the sidebar) when a page URL is opened
-directly. The pages only draw: the data work (frames, rankings, dry-run imports, conflict groups) is
-the library's (``kgtoolkit.frames``, ``analysis``, ``graphview``, ``io``).
+directly. The pages only draw: the data work (frames, rankings, dry-run imports, conflict groups,
+duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis``, ``graphview``, ``io``,
+``KnowledgeGraph``), reached through ``kgdash.py``.
 
 Nothing here imports Streamlit: the CLI finds the script without it.
 

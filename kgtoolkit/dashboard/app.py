@@ -34,6 +34,7 @@ def main() -> None:
         st.Page(kgdash.view("conflicts"), title="Conflicts", icon=":material/warning:", url_path="conflicts"),
         st.Page(kgdash.view("paths"), title="Paths", icon=":material/route:", url_path="paths"),
         st.Page(kgdash.view("changes"), title="Changes", icon=":material/difference:", url_path="changes"),
+        st.Page(kgdash.view("cleanup"), title="Clean up", icon=":material/cleaning_services:", url_path="cleanup"),
         st.Page(kgdash.view("churn"), title="Churn", icon=":material/monitoring:", url_path="churn"),
         st.Page(kgdash.view("search"), title="Search", icon=":material/travel_explore:", url_path="search"),
         st.Page(kgdash.view("import_export"), title="Import / export", icon=":material/swap_vert:",

@@ -28,6 +28,7 @@ import kgtoolkit.store
 from kgtoolkit import analysis, frames, graphview
 from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
 from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
+from kgtoolkit.duplicates import DuplicateCandidate
 
 END_MARKER = "kgtoolkit dashboard"  # the page footer starts with this; the browser test waits for it
 
@@ -214,6 +215,77 @@ def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tup
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     kg = open_graph(path, read_only)
     return analysis.conflicts(facts_frame(path, read_only, version), multi_valued=kg.config.multi_valued)
+
+
+# ---------------------------------------------------------------------- cleaning up (contract §14)
+
+
+@st.cache_data(show_spinner="Looking for duplicates…", max_entries=8)
+def duplicates(path: str, read_only: bool, version: tuple[object, ...], kind: str, min_score: float,
+               embeddings: bool) -> tuple[DuplicateCandidate, ...]:
+    """Every duplicate candidate of ``kind`` (:meth:`KnowledgeGraph.duplicates`), best first: ranked once per
+    data version and setting, so paging through them and a rerun cost nothing."""
+    return open_graph(path, read_only).duplicates(kind=kind, min_score=min_score, embeddings=embeddings).items
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def fact_counts(path: str, read_only: bool, version: tuple[object, ...], kind: str) -> dict[str, int]:
+    """How many facts name each entity (either side) or use each predicate, by id."""
+    if kind == "entities":
+        ranking = entity_ranking(path, read_only, version)
+        return dict(zip(ranking["id"].to_list(), ranking["facts"].to_list()))
+    return {p.id: p.facts for p in open_graph(path, read_only).predicates()}
+
+
+def write_refusal(c: Ctx) -> str | None:
+    """Why this graph takes no writes here (the dashboard's ``--read-only``, or a file this user cannot
+    write), or None when it does."""
+    if c.read_only:
+        return "the dashboard runs read-only (--read-only)"
+    if c.kg.read_only:
+        return c.kg.read_only_reason or "the graph is open read-only"
+    return None
+
+
+def _facts(n: int) -> str:
+    return f"{n:,} fact" if n == 1 else f"{n:,} facts"
+
+
+#: The Clean up page's actions by kind: what each button does to the pair (``keep`` and the other, ``drop``).
+CLEAN_UP_ACTIONS: dict[str, tuple[str, ...]] = {"entities": ("merge", "not_same"), "predicates": ("alias", "not_same")}
+
+
+def clean_up(kg: kgtoolkit.KnowledgeGraph, kind: str, action: str, keep: str, drop: str) -> str:
+    """One Clean up action on a duplicate pair, through the library; what it did, as Markdown (names escaped).
+
+    * ``merge`` (entities): :meth:`~KnowledgeGraph.merge` ``drop`` into ``keep``: its facts move, its name
+      becomes an alias of ``keep``. (``alias`` refuses a name that is an entity already: for two entities,
+      making one name an alias of the other *is* the merge.)
+    * ``alias`` (predicates): :meth:`~KnowledgeGraph.rename_predicate` ``drop`` into ``keep``: its facts fold
+      into ``keep`` and it becomes a predicate alias of ``keep``. (``alias_predicate`` refuses a predicate
+      that has facts, and every listed predicate has some.)
+    * ``not_same``: :meth:`~KnowledgeGraph.not_duplicates`: never suggested again.
+
+    Raises the library's :class:`~kgtoolkit.KGError` (nothing changed then).
+    """
+    if action not in CLEAN_UP_ACTIONS.get(kind, ()):
+        raise kgtoolkit.InvalidRequest(f"no Clean up action {action!r} for {kind}", field="action", value=action)
+    if action == "not_same":
+        marked = kg.not_duplicates(keep, drop, kind=kind)
+        said = "Marked" if marked.created else "Already marked"
+        return (f"{said} **{md_text(marked.a_name)}** and **{md_text(marked.b_name)}** as not the same: "
+                "they are never suggested again.")
+    if action == "merge":
+        name = kg.entity(drop).name
+        merged = kg.merge(drop, keep)
+        folded = f" ({merged.deduplicated:,} identical ones folded into one)" if merged.deduplicated else ""
+        return (f"Merged **{md_text(name)}** into **{md_text(merged.target.name)}**: {_facts(merged.moved)} "
+                f"moved{folded}; {md_code(name)} is an alias of it now."
+                + "".join(f"  \n{md_text(w)}" for w in merged.warnings))
+    renamed = kg.rename_predicate(drop, keep)
+    folded = f" ({renamed.deduplicated:,} identical ones folded into one)" if renamed.deduplicated else ""
+    return (f"Folded {_facts(renamed.moved)} of {md_code(renamed.old)} into {md_code(renamed.new)}{folded}; "
+            f"{md_code(renamed.old)} is an alias of it now.")
 
 
 # ---------------------------------------------------------------------- search (optional module)

@@ -4,8 +4,9 @@ The ranking itself is :mod:`kgtoolkit.duplicates` and the checks' judgement :mod
 this module only reads and writes the database, each read in one snapshot.
 
 ``not_duplicates`` holds the pairs a person said are not the same: ``kind`` (``entities`` or
-``predicates``), ``a`` < ``b`` (entity ids or predicates, so the order of the two names does not
-matter), ``created_at``. A merge repoints its source's pairs to the target.
+``predicates``), ``a`` < ``b`` (entity ids or canonical predicates, so the order of the two names does
+not matter, and a predicate alias means the predicate it names), ``created_at``. A merge repoints its
+source's pairs to the target, and a predicate rename its old predicate's pairs to the new one.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import dataclasses
 from typing import Any
 
 from .._errors import InvalidRequest, NotFound
-from .._names import normalize_predicate
 from .._time import now_text, parse_bound
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
+from ._predicates import canonical
 
 __all__ = [
     "NOT_SAME_COLUMNS",
@@ -71,7 +72,8 @@ def duplicate_inputs(backend: Backend, kind: str) -> DuplicateInputs:
 
 
 def _predicate(cur: Cursor, name: str, field: str) -> str:
-    pred = normalize_predicate(name)
+    """The canonical predicate ``name`` names (through its predicate alias, contract §13), one some fact uses."""
+    pred = canonical(cur, name)
     if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
         raise NotFound(f"no fact uses the predicate {pred!r} ({field}); `kgtoolkit stats` counts the predicates in "
                        "use", field=field, value=name)
@@ -107,18 +109,20 @@ def mark_not_same(backend: Backend, kind: str, first: str, second: str) -> tuple
     return backend.write(write)
 
 
-def repoint_not_same(cur: Cursor, source: str, target: str) -> None:
-    """Inside a merge of entity ``source`` into ``target``: its "not the same" pairs become the target's."""
-    rows = cur.execute("SELECT a, b, created_at FROM not_duplicates WHERE kind = 'entities' AND (a = :s OR b = :s)",
-                       {"s": source}).fetchall()
+def repoint_not_same(cur: Cursor, source: str, target: str, kind: str = "entities") -> None:
+    """Inside a merge of entity ``source`` into ``target`` (or a rename of predicate ``source`` into ``target``,
+    ``kind="predicates"``): its "not the same" pairs become the target's; a pair of the two themselves goes."""
+    params = {"k": check_kind(kind), "s": source}
+    rows = cur.execute("SELECT a, b, created_at FROM not_duplicates WHERE kind = :k AND (a = :s OR b = :s)",
+                       params).fetchall()
     if not rows:
         return
-    cur.execute("DELETE FROM not_duplicates WHERE kind = 'entities' AND (a = :s OR b = :s)", {"s": source})
+    cur.execute("DELETE FROM not_duplicates WHERE kind = :k AND (a = :s OR b = :s)", params)
     for a, b, created in rows:
         other = b if a == source else a
         if other != target:
-            cur.execute("INSERT INTO not_duplicates(kind, a, b, created_at) VALUES ('entities', ?, ?, ?) "
-                        "ON CONFLICT DO NOTHING", (min(other, target), max(other, target), created))
+            cur.execute("INSERT INTO not_duplicates(kind, a, b, created_at) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", (kind, min(other, target), max(other, target), created))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

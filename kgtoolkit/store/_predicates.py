@@ -249,6 +249,9 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
         cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (dst, src))
         cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (src, dst))
         settings = _move_settings(cur, src, dst)
+        from ._cleanup import repoint_not_same  # (_cleanup reads predicates through this module)
+
+        repoint_not_same(cur, src, dst, "predicates")  # a pair marked not the same stays remembered
         label = cur.execute("SELECT label FROM predicates WHERE id = ?", (dst,)).fetchone()[0]
         return PredicateRename(src, dst, label, moved, deduplicated, _aliases_of(cur, dst), settings)
 
