@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The settings that name predicates (each moves from the old predicate to the new one on a rename).
-PREDICATE_SETTINGS = ("value_predicates", "multi_valued")
+PREDICATE_SETTINGS = ("value_predicates", "multi_valued", "event_predicates")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
