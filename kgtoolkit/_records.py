@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ._time import now_key, parse_bound
 
@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 Direction = Literal["outgoing", "incoming", "both"]
+T = TypeVar("T")
 
 #: A fact's state (contract §4, §12): a state fact is ``current`` (open-ended and started), ``scheduled``
 #: (open-ended, starting after now) or ``ended`` (it has a ``valid_to``); an event is ``occurred`` once it has
@@ -49,6 +50,21 @@ def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = N
     if valid_from is not None and parse_bound(valid_from, field="valid_from").key > (now_key() if now is None else now):
         return "scheduled"
     return "occurred" if kind == "event" else "current"
+
+
+def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
+    """The event rule (contract §12): a fact is an *event* when its whole graph is declared an event graph
+    (``graph_events``), or its predicate is declared an event predicate (``declared``), or its ``valid_from``
+    equals its ``valid_to`` (the same day, instant or stated period: it happened then). Else a *state* fact.
+
+    Works on plain values (``valid_from``/``valid_to`` texts or None) and on polars expressions alike (a null
+    bound compares as not equal; the polars caller fills nulls with false).
+    """
+    if isinstance(valid_from, str | None):
+        same: Any = valid_from is not None and valid_from == valid_to
+    else:  # a polars expression
+        same = valid_from == valid_to
+    return graph_events | declared | same  # type: ignore[operator]
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:

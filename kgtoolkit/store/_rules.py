@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
 from .._names import COMMA_PREDICATES, check_text, clean_text, has_comma, normalize_name, normalize_predicate, printable
-from .._records import FactKind, GraphConfig
+from .._records import FactKind, GraphConfig, is_event
 from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
 if TYPE_CHECKING:
     from ._backend import Dialect
 
 __all__ = ["COMMA_HINT", "EventRule", "Name", "PreparedFact", "Rules", "comma_refusals", "ends_before_start",
-           "interval_message", "is_event"]
+           "interval_message"]
 
 X = TypeVar("X")
 
@@ -57,24 +57,9 @@ def comma_refusals(subject_has_comma: X, object_has_comma: X, object_guarded: X)
     return subject_has_comma, object_has_comma & object_guarded  # type: ignore[operator]
 
 
-def is_event(graph_events: X, declared: X, valid_from: X, valid_to: X) -> X:
-    """The event rule (contract §12): a fact is an *event* when its whole graph is declared an event graph
-    (``graph_events``), or its predicate is declared an event predicate (``declared``), or its ``valid_from``
-    equals its ``valid_to`` (the same day, instant or stated period: it happened then). Else a *state* fact.
-
-    Works on plain values (``valid_from``/``valid_to`` texts or None) and on polars expressions alike (a null
-    bound compares as not equal; the polars caller fills nulls with false).
-    """
-    if isinstance(valid_from, str | None):
-        same: Any = valid_from is not None and valid_from == valid_to
-    else:  # a polars expression
-        same = valid_from == valid_to
-    return graph_events | declared | same  # type: ignore[operator]
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class EventRule:
-    """:func:`is_event` under one graph's settings (``config.events``, ``config.event_predicates``)."""
+    """:func:`~kgtoolkit._records.is_event` under one graph's settings (``config.events``, ``config.event_predicates``)."""
 
     graph: bool = False
     predicates: frozenset[str] = frozenset()
