@@ -55,7 +55,8 @@ def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = N
 def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
     """The event rule (contract §12): a fact is an *event* when its whole graph is declared an event graph
     (``graph_events``), or its predicate is declared an event predicate (``declared``), or its ``valid_from``
-    equals its ``valid_to`` (the same day, instant or stated period: it happened then). Else a *state* fact.
+    equals its ``valid_to`` as stored (the same day, or the same instant in UTC: it happened then; a partial date
+    is stored as its period's first and last day, so ``2014`` … ``2014`` holds for a year). Else a *state* fact.
 
     Works on plain values (``valid_from``/``valid_to`` texts or None) and on polars expressions alike (a null
     bound compares as not equal; the polars caller fills nulls with false).

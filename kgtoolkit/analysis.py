@@ -331,7 +331,8 @@ def gantt(
 
     ``state`` is the fact's state on ``as_of`` (default: ``now``) by the store's rule (a day counts
     whole, both ends count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a
-    chart of a past date colours the bars as they stood on it.
+    chart of a past date colours the bars as they stood on it; an event (contract §12) is ``occurred`` once
+    started, never current nor ended.
 
     Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
     a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
@@ -365,6 +366,7 @@ def gantt(
         "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
         pl.col("end").is_null().alias("open_end"), "current",
         pl.when(pl.col("start") > pl.lit(day_hi).cast(_MOMENT)).then(pl.lit("scheduled"))
+        .when(pl.col("kind") == "event").then(pl.lit("occurred"))
         .when(pl.col("end").is_null() | (pl.col("end") >= pl.lit(day_lo).cast(_MOMENT))).then(pl.lit("current"))
         .otherwise(pl.lit("ended")).alias("state"),
     ).with_columns(

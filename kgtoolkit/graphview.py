@@ -39,6 +39,7 @@ from ._time import TimeInput, parse_window
 
 __all__ = [
     "CDN_HOSTS",
+    "EVENT_EDGE",
     "TYPE_COLORS",
     "GraphEdge",
     "GraphNode",

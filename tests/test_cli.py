@@ -132,7 +132,7 @@ def today_utc() -> set[str]:
 
 FACT_KEYS = {"id", "subject", "subject_name", "predicate", "object", "object_name", "object_is_value",
              "valid_from", "valid_to", "confidence", "source", "source_closet", "recorded_at",
-             "invalidated_at", "ended_by", "direction", "current", "state"}
+             "invalidated_at", "ended_by", "direction", "kind", "current", "state"}
 
 
 # ---------------------------------------------------------------------- fixtures

@@ -111,6 +111,7 @@ def test_an_event_is_never_current(kg: KnowledgeGraph) -> None:
     assert frames.facts(kg, current_only=True)["object"].to_list() == ["town"]
     assert [f.object for f in kg.query("rebels", as_of="2014-03-01")] == ["town", "convoy"]  # as_of keeps it
     assert "convoy" not in kg.summary()
+    assert {p.id: (p.facts, p.current) for p in kg.predicates()} == {"attacked": (1, 0), "controls": (1, 1)}
 
 
 def test_the_summary_of_an_event_graph_says_what_it_holds(kg: KnowledgeGraph) -> None:
@@ -156,6 +157,8 @@ def test_diff_reports_events_as_occurred(kg: KnowledgeGraph) -> None:
     frame = frames.diff(kg, "2014-01", "2014-02")
     occurred = frame.filter(pl.col("kind") == "occurred")
     assert occurred["new_object"].to_list() == ["china", "russia", "iran"] and occurred["old_id"].null_count() == 3
+    gantt = analysis.gantt(frames.facts(kg), entity="obama", now="2014-06-01")
+    assert gantt["state"].to_list() == ["occurred"] * 3
     learned = kg.diff("2000", "2100", by="known")  # by transaction time: when the graph recorded them
     assert learned.occurred == 3 and learned.ended == 0
 

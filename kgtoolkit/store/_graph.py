@@ -808,7 +808,7 @@ class KnowledgeGraph:
         Closed-out history is included (a review list); ``needs_action`` marks groups with more than
         one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
-        (``config.multi_valued``) are left out. ``current_only`` looks at current facts alone;
+        (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
         ``needs_action`` keeps only the groups needing action. ``limit`` and ``offset`` page through the
         groups (each group whole).
         """
@@ -885,7 +885,8 @@ class KnowledgeGraph:
             return [(q.entity(cur, e), n) for e, n in rows]
 
     def stats(self) -> Stats:
-        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories."""
+        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
+        events apart from the state facts (contract §12)."""
         d = self._backend.dialect
         with self._read() as cur:
             by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())

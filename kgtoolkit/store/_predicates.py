@@ -302,7 +302,12 @@ def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: in
         for alias, target in cur.execute(f"SELECT alias, predicate FROM predicate_aliases WHERE predicate IN "
                                          f"{dialect.values('names')} ORDER BY alias", {"names": names}).fetchall():
             aliases.setdefault(target, []).append(alias)
-    return [PredicateInfo(p, label, int(n), int(c), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows], total
+    events = q.event_rule(cur)  # a declared event is never current (contract §12); one by its bounds is not open
+
+    def current(predicate: str, count: int) -> int:
+        return 0 if events.graph or predicate in events.predicates else count
+
+    return [PredicateInfo(p, label, int(n), current(p, int(c)), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows], total
 
 
 def predicate_aliases(cur: Cursor) -> list[PredicateAlias]:
