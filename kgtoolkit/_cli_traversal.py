@@ -204,7 +204,7 @@ def follow(
         _note(found)
 
 
-_KIND_STYLE = {"began": "green", "ended": "red", "replaced": "yellow"}
+_KIND_STYLE = {"began": "green", "ended": "red", "replaced": "yellow", "occurred": "magenta"}
 
 
 def _object(fact: Fact | None) -> str:
@@ -221,7 +221,7 @@ def _diff_table(changes: Sequence[Change], title: str) -> Table:
         if c.kind == "replaced":
             what = f"{escape(_object(c.old))} → {escape(_object(c.new))}"
         else:
-            what = escape(_object(c.new if c.kind == "began" else c.old))
+            what = escape(_object(c.new if c.kind in ("began", "occurred") else c.old))
         style = _KIND_STYLE[c.kind]
         either = c.new or c.old
         subject = either.subject_name if either is not None else c.subject
@@ -242,7 +242,7 @@ def diff(
     limit: Limit = None,
     offset: Offset = 0,
 ) -> None:
-    """What changed between two dates: facts that began, ended, or were replaced (old → new)."""
+    """What changed between two dates: facts that began, ended, or were replaced (old → new); events that occurred."""
     with _open_graph(ctx, read_only=True) as kg:
         found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
                               limit=limit, offset=offset)
@@ -251,7 +251,8 @@ def diff(
         return
     shown = _how_many(found, "change")
     title = (f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
-             f"{found.ended:,} ended, {found.replaced:,} replaced)")
+             f"{found.ended:,} ended, {found.replaced:,} replaced"
+             + (f", {found.occurred:,} events occurred)" if found.occurred else ")"))
     if not found.changes:
         out.print(f"{escape(title)}", highlight=False)
     else:

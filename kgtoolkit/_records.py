@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ._time import now_key, parse_bound
 
@@ -16,6 +16,7 @@ __all__ = [
     "Direction",
     "Entity",
     "Fact",
+    "FactKind",
     "FactState",
     "GraphConfig",
     "Memory",
@@ -25,23 +26,46 @@ __all__ = [
 ]
 
 Direction = Literal["outgoing", "incoming", "both"]
+T = TypeVar("T")
 
-#: A fact's state (contract §4): ``current`` (open-ended and started), ``scheduled`` (open-ended, starting
-#: after now) or ``ended`` (it has a ``valid_to``).
-FactState = Literal["current", "scheduled", "ended"]
+#: A fact's state (contract §4, §12): a state fact is ``current`` (open-ended and started), ``scheduled``
+#: (open-ended, starting after now) or ``ended`` (it has a ``valid_to``); an event is ``occurred`` once it has
+#: happened (its start is not after now) and ``scheduled`` before; never ``current`` nor ``ended``.
+FactState = Literal["current", "scheduled", "ended", "occurred"]
+
+#: A fact's kind (contract §12): ``event`` (it happened at a time: its predicate or its whole graph is declared
+#: an event, or its ``valid_from`` equals its ``valid_to``) or ``state`` (it holds over an interval).
+FactKind = Literal["state", "event"]
 
 
-def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = None) -> FactState:
-    """The state of a fact with these bounds at ``now`` (a key; default: the real now).
+def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = None, *,
+               kind: FactKind = "state") -> FactState:
+    """The state of a fact with these bounds (and this ``kind``) at ``now`` (a key; default: the real now).
 
     A date start is the whole day, so a fact starting today has started; a datetime start has started at
-    that instant.
+    that instant. An event is ``occurred`` once started, whatever its end.
     """
-    if valid_to is not None:
+    if kind != "event" and valid_to is not None:
         return "ended"
     if valid_from is not None and parse_bound(valid_from, field="valid_from").key > (now_key() if now is None else now):
         return "scheduled"
-    return "current"
+    return "occurred" if kind == "event" else "current"
+
+
+def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
+    """The event rule (contract §12): a fact is an *event* when its whole graph is declared an event graph
+    (``graph_events``), or its predicate is declared an event predicate (``declared``), or its ``valid_from``
+    equals its ``valid_to`` as stored (the same day, or the same instant in UTC: it happened then; a partial date
+    is stored as its period's first and last day, so ``2014`` … ``2014`` holds for a year). Else a *state* fact.
+
+    Works on plain values (``valid_from``/``valid_to`` texts or None) and on polars expressions alike (a null
+    bound compares as not equal; the polars caller fills nulls with false).
+    """
+    if isinstance(valid_from, str | None):
+        same: Any = valid_from is not None and valid_from == valid_to
+    else:  # a polars expression
+        same = valid_from == valid_to
+    return graph_events | declared | same  # type: ignore[operator]
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -81,11 +105,14 @@ class Entity(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Fact(_Record):
-    """A triple with its validity interval and its ``state`` (contract §4).
+    """A triple with its validity interval, its ``kind`` and its ``state`` (contract §4, §12).
 
-    ``current`` iff ``valid_to`` is None and it has started (no ``valid_from``, or one at or before now);
-    an open-ended fact starting after now is ``scheduled``; one with a ``valid_to`` is ``ended``. The
-    state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
+    ``kind`` is ``event`` when the fact happened at a time rather than held over an interval (its predicate
+    or its whole graph is declared an event, or ``valid_from`` equals ``valid_to``), else ``state``.
+    A state fact is ``current`` iff ``valid_to`` is None and it has started (no ``valid_from``, or one at or
+    before now); an open-ended fact starting after now is ``scheduled``; one with a ``valid_to`` is
+    ``ended``. An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.
+    The state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
 
     ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
     ``direction`` is set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is
@@ -108,11 +135,12 @@ class Fact(_Record):
     invalidated_at: str | None
     ended_by: str | None
     direction: str | None = None
+    kind: FactKind = "state"
 
     @property
     def state(self) -> FactState:
-        """``current``, ``scheduled`` or ``ended``, now."""
-        return fact_state(self.valid_from, self.valid_to)
+        """``current``, ``scheduled`` or ``ended`` (an event: ``occurred`` or ``scheduled``), now."""
+        return fact_state(self.valid_from, self.valid_to, kind=self.kind)
 
     @property
     def current(self) -> bool:
@@ -225,7 +253,8 @@ class ConflictGroup(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Stats(_Record):
-    """Counts over the whole graph: ``current``, ``scheduled`` and ``ended`` facts by state (contract §4)."""
+    """Counts over the whole graph: ``current``, ``scheduled`` and ``ended`` state facts by state (contract §4),
+    and ``events`` (contract §12: occurred or scheduled); ``facts`` is their sum."""
 
     entities: int
     entities_by_type: Mapping[str, int]
@@ -237,6 +266,7 @@ class Stats(_Record):
     aliases: int
     memories: int
     scheduled: int = 0
+    events: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "entities_by_type", _frozen_mapping(self.entities_by_type))
@@ -250,7 +280,9 @@ class GraphConfig(_Record):
     ``multi_valued``: predicates left out of conflicts; ``comma_guard``: reject comma lists;
     ``max_name_length``: the longest entity name, alias, predicate or type (characters);
     ``max_value_length``: the longest value object, source or memory text (characters);
-    ``single_valued``: predicates holding one object at a time (``check`` reports overlaps, contract §14).
+    ``single_valued``: predicates holding one object at a time (``check`` reports overlaps, contract §14);
+    ``events``: every fact of the graph is an event; ``event_predicates``: predicates whose facts are events
+    (contract §12).
     """
 
     types: frozenset[str]
@@ -260,3 +292,5 @@ class GraphConfig(_Record):
     max_name_length: int = 1_000
     max_value_length: int = 100_000
     single_valued: frozenset[str] = frozenset()
+    events: bool = False
+    event_predicates: frozenset[str] = frozenset()

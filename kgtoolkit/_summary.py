@@ -83,7 +83,9 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
     sub = "#" * (heading.count("#") + 1)
     top = kg.top_entities(limit, as_of=as_of)
     if not top:
-        return f"{heading}\n\n_The graph holds no current facts._\n"
+        events = kg.stats().events if as_of is None else 0
+        held = f" It records {events:,} events: ask for them by date (timeline, diff)." if events else ""
+        return f"{heading}\n\n_The graph holds no current facts._{held}\n"
     lines = [heading, ""]
     labels = kg.predicate_labels()
     if as_of is not None:
@@ -98,7 +100,7 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
         more = 0
         for fact in facts:
             state = "current" if as_of is not None else fact.state
-            if state == "ended" or fact.id in printed or fact.id in withheld:
+            if state in ("ended", "occurred") or fact.id in printed or fact.id in withheld:  # events: §12
                 continue
             why = _reasons(fact, labels.get(fact.predicate))
             if why:

@@ -648,8 +648,9 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "diff",
     "What changed between two dates: facts that began, facts that ended, and replacements (the same subject and "
     "predicate going from an old object to a new one, with the switch date), in time order. by known: what the "
-    "graph learned between two moments instead. name and predicates narrow it; began, ended and replaced count "
-    "each kind in the whole answer.",
+    "graph learned between two moments instead. Events (facts of one day or instant, or of event predicates) are "
+    "never begun, ended or replaced: they occurred (kind occurred). name and predicates narrow it; began, ended, "
+    "replaced and occurred count each kind in the whole answer.",
     FROM.but(required=True), TO.but(required=True),
     NAME.but(description="Only facts about this entity (either side)."),
     PREDICATES.but(description="Only facts of these predicates."), BY.but(default="valid"), PAGE_LIMIT,

@@ -21,7 +21,7 @@ DEFAULT_MAX_FACTS = 10_000
 #: The most hops a traversal takes (``hops``, ``max_hops``) and the longest chain ``follow`` follows.
 MAX_HOPS = 4
 
-ChangeKind = Literal["began", "ended", "replaced"]
+ChangeKind = Literal["began", "ended", "replaced", "occurred"]
 DiffBy = Literal["valid", "known"]
 
 
@@ -117,10 +117,10 @@ class Paths(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Change(_Record):
-    """One change between two dates: a fact that ``began`` (``new``), one that ``ended`` (``old``), or a
-    replacement (``replaced``): the same subject and predicate went from ``old``'s object to ``new``'s.
-    ``at`` is when: the start, the end, or the switch (``new``'s start); by transaction time
-    (``by="known"``), when the graph recorded it."""
+    """One change between two dates: a fact that ``began`` (``new``), one that ``ended`` (``old``), a
+    replacement (``replaced``): the same subject and predicate went from ``old``'s object to ``new``'s, or an
+    event (contract §12) that ``occurred`` (``new``). ``at`` is when: the start, the end, the switch
+    (``new``'s start) or the event's start; by transaction time (``by="known"``), when the graph recorded it."""
 
     kind: ChangeKind
     at: str
@@ -135,8 +135,8 @@ class Diff(_Record):
     """What changed from ``start`` to ``end`` (both included): one page of ``changes`` in time order.
 
     ``by="valid"``: facts whose validity began or ended in the window; ``by="known"``: what the graph
-    learned then (facts recorded, ends recorded). ``began``, ``ended`` and ``replaced`` count each kind
-    among all ``total`` changes (not only this page)."""
+    learned then (facts recorded, ends recorded). ``began``, ``ended``, ``replaced`` and ``occurred`` (events,
+    contract §12) count each kind among all ``total`` changes (not only this page)."""
 
     start: str
     end: str
@@ -147,6 +147,7 @@ class Diff(_Record):
     began: int
     ended: int
     replaced: int
+    occurred: int = 0
 
     @property
     def count(self) -> int:

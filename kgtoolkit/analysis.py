@@ -42,6 +42,7 @@ import polars as pl
 from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._names import normalize_name, normalize_predicate
+from ._records import is_event
 from ._time import TimeInput, parse_window
 from .frames import FACTS_SCHEMA
 
@@ -127,12 +128,13 @@ CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
 #: ``subject`` and ``subject_name``).
 CHURN_SCHEMA: dict[str, pl.DataType] = {
     "period": _MOMENT, "added": pl.Int64(), "ended": pl.Int64(), "net": pl.Int64(), "active_at_start": pl.Int64(),
-    "active_at_end": pl.Int64(), "churn_rate": pl.Float64(),
+    "active_at_end": pl.Int64(), "churn_rate": pl.Float64(), "events": pl.Int64(), "events_change": pl.Int64(),
 }
 #: :func:`most_volatile` after its key column(s) (``entity`` and ``entity_name``, ``subject`` and
 #: ``subject_name``, or ``predicate``).
 VOLATILE_SCHEMA: dict[str, pl.DataType] = {
     "changes": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "facts": pl.Int64(), "current": pl.Int64(),
+    "events": pl.Int64(),
 }
 #: :func:`most_changed`.
 MOST_CHANGED_SCHEMA: dict[str, pl.DataType] = {
@@ -190,11 +192,17 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
             df = df.with_columns(expr.dt.cast_time_unit("us"))
         elif dtype != pl.Null:
             raise InvalidRequest(f"column {column!r} must hold datetimes (UTC), not {dtype}", field=column)
+    if "kind" not in df.columns:  # the bounds' part of the event rule (contract §12); declarations need the graph
+        same = (is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
+                if "valid_from" in df.columns and "valid_to" in df.columns else pl.lit(False))
+        df = df.with_columns(pl.when(same).then(pl.lit("event")).otherwise(pl.lit("state")).alias("kind"))
+    event = pl.col("kind") == "event"
+    later = pl.col("start").is_not_null() & (pl.col("start") > dt.datetime.now(_UTC))
     defaults: dict[str, pl.Expr] = {
         "subject_name": pl.col("subject"), "object_name": pl.col("object"), "object_is_value": pl.lit(False),
-        "current": pl.col("end").is_null() & (pl.col("start").is_null() | (pl.col("start") <= dt.datetime.now(_UTC))),
-        "state": pl.when(pl.col("end").is_not_null()).then(pl.lit("ended"))
-        .when(pl.col("start").is_not_null() & (pl.col("start") > dt.datetime.now(_UTC))).then(pl.lit("scheduled"))
+        "current": ~event & pl.col("end").is_null() & ~later,
+        "state": pl.when(event & later).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
+        .when(pl.col("end").is_not_null()).then(pl.lit("ended")).when(later).then(pl.lit("scheduled"))
         .otherwise(pl.lit("current")),
     }
     fill = [defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
@@ -305,7 +313,8 @@ def _check_every(every: str) -> None:
 
 
 def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None = None) -> Frame:
-    """One row per event, in time order: ``started`` at a fact's start, ``ended`` at its end.
+    """One row per happening, in time order: ``started`` at a fact's start, ``ended`` at its end; an event
+    (``kind``, contract §12) has one row, ``occurred`` at its start.
 
     Columns (:data:`TIMELINE_SCHEMA`): ``event``, ``at`` (the instant), ``when`` (the bound as
     written, ``valid_from``/``valid_to``), every fact column, and ``duration`` (the interval's
@@ -324,9 +333,11 @@ def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None =
     """
     df, was_pandas = _frame(facts)
     df = _filter(df, entity, predicate).with_columns((_closing_end() - pl.col("start")).alias("duration"))
-    started = df.select(pl.lit("started").alias("event"), pl.col("start").alias("at"),
-                        pl.col("valid_from").alias("when"), pl.all(), pl.lit(0).alias("_order"))
-    ended = df.filter(pl.col("end").is_not_null()).select(
+    event = pl.col("kind") == "event"
+    started = df.select(pl.when(event).then(pl.lit("occurred")).otherwise(pl.lit("started")).alias("event"),
+                        pl.col("start").alias("at"), pl.col("valid_from").alias("when"), pl.all(),
+                        pl.lit(0).alias("_order"))
+    ended = df.filter(pl.col("end").is_not_null() & ~event).select(
         pl.lit("ended").alias("event"), pl.col("end").alias("at"), pl.col("valid_to").alias("when"), pl.all(),
         pl.lit(1).alias("_order"))
     events = pl.concat([started, ended]).sort(["at", "id", "_order"], nulls_last=True)
@@ -346,7 +357,8 @@ def gantt(
 
     ``state`` is the fact's state on ``as_of`` (default: ``now``) by the store's rule (a day counts
     whole, both ends count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a
-    chart of a past date colours the bars as they stood on it.
+    chart of a past date colours the bars as they stood on it; an event (contract §12) is ``occurred`` once
+    started, never current nor ended.
 
     Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
     a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
@@ -380,6 +392,7 @@ def gantt(
         "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
         pl.col("end").is_null().alias("open_end"), "current",
         pl.when(pl.col("start") > pl.lit(day_hi).cast(_MOMENT)).then(pl.lit("scheduled"))
+        .when(pl.col("kind") == "event").then(pl.lit("occurred"))
         .when(pl.col("end").is_null() | (pl.col("end") >= pl.lit(day_lo).cast(_MOMENT))).then(pl.lit("current"))
         .otherwise(pl.lit("ended")).alias("state"),
     ).with_columns(
@@ -398,7 +411,8 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     A group is a (subject, predicate) with more than one distinct object (value objects compared
     case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
     ``kg.config.multi_valued`` to match :meth:`KnowledgeGraph.conflicts`, which it then equals
-    group for group on an unfiltered frame). Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
+    group for group on an unfiltered frame). Events (``kind``, contract §12) are never in a conflict: another
+    event of the same subject and predicate is one more occurrence. Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
     count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
     unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current
     fact), ``current_objects``, and, for groups with more than one current fact: ``overlap_start`` (the latest
@@ -420,7 +434,7 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     """
     moment = _now(now)
     df, was_pandas = _frame(facts)
-    df = (df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)))
+    df = (df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event"))
           .select("subject", "subject_name", "predicate", "object", "object_is_value", "object_name", "id", "current",
                   "start", "state", "end", "valid_from", "valid_to")
           .with_columns(_object_key()))
@@ -496,14 +510,26 @@ def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
 # ---------------------------------------------------------------------- churn
 
 
+def _occurred_at() -> pl.Expr:
+    """When an event happened (contract §12): its start, or its end when the start is unknown."""
+    return pl.coalesce("start", "end")
+
+
 def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
-    """Added/ended counts per (keys, period) where anything happened."""
+    """Added/ended counts of state facts, and events, per (keys, period) where anything happened."""
     zero, one = pl.lit(0, pl.Int64), pl.lit(1, pl.Int64)
-    starts = df.filter(pl.col("start").is_not_null()).select(
-        *keys, pl.col("start").dt.truncate(every).alias("period"), one.alias("added"), zero.alias("ended"))
-    ends = df.filter(pl.col("end").is_not_null()).select(
-        *keys, pl.col("end").dt.truncate(every).alias("period"), zero.alias("added"), one.alias("ended"))
-    return pl.concat([starts, ends]).group_by([*keys, "period"]).agg(pl.col("added").sum(), pl.col("ended").sum())
+    states, events = df.filter(pl.col("kind") != "event"), df.filter(pl.col("kind") == "event")
+    starts = states.filter(pl.col("start").is_not_null()).select(
+        *keys, pl.col("start").dt.truncate(every).alias("period"), one.alias("added"), zero.alias("ended"),
+        zero.alias("events"))
+    ends = states.filter(pl.col("end").is_not_null()).select(
+        *keys, pl.col("end").dt.truncate(every).alias("period"), zero.alias("added"), one.alias("ended"),
+        zero.alias("events"))
+    occurred = events.filter(_occurred_at().is_not_null()).select(
+        *keys, _occurred_at().dt.truncate(every).alias("period"), zero.alias("added"), zero.alias("ended"),
+        one.alias("events"))
+    return pl.concat([starts, ends, occurred]).group_by([*keys, "period"]).agg(
+        pl.col("added").sum(), pl.col("ended").sum(), pl.col("events").sum())
 
 
 def _at(microseconds: int) -> pl.Expr:
@@ -554,14 +580,21 @@ def churn(
     until: Moment = None,
     by: GroupBy | None = None,
 ) -> Frame:
-    """Facts added and ended per period, with the number active at each period's start.
+    """State facts added and ended per period, with the number active at each period's start, and the
+    volume of events.
 
     Per period (``every``: a polars duration, ``"1mo"`` by default; periods are
-    ``dt.truncate(every)`` of the UTC instants): ``added`` = facts whose start falls in it,
-    ``ended`` = facts whose end falls in it, ``net`` = added − ended, ``active_at_start`` = facts
-    valid just before the period starts (started before it, not ended before it),
+    ``dt.truncate(every)`` of the UTC instants): ``added`` = state facts whose start falls in it,
+    ``ended`` = state facts whose end falls in it, ``net`` = added − ended, ``active_at_start`` = state
+    facts valid just before the period starts (started before it, not ended before it),
     ``active_at_end`` = active_at_start + net (= the next period's active_at_start), and
     ``churn_rate`` = (added + ended) / active_at_start, null when nothing was active.
+
+    **Events** (``kind``, contract §12) are never added nor ended: ``events`` counts those that occurred in
+    the period (at their start; at their end when the start is unknown) and ``events_change`` = events −
+    the previous period's events (without ``by``: the period just before, also before ``since``; with
+    ``by``: the group's previous listed period, 0 before its first). On an event graph (ICEWS, GDELT)
+    these two are the answer and the state columns stay zero.
 
     **Unknown starts**: such a fact cannot be placed in a period, so it is never counted in
     ``added``; like the store's ``as_of`` it counts as valid since before any period, so it is in
@@ -614,14 +647,19 @@ def churn(
             raise _too_many_periods(every, lo_us, hi_us, count)
         # Only the window's periods are laid out; the events before it are what was active at its start.
         earlier = events.filter(pl.col("period") < _at(lo_us))
-        active = df.filter(pl.col("start").is_null()).height + int(earlier["added"].sum()) - int(earlier["ended"].sum())
+        unknown_start = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).height
+        active = unknown_start + int(earlier["added"].sum()) - int(earlier["ended"].sum())
         baseline = pl.lit(active, pl.Int64)
         grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
                          .dt.truncate(every).unique().sort().alias("period"))
         table = grid.join(events, on="period", how="left").with_columns(
-            pl.col("added").fill_null(0), pl.col("ended").fill_null(0)).sort("period")
+            pl.col("added").fill_null(0), pl.col("ended").fill_null(0), pl.col("events").fill_null(0)).sort("period")
+        previous = _at(_period_start(lo_us - 1, every))  # the period just before the window: events_change's base
+        before_window = int(earlier.filter(pl.col("period") == previous)["events"].sum())
     else:
-        counts = df.filter(pl.col("start").is_null()).group_by(keys).agg(pl.len().cast(pl.Int64).alias("_baseline"))
+        before_window = 0
+        counts = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).group_by(keys).agg(
+            pl.len().cast(pl.Int64).alias("_baseline"))
         table = events.join(counts, on=keys, how="left").sort([*keys, "period"])
         baseline = pl.col("_baseline").fill_null(0)
 
@@ -632,6 +670,8 @@ def churn(
     table = table.with_columns(
         (baseline + before("added") - before("ended")).alias("active_at_start"),
         (pl.col("added") - pl.col("ended")).alias("net"),
+        (pl.col("events") - (pl.col("events").shift(1).over(keys) if keys else pl.col("events").shift(1))
+         .fill_null(before_window)).alias("events_change"),
     ).with_columns(
         (pl.col("active_at_start") + pl.col("net")).alias("active_at_end"),
         pl.when(pl.col("active_at_start") > 0)
@@ -667,8 +707,9 @@ def most_volatile(
 ) -> Frame:
     """The entities, subjects or predicates with the most changes, most first.
 
-    ``changes`` = ``added`` (facts started from ``since`` to ``until``; unknown starts never
-    count) + ``ended`` (facts ended then). ``by="entity"`` (the default) counts a fact for each
+    ``changes`` = ``added`` (state facts started from ``since`` to ``until``; unknown starts never
+    count) + ``ended`` (state facts ended then) + ``events`` (events that occurred then, contract §12: at
+    their start, or their end when the start is unknown; each counts once). ``by="entity"`` (the default) counts a fact for each
     entity on either side of it (its subject, and its object unless that is a value or the subject
     itself), so a hub that is mostly an object ("who criticised China") counts its changes too;
     ``by="subject"`` counts the subject side only. ``facts`` and ``current`` count the group's facts
@@ -694,7 +735,7 @@ def most_volatile(
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     if by == "entity":  # each fact once per entity side: the subject, and an entity object other than it
-        sides = ["start", "end", "current"]
+        sides = ["start", "end", "current", "kind"]
         df = pl.concat([
             df.select(pl.col("subject").alias("entity"), pl.col("subject_name").alias("entity_name"), *sides),
             df.filter(~pl.col("object_is_value") & (pl.col("object") != pl.col("subject")))
@@ -702,16 +743,19 @@ def most_volatile(
         ])
     named = by in ("entity", "subject")
     keys = [by, f"{by}_name"] if named else ["predicate"]
+    state = pl.col("kind") != "event"
+    df = df.with_columns(_occurred_at().alias("_occurred"))
     table = (
         df.group_by(by)
         .agg(
             *([pl.col(f"{by}_name").first()] if named else []),
-            _window("start", lo, hi).sum().cast(pl.Int64).alias("added"),
-            _window("end", lo, hi).sum().cast(pl.Int64).alias("ended"),
+            (_window("start", lo, hi) & state).sum().cast(pl.Int64).alias("added"),
+            (_window("end", lo, hi) & state).sum().cast(pl.Int64).alias("ended"),
             pl.len().cast(pl.Int64).alias("facts"),
             pl.col("current").sum().cast(pl.Int64).alias("current"),
+            (_window("_occurred", lo, hi) & ~state).sum().cast(pl.Int64).alias("events"),
         )
-        .with_columns((pl.col("added") + pl.col("ended")).alias("changes"))
+        .with_columns((pl.col("added") + pl.col("ended") + pl.col("events")).alias("changes"))
         .filter(pl.col("changes") > 0)
         .sort(["changes", by], descending=[True, False])
     )
@@ -736,7 +780,8 @@ def most_changed(
     case-insensitively) is one change, dated by its start. With ``since``/``until`` only changes
     dated in that window count (so changes at an unknown time do not). ``history`` lists the
     objects in that order with repeats in a row collapsed; ``current_objects`` the objects of the
-    current facts. Pairs without changes and ``multi_valued`` predicates are left out; ties go by
+    current facts. Pairs without changes, events (contract §12: the next event replaces nothing) and
+    ``multi_valued`` predicates are left out; ties go by
     subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
 
     >>> import kgtoolkit
@@ -751,7 +796,8 @@ def most_changed(
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
-    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued))).with_columns(_object_key())
+    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")) \
+        .with_columns(_object_key())
     if df.height == 0:
         return _out(_empty(MOST_CHANGED_SCHEMA), was_pandas)
     pair = ["subject", "predicate"]

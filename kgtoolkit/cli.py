@@ -496,14 +496,18 @@ def config(
     remove_multi_valued: Annotated[list[str] | None, typer.Option("--remove-multi-valued")] = None,
     add_single_valued: Annotated[list[str] | None, typer.Option("--add-single-valued", help="Predicate holding one object at a time (check reports overlaps).")] = None,
     remove_single_valued: Annotated[list[str] | None, typer.Option("--remove-single-valued")] = None,
+    events: Annotated[bool | None, typer.Option("--events/--no-events", help="Every fact of the graph is an event (ICEWS, GDELT).")] = None,
+    add_event_predicate: Annotated[list[str] | None, typer.Option("--add-event-predicate", help="Predicate whose facts are events (repeatable).")] = None,
+    remove_event_predicate: Annotated[list[str] | None, typer.Option("--remove-event-predicate")] = None,
     comma_guard: Annotated[bool | None, typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
     max_name_length: Annotated[int | None, typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
     max_value_length: Annotated[int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
 ) -> None:
-    """Show or change the graph's settings: types, value predicates, multi- and single-valued predicates, comma guard, lengths."""
+    """Show or change the graph's settings: types, value predicates, multi- and single-valued predicates, events, comma guard, lengths."""
     changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
-                              remove_multi_valued, add_single_valued, remove_single_valued)) or any(x is not None for x in (comma_guard, max_name_length,
-                                                                                   max_value_length))
+                              remove_multi_valued, add_single_valued, remove_single_valued, add_event_predicate,
+                              remove_event_predicate)) or any(x is not None for x in (comma_guard, max_name_length,
+                                                                                     max_value_length, events))
     with _open_graph(ctx, read_only=not changes) as kg:
         current = kg.config
         if changes:
@@ -512,6 +516,8 @@ def config(
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 single_valued=_edit(current.single_valued, add_single_valued, remove_single_valued),
+                events=events,
+                event_predicates=_edit(current.event_predicates, add_event_predicate, remove_event_predicate),
                 comma_guard=comma_guard,
                 max_name_length=max_name_length,
                 max_value_length=max_value_length,
@@ -524,6 +530,8 @@ def config(
     table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
     table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
     table.add_row("single-valued", escape(", ".join(sorted(map(printable, current.single_valued)))))
+    table.add_row("events", "every fact" if current.events else "off (single-day facts and event predicates only)")
+    table.add_row("event predicates", escape(", ".join(sorted(map(printable, current.event_predicates)))))
     table.add_row("comma guard", "on" if current.comma_guard else "off")
     table.add_row("max name length", f"{current.max_name_length:,}")
     table.add_row("max value length", f"{current.max_value_length:,}")
@@ -638,7 +646,7 @@ def timeline(
 @_command("stats")
 @graph_options()
 def stats(ctx: typer.Context) -> None:
-    """Counts: entities per type, facts, current, ended, value facts, predicates, aliases, memories."""
+    """Counts: entities per type, facts, current, ended, events, value facts, predicates, aliases, memories."""
     with _open_graph(ctx, read_only=True) as kg:
         result = kg.stats()
         path = kg.location
@@ -649,7 +657,7 @@ def stats(ctx: typer.Context) -> None:
     table.add_column(style="bold")
     table.add_column(justify="right")
     rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()), ("facts", result.facts),
-            ("current", result.current), ("scheduled", result.scheduled), ("ended", result.ended), ("value facts", result.value_facts),
+            ("current", result.current), ("scheduled", result.scheduled), ("ended", result.ended), ("events", result.events), ("value facts", result.value_facts),
             ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
     for label, value in rows:
         table.add_row(escape(label), str(value))

@@ -3,7 +3,7 @@
 =========================  ==============================================================================
 code                       finding
 =========================  ==============================================================================
-``single_valued_overlap``  two facts of a single-valued predicate (``config.single_valued``), same subject,
+``single_valued_overlap``  two state facts of a single-valued predicate (``config.single_valued``), same subject,
                            other objects, valid at once (an end on the other's start day is a switch, as
                            after ``supersede``, not an overlap); scheduled facts are the next code's
 ``scheduled_overlap``      a scheduled fact whose start another object's fact of the same subject and

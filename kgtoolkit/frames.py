@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from ._records import is_event
 from ._time import OPEN_END, OPEN_START, TimeInput, now_key
 from ._traversal import DiffBy
 from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
@@ -41,7 +42,8 @@ FACTS_SCHEMA: dict[str, pl.DataType] = {
     "id": pl.Int64(), "subject": pl.String(), "subject_name": pl.String(), "subject_type": pl.String(),
     "predicate": pl.String(), "object": pl.String(), "object_name": pl.String(), "object_type": pl.String(),
     "object_is_value": pl.Boolean(), "valid_from": pl.String(), "valid_to": pl.String(), "start": _MOMENT,
-    "end": _MOMENT, "current": pl.Boolean(), "state": pl.String(), "confidence": pl.Float64(), "source": pl.String(),
+    "end": _MOMENT, "current": pl.Boolean(), "state": pl.String(), "kind": pl.String(), "confidence": pl.Float64(),
+    "source": pl.String(),
     "source_closet": pl.String(), "recorded_at": _MOMENT, "invalidated_at": _MOMENT, "ended_by": pl.String(),
 }
 #: :func:`entities`: one row per entity, with its aliases.
@@ -89,9 +91,11 @@ def facts(
     """Every fact (or those matching the filters) with entity names and types resolved.
 
     ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
-    its day; null = open); ``state`` is the fact's state now (contract §4: ``current``, ``scheduled`` or
-    ``ended``) and ``current`` is true for a ``current`` fact (open-ended and started). Filters work as in
-    :meth:`KnowledgeGraph.query`; ``entity`` keeps facts where it is subject or object.
+    its day; null = open); ``kind`` is ``event`` or ``state`` (contract §12); ``state`` is the fact's state
+    now (contract §4: ``current``, ``scheduled`` or ``ended``; an event ``occurred`` or ``scheduled``) and
+    ``current`` is true for a ``current`` fact (a state fact, open-ended and started). Filters work as in
+    :meth:`KnowledgeGraph.query` (``current_only`` leaves events out); ``entity`` keeps facts where it is
+    subject or object.
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
     parts, (entity_table,) = facts_table(kg, _FACT_READ, as_of=as_of, known_at=known_at, predicate=predicate,
@@ -102,7 +106,12 @@ def facts(
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
     now = now_key()
-    state = (pl.when(pl.col("valid_to").is_not_null()).then(pl.lit("ended"))
+    config = kg.config
+    event = is_event(pl.lit(config.events), pl.col("predicate").is_in(sorted(config.event_predicates)),
+                     pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
+    kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
+    state = (pl.when(event & (pl.col("from_us") > now)).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
+             .when(pl.col("valid_to").is_not_null()).then(pl.lit("ended"))
              .when(pl.col("from_us") > now).then(pl.lit("scheduled")).otherwise(pl.lit("current")))
 
     def shaped(part: pa.Table) -> pl.DataFrame:
@@ -120,7 +129,7 @@ def facts(
                 "valid_from", "valid_to",
                 pl.when(pl.col("from_us") != OPEN_START).then(pl.col("from_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("start"),
                 pl.when(pl.col("to_us") != OPEN_END).then(pl.col("to_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("end"),
-                (state == "current").alias("current"), state.alias("state"),
+                (state == "current").alias("current"), state.alias("state"), kind.alias("kind"),
                 "confidence", "source", "source_closet", _moment("recorded_at"), _moment("invalidated_at"), "ended_by",
             )
         )
@@ -132,6 +141,8 @@ def facts(
 
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
             frame = pl.concat(list(pool.map(shaped, parts)))
+    if current_only and (config.events or config.event_predicates):  # an event is never current (contract §12)
+        frame = frame.filter(pl.col("kind") == "state")
     schema = FACTS_SCHEMA
     return _out(frame.cast(schema), backend)  # type: ignore[arg-type]
 

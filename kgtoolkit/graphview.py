@@ -39,6 +39,7 @@ from ._time import TimeInput, parse_window
 
 __all__ = [
     "CDN_HOSTS",
+    "EVENT_EDGE",
     "TYPE_COLORS",
     "GraphEdge",
     "GraphNode",
@@ -61,6 +62,8 @@ TYPE_COLORS: dict[str, str] = {
 _PALETTE = ("#9467BD", "#8C564B", "#17BECF", "#BCBD22", "#7F7F7F", "#D62728", "#2CA02C", "#1F77B4")
 CURRENT_EDGE = "#3A5F8F"
 ENDED_EDGE = "#B5B5B5"
+#: An edge whose facts are all events (contract §12): solid, in its own colour, never drawn as ended.
+EVENT_EDGE = "#C2570C"
 _MOMENT = pl.Datetime("us", "UTC")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _VALUES_SHOWN = 12
@@ -85,7 +88,8 @@ class GraphNode:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GraphEdge:
-    """One entity-to-entity relationship to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey.
+    """One entity-to-entity relationship to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey,
+    events (``event``: every fact of the edge is one, contract §12) solid in :data:`EVENT_EDGE`.
 
     The facts of one (subject, predicate, object) are one edge (an event graph repeats a triple on
     many days): ``ids`` lists them, ``count`` says how many, ``valid_from``/``valid_to`` span the
@@ -106,6 +110,7 @@ class GraphEdge:
     ids: tuple[int, ...] = ()
     width: float = 1.0
     label: str = ""                 # the predicate as people spell it (its label), drawn on the edge
+    event: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -332,9 +337,11 @@ def build(
              .agg(pl.all().last(), pl.col("id").alias("ids"), pl.len().alias("count"),
                   pl.col("valid_from").first().alias("first_from"), pl.col("current").any().alias("any_current"),
                   pl.col("valid_to").is_null().any().alias("open"),
-                  pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to")))
-    drawn = drawn.sort([pl.col("any_current"), pl.col("start"), pl.col("id")], descending=[True, True, True],
-                       nulls_last=True)
+                  pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to"),
+                  (pl.col("kind") == "event").all().alias("all_events") if "kind" in scope.columns
+                  else pl.lit(False).alias("all_events")))
+    drawn = drawn.sort([pl.col("any_current"), pl.col("all_events"), pl.col("start"), pl.col("id")],
+                       descending=[True, True, True, True], nulls_last=True)
     edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
     drawn = drawn.head(edge_cap).sort("id")
 
@@ -374,18 +381,22 @@ def build(
                                round(size, 1)))
     edges = []
     for row in drawn.iter_rows(named=True):
-        current, count = bool(row["any_current"]), int(row["count"])
+        current, count, event = bool(row["any_current"]), int(row["count"]), bool(row["all_events"])
         last_to = None if row["open"] else row["last_to"]
         first_from = row["first_from"] if count > 1 else row["valid_from"]
         span = f"{first_from or '?'} … {last_to or 'now'}"
-        times = f"{count:,} facts, " if count > 1 else ""
+        if event:  # events occurred: a count and the first and last dates, never "ended" (contract §12)
+            span = f"{first_from or '?'}" + (f" … {last_to or first_from or '?'}" if count > 1 else "")
+        times = f"{count:,} {'events' if event else 'facts'}, " if count > 1 else ""
         spelled = row.get("predicate_label") or row["predicate"]
+        state = "event" if event else row.get("state") or ("current" if current else "ended")
         title = (f"{row['subject_name']} → {spelled} → {row['object_name']}\n{times}{span}"
-                 f"\n{row.get('state') or ('current' if current else 'ended')} · source {row['source']}")
+                 f"\n{state} · source {row['source']}")
+        color = CURRENT_EDGE if current else EVENT_EDGE if event else ENDED_EDGE
         edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], first_from, last_to,
-                               current, title, not current, CURRENT_EDGE if current else ENDED_EDGE, count,
+                               current, title, not (current or event), color, count,
                                tuple(int(i) for i in row["ids"]), round(1.0 + min(2.0 * math.log2(count), 7.0), 2),
-                               spelled))
+                               spelled, event))
     examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
     return GraphView(tuple(nodes), tuple(edges), center, hops, max_nodes, total_nodes, total_edges, len(omitted),
                      edges_left, examples, sum(len(v) for v in node_values.values()))
@@ -512,8 +523,8 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     for edge in view.edges:
         net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.label or edge.predicate) if label_edges else "",
                      dashes=edge.dashes, color=edge.color,
-                     width=(2.2 if edge.current else 1.4) * edge.width,
-                     font={"size": 10, "color": "#555555" if edge.current else "#9A9A9A", "strokeWidth": 3,
+                     width=(2.2 if edge.current or edge.event else 1.4) * edge.width,
+                     font={"size": 10, "color": "#555555" if edge.current or edge.event else "#9A9A9A", "strokeWidth": 3,
                            "align": "middle"})
     options = {
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False, "keyboard": False},

@@ -78,7 +78,8 @@ def churn_report(
 
     Covers the periods of :func:`kgtoolkit.analysis.churn` (``every``, ``since``, ``until``; by
     default from the first to the last start or end in the graph): headline numbers, facts
-    added/ended/net per period, churn per predicate, the ``top`` most volatile entities and
+    added/ended/net per period (on a graph of events, contract §12: events per period and their change
+    instead), churn per predicate, the ``top`` most volatile entities and
     predicates and most often changed (subject, predicate) pairs in that window, and the open
     conflicts needing action (durations up to ``now``, default the current time). Returns
     ``(html_path, markdown_path)``.
@@ -142,6 +143,7 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         predicates, changed, open_conflicts = (df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
                                                for df in (predicates, changed, open_conflicts))
     added, ended = int(periods["added"].sum()), int(periods["ended"].sum())
+    events = int(periods["events"].sum())
     stats = kg.stats()
     headline = [
         ("facts", "facts", _n(facts.height)),
@@ -151,6 +153,7 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         ("added", "added in the window", _n(added)),
         ("ended", "ended in the window", _n(ended)),
         ("net", "net change", _signed(added - ended)),
+        *(_event_headline(periods, every) if events else []),
         ("conflicts", "open conflicts needing action", _n(open_conflicts.height)),
         ("conflict-groups", "conflict groups (with history)", _n(groups.height)),
     ]
@@ -170,6 +173,15 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         conflicts=open_conflicts,
         top=top,
     )
+
+
+def _event_headline(periods: Any, every: str) -> list[tuple[str, str, str]]:
+    """The event numbers (contract §12): volume in the window, and the last period's change on the one before."""
+    volume = periods["events"].to_list()
+    busiest = max(range(len(volume)), key=lambda i: (volume[i], -i))
+    return [("events", "events in the window", _n(sum(volume))),
+            ("events-change", "events in the last period vs the one before", _signed(int(periods["events_change"][-1]))),
+            ("events-peak", "busiest period", f"{_period_label(periods['period'][busiest], every)} ({_n(volume[busiest])})")]
 
 
 def _n(value: int) -> str:
@@ -223,13 +235,19 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     ``bounded`` shortens the long cells (a fact's history) for the page; the Markdown keeps them whole.
     """
     every = data.every
-    active = data.periods.filter((data.periods["added"] + data.periods["ended"]) > 0).tail(_MD_PERIODS)
+    periods = data.periods
+    active = periods.filter((periods["added"] + periods["ended"] + periods["events"]) > 0).tail(_MD_PERIODS)
+    with_events = bool(periods["events"].sum())  # an event graph (contract §12): its volume, not add/end pairs
+    extra = ["events", "events change"] if with_events else []
     period_rows = [[_period_label(r["period"], every), _n(r["added"]), _n(r["ended"]), _signed(r["net"]),
-                    _n(r["active_at_start"]), "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}"]
+                    _n(r["active_at_start"]), "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
+                    *([_n(r["events"]), _signed(r["events_change"])] if with_events else [])]
                    for r in active.iter_rows(named=True)]
-    predicate_rows = [[r["predicate"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
+    predicate_rows = [[r["predicate"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"]),
+                       *([_n(r["events"])] if with_events else [])]
                       for r in data.predicates.head(data.top).iter_rows(named=True)]
-    entity_rows = [[r["entity_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])]
+    entity_rows = [[r["entity_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"]),
+                    *([_n(r["events"])] if with_events else [])]
                    for r in data.entities.iter_rows(named=True)]
     changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), _history(r["history"], bounded=bounded),
                      _names(r["current_objects"])] for r in data.changed.iter_rows(named=True)]
@@ -243,10 +261,11 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
              else "")
     return [
         (f"Most recent active periods (last {_MD_PERIODS})", ["period", "added", "ended", "net", "active at start",
-                                                               "churn rate"], period_rows, "No fact started or ended."),
-        ("Most volatile predicates", ["predicate", "changes", "added", "ended", "current"], predicate_rows,
+                                                               "churn rate", *extra], period_rows,
+         "No fact started or ended, and no event occurred."),
+        ("Most volatile predicates", ["predicate", "changes", "added", "ended", "current", *extra[:1]], predicate_rows,
          "No changes in the window."),
-        ("Most volatile entities", ["entity", "changes", "added", "ended", "current"], entity_rows,
+        ("Most volatile entities", ["entity", "changes", "added", "ended", "current", *extra[:1]], entity_rows,
          "No changes in the window."),
         (changed_title, ["subject", "predicate", "changes", "history", "current"], changed_rows,
          "No (subject, predicate) changed its object in the window."),
@@ -273,7 +292,26 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. a glyph missing from the default font
         periods = data.periods
-        if periods.height:
+        if periods.height and int(periods["events"].sum()):  # events per period and their change (contract §12)
+            fig = Figure(figsize=(10, 3.6), layout="constrained")
+            FigureCanvasAgg(fig)
+            ax = fig.add_subplot()
+            x = list(range(periods.height))
+            volume, change = periods["events"].to_list(), periods["events_change"].to_list()
+            if periods.height <= _BAR_LIMIT:
+                ax.bar(x, volume, color="#c2570c", label="events")
+            else:
+                ax.fill_between(x, volume, step="mid", color="#c2570c", alpha=0.8, label="events")
+            ax.plot(x, change, color="#222222", linewidth=0.8, label="change on the period before")
+            ax.axhline(0, color="#888888", linewidth=0.6)
+            step = max(1, periods.height // 12)
+            labels = [_period_label(p, data.every) for p in periods["period"].gather_every(step).to_list()]
+            ax.set_xticks(x[::step], labels, rotation=30, ha="right", fontsize=8)
+            ax.set_ylabel("events")
+            ax.set_title(f"Events per period ({data.every})", fontsize=10)
+            ax.legend(fontsize=8, loc="upper left")
+            charts.append(("Events per period and their change", _png(fig)))
+        if periods.height and int((periods["added"] + periods["ended"]).sum()):
             fig = Figure(figsize=(10, 3.6), layout="constrained")
             FigureCanvasAgg(fig)
             ax = fig.add_subplot()
@@ -302,9 +340,13 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
             ax = fig.add_subplot()
             names = shown["predicate"].to_list()[::-1]
             added, ended = shown["added"].to_list()[::-1], shown["ended"].to_list()[::-1]
+            occurred = shown["events"].to_list()[::-1]
             ax.barh(names, added, color="#3a7d44", label="added")
             ax.barh(names, ended, left=added, color="#b5443a", label="ended")
-            ax.set_xlabel("facts added + ended in the window")
+            if any(occurred):
+                ax.barh(names, occurred, left=[a + e for a, e in zip(added, ended, strict=True)], color="#c2570c",
+                        label="events")
+            ax.set_xlabel("facts added + ended, and events, in the window")
             ax.set_title("Churn per predicate", fontsize=10)
             ax.tick_params(axis="y", labelsize=8)
             ax.legend(fontsize=8, loc="lower right")

@@ -184,14 +184,17 @@ def ref_volatile(facts: list[Fact], by: str, lo: dt.datetime | None = None,
         else:
             groups = [(getattr(f, by), f.subject_name)]
         for group, name in groups:
-            row = table.setdefault(group, [name, 0, 0, 0, 0])
-            row[1] += inside(start_of(f.valid_from))
-            row[2] += inside(end_of(f.valid_to))
+            row = table.setdefault(group, [name, 0, 0, 0, 0, 0])
+            if f.kind == "event":  # contract §12: an event occurs once, at its start (its end if that is unknown)
+                row[5] += inside(start_of(f.valid_from) or end_of(f.valid_to))
+            else:
+                row[1] += inside(start_of(f.valid_from))
+                row[2] += inside(end_of(f.valid_to))
             row[3] += 1
             row[4] += f.current
-    rows = [((g, name) if by != "predicate" else (g,)) + (a + e, a, e, n, c)
-            for g, (name, a, e, n, c) in table.items() if a + e]
-    return sorted(rows, key=lambda r: (-r[-5], r[0]))
+    rows = [((g, name) if by != "predicate" else (g,)) + (a + e + v, a, e, n, c, v)
+            for g, (name, a, e, n, c, v) in table.items() if a + e + v]
+    return sorted(rows, key=lambda r: (-r[-6], r[0]))
 
 
 def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), lo: dt.datetime | None = None,
@@ -518,15 +521,15 @@ def test_churn_at_the_ends_of_time() -> None:
     # The store's bounds reach 0001-01-01 … 9999-12-31: every period stays a Python datetime.
     yearly = analysis.churn(one_fact("0001-01-01", "9999-12-31"), every="1y")
     assert yearly.height == 9_999
-    assert yearly.row(0) == (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None)
-    assert yearly.row(-1) == (dt.datetime(9999, 1, 1, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0)
+    assert yearly.row(0) == (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None, 0, 0)
+    assert yearly.row(-1) == (dt.datetime(9999, 1, 1, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0, 0, 0)
     assert yearly["active_at_start"][1:].to_list() == [1] * 9_998
     # A period holding 0001-01-01 can begin in year 0 ("7d" periods start on Thursdays, "10y" ones
     # in years ending in 0); it is dated 0001-01-01, and the next one starts where it should.
     early = one_fact("0001-01-01", "0001-01-10")
     assert analysis.churn(early, every="7d").rows() == [
-        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None),
-        (dt.datetime(1, 1, 4, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0),
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None, 0, 0),
+        (dt.datetime(1, 1, 4, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0, 0, 0),
     ]
     decades = analysis.churn(early, every="10y", since="0001", until="0020")
     assert decades.select("period", "added", "ended").rows() == [
@@ -608,7 +611,8 @@ def test_most_volatile_counts_an_entity_that_is_mostly_an_object() -> None:
     kg.add("China", "praise", "critic 0", valid_from="2014-01-05", valid_to="2014-01-05")
     kg.add("China", "praise", "China", valid_from="2014-01-06")  # a self-loop counts once
     top = analysis.most_volatile(frames.facts(kg), top=1).row(0, named=True)
-    assert (top["entity_name"], top["facts"], top["added"], top["ended"]) == ("China", 6, 6, 5)
+    # The single-day facts are events (contract §12): each occurred once, neither added nor ended.
+    assert (top["entity_name"], top["facts"], top["added"], top["ended"], top["events"]) == ("China", 6, 1, 0, 5)
     assert analysis.most_volatile(frames.facts(kg), by="subject", top=1)["subject_name"].to_list() == ["China"]
     assert analysis.most_volatile(frames.facts(kg), by="subject", top=None).filter(
         pl.col("subject") == "china")["facts"].to_list() == [2]

@@ -132,7 +132,7 @@ def today_utc() -> set[str]:
 
 FACT_KEYS = {"id", "subject", "subject_name", "predicate", "object", "object_name", "object_is_value",
              "valid_from", "valid_to", "confidence", "source", "source_closet", "recorded_at",
-             "invalidated_at", "ended_by", "direction", "current", "state"}
+             "invalidated_at", "ended_by", "direction", "kind", "current", "state"}
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -617,6 +617,7 @@ def test_stats(richer: Path, backend: str) -> None:
         "path": shown(richer), "entities": 9,
         "entities_by_type": {"company": 2, "person": 1, "unknown": 6},
         "facts": 9, "current": 8, "ended": 1, "value_facts": 1, "predicates": 6, "aliases": 1, "memories": 0, "scheduled": 0,
+        "events": 0,
     }
     text = ok("stats", "--db", richer)
     assert shown(richer) in text  # the title names the graph
@@ -704,6 +705,8 @@ def test_config_show(db_path: Path) -> None:
         "max_name_length": 1000,
         "max_value_length": 100000,
         "single_valued": [],
+        "events": False,
+        "event_predicates": [],
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -1045,11 +1048,11 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "timeline-name": (("timeline", "my_api"), {"facts"} | PAGED),
     "aliases": (("aliases",), {"aliases"} | PAGED),
     "stats": (("stats",), {"path", "entities", "entities_by_type", "facts", "current", "ended", "value_facts",
-                           "predicates", "aliases", "memories", "scheduled"}),
+                           "predicates", "aliases", "memories", "scheduled", "events"}),
     "conflicts": (("conflicts",), {"groups", "needs_action", "needs_action_total"} | PAGED),
     "summary": (("summary",), {"markdown"}),
     "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
-                             "max_value_length", "single_valued"}),
+                             "max_value_length", "single_valued", "events", "event_predicates"}),
     "duplicates": (("duplicates",), {"candidates"} | PAGED),
 }
 

@@ -167,7 +167,10 @@ def test_a_repeated_fact_is_one_edge_with_its_count_and_span(kg: KnowledgeGraph)
     want = facts.filter(pl.col("predicate") == "criticize")["id"].sort().to_list()
     assert criticize.count == 5 and sorted(criticize.ids) == want and criticize.id == max(want)
     assert (criticize.valid_from, criticize.valid_to) == ("2014-01-03", "2014-11-20")
-    assert "5 facts, 2014-01-03 … 2014-11-20" in criticize.title and criticize.width > by_predicate["praise"].width
+    assert "5 events, 2014-01-03 … 2014-11-20" in criticize.title and criticize.width > by_predicate["praise"].width
+    # Events (contract §12) are their own kind: solid, in the event colour, never the grey of an ended edge.
+    assert criticize.event and not criticize.dashes and criticize.color == graphview.EVENT_EDGE
+    assert "ended" not in criticize.title
     assert by_predicate["praise"].count == 1 and by_predicate["praise"].ids == (by_predicate["praise"].id,)
     assert len(view.edges) == 3 and view.fact_count == 7 and sorted(view.edge_ids) == sorted(facts["id"].to_list())
 

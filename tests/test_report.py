@@ -154,7 +154,8 @@ def test_report_yago(tmp_path: Path) -> None:
     assert_offline(page)
     facts = kg.timeline()
     assert stat(page, "facts") == f"{len(facts):,}"
-    assert stat(page, "added") == f"{sum(f.valid_from is not None for f in facts):,}"
+    assert stat(page, "added") == f"{sum(f.valid_from is not None and f.kind == 'state' for f in facts):,}"
+    assert stat(page, "events") == f"{sum(f.kind == 'event' for f in facts):,}"  # one-day facts (contract §12)
     assert stat(page, "conflicts") == f"{sum(g.needs_action for g in kg.conflicts()):,}"
     name = top_entity(kg)
     assert stat(page, "top-entity") == name and f"| {name} |" in summary

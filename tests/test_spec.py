@@ -944,12 +944,12 @@ def test_stats(kg: KnowledgeGraph) -> None:
     stats = kg.stats()
     assert stats.to_dict() == {
         "entities": 3, "entities_by_type": {"company": 1, "person": 2}, "facts": 4, "current": 2, "ended": 2,
-        "value_facts": 2, "predicates": 2, "aliases": 1, "memories": 1, "scheduled": 0}
+        "value_facts": 2, "predicates": 2, "aliases": 1, "memories": 1, "scheduled": 0, "events": 0}
 
 
 def test_stats_empty(kg: KnowledgeGraph) -> None:
     assert kg.stats().to_dict() == {"entities": 0, "entities_by_type": {}, "facts": 0, "current": 0, "ended": 0,
-                                    "value_facts": 0, "predicates": 0, "aliases": 0, "memories": 0, "scheduled": 0}
+                                    "value_facts": 0, "predicates": 0, "aliases": 0, "memories": 0, "scheduled": 0, "events": 0}
 
 
 class TestConflicts:

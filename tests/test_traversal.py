@@ -400,11 +400,11 @@ def test_diff_rules(kg: KnowledgeGraph) -> None:
     d = kg.diff("2026-03", "2026-03")
     assert [(c.kind, c.at, c.predicate) for c in d.changes] == [
         ("replaced", "2026-03-02", "uses"), ("ended", "2026-03-04", "depends_on"),
-        ("began", "2026-03-05", "depends_on"), ("began", "2026-03-10", "met"), ("ended", "2026-03-10", "met"),
-        ("began", "2026-03-11", "met"), ("ended", "2026-03-11", "met")]
+        ("began", "2026-03-05", "depends_on"), ("occurred", "2026-03-10", "met"),  # events (contract §12)
+        ("occurred", "2026-03-11", "met")]
     replaced = d.changes[0]
     assert (replaced.old and replaced.old.object_name, replaced.new and replaced.new.object_name) == ("Redis", "SQLite")
-    assert d.to_dict()["changes"][0]["old"]["valid_to"] == "2026-03-02" and d.to_dict()["total"] == 7
+    assert d.to_dict()["changes"][0]["old"]["valid_to"] == "2026-03-02" and d.to_dict()["total"] == 5
     assert kg.diff("2026-04", "2026-12").total == 0
     frame = frames.diff(kg, "2026-03", "2026-03", entity="api")
     assert frame.select("kind", "old_object_name", "new_object_name").rows() == [

@@ -33,7 +33,7 @@ def _contexts(kg: KnowledgeGraph, facts: Sequence[Fact]) -> dict[int, FactContex
         pair = (fact.subject, fact.predicate)
         if pair not in now_of:
             now_of[pair] = tuple(store.current_facts(kg, *pair))
-        replaced = () if fact.current else tuple(store.successors(kg, fact.id))
+        replaced = () if fact.current or fact.kind == "event" else tuple(store.successors(kg, fact.id))  # §12
         since = replaced[0].valid_from if replaced else None
         now = tuple(f for f in now_of[pair] if f.id != fact.id)
         out[fact.id] = FactContext(fact, fact.current, replaced, since, now,

@@ -43,6 +43,9 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
         if now:
             note += f"; also current for {fact.subject_name} → {fact.predicate}: {_names(now)}"
         return note
+    if fact.kind == "event":  # contract §12: an event happened (or will); it is never ended nor replaced
+        when = fact.valid_from or fact.valid_to or "at an unknown time"
+        return f"event: {'scheduled for' if fact.state == 'scheduled' else 'occurred'} {when}"
     if fact.state == "scheduled":
         note = f"planned: from {fact.valid_from}"
         if now:
@@ -73,6 +76,9 @@ def _memory_note(status: str, inferred: bool, basis: Sequence[FactContext], enti
         if context.current:
             start = f" since {fact.valid_from}" if fact.valid_from else ""
             parts.append(f"{_triple(fact)}, current{start}")
+        elif fact.kind == "event":  # contract §12
+            parts.append(f"{_triple(fact)}, an event that occurred {fact.valid_from or fact.valid_to or '(date unknown)'}"
+                         if fact.state == "occurred" else f"{_triple(fact)}, an event scheduled for {fact.valid_from}")
         elif fact.state == "scheduled":
             parts.append(f"{_triple(fact)}, planned from {fact.valid_from}")
         else:

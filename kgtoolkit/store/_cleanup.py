@@ -139,10 +139,11 @@ class StructuralRows:
 def structural_rows(backend: Backend, single_valued: list[str]) -> StructuralRows:
     d = backend.dialect
     with backend.read() as cur:
+        events = q.event_rule(cur)  # an event never overlaps: it occurred (contract §12)
         rows = cur.execute(
-            f"SELECT id, subject, predicate, object_key, from_us, valid_to, valid_from FROM facts "
-            f"WHERE predicate IN {d.values('sv')} ORDER BY subject, predicate, from_us, id",
-            {"sv": d.list_param(single_valued)}).fetchall()
+            f"SELECT id, subject, predicate, object_key, from_us, valid_to, valid_from FROM facts f "
+            f"WHERE predicate IN {d.values('sv')} AND NOT {events.sql(d)} ORDER BY subject, predicate, from_us, id",
+            {"sv": d.list_param(single_valued), **events.params(d)}).fetchall()
         dangling = [(int(r[0]), str(r[1])) for r in cur.execute(
             f"SELECT f.id, f.source_closet FROM facts f WHERE f.source_closet IS NOT NULL "
             f"AND NOT {d.contains('f.source_closet', chr(39) + '://' + chr(39))} "

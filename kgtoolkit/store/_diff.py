@@ -6,9 +6,11 @@ recorded it and ended when the graph recorded its end (a fact recorded already e
 begun). An end and a start of the same subject and predicate with another object are one
 **replacement** when the new fact starts while the old one held or on the day after it ended (as
 ``supersede`` writes them, both on the switch day); each fact pairs at most once, the closest first.
-Multi-valued predicates never pair: a new object there is one more, not a replacement; nor does a fact
-that holds for one instant or day (``valid_from`` = ``valid_to``, an event): the next event is no
-replacement of the last.
+Multi-valued predicates never pair: a new object there is one more, not a replacement.
+
+An **event** (contract §12: its predicate or graph is declared one, or ``valid_from`` = ``valid_to``) neither
+begins, ends nor is replaced: it **occurred** in the window when its start falls in it (its end, when the start
+is unknown); by transaction time, when the graph recorded it. The next event is no replacement of the last.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ._schema import FACT_FROM, FACT_READ
 __all__ = ["diff"]
 
 _DAY_US = 86_400_000_000
-_RANK = {"replaced": 0, "ended": 1, "began": 2}
+_RANK = {"replaced": 0, "ended": 1, "began": 2, "occurred": 3}
 
 
 def _key(text: str) -> int:
@@ -70,10 +72,17 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
                            params).fetchall()
         for r in rows:
             keys[int(r[0])] = (int(r[-2]), int(r[-1]))
-        return [q.row_fact(r[:-2]) for r in rows]
+        return [q.row_fact(r[:-2], events=events) for r in rows]
 
+    events = q.event_rule(cur)
     began, ended = read(began_sql), read(ended_sql)
     multi = q.read_config(cur).multi_valued
+    # Events occurred (at their start; at their end when the start is unknown): never began, ended or replaced.
+    occurred = {f.id: f for f in began if f.kind == "event"}
+    if by == "valid":
+        occurred.update((f.id, f) for f in ended if f.kind == "event" and f.valid_from is None)
+    began = [f for f in began if f.kind == "state"]
+    ended = [f for f in ended if f.kind == "state"]
 
     def start_of(f: Fact) -> tuple[str, int]:
         text = f.valid_from if by == "valid" else f.recorded_at
@@ -88,11 +97,11 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     # Candidate replacements: (distance, old id, new id), the closest pair first.
     by_pair: dict[tuple[str, str], list[Fact]] = {}
     for f in began:
-        if f.predicate not in multi and not _instant(f):
+        if f.predicate not in multi:
             by_pair.setdefault((f.subject, f.predicate), []).append(f)
     candidates: list[tuple[int, int, int, Fact, Fact]] = []
     for old in ended:
-        if old.predicate in multi or _instant(old):
+        if old.predicate in multi:
             continue
         old_start = start_of(old)[1] if (old.valid_from if by == "valid" else old.recorded_at) else None
         old_end = end_of(old)[1]
@@ -121,16 +130,15 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         if f.id not in paired_new:
             text, key = start_of(f)
             changes.append((key, _RANK["began"], f.id, Change("began", text, f.subject, f.predicate, None, f)))
+    for f in occurred.values():
+        text, key = start_of(f) if f.valid_from is not None or by == "known" else end_of(f)
+        changes.append((key, _RANK["occurred"], f.id, Change("occurred", text, f.subject, f.predicate, None, f)))
     changes.sort(key=lambda c: c[:3])
     kinds = [c[3].kind for c in changes]
     del paging  # checked above, before any work
     shown = tuple(c[3] for c in (changes[offset:] if limit is None else changes[offset:offset + limit]))
     return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, kinds.count("began"),
-                kinds.count("ended"), kinds.count("replaced"))
-
-
-def _instant(f: Fact) -> bool:
-    return f.valid_from is not None and f.valid_from == f.valid_to
+                kinds.count("ended"), kinds.count("replaced"), kinds.count("occurred"))
 
 
 def _object(f: Fact) -> str:

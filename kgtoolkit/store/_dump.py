@@ -456,7 +456,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
     vocabulary: frozenset[str] | None = DEFAULT_TYPES
     c.at("config", config)
     for key, value in config.items():
-        if key in ("types", "value_predicates", "multi_valued", "single_valued"):
+        if key in ("types", "value_predicates", "multi_valued", "single_valued", "event_predicates"):
             names = _names(c, key, value)
             if names is None:
                 vocabulary = None if key == "types" else vocabulary  # the entities' types cannot be judged
@@ -465,9 +465,9 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
                 names.add("unknown")  # as configure() keeps it
                 vocabulary = frozenset(names)
             value = sorted(names)
-        elif key == "comma_guard":
+        elif key in ("comma_guard", "events"):
             if not isinstance(value, bool):
-                c.fail(key, value, "invalid_request", f"comma_guard must be true or false, not {_kind(value)}")
+                c.fail(key, value, "invalid_request", f"{key} must be true or false, not {_kind(value)}")
                 continue
         elif key in q.LENGTH_SETTINGS:
             highest = q.LENGTH_SETTINGS[key]

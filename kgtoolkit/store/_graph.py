@@ -166,6 +166,8 @@ class KnowledgeGraph:
         max_name_length: int | None = None,
         max_value_length: int | None = None,
         single_valued: Collection[str] | None = None,
+        events: bool | None = None,
+        event_predicates: Collection[str] | None = None,
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
@@ -174,7 +176,9 @@ class KnowledgeGraph:
         (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
         ``max_name_length`` and ``max_value_length`` bound what is written from now on (stored texts stay).
         ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); a predicate
-        cannot be both multi- and single-valued (:class:`InvalidRequest`).
+        cannot be both multi- and single-valued (:class:`InvalidRequest`). ``events`` declares every fact of the
+        graph an event, ``event_predicates`` the facts of those predicates (contract §12: events are never current,
+        ended, replaced nor in conflicts); both apply to stored facts at once, as the rule is read, not stored.
 
         >>> kg = open(":memory:")
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
@@ -193,10 +197,14 @@ class KnowledgeGraph:
         if single_valued is not None:
             updates["single_valued"] = json.dumps(sorted(self._setting_names(single_valued, "single_valued",
                                                                              "predicate")))
-        if comma_guard is not None:
-            if not isinstance(comma_guard, bool):
-                raise InvalidRequest("comma_guard must be true or false", field="comma_guard", value=str(comma_guard))
-            updates["comma_guard"] = json.dumps(comma_guard)
+        if event_predicates is not None:
+            updates["event_predicates"] = json.dumps(sorted(self._setting_names(event_predicates, "event_predicates",
+                                                                                "predicate")))
+        for key, flag in (("comma_guard", comma_guard), ("events", events)):
+            if flag is not None:
+                if not isinstance(flag, bool):
+                    raise InvalidRequest(f"{key} must be true or false", field=key, value=str(flag))
+                updates[key] = json.dumps(flag)
         for key, value in (("max_name_length", max_name_length), ("max_value_length", max_value_length)):
             if value is not None:
                 updates[key] = json.dumps(whole_number(value, field=key, low=1, high=q.LENGTH_SETTINGS[key]))
@@ -236,7 +244,8 @@ class KnowledgeGraph:
                 if name == printable(name) or name not in getattr(self.config, setting):
                     raise
                 option = {"types": "--remove-type", "value_predicates": "--remove-value-predicate",
-                          "multi_valued": "--remove-multi-valued", "single_valued": "--remove-single-valued"}[setting]
+                          "multi_valued": "--remove-multi-valued", "single_valued": "--remove-single-valued",
+                          "event_predicates": "--remove-event-predicate"}[setting]
                 raise InvalidName(f"{exc.message}. It is stored in this graph's {setting}: remove it with "
                                   f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
                                   f"configure({setting}=...))", **exc.data) from None
@@ -556,34 +565,40 @@ class KnowledgeGraph:
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
-        preds = _predicate_list(predicates)
-        if preds:
-            where += f" AND f.predicate IN {d.values('preds')}"
-        named = f"WITH named AS ({q.LOOKUP}) "
-        outgoing_other = incoming_other = ""
-        if other is not None:
-            params["o"] = normalize_name(other, field="other")
-            named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.lookup_sql('o')}) "
-            outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
-            incoming_other = " AND f.subject = (SELECT id FROM other_named)"
-        # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
-        entity = "(SELECT id FROM named)"
-        parts, counts = [], []
-        if direction in ("outgoing", "both"):
-            cond = f"f.subject = {entity}{outgoing_other}{where}"
-            parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
-                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
-            counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
-        if direction in ("incoming", "both"):
-            self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
-            cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
-            parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
-                         f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
-            counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
-        sql = (named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit OFFSET :offset")
         total: int | None = None
         # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot.
         with self._backend.read(snapshot=counted) as cur:
+            events = q.event_rule(cur)
+            if current_only:  # an event is never current (contract §12)
+                not_events, event_params = q.not_declared_events(cur, d)
+                where += not_events
+                params.update(event_params)
+            preds = _predicate_list(predicates)
+            if preds:
+                where += f" AND f.predicate IN {d.values('preds')}"
+            named = f"WITH named AS ({q.LOOKUP}) "
+            outgoing_other = incoming_other = ""
+            if other is not None:
+                params["o"] = normalize_name(other, field="other")
+                named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.lookup_sql('o')}) "
+                outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
+                incoming_other = " AND f.subject = (SELECT id FROM other_named)"
+            # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
+            entity = "(SELECT id FROM named)"
+            parts, counts = [], []
+            if direction in ("outgoing", "both"):
+                cond = f"f.subject = {entity}{outgoing_other}{where}"
+                parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
+                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
+                counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
+            if direction in ("incoming", "both"):
+                self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
+                cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
+                parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
+                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
+                counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
+            sql = (named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit "
+                   "OFFSET :offset")
             if preds:  # through predicate aliases (contract §13)
                 preds = _canonical_list(cur, preds)
                 params["preds"] = d.list_param(preds)
@@ -595,7 +610,7 @@ class KnowledgeGraph:
                 if other is not None:
                     q.resolve(cur, d, other, field="other")
             self._check_predicates(cur, preds)
-        return [q.row_fact(r[:15], direction=r[15], known_at=known) for r in rows], total
+        return [q.row_fact(r[:15], events=events, direction=r[15], known_at=known) for r in rows], total
 
     def search(
         self,
@@ -639,6 +654,11 @@ class KnowledgeGraph:
         d = self._backend.dialect
         total: int | None = None
         with self._read() as cur:
+            events = q.event_rule(cur)
+            if current_only:  # an event is never current (contract §12)
+                not_events, event_params = q.not_declared_events(cur, d)
+                where += not_events
+                params.update(event_params)
             # Through a predicate alias (contract §13), and one some fact uses (else not_found, with suggestions).
             pred = _preds.check_used(cur, d, [predicate], field="predicate")[0]
             params.update(p=pred, **q.page(d, limit, offset))
@@ -652,7 +672,7 @@ class KnowledgeGraph:
                                params).fetchall()
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
-        return [q.row_fact(r, known_at=known) for r in rows], total
+        return [q.row_fact(r, events=events, known_at=known) for r in rows], total
 
     def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
         """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
@@ -774,11 +794,12 @@ class KnowledgeGraph:
                 params["e"] = q.resolve(cur, d, name)
                 where = " AND (f.subject = :e OR f.object_id = :e)" + where
             self._check_predicates(cur, preds)
+            events = q.event_rule(cur)
             rows = cur.execute(f"{FACT_SELECT} WHERE TRUE{where} {ORDER} LIMIT :limit OFFSET :offset",
                                params).fetchall()
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
-        return [q.row_fact(r) for r in rows], total
+        return [q.row_fact(r, events=events) for r in rows], total
 
     def conflicts(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
                   limit: int | None = None, offset: int = 0) -> list[ConflictGroup]:
@@ -787,7 +808,7 @@ class KnowledgeGraph:
         Closed-out history is included (a review list); ``needs_action`` marks groups with more than
         one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
-        (``config.multi_valued``) are left out. ``current_only`` looks at current facts alone;
+        (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
         ``needs_action`` keeps only the groups needing action. ``limit`` and ``offset`` page through the
         groups (each group whole).
         """
@@ -815,10 +836,12 @@ class KnowledgeGraph:
             params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
             if entity is not None:
                 params["e"] = q.resolve(cur, d, entity, field="entity")
-            current = ""
+            events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
+            params.update(events.params(d))
+            current = f" AND NOT {events.sql(d, 'facts')}"
             if current_only:
                 params["now"] = now_key()
-                current = " AND valid_to IS NULL AND from_us <= :now"
+                current += " AND facts.valid_to IS NULL AND facts.from_us <= :now"
             rows = cur.execute(
                 f"""WITH groups AS (
                         SELECT subject, predicate FROM facts
@@ -826,12 +849,12 @@ class KnowledgeGraph:
                           AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
                         GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
                     {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
-                    WHERE TRUE{current.replace('valid_to', 'f.valid_to').replace('from_us', 'f.from_us')}
+                    WHERE TRUE{current.replace('facts.', 'f.')}
                     ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
                 params).fetchall()
         found: dict[tuple[str, str], list[Fact]] = {}
         for row in rows:
-            fact = q.row_fact(row)
+            fact = q.row_fact(row, events=events)
             found.setdefault((fact.subject, fact.predicate), []).append(fact)
         result = [_conflict_group(s, p, facts) for (s, p), facts in found.items()]
         if needs_action:
@@ -849,6 +872,10 @@ class KnowledgeGraph:
         where, params, _ = q.time_filter(as_of, None, as_of is None)
         params["limit"] = q.page(self._backend.dialect, limit, 0)["limit"]
         with self._read() as cur:
+            if as_of is None:  # an event is never current (contract §12)
+                not_events, event_params = q.not_declared_events(cur, self._backend.dialect)
+                where += not_events
+                params.update(event_params)
             rows = cur.execute(
                 f"""SELECT e, count(*) AS n FROM (
                         SELECT f.subject AS e FROM facts f WHERE TRUE{where}
@@ -858,17 +885,23 @@ class KnowledgeGraph:
             return [(q.entity(cur, e), n) for e, n in rows]
 
     def stats(self) -> Stats:
-        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories."""
+        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
+        events apart from the state facts (contract §12)."""
+        d = self._backend.dialect
         with self._read() as cur:
             by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())
-            facts, current, ended, values, predicates = cur.execute(
-                "SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= :now), "
-                "count(*) FILTER (WHERE valid_to IS NOT NULL), count(*) FILTER (WHERE object_id IS NULL), "
-                "count(DISTINCT predicate) FROM facts", {"now": now_key()}).fetchone()
+            rule = q.event_rule(cur)
+            event = rule.sql(d)  # events are counted apart (contract §12)
+            facts, current, ended, values, predicates, events = cur.execute(
+                f"SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= :now AND NOT {event}), "
+                f"count(*) FILTER (WHERE valid_to IS NOT NULL AND NOT {event}), "
+                "count(*) FILTER (WHERE object_id IS NULL), count(DISTINCT predicate), "
+                f"count(*) FILTER (WHERE {event}) FROM facts f",
+                {"now": now_key(), **rule.params(d)}).fetchone()
             aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
             memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
         return Stats(sum(by_type.values()), by_type, facts, current, ended, values, predicates, aliases,
-                     memories, facts - current - ended)
+                     memories, facts - current - ended - events, events)
 
     # ------------------------------------------------------------------ cleaning up (contract §14)
 

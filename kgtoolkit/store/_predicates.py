@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: The settings that name predicates (each moves from the old predicate to the new one on a rename).
-PREDICATE_SETTINGS = ("value_predicates", "multi_valued")
+PREDICATE_SETTINGS = ("value_predicates", "multi_valued", "event_predicates")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -305,7 +305,12 @@ def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: in
         for alias, target in cur.execute(f"SELECT alias, predicate FROM predicate_aliases WHERE predicate IN "
                                          f"{dialect.values('names')} ORDER BY alias", {"names": names}).fetchall():
             aliases.setdefault(target, []).append(alias)
-    return [PredicateInfo(p, label, int(n), int(c), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows], total
+    events = q.event_rule(cur)  # a declared event is never current (contract §12); one by its bounds is not open
+
+    def current(predicate: str, count: int) -> int:
+        return 0 if events.graph or predicate in events.predicates else count
+
+    return [PredicateInfo(p, label, int(n), current(p, int(c)), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows], total
 
 
 def predicate_aliases(cur: Cursor) -> list[PredicateAlias]:

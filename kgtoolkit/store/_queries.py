@@ -17,16 +17,18 @@ from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICAT
 from .._records import Entity, Fact, GraphConfig
 from .._time import OPEN_END, TimeInput, key_to_text, now_key, now_text, parse_window
 from ._backend import Cursor, Dialect
-from ._rules import Name, json_object
+from ._rules import EventRule, Name, json_object
 from ._schema import FACT_SELECT
 
 __all__ = [
     "LENGTH_SETTINGS",
     "ensure_entity",
     "entity",
+    "event_rule",
     "fact",
     "lookup",
     "lookup_sql",
+    "not_declared_events",
     "not_found",
     "page",
     "read_config",
@@ -49,6 +51,8 @@ def read_config(cur: Cursor) -> GraphConfig:
         multi_valued=names("multi_valued", DEFAULT_MULTI_VALUED),
         comma_guard=json.loads(stored.get("comma_guard", "true")),
         single_valued=names("single_valued", frozenset()),
+        events=json.loads(stored.get("events", "false")),
+        event_predicates=names("event_predicates", frozenset()),
         **{key: int(json.loads(stored[key])) for key in LENGTH_SETTINGS if key in stored},
     )
 
@@ -150,18 +154,30 @@ def upgraded_type(current: str, incoming: str | None) -> str:
     return current
 
 
-def fact(cur: Cursor, fact_id: int) -> Fact:
-    return row_fact(cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone())
+def event_rule(cur: Cursor) -> EventRule:
+    """Which facts of this graph are events (contract §12), from its settings."""
+    stored = dict(cur.execute("SELECT key, value FROM settings WHERE key IN ('events', 'event_predicates')").fetchall())
+    return EventRule(bool(json.loads(stored.get("events", "false"))),
+                     frozenset(json.loads(stored.get("event_predicates", "[]"))))
 
 
-def row_fact(row: Sequence[Any], *, direction: str | None = None, known_at: str | None = None) -> Fact:
-    """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``)."""
+def fact(cur: Cursor, fact_id: int, events: EventRule | None = None) -> Fact:
+    """The fact with this id (``events``: the graph's rule, read when not given)."""
+    return row_fact(cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone(),
+                    events=event_rule(cur) if events is None else events)
+
+
+def row_fact(row: Sequence[Any], *, events: EventRule, direction: str | None = None,
+             known_at: str | None = None) -> Fact:
+    """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``),
+    its kind by the graph's event rule ``events`` (:func:`event_rule`)."""
     (fact_id, subject, subject_name, predicate, obj, object_name, is_value, valid_from, valid_to, confidence,
      source, closet, recorded_at, invalidated_at, ended_by) = row
     if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
         valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
     return Fact(fact_id, subject, subject_name, predicate, obj, object_name, bool(is_value), valid_from, valid_to,
-                confidence, source, closet, recorded_at, invalidated_at, ended_by, direction)
+                confidence, source, closet, recorded_at, invalidated_at, ended_by, direction,
+                events.kind(predicate, valid_from, valid_to))
 
 
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
@@ -169,7 +185,8 @@ def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
     """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.
 
     ``current_only`` keeps open-ended facts (open at ``known_at``, when given) that have started by the real
-    now: a scheduled fact (contract §4) is left out, whatever ``as_of`` and ``known_at`` say.
+    now: a scheduled fact (contract §4) is left out, whatever ``as_of`` and ``known_at`` say. An event (contract
+    §12) is never current: one by its bounds has a ``valid_to``; add :func:`not_declared_events` for the rest.
     """
     where, params = "", dict[str, Any]()
     known: str | None = None
@@ -188,6 +205,15 @@ def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
         params["now"] = now_key()
         where += f" AND {open_test} AND f.from_us <= :now"
     return where, params, known
+
+
+def not_declared_events(cur: Cursor, dialect: Dialect, alias: str = "f") -> tuple[str, dict[str, Any]]:
+    """An `` AND …`` condition (and its parameters) leaving out the facts declared events (contract §12), for a
+    current-fact test: empty when the graph declares none."""
+    rule = event_rule(cur)
+    if not rule.declared:
+        return "", {}
+    return f" AND {rule.not_declared_sql(dialect, alias)}", rule.params(dialect)
 
 
 def page(dialect: Dialect, limit: int | None, offset: int) -> dict[str, int | None]:

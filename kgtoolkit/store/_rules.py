@@ -16,14 +16,18 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
 from .._names import COMMA_PREDICATES, check_text, clean_text, has_comma, normalize_name, normalize_predicate, printable
-from .._records import GraphConfig
+from .._records import FactKind, GraphConfig, is_event
 from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
-__all__ = ["COMMA_HINT", "Name", "PreparedFact", "Rules", "comma_refusals", "ends_before_start", "interval_message"]
+if TYPE_CHECKING:
+    from ._backend import Dialect
+
+__all__ = ["COMMA_HINT", "EventRule", "Name", "PreparedFact", "Rules", "comma_refusals", "ends_before_start",
+           "interval_message"]
 
 X = TypeVar("X")
 
@@ -51,6 +55,50 @@ def comma_refusals(subject_has_comma: X, object_has_comma: X, object_guarded: X)
     Works on booleans and on polars expressions alike.
     """
     return subject_has_comma, object_has_comma & object_guarded  # type: ignore[operator]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EventRule:
+    """:func:`~kgtoolkit._records.is_event` under one graph's settings (``config.events``, ``config.event_predicates``)."""
+
+    graph: bool = False
+    predicates: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, config: GraphConfig) -> EventRule:
+        return cls(config.events, config.event_predicates)
+
+    def kind(self, predicate: str, valid_from: str | None, valid_to: str | None) -> FactKind:
+        """``event`` or ``state`` for a fact with this predicate and these bounds (as stored)."""
+        return "event" if is_event(self.graph, predicate in self.predicates, valid_from, valid_to) else "state"
+
+    @property
+    def declared(self) -> bool:
+        """True when some facts are events by declaration (not only by their bounds)."""
+        return self.graph or bool(self.predicates)
+
+    def sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
+        """The rule as an SQL condition on the facts row ``alias`` (bind :meth:`params`)."""
+        if self.graph:
+            return "TRUE"
+        same = (f"({alias}.valid_from IS NOT NULL AND {alias}.valid_to IS NOT NULL "
+                f"AND {alias}.valid_from = {alias}.valid_to)")
+        if not self.predicates:
+            return same
+        return f"({same} OR {alias}.predicate IN {d.values(param)})"
+
+    def not_declared_sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
+        """The SQL condition that a fact is not an event *by declaration*: what a current-fact test adds (an
+        open-ended fact cannot be an event by its bounds, which need a ``valid_to``)."""
+        if self.graph:
+            return "FALSE"
+        if not self.predicates:
+            return "TRUE"
+        return f"{alias}.predicate NOT IN {d.values(param)}"
+
+    def params(self, d: Dialect, param: str = "event_predicates") -> dict[str, Any]:
+        """The parameters :meth:`sql` and :meth:`not_declared_sql` bind."""
+        return {param: d.list_param(sorted(self.predicates))} if self.predicates and not self.graph else {}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

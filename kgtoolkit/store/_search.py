@@ -148,7 +148,8 @@ def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
     with kg._backend.read() as cur:
         rows = cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
                            {"ids": d.list_param([int(i) for i in ids])}).fetchall()
-    return {r[0]: q.row_fact(r) for r in rows}
+        events = q.event_rule(cur)
+    return {r[0]: q.row_fact(r, events=events) for r in rows}
 
 
 def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
@@ -164,7 +165,8 @@ def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
                 {FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
                 AND f.object_key <> me.object_key AND f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
             {"id": fact_id}).fetchall()
-    return [q.row_fact(r) for r in rows]
+        events = q.event_rule(cur)
+    return [f for f in (q.row_fact(r, events=events) for r in rows) if f.kind == "state"]  # events replace nothing
 
 
 def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact]:
@@ -172,7 +174,8 @@ def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact
     with kg._backend.read() as cur:
         rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = ? AND f.predicate = ? AND f.valid_to IS NULL {ORDER}",
                            (subject, predicate)).fetchall()
-    return [q.row_fact(r) for r in rows]
+        events = q.event_rule(cur)
+    return [q.row_fact(r, events=events) for r in rows]
 
 
 def facts_citing(kg: KnowledgeGraph, memory_ids: Sequence[str]) -> dict[str, list[Fact]]:
@@ -183,9 +186,10 @@ def facts_citing(kg: KnowledgeGraph, memory_ids: Sequence[str]) -> dict[str, lis
     with kg._backend.read() as cur:
         rows = cur.execute(f"{FACT_SELECT} WHERE f.source_closet IN {d.values('m')} {ORDER}",
                            {"m": d.list_param(memory_ids)}).fetchall()
+        events = q.event_rule(cur)
     cited: dict[str, list[Fact]] = {}
     for row in rows:
-        fact = q.row_fact(row)
+        fact = q.row_fact(row, events=events)
         cited.setdefault(fact.source_closet or "", []).append(fact)
     return cited
 

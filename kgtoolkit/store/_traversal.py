@@ -151,7 +151,8 @@ def fetch_facts(cur: Cursor, d: Dialect, ids: Iterable[int], known: str | None) 
         return {}
     rows = cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
                        {"ids": d.list_param(wanted)}).fetchall()
-    return {int(r[0]): q.row_fact(r, known_at=known) for r in rows}
+    events = q.event_rule(cur)
+    return {int(r[0]): q.row_fact(r, events=events, known_at=known) for r in rows}
 
 
 def _names(cur: Cursor, d: Dialect, ids: Iterable[str]) -> dict[str, str]:

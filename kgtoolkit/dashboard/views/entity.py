@@ -76,8 +76,8 @@ with tabs[3]:
         chart = alt.Chart(chart_data).mark_bar(cornerRadius=3, height=14).encode(
             x=alt.X("start:T", title=None), x2="end:T",
             y=alt.Y("row:N", sort=chart_data["row"].tolist(), title=None, axis=alt.Axis(labelLimit=420, labelOverlap=False)),
-            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "scheduled", "ended"],
-                                                          range=["#3A5F8F", "#C9A227", "#B5B5B5"]),
+            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "scheduled", "ended", "occurred"],
+                                                          range=["#3A5F8F", "#C9A227", "#B5B5B5", "#C2570C"]),
                             legend=alt.Legend(orient="top", title=None)),
             tooltip=["label", "start:T", "end:T", "state"],
         )
