@@ -170,7 +170,8 @@ def tsv_rows(path: Path) -> list[tuple[str, ...]]:
 # ---------------------------------------------------------------------- floors
 
 
-def sqlite_floor(path: Path, rows: list[tuple[str, ...]]) -> float:
+def sqlite_floor(path: Path, rows: list[tuple[str, ...]]) -> tuple[float, float]:
+    """Seconds and CPU seconds of the plain load."""
     conn = sqlite3.connect(fresh(path), isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
@@ -185,10 +186,12 @@ def sqlite_floor(path: Path, rows: list[tuple[str, ...]]) -> float:
                 conn.execute(statement)
             conn.execute("COMMIT")
 
+        cpu = time.process_time()
         seconds, _ = timed(run)
+        cpu = time.process_time() - cpu
     finally:
         conn.close()
-    return seconds
+    return seconds, cpu
 
 
 def postgres_floor(url: str, rows: list[tuple[str, ...]]) -> float:
@@ -217,7 +220,8 @@ _PEAK = textwrap.dedent("""
     took = time.perf_counter() - start
     if done.returncode:
         sys.exit(done.stdout[-2000:] + done.stderr[-2000:])
-    print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(took, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 """)
 
 _FRAMES_PEAK = textwrap.dedent("""
@@ -234,14 +238,15 @@ _FRAMES_PEAK = textwrap.dedent("""
 """)
 
 
-def cli_import(db: str, tsv: Path) -> tuple[float, int, dict[str, Any]]:
-    """The whole ``kgtoolkit import`` process: seconds, its peak RSS (bytes) and its JSON report."""
+def cli_import(db: str, tsv: Path) -> tuple[float, int, float]:
+    """The whole ``kgtoolkit import`` process: seconds, its peak RSS (bytes) and its CPU seconds (user + system,
+    the process and its reader process: less moved by other jobs on the machine than the wall clock)."""
     done = subprocess.run([sys.executable, "-c", _PEAK, kgtoolkit_exe(), "--db", db, "import", str(tsv), "--json"],
                           capture_output=True, text=True, env=env())
     if done.returncode:
         raise SystemExit(f"kgtoolkit import failed: {done.stderr[-3000:]}")
-    took, peak = done.stdout.split()
-    return float(took), int(peak) * 1024, {}
+    took, peak, cpu = done.stdout.split()
+    return float(took), int(peak) * 1024, float(cpu)
 
 
 def frames_child(db: Path) -> dict[str, Any]:
@@ -258,23 +263,31 @@ def frames_child(db: Path) -> dict[str, Any]:
 
 def bench_import(args: argparse.Namespace, work: Path, tsv: Path, rows: list[tuple[str, ...]]) -> dict[str, Any]:
     n = len(rows)
-    ours, again, peaks, floors = [], [], [], []
+    ours, again, peaks, floors, cpus, again_cpus, floor_cpus = [], [], [], [], [], [], []
     db = work / "graph.sqlite3"
     for i in range(args.repeat):
-        took, peak, _ = cli_import(str(fresh(db)), tsv)
+        took, peak, cpu = cli_import(str(fresh(db)), tsv)
         ours.append(took)
         peaks.append(peak)
-        again.append(cli_import(str(db), tsv)[0])
-        floors.append(sqlite_floor(work / "floor.sqlite3", rows))
-        say(f"  run {i + 1}: import {took:.2f} s (peak {peak / MB:.0f} MB), again {again[-1]:.2f} s, "
-            f"floor {floors[-1]:.2f} s; load {load()}")
+        cpus.append(cpu)
+        took, _, cpu = cli_import(str(db), tsv)
+        again.append(took)
+        again_cpus.append(cpu)
+        took, cpu = sqlite_floor(work / "floor.sqlite3", rows)
+        floors.append(took)
+        floor_cpus.append(cpu)
+        say(f"  run {i + 1}: import {ours[-1]:.2f} s (CPU {cpus[-1]:.1f} s, peak {peak / MB:.0f} MB), again "
+            f"{again[-1]:.2f} s (CPU {again_cpus[-1]:.1f} s), floor {floors[-1]:.2f} s (CPU {floor_cpus[-1]:.1f} s); "
+            f"load {load()}")
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
     out = {
         "import": {"seconds": med(ours), "runs": ours, "rate": n / med(ours), "floor_seconds": med(floors),
                    "floor_runs": floors, "floor_rate": n / med(floors), "ratio": med(floors) / med(ours),
-                   "stored_facts": stored},
-        "reimport": {"seconds": med(again), "runs": again, "rate": n / med(again)},
+                   "cpu_seconds": med(cpus), "floor_cpu_seconds": med(floor_cpus),
+                   "cpu_ratio": med(floor_cpus) / med(cpus), "stored_facts": stored},
+        "reimport": {"seconds": med(again), "runs": again, "rate": n / med(again), "cpu_seconds": med(again_cpus),
+                     "cpu_rate": n / med(again_cpus)},
         "import_peak_mb": max(peaks) / MB,
     }
     return out
@@ -445,7 +458,7 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     rows.append((f"import {n:,} facts, whole CLI process (SQLite) ≥ 0.6× floor",
                  f"{imp['seconds']:.1f} s ({imp['rate']:,.0f}/s)",
                  f"executemany + 9 indexes {imp['floor_seconds']:.1f} s ({imp['floor_rate']:,.0f}/s)",
-                 f"{imp['ratio']:.2f}×", met(imp["ratio"] >= 0.6)))
+                 f"{imp['ratio']:.2f}× (CPU time: {imp['cpu_ratio']:.2f}×)", met(imp["ratio"] >= 0.6)))
     pg = r.get("postgres")
     if isinstance(pg, dict) and "ratio" in pg:
         rows.append((f"import {n:,} facts, whole CLI process (PostgreSQL) ≥ 0.6× floor",
@@ -456,21 +469,28 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         rows.append(("import (PostgreSQL) ≥ 0.6× COPY", str(pg), "—", "—", "n/a"))
     again = r["sqlite"]["reimport"]
     rows.append(("re-import, all duplicates (SQLite) ≥ 300,000/s", f"{again['seconds']:.1f} s ({again['rate']:,.0f}/s)",
-                 "300,000/s", f"{again['rate'] / 300_000:.2f}× the target rate", met(again["rate"] >= 300_000)))
+                 "300,000/s", f"{again['rate'] / 300_000:.2f}× the target rate (CPU time: {again['cpu_rate']:,.0f}/s)",
+                 met(again["rate"] >= 300_000)))
     if isinstance(pg, dict) and "reimport_rate" in pg:
         rows.append(("re-import, all duplicates (PostgreSQL) ≥ 300,000/s",
                      f"{pg['reimport_seconds']:.1f} s ({pg['reimport_rate']:,.0f}/s)", "300,000/s",
                      f"{pg['reimport_rate'] / 300_000:.2f}× the target rate", met(pg["reimport_rate"] >= 300_000)))
-    fr = r["frames"]
-    rows.append((f"frames.facts at {n:,} ≤ 0.6 s and ≤ 1× ADBC of a plain text table", f"{fr['seconds']:.2f} s",
-                 f"ADBC read {fr['floor_seconds']:.2f} s", f"{fr['ratio']:.2f}×",
-                 met(fr["seconds"] <= 0.6 and fr["ratio"] <= 1.0)
-                 + ("" if fr["seconds"] <= 0.6 else " (time)") + ("" if fr["ratio"] <= 1.0 else " (ratio)")))
+    fr = r.get("frames")
+    if fr is None:
+        rows.append(("frames.facts ≤ 0.6 s, ≤ 1× ADBC", "not run", "—", "—", "n/a"))
+    else:
+        rows.append((f"frames.facts at {n:,} ≤ 0.6 s and ≤ 1× ADBC of a plain text table", f"{fr['seconds']:.2f} s",
+                     f"ADBC read {fr['floor_seconds']:.2f} s", f"{fr['ratio']:.2f}×",
+                     met(fr["seconds"] <= 0.6 and fr["ratio"] <= 1.0)
+                     + ("" if fr["seconds"] <= 0.6 else " (time)") + ("" if fr["ratio"] <= 1.0 else " (ratio)")))
     for key, label in (("query", "query p50 ≤ 1.5× raw SQL"), ("search", "search by predicate+object p50 ≤ 1.5× raw SQL")):
+        if "reads" not in r:
+            rows.append((label, "not run", "—", "—", "n/a"))
+            continue
         q = r["reads"][key]
         rows.append((label, f"{q['kgtoolkit']['p50_us']:.0f} µs", f"raw SQL {q['raw_sql']['p50_us']:.0f} µs",
                      f"{q['ratio_p50_raw']:.2f}×", met(q["ratio_p50_raw"] <= 1.5)))
-    fresh_ = r["freshness"]
+    fresh_ = r.get("freshness", {"skipped": "not run", "digest_full_seconds": float("nan")})
     if "extra_ms" in fresh_:
         rows.append((f"search freshness: find after one add ≤ +50 ms (at {fresh_['facts']:,} facts, not {n:,})",
                      f"{fresh_['after_add_ms']:.0f} ms", f"unchanged find {fresh_['unchanged_ms']:.0f} ms",
@@ -481,7 +501,7 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                  f"{fresh_['digest_full_seconds'] * 1000:.0f} ms", "50 ms budget",
                  f"{fresh_['digest_full_seconds'] * 1000 / 50:.1f}× the budget",
                  met(fresh_["digest_full_seconds"] <= 0.05)))
-    d = r["dashboard"]
+    d = r.get("dashboard", {"facts": 0, "data_work_seconds": float("nan"), "browser": "not run"})
     b = d.get("browser")
     if isinstance(b, dict):
         rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s", f"{b['warm_first_draw_s']:.2f} s",
@@ -495,6 +515,8 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     peak = r["sqlite"]["import_peak_mb"]
     rows.append((f"peak RSS of importing {n:,} facts ≤ 1.5 GB", f"{peak:,.0f} MB", "1,536 MB",
                  f"{peak / 1536:.2f}×", met(peak <= 1536)))
+    if fr is None:
+        return rows
     child = fr["child"]
     total = child["rss_self_mb"] + child["rss_children_mb"]
     rows.append((f"peak RSS of frames.facts at {n:,} ≤ 1 GB",
