@@ -232,6 +232,8 @@ _FRAMES_PEAK = textwrap.dedent("""
     start = time.perf_counter()
     n = frames.facts(kg).height
     took = time.perf_counter() - start
+    from kgtoolkit.store._arrow_read import _READER
+    _READER.stop()  # the reader process ends (and is waited for), so its peak counts among the children
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(took, own, children, n)
