@@ -169,6 +169,29 @@ def _each_unique(series: pl.Series, fn: Callable[[Any], Any]) -> tuple[dict[Any,
     return done, failed
 
 
+#: Text a vectorised name rule may take: printable ASCII only. There, NFKC changes nothing, case-folding is
+#: lower-casing, the only whitespace is the space and no character is a control, so the polars expressions of
+#: :func:`_ascii_name` give what :meth:`Rules.name` and :meth:`Rules.value` give; every other value (and every
+#: value those expressions would refuse) goes through the rule itself, which also words the error.
+_PRINTABLE_ASCII = "^[ -~]+$"
+
+
+def _ascii_name(value: pl.Expr, limit: int, *, key: Literal["id", "casefold"]) -> tuple[pl.Expr, pl.Expr]:
+    """(whether the vectorised rule applies, its ``{display, id}`` struct) for a column of distinct texts."""
+    import polars as pl
+
+    display = value.str.replace_all(" +", " ").str.strip_chars(" ")  # clean_text: whitespace collapsed, trimmed
+    if key == "id":  # normalize_name of the display: case-folded, apostrophes dropped, separators -> "_"
+        ident = display.str.to_lowercase().str.replace_all("'", "", literal=True).str.strip_chars(" ") \
+            .str.replace_all("[ _]+", "_")
+        fits = ~ident.is_in(["", "_"])
+    else:  # a value's key: the display case-folded
+        ident = display.str.to_lowercase()
+        fits = pl.lit(True)
+    ok = value.str.contains(_PRINTABLE_ASCII) & (display.str.len_chars().is_between(1, limit)) & fits
+    return ok, pl.struct(display=display, id=ident)
+
+
 def import_facts(
     kg: KnowledgeGraph,
     frame: pl.DataFrame,
@@ -280,12 +303,23 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
             reason = keys.replace_strict({v: m for v, (_, m) in failed.items()}, default=None, return_dtype=pl.String)
             problem(reason.is_not_null() if only is None else only & reason.is_not_null(), column, keys, code, reason)
 
-    def checked(column: str, rule: Callable[[Any], Any], out: str, dtype: Any, *, only: pl.Expr | None = None) -> None:
-        """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits)."""
+    def checked(column: str, rule: Callable[[Any], Any], out: str, dtype: Any, *, only: pl.Expr | None = None,
+                fast: Callable[[pl.Expr], tuple[pl.Expr, pl.Expr]] | None = None) -> None:
+        """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits); ``fast``
+        gives, as polars expressions, where a vectorised twin of the rule applies and what it gives there."""
         nonlocal df
-        values = df[column] if only is None else df.filter(only)[column]
+        values = (df[column] if only is None else df.filter(only)[column]).drop_nulls().unique()
+        old, new = values.clear(), pl.Series(values=[], dtype=dtype)
+        if fast is not None and values.len():
+            ok, result = fast(pl.col(column))
+            keyed = values.to_frame().with_columns(_ok=ok, _result=result)
+            old, new = keyed.filter(pl.col("_ok"))[column], keyed.filter(pl.col("_ok"))["_result"]
+            values = keyed.filter(~pl.col("_ok"))[column]
         done, failed = _each_unique(values, rule)
-        mapped = pl.col(column).replace_strict(done, default=None, return_dtype=dtype)
+        if done:
+            old = pl.concat([old, pl.Series(values=list(done), dtype=old.dtype)])
+            new = pl.concat([new, pl.Series(values=list(done.values()), dtype=dtype)])
+        mapped = pl.col(column).replace_strict(old, new, default=None, return_dtype=dtype)
         df = df.with_columns((mapped if only is None else pl.when(only).then(mapped)).alias(out))
         failures(column, failed, only=only)
 
@@ -293,10 +327,12 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         problem(pl.col(column).is_null(), column, pl.lit(""), "invalid_name", f"{column} is empty")
     name = pl.Struct({"display": pl.String, "id": pl.String})
     checked("predicate", rules.predicate, "_predicate", pl.String)
-    checked("subject", lambda v: _fields(rules.name(v, "subject")), "_subject", name)
+    names = functools.partial(_ascii_name, limit=rules.config.max_name_length, key="id")
+    checked("subject", lambda v: _fields(rules.name(v, "subject")), "_subject", name, fast=names)
     df = df.with_columns(_value=pl.col("_predicate").is_in(list(rules.config.value_predicates)))
-    checked("object", lambda v: _fields(rules.value(v)), "_ovalue", name, only=pl.col("_value"))
-    checked("object", lambda v: _fields(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"))
+    checked("object", lambda v: _fields(rules.value(v)), "_ovalue", name, only=pl.col("_value"),
+            fast=functools.partial(_ascii_name, limit=rules.config.max_value_length, key="casefold"))
+    checked("object", lambda v: _fields(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"), fast=names)
     bound = pl.Struct({"text": pl.String, "key": pl.Int64})
     checked("valid_from", lambda v: rules.start(v)._asdict(), "_from", bound)
     checked("valid_to", lambda v: rules.end(v)._asdict(), "_to", bound)

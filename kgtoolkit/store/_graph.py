@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._checks import whole_number
-from .._errors import AliasConflict, IntervalOrder, InvalidName, InvalidRequest, NotCurrent, NotFound, UnknownType
+from .._errors import (
+    AliasConflict,
+    IntervalOrder,
+    InvalidName,
+    InvalidRequest,
+    KGError,
+    NotCurrent,
+    NotFound,
+    UnknownType,
+)
 from .._names import clean_text, normalize_name, normalize_predicate, printable
 from .._page import Page
 from .._records import (
@@ -660,16 +669,24 @@ class KnowledgeGraph:
                 where += not_events
                 params.update(event_params)
             # Through a predicate alias (contract §13), and one some fact uses (else not_found, with suggestions).
-            pred = _preds.check_used(cur, d, [predicate], field="predicate")[0]
+            # Whether a fact uses it is asked only when the answer is empty, or before any other error: a fact found
+            # uses it, so a search that finds something costs one statement less.
+            pred = _preds.canonical(cur, predicate)
             params.update(p=pred, **q.page(d, limit, offset))
             if object not in (None, ""):
-                if pred in q.read_config(cur).value_predicates:
-                    params["o"] = clean_text(object, field="object").casefold()
-                else:
-                    params["o"] = q.resolve(cur, d, object, field="object")
+                try:
+                    if pred in q.read_config(cur).value_predicates:
+                        params["o"] = clean_text(object, field="object").casefold()
+                    else:
+                        params["o"] = q.resolve(cur, d, object, field="object")
+                except KGError:
+                    _preds.check_used(cur, d, [predicate], field="predicate")
+                    raise
                 where = " AND f.object_key = :o" + where
             rows = cur.execute(f"{FACT_SELECT} WHERE f.predicate = :p{where} {ORDER} LIMIT :limit OFFSET :offset",
                                params).fetchall()
+            if not rows:
+                _preds.check_used(cur, d, [predicate], field="predicate")
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
         return [q.row_fact(r, events=events, known_at=known) for r in rows], total
