@@ -311,7 +311,7 @@ def test_edges_carry_the_fact_and_nodes_their_entity(kg: KnowledgeGraph) -> None
         "id": owned.id, "predicate": "owned_by", "label": "Owned by", "valid_from": "2025-01-01", "valid_to": None,
         "state": "current", "kind": "state", "confidence": 1.0, "source": "wiki"}
     (event,) = graph.get_edge_data("china", "japan").values()
-    assert (event["kind"], event["state"], event["valid_to"]) == ("event", "ended", "2025-02-03")
+    assert (event["kind"], event["state"], event["valid_to"]) == ("event", "occurred", "2025-02-03")
     assert "billing@example.com" not in graph  # a value is no node
     assert set(frames.to_networkx(kg, during=("2025", "2025"), predicates=["owned by"]).edges()) == {
         ("billing", "payments_team")}
