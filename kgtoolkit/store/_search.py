@@ -31,14 +31,20 @@ __all__ = [
     "current_facts",
     "embedding_cache",
     "entity_fact_ids",
+    "entity_triples",
     "fact_rows",
     "facts_by_ids",
     "facts_citing",
     "graph_digest",
+    "hop_distances",
+    "lexical_facts",
+    "lexical_memories",
     "lookup_names",
     "memories_by_ids",
     "memory_rows",
     "successors",
+    "triple_dates",
+    "triple_keys",
     "valid_fact_ids",
 ]
 
@@ -342,3 +348,135 @@ class FileEmbeddingCache:
 
     def close(self) -> None:
         self._conn.close()
+
+
+# ---------------------------------------------------------------------- lexical search (contract §15)
+
+#: The most words of a query the full-text index is asked about.
+MAX_QUERY_WORDS = 32
+
+
+def _triple_groups(inner: str) -> str:
+    """``inner`` (rows of id, score, subject, predicate, object_key; higher scores better) as one row per triple:
+    its latest fact's id and its best score, best first (materialised first: SQLite's bm25 cannot run inside
+    the aggregate)."""
+    return (f"WITH m AS MATERIALIZED ({inner}) SELECT max(m.id), max(m.score) FROM m "
+            "GROUP BY m.subject, m.predicate, m.object_key ORDER BY 2 DESC, 1 DESC LIMIT :n")
+
+
+def lexical_facts(kg: KnowledgeGraph, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
+                  current_only: bool = False) -> list[tuple[int, float]]:
+    """The facts whose text (subject name, predicate label, object) best matches any of ``words`` in the
+    graph's full-text index (each word as the phrase of its parts), as (fact id, score) best first: one per
+    triple (its latest fact passing the filters), at most ``limit``. Scores: BM25 (SQLite), ts_rank (PostgreSQL)."""
+    words = list(words)[:MAX_QUERY_WORDS]
+    if not words or limit <= 0:
+        return []
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    match, match_params = d.text_match("fact_search", words)
+    params.update(match_params, n=int(limit))
+    inner = (f"SELECT f.id AS id, {match['score']} AS score, f.subject AS subject, f.predicate AS predicate, "
+             f"f.object_key AS object_key FROM {match['from']} JOIN facts f ON f.id = {match['key']} "
+             f"WHERE {match['where']}{where}")
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(_triple_groups(inner), params).fetchall()
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def lexical_memories(kg: KnowledgeGraph, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    """The memories whose text best matches any of ``words`` (see :func:`lexical_facts`), as (id, score) best first."""
+    words = list(words)[:MAX_QUERY_WORDS]
+    if not words or limit <= 0:
+        return []
+    match, params = kg._backend.dialect.text_match("memory_search", words)
+    params["n"] = int(limit)
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(f"SELECT {match['key']}, {match['score']} FROM {match['from']} WHERE {match['where']} "
+                           "ORDER BY 2 DESC, 1 LIMIT :n", params).fetchall()
+    return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def entity_triples(kg: KnowledgeGraph, sides: Sequence[tuple[str, str]], *, as_of: TimeInput | None = None,
+                   current_only: bool = False, limit: int = 5000) -> list[int]:
+    """One fact per triple around these (entity id, side) pairs (side ``subject``, ``object`` or ``either``):
+    the triple's latest fact passing the filters, most occurrences first (at most ``limit``)."""
+    if not sides:
+        return []
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    tests = []
+    for i, (entity, side) in enumerate(sides):
+        params[f"e{i}"] = entity
+        if side in ("subject", "either"):
+            tests.append(f"f.subject = :e{i}")
+        if side in ("object", "either"):
+            tests.append(f"f.object_id = :e{i}")
+    params["n"] = int(limit)
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(
+            f"""SELECT max(f.id) FROM facts f WHERE ({' OR '.join(tests)}){where}
+                GROUP BY f.subject, f.predicate, f.object_key ORDER BY count(*) DESC, 1 DESC LIMIT :n""",
+            params).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def triple_keys(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+    """Fact id → its triple (subject id, predicate, object key): facts with one triple say the same thing."""
+    if not ids:
+        return {}
+    d = kg._backend.dialect
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(f"SELECT id, subject, predicate, object_key FROM facts WHERE id IN {d.values('ids', 'bigint')}",
+                           {"ids": d.list_param([int(i) for i in ids])}).fetchall()
+    return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+
+
+def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
+                 current_only: bool = False) -> dict[int, tuple[int, int, str | None, str | None]]:
+    """For each fact id: the facts of its triple that pass the filters, as (the latest one's id, how many,
+    the earliest start, the latest start). A current fact counts as the latest."""
+    if not ids:
+        return {}
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    params["ids"] = d.list_param([int(i) for i in ids])
+    with kg._backend.read() as cur:
+        rows = cur.execute(
+            f"""SELECT me.id, f.id, f.valid_to IS NULL, f.from_us, f.valid_from FROM facts me JOIN facts f
+                ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key = me.object_key
+                WHERE me.id IN {d.values('ids', 'bigint')}{where}""", params).fetchall()
+    seen: dict[int, list[tuple[Any, ...]]] = {}
+    for me, fid, current, start, text in rows:
+        seen.setdefault(int(me), []).append((bool(current), int(start), int(fid), text))
+    out = {}
+    for me, group in seen.items():
+        latest = max(group)
+        starts = sorted((s, t) for _, s, _, t in group if t is not None)
+        out[me] = (latest[2], len(group), starts[0][1] if starts else None, starts[-1][1] if starts else None)
+    return out
+
+
+def hop_distances(kg: KnowledgeGraph, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None,
+                  max_facts: int = 5000) -> dict[str, int]:
+    """Entity id → hops from the nearest of ``entities`` (0 for themselves), walked in the store over the facts
+    valid at ``as_of`` (else over every fact, history too), at most ``max_facts`` facts read."""
+    from . import _traversal as t
+
+    distance = {e: 0 for e in entities}
+    if not entities:
+        return distance
+    d = kg._backend.dialect
+    w = t.when(as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
+    frontier, room = list(distance), max_facts
+    with kg._backend.read() as cur:
+        for hop in range(1, hops + 1):
+            steps, _ = t._expand(cur, d, frontier, "both", None, w, room)
+            room -= len(steps)
+            frontier = []
+            for step in steps:
+                if step.there not in distance:
+                    distance[step.there] = hop
+                    frontier.append(step.there)
+            if not frontier or room <= 0:
+                break
+    return distance
