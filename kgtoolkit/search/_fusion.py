@@ -5,9 +5,9 @@ Each signal ranks candidates on its own: ``lexical`` (the database's full-text i
 memories: FTS5/BM25 on SQLite, tsvector/ts_rank on PostgreSQL), ``vector`` (FAISS, cosine similarity of the
 embeddings), ``name`` (facts of the entities the query names, on the side it puts them; memories backing
 them), each ranked by the vector similarity when there is one. A candidate's fused score is the sum over
-the signals that found it of ``1 / (60 + rank)``. ``rerank="graph"`` adds one more such list: the candidates
-ordered by hops from the nearest entity the query names (walked in the store), then current before history
-(unless ``as_of`` asks about a moment), then fused score. Facts are ranked per triple (subject, predicate,
+the signals that found it of ``1 / (60 + rank)``. ``rerank="graph"`` then weighs each fused score by the
+graph: ``× 1 / (1 + hops)`` from the nearest entity the query names (walked in the store; 3 when out of
+reach; only when the query names one), and ``× ½`` for history (unless ``as_of`` asks about a moment). Facts are ranked per triple (subject, predicate,
 object): the same statement on many days is one candidate, and one hit with its dates.
 
 ``mode="lexical"`` needs no embedding model; ``mode="vector"`` is the vector signal alone.
@@ -103,6 +103,7 @@ class _Fused:
         self.ranks: dict[str, dict[Any, int]] = {}
         self.scores: dict[str, dict[Any, float]] = {}
         self.hops: dict[Any, int] = {}
+        self.factor: dict[Any, float] | None = None  # the graph rerank's weights, when asked for
 
     def add(self, signal: str, ranked: Sequence[tuple[Any, float]]) -> None:
         self.ranks[signal] = _ranks([key for key, _ in ranked])
@@ -115,11 +116,16 @@ class _Fused:
         return list(dict.fromkeys(key for ranks in self.ranks.values() for key in ranks))
 
     def part(self, signal: str, key: Any) -> float:
+        if signal == "graph":  # what the rerank's weight changed: fused × weight − fused
+            return self.total(key) - self.fused(key)
         rank = self.ranks.get(signal, {}).get(key)
         return 0.0 if rank is None else 1.0 / (RRF_K + rank)
 
+    def fused(self, key: Any) -> float:
+        return sum(self.part(signal, key) for signal in self.ranks if signal != "graph")
+
     def total(self, key: Any) -> float:
-        return sum(self.part(signal, key) for signal in self.ranks)
+        return self.fused(key) * (1.0 if self.factor is None else self.factor.get(key, 1.0))
 
     def order(self) -> list[Any]:
         """Best first: by fused score, then by the best rank any signal gave, then by key."""
@@ -202,27 +208,28 @@ def fact_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, n
 
 def _graph_rerank(kg: KnowledgeGraph, fused: _Fused, named: Sequence[NamedEntity], as_of: TimeInput | None,
                   some_fact: Mapping[Any, int]) -> None:
-    """Add the graph signal: candidates by hops from the nearest named entity, then current first (unless
-    ``as_of`` asks about a moment), then fused score."""
+    """Weigh each candidate by the graph: ``1 / (1 + hops)`` from the nearest named entity (when the query names
+    one; out of reach counts as one hop more than the walk), ``½`` for history (unless ``as_of`` asks about a
+    moment). ``graph_rank`` is the place in the reranked order."""
     keys = fused.order()
-    distance = store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of)
-    current: set[Any] = set()
+    distance = store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of) if named else {}
+    current: set[Any] = set(keys)
     if as_of is None:
         dates = store.triple_dates(kg, [some_fact[key] for key in keys])
         latest = {key: dates[some_fact[key]][0] for key in keys if some_fact[key] in dates}
         now = store.valid_fact_ids(kg, list(latest.values()), current_only=True)
         current = {key for key, fid in latest.items() if fid in now}
-    far = _GRAPH_HOPS + 1
     hops = {}
     for key in keys:
         near = [distance[e] for e in (key[0], key[2]) if e in distance]
         if near:
             hops[key] = min(near)
-    fused.hops = hops
-    position = {key: i for i, key in enumerate(keys)}
-    order = sorted(keys, key=lambda key: (hops.get(key, far), key not in current, position[key]))
-    fused.add("graph", [(key, 0.0) for key in order])
-    fused.scores.pop("graph", None)
+    factor = {}
+    for key in keys:
+        weight = 1.0 / (1 + hops.get(key, _GRAPH_HOPS + 1)) if named else 1.0
+        factor[key] = weight * (1.0 if key in current else 0.5)
+    fused.hops, fused.factor = hops, factor
+    fused.ranks["graph"] = _ranks(fused.order())
 
 
 def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, named: Sequence[NamedEntity], *,

@@ -51,10 +51,11 @@ class Explanation(_Record):
     """Why a hit ranks where it does (``find(..., explain=True)``; contract §15).
 
     Each signal ranks the candidates on its own (``*_rank``, 1 is best; None: the signal did not find the hit)
-    and contributes ``1 / (60 + rank)`` to the fused ``total`` (reciprocal-rank fusion): ``lexical`` (the
+    and contributes ``1 / (60 + rank)`` to the fused score (reciprocal-rank fusion): ``lexical`` (the
     full-text index; ``lexical_score``: BM25 on SQLite, ts_rank on PostgreSQL), ``vector`` (``vector_score``:
     cosine similarity of the embeddings), ``name`` (a fact of an entity the query names, on the side the query
-    puts it), ``graph`` (the rerank: ``hops`` from the nearest entity the query names, current facts first).
+    puts it). ``graph``: what the graph rerank's weight changed (``× 1 / (1 + hops)`` from the nearest named
+    entity, ``× ½`` for history), 0 or less; ``graph_rank`` is the place after it. ``total`` is the hit's score.
     """
 
     total: float
