@@ -272,3 +272,24 @@ def test_lexical_find_is_fresh_after_add_invalidate_and_merge(kg: KnowledgeGraph
     assert found("legacy") == []
     memory = kg.remember("INC-4821: the Zookeeper disk filled up")
     assert [h.memory.id for h in find(kg, "INC-4821", kind="memories", mode="lexical").hits] == [memory.id]
+
+
+def test_a_bulk_import_is_indexed_in_one_statement_and_the_trigger_is_back(kg: KnowledgeGraph) -> None:
+    import polars as pl
+
+    from kgtoolkit.store import import_facts
+
+    kg.add("before", "fixed_in", "v1.0.0")
+    frame = pl.DataFrame({"subject": [f"INC-{4800 + i}" for i in range(50)], "predicate": ["fixed_in"] * 50,
+                          "object": [f"v2.3.{i}" for i in range(50)]})
+    report, _ = import_facts(kg, frame)
+    assert report.inserted == 50
+    assert [kg.fact(f).subject_name for f, _ in store.lexical_facts(kg, ["INC-4821"], 5)] == ["INC-4821"]
+    assert [kg.fact(f).object_name for f, _ in store.lexical_facts(kg, ["v1.0.0"], 5)] == ["v1.0.0"]
+    later = kg.add("after", "fixed_in", "v9.9.9").fact  # the per-row trigger works again
+    assert [f for f, _ in store.lexical_facts(kg, ["v9.9.9"], 5)] == [later.id]
+    with pytest.raises(kgtoolkit.InvalidRows):  # a refused import leaves the index as it was
+        import_facts(kg, pl.DataFrame({"subject": ["INC-9999", ""], "predicate": ["fixed_in"] * 2,
+                                       "object": ["v3", "v4"]}))
+    assert store.lexical_facts(kg, ["INC-9999"], 5) == []
+    assert [f for f, _ in store.lexical_facts(kg, ["v9.9.9"], 5)] == [later.id]

@@ -164,6 +164,12 @@ class Backend(abc.ABC):
         Nothing to do by default (SQLite's rowid follows the largest id by itself).
         """
 
+    @abc.abstractmethod
+    def text_index_paused(self, cur: Cursor) -> AbstractContextManager[None]:
+        """Inside a bulk load's transaction: the facts inserted meanwhile skip the full-text index's per-row
+        trigger and are indexed in one statement at the end (contract §15); other transactions never see
+        the trigger missing."""
+
     def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
         """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild
         the facts indexes around the load (faster than updating them row by row)."""

@@ -30,7 +30,7 @@ from .._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
-from ._schema import MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
@@ -453,6 +453,15 @@ class PostgresBackend(Backend):
                 copy.write_row(row)
                 count += 1
         self._loaded[table] = self._loaded.get(table, 0) + count
+
+    @contextmanager
+    def text_index_paused(self, cur: Cursor) -> Iterator[None]:
+        """The trigger disabled in the transaction (ALTER TABLE is transactional) and enabled again."""
+        after = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
+        cur.execute("ALTER TABLE facts DISABLE TRIGGER fact_search_sync")
+        yield
+        cur.execute(FACT_SEARCH_FILL["postgresql"], {"after": after})
+        cur.execute("ALTER TABLE facts ENABLE TRIGGER fact_search_sync")
 
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:
         cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"

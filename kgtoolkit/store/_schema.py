@@ -18,6 +18,7 @@ __all__ = [
     "FACT_COLUMNS",
     "FACT_FROM",
     "FACT_READ",
+    "FACT_SEARCH_FILL",
     "FACT_SELECT",
     "MEMORY_COLUMNS",
     "MIGRATIONS",
@@ -338,6 +339,22 @@ _POSTGRES: list[list[str]] = [
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)
 assert len(_POSTGRES) == SCHEMA_VERSION, "every engine migrates to the same version"
+
+#: The bulk path's fill of the full-text index (schema step 6): every fact with an id above ``:after`` indexed in
+#: one statement, after a load that ran without the per-row trigger (see ``Backend.text_index_paused``).
+FACT_SEARCH_FILL: dict[str, str] = {
+    "sqlite": """INSERT INTO fact_search(rowid, text)
+        SELECT f.id, s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ') || ' '
+               || COALESCE(o.name, f.object_value)
+        FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after""",
+    "postgresql": """INSERT INTO fact_search(fact_id, tsv)
+        SELECT f.id, to_tsvector('english', s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ')
+               || ' ' || COALESCE(o.name, f.object_value))
+        FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after
+        ON CONFLICT (fact_id) DO UPDATE SET tsv = excluded.tsv""",
+}
 
 #: The indexes on ``facts`` (SQLite drops them for a big import into a small graph, and builds them after).
 FACT_INDEXES: dict[str, list[str]] = {
