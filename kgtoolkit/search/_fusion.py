@@ -243,14 +243,25 @@ def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int,
             built[key] = _memory_hit(kg, key, 0.0, False)
         return built[key]
 
-    def admissible(key: str) -> bool:
+    def admissible(key: str) -> bool:  # built only when it matters: with current_only (a missing one is left out later)
+        if not current_only:
+            return True
         made = hit(key)
-        return made is not None and not (current_only and made.status == "history")
+        return made is not None and made.status != "history"
+
+    def first(ranked: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+        out: list[tuple[str, float]] = []
+        for key, score in ranked:
+            if len(out) == pool:
+                break
+            if admissible(key):
+                out.append((key, score))
+        return out
 
     fused = _Fused()
     if mode in ("hybrid", "lexical"):
         found = store.lexical_memories(kg, query_words(query), 4 * pool if current_only else pool)
-        fused.add("lexical", [(key, s) for key, s in found if not current_only or admissible(key)][:pool])
+        fused.add("lexical", first(found))
     if vectors is not None and mode in ("hybrid", "vector"):
         fused.add("vector", vectors.nearest("memories", pool,
                                             lambda found: {key for key, _ in found if admissible(key)}))
@@ -263,7 +274,7 @@ def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int,
         else:
             lexical = fused.scores.get("lexical", {})
             ranked = sorted(((key, lexical.get(key, 0.0)) for key in keys), key=lambda x: -x[1])
-        fused.add("name", [(key, s) for key, s in ranked if admissible(key)][:pool])
+        fused.add("name", first(ranked))
     out = []
     exact = fused.ranks.get("name", {})
     for key in fused.order():

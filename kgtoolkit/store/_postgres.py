@@ -68,16 +68,17 @@ class PostgresDialect(Dialect):
     def ordered_concat(self, expr: str, separator: str, source: str, order: str) -> str:
         return f"SELECT string_agg({expr}, {separator} ORDER BY {order}) FROM {source}"
 
-    def text_match(self, table: str, words: Sequence[str]) -> tuple[dict[str, str], dict[str, Any]]:
-        """PostgreSQL: the table's tsvector against the OR of one ``phraseto_tsquery('english', word)`` per word,
-        scored by ``ts_rank``."""
+    def text_match(self, table: str, words: Sequence[str], *, every: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+        """PostgreSQL: the table's tsvector against the OR (``every``: AND) of one ``phraseto_tsquery('english',
+        word)`` per word, scored by ``ts_rank``."""
         words = [w for w in words if w.strip()]
-        query = " || ".join(f"phraseto_tsquery('english', CAST(:w{i} AS TEXT))" for i in range(len(words)))
+        query = (" && " if every else " || ").join(f"phraseto_tsquery('english', CAST(:w{i} AS TEXT))"
+                                                    for i in range(len(words)))
         key = "x.fact_id" if table == "fact_search" else "x.id"
         if not words:
-            return {"from": f"{table} x", "key": key, "score": "0.0", "where": "1 = 0"}, {}
-        return ({"from": f"{table} x CROSS JOIN (SELECT {query} AS q) qq", "key": key, "score": "ts_rank(x.tsv, qq.q)",
-                 "where": "x.tsv @@ qq.q"}, {f"w{i}": w for i, w in enumerate(words)})
+            return {"from": f"{table} x", "key": key, "newest": key, "score": "0.0", "where": "1 = 0"}, {}
+        return ({"from": f"{table} x CROSS JOIN (SELECT {query} AS q) qq", "key": key, "newest": key,
+                 "score": "ts_rank(x.tsv, qq.q)", "where": "x.tsv @@ qq.q"}, {f"w{i}": w for i, w in enumerate(words)})
 
 
 _QUOTED = re.compile(r"('(?:[^']|'')*')")

@@ -160,7 +160,8 @@ def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
 def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
     """The facts that replaced this one for its subject and predicate: another object, starting after
     this fact started and lasting beyond its end; the earliest such start (several when they start
-    together). A fact that came and went while this one held replaced nothing."""
+    together). A fact that came and went while this one held replaced nothing. (``+f.from_us`` keeps SQLite on
+    the (subject, predicate) index: on a busy day the (from_us, to_us) index holds thousands of rows.)"""
     with kg._backend.read() as cur:
         rows = cur.execute(
             f"""WITH me AS (SELECT subject, predicate, object_key, from_us, to_us FROM facts WHERE id = :id),
@@ -168,7 +169,7 @@ def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
                              AND g.predicate = me.predicate AND g.object_key <> me.object_key
                              AND g.from_us > me.from_us AND g.to_us > me.to_us)
                 {FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
-                AND f.object_key <> me.object_key AND f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
+                AND f.object_key <> me.object_key AND +f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
             {"id": fact_id}).fetchall()
     return [q.row_fact(r) for r in rows]
 
@@ -354,6 +355,29 @@ class FileEmbeddingCache:
 
 #: The most words of a query the full-text index is asked about.
 MAX_QUERY_WORDS = 32
+#: A word found in more rows than this is common: a query with a rarer word ranks by its rare words alone.
+COMMON_ROWS = 1000
+#: The most matching rows scored for one query (the newest, when a query has only common words).
+SCORED_ROWS = 1000
+
+
+def _plan(cur: Any, kg: KnowledgeGraph, table: str, words: Sequence[str]) -> tuple[list[str], bool]:
+    """Which words to ask the full-text index about, and whether all of them must match: the rare ones (in at
+    most :data:`COMMON_ROWS` rows, each counted with a bounded read; a word in none is left out) when there are
+    any, any of them matching;
+    else every word, all of them matching (their intersection is what says something; when no row holds them
+    all, any of them). Bounds the rows scored."""
+    d = kg._backend.dialect
+    rare: list[str] = []
+    common: list[str] = []
+    for word in words:
+        match, params = d.text_match(table, [word])
+        params["cap"] = COMMON_ROWS + 1
+        (found,) = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {match['from']} WHERE {match['where']} "
+                               "LIMIT :cap) c", params).fetchone()
+        if found:  # a word in no row says nothing here
+            (rare if found <= COMMON_ROWS else common).append(word)
+    return (rare, False) if rare else (common, True)
 
 
 def _triple_groups(inner: str) -> str:
@@ -366,34 +390,50 @@ def _triple_groups(inner: str) -> str:
 
 def lexical_facts(kg: KnowledgeGraph, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
                   current_only: bool = False) -> list[tuple[int, float]]:
-    """The facts whose text (subject name, predicate label, object) best matches any of ``words`` in the
-    graph's full-text index (each word as the phrase of its parts), as (fact id, score) best first: one per
-    triple (its latest fact passing the filters), at most ``limit``. Scores: BM25 (SQLite), ts_rank (PostgreSQL)."""
+    """The facts whose text (subject name, predicate label, object) best matches ``words`` in the graph's
+    full-text index (each word as the phrase of its parts; see :func:`_plan` for which words), as (fact id,
+    score) best first: one per triple (its latest fact passing the filters), at most ``limit``. At most
+    :data:`SCORED_ROWS` matches are scored, the newest. Scores: BM25 (SQLite), ts_rank (PostgreSQL)."""
     words = list(words)[:MAX_QUERY_WORDS]
     if not words or limit <= 0:
         return []
     d = kg._backend.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
-    match, match_params = d.text_match("fact_search", words)
-    params.update(match_params, n=int(limit))
-    inner = (f"SELECT f.id AS id, {match['score']} AS score, f.subject AS subject, f.predicate AS predicate, "
-             f"f.object_key AS object_key FROM {match['from']} JOIN facts f ON f.id = {match['key']} "
-             f"WHERE {match['where']}{where}")
-    with kg._backend.read(snapshot=False) as cur:
-        rows = cur.execute(_triple_groups(inner), params).fetchall()
+    with kg._backend.read() as cur:
+        asked, every = _plan(cur, kg, "fact_search", words)
+        rows: list[Any] = []
+        if not asked:
+            return []
+        for all_of in (True, False) if every else (False,):  # no row holds all the common words: any of them
+            match, match_params = d.text_match("fact_search", asked, every=all_of)
+            hits = (f"SELECT {match['key']} AS id, {match['score']} AS score FROM {match['from']} "
+                    f"WHERE {match['where']} ORDER BY {match['newest']} DESC LIMIT :scored")
+            inner = (f"SELECT f.id AS id, x.score AS score, f.subject AS subject, f.predicate AS predicate, "
+                     f"f.object_key AS object_key FROM ({hits}) x JOIN facts f ON f.id = x.id WHERE 1 = 1{where}")
+            rows = cur.execute(_triple_groups(inner), {**params, **match_params, "n": int(limit),
+                                                       "scored": SCORED_ROWS}).fetchall()
+            if rows:
+                break
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
 def lexical_memories(kg: KnowledgeGraph, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
-    """The memories whose text best matches any of ``words`` (see :func:`lexical_facts`), as (id, score) best first."""
+    """The memories whose text best matches ``words`` (see :func:`lexical_facts`), as (id, score) best first."""
     words = list(words)[:MAX_QUERY_WORDS]
     if not words or limit <= 0:
         return []
-    match, params = kg._backend.dialect.text_match("memory_search", words)
-    params["n"] = int(limit)
-    with kg._backend.read(snapshot=False) as cur:
-        rows = cur.execute(f"SELECT {match['key']}, {match['score']} FROM {match['from']} WHERE {match['where']} "
-                           "ORDER BY 2 DESC, 1 LIMIT :n", params).fetchall()
+    with kg._backend.read() as cur:
+        asked, every = _plan(cur, kg, "memory_search", words)
+        rows: list[Any] = []
+        for all_of in (True, False) if every else (False,):
+            match, params = kg._backend.dialect.text_match("memory_search", asked, every=all_of)
+            params.update(n=int(limit), scored=SCORED_ROWS)
+            rows = cur.execute(f"""WITH m AS MATERIALIZED (SELECT {match['key']} AS id, {match['score']} AS score
+                                       FROM {match['from']} WHERE {match['where']} ORDER BY {match['newest']} DESC
+                                       LIMIT :scored)
+                                   SELECT id, score FROM m ORDER BY 2 DESC, 1 LIMIT :n""", params).fetchall()
+            if rows:
+                break
     return [(str(r[0]), float(r[1])) for r in rows]
 
 
@@ -434,7 +474,8 @@ def triple_keys(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, tuple[str, 
 def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
                  current_only: bool = False) -> dict[int, tuple[int, int, str | None, str | None]]:
     """For each fact id: the facts of its triple that pass the filters, as (the latest one's id, how many,
-    the earliest start, the latest start). A current fact counts as the latest."""
+    the earliest start, the latest start). A current fact counts as the latest. (``object_key || ''`` keeps
+    the planner on the (subject, predicate) index: a popular object's (predicate, object) rows are many.)"""
     if not ids:
         return {}
     d = kg._backend.dialect
@@ -443,7 +484,7 @@ def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | N
     with kg._backend.read() as cur:
         rows = cur.execute(
             f"""SELECT me.id, f.id, f.valid_to IS NULL, f.from_us, f.valid_from FROM facts me JOIN facts f
-                ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key = me.object_key
+                ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key || '' = me.object_key
                 WHERE me.id IN {d.values('ids', 'bigint')}{where}""", params).fetchall()
     seen: dict[int, list[tuple[Any, ...]]] = {}
     for me, fid, current, start, text in rows:
