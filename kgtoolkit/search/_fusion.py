@@ -34,6 +34,7 @@ RRF_K = 60  # reciprocal-rank fusion's constant: a signal's rank r contributes 1
 _MAX_K = 1000
 _NAME_TRIPLES = 2000  # the most triples of the named entities the name signal ranks
 _GRAPH_HOPS = 2
+_GRAPH_FACTS = 2000  # the most facts the rerank's walk reads (a hub within reach stops it there)
 
 #: Words a query asks with, that say nothing about what it looks for (left out of the lexical query).
 _STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "can", "will", "just", "should", "now", "is", "am", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "would", "could", "may", "might", "must", "shall", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "what", "which", "who", "whom", "whose", "this", "that", "these", "those"])
@@ -212,7 +213,8 @@ def _graph_rerank(kg: KnowledgeGraph, fused: _Fused, named: Sequence[NamedEntity
     one; out of reach counts as one hop more than the walk), ``½`` for history (unless ``as_of`` asks about a
     moment). ``graph_rank`` is the place in the reranked order."""
     keys = fused.order()
-    distance = store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of) if named else {}
+    distance = store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of,
+                                   max_facts=_GRAPH_FACTS) if named else {}
     current: set[Any] = set(keys)
     if as_of is None:
         dates = store.triple_dates(kg, [some_fact[key] for key in keys])
