@@ -293,3 +293,37 @@ def test_a_bulk_import_is_indexed_in_one_statement_and_the_trigger_is_back(kg: K
                                        "object": ["v3", "v4"]}))
     assert store.lexical_facts(kg, ["INC-9999"], 5) == []
     assert [f for f, _ in store.lexical_facts(kg, ["v9.9.9"], 5)] == [later.id]
+
+
+# ---------------------------------------------------------------------- every door
+
+
+def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from kgtoolkit import run_tool
+    from kgtoolkit.cli import app
+
+    with kgtoolkit.open(db_path) as kg:
+        for day in range(1, 4):
+            kg.add("INC-4821", "escalated_to", "Priya", valid_from=f"2026-01-0{day}", valid_to=f"2026-01-0{day}")
+        kg.add("INC-4822", "escalated_to", "Omar")
+        answer = run_tool({"action": "find", "query": "INC-4821", "mode": "lexical", "explain": True,
+                           "rerank": "graph"}, kg=kg)
+        assert answer["ok"], answer
+        hits = answer["result"]["hits"]
+        assert [h["fact"]["subject_name"] for h in hits] == ["INC-4821"] and hits[0]["count"] == 3
+        assert hits[0]["explain"]["lexical_rank"] == 1 and answer["result"]["mode"] == "lexical"
+        bad = run_tool({"action": "find", "query": "x", "mode": "semantic"}, kg=kg)
+        assert not bad["ok"] and bad["error"]["code"] == "invalid_request"
+    runner = CliRunner()
+    done = runner.invoke(app, ["--db", str(db_path), "find", "INC-4821", "--mode", "lexical", "--explain", "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["hits"][0]["explain"]["lexical_rank"] == 1 and data["hits"][0]["first"] == "2026-01-01"
+    table = runner.invoke(app, ["--db", str(db_path), "find", "INC-4821", "--mode", "lexical", "--explain",
+                                "--rerank", "graph"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    assert "×3, 2026-01-01 … 2026-01-03" in table.stdout and "#1" in table.stdout and "INC-4822" not in table.stdout
