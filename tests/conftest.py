@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -173,7 +174,14 @@ def dump_file(db: Path | str) -> list[str]:
             return lines
     conn = sqlite3.connect(db)
     try:
-        return list(conn.iterdump())
+        # The full-text index (contract §15) as what it holds: FTS5's shadow tables depend on the order rows went in.
+        shadow = re.compile(r'^INSERT INTO "(fact|memory)_search_(data|idx|docsize|config|content)"')
+        lines = [line for line in conn.iterdump() if not shadow.match(line)]
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "fact_search" in names:
+            lines += [f"fact_search {row!r}" for row in conn.execute("SELECT rowid, text FROM fact_search ORDER BY 1")]
+            lines += [f"memory_search {row!r}" for row in conn.execute("SELECT id, text FROM memory_search ORDER BY 1")]
+        return lines
     finally:
         conn.close()
 
