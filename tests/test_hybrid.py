@@ -327,3 +327,44 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
                                 "--rerank", "graph"], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     assert "×3, 2026-01-01 … 2026-01-03" in table.stdout and "#1" in table.stdout and "INC-4822" not in table.stdout
+
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def _icews(path: Path, limit: int | None = None) -> KnowledgeGraph:
+    import polars as pl
+
+    from kgtoolkit.store import import_facts
+
+    source = SHARED / "icews14" / "facts.tsv"
+    if not source.is_file():
+        pytest.skip(f"no {source} (the shared datasets are absent)")
+    frame = pl.read_csv(source, separator="\t", infer_schema=False, quote_char=None)
+    kg = kgtoolkit.open(path)
+    import_facts(kg, frame if limit is None else frame.head(limit), allow_commas=True)
+    return kg
+
+
+@pytest.mark.sqlite_only
+def test_on_icews14_repeated_events_are_grouped_and_the_name_signal_takes_the_stated_side(tmp_path: Path) -> None:
+    """Issue 17 on the data it came from: the same event on consecutive days filled 3-10 of the top 10, and
+    "who criticised China" ranked China criticising others first."""
+    from kgtoolkit.search import find
+    from kgtoolkit.search._spotting import _named_with_sides
+
+    with _icews(tmp_path / "icews.sqlite3") as kg:
+        result = find(kg, "China criticize or denounce Japan", k=10, mode="lexical")
+        triples = [(h.fact.subject, h.fact.predicate, h.fact.object) for h in result.hits]
+        assert len(triples) == 10 == len(set(triples))
+        grouped = [h for h in result.hits if h.count > 1]
+        assert grouped and all(h.first is not None and h.last is not None and h.first < h.last for h in grouped)
+        for h in grouped:  # the count is every occurrence of the triple
+            same = [f for f in kg.query(h.fact.subject_name, predicates=[h.fact.predicate])
+                    if f.object == h.fact.object]
+            assert h.count == len(same) and h.fact.valid_from == max(f.valid_from or "" for f in same)
+        named, sides = _named_with_sides(kg, "who criticised China")
+        assert [n.entity for n in named] == ["china"] and sides == {"china": "object"}
+        around = store.entity_triples(kg, [("china", sides["china"])])
+        assert around and all(kg.fact(fid).object == "china" for fid in around)
+        assert len(store.entity_triples(kg, [("china", "either")])) > len(around)
