@@ -280,10 +280,11 @@ def test_a_bulk_import_is_indexed_in_one_statement_and_the_trigger_is_back(kg: K
     from kgtoolkit.store import import_facts
 
     kg.add("before", "fixed_in", "v1.0.0")
-    frame = pl.DataFrame({"subject": [f"INC-{4800 + i}" for i in range(50)], "predicate": ["fixed_in"] * 50,
-                          "object": [f"v2.3.{i}" for i in range(50)]})
+    n = 1_200  # from 1,000 facts the load pauses the per-row trigger and fills the index after it
+    frame = pl.DataFrame({"subject": [f"INC-{4800 + i}" for i in range(n)], "predicate": ["fixed_in"] * n,
+                          "object": [f"v2.3.{i}" for i in range(n)]})
     report, _ = import_facts(kg, frame)
-    assert report.inserted == 50
+    assert report.inserted == n
     assert [kg.fact(f).subject_name for f, _ in store.lexical_facts(kg, ["INC-4821"], 5)] == ["INC-4821"]
     assert [kg.fact(f).object_name for f, _ in store.lexical_facts(kg, ["v1.0.0"], 5)] == ["v1.0.0"]
     later = kg.add("after", "fixed_in", "v9.9.9").fact  # the per-row trigger works again
