@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -173,7 +174,14 @@ def dump_file(db: Path | str) -> list[str]:
             return lines
     conn = sqlite3.connect(db)
     try:
-        return list(conn.iterdump())
+        # The full-text index (contract §15) as what it holds: FTS5's shadow tables depend on the order rows went in.
+        shadow = re.compile(r'^INSERT INTO "(fact|memory)_search_(data|idx|docsize|config|content)"')
+        lines = [line for line in conn.iterdump() if not shadow.match(line)]
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "fact_search" in names:
+            lines += [f"fact_search {row!r}" for row in conn.execute("SELECT rowid, text FROM fact_search ORDER BY 1")]
+            lines += [f"memory_search {row!r}" for row in conn.execute("SELECT id, text FROM memory_search ORDER BY 1")]
+        return lines
     finally:
         conn.close()
 
@@ -241,7 +249,7 @@ def schema_step(creates: str) -> int:
 
 
 def undo_steps(first: int, kind: str) -> list[str]:
-    """DROP statements undoing every table and index the migration steps from ``first`` on created (newest first)."""
+    """DROP statements undoing every table, index, trigger and function the migration steps from ``first`` on created (newest first)."""
     import re
 
     from kgtoolkit.store._schema import MIGRATIONS
@@ -249,7 +257,9 @@ def undo_steps(first: int, kind: str) -> list[str]:
     undo: list[str] = []
     for step in MIGRATIONS[kind][first:]:
         for statement in step:
-            made = re.match(r"\s*CREATE (UNIQUE )?(TABLE|INDEX) (\w+)", statement)
-            if made:
+            made = re.match(r"\s*CREATE (UNIQUE |VIRTUAL )?(TABLE|INDEX|TRIGGER|FUNCTION) (\w+)", statement)
+            if made and made.group(2) == "FUNCTION":  # PostgreSQL: its triggers go with it
+                undo.append(f"DROP FUNCTION IF EXISTS {made.group(3)} CASCADE")
+            elif made and not (made.group(2) == "TRIGGER" and kind != "sqlite"):
                 undo.append(f"DROP {made.group(2)} IF EXISTS {made.group(3)}")
     return undo[::-1]

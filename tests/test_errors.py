@@ -190,11 +190,19 @@ def test_missing_dependency_names_the_extra() -> None:
 
 @pytest.fixture
 def corrupt_graph(tmp_path: Path) -> Path:
-    """A graph whose pages after the first (every table's data) are overwritten with garbage."""
+    """A graph whose pages but the schema's (every table's data) are overwritten with garbage. The schema spans
+    more than the first page since the full-text index (schema step 6): its pages are found with dbstat."""
     path = tmp_path / "graph.sqlite3"
     make_graph(path)
-    size = path.stat().st_size
-    garble(path, 4096, size - 4096)
+    conn = sqlite3.connect(path)
+    try:
+        schema = {r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'")}
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+    for number in range(2, path.stat().st_size // page + 1):
+        if number not in schema:
+            garble(path, (number - 1) * page, page)
     return path
 
 

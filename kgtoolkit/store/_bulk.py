@@ -9,6 +9,7 @@ PostgreSQL: ``COPY``) while no other writer runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +39,7 @@ Table = Literal["facts", "entities", "aliases", "memories"]
 
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
 _CHUNK = 50_000
+_PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index after it, not row by row
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -499,11 +501,14 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     done = 0
     if progress:
         progress(0, total)
-    for chunk in insert.iter_slices(_CHUNK):
-        backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
-        done += chunk.height
-        if progress:
-            progress(done, total)
+    # A big load fills the full-text index in one statement after it, the per-row trigger paused (a small one
+    # keeps the trigger: cheaper than changing the schema).
+    with backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext():
+        for chunk in insert.iter_slices(_CHUNK):
+            backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
+            done += chunk.height
+            if progress:
+                progress(done, total)
     if rebuild:
         for statement in indexes:
             cur.execute(statement)
