@@ -632,18 +632,20 @@ def verdicts(results: dict[str, Any]) -> list[str]:
 
 def markdown(results: dict[str, Any]) -> str:
     ev, graph, machine = results["evaluation"], results["graph"], results["machine"]
+    index = graph.get("index")
     ways = list(WAYS)
     lines = [
         f"Measured {machine['date']} at commit `{machine['commit']}` on {machine['cpus']} CPUs ({machine['machine']}, "
-        f"Python {machine['python']}, load average before the run {machine['load_before']}), "
+        f"Python {machine['python']}, load average {machine['load_before']} before the questions, "
+        f"{machine.get('load_after')} after), "
         f"`bench_retrieval.py{' --quick' if results['size_name'] == 'quick' else ''}`.",
         "",
         f"Graph: {graph['facts']:,} facts ("
         + ", ".join(f"{n} {d['imported']:,}" for n, d in graph["datasets"].items())
         + (f", generated {graph['generated']:,}" if graph.get("generated") else "")
-        + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; index built in "
-        f"{graph.get('index', {}).get('seconds', '?')} s ({graph.get('index', {}).get('embedded', '?'):,} texts "
-        f"embedded, {graph.get('index', {}).get('facts_index', '?')} for facts).",
+        + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; "
+        + (f"index built in {index['seconds']} s ({index['embedded']:,} texts embedded, {index['facts_index']} "
+           f"for facts, {index['memories_index']} for memories; built once, then cached)." if index else "no index."),
         "",
         "| set | questions | way | recall@1 | recall@5 | recall@10 | MRR |",
         "|---|---:|---|---:|---:|---:|---:|",
@@ -720,8 +722,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         say(f"skipped: semantic search is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'")
         return None
     files = present(data_folder(args.data))
-    info = machine()
     path, graph = cached_graph(size, files, rebuild=args.rebuild, cache=args.cache)
+    info = machine()
 
     from kgtoolkit import frames
 
@@ -736,6 +738,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     say("questions: " + ", ".join(f"{name} {len(qs)}" for name, qs in questions.items()))
     results = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info, "graph": graph,
                "evaluation": evaluate(path, questions)}
+    info["load_after"] = [round(x, 1) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     say("")
     text = markdown(results)
     say(text)
