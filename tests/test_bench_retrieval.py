@@ -70,9 +70,13 @@ def graph(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
         (folder / "facts.tsv").write_text(HEADER + "".join("\t".join(r) + "\n" for r in rows))
         files[name] = folder / "facts.tsv"
     path = tmp_path / "graph.sqlite3"
-    info = br.build_graph(path, br.Size(facts=40, memories=25, questions=10), files, index=False)
+    info = br.build_graph(path, files, facts=40, memories=25, index=False)
     assert info["facts"] == 40  # the real rows, then generated facts up to the size
     assert {n: d["imported"] for n, d in info["datasets"].items()} == {"yago11k": 7, "wikidata12k": 4, "icews14": 6}
+    capped = br.build_graph(tmp_path / "capped.sqlite3", files, rows={"yago11k": 3, "icews14": None}, memories=5,
+                            index=False)
+    assert {n: d["imported"] for n, d in capped["datasets"].items()} == {"yago11k": 3, "icews14": 6}
+    assert capped["facts"] == 9 and capped["memories"] == 5 and "generated" not in capped
     return path, files
 
 
