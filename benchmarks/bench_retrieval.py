@@ -1,21 +1,27 @@
 """Retrieval evaluation of ``kgtoolkit.search.find``: questions with known answers, four ways of ranking.
 
-    python benchmarks/bench_retrieval.py                      # 100,000 facts, 5,000 memories (first run: index build)
+    python benchmarks/bench_retrieval.py                      # quality graph ~30,000 facts; latency at 100,000
     python benchmarks/bench_retrieval.py --quick              # 3,000 facts, 400 memories: a smoke run
     python benchmarks/bench_retrieval.py --readme --json benchmarks/results-retrieval.json
     python benchmarks/bench_retrieval.py --data /path/to/shared/data
 
-The graph (built once, then cached with its search index in ``$TMPDIR/kgtoolkit-bench-retrieval/<key>/``,
-the key naming the sizes, the seeds and the input files; ``--rebuild`` makes it again):
+Two graphs, each built once and then cached with its search index in ``$TMPDIR/kgtoolkit-bench-retrieval/``
+(the folder's name holds a key of the sizes, the seeds and the input files; ``--rebuild`` makes them again; one
+embedding cache there serves every build, so no text is embedded twice across runs):
 
-* real facts of ``../shared/data/`` (YAGO11k, WIKIDATA12k, ICEWS14; ``--data`` or ``KGTOOLKIT_SHARED_DATA``
-  elsewhere), each dataset's rows marked by ``source``, smallest dataset first, each taking at most its fair
-  share of what is left of ``--facts`` (seeded sample); a dataset that is absent is skipped with a message,
-  and ``kgtoolkit.generate`` (seed 7) tops the graph up to exactly ``--facts`` facts;
-* ``--memories`` memories (``kg.remember``) in five families, each naming one rare token in its metadata:
-  incident numbers (``INC-482913``), version strings (``v3.14.2-rc1``), error codes (``E4012``,
-  ``ERR_TLS_3F2A``), SKUs (``KX-4471-B``) and made-up surnames; many memories share a sentence shape, so the
-  token is what tells them apart.
+* the **quality** graph, indexed with the bundled all-MiniLM-L6-v2: real facts of ``../shared/data/`` (YAGO11k,
+  WIKIDATA12k, ICEWS14; ``--data`` or ``KGTOOLKIT_SHARED_DATA`` elsewhere), each dataset's rows marked by
+  ``source``: YAGO11k whole, a seeded sample of 5,000 rows of each of the others; and 2,000 memories
+  (``kg.remember``) in five families, each naming one rare token in its metadata: incident numbers
+  (``INC-482913``), version strings (``v3.14.2-rc1``), error codes (``E4012``, ``ERR_TLS_3F2A``), SKUs
+  (``KX-4471-B``) and made-up surnames; many memories share a sentence shape, so the token is what tells them
+  apart. (Indexing 100,000 facts with the real model was on course for over an hour on the shared 2-core machine.)
+* the **latency** graph: exactly 100,000 facts (smallest dataset first, each its fair share of what is left,
+  a seeded sample; ``kgtoolkit.generate`` (seed 7) tops it up when a dataset is absent) and 5,000 memories,
+  indexed with hash-seeded random vectors (:class:`RandomEmbedder`), as ``bench_search.py``'s ``find_100k``:
+  its timings are everything ``find`` does but the query's embedding, which is timed apart with the real model.
+
+A dataset that is absent is skipped with a message (its questions are not asked).
 
 The question sets (seed 15; the same graph always gives the same questions):
 
@@ -35,7 +41,8 @@ Ways of ranking: ``vector`` (``mode="vector"``; today's ``find`` when it takes n
 ``hybrid``, and ``hybrid + graph`` (``mode="hybrid", rerank="graph"``); one the installed ``find`` does not
 accept (its signature, or its refusal of the value) is reported as not available. Latency: every call of
 ``find`` end to end (query embedding, freshness check, search, graph context) timed alone, p50/p95 per way,
-after one untimed call each. Times are wall-clock; never used as a test.
+after one untimed call each; each way runs on a graph object of its own, so none reuses the query vectors
+another embedded. Times are wall-clock; never used as a test.
 """
 
 from __future__ import annotations
