@@ -805,7 +805,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     parser.add_argument("--rebuild", action="store_true", help="build the graphs and their indexes again")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--readme", action="store_true", help="write the tables into benchmarks/README.md")
+    parser.add_argument("--from-json", type=Path, help="run nothing: print (and with --readme write) the tables of "
+                                                       "an earlier --json file")
     args = parser.parse_args(argv)
+    if args.from_json:
+        results: dict[str, Any] = json.loads(args.from_json.read_text())
+        say(text := markdown(results))
+        if args.readme:
+            write_readme(text)
+        return results
     size_name = "quick" if args.quick else "full"
     size = SIZES[size_name]
     size = dataclasses.replace(size, questions=args.questions or size.questions,
@@ -833,7 +841,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         questions["rare tokens"] = memory_questions(memories, size.questions)
         asked[label] = {name: qs for name, qs in questions.items() if qs}
         say(f"{label} questions: " + ", ".join(f"{name} {len(qs)}" for name, qs in asked[label].items()))
-    results: dict[str, Any] = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info,
+    results = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info,
                                "quality_graph": qgraph, "latency_graph": lgraph}
     say("quality (the real model):")
     results["quality"] = evaluate(qpath, asked["quality"])
