@@ -22,7 +22,10 @@ What runs:
                      structure, so their IVF recall is a worst case.
 * ``find_100k``      ``SearchIndex.find`` end to end at 100,000 generated facts (``kgtoolkit.generate``) whose
                      vectors come from a hash-seeded *random* embedder (so no 100k texts are embedded):
-                     freshness check, IVF search, annotations; the real query embedding is measured apart.
+                     freshness check, IVF search, full-text search, fusion, grouping, annotations (the
+                     default ``mode="hybrid"``); the real query embedding is measured apart.
+* ``find_100k_modes`` the same queries in each mode (hybrid, vector, lexical, hybrid with
+                     ``rerank="graph"``), p50/p95, beside the floor of the full-text query alone.
 
 Times are wall-clock (``time.perf_counter``). Never used as a test.
 """
@@ -203,12 +206,29 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
            seconds=time.perf_counter() - started)
     entity = kg.timeline(limit=1)[0].subject_name
     queries = [f"which database does service {i} use" for i in range(50)] + [f"{entity} owner {i}" for i in range(50)]
-    timings = []
+    for q in queries[:5]:  # warm: the first queries read the index files and the page cache
+        idx.find(q, k=10)
+    modes: dict[str, tuple[float, float]] = {}
+    for label, kwargs in (("hybrid", {}), ("vector", {"mode": "vector"}), ("lexical", {"mode": "lexical"}),
+                          ("hybrid_graph", {"rerank": "graph"})):
+        timings = []
+        for q in queries:
+            t = time.perf_counter()
+            idx.find(q, k=10, **kwargs)
+            timings.append(time.perf_counter() - t)
+        modes[label] = percentiles(timings)
+    p50, p95 = modes["hybrid"]
+    from kgtoolkit.search._fusion import query_words
+    from kgtoolkit.store import _search as store_search
+
+    floor = []  # the full-text query alone (the store's SQL), beside find's whole lexical mode
     for q in queries:
         t = time.perf_counter()
-        idx.find(q, k=10)
-        timings.append(time.perf_counter() - t)
-    p50, p95 = percentiles(timings)
+        store_search.lexical_facts(kg, query_words(q), 30)
+        floor.append(time.perf_counter() - t)
+    f50, f95 = percentiles(floor)
+    report("find_100k_modes", **{f"{m}_p50_ms": v[0] for m, v in modes.items()},
+           **{f"{m}_p95_ms": v[1] for m, v in modes.items()}, fts_query_alone_p50_ms=f50, fts_query_alone_p95_ms=f95)
     check = []
     for _ in queries[:20]:
         t = time.perf_counter()

@@ -267,7 +267,8 @@ STYLE = _param("style", "string", "main (# Knowledge Graph heading) or subagent 
                enum=("main", "subagent"))
 TEXT = _param("text", "string", "Evidence to store as a memory (remember); a fact's source_closet may point at its id.")
 METADATA = _param("metadata", "object", "JSON object stored with the memory (remember).")
-QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by meaning.")
+QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by their words, "
+                                   "meaning and the entities named.")
 K = _param("k", "integer", "How many hits (find; default 10).")
 KIND = _param("kind", "string", "facts, memories or both (find; default facts); entities or predicates "
                                  "(duplicates, not_duplicate; default entities).")
@@ -566,12 +567,22 @@ def _remember(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return {"memory": kg.remember(p.pop("text"), **p).to_dict()}
 
 
+MODE = _param("mode", "string", "hybrid (default): words, meaning and names fused; vector: meaning alone; lexical: "
+                                 "words alone (exact codes such as INC-4821, no model needed) (find).",
+               enum=("hybrid", "vector", "lexical"))
+RERANK = _param("rerank", "string", "graph: prefer facts near the entities the query names, and current facts over "
+                                    "history (find).", enum=("graph",))
+EXPLAIN = _param("explain", "boolean", "Give each hit its lexical, vector, name and graph contributions (find).")
+
+
 @action(
     "find",
-    "Search facts and stored memories by meaning, in words (e.g. 'which queue does the API use?'); each hit says "
-    "whether it is still current and what replaced it. Use when you do not know the exact entity or predicate, or "
-    "to find the evidence behind a fact; use kg_query when you know the entity.",
+    "Search facts and stored memories by words and meaning (e.g. 'which queue does the API use?', 'INC-4821'); "
+    "each hit says whether it is still current and what replaced it, and a fact repeated on many days is one hit "
+    "with its count and first and last dates. Use when you do not know the exact entity or predicate, or to find "
+    "the evidence behind a fact; use kg_query when you know the entity.",
     QUERY.but(required=True), K.but(default=10), KIND.but(default="facts"), AS_OF, CURRENT_ONLY.but(default=False),
+    MODE.but(default="hybrid"), RERANK, EXPLAIN.but(default=False),
     read_only=True,
 )
 def _find(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:

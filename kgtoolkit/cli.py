@@ -1083,14 +1083,17 @@ def find_(
     kind: Annotated[str, typer.Option("--kind", help="facts, memories or both.")] = "facts",
     as_of: AsOf = None,
     current: Annotated[bool, typer.Option("--current", help="Only current facts, and memories that do not read as history.")] = False,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid (words, meaning and names fused), vector or lexical (words alone; no model).")] = "hybrid",
+    rerank: Annotated[str | None, typer.Option("--rerank", help="graph: prefer facts near the entities the query names, and current facts.", show_default=False)] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each hit's lexical, vector, name and graph contributions.")] = False,
     model: ModelOption = None,
 ) -> None:
-    """Search facts and memories by meaning; each hit is read against the graph (current? replaced by what, since when?)."""
-    from .search import FactHit, SearchIndex  # lazily: torch and the model load only for search
+    """Search facts and memories by words and meaning; each hit is read against the graph (current? replaced by what, since when?)."""
+    from .search import FactHit, find  # lazily: torch and the model load only for search
 
-    with _search_graph(ctx) as kg, SearchIndex.open(kg, model=model) as idx, \
-            _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
-        result = idx.find(query, k=k, kind=kind, as_of=as_of, current_only=current, progress=bar)  # type: ignore[arg-type]
+    with _search_graph(ctx) as kg, _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
+        result = find(kg, query, k=k, kind=kind, as_of=as_of, current_only=current, mode=mode,  # type: ignore[arg-type]
+                      rerank=rerank, explain=explain, model=model, progress=bar)
     if _json_wanted(ctx):
         _emit(result.to_dict())
         return
@@ -1099,22 +1102,33 @@ def find_(
         return
     table = Table(title=f"{escape(query)} ({len(result.hits)} hit{'s' * (len(result.hits) != 1)})", title_justify="left",
                   header_style="bold", box=box.SIMPLE_HEAD)
-    for column in ("score", "hit", "graph"):
-        table.add_column(column, justify="right" if column == "score" else "left")
+    columns = ("score", "hit", "graph", *(("lexical", "vector", "name", "graph rank") if explain else ()))
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("hit", "graph") else "right")
     for hit in result.hits:
-        score = f"{hit.score:.3f}" + (" [bold]=[/]" if hit.exact else "")
+        score = f"{hit.score:.4f}" + (" [bold]=[/]" if hit.exact else "")
+        signals: tuple[str, ...] = ()
+        if hit.explain is not None:
+            e = hit.explain
+            signals = tuple("–" if r is None else f"#{r}" + (f" {s:.3g}" if s is not None else "")
+                            for r, s in ((e.lexical_rank, e.lexical_score), (e.vector_rank, e.vector_score),
+                                         (e.name_rank, None), (e.graph_rank, None)))
+            if e.hops is not None:
+                signals = (*signals[:3], f"{signals[3]} ({e.hops} hop{'s' * (e.hops != 1)})")
         if isinstance(hit, FactHit):
             what = escape(str(hit.fact))
+            if hit.count > 1:
+                what += f" [dim](×{hit.count:,}, {escape(hit.first or '?')} … {escape(hit.last or '?')})[/]"
             style = None if hit.current else "dim"
         else:
             text = hit.memory.text if len(hit.memory.text) <= 160 else hit.memory.text[:157] + "…"
             what = f"[italic]{escape(text)}[/] [dim]({escape(hit.memory.id)}{', ' + escape(hit.memory.source) if hit.memory.source else ''})[/]"
             style = "dim" if hit.status == "history" else None
-        table.add_row(score, what, escape(hit.note), style=style)
+        table.add_row(score, what, escape(hit.note), *signals, style=style)
     out.print(table)
     if result.named:
-        err.print("[dim]= names " + ", ".join(escape(n.entity) for n in result.named) + " exactly: its facts rank first[/]",
-                  highlight=False)
+        err.print("[dim]= names " + ", ".join(escape(n.entity) for n in result.named) + " exactly: its facts are found by "
+                  "name too[/]", highlight=False)
 
 
 @_command("where")

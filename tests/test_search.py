@@ -142,16 +142,18 @@ def test_unlinked_memory_is_read_through_the_names_it_mentions(kg: KnowledgeGrap
 # ---------------------------------------------------------------------- names beat vectors
 
 
-def test_exact_names_and_aliases_rank_their_facts_first(kg: KnowledgeGraph, example: dict[str, Any],
-                                                        embedder: Counting) -> None:
+def test_exact_names_and_aliases_are_a_signal_of_their_own(kg: KnowledgeGraph, example: dict[str, Any],
+                                                          embedder: Counting) -> None:
     kg.add("Nimbus", "owned_by", "platform_team", valid_from="2026-01-01")
     kg.alias("nb", "Nimbus")
     idx = SearchIndex.open(kg, model=embedder)
     plain = idx.find("which queue does the service use", k=5)
     assert not any(h.exact for h in plain.hits) and plain.named == ()
-    named = idx.find("nb which queue does the service use", k=5)
-    assert named.hits[0].fact.subject == "nimbus" and named.hits[0].exact
-    assert named.hits[0].score < max(h.score for h in named.hits[1:])  # first despite a lower similarity
+    named = idx.find("nb which queue does the service use", k=5, explain=True)
+    nimbus = next(h for h in facts_of(named) if h.fact.subject == "nimbus")
+    assert nimbus.exact and nimbus.explain is not None and nimbus.explain.name_rank == 1  # found by its alias
+    assert nimbus not in plain.hits and nimbus.explain.lexical_rank is None  # no word of the query is in it
+    assert nimbus.explain.name > 0 and nimbus.score == nimbus.explain.total
     assert [(n.text, n.entity) for n in named.named] == [("nb", "nimbus")]
     # the longest span wins and nothing is guessed: "my api" names my_api, "api" alone names nothing
     assert [n.entity for n in named_entities(kg, "Did My API's queue change?")] == ["my_api"]

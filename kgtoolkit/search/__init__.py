@@ -1,11 +1,15 @@
-"""Semantic search over memories and facts, read against the graph.
+"""Search over memories and facts, by words and by meaning, read against the graph.
 
 Search answers "what have we said about this?"; the graph answers "what is true, and since when?".
-:func:`find` does both: it ranks facts and memories by meaning (sentence-transformers embeddings in
-FAISS indexes kept beside the graph file) and annotates every hit with the graph's state: is the
-fact current, what replaced it and since when; which facts a memory backs, whether they still hold,
-and the current facts of the entities it names. Names beat vectors: when the query names an entity
-or alias exactly, that entity's facts rank first.
+:func:`find` does both: it ranks facts and memories by reciprocal-rank fusion of three signals
+(contract §15): the words (the database's own full-text index: SQLite FTS5, PostgreSQL tsvector),
+the meaning (sentence-transformers embeddings in FAISS indexes kept beside the graph file) and the
+names (facts of an entity or alias the query names exactly, on the side the query puts it), with an
+optional graph rerank (``rerank="graph"``: near the named entities, current first); ``mode`` picks
+``hybrid`` (default), ``vector`` or ``lexical`` (no model needed), ``explain=True`` gives each hit
+its signals (:class:`Explanation`). The same triple on many days is one hit with its dates. Every hit
+is annotated with the graph's state: is the fact current, what replaced it and since when; which
+facts a memory backs, whether they still hold, and the current facts of the entities it names.
 
 Usage (the model loads on first use, from local files only)::
 
@@ -33,10 +37,12 @@ Nothing here imports torch, sentence-transformers or faiss until it is needed.
 
 Layout, one private module per concern (everything public is imported from here):
 ``_results`` (the records), ``_model`` (the embedding model), ``_texts`` (what is embedded),
-``_spotting`` (the entities a text names), ``_notes`` (a hit's note), ``_context`` (hits read against
-the graph), ``_faiss`` (one kind's FAISS index), ``_files`` (the index folder), ``_sync`` (keeping the
-index in step), ``_rank`` (ranking), ``_index`` (:class:`SearchIndex`), ``_api`` (:func:`open_index`,
-:func:`index`, :func:`find`).
+``_spotting`` (the entities a text names, and the side it puts them), ``_notes`` (a hit's note),
+``_context`` (hits read against the graph), ``_faiss`` (one kind's FAISS index), ``_files`` (the index
+folder), ``_sync`` (keeping the index in step), ``_rank`` (the vector signal), ``_fusion`` (hybrid
+ranking: signals, fusion, graph rerank, grouping), ``_index`` (:class:`SearchIndex`), ``_api``
+(:func:`open_index`, :func:`index`, :func:`find`). The full-text index itself is the store's
+(``fact_search``, ``memory_search``: schema step 6, kept by triggers).
 """
 
 from __future__ import annotations
@@ -49,7 +55,10 @@ from ._index import SearchIndex
 from ._model import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
 from ._results import (
     KINDS,
+    MODES,
+    RERANKS,
     EntityContext,
+    Explanation,
     FactContext,
     FactHit,
     FindResult,
@@ -57,6 +66,7 @@ from ._results import (
     IndexStatus,
     Kind,
     MemoryHit,
+    Mode,
     NamedEntity,
     PartReport,
     SyncReport,
@@ -70,8 +80,11 @@ __all__ = [
     "DEFAULT_MODEL_ENV",
     "FLAT_LIMIT",
     "KINDS",
+    "MODES",
+    "RERANKS",
     "Embedder",
     "EntityContext",
+    "Explanation",
     "FactContext",
     "FactHit",
     "FindResult",
@@ -79,6 +92,7 @@ __all__ = [
     "IndexStatus",
     "Kind",
     "MemoryHit",
+    "Mode",
     "NamedEntity",
     "PartReport",
     "Progress",

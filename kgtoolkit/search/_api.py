@@ -12,9 +12,10 @@ import threading
 
 from .._time import TimeInput
 from ..store import KnowledgeGraph
+from . import _fusion
 from ._index import SearchIndex
 from ._model import Embedder, _embedder
-from ._results import FindResult, Kind, SyncReport
+from ._results import FindResult, Kind, Mode, SyncReport
 from ._sync import Progress
 
 __all__ = ["find", "index", "open_index"]
@@ -45,8 +46,13 @@ def index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None
 
 
 def find(kg: KnowledgeGraph, query: str, *, k: int = 10, kind: Kind = "facts", as_of: TimeInput | None = None,
-         current_only: bool = False, model: str | os.PathLike[str] | Embedder | None = None,
-         progress: Progress | None = None) -> FindResult:
-    """Search ``kg`` by meaning (see :meth:`SearchIndex.find`); the index is kept in step first."""
+         current_only: bool = False, mode: Mode = "hybrid", rerank: str | None = None, explain: bool = False,
+         model: str | os.PathLike[str] | Embedder | None = None, progress: Progress | None = None) -> FindResult:
+    """Search ``kg`` by words and meaning (see :meth:`SearchIndex.find`; contract §15); the index is kept in
+    step first. ``mode="lexical"`` uses the database's full-text index alone: no model, no vector index."""
+    if mode == "lexical":
+        as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
+        return _fusion.lexical_find(kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only, rerank=rerank,
+                                    explain=explain)
     return open_index(kg, model=model).find(query, k=k, kind=kind, as_of=as_of, current_only=current_only,
-                                            progress=progress)
+                                            progress=progress, mode=mode, rerank=rerank, explain=explain)

@@ -14,24 +14,21 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import InvalidRequest
-from .._time import TimeInput, parse_window
+from .._time import TimeInput
 from ..store import KnowledgeGraph
 from ..store import _search as store
+from . import _fusion
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder
 from ._model import Embedder, _embedder
-from ._rank import _best, _Ranking
-from ._results import KINDS, FindResult, Hit, IndexStatus, Kind, SyncReport
-from ._spotting import named_entities
+from ._rank import _QueryVectors, _Ranking
+from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
 from ._sync import Progress, _graph_texts, _part_report, _update_parts, _Vectors
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["SearchIndex"]
-
-_MAX_K = 1000
 
 
 class SearchIndex:
@@ -182,34 +179,26 @@ class SearchIndex:
         return vector
 
     def find(self, query: str, *, k: int = 10, kind: Kind = "facts", as_of: TimeInput | None = None,
-             current_only: bool = False, progress: Progress | None = None) -> FindResult:
-        """The ``k`` facts and/or memories closest in meaning to ``query``, each read against the graph.
+             current_only: bool = False, progress: Progress | None = None, mode: Mode = "hybrid",
+             rerank: str | None = None, explain: bool = False) -> FindResult:
+        """The ``k`` facts and/or memories that best answer ``query``, each read against the graph (contract §15).
 
         ``kind``: ``facts``, ``memories`` or ``both``. ``as_of`` keeps facts valid on that day (or at
         that moment); ``current_only`` keeps current facts, and memories that do not read as history.
-        Facts of an entity the query names exactly (id or alias) rank first. The index is brought up to
-        date first (``progress`` reports any embedding that needs).
+        ``mode``: ``hybrid`` (lexical, vector and name signals fused by reciprocal rank), ``vector`` or
+        ``lexical`` alone; ``rerank="graph"`` prefers facts near the entities the query names, and current
+        facts; ``explain`` gives each hit its signals. The same triple on many days is one hit with its dates.
+        The index is brought up to date first (``progress`` reports any embedding that needs).
         """
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidRequest("find needs a query: some text to search for", field="query", value=str(query))
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
-            raise InvalidRequest(f"k must be a whole number from 1 to {_MAX_K}, not {k!r}", field="k", value=str(k))
-        if kind not in KINDS:
-            raise InvalidRequest(f"kind must be one of {', '.join(KINDS)}, not {kind!r}", field="kind",
-                                 value=str(kind), suggestions=list(KINDS))
-        if as_of not in (None, ""):
-            parse_window(as_of, field="as_of")
-        else:
-            as_of = None
+        as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
+        if mode == "lexical":
+            return _fusion.lexical_find(self.kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only,
+                                        rerank=rerank, explain=explain)
         with self._lock:
             synced = self._refresh(progress)
             vector = self._query_vector(query)
-            named = named_entities(self.kg, query)
             ranking = _Ranking(self.kg, self._parts, self.cache, self.embedder.name, self.dim)
-            hits: list[Hit] = []
-            if kind in ("facts", "both"):
-                hits += ranking.fact_hits(vector, k, named, as_of, current_only)
-            if kind in ("memories", "both"):
-                hits += ranking.memory_hits(vector, k, named, current_only)
+            named, hits = _fusion.rank(self.kg, query, _QueryVectors(ranking, vector), k=k, kind=kind, as_of=as_of,
+                                       current_only=current_only, mode=mode, rerank=rerank, explain=explain)
         return FindResult(query, kind, k, None if as_of is None else str(as_of), current_only, tuple(named),
-                          _best(hits, k), synced)
+                          tuple(hits), synced, mode, rerank)

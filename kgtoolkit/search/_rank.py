@@ -1,34 +1,25 @@
-"""Ranking: which facts and memories answer a query, best first; names beat vectors.
+"""The vector signal of ranking: the FAISS index's nearest facts and memories, and exact similarities.
 
-Facts of an entity the query names exactly (id or alias) come first, by their similarity to the
-query; the rest of the ``k`` come from the FAISS index, fetching more until enough pass the filters
-(``as_of``, ``current_only``, a memory that reads as history). A memory that backs a fact of a named
-entity ranks first among memories likewise. Scores are cosine similarities.
+:class:`_Ranking` searches the index, fetching more until enough pass the filters (``as_of``,
+``current_only``, a memory that reads as history), one key per text (the same triple on many days is
+one text); :class:`_QueryVectors` gives :mod:`._fusion` the signal of one query vector. Scores are cosine
+similarities.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
-from .._time import TimeInput
 from ..store import KnowledgeGraph
 from ..store import _search as store
-from ._context import _contexts, _fact_hit, _memory_hit
 from ._faiss import _Part
-from ._results import FactHit, Hit, MemoryHit, NamedEntity
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__: list[str] = []
-
-
-def _best(hits: list[Hit], k: int) -> tuple[Hit, ...]:
-    """The ``k`` best hits: exact-name hits first, then by score."""
-    hits.sort(key=lambda h: (not h.exact, -h.score))
-    return tuple(hits[:k])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,8 +48,9 @@ class _Ranking:
         return out
 
     def filtered(self, kind: str, vector: np.ndarray, k: int, keep: Callable[[list[tuple[Any, float]]], set[Any]],
-                 skip: set[Any]) -> list[tuple[Any, float]]:
-        """The k best (key, score) that ``keep`` admits: fetch more until k pass or the index is exhausted."""
+                 skip: set[Any], *, distinct: bool = False) -> list[tuple[Any, float]]:
+        """The k best (key, score) that ``keep`` admits: fetch more until k pass or the index is exhausted.
+        ``distinct``: one key per text (the first found)."""
         part = self.parts[kind]
         total = part.total
         fetch = max(4 * (k + len(skip)), 32)
@@ -66,59 +58,29 @@ class _Ranking:
             found = [(key, s) for key, s in part.search(vector, fetch) if key not in skip]
             allowed = keep(found)
             chosen = [(key, s) for key, s in found if key in allowed]
+            if distinct:
+                seen: set[bytes] = set()
+                unique = []
+                for key, s in chosen:
+                    h = part.hashes.get(key)
+                    if h not in seen:
+                        seen.add(h)  # type: ignore[arg-type]
+                        unique.append((key, s))
+                chosen = unique
             if len(chosen) >= k or fetch >= total:
                 return chosen[:k]
             fetch *= 4
 
-    def fact_hits(self, vector: np.ndarray, k: int, named: Sequence[NamedEntity], as_of: TimeInput | None,
-                  current_only: bool) -> list[FactHit]:
-        """The ``k`` best facts: those of the named entities first, then the nearest that pass the filters."""
-        exact_ids = store.entity_fact_ids(self.kg, [n.entity for n in named], as_of=as_of, current_only=current_only)
-        exact = sorted(self.scores("facts", vector, exact_ids).items(), key=lambda x: -x[1])[:k]
-        ranked = [(fid, s, True) for fid, s in exact]
-        if len(ranked) < k:
-            filtering = as_of is not None or current_only
 
-            def keep(found: list[tuple[Any, float]]) -> set[Any]:
-                ids = [fid for fid, _ in found]
-                return store.valid_fact_ids(self.kg, ids, as_of=as_of, current_only=current_only) if filtering \
-                    else set(ids)
+@dataclasses.dataclass(frozen=True)
+class _QueryVectors:
+    """The vector signal of one query (what :class:`._fusion.Vectors` asks for)."""
 
-            ranked += [(fid, s, False) for fid, s in
-                       self.filtered("facts", vector, k - len(ranked), keep, {fid for fid, _ in exact})]
-        facts = store.facts_by_ids(self.kg, [fid for fid, _, _ in ranked])
-        contexts = _contexts(self.kg, [facts[fid] for fid, _, _ in ranked if fid in facts])
-        return [_fact_hit(contexts[fid], s, e) for fid, s, e in ranked if fid in contexts]
+    ranking: _Ranking
+    vector: np.ndarray
 
-    def memory_hits(self, vector: np.ndarray, k: int, named: Sequence[NamedEntity],
-                    current_only: bool) -> list[MemoryHit]:
-        """The ``k`` best memories: those backing facts of the named entities first, then the nearest
-        (with ``current_only``, none that reads as history)."""
-        part = self.parts["memories"]
-        exact_keys: list[str] = []
-        if named:
-            around = store.facts_by_ids(self.kg, store.entity_fact_ids(self.kg, [n.entity for n in named]))
-            exact_keys = sorted({f.source_closet for f in around.values()
-                                 if f.source_closet is not None and f.source_closet in part.hashes})
-        built: dict[str, MemoryHit] = {}
+    def nearest(self, kind: str, n: int, keep: Callable[[list[tuple[Any, float]]], set[Any]]) -> list[tuple[Any, float]]:
+        return self.ranking.filtered(kind, self.vector, n, keep, set(), distinct=True)
 
-        def hit(key: str, score: float, exact: bool) -> MemoryHit | None:
-            if key not in built:
-                made = _memory_hit(self.kg, key, score, exact)
-                if made is None:
-                    return None
-                built[key] = made
-            return built[key]
-
-        def admissible(h: MemoryHit | None) -> TypeGuard[MemoryHit]:
-            return h is not None and not (current_only and h.status == "history")
-
-        exact = sorted(self.scores("memories", vector, exact_keys).items(), key=lambda x: -x[1])
-        chosen = [h for key, s in exact if admissible(h := hit(key, s, True))][:k]
-        if len(chosen) < k:
-            def keep(found: list[tuple[Any, float]]) -> set[Any]:
-                return {key for key, score in found if admissible(hit(key, score, False))}
-
-            picked = self.filtered("memories", vector, k - len(chosen), keep, {h.memory.id for h in chosen})
-            chosen += [built[key] for key, _ in picked]
-        return chosen
+    def similarity(self, kind: str, keys: Sequence[Any]) -> dict[Any, float]:
+        return self.ranking.scores(kind, self.vector, keys)

@@ -20,7 +20,10 @@ from .._records import Entity, Fact, Memory, _Record
 
 __all__ = [
     "KINDS",
+    "MODES",
+    "RERANKS",
     "EntityContext",
+    "Explanation",
     "FactContext",
     "FactHit",
     "FindResult",
@@ -36,6 +39,37 @@ __all__ = [
 Kind = Literal["facts", "memories", "both"]
 """What :func:`~kgtoolkit.search.find` searches: facts, memories, or both."""
 KINDS: tuple[str, ...] = ("facts", "memories", "both")
+Mode = Literal["hybrid", "vector", "lexical"]
+"""How :func:`~kgtoolkit.search.find` retrieves: lexical, vector and name signals fused (``hybrid``), or one alone."""
+MODES: tuple[str, ...] = ("hybrid", "vector", "lexical")
+#: The reranks :func:`~kgtoolkit.search.find` offers besides none: ``graph`` (near the named entities, current first).
+RERANKS: tuple[str, ...] = ("graph",)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Explanation(_Record):
+    """Why a hit ranks where it does (``find(..., explain=True)``; contract §15).
+
+    Each signal ranks the candidates on its own (``*_rank``, 1 is best; None: the signal did not find the hit)
+    and contributes ``1 / (60 + rank)`` to the fused score (reciprocal-rank fusion): ``lexical`` (the
+    full-text index; ``lexical_score``: BM25 on SQLite, ts_rank on PostgreSQL), ``vector`` (``vector_score``:
+    cosine similarity of the embeddings), ``name`` (a fact of an entity the query names, on the side the query
+    puts it). ``graph``: what the graph rerank's weight changed (``× 1 / (1 + hops)`` from the nearest named
+    entity, ``× ½`` for history), 0 or less; ``graph_rank`` is the place after it. ``total`` is the hit's score.
+    """
+
+    total: float
+    lexical: float
+    vector: float
+    name: float
+    graph: float
+    lexical_rank: int | None
+    vector_rank: int | None
+    name_rank: int | None
+    graph_rank: int | None
+    lexical_score: float | None
+    vector_score: float | None
+    hops: int | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -58,8 +92,13 @@ class FactContext(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FactHit(_Record):
-    """A fact found by :func:`find`: ``score`` is the cosine similarity to the query; ``exact`` when
-    the query names its subject or object (those rank first); the rest is its graph context."""
+    """A fact found by :func:`find`: ``score`` is its fused score (contract §15; higher is better); ``exact``
+    when the query names its subject or object (on the side the query states); the rest is its graph context.
+
+    The same triple stated over several intervals (one fact per day, say) is one hit: ``fact`` is its latest
+    occurrence, ``count`` how many pass the filters, ``first`` and ``last`` the earliest and latest start.
+    ``explain``: the signals behind ``score``, when asked for.
+    """
 
     kind: str
     score: float
@@ -71,6 +110,10 @@ class FactHit(_Record):
     now: tuple[Fact, ...]
     evidence: Memory | None
     note: str
+    count: int = 1
+    first: str | None = None
+    last: str | None = None
+    explain: Explanation | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -102,6 +145,7 @@ class MemoryHit(_Record):
     mentions: tuple[FactContext, ...]
     entities: tuple[EntityContext, ...]
     note: str
+    explain: Explanation | None = None
 
 
 Hit = FactHit | MemoryHit
@@ -159,7 +203,7 @@ class IndexStatus(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FindResult(_Record):
-    """The answer of :func:`find`: hits best first (exact-name facts first), and what the query named."""
+    """The answer of :func:`find`: hits best first, what the query named, and how it was searched."""
 
     query: str
     kind: str
@@ -169,3 +213,5 @@ class FindResult(_Record):
     named: tuple[NamedEntity, ...]
     hits: tuple[Hit, ...]
     synced: SyncReport | None
+    mode: str = "hybrid"
+    rerank: str | None = None

@@ -84,6 +84,20 @@ class Dialect:
         """A query of one row: ``expr`` over the rows of ``source`` joined by ``separator`` in ``order``."""
         return f"SELECT group_concat(line, {separator}) FROM (SELECT {expr} AS line FROM {source} ORDER BY {order}) x"
 
+    def text_match(self, table: str, words: Sequence[str], *, every: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+        """A full-text match of any of ``words`` (``every``: all of them) in the search table ``table``
+        (``fact_search``, ``memory_search``; contract §15), each word as the phrase of its parts ("INC-4821" →
+        "inc 4821"): the ``from`` clause, the row's ``key`` (fact or memory id), its ``newest`` order (larger is
+        newer), its ``score`` (higher is better) and the ``where`` condition, with their parameters. SQLite:
+        FTS5, BM25."""
+        import re
+
+        phrases = ['"' + " ".join(parts) + '"' for w in words if (parts := re.findall(r"[^\W_]+", w))]
+        key = f"{table}.rowid" if table == "fact_search" else f"{table}.id"
+        where = f"{table} MATCH :match" if phrases else "1 = 0"
+        return ({"from": table, "key": key, "newest": f"{table}.rowid", "score": f"-bm25({table})", "where": where},
+                {"match": (" AND " if every else " OR ").join(phrases)})
+
 
 class Backend(abc.ABC):
     """One graph's database: its connection(s), transactions and what else differs per engine.
@@ -151,6 +165,12 @@ class Backend(abc.ABC):
 
         Nothing to do by default (SQLite's rowid follows the largest id by itself).
         """
+
+    @abc.abstractmethod
+    def text_index_paused(self, cur: Cursor) -> AbstractContextManager[None]:
+        """Inside a bulk load's transaction: the facts inserted meanwhile skip the full-text index's per-row
+        trigger and are indexed in one statement at the end (contract §15); other transactions never see
+        the trigger missing."""
 
     def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
         """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild

@@ -463,11 +463,12 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     done = 0
     if progress:
         progress(0, total)
-    for chunk in insert.iter_slices(_CHUNK):
-        backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
-        done += chunk.height
-        if progress:
-            progress(done, total)
+    with backend.text_index_paused(cur):  # the full-text index filled in one statement after the load
+        for chunk in insert.iter_slices(_CHUNK):
+            backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
+            done += chunk.height
+            if progress:
+                progress(done, total)
     if rebuild:
         for statement in indexes:
             cur.execute(statement)

@@ -30,7 +30,7 @@ from .._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
-from ._schema import MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
@@ -67,6 +67,18 @@ class PostgresDialect(Dialect):
 
     def ordered_concat(self, expr: str, separator: str, source: str, order: str) -> str:
         return f"SELECT string_agg({expr}, {separator} ORDER BY {order}) FROM {source}"
+
+    def text_match(self, table: str, words: Sequence[str], *, every: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+        """PostgreSQL: the table's tsvector against the OR (``every``: AND) of one ``phraseto_tsquery('english',
+        word)`` per word, scored by ``ts_rank``."""
+        words = [w for w in words if w.strip()]
+        query = (" && " if every else " || ").join(f"phraseto_tsquery('english', CAST(:w{i} AS TEXT))"
+                                                    for i in range(len(words)))
+        key = "x.fact_id" if table == "fact_search" else "x.id"
+        if not words:
+            return {"from": f"{table} x", "key": key, "newest": key, "score": "0.0", "where": "1 = 0"}, {}
+        return ({"from": f"{table} x CROSS JOIN (SELECT {query} AS q) qq", "key": key, "newest": key,
+                 "score": "ts_rank(x.tsv, qq.q)", "where": "x.tsv @@ qq.q"}, {f"w{i}": w for i, w in enumerate(words)})
 
 
 _QUOTED = re.compile(r"('(?:[^']|'')*')")
@@ -442,6 +454,15 @@ class PostgresBackend(Backend):
                 copy.write_row(row)
                 count += 1
         self._loaded[table] = self._loaded.get(table, 0) + count
+
+    @contextmanager
+    def text_index_paused(self, cur: Cursor) -> Iterator[None]:
+        """The trigger disabled in the transaction (ALTER TABLE is transactional) and enabled again."""
+        after = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
+        cur.execute("ALTER TABLE facts DISABLE TRIGGER fact_search_sync")
+        yield
+        cur.execute(FACT_SEARCH_FILL["postgresql"], {"after": after})
+        cur.execute("ALTER TABLE facts ENABLE TRIGGER fact_search_sync")
 
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:
         cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"

@@ -18,6 +18,7 @@ __all__ = [
     "FACT_COLUMNS",
     "FACT_FROM",
     "FACT_READ",
+    "FACT_SEARCH_FILL",
     "FACT_SELECT",
     "MEMORY_COLUMNS",
     "MIGRATIONS",
@@ -167,6 +168,43 @@ _SQLITE: list[list[str]] = [
         # diff (contract §11): the facts whose validity ended in a window.
         "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
     ],
+    [
+        # Lexical search (contract §15): the database's own full-text index of every fact's text (subject name,
+        # predicate label, object: what search embeds) and every memory, kept by triggers so it is fresh after
+        # every write. Porter-stemmed unicode61 words; a query word such as "INC-4821" is searched as the phrase
+        # of its parts, so rare tokens stay findable. A fact's row is its id (ids are never reused).
+        "CREATE VIRTUAL TABLE fact_search USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2')",
+        """CREATE TRIGGER fact_search_insert AFTER INSERT ON facts BEGIN
+            INSERT INTO fact_search(rowid, text) VALUES (new.id,
+                (SELECT name FROM entities WHERE id = new.subject) || ' '
+                || replace(COALESCE((SELECT label FROM predicates WHERE id = new.predicate), new.predicate), '_', ' ')
+                || ' ' || COALESCE((SELECT name FROM entities WHERE id = new.object_id), new.object_value));
+        END""",
+        """CREATE TRIGGER fact_search_update AFTER UPDATE OF subject, predicate, object_id, object_value ON facts BEGIN
+            DELETE FROM fact_search WHERE rowid = old.id;
+            INSERT INTO fact_search(rowid, text) VALUES (new.id,
+                (SELECT name FROM entities WHERE id = new.subject) || ' '
+                || replace(COALESCE((SELECT label FROM predicates WHERE id = new.predicate), new.predicate), '_', ' ')
+                || ' ' || COALESCE((SELECT name FROM entities WHERE id = new.object_id), new.object_value));
+        END""",
+        "CREATE TRIGGER fact_search_delete AFTER DELETE ON facts BEGIN DELETE FROM fact_search WHERE rowid = old.id; END",
+        """INSERT INTO fact_search(rowid, text)
+            SELECT f.id, s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ') || ' '
+                   || COALESCE(o.name, f.object_value)
+            FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+            LEFT JOIN predicates p ON p.id = f.predicate""",
+        # Memories have text keys: the index holds the id beside the text (a memory is never deleted or changed
+        # by kgtoolkit; the triggers keep the index right if another program does).
+        "CREATE VIRTUAL TABLE memory_search USING fts5(id UNINDEXED, text, "
+        "tokenize = 'porter unicode61 remove_diacritics 2')",
+        "CREATE TRIGGER memory_search_insert AFTER INSERT ON memories BEGIN "
+        "INSERT INTO memory_search(id, text) VALUES (new.id, new.text); END",
+        "CREATE TRIGGER memory_search_update AFTER UPDATE OF id, text ON memories BEGIN "
+        "DELETE FROM memory_search WHERE id = old.id; INSERT INTO memory_search(id, text) VALUES (new.id, new.text); END",
+        "CREATE TRIGGER memory_search_delete AFTER DELETE ON memories BEGIN "
+        "DELETE FROM memory_search WHERE id = old.id; END",
+        "INSERT INTO memory_search(id, text) SELECT id, text FROM memories",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -253,12 +291,70 @@ _POSTGRES: list[list[str]] = [
         # diff (contract §11): the facts whose validity ended in a window.
         "CREATE INDEX facts_ended ON facts(to_us) WHERE valid_to IS NOT NULL",
     ],
+    [
+        # Lexical search (contract §15): a tsvector of every fact's text (subject name, predicate label, object)
+        # and of every memory, in tables of their own (a fact's text reads other tables, which a generated
+        # column cannot), with GIN indexes, kept by triggers. English stemming, as SQLite's porter.
+        "CREATE TABLE fact_search (fact_id BIGINT PRIMARY KEY, tsv TSVECTOR NOT NULL)",
+        "CREATE INDEX fact_search_tsv ON fact_search USING gin (tsv)",
+        """CREATE FUNCTION kgtoolkit_fact_search() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                DELETE FROM fact_search WHERE fact_id = OLD.id;
+                RETURN NULL;
+            END IF;
+            INSERT INTO fact_search(fact_id, tsv) VALUES (NEW.id, to_tsvector('english',
+                (SELECT name FROM entities WHERE id = NEW.subject) || ' '
+                || replace(COALESCE((SELECT label FROM predicates WHERE id = NEW.predicate), NEW.predicate), '_', ' ')
+                || ' ' || COALESCE((SELECT name FROM entities WHERE id = NEW.object_id), NEW.object_value)))
+            ON CONFLICT (fact_id) DO UPDATE SET tsv = excluded.tsv;
+            RETURN NULL;
+        END $body$""",
+        "CREATE TRIGGER fact_search_sync AFTER INSERT OR DELETE OR UPDATE OF subject, predicate, object_id, "
+        "object_value ON facts FOR EACH ROW EXECUTE FUNCTION kgtoolkit_fact_search()",
+        """INSERT INTO fact_search(fact_id, tsv)
+            SELECT f.id, to_tsvector('english', s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ')
+                   || ' ' || COALESCE(o.name, f.object_value))
+            FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+            LEFT JOIN predicates p ON p.id = f.predicate""",
+        'CREATE TABLE memory_search (id TEXT COLLATE "C" PRIMARY KEY, tsv TSVECTOR NOT NULL)',
+        "CREATE INDEX memory_search_tsv ON memory_search USING gin (tsv)",
+        """CREATE FUNCTION kgtoolkit_memory_search() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            IF TG_OP <> 'INSERT' THEN
+                DELETE FROM memory_search WHERE id = OLD.id;
+            END IF;
+            IF TG_OP <> 'DELETE' THEN
+                INSERT INTO memory_search(id, tsv) VALUES (NEW.id, to_tsvector('english', NEW.text));
+            END IF;
+            RETURN NULL;
+        END $body$""",
+        "CREATE TRIGGER memory_search_sync AFTER INSERT OR DELETE OR UPDATE OF id, text ON memories "
+        "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_memory_search()",
+        "INSERT INTO memory_search(id, tsv) SELECT id, to_tsvector('english', text) FROM memories",
+    ],
 ]
 
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)
 assert len(_POSTGRES) == SCHEMA_VERSION, "every engine migrates to the same version"
+
+#: The bulk path's fill of the full-text index (schema step 6): every fact with an id above ``:after`` indexed in
+#: one statement, after a load that ran without the per-row trigger (see ``Backend.text_index_paused``).
+FACT_SEARCH_FILL: dict[str, str] = {
+    "sqlite": """INSERT INTO fact_search(rowid, text)
+        SELECT f.id, s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ') || ' '
+               || COALESCE(o.name, f.object_value)
+        FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after""",
+    "postgresql": """INSERT INTO fact_search(fact_id, tsv)
+        SELECT f.id, to_tsvector('english', s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ')
+               || ' ' || COALESCE(o.name, f.object_value))
+        FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
+        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after
+        ON CONFLICT (fact_id) DO UPDATE SET tsv = excluded.tsv""",
+}
 
 #: The indexes on ``facts`` (SQLite drops them for a big import into a small graph, and builds them after).
 FACT_INDEXES: dict[str, list[str]] = {

@@ -31,14 +31,20 @@ __all__ = [
     "current_facts",
     "embedding_cache",
     "entity_fact_ids",
+    "entity_triples",
     "fact_rows",
     "facts_by_ids",
     "facts_citing",
     "graph_digest",
+    "hop_distances",
+    "lexical_facts",
+    "lexical_memories",
     "lookup_names",
     "memories_by_ids",
     "memory_rows",
     "successors",
+    "triple_dates",
+    "triple_keys",
     "valid_fact_ids",
 ]
 
@@ -154,7 +160,8 @@ def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
 def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
     """The facts that replaced this one for its subject and predicate: another object, starting after
     this fact started and lasting beyond its end; the earliest such start (several when they start
-    together). A fact that came and went while this one held replaced nothing."""
+    together). A fact that came and went while this one held replaced nothing. (``+f.from_us`` keeps SQLite on
+    the (subject, predicate) index: on a busy day the (from_us, to_us) index holds thousands of rows.)"""
     with kg._backend.read() as cur:
         rows = cur.execute(
             f"""WITH me AS (SELECT subject, predicate, object_key, from_us, to_us FROM facts WHERE id = :id),
@@ -162,7 +169,7 @@ def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
                              AND g.predicate = me.predicate AND g.object_key <> me.object_key
                              AND g.from_us > me.from_us AND g.to_us > me.to_us)
                 {FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
-                AND f.object_key <> me.object_key AND f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
+                AND f.object_key <> me.object_key AND +f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
             {"id": fact_id}).fetchall()
     return [q.row_fact(r) for r in rows]
 
@@ -342,3 +349,175 @@ class FileEmbeddingCache:
 
     def close(self) -> None:
         self._conn.close()
+
+
+# ---------------------------------------------------------------------- lexical search (contract §15)
+
+#: The most words of a query the full-text index is asked about.
+MAX_QUERY_WORDS = 32
+#: A word found in more rows than this is common: a query with a rarer word ranks by its rare words alone.
+COMMON_ROWS = 1000
+#: The most matching rows scored for one query (the newest, when a query has only common words).
+SCORED_ROWS = 1000
+
+
+def _plan(cur: Any, kg: KnowledgeGraph, table: str, words: Sequence[str]) -> tuple[list[str], bool]:
+    """Which words to ask the full-text index about, and whether all of them must match: the rare ones (in at
+    most :data:`COMMON_ROWS` rows, each counted with a bounded read; a word in none is left out) when there are
+    any, any of them matching;
+    else every word, all of them matching (their intersection is what says something; when no row holds them
+    all, any of them). Bounds the rows scored."""
+    d = kg._backend.dialect
+    rare: list[str] = []
+    common: list[str] = []
+    for word in words:
+        match, params = d.text_match(table, [word])
+        params["cap"] = COMMON_ROWS + 1
+        (found,) = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {match['from']} WHERE {match['where']} "
+                               "LIMIT :cap) c", params).fetchone()
+        if found:  # a word in no row says nothing here
+            (rare if found <= COMMON_ROWS else common).append(word)
+    return (rare, False) if rare else (common, True)
+
+
+def _triple_groups(inner: str) -> str:
+    """``inner`` (rows of id, score, subject, predicate, object_key; higher scores better) as one row per triple:
+    its latest fact's id and its best score, best first (materialised first: SQLite's bm25 cannot run inside
+    the aggregate)."""
+    return (f"WITH m AS MATERIALIZED ({inner}) SELECT max(m.id), max(m.score) FROM m "
+            "GROUP BY m.subject, m.predicate, m.object_key ORDER BY 2 DESC, 1 DESC LIMIT :n")
+
+
+def lexical_facts(kg: KnowledgeGraph, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
+                  current_only: bool = False) -> list[tuple[int, float]]:
+    """The facts whose text (subject name, predicate label, object) best matches ``words`` in the graph's
+    full-text index (each word as the phrase of its parts; see :func:`_plan` for which words), as (fact id,
+    score) best first: one per triple (its latest fact passing the filters), at most ``limit``. At most
+    :data:`SCORED_ROWS` matches are scored, the newest. Scores: BM25 (SQLite), ts_rank (PostgreSQL)."""
+    words = list(words)[:MAX_QUERY_WORDS]
+    if not words or limit <= 0:
+        return []
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    with kg._backend.read() as cur:
+        asked, every = _plan(cur, kg, "fact_search", words)
+        rows: list[Any] = []
+        if not asked:
+            return []
+        for all_of in (True, False) if every else (False,):  # no row holds all the common words: any of them
+            match, match_params = d.text_match("fact_search", asked, every=all_of)
+            hits = (f"SELECT {match['key']} AS id, {match['score']} AS score FROM {match['from']} "
+                    f"WHERE {match['where']} ORDER BY {match['newest']} DESC LIMIT :scored")
+            inner = (f"SELECT f.id AS id, x.score AS score, f.subject AS subject, f.predicate AS predicate, "
+                     f"f.object_key AS object_key FROM ({hits}) x JOIN facts f ON f.id = x.id WHERE 1 = 1{where}")
+            rows = cur.execute(_triple_groups(inner), {**params, **match_params, "n": int(limit),
+                                                       "scored": SCORED_ROWS}).fetchall()
+            if rows:
+                break
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def lexical_memories(kg: KnowledgeGraph, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    """The memories whose text best matches ``words`` (see :func:`lexical_facts`), as (id, score) best first."""
+    words = list(words)[:MAX_QUERY_WORDS]
+    if not words or limit <= 0:
+        return []
+    with kg._backend.read() as cur:
+        asked, every = _plan(cur, kg, "memory_search", words)
+        rows: list[Any] = []
+        for all_of in (True, False) if every else (False,):
+            match, params = kg._backend.dialect.text_match("memory_search", asked, every=all_of)
+            params.update(n=int(limit), scored=SCORED_ROWS)
+            rows = cur.execute(f"""WITH m AS MATERIALIZED (SELECT {match['key']} AS id, {match['score']} AS score
+                                       FROM {match['from']} WHERE {match['where']} ORDER BY {match['newest']} DESC
+                                       LIMIT :scored)
+                                   SELECT id, score FROM m ORDER BY 2 DESC, 1 LIMIT :n""", params).fetchall()
+            if rows:
+                break
+    return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def entity_triples(kg: KnowledgeGraph, sides: Sequence[tuple[str, str]], *, as_of: TimeInput | None = None,
+                   current_only: bool = False, limit: int = 5000) -> list[int]:
+    """One fact per triple around these (entity id, side) pairs (side ``subject``, ``object`` or ``either``):
+    the triple's latest fact passing the filters, most occurrences first (at most ``limit``)."""
+    if not sides:
+        return []
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    tests = []
+    for i, (entity, side) in enumerate(sides):
+        params[f"e{i}"] = entity
+        if side in ("subject", "either"):
+            tests.append(f"f.subject = :e{i}")
+        if side in ("object", "either"):
+            tests.append(f"f.object_id = :e{i}")
+    params["n"] = int(limit)
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(
+            f"""SELECT max(f.id) FROM facts f WHERE ({' OR '.join(tests)}){where}
+                GROUP BY f.subject, f.predicate, f.object_key ORDER BY count(*) DESC, 1 DESC LIMIT :n""",
+            params).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def triple_keys(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+    """Fact id → its triple (subject id, predicate, object key): facts with one triple say the same thing."""
+    if not ids:
+        return {}
+    d = kg._backend.dialect
+    with kg._backend.read(snapshot=False) as cur:
+        rows = cur.execute(f"SELECT id, subject, predicate, object_key FROM facts WHERE id IN {d.values('ids', 'bigint')}",
+                           {"ids": d.list_param([int(i) for i in ids])}).fetchall()
+    return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+
+
+def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
+                 current_only: bool = False) -> dict[int, tuple[int, int, str | None, str | None]]:
+    """For each fact id: the facts of its triple that pass the filters, as (the latest one's id, how many,
+    the earliest start, the latest start). A current fact counts as the latest. (``object_key || ''`` keeps
+    the planner on the (subject, predicate) index: a popular object's (predicate, object) rows are many.)"""
+    if not ids:
+        return {}
+    d = kg._backend.dialect
+    where, params, _ = q.time_filter(as_of, None, current_only)
+    params["ids"] = d.list_param([int(i) for i in ids])
+    with kg._backend.read() as cur:
+        rows = cur.execute(
+            f"""SELECT me.id, f.id, f.valid_to IS NULL, f.from_us, f.valid_from FROM facts me JOIN facts f
+                ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key || '' = me.object_key
+                WHERE me.id IN {d.values('ids', 'bigint')}{where}""", params).fetchall()
+    seen: dict[int, list[tuple[Any, ...]]] = {}
+    for me, fid, current, start, text in rows:
+        seen.setdefault(int(me), []).append((bool(current), int(start), int(fid), text))
+    out = {}
+    for me, group in seen.items():
+        latest = max(group)
+        starts = sorted((s, t) for _, s, _, t in group if t is not None)
+        out[me] = (latest[2], len(group), starts[0][1] if starts else None, starts[-1][1] if starts else None)
+    return out
+
+
+def hop_distances(kg: KnowledgeGraph, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None,
+                  max_facts: int = 5000) -> dict[str, int]:
+    """Entity id → hops from the nearest of ``entities`` (0 for themselves), walked in the store over the facts
+    valid at ``as_of`` (else over every fact, history too), at most ``max_facts`` facts read."""
+    from . import _traversal as t
+
+    distance = {e: 0 for e in entities}
+    if not entities:
+        return distance
+    d = kg._backend.dialect
+    w = t.when(as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
+    frontier, room = list(distance), max_facts
+    with kg._backend.read() as cur:
+        for hop in range(1, hops + 1):
+            steps, _ = t._expand(cur, d, frontier, "both", None, w, room)
+            room -= len(steps)
+            frontier = []
+            for step in steps:
+                if step.there not in distance:
+                    distance[step.there] = hop
+                    frontier.append(step.there)
+            if not frontier or room <= 0:
+                break
+    return distance

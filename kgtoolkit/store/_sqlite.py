@@ -36,7 +36,7 @@ from ._arrow_read import HI, LO, read_arrow
 from ._backend import Backend, Cursor, Dialect, Query
 from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
-from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_INDEXES, FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -338,6 +338,19 @@ class SQLiteBackend(Backend):
 
     def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
         return rows > 10_000 and rows >= existing
+
+    @contextmanager
+    def text_index_paused(self, cur: Cursor) -> Iterator[None]:
+        """The insert trigger dropped in the transaction and made again (its own SQL, read from the file)."""
+        found = cur.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'fact_search_insert'"
+                            ).fetchone()
+        after = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
+        if found is not None:
+            cur.execute("DROP TRIGGER fact_search_insert")
+        yield
+        if found is not None:
+            cur.execute(FACT_SEARCH_FILL["sqlite"], {"after": after})
+            cur.execute(found[0])
 
     @staticmethod
     def fact_indexes() -> list[str]:
