@@ -768,7 +768,8 @@ def markdown(results: dict[str, Any]) -> str:
         if not t.get("available") and not q.get("available"):
             lines.append(f"| {way} | {t.get('reason') or q.get('reason') or 'not available'} | | | |")
             continue
-        lines.append(f"| {way} | {_ms(t, 'facts')} | {_ms(t, 'memories')} | {_ms(q, 'facts')} | {_ms(q, 'memories')} |")
+        lines.append(f"| {way} | {_ms(t, 'facts')} | {_ms(t, 'memories') if t.get('latency', {}).get('memories') else 'not timed'} "
+                     f"| {_ms(q, 'facts')} | {_ms(q, 'memories')} |")
     lines += ["", "Goals checked by the script:", ""] + [f"- {v}" for v in verdicts(results)]
     return "\n".join(lines)
 
