@@ -39,11 +39,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_suite.py --readme
 	$(BIN)/python benchmarks/bench_postgres.py --json benchmarks/results-postgres.json
 	$(BIN)/python benchmarks/bench_speed.py --readme
+	$(BIN)/python benchmarks/bench_retrieval.py --readme --json benchmarks/results-retrieval.json
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps mempalace
 	$(BIN)/python benchmarks/bench_suite.py --quick
 	$(BIN)/python benchmarks/bench_speed.py --quick
+	$(BIN)/python benchmarks/bench_retrieval.py --quick
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
