@@ -289,6 +289,19 @@ def test_search_page_says_when_the_graph_is_not_indexed(monkeypatch: pytest.Monk
 
 
 @pytest.mark.search_extra
+def test_search_page_finds_words_before_the_graph_is_indexed(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
+    """No index yet: the page still finds words through the database's full-text index (lexical mode only),
+    with each hit's breakdown when asked."""
+    at = _open(_app(monkeypatch, demo_db, read_only=True, search_query="Redis", search_kind="facts",
+                    search_explain=True), "search")
+    assert [c.options for c in at.get("segmented_control") if c.key == "search_mode"] == [["lexical"]]
+    text = plain(" ".join(m.value for m in at.markdown))
+    assert "Redis" in text
+    why = [c.value for c in at.caption if c.value.startswith("Why: lexical")]
+    assert why and all("vector" not in w for w in why)
+
+
+@pytest.mark.search_extra
 def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from kgtoolkit import search
 
@@ -300,6 +313,12 @@ def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, t
     text = plain(" ".join(m.value for m in at.markdown))
     assert "uses_queue" in text and "SQLite" in text and "Redis" in text
     assert "current" in text and "history" in text
+    at.session_state["search_mode"] = "vector"
+    at.session_state["search_explain"] = True
+    at.run()
+    assert not at.exception and not at.error
+    why = [c.value for c in at.caption if c.value.startswith("Why: ")]
+    assert why and all(w.startswith("Why: vector") and "lexical" not in w for w in why)
 
 
 def test_graph_data_matches_the_store(demo_db: Path) -> None:
