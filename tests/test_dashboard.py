@@ -17,7 +17,7 @@ pytest.importorskip("pyvis")
 from streamlit.testing.v1 import AppTest
 
 import kgtoolkit
-from kgtoolkit import dashboard, frames, graphview
+from kgtoolkit import analysis, dashboard, frames, graphview
 from kgtoolkit._demo import build_demo
 from kgtoolkit.dashboard._text import md_text, plain
 from kgtoolkit.store import dump
@@ -151,6 +151,20 @@ def test_a_graph_of_the_past_opens_on_its_last_day(monkeypatch: pytest.MonkeyPat
     assert labels[0] == "Current (0)" and labels[2].startswith(f"Valid as of {last[:10]}")
     at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 12, 3)).run()  # the user's own date: no note
     assert not any("the last day with facts" in c.value for c in at.sidebar.caption)
+
+
+def test_churn_of_an_event_graph_shows_its_volume(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
+    """ICEWS-like events never end (contract §12): the Churn page shows events per period, not an empty
+    added / ended chart."""
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        overall = analysis.churn(frames.facts(kg), every="1mo")
+    at = _open(_app(monkeypatch, past_db), "churn")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Events"] == f"{int(overall['events'].sum()):,}" and metrics["Added"] == "0"
+    busiest = overall.sort("events", descending=True, maintain_order=True).row(0, named=True)
+    assert metrics["Busiest month"] == busiest["period"].date().isoformat()
+    assert any("Every fact here is an event" in c.value for c in at.caption)
+    assert [s.value for s in at.subheader][:2] == ["Events per month", "Added and ended per month"]
 
 
 def test_the_window_spans_a_month_a_year_or_a_range(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:

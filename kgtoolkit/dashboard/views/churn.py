@@ -1,4 +1,5 @@
-"""Churn: facts added and ended per period, per predicate, and the most volatile entities."""
+"""Churn: facts added and ended per period, events and their volume (contract §12), per predicate, and the most
+volatile entities."""
 
 from __future__ import annotations
 
@@ -61,6 +62,24 @@ m3.metric("Net", f"{overall['net'].sum():+,}")
 rate = overall["churn_rate"].drop_nulls()
 m4.metric(f"Mean churn rate / {period}", f"{float(rate.mean()):.1%}" if rate.len() else "–")  # type: ignore[arg-type]
 
+event_total = int(overall["events"].sum())
+state_total = int(overall["added"].sum() + overall["ended"].sum())
+if event_total:  # an event graph (or events beside states): the volume per period and its change
+    busiest = overall.sort("events", descending=True, maintain_order=True).row(0, named=True)
+    e1, e2, e3 = st.columns(3)
+    e1.metric("Events", f"{event_total:,}")
+    e2.metric(f"Busiest {period}", busiest["period"].date().isoformat(), f"{busiest['events']:,} events",
+              delta_color="off")
+    e3.metric(f"Last {period}'s change", f"{int(overall['events_change'][-1] or 0):+,}")
+    st.subheader(f"Events per {period}")
+    volume = alt.Chart(overall.select(pl.col("period").dt.replace_time_zone(None), "events", "events_change")
+                       .to_pandas()).mark_bar(color="#B279A2").encode(
+        x=alt.X("period:T", title=None), y=alt.Y("events:Q", title="events", axis=COUNT),
+        tooltip=["period:T", "events", alt.Tooltip("events_change:Q", title="change")])
+    st.altair_chart(volume.properties(height=260), width="stretch")
+    if not state_total:
+        st.caption("Every fact here is an event (it occurred, it never ended): there are no added / ended pairs.")
+
 st.subheader(f"Added and ended per {period}")
 events = overall.select(pl.col("period").dt.replace_time_zone(None), "added", (-pl.col("ended")).alias("ended")) \
     .unpivot(index="period", variable_name="event", value_name="facts").to_pandas()
@@ -78,12 +97,13 @@ right.altair_chart(active.properties(height=260, title="Active facts at the end 
 
 st.subheader("Per predicate")
 if by_predicate.height:
-    ranked = by_predicate.group_by("predicate").agg((pl.col("added") + pl.col("ended")).sum().alias("n")) \
+    moves = pl.col("added") + pl.col("ended") + pl.col("events")
+    ranked = by_predicate.group_by("predicate").agg(moves.sum().alias("n")) \
         .sort("n", descending=True)["predicate"].head(8).to_list()
     data = by_predicate.filter(pl.col("predicate").is_in(ranked)).select(
-        pl.col("period").dt.replace_time_zone(None), "predicate", (pl.col("added") + pl.col("ended")).alias("changes")).to_pandas()
+        pl.col("period").dt.replace_time_zone(None), "predicate", moves.alias("changes")).to_pandas()
     chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("period:T", title=None), y=alt.Y("changes:Q", stack=True, title="added + ended", axis=COUNT),
+        x=alt.X("period:T", title=None), y=alt.Y("changes:Q", stack=True, title="added + ended + events", axis=COUNT),
         color=alt.Color("predicate:N", legend=alt.Legend(orient="right")), tooltip=["period:T", "predicate", "changes"])
     st.altair_chart(chart.properties(height=260), width="stretch")
 else:
