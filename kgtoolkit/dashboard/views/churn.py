@@ -63,7 +63,7 @@ rate = overall["churn_rate"].drop_nulls()
 m4.metric(f"Mean churn rate / {period}", f"{float(rate.mean()):.1%}" if rate.len() else "–")  # type: ignore[arg-type]
 
 event_total = int(overall["events"].sum())
-state_total = int(overall["added"].sum() + overall["ended"].sum())
+state_total = int(overall.select(pl.col("added").sum() + pl.col("ended").sum()).item())
 if event_total:  # an event graph (or events beside states): the volume per period and its change
     busiest = overall.sort("events", descending=True, maintain_order=True).row(0, named=True)
     e1, e2, e3 = st.columns(3)
