@@ -87,7 +87,10 @@ def records(kg: KnowledgeGraph) -> list[Fact]:
 
 def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
               by: str | None = None) -> list[tuple[Any, ...]]:
-    """Rows (group..., period, added, ended, net, active_at_start, active_at_end, churn_rate), from definitions."""
+    """Rows (group..., period, added, ended, net, active_at_start, active_at_end, churn_rate), from definitions.
+
+    Events (contract §12) are never added nor ended: they are left out of these counts; a period in which
+    only events occurred still has its row."""
     groups: dict[Any, list[Fact]] = defaultdict(list)
     for f in facts:
         groups[None if by is None else getattr(f, by)].append(f)
@@ -95,14 +98,16 @@ def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, u
     for group, members in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
         added: Counter[dt.datetime] = Counter()
         ended: Counter[dt.datetime] = Counter()
-        spans = [(start_of(f.valid_from), end_of(f.valid_to)) for f in members]
+        spans = [(start_of(f.valid_from), end_of(f.valid_to)) for f in members if f.kind == "state"]
+        occurred = {trunc(start_of(f.valid_from) or end_of(f.valid_to), every)  # type: ignore[arg-type]
+                    for f in members if f.kind == "event" and (f.valid_from or f.valid_to)}
         for start, end in spans:
             if start is not None:
                 added[trunc(start, every)] += 1
             if end is not None:
                 ended[trunc(end, every)] += 1
         if by is None:
-            marks = set(added) | set(ended)
+            marks = set(added) | set(ended) | occurred
             if since is not None:
                 marks.add(trunc(since, every))
             if until is not None:
@@ -114,7 +119,7 @@ def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, u
                 periods.append(p)
                 p = step(p, every)
         else:
-            periods = sorted(set(added) | set(ended))
+            periods = sorted(set(added) | set(ended) | occurred)
         for p in periods:
             if since is not None and p < trunc(since, every):
                 continue
@@ -354,8 +359,8 @@ def ref_timeline(facts: list[Fact]) -> list[tuple[Any, ...]]:
     for f in facts:
         start, end = start_of(f.valid_from), end_of(f.valid_to)
         length = None if start is None or end is None else closing(f) - start  # type: ignore[operator]
-        events.append(("started", start, f.valid_from, f.id, length, 0))
-        if end is not None:
+        events.append(("occurred" if f.kind == "event" else "started", start, f.valid_from, f.id, length, 0))
+        if end is not None and f.kind != "event":  # an event occurred: it never ends (contract §12)
             events.append(("ended", end, f.valid_to, f.id, length, 1))
     events.sort(key=lambda e: (e[1] is None, e[1] or NOW, e[3], e[5]))
     return [e[:5] for e in events]
@@ -409,7 +414,8 @@ def test_gantt_states_follow_the_stores_as_of(graph: KnowledgeGraph, as_of: str)
     bars = analysis.gantt(frames.facts(graph), now=NOW, as_of=as_of)
     valid = set(frames.facts(graph, as_of=as_of)["id"].to_list())
     states = dict(bars.select("id", "state").rows())
-    assert {i for i, s in states.items() if s == "current"} == valid & set(states)
+    events = {f.id for f in records(graph) if f.kind == "event"}  # occurred, never current (contract §12)
+    assert {i for i, s in states.items() if s == "current"} == (valid - events) & set(states)
     later = {i for i, s in states.items() if s == "scheduled"}
     assert later == {f.id for f in records(graph) if f.id in states and f.id not in valid
                      and start_of(f.valid_from) > analysis_moment(as_of)}
@@ -472,9 +478,11 @@ def test_churn_yago(yago: KnowledgeGraph) -> None:
     got = analysis.churn(facts, every="1y", since="1900", until="2017")
     approx_rows(churn_rows(got), ref_churn(recs, "1y", since, until))
     monthly = analysis.churn(facts)  # the whole span, dense: every month from year 100 on
-    assert monthly["added"].sum() == sum(f.valid_from is not None for f in recs)
-    assert monthly["ended"].sum() == sum(f.valid_to is not None for f in recs)
-    assert monthly["active_at_end"][-1] == sum(f.valid_to is None for f in recs)  # scheduled ones too
+    states = [f for f in recs if f.kind == "state"]  # a one-day fact is an event: counted apart (contract §12)
+    assert monthly["added"].sum() == sum(f.valid_from is not None for f in states)
+    assert monthly["ended"].sum() == sum(f.valid_to is not None for f in states)
+    assert monthly["active_at_end"][-1] == sum(f.valid_to is None for f in states)  # scheduled ones too
+    assert monthly["events"].sum() == sum(f.kind == "event" and (f.valid_from or f.valid_to) is not None for f in recs)
 
 
 def test_churn_yago_by_predicate(yago: KnowledgeGraph) -> None:
