@@ -1112,6 +1112,7 @@ def find_(
     with _search_graph(ctx) as kg, _progress_bar("embedding", enabled=not _json_wanted(ctx)) as bar:
         result = find(kg, query, k=k, kind=kind, as_of=as_of, current_only=current, mode=mode,  # type: ignore[arg-type]
                       rerank=rerank, explain=explain, model=model, progress=bar)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(result.to_dict())
         return
@@ -1134,7 +1135,9 @@ def find_(
             if e.hops is not None:
                 signals = (*signals[:3], f"{signals[3]} ({e.hops} hop{'s' * (e.hops != 1)})")
         if isinstance(hit, FactHit):
-            what = escape(str(hit.fact))
+            f = hit.fact  # the predicate as people spell it (contract §13)
+            span = f"{f.valid_from or '?'} … {f.valid_to or ''}".rstrip()
+            what = escape(f"{f.subject_name} → {_label(f.predicate, labels)} → {f.object_name}  [{span}]")
             if hit.count > 1:
                 what += f" [dim](×{hit.count:,}, {escape(hit.first or '?')} … {escape(hit.last or '?')})[/]"
             style = None if hit.current else "dim"

@@ -309,7 +309,7 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
 
     with kgtoolkit.open(db_path) as kg:
         for day in range(1, 4):
-            kg.add("INC-4821", "escalated_to", "Priya", valid_from=f"2026-01-0{day}", valid_to=f"2026-01-0{day}")
+            kg.add("INC-4821", "Escalated to", "Priya", valid_from=f"2026-01-0{day}", valid_to=f"2026-01-0{day}")
         kg.add("INC-4822", "escalated_to", "Omar")
         answer = run_tool({"action": "find", "query": "INC-4821", "mode": "lexical", "explain": True,
                            "rerank": "graph"}, kg=kg)
@@ -328,6 +328,7 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
                                 "--rerank", "graph"], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     assert "×3, 2026-01-01 … 2026-01-03" in table.stdout and "#1" in table.stdout and "INC-4822" not in table.stdout
+    assert "INC-4821 → Escalated to → Priya" in table.stdout  # the predicate as first spelt (contract §13)
 
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
