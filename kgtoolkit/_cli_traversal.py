@@ -9,7 +9,7 @@ does what it did before it named paths: print the graph's location (now ``kgtool
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
 import typer
@@ -53,21 +53,23 @@ TimeRespecting = Annotated[bool, typer.Option("--time-respecting", help="Each ne
                                                                         "previous one.")]
 
 
-def _hop(fact: Fact) -> str:
+def _hop(fact: Fact, labels: Mapping[str, str] | None) -> str:
     """One hop as a picture: ``—owned_by→ payments team`` (``←reports_to— Dana`` walked against it)."""
+    said = (labels or {}).get(fact.predicate, fact.predicate)  # as people spell it (contract §13)
     if fact.direction == "incoming":
-        return f"←{fact.predicate}— {fact.subject_name}"
+        return f"←{said}— {fact.subject_name}"
     obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
-    return f"—{fact.predicate}→ {obj}"
+    return f"—{said}→ {obj}"
 
 
-def picture(path: Sequence[Fact]) -> str:
-    """A path as one line of text: ``billing —owned_by→ payments team —reports_to→ Dana``."""
+def picture(path: Sequence[Fact], labels: Mapping[str, str] | None = None) -> str:
+    """A path as one line of text: ``billing —owned_by→ payments team —reports_to→ Dana``; ``labels``: each
+    predicate's label (:meth:`~kgtoolkit.store.KnowledgeGraph.predicate_labels`), else its id."""
     if not path:
         return ""
     first = path[0]
     start = first.object_name if first.direction == "incoming" else first.subject_name
-    return " ".join([start, *(_hop(f) for f in path)])
+    return " ".join([start, *(_hop(f, labels) for f in path)])
 
 
 def _note(record: Neighborhood | Paths) -> None:
@@ -79,7 +81,7 @@ def _during(value: tuple[str, str] | None) -> tuple[str, str] | None:
     return None if value is None else (value[0], value[1])
 
 
-def _show_paths(found: Paths, title: str) -> None:
+def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
     if not found.paths:
         out.print(f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
                   highlight=False)
@@ -90,7 +92,7 @@ def _show_paths(found: Paths, title: str) -> None:
         for number, p in enumerate(found.paths, start=found.offset + 1):
             dates = ", ".join(f"{f.valid_from or '?'}…{f.valid_to or ''}" for f in p)
             dated = any(f.valid_from or f.valid_to for f in p)
-            out.print(f"{number:>3}. {escape(picture(p))}" + (f"  [dim]{escape(dates)}[/]" if dated else ""),
+            out.print(f"{number:>3}. {escape(picture(p, labels))}" + (f"  [dim]{escape(dates)}[/]" if dated else ""),
                       highlight=False)
     _note(found)
 
@@ -115,6 +117,7 @@ def neighbors(
         found = kg.neighbors(name, hops=hops, direction=direction, predicates=predicate,  # type: ignore[arg-type]
                              as_of=as_of, known_at=known_at, during=_during(during), max_facts=max_facts,
                              limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(found.to_dict())
         return
@@ -124,7 +127,7 @@ def neighbors(
     if not found.facts:
         out.print(f"{escape(title)}: no facts", highlight=False)
     else:
-        _print_table(_facts_table(found.facts, title=escape(title), direction=True))
+        _print_table(_facts_table(found.facts, title=escape(title), direction=True, labels=labels))
         by_hop: dict[int, list[str]] = {}
         for r in found.entities:
             by_hop.setdefault(r.hops, []).append(r.name)
@@ -165,10 +168,11 @@ def path(
         found = kg.paths(source, target, max_hops=max_hops, direction=direction,  # type: ignore[arg-type]
                          predicates=predicate, as_of=as_of, known_at=known_at, during=_during(during),
                          time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(found.to_dict())
     else:
-        _show_paths(found, f"paths from {found.start} to {found.target}")
+        _show_paths(found, f"paths from {found.start} to {found.target}", labels)
 
 
 @_command("follow")
@@ -192,14 +196,15 @@ def follow(
         found = kg.follow(name, predicates, direction=direction, as_of=as_of,  # type: ignore[arg-type]
                           known_at=known_at, during=_during(during), time_respecting=time_respecting,
                           max_facts=max_facts, limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(found.to_dict())
         return
-    chain = " → ".join(normalize_predicate(p) for p in predicates)
+    chain = " → ".join(labels.get(p, p) for p in (normalize_predicate(p) for p in predicates))
     ends = ", ".join(found.ends) if found.ends else "nothing"
     out.print(f"[bold]{escape(found.start)} {escape(chain)}[/]: {escape(ends)}", highlight=False)
     if found.paths:
-        _show_paths(found, "branches")
+        _show_paths(found, "branches", labels)
     else:
         _note(found)
 
@@ -213,7 +218,7 @@ def _object(fact: Fact | None) -> str:
     return f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
 
 
-def _diff_table(changes: Sequence[Change], title: str) -> Table:
+def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]) -> Table:
     table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     for column in ("at", "change", "subject", "predicate", "object"):
         table.add_column(column)
@@ -225,7 +230,7 @@ def _diff_table(changes: Sequence[Change], title: str) -> Table:
         style = _KIND_STYLE[c.kind]
         either = c.new or c.old
         subject = either.subject_name if either is not None else c.subject
-        table.add_row(escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(c.predicate), what)
+        table.add_row(escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(labels.get(c.predicate, c.predicate)), what)
     return table
 
 
@@ -246,6 +251,7 @@ def diff(
     with _open_graph(ctx, read_only=True) as kg:
         found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
                               limit=limit, offset=offset)
+        labels = kg.predicate_labels()
     if _json_wanted(ctx):
         _emit(found.to_dict())
         return
@@ -256,4 +262,4 @@ def diff(
     if not found.changes:
         out.print(f"{escape(title)}", highlight=False)
     else:
-        _print_table(_diff_table(found.changes, escape(title)))
+        _print_table(_diff_table(found.changes, escape(title), labels))

@@ -188,7 +188,8 @@ def _facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: 
             row.append("→" if fact.direction == "outgoing" else "←")
         obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
         row += [escape(fact.subject_name), escape(_label(fact.predicate, labels)), escape(obj), start, end]
-        row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled" else "[dim]no[/]")
+        row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled"
+                   else "[magenta]event[/]" if fact.kind == "event" else "[dim]no[/]")  # an event never ends (§12)
         table.add_row(*row, style=None if fact.current else "dim")
     return table
 

@@ -252,6 +252,23 @@ def test_the_commands(db_path: Any) -> None:
     assert code == 1 and "[not_found]" in message and "billing_service" in message
 
 
+def test_the_commands_show_predicates_as_first_spelt_and_events_as_events(db_path: Any) -> None:
+    """ICEWS-style labels ("Make a visit"), not ids (make_a_visit), in every traversal table (contract §13);
+    an event is an event, not an ended fact (§12)."""
+    with KnowledgeGraph(db_path) as kg:
+        kg.add("Xi Jinping", "Make a visit", "Japan", valid_from="2014-05-06", valid_to="2014-05-06")
+        kg.add("Japan", "Host a visit", "Xi Jinping", valid_from="2014-05-06", valid_to="2014-05-06")
+    code, text, _ = _cli("--db", db_path, "path", "Xi Jinping", "Japan", "--as-of", "2014-05-06")
+    assert code == 0 and "Xi Jinping —Make a visit→ Japan" in text and "make_a_visit" not in text
+    code, text, _ = _cli("--db", db_path, "neighbors", "Japan", "--during", "2014-05-01", "2014-05-31")
+    rows = [line.split() for line in text.splitlines() if "visit" in line]
+    assert code == 0 and len(rows) == 2 and all(r[-1] == "event" for r in rows) and "Host a visit" in text
+    code, text, _ = _cli("--db", db_path, "follow", "Xi Jinping", "make a visit", "--as-of", "2014-05-06")
+    assert code == 0 and text.splitlines()[0] == "xi_jinping Make a visit: japan"
+    code, text, _ = _cli("--db", db_path, "diff", "--from", "2014-05", "--to", "2014-05")
+    assert code == 0 and "2 events occurred" in text and "Make a visit" in text and "host_a_visit" not in text
+
+
 def test_path_without_entities_still_prints_the_location_and_says_it_moved(db_path: Any) -> None:
     code, where, _ = _cli("--db", db_path, "where")
     assert code == 0 and where.strip() == str(__import__("kgtoolkit").store.resolve(db_path))
