@@ -235,6 +235,14 @@ def _moment(value: Moment, *, field: str, end: bool = False) -> dt.datetime | No
     return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(microseconds=key)
 
 
+def _since_until(since: Moment, until: Moment) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """A window's bounds (``until`` to the end of its period); ``until`` before ``since`` is refused."""
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    if lo is not None and hi is not None and hi < lo:
+        raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
+    return lo, hi
+
+
 def _now(now: Moment) -> dt.datetime:
     return _moment(now, field="now") or dt.datetime.now(_UTC)
 
@@ -623,9 +631,7 @@ def churn(
     if by not in (None, "subject", "predicate"):
         raise InvalidRequest(f"by must be 'subject', 'predicate' or None, not {by!r}", field="by", value=str(by))
     _check_every(every)
-    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
-    if lo is not None and hi is not None and hi < lo:
-        raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
+    lo, hi = _since_until(since, until)
     df, was_pandas = _frame(facts)
     keys: list[str] = [] if by is None else [by]
     schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
@@ -951,9 +957,7 @@ def events(
     if by not in (None, "predicate", "pair"):
         raise InvalidRequest(f"by must be 'predicate', 'pair' or None, not {by!r}", field="by", value=str(by))
     _check_every(every)
-    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
-    if lo is not None and hi is not None and hi < lo:
-        raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
+    lo, hi = _since_until(since, until)
     df, was_pandas = _event_rows(facts)
     keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
     names = ["subject_name", "object_name"] if by == "pair" else []

@@ -283,6 +283,13 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _period_ticks(ax: Any, periods: Any, every: str) -> None:
+    """About a dozen period labels under a chart of one bar (or step) per period."""
+    step = max(1, periods.height // 12)
+    labels = [_period_label(p, every) for p in periods["period"].gather_every(step).to_list()]
+    ax.set_xticks(list(range(periods.height))[::step], labels, rotation=30, ha="right", fontsize=8)
+
+
 def _charts(data: _Data) -> list[tuple[str, str]]:
     """(alt text, base64 PNG) of each chart, drawn with matplotlib's Agg canvas (no pyplot, no GUI)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -304,9 +311,7 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
                 ax.fill_between(x, volume, step="mid", color="#c2570c", alpha=0.8, label="events")
             ax.plot(x, change, color="#222222", linewidth=0.8, label="change on the period before")
             ax.axhline(0, color="#888888", linewidth=0.6)
-            step = max(1, periods.height // 12)
-            labels = [_period_label(p, data.every) for p in periods["period"].gather_every(step).to_list()]
-            ax.set_xticks(x[::step], labels, rotation=30, ha="right", fontsize=8)
+            _period_ticks(ax, periods, data.every)
             ax.set_ylabel("events")
             ax.set_title(f"Events per period ({data.every})", fontsize=10)
             ax.legend(fontsize=8, loc="upper left")
@@ -326,9 +331,7 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
                 ax.fill_between(x, [-e for e in ended], step="mid", color="#b5443a", alpha=0.8, label="ended")
                 ax.plot(x, net, color="#222222", linewidth=0.6, label="net")
             ax.axhline(0, color="#888888", linewidth=0.6)
-            step = max(1, periods.height // 12)
-            labels = [_period_label(p, data.every) for p in periods["period"].gather_every(step).to_list()]
-            ax.set_xticks(x[::step], labels, rotation=30, ha="right", fontsize=8)
+            _period_ticks(ax, periods, data.every)
             ax.set_ylabel("facts")
             ax.set_title(f"Facts added / ended per period ({data.every})", fontsize=10)
             ax.legend(fontsize=8, loc="upper left")
