@@ -214,7 +214,7 @@ def diff(kg: KnowledgeGraph, start: TimeInput, end: TimeInput, *, entity: str | 
     >>> diff(kg, "2026-03", "2026-03").select("kind", "at", "old_object_name", "new_object_name").rows()
     [('replaced', '2026-03-02', 'Redis', 'SQLite')]
     """
-    changes = kg.diff(start, end, entity=entity, predicates=predicates, by=by).changes
+    changes = kg.diff(start, end, entity=entity, predicates=predicates, by=by, limit=None).changes
     rows: dict[str, list[object]] = {column: [] for column in DIFF_SCHEMA}
     for c in changes:
         rows["kind"].append(c.kind)

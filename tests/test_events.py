@@ -307,7 +307,7 @@ def test_the_kinds_are_the_plain_models(rows: list[tuple[str, str, str | None, s
         assert dict(zip(frame["id"].to_list(), frame["kind"].to_list(), strict=True)) == want
         in_conflicts = {f.id for g in kg.conflicts() for f in g.facts}
         assert all(want[i] == "state" for i in in_conflicts)
-        occurred = {c.new.id for c in kg.diff("2000", "2100").changes if c.kind == "occurred" and c.new}
+        occurred = {c.new.id for c in kg.diff("2000", "2100", limit=None).changes if c.kind == "occurred" and c.new}
         dated = {f.id for f in facts if f.valid_from or f.valid_to}  # at its start, else its end; undated: never
         assert occurred == {i for i, k in want.items() if k == "event" and i in dated}
 

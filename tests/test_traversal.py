@@ -91,6 +91,32 @@ def model_neighbors(facts: list[Fact], center: str, hops: int, direction: str, p
     return sorted((h, i) for i, h in found.items()), dist
 
 
+def model_capped_neighbors(facts: list[Fact], center: str, hops: int, direction: str, max_facts: int,
+                           ) -> tuple[list[tuple[int, str]], int, int, int, bool]:
+    """The walk with a bound: each hop reads its frontier's rows ordered by (fact id, outgoing first), at most the
+    room left. (fact id, way) in answer order, the total, the entities reached, the rows read, capped."""
+    adj = hops_of(facts, direction, None, {})
+    dist, found, frontier, visited, capped = {center: 0}, dict[int, tuple[int, str]](), [center], 0, False
+    for hop in range(1, hops + 1):
+        rows = sorted(((f.id, way, v) for u in frontier for f, v, way in adj.get(u, ())),
+                      key=lambda r: (r[0], r[1] != "outgoing"))
+        room = max_facts - visited
+        capped, rows = len(rows) > room, rows[:room]
+        visited += len(rows)
+        frontier = []
+        for fid, way, v in rows:
+            if fid in found:
+                continue
+            found[fid] = (hop, way)
+            if v not in dist:
+                dist[v] = hop
+                frontier.append(v)
+        if capped or not frontier:
+            break
+    order = sorted(found.items(), key=lambda item: (item[1][0], item[0]))
+    return [(fid, way) for fid, (_, way) in order], len(order), len(dist), visited, capped
+
+
 def start_key(f: Fact) -> str:
     return f.valid_from or ""
 
@@ -156,7 +182,7 @@ def test_neighbors_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph,
             for direction in ("outgoing", "incoming", "both"):
                 hops, center = rng.randint(1, 3), rng.choice(ENTITIES[:6])
                 preds = rng.choice([None, ["p"], ["p", "q"]])
-                got = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, **rule)  # type: ignore[arg-type]
+                got = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, limit=None, **rule)  # type: ignore[arg-type]
                 order, dist = model_neighbors(facts, center, hops, direction, preds, rule)
                 case = (seed, rule, direction, hops, center, preds)
                 assert [f.id for f in got.facts] == [i for _, i in order], case
@@ -166,7 +192,8 @@ def test_neighbors_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph,
                 assert {r.id for r in got.entities} == {center} | {e for f in got.facts for e in (f.subject, f.object)}
                 # paging: one page at a time gives the same facts
                 first = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, limit=3, **rule)  # type: ignore[arg-type]
-                rest = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, offset=3, **rule)  # type: ignore[arg-type]
+                rest = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, offset=3, limit=None,  # type: ignore[arg-type]
+                                    **rule)
                 assert [f.id for f in first.facts + rest.facts] == [i for _, i in order], case
                 assert first.truncated == (len(order) > 3) and first.next_offset == (3 if len(order) > 3 else None)
 
@@ -286,6 +313,43 @@ def test_a_hub_is_capped_with_a_note(kg: KnowledgeGraph) -> None:
     assert len(kg.follow("leaf3", ["links", "links"], direction="both").paths) == 29
 
 
+def test_a_capped_walk_matches_the_model_at_every_bound_and_page(kg: KnowledgeGraph) -> None:
+    """The last hop is counted in the store and only its page is read: the same answer as reading every row,
+    capped or not, whatever the page."""
+    rng = random.Random(5)
+    for i in range(40):  # two hubs, linked, with leaves (some linked both ways to the hubs)
+        kg.add(f"leaf{i}", "links", "hub" if i % 2 else "hub2")
+        if i % 5 == 0:
+            kg.add("hub", "links", f"leaf{i}")
+    kg.add("hub", "links", "hub2")
+    kg.add("leaf3", "links", "leaf8")
+    facts = kg.timeline(limit=None)
+    for _ in range(60):
+        center, hops = rng.choice(["leaf3", "leaf0", "hub", "leaf7"]), rng.randint(1, 3)
+        direction, bound = rng.choice(["outgoing", "incoming", "both"]), rng.randint(1, 70)
+        order, total, reached, visited, capped = model_capped_neighbors(facts, center, hops, direction, bound)
+        case = (center, hops, direction, bound)
+        got = kg.neighbors(center, hops=hops, direction=direction, max_facts=bound, limit=None)  # type: ignore[arg-type]
+        assert [(f.id, f.direction) for f in got.facts] == order, case
+        assert (got.total, got.entity_total, got.visited, got.capped) == (total, reached, visited, capped), case
+        limit, offset = rng.randint(0, 12), rng.randint(0, 30)
+        page = kg.neighbors(center, hops=hops, direction=direction, max_facts=bound, limit=limit,  # type: ignore[arg-type]
+                            offset=offset)
+        assert [(f.id, f.direction) for f in page.facts] == order[offset:offset + limit], case
+        assert page.total == total and page.entity_total == reached and page.capped == capped, case
+        assert {r.id for r in page.entities} == {center} | {e for f in page.facts for e in (f.subject, f.object)}
+
+
+def test_neighbors_and_diff_answer_one_page_of_100_by_default(kg: KnowledgeGraph) -> None:
+    for i in range(130):
+        kg.add("hub", "links", f"leaf{i}", valid_from="2026-01-05")
+    near, diff = kg.neighbors("hub"), kg.diff("2026-01", "2026-01")
+    assert (len(near.facts), near.total, near.truncated, near.next_offset) == (100, 130, True, 100)
+    assert (len(diff.changes), diff.total, diff.began, diff.truncated) == (100, 130, 130, True)
+    assert near.facts == kg.neighbors("hub", limit=None).facts[:100]
+    assert diff.changes == kg.diff("2026-01", "2026-01", limit=None).changes[:100]
+
+
 def test_unknown_names_and_bad_requests_change_nothing(kg: KnowledgeGraph) -> None:
     kg.add("billing", "owned_by", "payments")
     version = kg.data_version()
@@ -374,13 +438,13 @@ def test_diff_matches_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, li
         facts = kg.timeline(limit=None)
         multi = kg.config.multi_valued
         for lo, hi in [("2022-03-01", "2022-03-31"), ("2020-01-01", "2024-12-31"), ("2023-05-01", "2023-08-01")]:
-            got = kg.diff(lo, hi)
+            got = kg.diff(lo, hi, limit=None)
             want = model_diff(facts, lo, hi, multi)
             assert _changes(got) == want, (seed, lo, hi)
             assert (got.began, got.ended, got.replaced) == tuple(sum(c[0] == k for c in want)
                                                                   for k in ("began", "ended", "replaced"))
             entity, pred = rng.choice(ENTITIES[:5]), rng.choice(PREDICATES)
-            mine = kg.diff(lo, hi, entity=entity, predicates=[pred])
+            mine = kg.diff(lo, hi, entity=entity, predicates=[pred], limit=None)
             sub = [f for f in facts if f.predicate == pred and entity in (f.subject, f.object)]
             assert _changes(mine) == model_diff(sub, lo, hi, multi)
             page = kg.diff(lo, hi, limit=2, offset=1)
@@ -459,6 +523,47 @@ def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_p
             "EXPLAIN QUERY PLAN SELECT f.id, f.object_id, f.from_us FROM facts f WHERE f.subject IN ('e0', 'e1') AND "
             "f.object_id IS NOT NULL AND f.to_us = 4611686018427387904 AND f.from_us <= 0"))
         assert "COVERING INDEX facts_walk_out" in plan  # a hop reads no table row
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+@pytest.mark.sqlite_only
+def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tmp_path: Path) -> None:
+    """Schema step 7: a step-6 file (walk indexes ordered subject/object then the other end) is upgraded in place
+    to indexes that seek the still-valid facts, and answers the same."""
+    import sqlite3
+
+    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+
+    steps = MIGRATIONS["sqlite"]
+    mine = next(i for i, step in enumerate(steps) if "DROP INDEX IF EXISTS facts_walk_out" in step)
+    path = tmp_path / "step6.sqlite3"
+    with kgtoolkit.open(path) as kg:
+        facts = build(kg, 2)
+        want = kg.neighbors("e0", hops=3, limit=None)
+    conn = sqlite3.connect(path)
+    for statement in steps[mine - 2]:  # the walk indexes as the step that made them wrote them
+        if "facts_walk_" in statement:
+            conn.execute(statement.replace("CREATE INDEX", "DROP INDEX").split(" ON ")[0])
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {mine}")
+    conn.commit()
+    assert [r[2] for r in conn.execute("PRAGMA index_info(facts_walk_in)")][:2] == ["object_id", "subject"]
+    conn.close()
+    with kgtoolkit.open(path) as kg:  # opening it migrates it
+        assert kg.neighbors("e0", hops=3, limit=None) == want
+        got = kg.paths("e0", "e3", limit=None)
+        assert [walked(p) for p in got.paths] == model_paths(facts, "e0", "e3", 4, "both", None, {}, False)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        for index, first in (("facts_walk_out", "subject"), ("facts_walk_in", "object_id")):
+            assert [r[2] for r in conn.execute(f"PRAGMA index_info({index})")][:2] == [first, "to_us"]
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT f.id, f.subject, f.from_us FROM facts f WHERE f.object_id IN ('e0', 'e1') AND "
+            "f.to_us = 4611686018427387904 AND f.from_us <= 0"))
+        assert "COVERING INDEX facts_walk_in (object_id=? AND to_us=?)" in plan  # seeks the current facts
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()

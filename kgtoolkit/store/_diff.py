@@ -15,16 +15,16 @@ is unknown); by transaction time, when the graph recorded it. The next event is 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
-from .._records import Fact
 from .._time import TimeInput, key_to_text, parse_window
-from .._traversal import Change, Diff, DiffBy
+from .._traversal import Change, ChangeKind, Diff, DiffBy
 from . import _queries as q
 from ._backend import Cursor, Dialect
-from ._schema import FACT_FROM, FACT_READ
+from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
 
@@ -54,8 +54,6 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         params["e"] = q.resolve(cur, d, entity)
         where += " AND (f.subject = :e OR f.object_id = :e)"
     if predicates is not None:
-        from ._traversal import check_predicates
-
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
         where += f" AND f.predicate IN {d.values('preds')}"
     if by == "valid":
@@ -65,48 +63,51 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
         ended_sql = (f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
                      f"BETWEEN :klo AND :khi{where}")
-    keys: dict[int, tuple[int, int]] = {}  # the interval keys of each fact read (valid time, never re-parsed)
-
-    def read(condition: str) -> list[Fact]:
-        rows = cur.execute(f"SELECT {FACT_READ}, f.from_us, f.to_us FROM {FACT_FROM} WHERE {condition}",
-                           params).fetchall()
-        for r in rows:
-            keys[int(r[0])] = (int(r[-2]), int(r[-1]))
-        return [q.row_fact(r[:-2], events=events) for r in rows]
-
     events = q.event_rule(cur)
+    params.update(events.params(d))
+    event = events.sql(d)
+    # Light rows while pairing: no names, no joins (the facts of the page only are read in full, at the end).
+    columns = ("f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, "
+               f"f.valid_from, f.valid_to, f.recorded_at, f.invalidated_at, f.from_us, f.to_us, {event}")
+
+    def read(condition: str) -> list[_Row]:
+        return list(map(_Row._make, cur.execute(f"SELECT {columns} FROM facts f WHERE {condition}", params)))
+
     began, ended = read(began_sql), read(ended_sql)
     multi = q.read_config(cur).multi_valued
     # Events occurred (at their start; at their end when the start is unknown): never began, ended or replaced.
-    occurred = {f.id: f for f in began if f.kind == "event"}
+    occurred = {f.id: f for f in began if f.event}
     if by == "valid":
-        occurred.update((f.id, f) for f in ended if f.kind == "event" and f.valid_from is None)
-    began = [f for f in began if f.kind == "state"]
-    ended = [f for f in ended if f.kind == "state"]
+        occurred.update((f.id, f) for f in ended if f.event and f.valid_from is None)
+    began = [f for f in began if not f.event]
+    ended = [f for f in ended if not f.event]
 
-    def start_of(f: Fact) -> tuple[str, int]:
-        text = f.valid_from if by == "valid" else f.recorded_at
-        assert text is not None
-        return text, (_key(text) if by == "known" else keys[f.id][0])
+    def start_of(f: _Row) -> tuple[str, int]:
+        if by == "valid":
+            assert f.valid_from is not None
+            return f.valid_from, f.from_us
+        return f.recorded_at, _key(f.recorded_at)
 
-    def end_of(f: Fact) -> tuple[str, int]:
-        text = f.valid_to if by == "valid" else f.invalidated_at
-        assert text is not None
-        return text, keys[f.id][1] if by == "valid" else _key(text)
+    def end_of(f: _Row) -> tuple[str, int]:
+        if by == "valid":
+            assert f.valid_to is not None
+            return f.valid_to, f.to_us
+        assert f.invalidated_at is not None
+        return f.invalidated_at, _key(f.invalidated_at)
 
     # Candidate replacements: (distance, old id, new id), the closest pair first.
-    by_pair: dict[tuple[str, str], list[Fact]] = {}
+    by_pair: dict[tuple[str, str], list[_Row]] = {}
     for f in began:
         if f.predicate not in multi:
             by_pair.setdefault((f.subject, f.predicate), []).append(f)
-    candidates: list[tuple[int, int, int, Fact, Fact]] = []
+    candidates: list[tuple[int, int, int, _Row, _Row]] = []
     for old in ended:
         if old.predicate in multi:
             continue
         old_start = start_of(old)[1] if (old.valid_from if by == "valid" else old.recorded_at) else None
         old_end = end_of(old)[1]
         for new in by_pair.get((old.subject, old.predicate), ()):
-            if new.id == old.id or _object(new) == _object(old):
+            if new.id == old.id or _same_object(new, old):
                 continue
             new_start = start_of(new)[1]
             if (old_start is None or new_start >= old_start) and new_start <= old_end + _DAY_US:
@@ -114,32 +115,57 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     candidates.sort(key=lambda c: c[:3])
     paired_old: set[int] = set()
     paired_new: set[int] = set()
-    changes: list[tuple[int, int, int, Change]] = []
-    for _, old_id, new_id, old, new in candidates:
+    # Each change as (key, rank, id, kind, at, subject, predicate, old id, new id): facts are read for one page.
+    changes: list[tuple[int, int, int, ChangeKind, str, str, str, int | None, int | None]] = []
+    for _, old_id, new_id, _old, new in candidates:
         if old_id in paired_old or new_id in paired_new:
             continue
         paired_old.add(old_id)
         paired_new.add(new_id)
         text, key = start_of(new)
-        changes.append((key, _RANK["replaced"], new_id, Change("replaced", text, new.subject, new.predicate, old, new)))
+        changes.append((key, _RANK["replaced"], new_id, "replaced", text, new.subject, new.predicate, old_id, new_id))
     for f in ended:
         if f.id not in paired_old:
             text, key = end_of(f)
-            changes.append((key, _RANK["ended"], f.id, Change("ended", text, f.subject, f.predicate, f, None)))
+            changes.append((key, _RANK["ended"], f.id, "ended", text, f.subject, f.predicate, f.id, None))
     for f in began:
         if f.id not in paired_new:
             text, key = start_of(f)
-            changes.append((key, _RANK["began"], f.id, Change("began", text, f.subject, f.predicate, None, f)))
+            changes.append((key, _RANK["began"], f.id, "began", text, f.subject, f.predicate, None, f.id))
     for f in occurred.values():
         text, key = start_of(f) if f.valid_from is not None or by == "known" else end_of(f)
-        changes.append((key, _RANK["occurred"], f.id, Change("occurred", text, f.subject, f.predicate, None, f)))
+        changes.append((key, _RANK["occurred"], f.id, "occurred", text, f.subject, f.predicate, None, f.id))
     changes.sort(key=lambda c: c[:3])
-    kinds = [c[3].kind for c in changes]
+    counts = Counter(c[3] for c in changes)
     del paging  # checked above, before any work
-    shown = tuple(c[3] for c in (changes[offset:] if limit is None else changes[offset:offset + limit]))
-    return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, kinds.count("began"),
-                kinds.count("ended"), kinds.count("replaced"), kinds.count("occurred"))
+    page = changes[offset:] if limit is None else changes[offset:offset + limit]
+    facts = fetch_facts(cur, d, (i for c in page for i in c[7:] if i is not None), None)
+    shown = tuple(Change(kind, text, subject, predicate, None if old is None else facts[old],
+                         None if new is None else facts[new])
+                  for _, _, _, kind, text, subject, predicate, old, new in page)
+    return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, counts["began"],
+                counts["ended"], counts["replaced"], counts["occurred"])
 
 
-def _object(f: Fact) -> str:
-    return f.object.casefold() if f.object_is_value else f.object
+class _Row(NamedTuple):
+    """What pairing reads of a fact: its keys, its bounds as text and as keys, and whether it is an event."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    object_is_value: bool
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str
+    invalidated_at: str | None
+    from_us: int
+    to_us: int
+    event: bool
+
+
+def _same_object(a: _Row, b: _Row) -> bool:
+    """The same entity, or the same value up to case."""
+    if a.object_is_value != b.object_is_value:
+        return False
+    return a.object.casefold() == b.object.casefold() if a.object_is_value else a.object == b.object

@@ -961,13 +961,13 @@ class KnowledgeGraph:
     def neighbors(self, name: str, *, hops: int = 1, direction: Direction = "both",
                   predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
                   known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-                  max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = None, offset: int = 0) -> Neighborhood:
+                  max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100, offset: int = 0) -> Neighborhood:
         """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
 
         Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current;
         ``known_at`` as the graph believed then; ``predicates`` only these. Facts come ordered by the hop
-        that reached them, then id, one page (``limit``/``offset``) of the ``total``; at most ``max_facts``
-        facts are read (``capped`` and ``note`` say when that stopped the walk).
+        that reached them, then id, one page (``limit``/``offset``; ``limit=None`` for all) of the ``total``;
+        at most ``max_facts`` facts are read (``capped`` and ``note`` say when that stopped the walk).
 
         >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
         >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
@@ -1044,10 +1044,11 @@ class KnowledgeGraph:
                             max_facts=max_facts, limit=limit, offset=offset)
 
     def diff(self, start: TimeInput, end: TimeInput, *, entity: str | None = None,
-             predicates: Sequence[str] | None = None, by: DiffBy = "valid", limit: int | None = None,
+             predicates: Sequence[str] | None = None, by: DiffBy = "valid", limit: int | None = 100,
              offset: int = 0) -> Diff:
         """What changed from ``start`` to ``end`` (both included): facts that began, ended, and replacements
-        (same subject and predicate, old object → new, at the switch date), in time order, one page.
+        (same subject and predicate, old object → new, at the switch date), in time order, one page
+        (``limit``/``offset``; ``limit=None`` for all; the counts cover every change).
 
         ``by="valid"``: by the facts' validity; ``by="known"``: what the graph learned between two moments
         (transaction time). ``entity``: only facts about it (either end); ``predicates``: only these.

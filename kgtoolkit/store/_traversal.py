@@ -37,6 +37,8 @@ __all__ = ["Step", "When", "check_direction", "check_hops", "check_max_facts", "
 _DIRECTIONS = ("outgoing", "incoming", "both")
 #: The most facts of a path search's enumeration steps (partial paths tried), past which it stops, capped.
 MAX_STEPS = 200_000
+#: A LIMIT that keeps every row.
+_ALL = 2**62
 #: The largest ``max_facts`` a call may ask for.
 MAX_FACTS_LIMIT = 1_000_000
 
@@ -114,27 +116,79 @@ def check_predicates(cur: Cursor, dialect: Dialect, predicates: Iterable[str] | 
     return out
 
 
-def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-          w: When, room: int) -> tuple[list[tuple[Any, ...]], bool]:
-    """The facts around ``frontier`` walked ``direction`` (at most ``room``; ordered by id, outgoing first) as
-    rows ``(id, here, there, way, start)`` (``way`` 0: outgoing, 1: incoming), and whether there were more."""
-    if not frontier or room <= 0:
-        return [], bool(frontier)
-    params: dict[str, Any] = {**w.params, "ids": d.list_param(frontier), "room": room + 1}
+def _around(d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
+            w: When) -> tuple[str, dict[str, Any]]:
+    """The statement of the facts around ``frontier`` walked ``direction``, as rows ``(id, here, there, way,
+    start)`` (``way`` 0: outgoing, 1: incoming), and its parameters."""
+    params: dict[str, Any] = {**w.params, "ids": d.list_param(frontier)}
     pred = ""
     if predicates is not None:
         params["preds"] = d.list_param(predicates)
         pred = f" AND f.predicate IN {d.values('preds')}"
     parts = []
     if direction in ("outgoing", "both"):
-        parts.append(f"SELECT f.id, f.subject, f.object_id, 0 AS way, f.from_us FROM facts f WHERE f.subject IN "
-                     f"{d.values('ids')} AND f.object_id IS NOT NULL AND f.object_id <> f.subject{pred}{w.where}")
+        parts.append(f"SELECT f.id AS id, f.subject AS here, f.object_id AS there, 0 AS way, f.from_us AS start "
+                     f"FROM facts f WHERE f.subject IN {d.values('ids')} AND f.object_id IS NOT NULL "
+                     f"AND f.object_id <> f.subject{pred}{w.where}")
     if direction in ("incoming", "both"):
-        parts.append(f"SELECT f.id, f.object_id, f.subject, 1 AS way, f.from_us FROM facts f WHERE f.object_id IN "
+        parts.append(f"SELECT f.id AS id, f.object_id AS here, f.subject AS there, 1 AS way, f.from_us AS start "
+                     f"FROM facts f WHERE f.object_id IN "
                      f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}")
-    rows = cur.execute(" UNION ALL ".join(parts) + " ORDER BY 1, 4 LIMIT :room", params).fetchall()
+    return " UNION ALL ".join(parts), params
+
+
+def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
+          w: When, room: int) -> tuple[list[tuple[Any, ...]], bool]:
+    """The rows of :func:`_around` (at most ``room``; ordered by id, outgoing first), and whether there were
+    more."""
+    if not frontier or room <= 0:
+        return [], bool(frontier)
+    sql, params = _around(d, frontier, direction, predicates, w)
+    rows = cur.execute(sql + " ORDER BY 1, 4 LIMIT :room", {**params, "room": room + 1}).fetchall()
     more = len(rows) > room
     return rows[:room], more
+
+
+class _LastHop(NamedTuple):
+    """The last hop of a walk, counted in the store: the rows it read (at most the room left), whether there
+    were more, the facts and entities it adds, and one page of the facts it adds as ``(id, way)``, by id."""
+
+    rows: int
+    more: bool
+    facts: int
+    entities: int
+    page: list[tuple[int, int]]
+
+
+def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
+              w: When, room: int, found: Iterable[int], known: Iterable[str], skip: int,
+              take: int | None) -> _LastHop:
+    """The last hop as :func:`_rows` would read it (its first ``room`` rows by id), counted in the store: a hub in
+    the frontier adds thousands of facts that only count, except the page shown.
+
+    Each fact the hop adds is counted once without a DISTINCT: a fact appears twice only when both its ends are
+    in the frontier and the walk goes both ways, and then its incoming row is left out (the outgoing one is
+    the way it was walked, as :func:`neighbors` keeps the first row by id and way)."""
+    sql, params = _around(d, frontier, direction, predicates, w)
+    room = max(room, 0)
+    params.update(room=room, beyond=room + 1, found=d.list_param(sorted(found)), known=d.list_param(sorted(known)),
+                  skip=skip, take=_ALL if take is None else take)
+    adds = f"r.id NOT IN {d.values('found', 'bigint')}"
+    if direction == "both":
+        adds += f" AND NOT (r.way = 1 AND r.there IN {d.values('ids')})"
+    counts = (f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {adds} THEN 1 ELSE 0 END), 0), "
+              f"COUNT(DISTINCT CASE WHEN r.there NOT IN {d.values('known')} THEN r.there END) FROM ")
+    page = f"SELECT r.id, r.way FROM ({{}}) r WHERE {adds} ORDER BY r.id LIMIT :take OFFSET :skip"
+    # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
+    rows = f"SELECT id, there, way FROM ({sql}) u LIMIT :beyond"
+    n = cur.execute(f"{counts}({rows}) r", params).fetchone()
+    more = int(n[0]) > room
+    if more:
+        rows = f"SELECT id, there, way FROM ({sql}) u ORDER BY id, way LIMIT :room"
+        n = cur.execute(f"{counts}({rows}) r", params).fetchone()
+    shown = [] if take == 0 else [(int(i), int(way)) for i, way in
+                                  cur.execute(page.format(rows), params).fetchall()]
+    return _LastHop(int(n[0]), more, int(n[1]), int(n[2]), shown)
 
 
 def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
@@ -173,16 +227,25 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
     """The entities and facts within ``hops`` of ``name`` (see :meth:`KnowledgeGraph.neighbors`)."""
     center = q.resolve(cur, d, name)
     distance = {center: 0}
-    found: dict[int, tuple[int, Step]] = {}
-    frontier, visited, capped = [center], 0, False
+    found: dict[int, tuple[int, str]] = {}  # fact id -> (the hop that reached it, the way it was walked)
+    frontier, visited, capped, last = [center], 0, False, None
     for hop in range(1, hops + 1):
+        if hop == hops:  # counted in the store: only the page is read
+            before = len(found)
+            skip = max(offset - before, 0)
+            take = None if limit is None else max(limit - max(before - offset, 0), 0)
+            last = _last_hop(cur, d, frontier, direction, predicates, w, max_facts - visited, found, distance,
+                             skip, take)
+            visited += last.rows
+            capped = last.more
+            break
         steps, more = _expand(cur, d, frontier, direction, predicates, w, max_facts - visited)
         visited += len(steps)
         frontier = []
         for step in steps:
             if step.id in found:
                 continue
-            found[step.id] = (hop, step)
+            found[step.id] = (hop, step.direction)
             if step.there not in distance:
                 distance[step.there] = hop
                 frontier.append(step.there)
@@ -192,13 +255,18 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
         if not frontier:
             break
     order = sorted(found.items(), key=lambda item: (item[1][0], item[0]))
-    page = order[offset:] if limit is None else order[offset:offset + limit]
+    page = [(fid, way) for fid, (_, way) in (order[offset:] if limit is None else order[offset:offset + limit])]
+    total, reached = len(order), len(distance)
+    if last is not None:
+        page += [(fid, "incoming" if way else "outgoing") for fid, way in last.page]
+        total, reached = total + last.facts, reached + last.entities
     facts = fetch_facts(cur, d, (fid for fid, _ in page), w.known)
-    shown = [dataclasses.replace(facts[fid], direction=step.direction) for fid, (_, step) in page]
+    shown = [dataclasses.replace(facts[fid], direction=way) for fid, way in page]
     ends = {center} | {f.subject for f in shown} | {f.object for f in shown}
     names = _names(cur, d, ends)
-    entities = sorted((Reached(e, names.get(e, e), distance[e]) for e in ends), key=lambda r: (r.hops, r.id))
-    return Neighborhood(center, hops, tuple(entities), tuple(shown), len(order), len(distance), offset, visited,
+    # An end not reached before the last hop was reached by it.
+    entities = sorted((Reached(e, names.get(e, e), distance.get(e, hops)) for e in ends), key=lambda r: (r.hops, r.id))
+    return Neighborhood(center, hops, tuple(entities), tuple(shown), total, reached, offset, visited,
                         capped, _cap_note(visited, max_facts) if capped else None)
 
 
