@@ -15,7 +15,6 @@ is unknown); by transaction time, when the graph recorded it. The next event is 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -112,7 +111,7 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
             new_start = start_of(new)[1]
             if (old_start is None or new_start >= old_start) and new_start <= old_end + _DAY_US:
                 candidates.append((abs(old_end - new_start), old.id, new.id, old, new))
-    candidates.sort(key=lambda c: c[:3])
+    candidates.sort()  # (distance, old id, new id) never ties: the rows are never compared
     paired_old: set[int] = set()
     paired_new: set[int] = set()
     # Each change as (key, rank, id, kind, at, subject, predicate, old id, new id): facts are read for one page.
@@ -135,16 +134,16 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     for f in occurred.values():
         text, key = start_of(f) if f.valid_from is not None or by == "known" else end_of(f)
         changes.append((key, _RANK["occurred"], f.id, "occurred", text, f.subject, f.predicate, None, f.id))
-    changes.sort(key=lambda c: c[:3])
-    counts = Counter(c[3] for c in changes)
+    changes.sort()  # (key, rank, id) never ties
     del paging  # checked above, before any work
     page = changes[offset:] if limit is None else changes[offset:offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[7:] if i is not None), None)
     shown = tuple(Change(kind, text, subject, predicate, None if old is None else facts[old],
                          None if new is None else facts[new])
                   for _, _, _, kind, text, subject, predicate, old, new in page)
-    return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, counts["began"],
-                counts["ended"], counts["replaced"], counts["occurred"])
+    replaced = len(paired_new)
+    return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, len(began) - replaced,
+                len(ended) - replaced, replaced, len(occurred))
 
 
 class _Row(NamedTuple):
