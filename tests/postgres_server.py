@@ -11,6 +11,7 @@ of :class:`Server` carries it. ``python tests/postgres_server.py`` starts one an
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import secrets
@@ -53,6 +54,9 @@ class Server:
         return f"{self.url_for(database)}?options=-csearch_path%3D{name}"
 
     def stop(self) -> None:
+        """Stop the server and remove its folder; again (as at exit, after the fixture did) it does nothing."""
+        if not self.folder.exists():
+            return
         subprocess.run([*self.run_as, str(self.bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate",
                         "-w", "stop"], capture_output=True, check=False)
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -116,7 +120,10 @@ def start() -> Server:
         started = subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"),
                                   "-o", options, "-w", "-t", "60", "start"], capture_output=True, text=True, check=False)
         if started.returncode == 0:
-            return Server(folder, port, password, bindir, run_as)
+            server = Server(folder, port, password, bindir, run_as)
+            # Stopped by the fixture; at exit too, when an interrupted run (pytest -x under xdist, Ctrl-C) skips it.
+            atexit.register(server.stop)
+            return server
         time.sleep(0.2 * (attempt + 1))  # the port was taken meanwhile: try another
     log = (folder / "log").read_text(errors="replace") if (folder / "log").exists() else ""
     shutil.rmtree(folder, ignore_errors=True)
