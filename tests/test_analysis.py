@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from bounds import end_of, start_of
 
 import kgtoolkit
 from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
@@ -29,24 +30,6 @@ YAGO = SHARED / "data" / "yago11k" / "facts.tsv"
 
 
 # ---------------------------------------------------------------------- reference helpers (plain Python)
-
-
-def start_of(text: str | None) -> dt.datetime | None:
-    """A stored valid_from as a UTC datetime (a day starts at midnight); None = unknown."""
-    if text is None:
-        return None
-    if "T" in text:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC)
-
-
-def end_of(text: str | None) -> dt.datetime | None:
-    """A stored valid_to as a UTC datetime (a day ends at its last microsecond); None = open."""
-    if text is None:
-        return None
-    if "T" in text:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC) + dt.timedelta(days=1) - US
 
 
 def closing(fact: Fact) -> dt.datetime | None:

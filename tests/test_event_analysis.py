@@ -14,6 +14,7 @@ import networkx as nx
 import pandas as pd
 import polars as pl
 import pytest
+from bounds import end_of, start_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,24 +29,6 @@ FIRST_DAY = dt.date(2026, 1, 1)
 
 
 # ---------------------------------------------------------------------- the plain-Python model
-
-
-def start_of(text: str | None) -> dt.datetime | None:
-    """A stored bound's first instant (a day starts at midnight); None stays None."""
-    if text is None:
-        return None
-    if "T" in text:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC)
-
-
-def end_of(text: str | None) -> dt.datetime | None:
-    """A stored valid_to's last instant (a date covers its whole day)."""
-    if text is None:
-        return None
-    if "T" in text:
-        return start_of(text)
-    return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), UTC) + DAY - US
 
 
 def all_facts(kg: KnowledgeGraph) -> list[Fact]:
