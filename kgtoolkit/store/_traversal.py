@@ -17,8 +17,7 @@ distances (the last step of each walk reads many facts that lead nowhere within 
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .._checks import whole_number
@@ -29,6 +28,7 @@ from .._traversal import MAX_HOPS, Neighborhood, Paths, Reached
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Cursor, Dialect
+from ._rules import EventRule
 from ._schema import FACT_SELECT
 
 __all__ = ["Step", "When", "check_direction", "check_hops", "check_max_facts", "check_predicates", "fetch_facts",
@@ -200,13 +200,19 @@ def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, pr
 
 def fetch_facts(cur: Cursor, d: Dialect, ids: Iterable[int], known: str | None) -> dict[int, Fact]:
     """The full facts of ``ids`` (their ends as known at ``known``), by id."""
+    wanted = set(ids)
+    walked = _walked(cur, d, wanted, known)
+    return {fid: walked(fid, None) for fid in wanted}
+
+
+def _walked(cur: Cursor, d: Dialect, ids: Iterable[int], known: str | None) -> Callable[[int, str | None], Fact]:
+    """Read the full facts of ``ids`` at once; the answer makes each as walked one way (its ends as known at
+    ``known``)."""
     wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    rows = cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
-                       {"ids": d.list_param(wanted)}).fetchall()
-    events = q.event_rule(cur)
-    return {int(r[0]): q.row_fact(r, events=events, known_at=known) for r in rows}
+    rows = {int(r[0]): r for r in cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
+                                              {"ids": d.list_param(wanted)}).fetchall()} if wanted else {}
+    events = q.event_rule(cur) if wanted else EventRule()
+    return lambda fid, way: q.row_fact(rows[fid], events=events, direction=way, known_at=known)
 
 
 def _names(cur: Cursor, d: Dialect, ids: Iterable[str]) -> dict[str, str]:
@@ -260,8 +266,8 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
     if last is not None:
         page += [(fid, "incoming" if way else "outgoing") for fid, way in last.page]
         total, reached = total + last.facts, reached + last.entities
-    facts = fetch_facts(cur, d, (fid for fid, _ in page), w.known)
-    shown = [dataclasses.replace(facts[fid], direction=way) for fid, way in page]
+    walked = _walked(cur, d, (fid for fid, _ in page), w.known)
+    shown = [walked(fid, way) for fid, way in page]
     ends = {center} | {f.subject for f in shown} | {f.object for f in shown}
     names = _names(cur, d, ends)
     # An end not reached before the last hop was reached by it.
@@ -314,8 +320,8 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
     capped = capped or stopped
     total = None if more_paths else len(found)
     found = found[offset:]
-    facts = fetch_facts(cur, d, (fid for p in found for fid, _ in p), w.known)
-    answer = tuple(tuple(dataclasses.replace(facts[fid], direction=way) for fid, way in p) for p in found)
+    walked = _walked(cur, d, (fid for p in found for fid, _ in p), w.known)
+    answer = tuple(tuple(walked(fid, way) for fid, way in p) for p in found)
     note = None
     if capped:
         note = _cap_note(visited, max_facts) if not stopped else (
@@ -422,8 +428,8 @@ def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direct
         branches = []  # a chain cut short is no answer: say so instead of showing half of it
     branches.sort(key=lambda b: [s.id for s in b])
     shown = branches[offset:] if limit is None else branches[offset:offset + limit]
-    facts = fetch_facts(cur, d, (s.id for b in shown for s in b), w.known)
-    answer = tuple(tuple(dataclasses.replace(facts[s.id], direction=s.direction) for s in b) for b in shown)
+    walked = _walked(cur, d, (s.id for b in shown for s in b), w.known)
+    answer = tuple(tuple(walked(s.id, s.direction) for s in b) for b in shown)
     ends_seen: list[str] = []
     for b in branches:
         if b[-1].there not in ends_seen:
