@@ -71,14 +71,15 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import polars as pl
+from readme_block import write_block
 
 import kgtoolkit
 
 README = HERE / "README.md"
-BEGIN, END = "<!-- bench_retrieval:begin -->", "<!-- bench_retrieval:end -->"
 GENERATOR_VERSION = 2  # bump when the graph's contents change (the cache key holds it)
 SEED = 15
 K = 10
@@ -775,13 +776,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def write_readme(text: str) -> None:
-    current = README.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in current and END in current:
-        before, rest = current.split(BEGIN, 1)
-        README.write_text(before + block + rest.split(END, 1)[1])
-    else:
-        README.write_text(current.rstrip() + "\n\n## Retrieval (`bench_retrieval.py`)\n\n" + block + "\n")
+    write_block(README, "bench_retrieval", text, heading="Retrieval (`bench_retrieval.py`)")
 
 
 def machine() -> dict[str, Any]:

@@ -68,13 +68,13 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import numpy as np
 import polars as pl
+from readme_block import write_block
 
 import kgtoolkit
 from kgtoolkit import frames
 from kgtoolkit.store._schema import FACT_INDEXES
 
 README = HERE / "README.md"
-BEGIN, END = "<!-- bench_speed:begin -->", "<!-- bench_speed:end -->"
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to")
 VALUE_PREDICATES = ("role", "title", "note", "email")  # value predicates of the default settings
 # As many indexes as kgtoolkit's facts table, on the minimal table's columns.
@@ -539,13 +539,7 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def write_readme(text: str) -> None:
-    current = README.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in current and END in current:
-        before, rest = current.split(BEGIN, 1)
-        README.write_text(before + block + rest.split(END, 1)[1])
-    else:
-        README.write_text(current.rstrip() + "\n\n## Speed (issue 14)\n\n" + block + "\n")
+    write_block(README, "bench_speed", text, heading="Speed (issue 14)")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -61,6 +61,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import bench_import as bi
 import polars as pl
+from readme_block import write_block
 
 import kgtoolkit
 from kgtoolkit import analysis, frames
@@ -69,7 +70,6 @@ from kgtoolkit.generate import generate, write_generated
 from kgtoolkit.store import import_facts, read_table
 
 README = HERE / "README.md"
-BEGIN, END = "<!-- bench_suite:begin -->", "<!-- bench_suite:end -->"
 ENDED = "2026-06-30"  # invalidations end here: after every generated start (2024-01-01 + 730 days)
 FACT_COLUMNS = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
     COALESCE(o.name, f.object_value), f.object_id IS NULL, f.valid_from, f.valid_to, f.confidence,
@@ -979,14 +979,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def write_readme(text: str) -> None:
-    current = README.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in current and END in current:
-        before, rest = current.split(BEGIN, 1)
-        after = rest.split(END, 1)[1]
-        README.write_text(before + block + after)
-    else:
-        README.write_text(current.rstrip() + "\n\n" + block + "\n")
+    write_block(README, "bench_suite", text)
 
 
 # ---------------------------------------------------------------------- main
