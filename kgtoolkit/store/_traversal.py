@@ -37,8 +37,6 @@ __all__ = ["Step", "When", "check_direction", "check_hops", "check_max_facts", "
 _DIRECTIONS = ("outgoing", "incoming", "both")
 #: The most facts of a path search's enumeration steps (partial paths tried), past which it stops, capped.
 MAX_STEPS = 200_000
-#: A LIMIT that keeps every row.
-_ALL = 2**62
 #: The largest ``max_facts`` a call may ask for.
 MAX_FACTS_LIMIT = 1_000_000
 
@@ -150,8 +148,8 @@ def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, pred
 
 
 class _LastHop(NamedTuple):
-    """The last hop of a walk, counted in the store: the rows it read (at most the room left), whether there
-    were more, the facts and entities it adds, and one page of the facts it adds as ``(id, way)``, by id."""
+    """The last hop of a walk, counted: the rows it read (at most the room left), whether there were more, the
+    facts and entities it adds, and one page of the facts it adds as ``(id, way)``, by id."""
 
     rows: int
     more: bool
@@ -163,32 +161,34 @@ class _LastHop(NamedTuple):
 def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
               w: When, room: int, found: Iterable[int], known: Iterable[str], skip: int,
               take: int | None) -> _LastHop:
-    """The last hop as :func:`_rows` would read it (its first ``room`` rows by id), counted in the store: a hub in
-    the frontier adds thousands of facts that only count, except the page shown.
+    """The last hop as :func:`_rows` reads it (its first ``room`` rows by id), counted from its light rows (id,
+    other end, way): a hub in the frontier adds thousands of facts that only count, except the page shown, so no
+    full fact is made but the page's.
 
-    Each fact the hop adds is counted once without a DISTINCT: a fact appears twice only when both its ends are
-    in the frontier and the walk goes both ways, and then its incoming row is left out (the outgoing one is
-    the way it was walked, as :func:`neighbors` keeps the first row by id and way)."""
-    sql, params = _around(d, frontier, direction, predicates, w)
+    Each fact the hop adds is counted once: a fact appears twice only when both its ends are in the frontier and
+    the walk goes both ways, and then its incoming row is left out (the outgoing one is the way it was walked, as
+    :func:`neighbors` keeps the first row by id and way). Counting here rather than in SQL reads the hop once: an
+    SQL count of the distinct entities, then the page, read it twice and cost more (the distinct is a temporary
+    B-tree of text keys)."""
     room = max(room, 0)
-    params.update(room=room, beyond=room + 1, found=d.list_param(sorted(found)), known=d.list_param(sorted(known)),
-                  skip=skip, take=_ALL if take is None else take)
-    adds = f"r.id NOT IN {d.values('found', 'bigint')}"
-    if direction == "both":
-        adds += f" AND NOT (r.way = 1 AND r.there IN {d.values('ids')})"
-    counts = (f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {adds} THEN 1 ELSE 0 END), 0), "
-              f"COUNT(DISTINCT CASE WHEN r.there NOT IN {d.values('known')} THEN r.there END) FROM ")
-    page = f"SELECT r.id, r.way FROM ({{}}) r WHERE {adds} ORDER BY r.id LIMIT :take OFFSET :skip"
-    # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
-    rows = f"SELECT id, there, way FROM ({sql}) u LIMIT :beyond"
-    n = cur.execute(f"{counts}({rows}) r", params).fetchone()
-    more = int(n[0]) > room
-    if more:
-        rows = f"SELECT id, there, way FROM ({sql}) u ORDER BY id, way LIMIT :room"
-        n = cur.execute(f"{counts}({rows}) r", params).fetchone()
-    shown = [] if take == 0 else [(int(i), int(way)) for i, way in
-                                  cur.execute(page.format(rows), params).fetchall()]
-    return _LastHop(int(n[0]), more, int(n[1]), int(n[2]), shown)
+    rows: list[tuple[Any, ...]] = []
+    more = False
+    if frontier:
+        sql, params = _around(d, frontier, direction, predicates, w)
+        # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
+        rows = cur.execute(f"SELECT id, there, way FROM ({sql}) u LIMIT :beyond", {**params, "beyond": room + 1}).fetchall()
+        more = len(rows) > room
+        if more:
+            rows = cur.execute(f"SELECT id, there, way FROM ({sql}) u ORDER BY id, way LIMIT :room",
+                               {**params, "room": room}).fetchall()
+    seen = set(found)
+    both = direction == "both"
+    ends = set(frontier) if both else set()
+    adds = sorted((int(i), int(way)) for i, there, way in rows
+                  if i not in seen and not (both and way and there in ends))
+    entities = len({there for _, there, _ in rows}.difference(known))
+    page = adds[skip:] if take is None else adds[skip:skip + take]
+    return _LastHop(len(rows), more, len(adds), entities, page)
 
 
 def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
