@@ -65,101 +65,107 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     events = q.event_rule(cur)
     params.update(events.params(d))
     event = events.sql(d)
-    # Light rows while pairing: no names, no joins (the facts of the page only are read in full, at the end).
-    columns = ("f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, "
-               f"f.valid_from, f.valid_to, f.recorded_at, f.invalidated_at, f.from_us, f.to_us, {event}")
+    # Light rows while pairing: ids and keys only, no names, no joins, no text bounds (the facts of the page only
+    # are read in full, at the end, and the dates shown are theirs). A bound's key is NULL when it is unknown.
+    if by == "valid":
+        bounds = ("CASE WHEN f.valid_from IS NULL THEN NULL ELSE f.from_us END, "
+                  "CASE WHEN f.valid_to IS NULL THEN NULL ELSE f.to_us END")
+    else:
+        bounds = "f.recorded_at, f.invalidated_at"
+    columns = f"f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, {event}"
 
     def read(condition: str) -> list[_Row]:
-        return list(map(_Row._make, cur.execute(f"SELECT {columns} FROM facts f WHERE {condition}", params)))
+        rows = cur.execute(f"SELECT {columns} FROM facts f WHERE {condition}", params)
+        if by == "valid":
+            return list(map(_Row._make, rows))
+        return [_Row(i, s, p, o, v, _key(start), None if end is None else _key(end), e)
+                for i, s, p, o, v, start, end, e in rows]
 
     began, ended = read(began_sql), read(ended_sql)
     multi = q.read_config(cur).multi_valued
     # Events occurred (at their start; at their end when the start is unknown): never began, ended or replaced.
     occurred = {f.id: f for f in began if f.event}
     if by == "valid":
-        occurred.update((f.id, f) for f in ended if f.event and f.valid_from is None)
+        occurred.update((f.id, f) for f in ended if f.event and f.start is None)
     began = [f for f in began if not f.event]
     ended = [f for f in ended if not f.event]
-
-    def start_of(f: _Row) -> tuple[str, int]:
-        if by == "valid":
-            assert f.valid_from is not None
-            return f.valid_from, f.from_us
-        return f.recorded_at, _key(f.recorded_at)
-
-    def end_of(f: _Row) -> tuple[str, int]:
-        if by == "valid":
-            assert f.valid_to is not None
-            return f.valid_to, f.to_us
-        assert f.invalidated_at is not None
-        return f.invalidated_at, _key(f.invalidated_at)
 
     # Candidate replacements: (distance, old id, new id), the closest pair first.
     by_pair: dict[tuple[str, str], list[_Row]] = {}
     for f in began:
         if f.predicate not in multi:
             by_pair.setdefault((f.subject, f.predicate), []).append(f)
-    candidates: list[tuple[int, int, int, _Row, _Row]] = []
+    candidates: list[tuple[int, int, int, _Row]] = []
     for old in ended:
         if old.predicate in multi:
             continue
-        old_start = start_of(old)[1] if (old.valid_from if by == "valid" else old.recorded_at) else None
-        old_end = end_of(old)[1]
+        old_start, old_end = old.start, old.end
+        assert old_end is not None
         for new in by_pair.get((old.subject, old.predicate), ()):
             if new.id == old.id or _same_object(new, old):
                 continue
-            new_start = start_of(new)[1]
+            new_start = new.start
+            assert new_start is not None
             if (old_start is None or new_start >= old_start) and new_start <= old_end + _DAY_US:
-                candidates.append((abs(old_end - new_start), old.id, new.id, old, new))
+                candidates.append((abs(old_end - new_start), old.id, new.id, new))
     candidates.sort()  # (distance, old id, new id) never ties: the rows are never compared
     paired_old: set[int] = set()
     paired_new: set[int] = set()
-    # Each change as (key, rank, id, kind, at, subject, predicate, old id, new id): facts are read for one page.
-    changes: list[tuple[int, int, int, ChangeKind, str, str, str, int | None, int | None]] = []
-    for _, old_id, new_id, _old, new in candidates:
+    # Each change as (key, rank, id, kind, subject, predicate, old id, new id, the fact whose date is shown, which
+    # of its bounds): the facts, and so the dates as written, are read for one page.
+    changes: list[tuple[int, int, int, ChangeKind, str, str, int | None, int | None, int, bool]] = []
+    for _, old_id, new_id, new in candidates:
         if old_id in paired_old or new_id in paired_new:
             continue
         paired_old.add(old_id)
         paired_new.add(new_id)
-        text, key = start_of(new)
-        changes.append((key, _RANK["replaced"], new_id, "replaced", text, new.subject, new.predicate, old_id, new_id))
+        assert new.start is not None
+        changes.append((new.start, _RANK["replaced"], new_id, "replaced", new.subject, new.predicate, old_id, new_id,
+                        new_id, True))
     for f in ended:
         if f.id not in paired_old:
-            text, key = end_of(f)
-            changes.append((key, _RANK["ended"], f.id, "ended", text, f.subject, f.predicate, f.id, None))
+            assert f.end is not None
+            changes.append((f.end, _RANK["ended"], f.id, "ended", f.subject, f.predicate, f.id, None, f.id, False))
     for f in began:
         if f.id not in paired_new:
-            text, key = start_of(f)
-            changes.append((key, _RANK["began"], f.id, "began", text, f.subject, f.predicate, None, f.id))
+            assert f.start is not None
+            changes.append((f.start, _RANK["began"], f.id, "began", f.subject, f.predicate, None, f.id, f.id, True))
     for f in occurred.values():
-        text, key = start_of(f) if f.valid_from is not None or by == "known" else end_of(f)
-        changes.append((key, _RANK["occurred"], f.id, "occurred", text, f.subject, f.predicate, None, f.id))
+        at_start = f.start is not None
+        key = f.start if f.start is not None else f.end
+        assert key is not None
+        changes.append((key, _RANK["occurred"], f.id, "occurred", f.subject, f.predicate, None, f.id, f.id, at_start))
     changes.sort()  # (key, rank, id) never ties
     del paging  # checked above, before any work
     page = changes[offset:] if limit is None else changes[offset:offset + limit]
-    facts = fetch_facts(cur, d, (i for c in page for i in c[7:] if i is not None), None)
-    shown = tuple(Change(kind, text, subject, predicate, None if old is None else facts[old],
+    facts = fetch_facts(cur, d, (i for c in page for i in c[6:8] if i is not None), None)
+
+    def date(fact_id: int, at_start: bool) -> str:
+        f = facts[fact_id]
+        text = (f.valid_from if at_start else f.valid_to) if by == "valid" else (
+            f.recorded_at if at_start else f.invalidated_at)
+        assert text is not None
+        return text
+
+    shown = tuple(Change(kind, date(dated, at_start), subject, predicate, None if old is None else facts[old],
                          None if new is None else facts[new])
-                  for _, _, _, kind, text, subject, predicate, old, new in page)
+                  for _, _, _, kind, subject, predicate, old, new, dated, at_start in page)
     replaced = len(paired_new)
     return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, len(began) - replaced,
                 len(ended) - replaced, replaced, len(occurred))
 
 
 class _Row(NamedTuple):
-    """What pairing reads of a fact: its keys, its bounds as text and as keys, and whether it is an event."""
+    """What pairing reads of a fact: its keys, the keys of its start and end by the diff's time (None when
+    unknown), and whether it is an event."""
 
     id: int
     subject: str
     predicate: str
     object: str
     object_is_value: bool
-    valid_from: str | None
-    valid_to: str | None
-    recorded_at: str
-    invalidated_at: str | None
-    from_us: int
-    to_us: int
+    start: int | None
+    end: int | None
     event: bool
 
 
