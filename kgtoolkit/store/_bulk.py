@@ -456,17 +456,20 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
                                  pl.when(ended).then(pl.col("_to_key")).alias("_t")).is_first_distinct())
     facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
     if facts_before and todo.height:  # nothing to compare against in an empty graph
-        sql = ("SELECT subject AS _sid, predicate AS _predicate, object_key AS _okey, from_us AS _from_key, "
-               "to_us AS _to_key, valid_to IS NULL AS _current FROM facts")
+        sql = ("SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
+               "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f")
         schema = {"_sid": pl.String, "_predicate": pl.String, "_okey": pl.String, "_from_key": pl.Int64,
                   "_to_key": pl.Int64, "_current": pl.Boolean}
         if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
-            found = cur.execute(f"{sql} WHERE subject IN {d.values('s')}",
+            found = cur.execute(f"{sql} WHERE f.subject IN {d.values('s')}",
                                 {"s": d.list_param(todo["_sid"].unique().sort().to_list())}).fetchall()
             present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
         else:
-            _, (table,) = backend.read_arrow([(sql, {})], cur=cur)
-            present = pl.from_arrow(table)  # type: ignore[assignment]
+            # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
+            parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id < :_hi", {}), cur=cur)
+            import pyarrow as pa
+
+            present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]
         present = present.with_columns(pl.col("_current").cast(pl.Boolean))
         stored_ended = ~pl.col("_current")
         present = present.select("_sid", "_predicate", "_okey", "_current",

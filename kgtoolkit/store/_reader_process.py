@@ -13,7 +13,8 @@ Protocol: one JSON request per line on stdin, one JSON answer per line on stdout
 
 Every query runs in one read snapshot. ``split``, when given, is the main query, read as two id
 ranges on two connections at once (both read transactions start while a third connection holds
-the write lock for a moment, so they see one snapshot); its parts come first in the answer::
+the write lock for a moment, so they see one snapshot; with ``"pin": false`` the caller holds the write
+transaction and waits for the answer, so nothing commits between them); its parts come first in the answer::
 
     {"ok": true, "parts": ["/dev/shm/kgtoolkit-…", …], "extra": ["…", …]}
     {"ok": false, "kind": "busy" | "error", "message": "…"}
@@ -104,8 +105,15 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
                         pin.close()
                     pin = None  # a write is running, or the file is read-only: one connection reads all
             try:
-                if pin is not None:
-                    lo, hi = pin.table("SELECT min(id), max(id) FROM facts").to_pylist()[0].values()
+                # Pinned by our own write lock (the caller holds the graph's write transaction and waits for this
+                # answer: nothing can commit meanwhile), or by the lock just taken: two connections see one snapshot.
+                counter = pin if pin is not None else None if split.get("pin", True) else _Connection(uri, timeout)
+                if counter is not None:
+                    try:
+                        lo, hi = counter.table("SELECT min(id), max(id) FROM facts").to_pylist()[0].values()
+                    finally:
+                        if counter is not pin:
+                            counter.close()
                     if hi is not None and hi - lo + 1 >= int(split["min_rows"]):
                         parts_wanted = 2
                 for _ in range(parts_wanted):
