@@ -567,3 +567,26 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("collector_on", [True, False])
+def test_walks_and_diff_leave_the_garbage_collector_as_they_found_it(kg: KnowledgeGraph, collector_on: bool) -> None:
+    """The big reads pause Python's cyclic collector (store/_gc.py) and put it back as it was: on, or off when the
+    caller had turned it off; also when the call is refused."""
+    import gc
+
+    kg.add("billing", "owned_by", "payments")
+    kg.add("payments", "reports_to", "Dana")
+    was = gc.isenabled()
+    try:
+        (gc.enable if collector_on else gc.disable)()
+        assert kg.neighbors("billing", hops=2).total == 2
+        assert len(kg.paths("billing", "dana").paths) == 1
+        assert kg.diff("2020", "2030").total == 0
+        with pytest.raises(NotFound):
+            kg.neighbors("nobody")
+        with pytest.raises(IntervalOrder):
+            kg.diff("2030", "2020")
+        assert gc.isenabled() is collector_on
+    finally:
+        (gc.enable if was else gc.disable)()

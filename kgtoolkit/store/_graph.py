@@ -47,6 +47,7 @@ from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._cleanup import mark_not_same, repoint_not_same
+from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
 from ._predicates import PredicateAlias, PredicateInfo, PredicateRename
 from ._rules import Rules, json_object
@@ -981,7 +982,7 @@ class KnowledgeGraph:
         w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
-        with self._read() as cur:
+        with self._read() as cur, gc_paused():
             preds = t.check_predicates(cur, d, predicates)
             return t.neighbors(cur, d, name, hops=hops, direction=direction, predicates=preds, w=w,
                                max_facts=max_facts, limit=limit, offset=offset)
@@ -1010,7 +1011,7 @@ class KnowledgeGraph:
         w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
-        with self._read() as cur:
+        with self._read() as cur, gc_paused():
             preds = t.check_predicates(cur, d, predicates)
             return t.paths(cur, d, source, target, max_hops=max_hops, direction=direction, predicates=preds, w=w,
                            time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
@@ -1060,7 +1061,7 @@ class KnowledgeGraph:
         """
         from ._diff import diff
 
-        with self._read() as cur:
+        with self._read() as cur, gc_paused():
             return diff(cur, self._backend.dialect, start, end, entity=entity, predicates=predicates, by=by,
                         limit=limit, offset=offset)
 
