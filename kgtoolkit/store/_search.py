@@ -115,18 +115,15 @@ def _marks(cur: Any, kg: KnowledgeGraph, since: Watermark | None) -> Watermark |
     d = kg._backend.dialect
     row = cur.execute(
         f"""SELECT g.graph, g.generation, (SELECT COALESCE(max(id), 0) FROM facts), COALESCE(m.o, 0), m.id,
-                   {d.snapshot_bounds}
+                   (SELECT id FROM memories WHERE {d.memory_order} = :m), {d.snapshot_bounds}
             FROM search_generation g LEFT JOIN (SELECT {d.memory_order} AS o, id FROM memories
-                                                ORDER BY {d.memory_order} DESC LIMIT 1) m ON 1 = 1""").fetchone()
+                                                ORDER BY {d.memory_order} DESC LIMIT 1) m ON 1 = 1""",
+        {"m": since.memories if since is not None else 0}).fetchone()
     if row is None:  # the row was deleted behind kgtoolkit's back: every read is a full one
         return None
-    graph, generation, top_fact, top_memory, top_memory_id, xmin, xmax = row
-    if since is not None:
-        if (since.graph, since.generation) != (graph, generation):
-            return None
-        if since.memories and cur.execute(f"SELECT id FROM memories WHERE {d.memory_order} = ?",
-                                          (since.memories,)).fetchone() != (since.memory_id,):
-            return None
+    graph, generation, top_fact, top_memory, top_memory_id, at_mark, xmin, xmax = row
+    if since is not None and ((since.graph, since.generation) != (graph, generation) or at_mark != since.memory_id):
+        return None
     settled = (since.facts, since.memories, since.memory_id) if since is not None else (0, 0, None)
     waiting = since.waiting if since is not None else None
     top = (int(top_fact), int(top_memory), top_memory_id)
