@@ -249,7 +249,8 @@ def schema_step(creates: str) -> int:
 
 
 def undo_steps(first: int, kind: str) -> list[str]:
-    """DROP statements undoing every table, index, trigger and function the migration steps from ``first`` on created (newest first)."""
+    """DROP statements undoing every table, index, trigger, function and column the migration steps from ``first`` on
+    created (newest first)."""
     import re
 
     from kgtoolkit.store._schema import MIGRATIONS
@@ -258,7 +259,10 @@ def undo_steps(first: int, kind: str) -> list[str]:
     for step in MIGRATIONS[kind][first:]:
         for statement in step:
             made = re.match(r"\s*CREATE (UNIQUE |VIRTUAL )?(TABLE|INDEX|TRIGGER|FUNCTION) (\w+)", statement)
-            if made and made.group(2) == "FUNCTION":  # PostgreSQL: its triggers go with it
+            added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (IF NOT EXISTS )?(\w+)", statement)
+            if added:
+                undo.append(f"ALTER TABLE {added.group(1)} DROP COLUMN IF EXISTS {added.group(3)}")
+            elif made and made.group(2) == "FUNCTION":  # PostgreSQL: its triggers go with it
                 undo.append(f"DROP FUNCTION IF EXISTS {made.group(3)} CASCADE")
             elif made and not (made.group(2) == "TRIGGER" and kind != "sqlite"):
                 undo.append(f"DROP {made.group(2)} IF EXISTS {made.group(3)}")

@@ -239,7 +239,7 @@ def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, e
     assert SearchIndex.open(kg, model=embedder).status().state == "corrupt"
 
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["graph"]["facts"]["digest"] = "0" * 32  # a manifest that claims to cover another graph
+    manifest["watermark"]["graph"] = "0" * 32  # a manifest that claims to cover another graph
     (folder / "manifest.json").write_text(json.dumps(manifest))
     assert SearchIndex.open(kg, model=embedder).status().state in ("corrupt", "stale")
 

@@ -27,12 +27,13 @@ text hash, so no text is embedded twice) and one folder per model with ``facts.f
 file). A PostgreSQL graph keeps the embeddings in its database (``embeddings``: each text is embedded
 once for every process and machine; a graph open read-only keeps the vectors it computes in a local
 ``embeddings.sqlite3`` instead) and the index files in a local cache folder named by the graph's
-identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. Freshness: a
-cheap change token (SQLite's data_version; PostgreSQL's revision sequence, bumped after every commit)
-says when to look again, so a write by another process is seen at the next :func:`find`. Staleness:
-the manifest records, per kind, a count and a digest of every embedded text with
-its key; an index whose digest differs from the graph's is stale and is brought up to date (only the
-changed texts are embedded); a missing, tampered or unreadable index is rebuilt (from the cache).
+identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. Freshness: the
+manifest records the watermark of the graph the index covers, kept by the database itself (schema step
+8): facts above its id and memories above its order are new, and are read and embedded alone; a write
+that changes or removes a text already embedded moves its generation, and the index is then compared
+with every text (only changed texts are embedded). SQLite's change token (data_version) skips even that
+read when nothing was written; PostgreSQL reads the watermark at every :func:`find`, so a write by any
+program is seen. A missing, tampered or unreadable index is rebuilt (from the cache).
 Nothing here imports torch, sentence-transformers or faiss until it is needed.
 
 Layout, one private module per concern (everything public is imported from here):

@@ -2,8 +2,9 @@
 
 ``<db>.search/`` beside an SQLite file (a local cache folder for PostgreSQL, none in memory:
 :func:`index_folder`) holds one folder per model with ``facts.faiss``, ``memories.faiss``, their keys
-(``*.keys.npz``) and ``manifest.json``: the format, the model, the dimension, what the index covers of
-the graph, and a checksum of each file. Files are written beside their place and renamed over it under
+(``*.keys.npz``) and ``manifest.json``: the format, the model, the dimension, the watermark of the graph the
+index covers (:class:`~kgtoolkit.store._search.Watermark`; a folder of an earlier release has none, and is
+compared with the whole graph once), and a checksum of each file. Files are written beside their place and renamed over it under
 an exclusive lock (readers take a shared one); any doubt on reading (a missing file, a checksum or
 count that does not match) raises one of :data:`_UNREADABLE`, and the index is rebuilt.
 """
@@ -121,7 +122,7 @@ def _read_part(folder: Path, kind: str, info: Mapping[str, Any]) -> _Part:
 
 
 def _write_index(folder: Path, parts: Mapping[str, _Part], *, model: str, dim: int | None,
-                 covered: Mapping[str, Any], location: str) -> None:
+                 watermark: Mapping[str, Any] | None, location: str) -> None:
     """Write every part and then the manifest into ``folder``, each file renamed into place; a folder
     that cannot be written is left as it is (the index still serves this process, and is rebuilt next time)."""
     import numpy as np
@@ -149,7 +150,7 @@ def _write_index(folder: Path, parts: Mapping[str, _Part], *, model: str, dim: i
                 os.replace(tmp, folder / f"{kind}.keys.npz")
                 written[kind] = {"count": len(keys), "index_type": part.index_type, "trained": part.trained,
                                  "files": files}
-            manifest = {"format": _FORMAT, "model": model, "dim": dim, "graph": covered,
+            manifest = {"format": _FORMAT, "model": model, "dim": dim, "watermark": watermark,
                         "parts": written, "graph_location": location, "updated_at": now_text()}
             tmp = folder / f".manifest.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(manifest, indent=1))

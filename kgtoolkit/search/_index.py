@@ -1,9 +1,13 @@
 """The index object: :class:`SearchIndex`, the FAISS indexes of one graph and one model.
 
-It holds the state (the parts, what they cover, the change token seen last) and the locks, and
-puts the other modules together: :mod:`._files` to read and write its folder, :mod:`._sync` to keep
-it in step with the graph, :mod:`._rank` to answer a query. A stale index is never searched:
-:meth:`SearchIndex.find` brings it up to date first.
+It holds the state (the parts, the watermark of the graph they cover, the change token seen last) and the
+locks, and puts the other modules together: :mod:`._files` to read and write its folder, :mod:`._sync` to
+keep it in step with the graph, :mod:`._rank` to answer a query. A stale index is never searched:
+:meth:`SearchIndex.find` brings it up to date first, reading only what was added since its watermark
+(a full comparison when a text already embedded changed). A few texts added are not worth rewriting the
+folder for: the files are written after a full comparison, after :data:`SAVE_EVERY` texts added (or a tenth
+of the index), by :meth:`SearchIndex.sync`, and on closing; whoever reads a folder that lags behind
+catches up the same way, from the embedding cache.
 """
 
 from __future__ import annotations
@@ -23,12 +27,16 @@ from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, i
 from ._model import Embedder, _embedder
 from ._rank import _QueryVectors, _Ranking
 from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
-from ._sync import Progress, _graph_texts, _part_report, _update_parts, _Vectors
+from ._sync import Progress, _needs_rebuild, _texts, _update_parts, _Vectors
+from ._texts import _text_hash
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SearchIndex"]
+__all__ = ["SAVE_EVERY", "SearchIndex"]
+
+SAVE_EVERY = 1000
+"""Texts added to an index in memory before its files are written again (or a tenth of the index, if more)."""
 
 
 class SearchIndex:
@@ -46,10 +54,11 @@ class SearchIndex:
         self.folder = directory / _slug(embedder.name) if directory is not None else None
         self._lock = threading.RLock()
         self._parts: dict[str, _Part] = _empty_parts()
-        self._covered: dict[str, Any] = {}
+        self._mark: store.Watermark | None = None  # what the parts cover (None: unknown, a full comparison)
+        self._unsaved = 0  # texts added to the parts since the files were written
         self._dim: int | None = None
         self._state, self._reason = "missing", "no index yet"
-        self._token: tuple[int, int] | None = None
+        self._token: tuple[Any, ...] | None = None
         self._queries: dict[str, np.ndarray] = {}
         if directory is not None:
             try:
@@ -67,7 +76,10 @@ class SearchIndex:
         return cls(kg, _embedder(model), index_folder(kg))
 
     def close(self) -> None:
-        """Close the embedding cache (the graph stays open)."""
+        """Write what the files lack, and close the embedding cache (the graph stays open)."""
+        with self._lock:
+            if self._unsaved:
+                self._save()
         self.cache.close()
 
     def __enter__(self) -> SearchIndex:
@@ -92,14 +104,16 @@ class SearchIndex:
             self._parts = _empty_parts()
             self._state, self._reason = "corrupt", f"the index in {self.folder} is unusable ({exc}); rebuilding"
             return
-        self._parts, self._covered, self._dim = parts, manifest["graph"], int(manifest["dim"])
+        self._parts, self._dim = parts, int(manifest["dim"])
+        self._mark = store.Watermark.from_json(manifest.get("watermark"))  # none (an older release): a full check
         self._state, self._reason = "loaded", "read from disk"
 
     def _save(self) -> None:
         if self.folder is None:
             return
-        _write_index(self.folder, self._parts, model=self.embedder.name, dim=self._dim, covered=self._covered,
-                     location=str(self.kg.location))
+        _write_index(self.folder, self._parts, model=self.embedder.name, dim=self._dim,
+                     watermark=None if self._mark is None else self._mark.to_json(), location=str(self.kg.location))
+        self._unsaved = 0
 
     # ------------------------------------------------------------------ keeping in step
 
@@ -117,11 +131,16 @@ class SearchIndex:
                 self._load()  # another process (kgtoolkit index) may have built it since
             state, reason = self._state, self._reason
             if state == "loaded":
-                current = store.graph_digest(self.kg)
-                stale = [k for k in _PARTS if current[k] != self._covered.get(k)]
-                state = "stale" if stale else "fresh"
-                reason = (f"the graph's {' and '.join(stale)} changed since the index was built" if stale
-                          else "the index covers every fact and memory")
+                read = None if self._mark is None else store.texts_since(self.kg, self._mark)
+                texts = {} if read is None else _texts(read)
+                added = [k for k in texts
+                         if any(self._parts[k].hashes.get(key) != _text_hash(t) for key, t in texts[k].items())]
+                state = "stale" if read is None or added else "fresh"
+                reason = ("the index records no watermark of the graph (an earlier release wrote it)"
+                          if self._mark is None else
+                          "a text the index holds was changed or removed since it was built" if read is None else
+                          f"the graph's {' and '.join(added)} changed since the index was built" if added else
+                          "the index covers every fact and memory")
             return IndexStatus(state, reason, str(self.folder) if self.folder else None, self.embedder.name,
                                len(self._parts["facts"].hashes), len(self._parts["memories"].hashes),
                                {k: p.index_type for k, p in self._parts.items()})
@@ -130,7 +149,7 @@ class SearchIndex:
         """Bring the index up to date if the graph may have changed (cheap when nothing was written)."""
         if self._state == "loaded" and self._token is not None and self._token == store.change_token(self.kg):
             return None
-        report = self.sync(progress=progress)
+        report = self._sync(progress, rebuild=False, save=False)
         return None if report.state == "fresh" else report
 
     def sync(self, *, progress: Progress | None = None, rebuild: bool = False) -> SyncReport:
@@ -140,30 +159,43 @@ class SearchIndex:
         ``progress(done, total)`` is called as texts are embedded; ``rebuild`` starts from scratch
         (the cache still serves every text it holds).
         """
+        return self._sync(progress, rebuild=rebuild, save=True)
+
+    def _read(self) -> store.GraphTexts:
+        """What the graph added since the watermark, or every text when only a full comparison can tell (no
+        watermark, a text changed or removed since) or a part must be built anew for its new size."""
+        if self._state == "loaded" and self._mark is not None:
+            read = store.texts_since(self.kg, self._mark)
+            if read is not None and not any(
+                    _needs_rebuild(self._parts[k], len(self._parts[k].hashes) + len(rows))
+                    for k, rows in (("facts", read.facts), ("memories", read.memories))):
+                return read
+        return store.graph_texts(self.kg)
+
+    def _sync(self, progress: Progress | None, *, rebuild: bool, save: bool) -> SyncReport:
         started = time.perf_counter()
         with self._lock:
             if rebuild or self._state in ("missing", "corrupt"):
                 state, reason = ("rebuild", "a rebuild was asked for") if rebuild else (self._state, self._reason)
-                self._parts, self._covered = _empty_parts(), {}
+                self._parts, self._mark = _empty_parts(), None
             else:
                 state, reason = "fresh", "the index covers every fact and memory"
             token = store.change_token(self.kg)  # before reading: a write after this is seen next time
-            digest = store.graph_digest(self.kg)
-            if state == "fresh" and all(digest[k] == self._covered.get(k) for k in _PARTS):
-                self._token = token
-                return SyncReport("fresh", reason, _part_report(self._parts["facts"], 0, 0, 0, False),
-                                  _part_report(self._parts["memories"], 0, 0, 0, False), 0, 0,
-                                  time.perf_counter() - started)
-            if state == "fresh":
-                changed = [k for k in _PARTS if digest[k] != self._covered.get(k)]
-                state, reason = "stale", f"the graph's {' and '.join(changed)} changed since the index was built"
-            texts, covered = _graph_texts(self.kg)
+            read = self._read() if state == "fresh" else store.graph_texts(self.kg)
             vectors = _Vectors(self.embedder, self.cache, self.dim)
-            reports, counter = _update_parts(self._parts, texts, vectors, progress)
-            self._covered = covered
+            reports, counter = _update_parts(self._parts, _texts(read), vectors, progress, complete=read.complete)
+            changed = [k for k in _PARTS if reports[k].added or reports[k].changed or reports[k].removed]
+            if state == "fresh" and changed:
+                state, reason = "stale", f"the graph's {' and '.join(changed)} changed since the index was built"
+            moved = read.mark != self._mark
+            self._mark = read.mark
             self._state, self._reason = "loaded", "in step with the graph"
             self._token = token
-            self._save()
+            self._unsaved += sum(reports[k].added + reports[k].changed + reports[k].removed for k in _PARTS)
+            due = max(SAVE_EVERY, sum(len(p.hashes) for p in self._parts.values()) // 10)
+            full = read.complete and (state != "fresh" or moved)  # a full read is worth writing down at once
+            if full or (self._unsaved and (save or self._unsaved >= due)):
+                self._save()
             return SyncReport(state, reason, reports["facts"], reports["memories"], counter["embedded"],
                               counter["cached"], time.perf_counter() - started)
 

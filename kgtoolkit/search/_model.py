@@ -53,6 +53,10 @@ def default_model_path() -> Path:
 
 _LOADED: dict[str, Any] = {}  # model source → SentenceTransformer, one load per process
 _LOAD_LOCK = threading.Lock()
+_FEW = 8
+"""Batches of at most this many texts (a query, the facts of one write) run on one torch thread: their matrices are
+too small to gain from more, and on a busy machine the threads' hand-offs cost more than the model (benchmarks/)."""
+_FEW_LOCK = threading.Lock()  # one small batch at a time changes the thread count, and puts it back
 
 
 class SentenceEmbedder:
@@ -144,8 +148,21 @@ class SentenceEmbedder:
         self.calls += 1
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
+        model = self.model
+        if len(texts) <= _FEW:
+            import torch
+
+            with _FEW_LOCK:
+                threads = torch.get_num_threads()
+                torch.set_num_threads(1)
+                try:
+                    vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                           convert_to_numpy=True, show_progress_bar=False)
+                finally:
+                    torch.set_num_threads(threads)
+        else:
+            vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                   convert_to_numpy=True, show_progress_bar=False)
         self.embedded += len(texts)
         return np.ascontiguousarray(vectors, dtype=np.float32)
 

@@ -1,10 +1,11 @@
 """Keeping the index in step with the graph: embed only what is new or changed, drop what left.
 
-The graph's texts (:func:`_graph_texts`: every fact as a sentence, every memory) are compared with
-what each :class:`~kgtoolkit.search._faiss._Part` holds, by text hash; vectors come from the
-embedding cache when it has them, else from the model in chunks, cached at once (:class:`_Vectors`).
-A part whose index is missing, of the wrong kind for its size, or an IVF index grown well past what it
-was trained on, is rebuilt; otherwise its vectors are removed and added in place.
+The graph's texts (:func:`_texts` of a read: every fact as a sentence, every memory; or only those added
+since the index's watermark) are compared with what each :class:`~kgtoolkit.search._faiss._Part` holds,
+by text hash; vectors come from the embedding cache when it has them, else from the model in chunks,
+cached at once (:class:`_Vectors`). A part whose index is missing, of the wrong kind for its size, or an
+IVF index grown well past what it was trained on, is rebuilt from every text; otherwise its vectors are
+removed and added in place.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest
-from ..store import KnowledgeGraph
 from ..store import _search as store
 from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
 from ._model import Embedder
@@ -78,15 +78,16 @@ class _Vectors:
         return found
 
 
-def _graph_texts(kg: KnowledgeGraph) -> tuple[dict[str, dict[Any, str]], dict[str, Any]]:
-    """The texts to embed per kind (key → text), and the digest of them the manifest records as covered."""
-    fact_rows, fact_digest = store.fact_rows(kg)
-    memory_rows, memory_digest = store.memory_rows(kg)
-    texts: dict[str, dict[Any, str]] = {
-        "facts": {fid: fact_text(s, p, o) for fid, s, p, o in fact_rows},
-        "memories": dict(memory_rows),
-    }
-    return texts, {**fact_digest, **memory_digest}
+def _texts(read: store.GraphTexts) -> dict[str, dict[Any, str]]:
+    """The texts to embed per kind (key → text) of one read of the graph."""
+    return {"facts": {fid: fact_text(s, p, o) for fid, s, p, o in read.facts}, "memories": dict(read.memories)}
+
+
+def _needs_rebuild(part: _Part, n: int) -> bool:
+    """Whether a part of ``n`` vectors must be built anew: none yet, of the wrong kind for its size, or an IVF
+    index grown well past what it was trained on."""
+    want = _index_type(n)
+    return part.index is None or part.index_type != want or (want == "ivf" and n > 4 * max(part.trained, 1))
 
 
 def _part_report(part: _Part, added: int, changed: int, removed: int, rebuilt: bool) -> PartReport:
@@ -117,10 +118,7 @@ def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter
     fresh_keys = added + changed
     by_hash = {hashes[k]: texts[k] for k in fresh_keys}
     fresh = vectors.get(by_hash, counter, step)
-    n = len(hashes)
-    want = _index_type(n)
-    rebuild = (part.index is None or part.index_type != want
-               or (want == "ivf" and n > 4 * max(part.trained, 1)))
+    rebuild = _needs_rebuild(part, len(hashes))
     if rebuild:
         keys = list(hashes)
         all_vectors = vectors.get({hashes[k]: texts[k] for k in keys}, None, step)
@@ -141,10 +139,31 @@ def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter
     return part, _part_report(part, len(added), len(changed), len(removed), rebuild)
 
 
+def _add_to_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int],
+                 step: Callable[[int], None]) -> PartReport:
+    """Texts added since the index's watermark into ``part``, in place (one whose key the part holds with
+    another text replaces it); nothing is removed (a removal moves the graph's generation: a full comparison)."""
+    import numpy as np
+
+    fresh = {k: h for k, text in texts.items() if part.hashes.get(k) != (h := _text_hash(text))}
+    changed = [k for k in fresh if k in part.hashes]
+    found = vectors.get({h: texts[k] for k, h in fresh.items()}, counter, step)
+    if changed:
+        part.index.remove_ids(np.array([_faiss_id(k) for k in changed], dtype=np.int64))
+    if fresh:
+        part.index.add_with_ids(np.stack([found[h] for h in fresh.values()]),
+                                np.array([_faiss_id(k) for k in fresh], dtype=np.int64))
+        part.hashes.update(fresh)
+        part.by_id.update({_faiss_id(k): k for k in fresh})
+    return _part_report(part, len(fresh) - len(changed), len(changed), 0, False)
+
+
 def _update_parts(parts: dict[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors,
-                  progress: Progress | None) -> tuple[dict[str, PartReport], dict[str, int]]:
+                  progress: Progress | None, *, complete: bool = True) -> tuple[dict[str, PartReport], dict[str, int]]:
     """Bring every part of ``parts`` in step with ``texts`` (in place): a report per kind, and how many
-    texts were ``embedded`` and ``cached``. ``progress(done, total)`` counts the texts embedded."""
+    texts were ``embedded`` and ``cached``. ``progress(done, total)`` counts the texts embedded. ``complete``:
+    ``texts`` are every text of the graph (what a part holds beyond them is removed); else only those added
+    since the index's watermark (see :func:`_add_to_part`)."""
     counter = {"embedded": 0, "cached": 0}
     missing = _missing_hashes(parts, texts, vectors)
     reports = {}
@@ -158,5 +177,8 @@ def _update_parts(parts: dict[str, _Part], texts: Mapping[str, Mapping[Any, str]
     if progress is not None:
         progress(0, len(missing))
     for kind in _PARTS:
-        parts[kind], reports[kind] = _sync_part(parts[kind], texts[kind], vectors, counter, step)
+        if complete:
+            parts[kind], reports[kind] = _sync_part(parts[kind], texts[kind], vectors, counter, step)
+        else:
+            reports[kind] = _add_to_part(parts[kind], texts[kind], vectors, counter, step)
     return reports, counter

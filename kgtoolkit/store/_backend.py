@@ -62,6 +62,11 @@ class Dialect:
     name: ClassVar[str] = "sqlite"
     #: The LIMIT that means "no limit".
     no_limit: ClassVar[int | None] = -1
+    #: The column that orders memories as they were added (schema step 8).
+    memory_order: ClassVar[str] = "rowid"
+    #: Two integers: the oldest transaction still running when the read's snapshot was taken, and the next one to
+    #: start. SQLite commits one writer at a time, in id order: nothing a reader cannot see yet can hold a lower id.
+    snapshot_bounds: ClassVar[str] = "0, 0"
 
     def list_param(self, values: Iterable[Any]) -> Any:
         """A list of values as one parameter, for :meth:`values`."""

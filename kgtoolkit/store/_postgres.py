@@ -44,7 +44,7 @@ ATTEMPTS = 6
 OPTIMISTIC = 3
 _LOCK_CLASS = 0x6B67  # "kg": the first key of kgtoolkit's advisory locks; the second is the schema's hash
 _KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "embeddings", "predicates",
-                     "predicate_aliases", "not_duplicates")
+                     "predicate_aliases", "not_duplicates", "search_generation")
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 
@@ -52,6 +52,10 @@ _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 class PostgresDialect(Dialect):
     name: ClassVar[str] = "postgresql"
     no_limit: ClassVar[int | None] = None
+    memory_order: ClassVar[str] = "seq"
+    # The transactions still running when the snapshot was taken: xmin (the oldest) and xmax (the next to start).
+    snapshot_bounds: ClassVar[str] = ("CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT), "
+                                      "CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT)")
 
     def list_param(self, values: Iterable[Any]) -> Any:
         return list(values)

@@ -8,7 +8,7 @@ database's ``embeddings`` table, so a team embeds each text once.
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -26,81 +26,137 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EmbeddingCache",
-    "GraphDigest",
+    "GraphTexts",
+    "Watermark",
     "change_token",
     "current_facts",
     "embedding_cache",
     "entity_fact_ids",
     "entity_triples",
-    "fact_rows",
     "facts_by_ids",
     "facts_citing",
-    "graph_digest",
+    "graph_texts",
     "hop_distances",
     "lexical_facts",
     "lexical_memories",
     "lookup_names",
     "memories_by_ids",
-    "memory_rows",
     "successors",
+    "texts_since",
     "triple_dates",
     "triple_keys",
     "valid_fact_ids",
 ]
 
 _FACT_JOIN = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
-
-GraphDigest = dict[str, dict[str, Any]]
-
-
-def change_token(kg: KnowledgeGraph) -> tuple[Any, ...]:
-    """Cheap "did anything change?": equal tokens mean nothing was written in between."""
-    return kg._backend.change_token()
+_FACT_TEXT = f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN}"
 
 
-def _digest(kg: KnowledgeGraph, cur: Any, line: str, source: str, order: str) -> dict[str, Any]:
-    count = cur.execute(f"SELECT count(*) FROM {source.split()[0]}").fetchone()[0]
-    (blob,) = cur.execute(kg._backend.dialect.ordered_concat(line, kg._backend.dialect.char(10), source, order)).fetchone()
-    text = (blob or "").encode("utf-8", "surrogatepass")
-    return {"count": count, "digest": hashlib.blake2b(text, digest_size=16).hexdigest()}
+def change_token(kg: KnowledgeGraph) -> tuple[Any, ...] | None:
+    """Cheap "did anything change?": equal tokens mean nothing was written in between, by any program (SQLite's
+    data_version and this connection's changes). None where the engine cannot tell for every writer (PostgreSQL's
+    revision moves with kgtoolkit's own writes only): the watermark is then read each time (:func:`texts_since`)."""
+    return kg._backend.change_token() if kg._backend.kind == "sqlite" else None
 
 
-def _lines(kg: KnowledgeGraph) -> tuple[str, str]:
-    """One line per fact (id, subject name, predicate, object name) and per memory (id, text)."""
-    tab = kg._backend.dialect.char(9)
-    return (f"f.id || {tab} || s.name || {tab} || f.predicate || {tab} || COALESCE(o.name, f.object_value)",
-            f"id || {tab} || text")
+@dataclasses.dataclass(frozen=True)
+class Watermark:
+    """How far a search index covers the graph, in marks the database keeps itself (schema step 8), so a write by
+    any program is seen: facts with an id above ``facts`` are new (ids are never reused), and memories whose
+    order (SQLite's rowid, PostgreSQL's ``seq``) is above ``memories``; a write that changes or removes a text
+    already embedded moves ``generation``. ``graph`` is the database's own random name. ``memory_id`` is the
+    memory at order ``memories``: if another one is there, the order was renumbered (SQLite's VACUUM may).
+
+    ``waiting`` (PostgreSQL): marks read while other transactions ran, which may still commit rows below them
+    (an id is taken before its transaction commits): (facts, memories, memory_id, the next transaction id then).
+    They hold once every transaction running then has ended; until then the rows above ``facts`` and
+    ``memories`` are read again, and compared by text.
+    """
+
+    graph: str
+    generation: int
+    facts: int = 0
+    memories: int = 0
+    memory_id: str | None = None
+    waiting: tuple[int, int, str | None, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Watermark | None:
+        """The watermark a manifest holds; None when it holds none, or not one this release reads."""
+        try:
+            waiting = data["waiting"]
+            mark = cls(str(data["graph"]), int(data["generation"]), int(data["facts"]), int(data["memories"]),
+                       None if data["memory_id"] is None else str(data["memory_id"]),
+                       None if waiting is None else (int(waiting[0]), int(waiting[1]),
+                                                     None if waiting[2] is None else str(waiting[2]), int(waiting[3])))
+        except (TypeError, KeyError, ValueError, IndexError):
+            return None
+        return mark
 
 
-def graph_digest(kg: KnowledgeGraph) -> GraphDigest:
-    """What the index must cover, in one read snapshot: per kind, a count and a digest of every
-    embedded text with its key (facts: id and names; memories: id and text)."""
-    fact_line, memory_line = _lines(kg)
+@dataclasses.dataclass(frozen=True)
+class GraphTexts:
+    """Texts to embed, read in one snapshot with the watermark they bring an index to: every fact as (id, subject
+    name, predicate, object name) and every memory as (id, text); or, when ``complete`` is False, only those
+    added since the watermark the read started from (and those read again while it waits)."""
+
+    facts: list[tuple[int, str, str, str]]
+    memories: list[tuple[str, str]]
+    mark: Watermark
+    complete: bool
+
+
+def _marks(cur: Any, kg: KnowledgeGraph, since: Watermark | None) -> Watermark | None:
+    """The watermark after reading this snapshot, from ``since`` (None: from nothing, a full read); None when
+    ``since`` no longer holds (another graph, a text changed or removed, memories renumbered)."""
+    d = kg._backend.dialect
+    row = cur.execute(
+        f"""SELECT g.graph, g.generation, (SELECT COALESCE(max(id), 0) FROM facts), COALESCE(m.o, 0), m.id,
+                   (SELECT id FROM memories WHERE {d.memory_order} = :m), {d.snapshot_bounds}
+            FROM search_generation g LEFT JOIN (SELECT {d.memory_order} AS o, id FROM memories
+                                                ORDER BY {d.memory_order} DESC LIMIT 1) m ON 1 = 1""",
+        {"m": since.memories if since is not None else 0}).fetchone()
+    if row is None:  # the row was deleted behind kgtoolkit's back: every read is a full one
+        return None
+    graph, generation, top_fact, top_memory, top_memory_id, at_mark, xmin, xmax = row
+    if since is not None and ((since.graph, since.generation) != (graph, generation) or at_mark != since.memory_id):
+        return None
+    settled = (since.facts, since.memories, since.memory_id) if since is not None else (0, 0, None)
+    waiting = since.waiting if since is not None else None
+    top = (int(top_fact), int(top_memory), top_memory_id)
+    for _ in range(2):  # the marks waiting hold once the oldest transaction still running began after them
+        if waiting is None and settled != top:
+            waiting = (*top, int(xmax))
+        if waiting is not None and int(xmin) >= waiting[3]:
+            settled, waiting = waiting[:3], None
+    return Watermark(str(graph), int(generation), *settled, waiting)
+
+
+def graph_texts(kg: KnowledgeGraph) -> GraphTexts:
+    """Every text to embed, and the watermark of the snapshot they were read in."""
     with kg._backend.read() as cur:
-        facts = _digest(kg, cur, fact_line, _FACT_JOIN, "f.id")
-        facts["max_id"] = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
-        memories = _digest(kg, cur, memory_line, "memories", "id")
-    return {"facts": facts, "memories": memories}
+        mark = _marks(cur, kg, None)
+        facts = cur.execute(f"{_FACT_TEXT} ORDER BY f.id").fetchall()
+        memories = cur.execute("SELECT id, text FROM memories ORDER BY id").fetchall()
+    return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories],
+                      mark or Watermark("", -1), True)
 
 
-def fact_rows(kg: KnowledgeGraph) -> tuple[list[tuple[int, str, str, str]], GraphDigest]:
-    """Every fact as (id, subject name, predicate, object name), with the digest of the same snapshot."""
-    fact_line, _ = _lines(kg)
+def texts_since(kg: KnowledgeGraph, since: Watermark) -> GraphTexts | None:
+    """The texts added since ``since`` (a few rows, read by id and order), and the watermark after them; None
+    when only a full comparison can tell what changed (:func:`graph_texts`)."""
+    d = kg._backend.dialect
     with kg._backend.read() as cur:
-        rows = cur.execute(f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN} "
-                           "ORDER BY f.id").fetchall()
-        facts = _digest(kg, cur, fact_line, _FACT_JOIN, "f.id")
-        facts["max_id"] = rows[-1][0] if rows else 0
-    return [tuple(r) for r in rows], {"facts": facts}
-
-
-def memory_rows(kg: KnowledgeGraph) -> tuple[list[tuple[str, str]], GraphDigest]:
-    """Every memory as (id, text), with the digest of the same snapshot."""
-    _, memory_line = _lines(kg)
-    with kg._backend.read() as cur:
-        rows = cur.execute("SELECT id, text FROM memories ORDER BY id").fetchall()
-        memories = _digest(kg, cur, memory_line, "memories", "id")
-    return [tuple(r) for r in rows], {"memories": memories}
+        mark = _marks(cur, kg, since)
+        if mark is None:
+            return None
+        facts = cur.execute(f"{_FACT_TEXT} WHERE f.id > ? ORDER BY f.id", (since.facts,)).fetchall()
+        memories = cur.execute(f"SELECT id, text FROM memories WHERE {d.memory_order} > ? ORDER BY {d.memory_order}",
+                               (since.memories,)).fetchall()
+    return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories], mark, False)
 
 
 def lookup_names(kg: KnowledgeGraph, keys: Iterable[str]) -> dict[str, str]:
