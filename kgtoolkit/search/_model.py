@@ -9,11 +9,12 @@ first use and once per process and folder; nothing here imports torch or sentenc
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -57,6 +58,20 @@ _FEW = 8
 """Batches of at most this many texts (a query, the facts of one write) run on one torch thread: their matrices are
 too small to gain from more, and on a busy machine the threads' hand-offs cost more than the model (benchmarks/)."""
 _FEW_LOCK = threading.Lock()  # one small batch at a time changes the thread count, and puts it back
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Torch on one thread for the block, then as many as before."""
+    import torch
+
+    with _FEW_LOCK:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)
 
 
 class SentenceEmbedder:
@@ -148,21 +163,9 @@ class SentenceEmbedder:
         self.calls += 1
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self.model
-        if len(texts) <= _FEW:
-            import torch
-
-            with _FEW_LOCK:
-                threads = torch.get_num_threads()
-                torch.set_num_threads(1)
-                try:
-                    vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                           convert_to_numpy=True, show_progress_bar=False)
-                finally:
-                    torch.set_num_threads(threads)
-        else:
-            vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                   convert_to_numpy=True, show_progress_bar=False)
+        with _one_thread() if len(texts) <= _FEW else contextlib.nullcontext():
+            vectors = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                        convert_to_numpy=True, show_progress_bar=False)
         self.embedded += len(texts)
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
