@@ -54,6 +54,8 @@ _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-
 _APOSTROPHES = re.compile("['\u2019]")
 _SEPARATORS = re.compile(r"[\s_]+")
 _WHITESPACE = re.compile(r"\s+")
+# Printable ASCII but capitals, the apostrophe and space: with no run of underscores, text that is its own id.
+_ID = re.compile(r"[!-&(-@\[-~]+")
 
 
 def printable(text: str) -> str:
@@ -136,9 +138,19 @@ def normalize_name(name: str, *, field: str = "name") -> str:
     Raises :class:`InvalidName` when nothing is left, or when ``name`` is not valid Unicode
     (see :func:`check_unicode`).
     """
-    if not isinstance(name, str):
+    if type(name) is str and name.isascii() and _CONTROLS.search(name) is None:
+        # ASCII without control characters is valid Unicode and its own NFKC form, and casefolds as it lowers:
+        # loose_key's rule without its Unicode steps (a name already an id, the common case, is returned as is).
+        if _ID.fullmatch(name) is not None and "__" not in name:
+            text = name
+        elif "_" in name:
+            text = _SEPARATORS.sub("_", name.lower().replace("'", "").strip())
+        else:  # the same without underscores: whitespace runs to "_", none at the ends
+            text = "_".join(name.lower().replace("'", "").split())
+    elif not isinstance(name, str):
         raise InvalidName(f"{field} must be text, got {type(name).__name__}", field=field, value=repr(name))
-    text = loose_key(check_text(name, field=field))
+    else:
+        text = loose_key(check_text(name, field=field))
     if not text or text == "_":
         raise InvalidName(
             f"{field} {name!r} is empty once normalised; give a name with at least one letter or digit",

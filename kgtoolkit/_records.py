@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
@@ -156,6 +156,31 @@ class Fact(_Record):
     def __str__(self) -> str:
         span = f"{self.valid_from or '?'} … {self.valid_to or ''}".rstrip()
         return f"{self.subject_name} → {self.predicate} → {self.object_name}  [{span}]"
+
+
+def _slot_constructor(cls: type[T]) -> Callable[..., T]:
+    """A function making a ``cls`` (a frozen dataclass with slots and no ``__post_init__``) from every field, in
+    order, positionally: the record ``cls(*fields)`` makes, in a fifth of the time (the store's reads build one
+    per row, and a frozen ``__init__`` sets each field through ``object.__setattr__(self, name, value)``).
+
+    It fills a writable twin of ``cls`` (the same bases and slots, so the same memory layout) with plain
+    attribute stores, then makes it a ``cls``: Python allows assigning ``__class__`` between such classes,
+    and from then on the record is a ``cls`` like any other (frozen, equal, hashed, pickled the same).
+    """
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    assert names == cls.__slots__ and not hasattr(cls, "__post_init__")  # type: ignore[attr-defined]
+    twin = type(f"_{cls.__name__}Fill", cls.__bases__, {"__slots__": names})
+    scope: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls}
+    args = ", ".join(f"v{i}" for i in range(len(names)))
+    body = "".join(f"    record.{name} = v{i}\n" for i, name in enumerate(names))
+    exec(f"def make({args}):\n    record = _new(_twin)\n{body}    record.__class__ = _cls\n    return record\n",
+         scope)
+    made: Callable[..., T] = scope["make"]
+    return made
+
+
+#: ``Fact(*fields)`` for a read of many rows: every one of the 17 fields, in order, positionally.
+make_fact: Callable[..., Fact] = _slot_constructor(Fact)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -137,6 +137,11 @@ class Backend(abc.ABC):
     def statement(self) -> AbstractContextManager[Cursor]:
         """A cursor outside any transaction: each statement on it runs on its own, atomically."""
 
+    def fetch_all(self, sql: str, params: Params) -> list[Any]:
+        """The rows of one statement run on its own, outside any transaction (a statement is its own snapshot)."""
+        with self.statement() as cur:
+            return cur.execute(sql, params).fetchall()
+
     def write(self, fn: Callable[[Cursor], T]) -> T:
         """Run ``fn(cursor)`` in one write transaction and return what it returns.
 

@@ -9,6 +9,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -26,7 +27,7 @@ from .._errors import (
     NotFound,
     UnknownType,
 )
-from .._names import clean_text, normalize_name, normalize_predicate, printable
+from .._names import DEFAULT_VALUE_PREDICATES, clean_text, normalize_name, normalize_predicate, printable
 from .._page import Page
 from .._records import (
     AddResult,
@@ -45,7 +46,7 @@ from .._time import TimeInput, now_key, now_text, parse_bound, parse_window, tod
 from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
 from . import _predicates as _preds
 from . import _queries as q
-from ._backend import Backend, Cursor
+from ._backend import Backend, Cursor, Dialect
 from ._cleanup import mark_not_same, repoint_not_same
 from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
@@ -97,6 +98,9 @@ class KnowledgeGraph:
         self.location = resolve(db)
         self._backend = _backend(self.location, read_only=read_only, timeout=timeout)
         self._kept: dict[str, Any] = {}
+        #: Whether each predicate (normalised, as given) was a value predicate when last searched: the guess
+        #: :meth:`_search_found` checks against the settings its statement reads.
+        self._value_guess = _Guesses()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -575,52 +579,35 @@ class KnowledgeGraph:
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
+        paged = limit is not None or offset != 0
         total: int | None = None
-        # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot.
+        # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot (the
+        # event rule is read in it: EVENT_SETTINGS).
         with self._backend.read(snapshot=counted) as cur:
-            events = q.event_rule(cur)
             if current_only:  # an event is never current (contract §12)
                 not_events, event_params = q.not_declared_events(cur, d)
                 where += not_events
                 params.update(event_params)
             preds = _predicate_list(predicates)
-            if preds:
-                where += f" AND f.predicate IN {d.values('preds')}"
-            named = f"WITH named AS ({q.LOOKUP}) "
-            outgoing_other = incoming_other = ""
             if other is not None:
                 params["o"] = normalize_name(other, field="other")
-                named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.lookup_sql('o')}) "
-                outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
-                incoming_other = " AND f.subject = (SELECT id FROM other_named)"
-            # One statement (the name resolved inside it), so one round trip to a server and one snapshot.
-            entity = "(SELECT id FROM named)"
-            parts, counts = [], []
-            if direction in ("outgoing", "both"):
-                cond = f"f.subject = {entity}{outgoing_other}{where}"
-                parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
-                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
-                counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
-            if direction in ("incoming", "both"):
-                self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
-                cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
-                parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
-                             f" f.from_us AS start_key FROM {FACT_FROM} WHERE {cond}")
-                counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
-            sql = (named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1 LIMIT :limit "
-                   "OFFSET :offset")
+            sql, count_sql = _query_sql(d, direction, where, other is not None, bool(preds), paged)
             if preds:  # through predicate aliases (contract §13)
                 preds = _canonical_list(cur, preds)
                 params["preds"] = d.list_param(preds)
             rows = cur.execute(sql, params).fetchall()
             if counted:
-                total = int(cur.execute(named + "SELECT " + " + ".join(counts), params).fetchone()[0])
+                total = int(cur.execute(count_sql, params).fetchone()[0])
             if not rows and not total:
                 q.resolve(cur, d, name)  # no such entity: NotFound, with suggestions
                 if other is not None:
                     q.resolve(cur, d, other, field="other")
-            self._check_predicates(cur, preds)
-        return [q.row_fact(r[:15], events=events, direction=r[15], known_at=known) for r in rows], total
+            if preds:
+                self._check_predicates(cur, preds)
+        if not rows:
+            return [], total
+        events = q.stored_event_rule(rows[0][18], rows[0][19])
+        return q.row_facts(rows, events=events, known_at=known, directions=True), total
 
     def search(
         self,
@@ -659,9 +646,13 @@ class KnowledgeGraph:
     def _search(self, predicate: str, object: str | None, as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool, limit: int | None, offset: int, *,
                 counted: bool) -> tuple[list[Fact], int | None]:
-        normalize_predicate(predicate)  # a bad name is refused before the graph is read
+        key = normalize_predicate(predicate)  # a bad name is refused before the graph is read
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
+        if object not in (None, "") and not counted and not current_only:
+            found = self._search_found(key, object, where, dict(params), known, limit, offset)
+            if found:
+                return found, None
         total: int | None = None
         with self._read() as cur:
             events = q.event_rule(cur)
@@ -676,7 +667,9 @@ class KnowledgeGraph:
             params.update(p=pred, **q.page(d, limit, offset))
             if object not in (None, ""):
                 try:
-                    if pred in q.read_config(cur).value_predicates:
+                    is_value = pred in q.read_config(cur).value_predicates
+                    self._value_guess[key] = is_value
+                    if is_value:
                         params["o"] = clean_text(object, field="object").casefold()
                     else:
                         params["o"] = q.resolve(cur, d, object, field="object")
@@ -691,6 +684,35 @@ class KnowledgeGraph:
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
         return [q.row_fact(r, events=events, known_at=known) for r in rows], total
+
+    def _search_found(self, key: str, obj: str, where: str, params: dict[str, Any], known: str | None,
+                      limit: int | None, offset: int) -> list[Fact]:
+        """:meth:`search` by predicate and object in one statement, its own snapshot, when it finds something.
+
+        The statement resolves the predicate through its alias and the object's name (for an entity predicate)
+        itself, and returns the settings the answer depends on (value predicates, the event rule) as they were in
+        its snapshot. Whether the predicate is a value predicate decides the object's key before the statement
+        runs, so it is guessed (what the last search of ``key`` found) and checked against the settings the
+        statement read: a wrong guess, an answer of no facts, or a name the rules refuse leave it to the full read
+        (empty list), which also words the errors.
+        """
+        guess = self._value_guess.get(key, key in DEFAULT_VALUE_PREDICATES)
+        try:
+            params["o"] = clean_text(obj, field="object").casefold() if guess else normalize_name(obj, field="object")
+        except KGError:
+            return []
+        d = self._backend.dialect
+        params.update(p=key, **q.page(d, limit, offset))
+        sql = _search_sql(d, where, guess, limit is not None or offset != 0)
+        rows = self._backend.fetch_all(sql, params)
+        if not rows:
+            return []
+        first = rows[0]
+        if (first[3] in q.stored_value_predicates(first[15])) != guess:  # f.predicate: the canonical predicate
+            self._value_guess[key] = not guess
+            return []
+        events = q.stored_event_rule(first[16], first[17])
+        return q.row_facts(rows, events=events, known_at=known)
 
     def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
         """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
@@ -1175,6 +1197,62 @@ def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
     if drop:
         cur.executemany("DELETE FROM facts WHERE id = ?", drop)
     return len(drop)
+
+
+@functools.lru_cache(maxsize=256)
+def _query_sql(d: Dialect, direction: str, where: str, other: bool, preds: bool, paged: bool) -> tuple[str, str]:
+    """The statements of :meth:`KnowledgeGraph.query` (its rows; how many match) for one shape of call: the
+    name in ``:k`` resolved inside them, so each is one round trip and one snapshot. ``where``: the time filter's
+    conditions; ``other``: facts whose other side is ``:o``; ``preds``: of the predicates in ``:preds``;
+    ``paged``: ``LIMIT :limit OFFSET :offset`` (left out when not, which SQLite plans faster)."""
+    if preds:
+        where += f" AND f.predicate IN {d.values('preds')}"
+    named = f"WITH named AS ({q.LOOKUP}) "
+    outgoing_other = incoming_other = ""
+    if other:
+        named = f"WITH named AS ({q.LOOKUP}), other_named AS ({q.lookup_sql('o')}) "
+        outgoing_other = " AND f.object_id = (SELECT id FROM other_named)"
+        incoming_other = " AND f.subject = (SELECT id FROM other_named)"
+    entity = "(SELECT id FROM named)"
+    parts, counts = [], []
+    if direction in ("outgoing", "both"):
+        cond = f"f.subject = {entity}{outgoing_other}{where}"
+        parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
+                     f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}")
+        counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
+    if direction in ("incoming", "both"):
+        self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
+        cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
+        parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
+                     f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}")
+        counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
+    sql = named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1"
+    if paged:
+        sql += " LIMIT :limit OFFSET :offset"
+    return sql, named + "SELECT " + " + ".join(counts)
+
+
+class _Guesses(dict[str, bool]):
+    """A dict of guesses that forgets them all past a bound (guesses are only ever checked, never trusted)."""
+
+    LIMIT = 4096
+
+    def __setitem__(self, key: str, value: bool) -> None:
+        if len(self) >= self.LIMIT and key not in self:
+            self.clear()
+        super().__setitem__(key, value)
+
+
+@functools.lru_cache(maxsize=256)
+def _search_sql(d: Dialect, where: str, value: bool, paged: bool) -> str:
+    """The statement of :meth:`KnowledgeGraph._search_found`: the facts of predicate ``:p`` (through its alias)
+    whose object key is ``:o`` (``value``: the text's key itself; else the entity the name ``:o`` resolves to),
+    then the value predicates and event settings (:data:`~._queries.EVENT_SETTINGS`) of the same snapshot."""
+    obj = ":o" if value else f"({q.lookup_sql('o')})"
+    sql = (f"SELECT {FACT_READ}, (SELECT value FROM settings WHERE key = 'value_predicates'), {q.EVENT_SETTINGS} "
+           f"FROM {FACT_FROM} WHERE f.predicate = COALESCE((SELECT predicate FROM predicate_aliases WHERE alias = :p), "
+           f":p) AND f.object_key = {obj}{where} {ORDER}")
+    return sql + " LIMIT :limit OFFSET :offset" if paged else sql
 
 
 def _canonical_list(cur: Cursor, preds: list[str]) -> list[str]:

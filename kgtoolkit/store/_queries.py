@@ -7,20 +7,22 @@ inside one transaction.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
 from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
-from .._records import Entity, Fact, GraphConfig
+from .._records import Entity, Fact, GraphConfig, make_fact
 from .._time import OPEN_END, TimeInput, key_to_text, now_key, now_text, parse_window
 from ._backend import Cursor, Dialect
 from ._rules import EventRule, Name, json_object
 from ._schema import FACT_SELECT
 
 __all__ = [
+    "EVENT_SETTINGS",
     "LENGTH_SETTINGS",
     "ensure_entity",
     "entity",
@@ -34,6 +36,9 @@ __all__ = [
     "read_config",
     "resolve",
     "row_fact",
+    "row_facts",
+    "stored_event_rule",
+    "stored_value_predicates",
     "time_filter",
 ]
 
@@ -157,8 +162,28 @@ def upgraded_type(current: str, incoming: str | None) -> str:
 def event_rule(cur: Cursor) -> EventRule:
     """Which facts of this graph are events (contract §12), from its settings."""
     stored = dict(cur.execute("SELECT key, value FROM settings WHERE key IN ('events', 'event_predicates')").fetchall())
-    return EventRule(bool(json.loads(stored.get("events", "false"))),
-                     frozenset(json.loads(stored.get("event_predicates", "[]"))))
+    return stored_event_rule(stored.get("events"), stored.get("event_predicates"))
+
+
+@functools.lru_cache(maxsize=64)
+def stored_value_predicates(value_predicates: str | None) -> frozenset[str]:
+    """The value predicates of the stored setting ``value_predicates`` (its JSON text; None: not set), as
+    :func:`read_config` reads them."""
+    return DEFAULT_VALUE_PREDICATES if value_predicates is None else frozenset(json.loads(value_predicates))
+
+
+#: Two result columns, each one of the settings the event rule reads (NULL when never set), for a read that
+#: takes the rule in its own statement (so in its snapshot) instead of a statement before it: give their values
+#: to :func:`stored_event_rule`.
+EVENT_SETTINGS = ("(SELECT value FROM settings WHERE key = 'events'), "
+                  "(SELECT value FROM settings WHERE key = 'event_predicates')")
+
+
+@functools.lru_cache(maxsize=64)
+def stored_event_rule(events: str | None, event_predicates: str | None) -> EventRule:
+    """The event rule of the stored settings ``events`` and ``event_predicates`` (their JSON texts; None: not set)."""
+    return EventRule(bool(json.loads("false" if events is None else events)),
+                     frozenset(json.loads("[]" if event_predicates is None else event_predicates)))
 
 
 def fact(cur: Cursor, fact_id: int, events: EventRule | None = None) -> Fact:
@@ -175,9 +200,28 @@ def row_fact(row: Sequence[Any], *, events: EventRule, direction: str | None = N
      source, closet, recorded_at, invalidated_at, ended_by) = row
     if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
         valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
-    return Fact(fact_id, subject, subject_name, predicate, obj, object_name, bool(is_value), valid_from, valid_to,
-                confidence, source, closet, recorded_at, invalidated_at, ended_by, direction,
-                events.kind(predicate, valid_from, valid_to))
+    # events.kind(predicate, valid_from, valid_to), inline (is_event: declared, or the same stored bounds)
+    event = events.graph or (valid_from is not None and valid_from == valid_to) or predicate in events.predicates
+    return make_fact(fact_id, subject, subject_name, predicate, obj, object_name, bool(is_value), valid_from,
+                     valid_to, confidence, source, closet, recorded_at, invalidated_at, ended_by, direction,
+                     "event" if event else "state")
+
+
+def row_facts(rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str | None = None,
+              directions: bool = False) -> list[Fact]:
+    """:func:`row_fact` of each row (its first 15 columns; ``directions``: its 16th is the fact's direction), in one
+    loop: a read of many rows spends most of its Python here."""
+    graph, declared, make = events.graph, events.predicates, make_fact
+    out: list[Fact] = []
+    append = out.append
+    for r in rows:
+        predicate, valid_from, valid_to, invalidated_at, ended_by = r[3], r[7], r[8], r[13], r[14]
+        if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
+            valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
+        event = graph or (valid_from is not None and valid_from == valid_to) or predicate in declared
+        append(make(r[0], r[1], r[2], predicate, r[4], r[5], bool(r[6]), valid_from, valid_to, r[9], r[10], r[11],
+                    r[12], invalidated_at, ended_by, r[15] if directions else None, "event" if event else "state"))
+    return out
 
 
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
@@ -188,6 +232,8 @@ def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
     now: a scheduled fact (contract §4) is left out, whatever ``as_of`` and ``known_at`` say. An event (contract
     §12) is never current: one by its bounds has a ``valid_to``; add :func:`not_declared_events` for the rest.
     """
+    if as_of in (None, "") and known_at in (None, "") and not current_only:
+        return "", {}, None  # no filter (most calls)
     where, params = "", dict[str, Any]()
     known: str | None = None
     end_key, open_test = "f.to_us", "f.valid_to IS NULL"
@@ -218,6 +264,8 @@ def not_declared_events(cur: Cursor, dialect: Dialect, alias: str = "f") -> tupl
 
 def page(dialect: Dialect, limit: int | None, offset: int) -> dict[str, int | None]:
     """``limit``/``offset`` parameters, checked (whole numbers from 0; no limit when None)."""
+    if limit is None and offset == 0 and type(offset) is int:
+        return {"limit": dialect.no_limit, "offset": 0}  # the defaults
     whole_number(limit, field="limit", high=MAX_INT64, allow_none=True)
     whole_number(offset, field="offset", high=MAX_INT64)
     return {"limit": dialect.no_limit if limit is None else limit, "offset": offset}

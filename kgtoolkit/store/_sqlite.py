@@ -26,8 +26,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
@@ -266,16 +267,17 @@ class SQLiteBackend(Backend):
             finally:
                 cur.close()
 
-    @contextmanager
-    def statement(self) -> Iterator[Cursor]:
+    def statement(self) -> AbstractContextManager[Cursor]:
+        return _Statement(self)
+
+    def fetch_all(self, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[Any]:
         with self.lock:
-            with self._translated():
-                cur = self.conn.cursor()
             try:
-                with self._translated():
-                    yield cur
-            finally:
-                cur.close()
+                return self.conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                if is_sqlite_failure(exc):
+                    raise self._failure(exc) from None
+                raise
 
     def _foreign_keys(self, on: bool) -> None:
         if on:
@@ -391,6 +393,40 @@ class SQLiteBackend(Backend):
             self.conn.close()
 
 
+
+
+class _Statement:
+    """:meth:`SQLiteBackend.statement`: a cursor under the lock, closed after; a failure of the database in the
+    block leaves it as a kgtoolkit error (as :meth:`SQLiteBackend._translated`). A class rather than nested
+    generator context managers: a point read is one statement of tens of µs, and those cost several."""
+
+    __slots__ = ("_backend", "_cur")
+
+    def __init__(self, backend: SQLiteBackend) -> None:
+        self._backend = backend
+
+    def __enter__(self) -> Cursor:
+        backend = self._backend
+        backend.lock.acquire()
+        try:
+            self._cur = backend.conn.cursor()
+        except BaseException as exc:
+            backend.lock.release()
+            if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
+                raise backend._failure(exc) from None
+            raise
+        return self._cur
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        backend = self._backend
+        try:
+            if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
+                raise backend._failure(exc) from None
+        finally:
+            try:
+                self._cur.close()
+            finally:
+                backend.lock.release()
 
 
 def _tables(sql: str) -> list[str]:
