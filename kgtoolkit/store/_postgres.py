@@ -499,7 +499,7 @@ class PostgresBackend(Backend):
         (timeout,) = cur.execute("SELECT current_setting('lock_timeout')").fetchone()
         cur.execute("SAVEPOINT kgtoolkit_defer")
         try:
-            cur.execute(f"SET LOCAL lock_timeout = {int(min(self.timeout, _DEFER_WAIT) * 1000)}")
+            cur.execute(f"SET LOCAL lock_timeout = {max(1, int(min(self.timeout, _DEFER_WAIT) * 1000))}")  # 0: forever
             cur.execute("LOCK TABLE facts, entities, fact_search IN ACCESS EXCLUSIVE MODE")
         except self._psycopg.errors.LockNotAvailable:
             cur.execute("ROLLBACK TO SAVEPOINT kgtoolkit_defer")
