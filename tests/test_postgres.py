@@ -12,7 +12,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import polars as pl
 import postgres_server
 import pytest
 from typer.testing import CliRunner
@@ -219,3 +221,76 @@ def test_copy_refuses_a_graph_that_is_not_empty(url: str, tmp_path: Path) -> Non
         merged = copy_graph(a, b, merge=True)
         assert merged.merged and b.stats().facts == 2
 
+
+
+# ---------------------------------------------------------------------- a big import into a small graph
+
+
+def _catalog(url: str, sql) -> list[Any]:
+    """The graph's indexes, constraints and triggers, as the catalog says (names without their numbers)."""
+    return sql(url, "SELECT 'index', indexname, regexp_replace(indexdef, ' ON [a-z0-9_]+[.]', ' ON ') FROM pg_indexes "
+                    "WHERE schemaname = current_schema() UNION ALL SELECT 'constraint', conname, pg_get_constraintdef(oid) "
+                    "FROM pg_constraint WHERE connamespace = CAST(current_schema() AS regnamespace) UNION ALL "
+                    "SELECT 'trigger', regexp_replace(tgname, '[0-9]+', 'N'), CAST(tgenabled AS TEXT) FROM pg_trigger "
+                    "WHERE tgrelid = CAST('facts' AS regclass) ORDER BY 1, 2, 3")
+
+
+def _rows(n: int, start: int = 0) -> pl.DataFrame:
+    return pl.DataFrame({"subject": [f"node {i % 7}" for i in range(start, start + n)], "predicate": "links_to",
+                         "object": [f"node {i}" for i in range(start, start + n)],
+                         "valid_from": "2024-01-01", "valid_to": [None if i % 3 else "2024-06-01" for i in range(n)]})
+
+
+def test_a_big_import_into_a_small_graph_builds_its_indexes_after_it(url: str, sql, monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    import kgtoolkit.store._bulk as bulk
+    import kgtoolkit.store._postgres as pg
+    from kgtoolkit.store import _search, import_facts
+
+    monkeypatch.setattr(pg, "_DEFER_FROM", 10)  # "big" at this test's size
+    monkeypatch.setattr(bulk, "_PAUSE_TEXT_INDEX", 10)
+    monkeypatch.setattr(bulk, "_CHUNK", 20)
+    deferred: list[bool] = []  # for each big load: whether it built the indexes after it
+    defer = pg.PostgresBackend._defer
+
+    def spied(self: pg.PostgresBackend, cur: Any) -> list[str] | None:
+        again = defer(self, cur)
+        deferred.append(again is not None)
+        return again
+
+    monkeypatch.setattr(pg.PostgresBackend, "_defer", spied)
+    with kgtoolkit.open(url) as kg:
+        kg.add("node 1", "links_to", "node 8", valid_from="2024-01-01")  # the file's 9th row
+        schema = _catalog(url, sql)
+
+        def interrupt(done: int, total: int) -> None:
+            if done > 0:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):  # whole or absent: the dropped indexes come back with the rollback
+            import_facts(kg, _rows(60), progress=interrupt)
+        assert kg.stats().facts == 1 and _catalog(url, sql) == schema
+
+        report, _ = import_facts(kg, _rows(60))  # into a graph of 1 fact: indexes, keys, text index built after
+        assert (report.inserted, report.duplicates) == (59, 1)
+        assert _catalog(url, sql) == schema  # the same indexes, constraints and triggers, enabled
+        assert import_facts(kg, _rows(60))[0].duplicates == 60  # importing it again changes nothing
+        assert [f.object for f in kg.query("node 3", direction="outgoing", current_only=False)] == \
+            [f"node_{i}" for i in range(3, 60, 7)]
+        # The full-text index holds every fact, and finds them.
+        assert sql(url, "SELECT count(*) FROM fact_search") == sql(url, "SELECT count(*) FROM facts") == [(60,)]
+        (last,) = kg.query("node 59", direction="incoming")
+        assert [fid for fid, _ in _search.lexical_facts(kg, ["59"], 5)] == [last.id]
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):  # the foreign keys check again
+            sql(url, "INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
+                     "VALUES ('nobody', 'p', 'x', 'x', 0, 0, 'now')")
+
+        # A reader in the middle of a read: the load does not wait for it, nor make new readers queue behind it,
+        # but keeps the indexes and updates them row by row.
+        with psycopg.connect(url) as reader:  # a transaction: its lock on facts lasts until the rollback
+            reader.execute("SELECT count(*) FROM facts").fetchone()
+            report, _ = import_facts(kg, _rows(200, start=1000))
+            reader.rollback()
+        assert report.inserted == 200 and kg.stats().facts == 260 and _catalog(url, sql) == schema
+    assert deferred == [True, True, False]  # the interrupted load, the load, the load beside a reader

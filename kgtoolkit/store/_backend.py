@@ -20,12 +20,14 @@ from __future__ import annotations
 import abc
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ._location import Location
+from ._schema import FACT_INDEXES
 
 if TYPE_CHECKING:
+    import polars as pl
     import pyarrow as pa
 
 __all__ = ["Backend", "Cursor", "Dialect", "Query", "T"]
@@ -170,6 +172,10 @@ class Backend(abc.ABC):
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert many rows into ``table`` inside the transaction of ``cur`` (executemany, or COPY)."""
 
+    def insert_frame(self, cur: Cursor, table: str, columns: Sequence[str], frame: pl.DataFrame) -> None:
+        """:meth:`insert_rows` of a polars frame whose columns are ``columns``, in that order."""
+        self.insert_rows(cur, table, columns, frame.iter_rows())
+
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:  # noqa: B027 - a hook with a default
         """After rows were inserted with their own ids: make the next generated id follow them.
 
@@ -186,6 +192,17 @@ class Backend(abc.ABC):
         """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild
         the facts indexes around the load (faster than updating them row by row)."""
         return False
+
+    @contextmanager
+    def fact_indexes_deferred(self, cur: Cursor, rows: int, existing: int) -> Iterator[None]:
+        """Around a load of ``rows`` facts into a table of ``existing`` ones, inside its transaction: the facts
+        indexes dropped before it and built after it when :meth:`rebuild_fact_indexes` says so."""
+        statements = FACT_INDEXES[self.kind] if self.rebuild_fact_indexes(rows, existing) else []
+        for statement in statements:
+            cur.execute(f"DROP INDEX IF EXISTS {statement.split(' INDEX ')[1].split()[0]}")
+        yield
+        for statement in statements:
+            cur.execute(statement)
 
     # ------------------------------------------------------------------ what a graph is
 

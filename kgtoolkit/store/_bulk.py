@@ -23,7 +23,7 @@ from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
-from ._schema import FACT_COLUMNS, FACT_INDEXES, TABLE_COLUMNS
+from ._schema import FACT_COLUMNS, TABLE_COLUMNS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -435,8 +435,9 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
         pl.col("name").first(), concrete.first().alias("type"), concrete.unique().alias("types"))
     created_at = now_text()
     new = firsts.filter(~pl.col("id").is_in(list(existing)))
-    backend.insert_rows(cur, "entities", ("id", "name", "type", "properties", "created_at"),
-                        ((i, n, t or "unknown", "{}", created_at) for i, n, t in new.select("id", "name", "type").iter_rows()))
+    backend.insert_frame(cur, "entities", ("id", "name", "type", "properties", "created_at"),
+                         new.select("id", "name", pl.col("type").fill_null("unknown"), pl.lit("{}").alias("properties"),
+                                    pl.lit(created_at).alias("created_at")))
     upgrades = [(q.upgraded_type(existing[i], t), i) for i, t in
                 firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
                 .select("id", "type").iter_rows() if existing[i] == "unknown"]
@@ -496,25 +497,19 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
         pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
     )
     total = insert.height
-    rebuild = backend.rebuild_fact_indexes(total, facts_before)  # building indexes afterwards can be faster
-    indexes = FACT_INDEXES[backend.kind]
-    if rebuild:
-        for statement in indexes:
-            cur.execute(f"DROP INDEX IF EXISTS {statement.split(' INDEX ')[1].split()[0]}")
     done = 0
     if progress:
         progress(0, total)
-    # A big load fills the full-text index in one statement after it, the per-row trigger paused (a small one
-    # keeps the trigger: cheaper than changing the schema).
-    with backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext():
+    # A big load into a small graph builds the facts indexes after it (see the backends); a big load fills the
+    # full-text index in one statement after it, the per-row trigger paused (a small one keeps the trigger:
+    # cheaper than changing the schema).
+    with backend.fact_indexes_deferred(cur, total, facts_before), \
+            backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext():
         for chunk in insert.iter_slices(_CHUNK):
-            backend.insert_rows(cur, "facts", _INSERTED, chunk.iter_rows())
+            backend.insert_frame(cur, "facts", _INSERTED, chunk)
             done += chunk.height
             if progress:
                 progress(done, total)
-    if rebuild:
-        for statement in indexes:
-            cur.execute(statement)
     return ImportReport(rows=rows.height, inserted=total, duplicates=rows.height - total, rejected=0,
                         entities_created=new.height, types_upgraded=len(upgrades), warnings=tuple(warnings))
 

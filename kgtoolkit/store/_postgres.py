@@ -30,9 +30,10 @@ from .._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
-from ._schema import FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_INDEXES, FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    import polars as pl
     import psycopg
     import pyarrow as pa
 
@@ -47,6 +48,12 @@ _KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "em
                      "predicate_aliases", "not_duplicates", "search_generation")
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
+#: A load of more facts than this, and at least as many as the graph holds, builds the facts indexes after it ...
+_DEFER_FROM = 10_000
+#: ... if it gets the tables to itself within this many seconds (else it updates them row by row).
+_DEFER_WAIT = 1.0
+#: The indexes such a load drops and builds again: the facts table's (all but its primary key) and the full-text one.
+_DEFERRED_INDEXES = [*(s.split(" INDEX ")[1].split()[0] for s in FACT_INDEXES["postgresql"]), "fact_search_tsv"]
 
 
 class PostgresDialect(Dialect):
@@ -437,8 +444,10 @@ class PostgresBackend(Backend):
                 self._arrow(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {})
                 try:
                     parts = []
-                    if split is not None:
-                        parts.append(self._arrow(conn, split[0], {**split[1], "_lo": -(2**63), "_hi": 2**63 - 1}))
+                    if split is not None:  # one part: the bounds as literals (binding any value imports pandas)
+                        sql = _NAMED.sub(lambda m: {"_lo": str(1 - 2**63), "_hi": str(2**63 - 1)}.get(m.group(1), m.group(0)),
+                                         split[0])
+                        parts.append(self._arrow(conn, sql, split[1]))
                     extra = [self._arrow(conn, sql, params) for sql, params in queries]
                 finally:
                     self._arrow(conn, "ROLLBACK", {})
@@ -459,6 +468,64 @@ class PostgresBackend(Backend):
                 count += 1
         self._loaded[table] = self._loaded.get(table, 0) + count
 
+    def insert_frame(self, cur: Cursor, table: str, columns: Sequence[str], frame: pl.DataFrame) -> None:
+        """One ``COPY`` of the frame written as COPY's text format by polars (no Python object per value)."""
+        raw: psycopg.Cursor[Any] = cur.raw if isinstance(cur, _Cursor) else cur  # type: ignore[assignment]
+        if raw.connection.info.encoding != "utf-8":  # polars writes UTF-8; psycopg encodes for other databases
+            super().insert_frame(cur, table, columns, frame)
+            return
+        with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            copy.write(_copy_text(frame))
+        self._loaded[table] = self._loaded.get(table, 0) + frame.height
+
+    @contextmanager
+    def fact_indexes_deferred(self, cur: Cursor, rows: int, existing: int) -> Iterator[None]:
+        """A load of more than :data:`_DEFER_FROM` facts into a graph holding no more than it (a first import, a
+        graph that at least doubles) builds the facts indexes, its two foreign keys and the full-text index after
+        it: many times faster than updating them row by row, and checked all the same (a unique index, a foreign
+        key made again checks every row). That takes ``facts``, ``entities`` and ``fact_search`` exclusively until
+        the load commits: readers of the graph wait for the load's writing (not for its reading of the file or
+        its checks, which run before). A load that does not get them within :data:`_DEFER_WAIT` seconds (a long
+        read is running) keeps the indexes and updates them row by row rather than keep new readers queued
+        behind it; so does a user who does not own the tables."""
+        again = self._defer(cur) if rows > _DEFER_FROM and rows >= existing else None
+        yield
+        for statement in again or ():
+            cur.execute(statement)
+
+    def _defer(self, cur: Cursor) -> list[str] | None:
+        """Lock the tables, drop the indexes and foreign keys; the statements that make them again (None: not now)."""
+        owner = cur.execute("SELECT bool_and(pg_has_role(current_user, relowner, 'USAGE')) FROM pg_class WHERE oid IN "
+                            "(CAST('facts' AS regclass), CAST('entities' AS regclass), CAST('fact_search' AS regclass))"
+                            ).fetchone()[0]
+        if not owner:
+            return None
+        (timeout,) = cur.execute("SELECT current_setting('lock_timeout')").fetchone()
+        cur.execute("SAVEPOINT kgtoolkit_defer")
+        try:
+            cur.execute(f"SET LOCAL lock_timeout = {max(1, int(min(self.timeout, _DEFER_WAIT) * 1000))}")  # 0: forever
+            cur.execute("LOCK TABLE facts, entities, fact_search IN ACCESS EXCLUSIVE MODE")
+        except self._psycopg.errors.LockNotAvailable:
+            cur.execute("ROLLBACK TO SAVEPOINT kgtoolkit_defer")
+            cur.execute("RELEASE SAVEPOINT kgtoolkit_defer")
+            return None
+        cur.execute("RELEASE SAVEPOINT kgtoolkit_defer")
+        cur.execute("SELECT set_config('lock_timeout', ?, TRUE)", (timeout,))
+        indexes = cur.execute(
+            "SELECT 'DROP INDEX ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname), pg_get_indexdef(c.oid) "
+            "FROM pg_index i "
+            "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE i.indrelid IN (CAST('facts' AS regclass), CAST('fact_search' AS regclass)) "
+            "AND c.relname = ANY(?) ORDER BY c.relname", (_DEFERRED_INDEXES,)).fetchall()
+        keys = cur.execute(
+            "SELECT 'ALTER TABLE facts DROP CONSTRAINT ' || quote_ident(conname), "
+            "'ALTER TABLE facts ADD CONSTRAINT ' || quote_ident(conname) || ' ' || pg_get_constraintdef(oid) "
+            "FROM pg_constraint WHERE conrelid = CAST('facts' AS regclass) AND contype = 'f' ORDER BY conname"
+        ).fetchall()
+        for drop, _ in [*keys, *indexes]:
+            cur.execute(drop)
+        return [make for _, make in [*indexes, *keys]]
+
     @contextmanager
     def text_index_paused(self, cur: Cursor) -> Iterator[None]:
         """The trigger disabled in the transaction (ALTER TABLE is transactional) and enabled again; a user who
@@ -470,6 +537,7 @@ class PostgresBackend(Backend):
             return
         cur.execute("ALTER TABLE facts DISABLE TRIGGER fact_search_sync")
         yield
+        cur.execute("DELETE FROM fact_search WHERE fact_id > ?", (after,))  # none: ids are never reused
         cur.execute(FACT_SEARCH_FILL["postgresql"], {"after": after})
         cur.execute("ALTER TABLE facts ENABLE TRIGGER fact_search_sync")
 
@@ -507,6 +575,26 @@ class PostgresBackend(Backend):
                 self._close_adbc()
             if self._conn is not None:
                 self._conn.close()
+
+
+def _copy_text(frame: pl.DataFrame) -> bytes:
+    """The frame's rows in COPY's text format: tab-separated, ``\\N`` for NULL, backslash, tab and line breaks
+    escaped (only in the text columns that hold one)."""
+    import io
+
+    import polars as pl
+
+    columns = []
+    for name, dtype in frame.schema.items():
+        column = pl.col(name)
+        if dtype == pl.String and frame[name].str.contains(r"[\\\t\n\r]").any():
+            for char, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
+                column = column.str.replace_all(char, escaped, literal=True)
+        columns.append(column)
+    buffer = io.BytesIO()
+    frame.select(columns).write_csv(buffer, include_header=False, separator="\t", quote_style="never",
+                                    null_value="\\N", line_terminator="\n")
+    return buffer.getvalue()
 
 
 def _key_race(exc: Exception) -> bool:

@@ -410,7 +410,8 @@ SCHEMA_VERSION = len(_SQLITE)
 assert len(_POSTGRES) == SCHEMA_VERSION, "every engine migrates to the same version"
 
 #: The bulk path's fill of the full-text index (schema step 6): every fact with an id above ``:after`` indexed in
-#: one statement, after a load that ran without the per-row trigger (see ``Backend.text_index_paused``).
+#: one statement, after a load that ran without the per-row trigger (see ``Backend.text_index_paused``; PostgreSQL's
+#: first deletes any row of those ids, so the fill is a plain insert rather than one that checks each row for a conflict).
 FACT_SEARCH_FILL: dict[str, str] = {
     "sqlite": """INSERT INTO fact_search(rowid, text)
         SELECT f.id, s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ') || ' '
@@ -421,11 +422,11 @@ FACT_SEARCH_FILL: dict[str, str] = {
         SELECT f.id, to_tsvector('english', s.name || ' ' || replace(COALESCE(p.label, f.predicate), '_', ' ')
                || ' ' || COALESCE(o.name, f.object_value))
         FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id
-        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after
-        ON CONFLICT (fact_id) DO UPDATE SET tsv = excluded.tsv""",
+        LEFT JOIN predicates p ON p.id = f.predicate WHERE f.id > :after""",
 }
 
-#: The indexes on ``facts`` (SQLite drops them for a big import into a small graph, and builds them after).
+#: The indexes on ``facts`` (a big import into a small graph drops them and builds them after; see
+#: ``Backend.fact_indexes_deferred``).
 FACT_INDEXES: dict[str, list[str]] = {
     kind: list({s.split(" INDEX ")[1].split()[0]: s for step in steps for s in step
                 if " INDEX " in s.upper() and " ON facts(" in s}.values())
