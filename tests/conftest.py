@@ -161,7 +161,8 @@ def run_worked_example(kg: KnowledgeGraph) -> dict[str, kgtoolkit.AddResult | kg
 
 
 def dump_file(db: Path | str) -> list[str]:
-    """Every row of every table (and, for SQLite, the schema) of the graph, read through a separate connection."""
+    """Every row of every table (and, for SQLite, the schema) of the graph, read through a separate connection.
+    The search watermark's row (the database's random name, its generation) is the database's own, not the graph's."""
     if isinstance(db, str) and db.startswith("postgresql://"):
         import psycopg
 
@@ -170,12 +171,14 @@ def dump_file(db: Path | str) -> list[str]:
                                                  "table_schema = current_schema() ORDER BY table_name")]
             lines = [f'CREATE TABLE "{t}"' for t in tables]
             for table in tables:
-                lines += [f'INSERT INTO "{table}" VALUES{row!r}' for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
+                if table != "search_generation":
+                    lines += [f'INSERT INTO "{table}" VALUES{row!r}'
+                              for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
             return lines
     conn = sqlite3.connect(db)
     try:
         # The full-text index (contract §15) as what it holds: FTS5's shadow tables depend on the order rows went in.
-        shadow = re.compile(r'^INSERT INTO "(fact|memory)_search_(data|idx|docsize|config|content)"')
+        shadow = re.compile(r'^INSERT INTO "((fact|memory)_search_(data|idx|docsize|config|content)|search_generation)"')
         lines = [line for line in conn.iterdump() if not shadow.match(line)]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "fact_search" in names:
