@@ -327,7 +327,6 @@ def build(
             ranked = sorted(values["subject"].unique().to_list())
     total_nodes = len(ranked)
     kept = ranked[:max_nodes]
-    kept_set = set(kept)
     omitted = ranked[max_nodes:]
 
     scope = links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None \
@@ -348,19 +347,22 @@ def build(
     edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
     drawn = drawn.head(edge_cap).sort("id")
 
-    # Neighbours each drawn node has outside the drawing.
+    # Neighbours each drawn node has outside the drawing (counted by polars: a hub has thousands).
     hidden: dict[str, int] = {}
     if omitted:
-        around = scope.filter(pl.col("subject").is_in(kept) ^ pl.col("object").is_in(kept))
-        for s, o in around.select("subject", "object").iter_rows():
-            inside = s if s in kept_set else o
-            hidden[inside] = hidden.get(inside, 0) + 1
+        in_subject, in_object = pl.col("subject").is_in(kept), pl.col("object").is_in(kept)
+        hidden = dict(scope.filter(in_subject ^ in_object)
+                      .select(pl.when(in_subject).then(pl.col("subject")).otherwise(pl.col("object")).alias("inside"))
+                      .group_by("inside").len().iter_rows())
 
+    # Names and types of the drawn nodes and of the left-out examples only (not of every entity in the frame).
+    named = [*kept, *omitted[:5]]
     names: dict[str, tuple[str, str]] = {}
-    for s, sn, st in facts.select("subject", "subject_name", "subject_type").unique("subject").iter_rows():
+    for s, sn, st in facts.filter(pl.col("subject").is_in(named)).select("subject", "subject_name", "subject_type") \
+            .unique("subject", maintain_order=True).iter_rows():
         names[s] = (sn, st or "unknown")
-    for o, on, ot in facts.filter(~pl.col("object_is_value")).select("object", "object_name", "object_type") \
-            .unique("object").iter_rows():
+    for o, on, ot in facts.filter(~pl.col("object_is_value") & pl.col("object").is_in(named)) \
+            .select("object", "object_name", "object_type").unique("object", maintain_order=True).iter_rows():
         names.setdefault(o, (on, ot or "unknown"))
 
     node_values: dict[str, list[tuple[str, str, str | None, str | None]]] = {}
@@ -528,6 +530,9 @@ _CDN_TAG = re.compile(
 )
 
 
+_CDN_HOST = re.compile("|".join(re.escape(host) for host in CDN_HOSTS), re.IGNORECASE)
+
+
 def strip_cdn(page: str) -> str:
     """Remove every external ``<link>``/``<script src>`` tag and any remaining CDN host name.
 
@@ -537,10 +542,7 @@ def strip_cdn(page: str) -> str:
     escape, which JavaScript reads back as the same name while the page text names no CDN.
     """
     page = _CDN_TAG.sub("", page)
-    for host in CDN_HOSTS:
-        page = re.sub(re.escape(host), lambda m: m.group(0)[:-1] + f"\\u{ord(m.group(0)[-1]):04x}", page,
-                      flags=re.IGNORECASE)
-    return page
+    return _CDN_HOST.sub(lambda m: m.group(0)[:-1] + f"\\u{ord(m.group(0)[-1]):04x}", page)  # one pass for all
 
 
 _EXTRA_SCRIPT = """
@@ -668,6 +670,10 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     script = _EXTRA_SCRIPT.replace("__RECENTRE__", "true" if recentre else "false")
     page = page.replace("</body>", script + "</body>") if "</body>" in page else page + script
     page = page.replace("<head>", "<head><style>body{margin:0;font-family:sans-serif}</style>", 1)
+    library, clean = _script(net.template_dir)
+    if library and library in page:  # the inlined vis-network is stripped once per process, not on every page
+        head, _, tail = page.partition(library)
+        return strip_cdn(head) + clean + strip_cdn(tail)
     return strip_cdn(page)
 
 
@@ -679,16 +685,31 @@ def _templates(folder: str) -> Any:
     return Environment(loader=FileSystemLoader(folder))
 
 
+def _included(folder: str, name: str) -> str | None:
+    """The text of the file pyvis's page template includes under ``name`` (e.g. ``vis-network.css``), as jinja
+    includes it (without its last newline); None when the template names no such file."""
+    template = Path(folder, "template.html")
+    named = re.search(r"include '([^']*" + re.escape(name) + ")'", template.read_text(encoding="utf-8")) \
+        if template.is_file() else None
+    if named is None or not Path(folder, named.group(1)).is_file():
+        return None
+    return Path(folder, named.group(1)).read_text(encoding="utf-8").removesuffix("\n")
+
+
+@functools.cache
+def _script(folder: str) -> tuple[str, str]:
+    """vis-network's script as pyvis inlines it, and the same through :func:`strip_cdn`; ("", "") when not found."""
+    text = _included(folder, "vis-network.min.js")
+    return (text, strip_cdn(text)) if text else ("", "")
+
+
 @functools.cache
 def _stylesheet(folder: str) -> tuple[str, str]:
     """vis-network's stylesheet as pyvis inlines it, and the same without the rules that only carry images
     (the editing, navigation and close buttons', which the picture never shows); ("", "") when not found."""
-    template = Path(folder, "template.html")
-    named = re.search(r"include '([^']*vis-network\.css)'", template.read_text(encoding="utf-8")) \
-        if template.is_file() else None
-    if named is None or not Path(folder, named.group(1)).is_file():
+    whole = _included(folder, "vis-network.css")
+    if not whole:
         return "", ""
-    whole = Path(folder, named.group(1)).read_text(encoding="utf-8").removesuffix("\n")  # as jinja includes it
     rules = re.findall(r"[^{}]+\{[^{}]*\}", whole)
     if "".join(rules).strip() != whole.strip():  # not the flat stylesheet this expects: keep it whole
         return "", ""
