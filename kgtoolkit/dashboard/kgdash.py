@@ -175,6 +175,17 @@ def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> p
     return analysis.most_connected(facts_frame(path, read_only, version), frames.entities(open_graph(path, read_only)))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limit: int
+                   ) -> tuple[frozenset[str], tuple[str, ...], dict[str, str], dict[str, int]]:
+    """What an entity picker lists, from :func:`entity_ranking`: every id, the ``limit`` most connected, and
+    each entity's name and fact count (made once per data version, not on every run; never changed)."""
+    ranking = entity_ranking(path, read_only, version)
+    ids = ranking["id"].to_list()
+    return (frozenset(ids), tuple(ranking["id"].head(limit).to_list()), dict(zip(ids, ranking["name"].to_list())),
+            dict(zip(ids, ranking["facts"].to_list())))
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[str]:
     return [p.id for p in open_graph(path, read_only).predicates()]
@@ -382,8 +393,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
     The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL; another
     ``state`` key keeps a second choice of its own (the Paths page's target).
     """
-    ranking = entity_ranking(c.path, c.read_only, c.version)
-    known = set(ranking["id"].to_list())
+    known, top, labels, counts = entity_choices(c.path, c.read_only, c.version, limit)
     current = st.session_state.get(state)
 
     def choose(entity_id: str | None) -> None:
@@ -394,7 +404,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
 
     if current is not None and current not in known:
         current = None
-    ids: list[str | None] = ranking.head(limit)["id"].to_list()
+    ids: list[str | None] = list(top)
     if current is not None and current not in ids:
         ids.append(current)
     if allow_none:
@@ -404,8 +414,6 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
         choose(current)
     if not ids:
         return None
-    labels = dict(zip(ranking["id"].to_list(), ranking["name"].to_list()))
-    counts = dict(zip(ranking["id"].to_list(), ranking["facts"].to_list()))
 
     def fmt(option: str | None) -> str:
         return none_label if option is None else f"{labels.get(option, option)}  ·  {counts.get(option, 0)} facts"
@@ -432,7 +440,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
 
     left, right = columns or st.columns([3, 2])
     left.selectbox(label, ids, format_func=fmt, key=select_key, on_change=picked,
-                   help=f"The {min(limit, ranking.height):,} most connected entities; type on the right for any other.")
+                   help=f"The {len(top):,} most connected entities; type on the right for any other.")
     right.text_input("…or type a name or alias", key=typed_key, on_change=typed, placeholder="e.g. My API")
     if st.session_state.get(f"{key}_miss"):
         st.warning(st.session_state.pop(f"{key}_miss"))
