@@ -3,8 +3,9 @@
 :func:`build` takes a facts frame (:func:`kgtoolkit.frames.facts`) and returns a :class:`GraphView`:
 the nodes (entities) and edges (entity-to-entity facts) to draw, with their styles and tooltips,
 and what a node cap left out. Value facts (``email``, ``role``…) never become nodes: they are
-listed in their subject's tooltip. :func:`render_html` turns a view into a self-contained pyvis
-page (vis-network inlined, no CDN reference), so the picture works on a machine with no internet.
+listed in their subject's tooltip. :func:`layout` places the nodes (in numpy, the same places for the
+same view), and :func:`render_html` turns a view into a self-contained pyvis page drawn at those places
+at once (vis-network inlined, no CDN reference), so the picture works on a machine with no internet.
 No SQL and no Streamlit here: tests check the data, the dashboard draws it.
 
 >>> import kgtoolkit
