@@ -14,7 +14,10 @@ clock from ``page.goto`` until the vis-network canvas inside the graph's iframe 
 * ``warm``   a new browser session on the same server (``--repeat`` times; the median is reported):
              the frames come from ``st.cache_data``, the page still builds its widgets and draws;
 * ``date``   changing the sidebar date on a loaded page until the redrawn graph shows other nodes
-             (one in-memory ``as_of`` filter of the cached frame, a new view, a redraw).
+             (one in-memory ``as_of`` filter of the cached frame, a new view, a redraw);
+* ``floor``  the same, warm, for a bare Streamlit page that shows only the same picture (the page
+             ``render_html`` makes for the default view, in ``st.iframe``): what Streamlit's own front
+             end and the drawing cost on this machine now, whatever the Graph page adds.
 
 The default view is the overview (the most connected entities, node cap 120) as of today.
 Never used as a test.
@@ -60,6 +63,65 @@ def _build(path: Path, facts: int, seed: int) -> float:
     return time.perf_counter() - started
 
 
+FLOOR_APP = '''import streamlit as st
+from pathlib import Path
+
+page = Path(__file__).with_name("picture.html").read_text(encoding="utf-8")
+if hasattr(st, "iframe"):
+    st.iframe(page, height=600)
+else:
+    import streamlit.components.v1 as components
+
+    components.html(page, height=600)
+'''
+
+
+def _serve(command: list[str], folder: Path, name: str, port_option: str = "--port") -> tuple[subprocess.Popen, str]:
+    """Start a server (``command``, then ``port_option`` and a free port), its output in ``folder/name.log``, and
+    wait until it answers; (process, URL)."""
+    port = _free_port()
+    with (folder / f"{name}.log").open("w") as log:
+        server = subprocess.Popen([*command, port_option, str(port)], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as answer:
+                if answer.read() == b"ok":
+                    return server, url
+        except OSError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise SystemExit(f"{name} did not start: {(folder / f'{name}.log').read_text()[-2000:]}")
+        time.sleep(0.1)
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def _floor_page(db: Path, folder: Path) -> Path:
+    """The bare page of the floor, showing the picture the Graph page opens on (overview, node cap 120, today)."""
+    import datetime as dt
+
+    import kgtoolkit
+    from kgtoolkit import frames, graphview
+
+    with kgtoolkit.open(db, read_only=True) as kg:
+        facts = frames.facts(kg)
+    day, _ = graphview.opening_day(facts, today=dt.date.today())
+    view = graphview.build(graphview.as_of_filter(facts, day.isoformat()), max_nodes=120)
+    (folder / "picture.html").write_text(graphview.render_html(view, height=600), encoding="utf-8")
+    script = folder / "floor_app.py"
+    script.write_text(FLOOR_APP, encoding="utf-8")
+    return script
+
+
 def _first_draw(page, url: str) -> tuple[float, str]:
     started = time.perf_counter()
     page.goto(url)
@@ -83,34 +145,31 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
     db = folder / "generated.sqlite3"
     import_s = _build(db, options.facts, options.seed)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (folder / "server.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--port", str(port),
-                               "--read-only"], stdout=log, stderr=subprocess.STDOUT)
+    floor_script = _floor_page(db, folder)
+    server, url = _serve([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--read-only"], folder,
+                         "server")
+    floor_server = None
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the dashboard did not start: {(folder / 'server.log').read_text()[-2000:]}")
-            time.sleep(0.1)
+        floor_server, floor_url = _serve([sys.executable, "-m", "streamlit", "run", str(floor_script), "--server.address",
+                                          "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                                          "--server.fileWatcherType", "none", "--global.developmentMode", "false",
+                                          "--theme.base", "light", "--client.toolbarMode", "minimal"], folder, "floor",
+                                         "--server.port")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             viewport = {"width": 1280, "height": 800}
             context = browser.new_context(viewport=viewport)
             cold, nodes = _first_draw(context.new_page(), url)
             context.close()
-            warm = []
-            for _ in range(options.repeat):
-                context = browser.new_context(viewport=viewport)
-                warm.append(_first_draw(context.new_page(), url)[0])
-                context.close()
+            context = browser.new_context(viewport=viewport)
+            _first_draw(context.new_page(), floor_url)  # the floor's own first (cold) load, not counted
+            context.close()
+            warm, floor = [], []
+            for _ in range(options.repeat):  # alternately, so both see the same load
+                for target, times in ((url, warm), (floor_url, floor)):
+                    context = browser.new_context(viewport=viewport)
+                    times.append(_first_draw(context.new_page(), target)[0])
+                    context.close()
             context = browser.new_context(viewport=viewport)
             page = context.new_page()
             _, before = _first_draw(page, url)
@@ -127,17 +186,15 @@ def main() -> None:
             date_s = time.perf_counter() - started
             browser.close()
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        _stop(server)
+        if floor_server is not None:
+            _stop(floor_server)
 
     result = {
         "facts": options.facts, "seed": options.seed, "import_s": round(import_s, 3),
         "cold_first_draw_s": round(cold, 3), "warm_first_draw_s": round(statistics.median(warm), 3),
         "warm_runs_s": [round(w, 3) for w in warm], "date_change_redraw_s": round(date_s, 3),
+        "floor_first_draw_s": round(statistics.median(floor), 3), "floor_runs_s": [round(f, 3) for f in floor],
         "nodes_drawn": len(nodes.split("|")) if nodes else 0,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }

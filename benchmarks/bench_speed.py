@@ -33,8 +33,9 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
                     (:func:`old_digest`, kept here as that release's SQL).
 * ``dashboard``     ``bench_dashboard.py`` (Streamlit + Playwright with Debian's Chromium) on 100,000 facts of the
                     project's generator: warm first drawing of the Graph page (≤ 2 s) and a date change (≤ 1 s);
-                    beside it, the data work behind the page without a browser (frames, labels, as_of filter,
-                    graphview.build, render_html).
+                    beside it, in the same run, a bare Streamlit page showing only the same picture (the floor:
+                    Streamlit's front end and the drawing on this machine now), and the data work behind the
+                    page without a browser (frames, labels, as_of filter, graphview.build, render_html).
 * ``memory``        peak RSS (``resource.getrusage``) of a child process running the import, and of one
                     running ``frames.facts`` (its own and its children's: a big SQLite read uses a reader
                     process). Targets ≤ 1.5 GB and ≤ 1 GB.
@@ -540,7 +541,7 @@ def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     out["browser"] = json.loads(result.read_text())
     b = out["browser"]
     say(f"  browser: cold {b['cold_first_draw_s']:.2f} s, warm {b['warm_first_draw_s']:.2f} s, "
-        f"date change {b['date_change_redraw_s']:.2f} s")
+        f"date change {b['date_change_redraw_s']:.2f} s; bare page with the same picture {b['floor_first_draw_s']:.2f} s")
     return out
 
 
@@ -612,8 +613,10 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     b = d.get("browser")
     if isinstance(b, dict):
         rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s", f"{b['warm_first_draw_s']:.2f} s",
-                     f"cold {b['cold_first_draw_s']:.2f} s; data work {d['data_work_seconds']:.2f} s",
-                     f"{b['warm_first_draw_s'] / 2:.2f}× the target", met(b["warm_first_draw_s"] <= 2)))
+                     (f"bare Streamlit page with the same picture {b['floor_first_draw_s']:.2f} s; " if "floor_first_draw_s"
+                      in b else "") + f"cold {b['cold_first_draw_s']:.2f} s; data work {d['data_work_seconds']:.2f} s",
+                     f"{b['warm_first_draw_s'] / 2:.2f}× the target" + (f" ({b['warm_first_draw_s'] / b['floor_first_draw_s']:.2f}× "
+                     "the bare page)" if b.get("floor_first_draw_s") else ""), met(b["warm_first_draw_s"] <= 2)))
         rows.append(("dashboard date change to redraw ≤ 1 s", f"{b['date_change_redraw_s']:.2f} s", "—",
                      f"{b['date_change_redraw_s']:.2f}× the target", met(b["date_change_redraw_s"] <= 1)))
     else:

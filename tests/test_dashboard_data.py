@@ -190,3 +190,59 @@ def test_a_window_keeps_the_facts_that_overlap_it(kg: KnowledgeGraph, window: st
         assert sorted(kept["id"].to_list()) == sorted(frames.facts(kg, as_of=window)["id"].to_list())
     with pytest.raises(InvalidRequest, match="ends before it starts"):
         graphview.as_of_filter(facts, "2014-05-01/2014-02-01")
+
+
+# ---------------------------------------------------------------------- the drawing's layout (graphview)
+
+
+def test_the_layout_places_every_node_apart_the_same_way_each_time(kg: KnowledgeGraph) -> None:
+    from kgtoolkit import graphview
+
+    for i in range(40):  # a hub with a ring of neighbours, some linked to each other, and a loose pair
+        kg.add("hub", "links", f"n{i}")
+        if i % 3 == 0:
+            kg.add(f"n{i}", "links", f"n{(i + 1) % 40}")
+    kg.add("loose_a", "links", "loose_b")
+    facts = frames.facts(kg)
+    for view in (graphview.build(facts, center="hub"), graphview.build(facts)):
+        where = graphview.layout(view)
+        assert set(where) == set(view.node_ids) and where == graphview.layout(view)
+        size = {n.id: n.size for n in view.nodes}
+        ids = sorted(where)
+        for i, a in enumerate(ids):  # no two nodes drawn over each other
+            for b in ids[i + 1:]:
+                (ax, ay), (bx, by) = where[a], where[b]
+                assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= size[a] + size[b], (a, b)
+        if view.center:
+            assert where["hub"] == (0.0, 0.0)
+            far = max((x * x + y * y) ** 0.5 for x, y in where.values())
+            assert far < 120 * 10  # a ring around the centre, not scattered
+    assert graphview.layout(graphview.build(facts.head(0))) == {}
+
+
+def test_the_page_draws_at_the_layouts_places_without_physics(kg: KnowledgeGraph) -> None:
+    import json
+    import re
+
+    from kgtoolkit import graphview
+
+    kg.add("my_api", "uses_queue", "Redis")
+    kg.add("my_api", "caches_in", "Redis")   # two edges between the same nodes: each bends its own way
+    kg.add("Redis", "serves", "my_api")
+    kg.add("my_api", "owned_by", "platform_team")
+    view = graphview.build(frames.facts(kg), center="my_api")
+    page = graphview.render_html(view)
+    nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((.*?)\);\n", page).group(1))
+    edges = json.loads(re.search(r"edges = new vis\.DataSet\((.*?)\);\n", page).group(1))
+    where = graphview.layout(view)
+    assert {n["id"]: (n["x"], n["y"]) for n in nodes} == where
+    options = json.loads(re.search(r"var options = (\{.*?\});\n", page, re.DOTALL).group(1))
+    assert options["physics"]["enabled"] is False and options["layout"]["improvedLayout"] is False
+    bends = {(e["from"], e["to"], e["label"]): e.get("smooth") for e in edges}
+    assert bends[("my_api", "platform_team", "owned_by")] is None  # alone: straight
+    shared = [bends[k] for k in bends if {"my_api", "redis"} == {k[0], k[1]}]
+    assert all(s and s["type"] == "curvedCW" for s in shared)
+    assert sorted(s["roundness"] for s in shared) == [0.2, 0.2, 0.4]
+    # Only the editing and navigation buttons' images are left out of vis-network's stylesheet.
+    assert "div.vis-tooltip" in page and "data:image" not in page and len(page) < 700_000
+    assert graphview.render_html(view, physics=True).count('"physics": {"enabled": true') == 1

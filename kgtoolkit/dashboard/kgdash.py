@@ -7,16 +7,22 @@ Caching:
 
 * the store handle (:func:`open_graph`) and the search index (:func:`search_index`) are
   ``st.cache_resource``: one per (file, mode), shared by every session;
-* frames and other results are ``st.cache_data`` keyed on the file's **data version**
-  (:func:`data_version`: size and modification time of the file and its ``-wal``), so a widget
-  change reuses them and a write (here or by another process) is picked up on the next run.
+* frames and other results are cached keyed on the file's **data version** (:func:`data_version`:
+  size and modification time of the file and its ``-wal``), so a widget change reuses them and a
+  write (here or by another process) is picked up on the next run;
+* the frames (polars frames are never changed in place here) and the Graph page's view and page are
+  ``st.cache_resource``: every run gets the cached object itself. ``st.cache_data`` would hand out a
+  copy (pickled, then read back: 0.2 s for the facts frame of 100,000 facts, on every run); the
+  smaller results stay ``st.cache_data``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib.util
+import inspect
 import os
+import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -135,7 +141,7 @@ def ctx() -> Ctx:
 # ---------------------------------------------------------------------- cached data (keyed on the data version)
 
 
-@st.cache_data(show_spinner="Reading the graph…", max_entries=4)
+@st.cache_resource(show_spinner="Reading the graph…", max_entries=4)
 def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every fact, names and types resolved (``frames.facts``), with each predicate's ``predicate_label``
     (its first spelling, contract §13: what the pages show); read once per data version."""
@@ -151,7 +157,7 @@ def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str,
     return open_graph(path, read_only).predicate_labels()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
     """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
     return graphview.as_of_filter(facts_frame(path, read_only, version), as_of)
@@ -162,11 +168,22 @@ def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, 
     return open_graph(path, read_only).stats().to_dict()
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=4)
 def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every entity with its name, type and fact counts (both directions), most connected first
     (:func:`kgtoolkit.analysis.most_connected`)."""
     return analysis.most_connected(facts_frame(path, read_only, version), frames.entities(open_graph(path, read_only)))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limit: int
+                   ) -> tuple[frozenset[str], tuple[str, ...], dict[str, str], dict[str, int]]:
+    """What an entity picker lists, from :func:`entity_ranking`: every id, the ``limit`` most connected, and
+    each entity's name and fact count (made once per data version, not on every run; never changed)."""
+    ranking = entity_ranking(path, read_only, version)
+    ids = ranking["id"].to_list()
+    return (frozenset(ids), tuple(ranking["id"].head(limit).to_list()), dict(zip(ids, ranking["name"].to_list())),
+            dict(zip(ids, ranking["facts"].to_list())))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -174,7 +191,7 @@ def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[
     return [p.id for p in open_graph(path, read_only).predicates()]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def graph_view(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None, center: str | None,
                hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> graphview.GraphView:
     """The data behind the Graph page's picture (cached: recentring back and forth is instant)."""
@@ -183,9 +200,31 @@ def graph_view(path: str, read_only: bool, version: tuple[object, ...], as_of: s
                            max_nodes=max_nodes)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
+def graph_facts(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None, center: str | None,
+                hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> pl.DataFrame:
+    """The facts the Graph page draws (:func:`graph_view`'s, each edge's facts), as rows of :func:`facts_as_of`."""
+    view = graph_view(path, read_only, version, as_of, center, hops, preds, types, max_nodes)
+    return facts_as_of(path, read_only, version, as_of).filter(pl.col("id").is_in(view.edge_ids))
+
+
+def _view_bytes(view: graphview.GraphView) -> bytes:
+    """What :func:`graph_html` is keyed on: the view's content (Streamlit's own hashing walks the
+    dataclasses field by field, 0.5 s for a view of 120 nodes; this takes a millisecond)."""
+    return pickle.dumps(view, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={graphview.GraphView: _view_bytes})
 def graph_html(view: graphview.GraphView, height: int) -> str:
+    """The page drawing ``view`` (:func:`kgtoolkit.graphview.render_html`: the nodes at their
+    :func:`~kgtoolkit.graphview.layout` places, drawn at once)."""
     return graphview.render_html(view, height=height)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def opening(path: str, read_only: bool, version: tuple[object, ...], today: dt.date) -> tuple[dt.date, str | None]:
+    """The day a new session opens on (:func:`kgtoolkit.graphview.opening_day`), and why when not ``today``."""
+    return graphview.opening_day(facts_frame(path, read_only, version), today=today)
 
 
 @st.cache_data(show_spinner="Walking the graph…", max_entries=16)
@@ -203,7 +242,7 @@ def diff(path: str, read_only: bool, version: tuple[object, ...], start: str, en
     return open_graph(path, read_only).diff(start, end, entity=entity, predicates=list(preds) or None, limit=limit)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tuple[int, ...],
                colors: tuple[tuple[int, str], ...], max_nodes: int) -> graphview.GraphView:
     """The facts ``ids`` drawn as a graph, the edges holding a fact of ``colors`` in that colour."""
@@ -329,7 +368,7 @@ def init_state(c: Ctx) -> None:
         except ValueError:
             pass
     if day is None:
-        day, why = graphview.opening_day(c.facts(), today=dt.date.today())
+        day, why = opening(c.path, c.read_only, c.version, dt.date.today())
         if why:
             st.session_state["as_of_notice"] = (day, why)
     st.session_state.setdefault("as_of", day)
@@ -354,8 +393,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
     The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL; another
     ``state`` key keeps a second choice of its own (the Paths page's target).
     """
-    ranking = entity_ranking(c.path, c.read_only, c.version)
-    known = set(ranking["id"].to_list())
+    known, top, labels, counts = entity_choices(c.path, c.read_only, c.version, limit)
     current = st.session_state.get(state)
 
     def choose(entity_id: str | None) -> None:
@@ -366,7 +404,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
 
     if current is not None and current not in known:
         current = None
-    ids: list[str | None] = ranking.head(limit)["id"].to_list()
+    ids: list[str | None] = list(top)
     if current is not None and current not in ids:
         ids.append(current)
     if allow_none:
@@ -376,8 +414,6 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
         choose(current)
     if not ids:
         return None
-    labels = dict(zip(ranking["id"].to_list(), ranking["name"].to_list()))
-    counts = dict(zip(ranking["id"].to_list(), ranking["facts"].to_list()))
 
     def fmt(option: str | None) -> str:
         return none_label if option is None else f"{labels.get(option, option)}  ·  {counts.get(option, 0)} facts"
@@ -404,7 +440,7 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
 
     left, right = columns or st.columns([3, 2])
     left.selectbox(label, ids, format_func=fmt, key=select_key, on_change=picked,
-                   help=f"The {min(limit, ranking.height):,} most connected entities; type on the right for any other.")
+                   help=f"The {len(top):,} most connected entities; type on the right for any other.")
     right.text_input("…or type a name or alias", key=typed_key, on_change=typed, placeholder="e.g. My API")
     if st.session_state.get(f"{key}_miss"):
         st.warning(st.session_state.pop(f"{key}_miss"))
@@ -477,6 +513,15 @@ def show_graph(view: graphview.GraphView, height: int) -> None:
         import streamlit.components.v1 as components
 
         components.html(html, height=height)
+
+
+def lazy_expander(label: str, *, key: str) -> tuple[Any, bool]:
+    """An expander, and whether to fill it: only while it is open (opening it reruns the page), where this
+    Streamlit can tell (``st.expander(on_change="rerun")``, 1.5x); always, where it cannot."""
+    if "on_change" not in inspect.signature(st.expander).parameters:
+        return st.expander(label), True
+    box = st.expander(label, key=key, on_change="rerun")
+    return box, bool(getattr(box, "open", True))
 
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import polars as pl
 import streamlit as st
 
 from kgtoolkit.dashboard import kgdash
@@ -26,8 +25,8 @@ preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", plac
 all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
 
-view = kgdash.graph_view(c.path, c.read_only, c.version, c.window, center, hops if center else 1, tuple(preds),
-                         tuple(types), max_nodes)
+chosen = (c.path, c.read_only, c.version, c.window, center, hops if center else 1, tuple(preds), tuple(types), max_nodes)
+view = kgdash.graph_view(*chosen)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
 current = sum(edge.current for edge in view.edges)
@@ -61,8 +60,9 @@ else:
         st.rerun()
     if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
         st.switch_page(kgdash.view("entity"))
-    with st.expander(f"The {view.fact_count:,} facts drawn"):
-        drawn = c.facts_as_of().filter(pl.col("id").is_in(view.edge_ids))
-        kgdash.show_facts(drawn, key="graph_facts")
+    box, shown = kgdash.lazy_expander(f"The {view.fact_count:,} facts drawn", key="graph_facts_open")
+    if shown:  # the table (and the browser's table code, 1.5 MB of it) only once it is opened
+        with box:
+            kgdash.show_facts(kgdash.graph_facts(*chosen), key="graph_facts")
 
 kgdash.footer(c, "graph")
