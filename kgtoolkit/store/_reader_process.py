@@ -107,7 +107,9 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
             try:
                 # Pinned by our own write lock (the caller holds the graph's write transaction and waits for this
                 # answer: nothing can commit meanwhile), or by the lock just taken: two connections see one snapshot.
-                counter = pin if pin is not None else None if split.get("pin", True) else _Connection(uri, timeout)
+                counter = pin
+                if pin is None and not split.get("pin", True):
+                    counter = _Connection(uri, timeout)
                 if counter is not None:
                     try:
                         lo, hi = counter.table("SELECT min(id), max(id) FROM facts").to_pylist()[0].values()
