@@ -17,7 +17,10 @@ distances (the last step of each walk reads many facts that lead nowhere within 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Sequence
+from itertools import compress
+from operator import itemgetter, not_
 from typing import Any, NamedTuple
 
 from .._checks import whole_number
@@ -165,11 +168,12 @@ def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, 
     other end, way): a hub in the frontier adds thousands of facts that only count, except the page shown, so no
     full fact is made but the page's.
 
-    Each fact the hop adds is counted once: a fact appears twice only when both its ends are in the frontier and
-    the walk goes both ways, and then its incoming row is left out (the outgoing one is the way it was walked, as
-    :func:`neighbors` keeps the first row by id and way). Counting here rather than in SQL reads the hop once: an
-    SQL count of the distinct entities, then the page, read it twice and cost more (the distinct is a temporary
-    B-tree of text keys)."""
+    Each fact the hop adds is counted once: a fact's id is in the rows twice only when the walk goes both ways and
+    both its ends are in the frontier, and its outgoing row comes first by (id, way), so its incoming row is never
+    read alone; the facts added are the distinct ids not found before, each walked its first way (as
+    :func:`neighbors` keeps the first row by id and way). The counts are set operations over whole columns, so a
+    hub's thousands of rows cost no Python loop. Counting in SQL instead read the hop twice and cost more (its
+    distinct is a temporary B-tree of text keys)."""
     room = max(room, 0)
     rows: list[tuple[Any, ...]] = []
     more = False
@@ -181,13 +185,12 @@ def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, 
         if more:
             rows = cur.execute(f"SELECT id, there, way FROM ({sql}) u ORDER BY id, way LIMIT :room",
                                {**params, "room": room}).fetchall()
-    seen = set(found)
-    both = direction == "both"
-    ends = set(frontier) if both else set()
-    adds = sorted((int(i), int(way)) for i, there, way in rows
-                  if i not in seen and not (both and way and there in ends))
-    entities = len({there for _, there, _ in rows}.difference(known))
-    page = adds[skip:] if take is None else adds[skip:skip + take]
+    ids = list(map(itemgetter(0), rows))
+    adds = set(ids).difference(found)
+    outgoing = set(compress(ids, map(not_, map(itemgetter(2), rows))))
+    entities = len(set(map(itemgetter(1), rows)).difference(known))
+    chosen = sorted(adds)[skip:] if take is None else heapq.nsmallest(skip + take, adds)[skip:]
+    page = [(int(i), 0 if i in outgoing else 1) for i in chosen]
     return _LastHop(len(rows), more, len(adds), entities, page)
 
 
