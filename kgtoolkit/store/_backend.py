@@ -80,6 +80,19 @@ class Dialect:
         """A subquery of the values of list parameter ``:param`` (made by :meth:`list_param`)."""
         return f"(SELECT value FROM json_each(:{param}))"
 
+    def array_agg(self, expr: str) -> str:
+        """An aggregate of ``expr`` over a query's rows as one value, which :meth:`array` reads as a list: many
+        light rows come into Python as one value decoded at once, several times faster than row by row (SQLite: a
+        JSON array)."""
+        return f"json_group_array({expr})"
+
+    def array(self, value: Any) -> list[Any]:
+        """The list of a value made by :meth:`array_agg`."""
+        import json
+
+        out: list[Any] = json.loads(value)
+        return out
+
     def contains(self, haystack: str, needle: str) -> str:
         """True when the text ``needle`` occurs in ``haystack``."""
         return f"instr({haystack}, {needle}) > 0"

@@ -70,6 +70,12 @@ class PostgresDialect(Dialect):
     def values(self, param: str, kind: str = "text") -> str:
         return f"(SELECT unnest(CAST(:{param} AS {kind}[])) AS value)"
 
+    def array_agg(self, expr: str) -> str:
+        return f"array_agg({expr})"
+
+    def array(self, value: Any) -> list[Any]:
+        return list(value) if value is not None else []  # no rows: NULL
+
     def contains(self, haystack: str, needle: str) -> str:
         return f"strpos({haystack}, {needle}) > 0"
 

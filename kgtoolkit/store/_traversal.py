@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress
-from operator import itemgetter, not_
 from typing import Any, NamedTuple
 
 from .._checks import whole_number
@@ -152,46 +150,52 @@ def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, pred
 
 class _LastHop(NamedTuple):
     """The last hop of a walk, counted: the rows it read (at most the room left), whether there were more, the
-    facts and entities it adds, and one page of the facts it adds as ``(id, way)``, by id."""
+    facts and entities it adds, and the ids of one page of the facts it adds, in order."""
 
     rows: int
     more: bool
     facts: int
     entities: int
-    page: list[tuple[int, int]]
+    page: list[int]
 
 
 def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
               w: When, room: int, found: Iterable[int], known: Iterable[str], skip: int,
               take: int | None) -> _LastHop:
-    """The last hop as :func:`_rows` reads it (its first ``room`` rows by id), counted from its light rows (id,
-    other end, way): a hub in the frontier adds thousands of facts that only count, except the page shown, so no
+    """The last hop as :func:`_rows` reads it (its first ``room`` rows by id and way), counted from its light rows
+    (id, other end): a hub in the frontier adds thousands of facts that only count, except the page shown, so no
     full fact is made but the page's.
 
     Each fact the hop adds is counted once: a fact's id is in the rows twice only when the walk goes both ways and
     both its ends are in the frontier, and its outgoing row comes first by (id, way), so its incoming row is never
-    read alone; the facts added are the distinct ids not found before, each walked its first way (as
-    :func:`neighbors` keeps the first row by id and way). The counts are set operations over whole columns, so a
-    hub's thousands of rows cost no Python loop. Counting in SQL instead read the hop twice and cost more (its
-    distinct is a temporary B-tree of text keys)."""
+    read alone; the facts added are the distinct ids not found before. Each column comes into Python as one array
+    (:meth:`Dialect.array_agg`) and is counted with set operations: read row by row, a hub's rows cost more than
+    the scan. Counting in SQL instead read the hop twice and cost more (its distinct is a temporary B-tree of text
+    keys). The way each page fact was walked is :func:`_first_way`, from its subject."""
     room = max(room, 0)
-    rows: list[tuple[Any, ...]] = []
+    ids: list[int] = []
+    ends: list[str] = []
     more = False
     if frontier:
         sql, params = _around(d, frontier, direction, predicates, w)
         # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
-        rows = cur.execute(f"SELECT id, there, way FROM ({sql}) u LIMIT :beyond", {**params, "beyond": room + 1}).fetchall()
-        more = len(rows) > room
+        lists = f"SELECT {d.array_agg('id')}, {d.array_agg('there')} FROM (SELECT id, there FROM ({sql}) u{{}} LIMIT :n) v"
+        ids, ends = map(d.array, cur.execute(lists.format(""), {**params, "n": room + 1}).fetchone())
+        more = len(ids) > room
         if more:
-            rows = cur.execute(f"SELECT id, there, way FROM ({sql}) u ORDER BY id, way LIMIT :room",
-                               {**params, "room": room}).fetchall()
-    ids = list(map(itemgetter(0), rows))
+            ids, ends = map(d.array, cur.execute(lists.format(" ORDER BY id, way"), {**params, "n": room}).fetchone())
     adds = set(ids).difference(found)
-    outgoing = set(compress(ids, map(not_, map(itemgetter(2), rows))))
-    entities = len(set(map(itemgetter(1), rows)).difference(known))
-    chosen = sorted(adds)[skip:] if take is None else heapq.nsmallest(skip + take, adds)[skip:]
-    page = [(int(i), 0 if i in outgoing else 1) for i in chosen]
-    return _LastHop(len(rows), more, len(adds), entities, page)
+    entities = len(set(ends).difference(known))
+    page = sorted(adds)[skip:] if take is None else heapq.nsmallest(skip + take, adds)[skip:]
+    return _LastHop(len(ids), more, len(adds), entities, [int(i) for i in page])
+
+
+def _first_way(fact: Fact, direction: str, frontier: set[str]) -> str:
+    """The way a walk from ``frontier`` going ``direction`` first reads ``fact`` (by (id, way), outgoing first):
+    outgoing whenever its subject is in the frontier."""
+    if direction == "both":
+        return "outgoing" if fact.subject in frontier else "incoming"
+    return direction
 
 
 def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
@@ -267,12 +271,16 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
     page = [(fid, way) for fid, (_, way) in (order[offset:] if limit is None else order[offset:offset + limit])]
     total, reached = len(order), len(distance)
     if last is not None:
-        page += [(fid, "incoming" if way else "outgoing") for fid, way in last.page]
         total, reached = total + last.facts, reached + last.entities
-    walked = _walked(cur, d, (fid for fid, _ in page), w.known)
+    walked = _walked(cur, d, [fid for fid, _ in page] + (last.page if last is not None else []), w.known)
     shown = [walked(fid, way) for fid, way in page]
-    ends = {center} | {f.subject for f in shown} | {f.object for f in shown}
-    names = _names(cur, d, ends)
+    if last is not None:
+        ways = set(frontier)
+        shown += [walked(fid, _first_way(walked(fid, None), direction, ways)) for fid in last.page]
+    names = {f.subject: f.subject_name for f in shown} | {f.object: f.object_name for f in shown}
+    if center not in names:
+        names |= _names(cur, d, [center])
+    ends = set(names) | {center}
     # An end not reached before the last hop was reached by it.
     entities = sorted((Reached(e, names.get(e, e), distance.get(e, hops)) for e in ends), key=lambda r: (r.hops, r.id))
     return Neighborhood(center, hops, tuple(entities), tuple(shown), total, reached, offset, visited,
