@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_suite.py --readme
 	$(BIN)/python benchmarks/bench_postgres.py --json benchmarks/results-postgres.json
 	$(BIN)/python benchmarks/bench_speed.py --readme
+	$(BIN)/python benchmarks/bench_traversal.py --facts 1000000 --samples 100 --json benchmarks/results-traversal.json
 	$(BIN)/python benchmarks/bench_retrieval.py --readme --json benchmarks/results-retrieval.json
 
 bench-quick: $(STAMP)
