@@ -274,9 +274,9 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
         total, reached = total + last.facts, reached + last.entities
     walked = _walked(cur, d, [fid for fid, _ in page] + (last.page if last is not None else []), w.known)
     shown = [walked(fid, way) for fid, way in page]
-    if last is not None:
-        ways = set(frontier)
-        shown += [walked(fid, _first_way(walked(fid, None), direction, ways)) for fid in last.page]
+    if last is not None:  # ``frontier`` is the last hop's
+        starts = set(frontier)
+        shown += [walked(fid, _first_way(walked(fid, None), direction, starts)) for fid in last.page]
     names = {f.subject: f.subject_name for f in shown} | {f.object: f.object_name for f in shown}
     if center not in names:
         names |= _names(cur, d, [center])
