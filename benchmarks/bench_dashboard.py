@@ -11,11 +11,16 @@ clock from ``page.goto`` until the vis-network canvas inside the graph's iframe 
 
 * ``cold``   the first page load after the server started: reads the file (``frames.facts``),
              builds the view, renders and draws it (no Streamlit cache yet);
-* ``warm``   a new browser session on the same server (``--repeat`` times; the median is reported):
-             the frames come from ``st.cache_data``, the page still builds its widgets and draws;
+* ``warm``   a first view on a warm server: a new browser profile (no HTTP cache) on the same server
+             (``--repeat`` times; the median is reported): the frames come from the server's cache, the
+             page still builds its widgets, and the browser downloads and compiles Streamlit's front end
+             and the code of each kind of widget, then draws;
+* ``repeat`` a repeat view on a warm server: a new tab in a browser profile that has opened the page
+             once (its HTTP cache warm, as for a person opening the dashboard again): what is left is the
+             page's run, its widgets' rendering and the drawing;
 * ``date``   changing the sidebar date on a loaded page until the redrawn graph shows other nodes
              (one in-memory ``as_of`` filter of the cached frame, a new view, a redraw);
-* ``floor``  the same, warm, for a bare Streamlit page that shows only the same picture (the page
+* ``floor``  the same, warm and repeat, for a bare Streamlit page that shows only the same picture (the page
              ``render_html`` makes for the default view, in ``st.iframe``): what Streamlit's own front
              end and the drawing cost on this machine now, whatever the Graph page adds.
 
@@ -170,6 +175,18 @@ def main() -> None:
                     context = browser.new_context(viewport=viewport)
                     times.append(_first_draw(context.new_page(), target)[0])
                     context.close()
+            # Repeat views: one browser profile per server, opened once; each timed view a new tab in it.
+            profiles = {target: browser.new_context(viewport=viewport) for target in (url, floor_url)}
+            for target, context in profiles.items():
+                _first_draw(context.new_page(), target)
+            repeat, floor_repeat = [], []
+            for _ in range(options.repeat):
+                for target, times in ((url, repeat), (floor_url, floor_repeat)):
+                    tab = profiles[target].new_page()
+                    times.append(_first_draw(tab, target)[0])
+                    tab.close()
+            for context in profiles.values():
+                context.close()
             context = browser.new_context(viewport=viewport)
             page = context.new_page()
             _, before = _first_draw(page, url)
@@ -195,6 +212,8 @@ def main() -> None:
         "cold_first_draw_s": round(cold, 3), "warm_first_draw_s": round(statistics.median(warm), 3),
         "warm_runs_s": [round(w, 3) for w in warm], "date_change_redraw_s": round(date_s, 3),
         "floor_first_draw_s": round(statistics.median(floor), 3), "floor_runs_s": [round(f, 3) for f in floor],
+        "repeat_view_s": round(statistics.median(repeat), 3), "repeat_runs_s": [round(r, 3) for r in repeat],
+        "floor_repeat_view_s": round(statistics.median(floor_repeat), 3),
         "nodes_drawn": len(nodes.split("|")) if nodes else 0,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }

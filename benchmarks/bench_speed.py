@@ -32,7 +32,9 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
                     fact above it), beside the whole-graph digest the release before computed after every write
                     (:func:`old_digest`, kept here as that release's SQL).
 * ``dashboard``     ``bench_dashboard.py`` (Streamlit + Playwright with Debian's Chromium) on 100,000 facts of the
-                    project's generator: warm first drawing of the Graph page (≤ 2 s) and a date change (≤ 1 s);
+                    project's generator: warm first drawing of the Graph page (≤ 2 s), as a repeat view (a new
+                    tab of a browser that opened the page before) and as a first view (a new browser profile,
+                    which downloads and compiles Streamlit's front end), and a date change (≤ 1 s);
                     beside it, in the same run, a bare Streamlit page showing only the same picture (the floor:
                     Streamlit's front end and the drawing on this machine now), and the data work behind the
                     page without a browser (frames, labels, as_of filter, graphview.build, render_html).
@@ -549,8 +551,9 @@ def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         return out
     out["browser"] = json.loads(result.read_text())
     b = out["browser"]
-    say(f"  browser: cold {b['cold_first_draw_s']:.2f} s, warm {b['warm_first_draw_s']:.2f} s, "
-        f"date change {b['date_change_redraw_s']:.2f} s; bare page with the same picture {b['floor_first_draw_s']:.2f} s")
+    say(f"  browser: cold {b['cold_first_draw_s']:.2f} s, warm first view {b['warm_first_draw_s']:.2f} s, repeat view "
+        f"{b['repeat_view_s']:.2f} s, date change {b['date_change_redraw_s']:.2f} s; bare page with the same picture "
+        f"{b['floor_first_draw_s']:.2f} s, repeat view {b['floor_repeat_view_s']:.2f} s")
     return out
 
 
@@ -621,7 +624,14 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     d = r.get("dashboard", {"facts": 0, "data_work_seconds": float("nan"), "browser": "not run"})
     b = d.get("browser")
     if isinstance(b, dict):
-        rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s", f"{b['warm_first_draw_s']:.2f} s",
+        if "repeat_view_s" in b:
+            rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a repeat view (warm server, "
+                         "browser cache warm, new tab)", f"{b['repeat_view_s']:.2f} s",
+                         f"bare Streamlit page with the same picture {b['floor_repeat_view_s']:.2f} s",
+                         f"{b['repeat_view_s'] / 2:.2f}× the target ({b['repeat_view_s'] / b['floor_repeat_view_s']:.2f}× "
+                         "the bare page)", met(b["repeat_view_s"] <= 2)))
+        rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a first view (warm server, "
+                     "new browser profile)", f"{b['warm_first_draw_s']:.2f} s",
                      (f"bare Streamlit page with the same picture {b['floor_first_draw_s']:.2f} s; " if "floor_first_draw_s"
                       in b else "") + f"cold {b['cold_first_draw_s']:.2f} s; data work {d['data_work_seconds']:.2f} s",
                      f"{b['warm_first_draw_s'] / 2:.2f}× the target" + (f" ({b['warm_first_draw_s'] / b['floor_first_draw_s']:.2f}× "
