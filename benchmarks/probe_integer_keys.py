@@ -18,8 +18,8 @@ both, alternately, in one run:
     python benchmarks/probe_integer_keys.py --facts 1000000 [--db graph.sqlite3] [--samples 100] [--json F]
 
 ``--db``: an existing graph file to probe (a copy is made: the probe adds tables); else a graph of
-``kgtoolkit.generate`` (seed 7) is imported. SQLite only: PostgreSQL's indexes and reads would shrink in the same
-way, but not by more (its rows carry a larger header). Times are wall-clock medians; never used as a test.
+``kgtoolkit.generate`` (seed 7) is imported. SQLite only (PostgreSQL was not probed). Times are wall-clock
+medians; never used as a test.
 """
 
 from __future__ import annotations
