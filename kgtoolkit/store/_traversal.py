@@ -178,12 +178,18 @@ def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, 
     more = False
     if frontier:
         sql, params = _around(d, frontier, direction, predicates, w)
+
+        def lists(order: str, n: int) -> tuple[list[int], list[str]]:  # the first n rows' ids and other ends
+            id_array, end_array = cur.execute(
+                f"SELECT {d.array_agg('id')}, {d.array_agg('there')} FROM (SELECT id, there FROM ({sql}) u{order} "
+                "LIMIT :n) v", {**params, "n": n}).fetchone()
+            return d.array(id_array), d.array(end_array)
+
         # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
-        lists = f"SELECT {d.array_agg('id')}, {d.array_agg('there')} FROM (SELECT id, there FROM ({sql}) u{{}} LIMIT :n) v"
-        ids, ends = map(d.array, cur.execute(lists.format(""), {**params, "n": room + 1}).fetchone())
+        ids, ends = lists("", room + 1)
         more = len(ids) > room
         if more:
-            ids, ends = map(d.array, cur.execute(lists.format(" ORDER BY id, way"), {**params, "n": room}).fetchone())
+            ids, ends = lists(" ORDER BY id, way", room)
     adds = set(ids).difference(found)
     entities = len(set(ends).difference(known))
     page = sorted(adds)[skip:] if take is None else heapq.nsmallest(skip + take, adds)[skip:]
