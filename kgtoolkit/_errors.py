@@ -12,7 +12,8 @@ on, and ``data`` (the offending field and value, the file, suggestions, ...)::
     │   ├── UnknownType          unknown_type        an entity type outside the graph's vocabulary
     │   └── InvalidRows          invalid_rows        an import or restore refused whole: data["rows"] names each bad row
     ├── NotFound                 not_found           a name that resolves to no entity (with suggestions)
-    ├── NotCurrent               not_current         invalidate/supersede of a fact that is not current
+    ├── NotCurrent               not_current         invalidate/supersede of a fact with no open end (ended,
+    │                                                scheduled to end, or never recorded)
     ├── AliasConflict            alias_conflict      an alias that is already an entity or another's alias
     ├── ReadOnly                 read_only           a write on a graph that is read-only: opened so, a file or
     │                                                folder this user cannot write, a read-only file system or

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
-from ._time import now_key, parse_bound
+from ._validity import Clock, key, state
 
 __all__ = [
     "AddResult",
@@ -28,9 +28,10 @@ __all__ = [
 Direction = Literal["outgoing", "incoming", "both"]
 T = TypeVar("T")
 
-#: A fact's state (contract §4, §12): a state fact is ``current`` (open-ended and started), ``scheduled``
-#: (open-ended, starting after now) or ``ended`` (it has a ``valid_to``); an event is ``occurred`` once it has
-#: happened (its start is not after now) and ``scheduled`` before; never ``current`` nor ``ended``.
+#: A fact's state (contract §4, §12): a state fact is ``current`` (started, and no ``valid_to`` or one after now),
+#: ``scheduled`` (starting after now) or ``ended`` (its end is at or before now; a date end ``D`` ends it on
+#: ``D``); an event is ``occurred`` once it has happened (its start is not after now) and ``scheduled`` before;
+#: never ``current`` nor ``ended``.
 FactState = Literal["current", "scheduled", "ended", "occurred"]
 
 #: A fact's kind (contract §12): ``event`` (it happened at a time: its predicate or its whole graph is declared
@@ -40,16 +41,17 @@ FactKind = Literal["state", "event"]
 
 def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = None, *,
                kind: FactKind = "state") -> FactState:
-    """The state of a fact with these bounds (and this ``kind``) at ``now`` (a key; default: the real now).
+    """The state of a fact with these bounds (and this ``kind``) at ``now`` (a key; default: the real now), by the
+    rules of :mod:`._validity`: current while started and not yet ended (a date end ``D`` ends the fact on ``D``).
 
-    A date start is the whole day, so a fact starting today has started; a datetime start has started at
-    that instant. An event is ``occurred`` once started, whatever its end.
+    >>> fact_state("2025-01-03", "2031-01-03", now=key("2026-12-05"))
+    'current'
+    >>> fact_state("2025-01-03", "2031-01-03", now=key("2031-01-03")), fact_state("2031-01-03", None, now=key("2031-01-03"))
+    ('ended', 'current')
     """
-    if kind != "event" and valid_to is not None:
-        return "ended"
-    if valid_from is not None and parse_bound(valid_from, field="valid_from").key > (now_key() if now is None else now):
-        return "scheduled"
-    return "occurred" if kind == "event" else "current"
+    clock = Clock.real() if now is None else Clock.at(now)
+    return state(key(valid_from), key(valid_to, end=True), clock.now, clock.day_last,  # type: ignore[return-value]
+                 event=kind == "event")
 
 
 def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
@@ -109,9 +111,9 @@ class Fact(_Record):
 
     ``kind`` is ``event`` when the fact happened at a time rather than held over an interval (its predicate
     or its whole graph is declared an event, or ``valid_from`` equals ``valid_to``), else ``state``.
-    A state fact is ``current`` iff ``valid_to`` is None and it has started (no ``valid_from``, or one at or
-    before now); an open-ended fact starting after now is ``scheduled``; one with a ``valid_to`` is
-    ``ended``. An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.
+    A state fact is ``current`` iff it has started (no ``valid_from``, or one at or before now) and has not
+    ended (no ``valid_to``, or one after now: a date end ``D`` ends it on ``D``, the day its successor starts);
+    one starting after now is ``scheduled``; one whose end has come is ``ended`` (:mod:`._validity`). An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.
     The state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
 
     ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
@@ -242,8 +244,8 @@ class ConflictGroup(_Record):
     """A (subject, predicate) pair with more than one distinct object.
 
     ``current`` and ``scheduled`` count its facts in those states. ``planned_switch`` is the start of its
-    first scheduled fact when a fact of another object runs up to it (a current fact, or one ending on or
-    after that start): a switch planned for that date. ``switch_overlaps`` when both would be valid at once
+    first scheduled fact when a started fact of another object runs up to it (an open-ended one, or one
+    ending on or after that start): a switch planned for that date. ``switch_overlaps`` when both would be valid at once
     after that start (the other fact is open-ended or ends after the start's day); ``suggestion`` is then the
     agent-tool request that resolves it (a ``supersede`` at that date), when one does.
 

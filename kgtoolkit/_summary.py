@@ -43,19 +43,23 @@ def _plain_markdown(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def _line(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None) -> str:
-    """One fact's line; its predicate shown by its label (its first spelling, contract §13)."""
-    since = f" (since {fact.valid_from})" if fact.valid_from else ""
+def _line(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None, *, span: bool = True) -> str:
+    """One fact's line; its predicate shown by its label (its first spelling, contract §13); ``span``: its dates
+    (``since``, and ``until`` a planned end of a current fact, contract §4)."""
+    dates = [f"since {fact.valid_from}"] if fact.valid_from and span else []
+    if fact.valid_to and span:
+        dates.append(f"until {fact.valid_to}")
+    when = f" ({', '.join(dates)})" if dates else ""
     predicate = _plain_markdown((labels or {}).get(fact.predicate, fact.predicate))
     if fact.subject == entity_id:
-        return f"- {predicate} → {quoted(fact.object_name)}{since}"
-    return f"- {quoted(fact.subject_name)} → {predicate} → {quoted(fact.object_name)}{since}"
+        return f"- {predicate} → {quoted(fact.object_name)}{when}"
+    return f"- {quoted(fact.subject_name)} → {predicate} → {quoted(fact.object_name)}{when}"
 
 
 def _planned(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None) -> str:
-    """A scheduled fact on the ``Planned:`` line: ``predicate → object from 2027-06-01``."""
-    text = _line(fact, entity_id, labels)[2:].removesuffix(f" (since {fact.valid_from})")
-    return f"{text} from {fact.valid_from}"
+    """A scheduled fact on the ``Planned:`` line: ``predicate → object from 2027-06-01`` (``until`` its end)."""
+    until = f" until {fact.valid_to}" if fact.valid_to else ""
+    return f"{_line(fact, entity_id, labels, span=False)[2:]} from {fact.valid_from}{until}"
 
 
 def _reasons(fact: Fact, label: str | None = None) -> tuple[str, ...]:
@@ -73,8 +77,8 @@ def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: 
     """Compact Markdown of the top entities (by current-fact count) and their current facts.
 
     ``style="main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``. With
-    ``as_of``, "current" means valid on that date. Without it, scheduled facts (contract §4: open-ended,
-    starting after now) are not current: an entity's are listed on one ``Planned:`` line, screened alike. Each fact is printed once, under the first
+    ``as_of``, "current" means valid on that date. Without it, scheduled facts (contract §4: starting after
+    now) are not current: an entity's are listed on one ``Planned:`` line, screened alike. Each fact is printed once, under the first
     listed entity it touches; facts that look like prompt injection are withheld and counted.
     """
     if style not in _STYLES:

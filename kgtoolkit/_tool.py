@@ -249,7 +249,7 @@ DIRECTION = _param("direction", "string", "outgoing (entity is subject), incomin
                    enum=("both", "outgoing", "incoming"))
 AS_OF = _param("as_of", "string", "Only facts valid on this date.")
 KNOWN_AT = _param("known_at", "string", "What the graph believed at this moment (transaction time).")
-CURRENT_ONLY = _param("current_only", "boolean", "Only facts that are still current.")
+CURRENT_ONLY = _param("current_only", "boolean", "Only facts valid now (started and not yet ended; never a scheduled one).")
 LIMIT = _param("limit", "integer", f"At most this many items. List actions (query, search, timeline, conflicts, "
                                    f"aliases, predicates): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
                                    "page on with offset = next_offset. summary: how many entities.", minimum=0)

@@ -44,6 +44,7 @@ from ._errors import InvalidRequest
 from ._names import normalize_name, normalize_predicate
 from ._records import is_event
 from ._time import TimeInput, parse_window
+from ._validity import Clock, frame_keys, scheduled, state_expr, valid_at
 from .frames import FACTS_SCHEMA
 
 if TYPE_CHECKING:
@@ -196,14 +197,10 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         same = (is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
                 if "valid_from" in df.columns and "valid_to" in df.columns else pl.lit(False))
         df = df.with_columns(pl.when(same).then(pl.lit("event")).otherwise(pl.lit("state")).alias("kind"))
-    event = pl.col("kind") == "event"
-    later = pl.col("start").is_not_null() & (pl.col("start") > dt.datetime.now(_UTC))
+    state = state_expr(*frame_keys(), pl.col("kind") == "event", Clock.real())  # contract §4, one rule
     defaults: dict[str, pl.Expr] = {
         "subject_name": pl.col("subject"), "object_name": pl.col("object"), "object_is_value": pl.lit(False),
-        "current": ~event & pl.col("end").is_null() & ~later,
-        "state": pl.when(event & later).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
-        .when(pl.col("end").is_not_null()).then(pl.lit("ended")).when(later).then(pl.lit("scheduled"))
-        .otherwise(pl.lit("current")),
+        "current": state == "current", "state": state,
     }
     fill = [defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in FACT_COLUMNS.items() if name not in df.columns]
@@ -241,6 +238,11 @@ def _since_until(since: Moment, until: Moment) -> tuple[dt.datetime | None, dt.d
     if lo is not None and hi is not None and hi < lo:
         raise InvalidRequest(f"until {until} is before since {since}", field="until", value=str(until))
     return lo, hi
+
+
+def _key(moment: dt.datetime) -> int:
+    """The interval key of an instant (microseconds since 1970-01-01 UTC, :mod:`._time`)."""
+    return (moment - dt.datetime(1970, 1, 1, tzinfo=_UTC)) // dt.timedelta(microseconds=1)
 
 
 def _now(now: Moment) -> dt.datetime:
@@ -363,10 +365,11 @@ def gantt(
 ) -> Frame:
     """One bar per fact, ready for a Gantt chart: ``label``, ``start``, ``end``, ``current``, ``state``.
 
-    ``state`` is the fact's state on ``as_of`` (default: ``now``) by the store's rule (a day counts
-    whole, both ends count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a
-    chart of a past date colours the bars as they stood on it; an event (contract §12) is ``occurred`` once
-    started, never current nor ended.
+    ``state`` is the fact's state on ``as_of`` by the store's ``as_of`` rule (a day counts whole, both ends
+    count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a chart of a past date
+    colours the bars as they stood on it; without ``as_of``, its state at ``now`` (contract §4: a fact ending
+    today is ended, its successor starting today current). An event (contract §12) is ``occurred`` once started,
+    never current nor ended.
 
     Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
     a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
@@ -386,8 +389,15 @@ def gantt(
         raise InvalidRequest(f"label must be fact, subject, predicate or object, not {label!r}", field="label",
                              value=str(label))
     moment = _now(now)
-    day_lo = _moment(as_of, field="as_of") or moment
-    day_hi = _moment(as_of, field="as_of", end=True) or moment
+    start, end = frame_keys()
+    event = pl.col("kind") == "event"
+    if as_of is None or as_of == "":
+        state = state_expr(start, end, event, Clock.at(_key(moment)))
+    else:
+        window = parse_window(as_of, field="as_of")
+        lo, hi = pl.lit(window.lo), pl.lit(window.hi)
+        state = (pl.when(scheduled(start, hi)).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
+                 .when(valid_at(start, end, lo, hi)).then(pl.lit("current")).otherwise(pl.lit("ended")))
     df, was_pandas = _frame(facts)
     df = _filter(df, entity, predicate).filter(pl.col("start").is_not_null())
     text = {
@@ -399,10 +409,7 @@ def gantt(
     bars = df.select(
         "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
         pl.col("end").is_null().alias("open_end"), "current",
-        pl.when(pl.col("start") > pl.lit(day_hi).cast(_MOMENT)).then(pl.lit("scheduled"))
-        .when(pl.col("kind") == "event").then(pl.lit("occurred"))
-        .when(pl.col("end").is_null() | (pl.col("end") >= pl.lit(day_lo).cast(_MOMENT))).then(pl.lit("current"))
-        .otherwise(pl.lit("ended")).alias("state"),
+        state.alias("state"),
     ).with_columns(
         (pl.col("end") - pl.col("start")).alias("duration"),
         pl.col("end").clip(upper_bound=_LAST),  # a valid_to of 9999-12-31 closes past the last datetime
@@ -491,8 +498,8 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
 
 def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
     """``planned_switch`` and ``switch_overlaps`` of each group, as the store's ``_conflict_group`` decides them:
-    at the first scheduled fact S's start, when a fact of another object is current (overlapping) or ends on or
-    after S's start (overlapping when it ends after S's start day; a date end is its whole day)."""
+    at the first scheduled fact S's start, when a started fact of another object is open-ended (overlapping) or
+    ends on or after S's start (overlapping when it ends after S's start day; a date end is its whole day)."""
     scheduled = pl.col("state") == "scheduled"
     firsts = (df.filter(scheduled).group_by(["subject", "predicate"], maintain_order=True)
               .agg(pl.col("start").first().alias("_s_start"), pl.col("valid_from").first().alias("_s_text"),
@@ -501,12 +508,11 @@ def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
     day = dt.timedelta(days=1) - dt.timedelta(microseconds=1)
     end_lo = pl.when(pl.col("valid_to").str.contains("T")).then(pl.col("end")).otherwise(pl.col("end") - day)
     other = (pl.col("_key") != pl.col("_s_key")) & ~scheduled
-    ended = pl.col("state") == "ended"
-    current = pl.col("state") == "current"
+    open_end = pl.col("end").is_null()
     flags = (df.join(firsts, on=["subject", "predicate"], how="inner")
              .group_by(["subject", "predicate"])
-             .agg((other & (current | (ended & (pl.col("end") >= pl.col("_s_start"))))).any().alias("_running"),
-                  (other & (current | (ended & (end_lo > pl.col("_s_start"))))).any().alias("switch_overlaps"),
+             .agg((other & (open_end | (pl.col("end") >= pl.col("_s_start")))).any().alias("_running"),
+                  (other & (open_end | (end_lo > pl.col("_s_start")))).any().alias("switch_overlaps"),
                   pl.col("_s_text").first())
              .select("subject", "predicate",
                      pl.when(pl.col("_running")).then(pl.col("_s_text")).alias("planned_switch"),

@@ -58,7 +58,7 @@ DbOption = Annotated[str | None, typer.Option("--db", help="The graph: a file pa
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 AsOf = Annotated[str | None, typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
 KnownAt = Annotated[str | None, typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
-Current = Annotated[bool, typer.Option("--current", help="Only current facts.")]
+Current = Annotated[bool, typer.Option("--current", help="Only facts valid now (started, not yet ended).")]
 Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items (default: all).")]
 Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many items first.")]
 Predicates = Annotated[list[str] | None, typer.Option("--predicate", help="Only facts of this predicate (repeatable).")]

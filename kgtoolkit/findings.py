@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 from ._errors import InvalidRequest
 from ._page import Page
 from ._records import _Record
-from ._time import OPEN_END
+from ._time import OPEN_END, now_key
+from ._validity import scheduled
 
 if TYPE_CHECKING:
     from .store import KnowledgeGraph
@@ -61,13 +62,12 @@ class Finding(_Record):
 
 
 def _single_valued(kg: KnowledgeGraph, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
-    from ._records import fact_state
-
     found: list[Finding] = []
     groups: dict[tuple[str, str], list[tuple[int, str, int, int]]] = {}
-    for fact_id, subject, predicate, key, start, end, valid_from in rows:
-        if fact_state(valid_from, None if end is None else "x") == "scheduled":
-            continue  # scheduled_overlap's
+    now = now_key()
+    for fact_id, subject, predicate, key, start, end, _valid_from in rows:
+        if end is None and scheduled(start, now):
+            continue  # an open-ended fact starting later: scheduled_overlap's (a planned switch)
         groups.setdefault((subject, predicate), []).append((fact_id, key, start, OPEN_END if end is None else end))
     for (subject, predicate), facts in groups.items():
         for i, (id_a, key_a, start_a, end_a) in enumerate(facts):

@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from . import _validity
+from ._errors import InvalidRequest
 from ._records import is_event
-from ._time import OPEN_END, OPEN_START, TimeInput, now_key
+from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
 from ._traversal import DiffBy
+from ._validity import Clock, frame_keys, state_expr
 from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
@@ -30,7 +33,8 @@ if TYPE_CHECKING:
     import rustworkx as rx
 
 __all__ = ["ALIASES_SCHEMA", "DIFF_SCHEMA", "EDGE_ATTRIBUTES", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA",
-           "aliases", "diff", "entities", "facts", "memories", "to_networkx", "to_rustworkx", "to_store"]
+           "aliases", "diff", "entities", "facts", "memories", "to_networkx", "to_rustworkx", "to_store",
+           "valid_at"]
 
 Backend = Literal["polars", "pandas"]
 
@@ -73,7 +77,6 @@ def _out(frame: pl.DataFrame, backend: Backend) -> pl.DataFrame | pd.DataFrame:
         return frame
     if backend == "pandas":
         return frame.to_pandas(use_pyarrow_extension_array=False)
-    from ._errors import InvalidRequest
 
     raise InvalidRequest(f"backend must be 'polars' or 'pandas', not {backend!r}", field="backend", value=str(backend))
 
@@ -93,7 +96,7 @@ def facts(
     ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
     its day; null = open); ``kind`` is ``event`` or ``state`` (contract §12); ``state`` is the fact's state
     now (contract §4: ``current``, ``scheduled`` or ``ended``; an event ``occurred`` or ``scheduled``) and
-    ``current`` is true for a ``current`` fact (a state fact, open-ended and started). Filters work as in
+    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended). Filters work as in
     :meth:`KnowledgeGraph.query` (``current_only`` leaves events out); ``entity`` keeps facts where it is
     subject or object.
     """
@@ -105,14 +108,11 @@ def facts(
                                                 pl.col("type").cast(pl.String))
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
-    now = now_key()
     config = kg.config
     event = is_event(pl.lit(config.events), pl.col("predicate").is_in(sorted(config.event_predicates)),
                      pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
     kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
-    state = (pl.when(event & (pl.col("from_us") > now)).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
-             .when(pl.col("valid_to").is_not_null()).then(pl.lit("ended"))
-             .when(pl.col("from_us") > now).then(pl.lit("scheduled")).otherwise(pl.lit("current")))
+    state = state_expr(pl.col("from_us"), pl.col("to_us"), event, Clock.real())  # contract §4, one rule
 
     def shaped(part: pa.Table) -> pl.DataFrame:
         # Left joins keeping the left order: the rows stay ordered by id without a sort.
@@ -145,6 +145,27 @@ def facts(
         frame = frame.filter(pl.col("kind") == "state")
     schema = FACTS_SCHEMA
     return _out(frame.cast(schema), backend)  # type: ignore[arg-type]
+
+
+def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
+    """The rows of a facts frame (:func:`facts`) valid at ``as_of``, by the store's rule (contract §4), in memory.
+
+    A day keeps every fact whose interval touches it (both ends count), as a month or a year does
+    for its whole span, and an interval ``START/END`` (``2014-01-01/2014-03-31``) for its; a datetime
+    keeps the facts valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
+    as_of=...)`` on the same graph, without reading the file again.
+    """
+    if as_of in (None, ""):
+        return facts
+    if isinstance(as_of, str) and "/" in as_of:  # an ISO 8601 interval, START/END: facts overlapping it
+        start, _, end = as_of.partition("/")
+        low, high = parse_window(start, field="as_of").lo, parse_window(end, field="as_of").hi
+        if high < low:
+            raise InvalidRequest(f"the window {as_of!r} ends before it starts", field="as_of", value=as_of)
+    else:
+        window = parse_window(as_of, field="as_of")
+        low, high = window.lo, window.hi
+    return facts.filter(_validity.valid_at(*_validity.frame_keys(), pl.lit(low), pl.lit(high)))
 
 
 def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
@@ -241,7 +262,6 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
     """The facts between two entities valid at ``as_of``, overlapping ``during``, or current (the traversal's
     time rule, contract §11), as (edges, nodes) frames."""
     from ._errors import IntervalOrder, InvalidRequest, NotFound
-    from ._time import parse_window
 
     if during is not None:
         if as_of not in (None, ""):
@@ -268,8 +288,7 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
     if during is not None:
         frame = facts(kg)
         assert isinstance(frame, pl.DataFrame)
-        frame = frame.filter((pl.col("start").is_null() | (pl.col("start").dt.epoch("us") <= hi))
-                             & (pl.col("end").is_null() | (pl.col("end").dt.epoch("us") >= lo)))
+        frame = frame.filter(_validity.valid_at(*frame_keys(), pl.lit(lo), pl.lit(hi)))
     else:
         frame = facts(kg, as_of=as_of) if as_of not in (None, "") else facts(kg, current_only=True)
         assert isinstance(frame, pl.DataFrame)

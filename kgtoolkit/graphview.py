@@ -36,9 +36,10 @@ from typing import Any
 
 import polars as pl
 
+from . import frames
 from ._checks import whole_number
 from ._errors import InvalidRequest, require
-from ._time import TimeInput, parse_window
+from ._time import TimeInput
 
 __all__ = [
     "CDN_HOSTS",
@@ -92,7 +93,7 @@ class GraphNode:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GraphEdge:
-    """One entity-to-entity relationship to draw; ``current`` (open-ended) facts are solid, ended ones dashed grey,
+    """One entity-to-entity relationship to draw; ``current`` facts (valid now, contract §4) are solid, ended ones dashed grey,
     events (``event``: every fact of the edge is one, contract §12) solid in :data:`EVENT_EDGE`.
 
     The facts of one (subject, predicate, object) are one edge (an event graph repeats a triple on
@@ -183,26 +184,9 @@ def _instant(key: int) -> dt.datetime:
 
 
 def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
-    """The rows of a facts frame valid at ``as_of``, by the store's rule (contract §4), in memory.
-
-    A day keeps every fact whose interval touches it (both ends count), as a month or a year does
-    for its whole span, and an interval ``START/END`` (``2014-01-01/2014-03-31``) for its; a datetime
-    keeps the facts valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
-    as_of=...)`` on the same graph, without reading the file again.
-    """
-    if as_of in (None, ""):
-        return facts
-    if isinstance(as_of, str) and "/" in as_of:  # an ISO 8601 interval, START/END: facts overlapping it
-        start, _, end = as_of.partition("/")
-        low, high = parse_window(start, field="as_of").lo, parse_window(end, field="as_of").hi
-        if high < low:
-            raise InvalidRequest(f"the window {as_of!r} ends before it starts", field="as_of", value=as_of)
-    else:
-        window = parse_window(as_of, field="as_of")
-        low, high = window.lo, window.hi
-    lo, hi = pl.lit(_instant(low)).cast(_MOMENT), pl.lit(_instant(high)).cast(_MOMENT)
-    return facts.filter((pl.col("start").is_null() | (pl.col("start") <= hi))
-                        & (pl.col("end").is_null() | (pl.col("end") >= lo)))
+    """The rows of a facts frame valid at ``as_of``: :func:`kgtoolkit.frames.valid_at` (the store's rule, in
+    memory)."""
+    return frames.valid_at(facts, as_of)
 
 
 def highlight(view: GraphView, colors: Mapping[int, str], *, width: float = 2.0, dim: str | None = None) -> GraphView:

@@ -33,8 +33,12 @@ def test_state_rule_and_the_whole_day() -> None:
     assert fact_state("2024-01-01", None) == "current"
     assert fact_state(None, None) == "current"
     assert fact_state("2090-06-01", None) == "scheduled"
-    assert fact_state("2090-06-01", "2091-01-01") == "ended"  # bounded: ended, as before
+    assert fact_state("2090-06-01", "2091-01-01") == "scheduled"  # a bounded plan is a plan
     assert fact_state("2020", "2021-01-01") == "ended"
+    assert fact_state("2020", "2090-01-01") == "current"  # a known end ahead: valid now (contract §4)
+    # The switch day belongs to the new fact: a date end of today has ended, a start of today has begun.
+    assert fact_state("2020", today.isoformat()) == "ended"
+    assert fact_state("2020", (today + dt.timedelta(days=1)).isoformat()) == "current"
     # A start of today (a date) has started: the day is whole, and its first microsecond is past.
     assert fact_state(today.isoformat(), None) == "current"
     assert fact_state((today + dt.timedelta(days=1)).isoformat(), None) == "scheduled"
@@ -53,8 +57,10 @@ def test_records_say_their_state(kg: KnowledgeGraph) -> None:
         ("Postgres", "current", True), ("CockroachDB", "scheduled", False)]
     wire = facts[1].to_dict()
     assert wire["state"] == "scheduled" and wire["current"] is False
-    ended = kg.add("billing", "uses_cache", "Redis", valid_from="2020", valid_to="2090").fact
+    ended = kg.add("billing", "uses_cache", "Redis", valid_from="2020", valid_to="2021").fact
     assert ended.state == "ended" and not ended.current
+    running = kg.add("billing", "uses_cache", "Valkey", valid_from="2021", valid_to="2090").fact
+    assert running.state == "current" and running.current and running.to_dict()["current"] is True
 
 
 def test_current_only_leaves_scheduled_facts_out(kg: KnowledgeGraph) -> None:
@@ -93,13 +99,15 @@ def test_a_current_and_a_scheduled_fact_are_a_planned_switch(kg: KnowledgeGraph)
     wire = group.to_dict()
     assert wire["planned_switch"] == "2090-06-01" and wire["needs_action"] is True
     assert kg.conflicts(current_only=True) == []  # scheduled facts are not current
-    # Doing what it suggests: Postgres ends on the switch day, CockroachDB (already there) runs from it.
+    # Doing what it suggests: Postgres ends on the switch day (current until then), CockroachDB (already
+    # there) runs from it.
     request = dict(group.suggestion)
     answer = run_tool(json.dumps(request), kg=kg)
     assert answer["ok"] is True and answer["result"]["created"] is False
     (after,) = kg.conflicts()
     assert after.planned_switch == "2090-06-01" and not after.switch_overlaps and not after.needs_action
-    assert after.suggestion is None and after.current == 0 and after.scheduled == 1
+    assert after.suggestion is None and after.current == 1 and after.scheduled == 1
+    assert [f.object_name for f in kg.query("billing", current_only=True)] == ["Postgres"]
 
 
 def test_an_old_fact_ending_after_the_switch_overlaps(kg: KnowledgeGraph) -> None:
@@ -129,7 +137,7 @@ def test_frame_conflicts_agree_with_the_store(kg: KnowledgeGraph) -> None:
     want = [(g.subject, g.predicate, g.current, g.scheduled, g.planned_switch, g.switch_overlaps, g.needs_action)
             for g in kg.conflicts()]
     assert rows == want
-    assert ("lab", "led_by", 0, 1, "2090-01-01T00:00:00Z", False, False) in rows
+    assert ("lab", "led_by", 1, 1, "2090-01-01T00:00:00Z", False, False) in rows  # ada current until 2090
 
 
 # ---------------------------------------------------------------------- summary

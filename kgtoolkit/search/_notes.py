@@ -40,6 +40,8 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
     """
     if fact.current:
         note = f"current since {fact.valid_from}" if fact.valid_from else "current (start unknown)"
+        if fact.valid_to:  # a planned end (contract §4)
+            note += f", until {fact.valid_to}"
         if now:
             note += f"; also current for {fact.subject_name} → {fact.predicate}: {_names(now)}"
         return note
@@ -47,7 +49,7 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
         when = fact.valid_from or fact.valid_to or "at an unknown time"
         return f"event: {'scheduled for' if fact.state == 'scheduled' else 'occurred'} {when}"
     if fact.state == "scheduled":
-        note = f"planned: from {fact.valid_from}"
+        note = f"planned: from {fact.valid_from}" + (f" until {fact.valid_to}" if fact.valid_to else "")
         if now:
             note += f"; current until then for {fact.subject_name} → {fact.predicate}: {_names(now)}"
         return note
@@ -75,12 +77,14 @@ def _memory_note(status: str, inferred: bool, basis: Sequence[FactContext], enti
         fact = context.fact
         if context.current:
             start = f" since {fact.valid_from}" if fact.valid_from else ""
-            parts.append(f"{_triple(fact)}, current{start}")
+            until = f" until {fact.valid_to}" if fact.valid_to else ""
+            parts.append(f"{_triple(fact)}, current{start}{until}")
         elif fact.kind == "event":  # contract §12
             parts.append(f"{_triple(fact)}, an event that occurred {fact.valid_from or fact.valid_to or '(date unknown)'}"
                          if fact.state == "occurred" else f"{_triple(fact)}, an event scheduled for {fact.valid_from}")
         elif fact.state == "scheduled":
-            parts.append(f"{_triple(fact)}, planned from {fact.valid_from}")
+            until = f" until {fact.valid_to}" if fact.valid_to else ""
+            parts.append(f"{_triple(fact)}, planned from {fact.valid_from}{until}")
         else:
             text = f"{_triple(fact)}, which ended on {fact.valid_to}"
             if context.replaced_by:

@@ -570,8 +570,8 @@ def _check_facts(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]) 
             if ended and row.get(key) is None:
                 c.fail(key, None, "invalid_request", f"{key} is missing: an ended fact (with valid_to) records {what}")
             elif not ended and row.get(key) is not None:
-                c.fail(key, row[key], "invalid_request", f"{key} is set on a current fact (no valid_to); only an "
-                       "ended fact has one")
+                c.fail(key, row[key], "invalid_request", f"{key} is set on an open-ended fact (no valid_to); only "
+                       "a fact with a recorded end has one")
         obj = object_id if object_id is not None else object_value
         object_key = object_value.casefold() if object_id is None and object_value is not None else object_id
         if not ended and subject is not None and predicate is not None and object_key is not None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import _validity as v
 from .._checks import whole_number
 from .._errors import (
     AliasConflict,
@@ -42,8 +43,9 @@ from .._records import (
     Stats,
     SupersedeResult,
 )
-from .._time import TimeInput, now_key, now_text, parse_bound, parse_window, today
+from .._time import TimeInput, now_text, parse_window, today
 from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
+from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
@@ -360,6 +362,12 @@ class KnowledgeGraph:
             history = [q.fact(cur, r[0]) for r in cur.execute(
                 f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
                 (subject_id, pred, object_key)).fetchall()]
+            running = [f for f in history if f.state == "current"]
+            if running:  # current, with its end already recorded (contract §4): an end is written once
+                raise NotCurrent(f"{subject} → {pred} → {obj} already ends on {running[0].valid_to} (it is current "
+                                 "until then), so there is no open fact to end; a recorded end is not rewritten. "
+                                 "Query the entity to see its facts.",
+                                 field="object", value=obj, history=[f.to_dict() for f in history])
             past = "; ".join(f"{f.valid_from or '?'} … {f.valid_to}" for f in history)
             detail = f" It was true: {past}." if history else " No such fact was ever recorded."
             raise NotCurrent(f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
@@ -734,7 +742,7 @@ class KnowledgeGraph:
     def predicates_page(self, *, limit: int | None = None, offset: int = 0) -> Page[PredicateInfo]:
         """:meth:`predicates` as one :class:`~kgtoolkit.Page`, with how many predicates are in use."""
         with self._backend.read(snapshot=True) as cur:
-            rows, total = _preds.predicates_page(cur, self._backend.dialect, limit, offset, now_key())
+            rows, total = _preds.predicates_page(cur, self._backend.dialect, limit, offset, Clock.real())
         return Page(tuple(rows), total, offset)
 
     def predicate_labels(self) -> dict[str, str]:
@@ -880,8 +888,8 @@ class KnowledgeGraph:
             params.update(events.params(d))
             current = f" AND NOT {events.sql(d, 'facts')}"
             if current_only:
-                params["now"] = now_key()
-                current += " AND facts.valid_to IS NULL AND facts.from_us <= :now"
+                params.update(Clock.real().params())
+                current += f" AND {v.current(Sql('facts.from_us'), Sql('facts.to_us'), v.NOW, v.NOW_DAY_LAST).text}"
             rows = cur.execute(
                 f"""WITH groups AS (
                         SELECT subject, predicate FROM facts
@@ -932,12 +940,13 @@ class KnowledgeGraph:
             by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())
             rule = q.event_rule(cur)
             event = rule.sql(d)  # events are counted apart (contract §12)
+            keys = (Sql("from_us"), Sql("to_us"), v.NOW, v.NOW_DAY_LAST)  # the states of contract §4
             facts, current, ended, values, predicates, events = cur.execute(
-                f"SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= :now AND NOT {event}), "
-                f"count(*) FILTER (WHERE valid_to IS NOT NULL AND NOT {event}), "
+                f"SELECT count(*), count(*) FILTER (WHERE {v.current(*keys).text} AND NOT {event}), "
+                f"count(*) FILTER (WHERE {v.ended(*keys).text} AND NOT {event}), "
                 "count(*) FILTER (WHERE object_id IS NULL), count(DISTINCT predicate), "
                 f"count(*) FILTER (WHERE {event}) FROM facts f",
-                {"now": now_key(), **rule.params(d)}).fetchone()
+                {**Clock.real().params(), **rule.params(d)}).fetchone()
             aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
             memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
         return Stats(sum(by_type.values()), by_type, facts, current, ended, values, predicates, aliases,
@@ -1133,11 +1142,12 @@ def _object_key(fact: Fact) -> str:
 def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
     """One conflict group from its facts in store order (contract §5 ``conflicts``), with its planned switch.
 
-    The planned switch is at the start of the first scheduled fact S, when a fact of another object runs up to
-    it: a current one, or one whose end is on or after S's start. It overlaps when that fact is open-ended or
-    ends after S starts (an end on S's start day is the switch day itself: both ends count, as after
-    ``supersede``); then ``supersede`` at S's start resolves it, when exactly one current fact of another
-    object is open (:func:`analysis.conflicts` computes the same on a frame).
+    The planned switch is at the start of the first scheduled fact S, when a started fact of another object runs
+    up to it: one open-ended, or one whose end is on or after S's start (a current fact ending before S starts
+    leaves a gap, no switch). It overlaps when that fact is open-ended or ends after S's start day (an end on S's
+    start day is the switch day itself, as after ``supersede`` at a future date: the old fact is current until
+    then, contract §4); then ``supersede`` at S's start resolves it, when exactly one such fact is open-ended
+    (:func:`analysis.conflicts` computes the same on a frame).
     """
     states = [f.state for f in facts]
     scheduled = [f for f, state in zip(facts, states, strict=True) if state == "scheduled"]
@@ -1147,18 +1157,15 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
     if scheduled:
         new = scheduled[0]
         assert new.valid_from is not None  # a scheduled fact has a start
-        start = parse_bound(new.valid_from, field="valid_from").key
+        start = v.key(new.valid_from)
         running: list[Fact] = []
         for f, state in zip(facts, states, strict=True):
             if _object_key(f) == _object_key(new) or state == "scheduled":
                 continue
-            if state == "current":
+            if v.key(f.valid_to, end=True) >= start:
                 running.append(f)
-                overlaps = True
-            elif state == "ended" and f.valid_to is not None \
-                    and parse_bound(f.valid_to, field="valid_to", end=True).key >= start:
-                running.append(f)
-                overlaps = overlaps or parse_bound(f.valid_to, field="valid_to").key > start
+                # the end's first instant: a date end on S's start day is the switch day, not an overlap
+                overlaps = overlaps or f.valid_to is None or v.key(f.valid_to) > start
         if running:
             switch = new.valid_from
             open_old = [f for f in running if f.valid_to is None]

@@ -15,9 +15,11 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .. import _validity as v
 from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, normalize_name, normalize_predicate
 from .._records import _Record
+from .._validity import Clock, Sql
 from ._backend import Backend, Cursor, Dialect
 from ._rules import Rules
 
@@ -280,23 +282,27 @@ def _fold(cur: Cursor, src: str, dst: str) -> int:
 
 
 def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: int,
-                    now: int) -> tuple[list[PredicateInfo], int]:
+                    clock: Clock) -> tuple[list[PredicateInfo], int]:
     """Every predicate in use (most facts first, then id) with its label, counts and aliases; and how many."""
     from . import _queries as q
 
-    params = {"now": now, **q.page(dialect, limit, offset)}
-    # Three grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index
-    # facts_current) and the scheduled ones (facts_validity, from_us after now); current = open - scheduled.
-    # ``predicate || ''`` keeps SQLite from grouping the last two through facts_predicate (a scan of every row).
+    params = {**clock.params(), **q.page(dialect, limit, offset)}
+    # Four grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index
+    # facts_current), the open scheduled ones (facts_validity, from_us after now) and the bounded current ones
+    # (facts_ended, to_us after now); current = open - scheduled + bounded current (contract §4).
+    # ``predicate || ''`` keeps SQLite from grouping the last three through facts_predicate (a scan of every row).
+    bounded = v.current(Sql("from_us"), Sql("to_us"), v.NOW, v.NOW_DAY_LAST).text
     rows = cur.execute(
-        """WITH n AS (SELECT predicate, count(*) AS n FROM facts GROUP BY predicate),
+        f"""WITH n AS (SELECT predicate, count(*) AS n FROM facts GROUP BY predicate),
                 o AS (SELECT predicate || '' AS predicate, count(*) AS c FROM facts WHERE valid_to IS NULL GROUP BY 1),
                 s AS (SELECT predicate || '' AS predicate, count(*) AS c FROM facts
-                      WHERE from_us > :now AND valid_to IS NULL GROUP BY 1)
-           SELECT n.predicate, COALESCE(p.label, n.predicate), n.n, COALESCE(o.c, 0) - COALESCE(s.c, 0),
-                  count(*) OVER ()
+                      WHERE from_us > :now AND valid_to IS NULL GROUP BY 1),
+                b AS (SELECT predicate || '' AS predicate, count(*) AS c FROM facts
+                      WHERE valid_to IS NOT NULL AND {bounded} GROUP BY 1)
+           SELECT n.predicate, COALESCE(p.label, n.predicate), n.n,
+                  COALESCE(o.c, 0) - COALESCE(s.c, 0) + COALESCE(b.c, 0), count(*) OVER ()
            FROM n LEFT JOIN o ON o.predicate = n.predicate LEFT JOIN s ON s.predicate = n.predicate
-                  LEFT JOIN predicates p ON p.id = n.predicate
+                  LEFT JOIN b ON b.predicate = n.predicate LEFT JOIN predicates p ON p.id = n.predicate
            ORDER BY n.n DESC, n.predicate LIMIT :limit OFFSET :offset""", params).fetchall()
     total = int(rows[0][4]) if rows else int(cur.execute("SELECT count(DISTINCT predicate) FROM facts").fetchone()[0])
     aliases: dict[str, list[str]] = {}
@@ -305,7 +311,7 @@ def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: in
         for alias, target in cur.execute(f"SELECT alias, predicate FROM predicate_aliases WHERE predicate IN "
                                          f"{dialect.values('names')} ORDER BY alias", {"names": names}).fetchall():
             aliases.setdefault(target, []).append(alias)
-    events = q.event_rule(cur)  # a declared event is never current (contract §12); one by its bounds is not open
+    events = q.event_rule(cur)  # a declared event is never current (contract §12); one by its bounds ends on its start day
 
     def current(predicate: str, count: int) -> int:
         return 0 if events.graph or predicate in events.predicates else count

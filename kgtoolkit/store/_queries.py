@@ -16,7 +16,8 @@ from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
 from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
 from .._records import Entity, Fact, GraphConfig, make_fact
-from .._time import OPEN_END, TimeInput, key_to_text, now_key, now_text, parse_window
+from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
+from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
 from ._backend import Cursor, Dialect
 from ._rules import EventRule, Name, json_object
 from ._schema import FACT_SELECT
@@ -218,32 +219,38 @@ def row_facts(rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str
     return out
 
 
+def interval_keys(*, known: bool = False) -> tuple[Sql, Sql]:
+    """The start and end keys of the facts row ``f`` as :mod:`kgtoolkit._validity` operands (``known``: the end as
+    known at the ``:known`` parameter; an end recorded later is still open then)."""
+    end = f"(CASE WHEN f.invalidated_at > :known THEN {OPEN_END} ELSE f.to_us END)" if known else "f.to_us"
+    return Sql("f.from_us"), Sql(end)
+
+
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool) -> tuple[str, dict[str, Any], str | None]:
     """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.
 
-    ``current_only`` keeps open-ended facts (open at ``known_at``, when given) that have started by the real
-    now: a scheduled fact (contract §4) is left out, whatever ``as_of`` and ``known_at`` say. An event (contract
-    §12) is never current: one by its bounds has a ``valid_to``; add :func:`not_declared_events` for the rest.
+    ``current_only`` keeps the facts current at the real now (contract §4, :func:`kgtoolkit._validity.current`; by
+    the ends known at ``known_at``, when given): a scheduled fact is left out, whatever ``as_of`` and ``known_at``
+    say. An event (contract §12) is never current: one by its bounds ends on its start day; add
+    :func:`not_declared_events` for the rest.
     """
     if as_of in (None, "") and known_at in (None, "") and not current_only:
         return "", {}, None  # no filter (most calls)
     where, params = "", dict[str, Any]()
     known: str | None = None
-    end_key, open_test = "f.to_us", "f.valid_to IS NULL"
     if known_at not in (None, ""):
         known = key_to_text(parse_window(known_at, field="known_at").hi)
         params["known"] = known
         where += " AND f.recorded_at <= :known"
-        end_key = f"(CASE WHEN f.invalidated_at > :known THEN {OPEN_END} ELSE f.to_us END)"
-        open_test = "(f.valid_to IS NULL OR f.invalidated_at > :known)"
+    start, end = interval_keys(known=known is not None)
     if as_of not in (None, ""):
         window = parse_window(as_of, field="as_of")
         params.update(lo=window.lo, hi=window.hi)
-        where += f" AND f.from_us <= :hi AND {end_key} >= :lo"
+        where += f" AND {valid_at(start, end, Sql(':lo'), Sql(':hi')).text}"
     if current_only:
-        params["now"] = now_key()
-        where += f" AND {open_test} AND f.from_us <= :now"
+        params.update(Clock.real().params())
+        where += f" AND {current(start, end, NOW, NOW_DAY_LAST).text}"
     return where, params, known
 
 

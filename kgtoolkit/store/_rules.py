@@ -88,8 +88,8 @@ class EventRule:
         return f"({same} OR {alias}.predicate IN {d.values(param)})"
 
     def not_declared_sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
-        """The SQL condition that a fact is not an event *by declaration*: what a current-fact test adds (an
-        open-ended fact cannot be an event by its bounds, which need a ``valid_to``)."""
+        """The SQL condition that a fact is not an event *by declaration*: what a current-fact test adds (a
+        current fact cannot be an event by its bounds: one of those ends on its start day, contract §4)."""
         if self.graph:
             return "FALSE"
         if not self.predicates:

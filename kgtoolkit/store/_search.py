@@ -14,9 +14,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import _validity as v
 from .._errors import ReadOnly, StoreError
 from .._records import Fact, Memory
 from .._time import TimeInput
+from .._validity import Clock, Sql
 from . import _queries as q
 from ._failures import sqlite_failure
 from ._schema import FACT_SELECT, ORDER
@@ -48,6 +50,7 @@ __all__ = [
     "valid_fact_ids",
 ]
 
+_CURRENT = v.current(Sql("f.from_us"), Sql("f.to_us"), v.NOW, v.NOW_DAY_LAST).text  # contract §4 (bind Clock.params)
 _FACT_JOIN = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
 _FACT_TEXT = f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN}"
 
@@ -235,8 +238,8 @@ def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
 def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact]:
     """The current facts of one (subject id, predicate)."""
     with kg._backend.read() as cur:
-        rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = ? AND f.predicate = ? AND f.valid_to IS NULL {ORDER}",
-                           (subject, predicate)).fetchall()
+        rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = :s AND f.predicate = :p AND {_CURRENT} {ORDER}",
+                           {"s": subject, "p": predicate, **Clock.real().params()}).fetchall()
         events = q.event_rule(cur)
     return [q.row_fact(r, events=events) for r in rows]
 
@@ -540,10 +543,10 @@ def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | N
         return {}
     d = kg._backend.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
-    params["ids"] = d.list_param([int(i) for i in ids])
+    params.update(ids=d.list_param([int(i) for i in ids]), **Clock.real().params())
     with kg._backend.read() as cur:
         rows = cur.execute(
-            f"""SELECT me.id, f.id, f.valid_to IS NULL, f.from_us, f.valid_from FROM facts me JOIN facts f
+            f"""SELECT me.id, f.id, {_CURRENT}, f.from_us, f.valid_from FROM facts me JOIN facts f
                 ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key || '' = me.object_key
                 WHERE me.id IN {d.values('ids', 'bigint')}{where}""", params).fetchall()
     seen: dict[int, list[tuple[Any, ...]]] = {}

@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 from .._checks import whole_number
 from .._errors import IntervalOrder, InvalidRequest
 from .._records import Direction, Fact
-from .._time import OPEN_END, TimeInput, parse_window
+from .._time import TimeInput, parse_window
 from .._traversal import MAX_HOPS, Neighborhood, Paths, Reached
+from .._validity import Sql, valid_at
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Cursor, Dialect
@@ -75,14 +76,13 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None,
             raise IntervalOrder(f"during ends ({during[1]}) before it starts ({during[0]})", field="during",
                                 value=str(during[1]))
         where, params, known = q.time_filter(None, known_at, False)
-        end_key = f"(CASE WHEN f.invalidated_at > :known THEN {OPEN_END} ELSE f.to_us END)" if known else "f.to_us"
+        start, end = q.interval_keys(known=known is not None)
         params.update(dlo=lo, dhi=hi)
-        return When(where + f" AND f.from_us <= :dhi AND {end_key} >= :dlo", params, known)
+        return When(f"{where} AND {valid_at(start, end, Sql(':dlo'), Sql(':dhi')).text}", params, known)
     if as_of not in (None, ""):
         return When(*q.time_filter(as_of, known_at, False))
-    where, params, known = q.time_filter(None, known_at, True)
-    # An open end keys to OPEN_END: the same test, on a column the walk's covering indexes hold.
-    return When(where.replace("f.valid_to IS NULL", f"f.to_us = {OPEN_END}"), params, known)
+    # Current (contract §4): a test on from_us and to_us alone, columns the walk's covering indexes hold.
+    return When(*q.time_filter(None, known_at, True))
 
 
 def check_direction(direction: str) -> None:

@@ -35,7 +35,7 @@ st.subheader(md_text(entity.name))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Type", md_text(entity.type))
 m2.metric("Current facts", f"{current.height:,}")
-m3.metric("Ended facts", f"{facts.height - current.height:,}")
+m3.metric("Ended facts", f"{facts.filter(pl.col('state') == 'ended').height:,}")
 m4.metric("Aliases", len(aliases))
 meta, props = st.columns([1, 1])
 with meta:

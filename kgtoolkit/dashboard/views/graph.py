@@ -34,7 +34,7 @@ scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes el
 grouped = (f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
            if view.fact_count > len(view.edges) else "")
 st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
-            f"(**{current:,}** edges current, **{len(view.edges) - current:,}** ended since) · "
+            f"(**{current:,}** edges current now, **{len(view.edges) - current:,}** not) · "
             f"{view.value_facts:,} value facts in tooltips")
 if view.notice:
     st.warning(md_text(view.notice), icon=":material/content_cut:")
@@ -48,7 +48,7 @@ else:
     kgdash.show_graph(view, 600)
     legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in
                       sorted({(n.type, n.color) for n in view.nodes}))
-    st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ ended (has an end date) &nbsp;·&nbsp; "
+    st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
                 "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)
     choices = [n.id for n in view.nodes if n.id != center]
     names = {n.id: n.label for n in view.nodes}

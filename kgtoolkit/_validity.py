@@ -1,0 +1,174 @@
+"""The validity rules (contract §4), written once and run on three kinds of operand.
+
+Each rule is a small function over interval keys (microseconds since 1970-01-01 UTC; open ends are
+:data:`~._time.OPEN_START` / :data:`~._time.OPEN_END`, see :mod:`._time`). Called on Python ints it answers for
+one fact; called on :class:`Sql` operands it renders the SQL condition the store runs on both engines; called on
+polars expressions it builds the column :mod:`.frames` and :mod:`.analysis` compute. The store, the frames, the
+analysis and the dashboard all ask here, so the answers cannot drift apart (``tests/test_validity.py`` runs the
+three against an independent model).
+
+**Current means valid now.** A state fact is *current* when it has started (its start is at or before now) and
+has not yet ended: no ``valid_to``, or an end after now. A date-only end ``D`` keys to the last microsecond of
+``D`` (both ends of a date count for ``as_of``), but for *now* the day an interval ends belongs to the interval
+that starts on it: a fact ending on ``D`` is ended on ``D``, so a supersede chain or back-to-back terms
+(``… → 2025-01-03`` then ``2025-01-03 → …``) never have two current facts at once. A datetime end ``T`` ends the
+fact at ``T`` (half-open). *Scheduled* starts after now; *ended* has started and is not current.
+
+>>> clock = Clock.at(parse_bound("2026-06-15T12:00:00Z", field="now").key)
+>>> def state_of(start: str, end: str | None) -> str:
+...     return state(key(start), key(end, end=True), clock.now, clock.day_last)
+>>> state_of("2025-01-03", "2031-01-03"), state_of("2026-06-15", None), state_of("2025-01-03", "2026-06-15")
+('current', 'current', 'ended')
+>>> state_of("2026-06-16", "2030"), state_of("2026-01-01", "2026-06-15T13:00:00Z")
+('scheduled', 'current')
+>>> print(current(Sql("f.from_us"), Sql("f.to_us"), NOW, NOW_DAY_LAST).text)
+((f.from_us <= :now AND f.to_us > :now) AND f.to_us <> :now_day_last)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+from ._time import OPEN_END, OPEN_START, now_key, parse_bound
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "NOW",
+    "NOW_DAY_LAST",
+    "Clock",
+    "Sql",
+    "current",
+    "ended",
+    "frame_keys",
+    "key",
+    "scheduled",
+    "state",
+    "state_expr",
+    "valid_at",
+]
+
+DAY_US = 86_400_000_000
+
+T = TypeVar("T")
+
+
+class Clock(NamedTuple):
+    """The now a state is judged at: ``now`` and the last microsecond of its UTC day (``day_last``)."""
+
+    now: int
+    day_last: int
+
+    @classmethod
+    def at(cls, now: int) -> Clock:
+        """The clock at the key ``now``."""
+        return cls(now, now - now % DAY_US + DAY_US - 1)
+
+    @classmethod
+    def real(cls) -> Clock:
+        """The clock at the real now (UTC)."""
+        return cls.at(now_key())
+
+    def params(self) -> dict[str, int]:
+        """The SQL parameters :data:`NOW` and :data:`NOW_DAY_LAST` name."""
+        return {"now": self.now, "now_day_last": self.day_last}
+
+
+@dataclasses.dataclass(frozen=True, eq=False, slots=True)
+class Sql:
+    """An SQL operand: a column, an expression or a parameter (``:name``); operators build conditions."""
+
+    text: str
+
+    def _op(self, op: str, other: object) -> Sql:
+        return Sql(f"{self.text} {op} {other.text if isinstance(other, Sql) else int(other)}")  # type: ignore[call-overload]
+
+    def __le__(self, other: object) -> Sql:
+        return self._op("<=", other)
+
+    def __lt__(self, other: object) -> Sql:
+        return self._op("<", other)
+
+    def __ge__(self, other: object) -> Sql:
+        return self._op(">=", other)
+
+    def __gt__(self, other: object) -> Sql:
+        return self._op(">", other)
+
+    def __eq__(self, other: object) -> Sql:  # type: ignore[override]
+        return self._op("=", other)
+
+    def __ne__(self, other: object) -> Sql:  # type: ignore[override]
+        return self._op("<>", other)
+
+    def __and__(self, other: Sql) -> Sql:
+        return Sql(f"({self.text} AND {other.text})")
+
+    def __or__(self, other: Sql) -> Sql:
+        return Sql(f"({self.text} OR {other.text})")
+
+
+#: The parameters a rendered rule binds (:meth:`Clock.params`).
+NOW, NOW_DAY_LAST = Sql(":now"), Sql(":now_day_last")
+
+
+def current(start: T, end: T, now: T, day_last: T) -> T:
+    """Has started and has not ended: ``start <= now < end``, and ``end`` is not today's date end (the day an
+    interval ends belongs to the next one)."""
+    return (start <= now) & (end > now) & (end != day_last)  # type: ignore[operator]
+
+
+def scheduled(start: T, now: T) -> T:
+    """Starts after now (a state fact or an event)."""
+    return start > now  # type: ignore[operator]
+
+
+def ended(start: T, end: T, now: T, day_last: T) -> T:
+    """Has started and is no longer current (its end is at or before now, or is today's date end)."""
+    return (start <= now) & ((end <= now) | (end == day_last))  # type: ignore[operator]
+
+
+def valid_at(start: T, end: T, lo: T, hi: T) -> T:
+    """Valid at some instant of ``[lo, hi]`` (an ``as_of`` or a period): both ends of the interval count."""
+    return (start <= hi) & (end >= lo)  # type: ignore[operator]
+
+
+def state(start: int, end: int, now: int, day_last: int, *, event: bool = False) -> str:
+    """The state of one fact with these keys: ``scheduled``, then ``occurred`` for an event, else ``current`` or
+    ``ended`` (:data:`~._records.FactState`)."""
+    if scheduled(start, now):
+        return "scheduled"
+    if event:
+        return "occurred"
+    return "current" if current(start, end, now, day_last) else "ended"
+
+
+def state_expr(start: pl.Expr, end: pl.Expr, event: pl.Expr, clock: Clock) -> pl.Expr:
+    """:func:`state` as a polars expression over key columns (``event``: a boolean expression)."""
+    import polars as pl
+
+    now, last = pl.lit(clock.now), pl.lit(clock.day_last)
+    return (pl.when(scheduled(start, now)).then(pl.lit("scheduled"))
+            .when(event).then(pl.lit("occurred"))
+            .when(current(start, end, now, last)).then(pl.lit("current"))
+            .otherwise(pl.lit("ended")))
+
+
+def frame_keys(start: str = "start", end: str = "end") -> tuple[pl.Expr, pl.Expr]:
+    """The interval keys of a frame's ``start``/``end`` datetime columns (:func:`kgtoolkit.frames.facts`; null is
+    open), for the rules above."""
+    import polars as pl
+
+    return (pl.col(start).dt.epoch("us").fill_null(OPEN_START), pl.col(end).dt.epoch("us").fill_null(OPEN_END))
+
+
+@functools.lru_cache(maxsize=65_536)
+def key(text: str | None, *, end: bool = False) -> int:
+    """The key of a stored bound's text (None: open), as the store keys it (cached: a read repeats its bounds)."""
+    if text is None:
+        return OPEN_END if end else OPEN_START
+    return parse_bound(text, field="valid_to" if end else "valid_from", end=end).key
+
