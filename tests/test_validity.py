@@ -156,9 +156,14 @@ def test_every_door_agrees_with_the_model(kg: KnowledgeGraph) -> None:
     rebuilt = analysis.gantt(bare.filter(pl.col("start").is_not_null()), now=now)
     assert {r["subject"]: r["state"] for r in rebuilt.to_dicts()} == \
         {s: state for s, state in want.items() if frame.filter(pl.col("subject") == s)["start"][0] is not None}
-    # The summary lists exactly the current ones as facts, the scheduled on Planned lines.
-    text_ = kg.summary(limit=1)
-    assert text_.count("→ seat") == min(len(current_now), 5) or "… and" in text_
+    # The summary's fact lines name only current facts (up to its per-entity cap), scheduled ones only on the
+    # Planned line, ended ones nowhere.
+    lines = kg.summary(limit=1).splitlines()
+    listed = {line.split("`")[1] for line in lines if line.startswith("- `case")}
+    planned = " ".join(line for line in lines if line.startswith("- Planned:"))
+    assert listed and listed <= current_now and len(listed) == min(len(current_now), 12)
+    assert all(s not in " ".join(lines) for s, state in want.items() if state == "ended")
+    assert all(s in planned for s, state in want.items() if state == "scheduled") or "… and" in " ".join(lines)
 
 
 def test_the_rendered_rule_runs_on_the_engine(kg: KnowledgeGraph, db_path: Path | str, sql: Any) -> None:
