@@ -26,6 +26,7 @@ __all__ = [
     "Bound",
     "TimeInput",
     "Window",
+    "instant_key",
     "key_to_text",
     "now_key",
     "now_text",
@@ -158,6 +159,11 @@ def parse_window(value: TimeInput, *, field: str = "as_of") -> Window:
 def key_to_text(key: int) -> str:
     """The UTC datetime text (``…Z``, microseconds) of a key; fixed width, so text order is time order."""
     return (_EPOCH + dt.timedelta(microseconds=key)).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def instant_key(moment: dt.datetime) -> int:
+    """The interval key of an aware datetime (microseconds since 1970-01-01 UTC)."""
+    return _us(moment)
 
 
 def now_key() -> int:

@@ -43,7 +43,7 @@ from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._names import normalize_name, normalize_predicate
 from ._records import is_event
-from ._time import TimeInput, parse_window
+from ._time import TimeInput, instant_key, parse_window
 from ._validity import Clock, frame_keys, scheduled, state_expr, valid_at
 from .frames import FACTS_SCHEMA
 
@@ -240,11 +240,6 @@ def _since_until(since: Moment, until: Moment) -> tuple[dt.datetime | None, dt.d
     return lo, hi
 
 
-def _key(moment: dt.datetime) -> int:
-    """The interval key of an instant (microseconds since 1970-01-01 UTC, :mod:`._time`)."""
-    return (moment - dt.datetime(1970, 1, 1, tzinfo=_UTC)) // dt.timedelta(microseconds=1)
-
-
 def _now(now: Moment) -> dt.datetime:
     return _moment(now, field="now") or dt.datetime.now(_UTC)
 
@@ -392,7 +387,7 @@ def gantt(
     start, end = frame_keys()
     event = pl.col("kind") == "event"
     if as_of is None or as_of == "":
-        state = state_expr(start, end, event, Clock.at(_key(moment)))
+        state = state_expr(start, end, event, Clock.at(instant_key(moment)))
     else:
         window = parse_window(as_of, field="as_of")
         lo, hi = pl.lit(window.lo), pl.lit(window.hi)

@@ -70,7 +70,6 @@ ENDED_EDGE = "#B5B5B5"
 #: An edge whose facts are all events (contract §12): solid, in its own colour, never drawn as ended.
 EVENT_EDGE = "#C2570C"
 _MOMENT = pl.Datetime("us", "UTC")
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _VALUES_SHOWN = 12
 _LABEL_CHARS = 60  # a label drawn on the canvas is cut here (the tooltip holds the whole name)
 
@@ -177,10 +176,6 @@ class GraphView:
 
 
 # ---------------------------------------------------------------------- filtering
-
-
-def _instant(key: int) -> dt.datetime:
-    return _EPOCH + dt.timedelta(microseconds=key)
 
 
 def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:

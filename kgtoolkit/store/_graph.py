@@ -889,7 +889,7 @@ class KnowledgeGraph:
             current = f" AND NOT {events.sql(d, 'facts')}"
             if current_only:
                 params.update(Clock.real().params())
-                current += f" AND {v.current(Sql('facts.from_us'), Sql('facts.to_us'), v.NOW, v.NOW_DAY_LAST).text}"
+                current += f" AND {q.current_sql('facts')}"
             rows = cur.execute(
                 f"""WITH groups AS (
                         SELECT subject, predicate FROM facts

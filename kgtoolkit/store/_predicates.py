@@ -15,11 +15,10 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .. import _validity as v
 from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, normalize_name, normalize_predicate
 from .._records import _Record
-from .._validity import Clock, Sql
+from .._validity import Clock
 from ._backend import Backend, Cursor, Dialect
 from ._rules import Rules
 
@@ -291,7 +290,7 @@ def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: in
     # facts_current), the open scheduled ones (facts_validity, from_us after now) and the bounded current ones
     # (facts_ended, to_us after now); current = open - scheduled + bounded current (contract §4).
     # ``predicate || ''`` keeps SQLite from grouping the last three through facts_predicate (a scan of every row).
-    bounded = v.current(Sql("from_us"), Sql("to_us"), v.NOW, v.NOW_DAY_LAST).text
+    bounded = q.current_sql("facts")
     rows = cur.execute(
         f"""WITH n AS (SELECT predicate, count(*) AS n FROM facts GROUP BY predicate),
                 o AS (SELECT predicate || '' AS predicate, count(*) AS c FROM facts WHERE valid_to IS NULL GROUP BY 1),

@@ -226,6 +226,12 @@ def interval_keys(*, known: bool = False) -> tuple[Sql, Sql]:
     return Sql("f.from_us"), Sql(end)
 
 
+def current_sql(alias: str = "f") -> str:
+    """The rule "current now" (contract §4, :func:`kgtoolkit._validity.current`) on the facts row ``alias``, as
+    SQL (bind :meth:`~kgtoolkit._validity.Clock.params`)."""
+    return current(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), NOW, NOW_DAY_LAST).text
+
+
 def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
                 current_only: bool) -> tuple[str, dict[str, Any], str | None]:
     """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.

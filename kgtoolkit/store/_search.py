@@ -14,11 +14,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import _validity as v
 from .._errors import ReadOnly, StoreError
 from .._records import Fact, Memory
 from .._time import TimeInput
-from .._validity import Clock, Sql
+from .._validity import Clock
 from . import _queries as q
 from ._failures import sqlite_failure
 from ._schema import FACT_SELECT, ORDER
@@ -50,7 +49,7 @@ __all__ = [
     "valid_fact_ids",
 ]
 
-_CURRENT = v.current(Sql("f.from_us"), Sql("f.to_us"), v.NOW, v.NOW_DAY_LAST).text  # contract §4 (bind Clock.params)
+_CURRENT = q.current_sql()  # contract §4 (bind Clock.params)
 _FACT_JOIN = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
 _FACT_TEXT = f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN}"
 
@@ -543,7 +542,7 @@ def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | N
         return {}
     d = kg._backend.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
-    params.update(ids=d.list_param([int(i) for i in ids]), **Clock.real().params())
+    params = {**Clock.real().params(), **params, "ids": d.list_param([int(i) for i in ids])}
     with kg._backend.read() as cur:
         rows = cur.execute(
             f"""SELECT me.id, f.id, {_CURRENT}, f.from_us, f.valid_from FROM facts me JOIN facts f
