@@ -1045,7 +1045,9 @@ def dashboard(
     KnowledgeGraph(location, read_only=read_only).close()  # fail here, clearly; and create a new graph on first use
     target = str(location.path.resolve()) if location.path is not None else (location.url or "")
     env = {**os.environ, "KGTOOLKIT_DB": target, "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
-    command = [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", host, "--server.port", str(port),
+    # -P (safe path): the working directory is not put on sys.path, so a folder named kgtoolkit beside the
+    # user (the parent of a clone, say) never shadows the installed package inside the server.
+    command = [sys.executable, "-P", "-m", "streamlit", "run", str(script), "--server.address", host, "--server.port", str(port),
                "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                "--server.runOnSave", "false", "--global.developmentMode", "false", "--theme.base", "light",
                "--client.toolbarMode", "minimal"]

@@ -217,6 +217,18 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
     assert not tab.outside, f"requests left the machine: {tab.outside}"
 
 
+def test_a_folder_named_kgtoolkit_beside_the_user_does_not_shadow_the_package(demo_file: Path, page,
+                                                                              tmp_path: Path) -> None:
+    """Started from the parent of a clone (a ``kgtoolkit`` folder in the working directory), the pages still work."""
+    (tmp_path / "kgtoolkit" / "kgtoolkit").mkdir(parents=True)  # a clone: no __init__.py at its top
+    (tmp_path / "kgtoolkit" / "README.md").write_text("a clone\n")
+    with serve(demo_file, tmp_path) as url:
+        page.goto(f"{url}/?entity=my_api")
+        _wait(page, "· graph ·")
+        assert "my_api" in _node_ids(_graph_frame(page)).split("|")
+        assert "AttributeError" not in page.content()
+
+
 def _pair(tab, text: str):
     """The Clean up page's box of the pair whose names hold ``text``."""
     return tab.locator('[class*="st-key-cleanup_pair_"]').filter(has_text=text)
