@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DB := data/demo.sqlite3
 
-.PHONY: install demo lint test notebooks bench bench-quick clean
+.PHONY: install demo lint test test-fast notebooks bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -n 2 -q
+
+# The lane to run while working: SQLite only, no browser, nothing marked slow (the full suite is `make test`, and CI's).
+test-fast: lint
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not postgresql and not browser"
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'

@@ -9,6 +9,9 @@ in CI (``CI=true``) a server that cannot start fails them instead.
 Tests of semantic search need the search extra (``pip install 'kgtoolkit[search]'``): the ``search_model``
 fixture, or ``@pytest.mark.search_extra`` (all of :data:`SEARCH_EXTRA`, or the modules it names), skips
 them with the missing modules as the reason when it is not installed.
+
+Marks choose lanes: ``slow`` (multi-process, real datasets, notebooks), ``postgresql`` (set here on every
+PostgreSQL case) and ``browser`` (Chromium); ``make test-fast`` runs what has none of them.
 """
 
 from __future__ import annotations
@@ -67,11 +70,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: a test of SQLite itself (files, WAL, permissions)")
     config.addinivalue_line("markers", "search_extra(*modules): needs the search extra (all of it, or these modules); "
                                        "skipped with a reason without it")
+    config.addinivalue_line("markers", "postgresql: runs on the throwaway PostgreSQL server (set by conftest)")
+    config.addinivalue_line("markers", "browser: drives Chromium through Playwright")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``@pytest.mark.search_extra`` tests are skipped, at their own place, where the search extra is missing."""
+    """``@pytest.mark.search_extra`` tests are skipped, at their own place, where the search extra is missing.
+
+    Every test that reaches the PostgreSQL server (its ``backend`` is ``postgresql``, or it asks for the
+    ``postgres`` fixture) is marked ``postgresql``, so ``make test-fast`` can leave the server out.
+    """
     for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("backend") == "postgresql"
+        if on_postgres or "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgresql)
         marker = item.get_closest_marker("search_extra")
         why = _without_search_extra(tuple(marker.args) or SEARCH_EXTRA) if marker is not None else None
         if why:

@@ -12,10 +12,10 @@ import csv
 import random
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+from shared_data import DATA as SHARED
+
 YAGO = SHARED / "yago11k" / "facts.tsv"
 
 ABBREVIATE = {"University": "Univ.", "International": "Intl.", "Corporation": "Corp.", "Company": "Co.",

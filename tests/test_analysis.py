@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 import pytest
 from bounds import end_of, start_of
+from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
@@ -25,8 +26,7 @@ from kgtoolkit._demo import build_demo
 UTC = dt.UTC
 NOW = dt.datetime(2027, 1, 1, 12, tzinfo=UTC)
 US = dt.timedelta(microseconds=1)
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-YAGO = SHARED / "data" / "yago11k" / "facts.tsv"
+YAGO = DATA / "yago11k" / "facts.tsv"
 
 
 # ---------------------------------------------------------------------- reference helpers (plain Python)

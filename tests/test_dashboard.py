@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("streamlit")
 pytest.importorskip("pyvis")
 
+from shared_data import DATA
 from streamlit.testing.v1 import AppTest
 
 import kgtoolkit
@@ -117,7 +118,7 @@ def test_as_of_changes_what_the_graph_page_shows(monkeypatch: pytest.MonkeyPatch
     assert set(history.edge_ids) >= set(both.edge_ids) | set(early.edge_ids)
 
 
-ICEWS14 = Path(__file__).resolve().parents[2] / "shared" / "data" / "icews14" / "facts.tsv"
+ICEWS14 = DATA / "icews14" / "facts.tsv"
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("KGTOOLKIT_CHROMIUM", "/usr/bin/chromium")
 if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)

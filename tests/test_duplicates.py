@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planted_duplicates import measure, plant, real_names
+from planted_duplicates import YAGO, measure, plant, real_names
 
 import kgtoolkit
 from conftest import schema_step, undo_steps
@@ -202,7 +202,7 @@ def test_each_check_code_on_a_small_graph(kg: kgtoolkit.KnowledgeGraph) -> None:
 def test_planted_duplicates_among_real_names_recall_at_10_and_precision(kg: kgtoolkit.KnowledgeGraph) -> None:
     names = real_names()
     if names is None:
-        pytest.skip("YAGO11k not found (the shared data folder ../shared/data is absent)")
+        pytest.skip(f"YAGO11k not found at {YAGO} (the shared data folder is absent)")
     rng = random.Random(12)
     base = rng.sample(names, 3000)
     planted = plant(base, 300)

@@ -17,6 +17,7 @@ import pytest
 from bounds import end_of, start_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import Fact, KnowledgeGraph, analysis, frames, io
@@ -373,7 +374,7 @@ def test_snapshots_match_networkx_on_generated_graphs(rows: Any, every: str) -> 
 
 # ---------------------------------------------------------------------- ICEWS14, an event graph
 
-ICEWS14 = Path(__file__).resolve().parents[2] / "shared" / "data" / "icews14" / "facts.tsv"
+ICEWS14 = DATA / "icews14" / "facts.tsv"
 
 
 @pytest.mark.slow

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
@@ -25,8 +25,7 @@ from kgtoolkit.report import churn_report
 from kgtoolkit.search._notes import _fact_note
 from kgtoolkit.store import _search as store_search
 
-SHARED = Path(os.environ.get("KGTOOLKIT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-ICEWS14 = SHARED / "icews14" / "facts.tsv"
+ICEWS14 = DATA / "icews14" / "facts.tsv"
 
 
 def _kinds(kg: KnowledgeGraph, name: str) -> dict[str, tuple[str, str]]:

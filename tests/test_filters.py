@@ -11,15 +11,14 @@ import csv
 import json
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from shared_data import DATA
 from typer.testing import CliRunner
 
 from kgtoolkit import Fact, IntervalOrder, KnowledgeGraph, NotFound, run_tool
 from kgtoolkit.cli import app
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PEOPLE = [f"p{i}" for i in range(8)]
 PREDICATES = ["knows", "works_with", "met"]
 

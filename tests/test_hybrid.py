@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
@@ -331,7 +332,6 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
     assert "INC-4821 → Escalated to → Priya" in table.stdout  # the predicate as first spelt (contract §13)
 
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _icews(path: Path, limit: int | None = None) -> KnowledgeGraph:
@@ -339,7 +339,7 @@ def _icews(path: Path, limit: int | None = None) -> KnowledgeGraph:
 
     from kgtoolkit.store import import_facts
 
-    source = SHARED / "icews14" / "facts.tsv"
+    source = DATA / "icews14" / "facts.tsv"
     if not source.is_file():
         pytest.skip(f"no {source} (the shared datasets are absent)")
     frame = pl.read_csv(source, separator="\t", infer_schema=False, quote_char=None)

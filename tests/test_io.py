@@ -14,12 +14,12 @@ from typing import Any
 
 import polars as pl
 import pytest
+from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, frames, io, normalize_name, normalize_predicate
 from kgtoolkit.store import is_empty, read_table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TEXT_FORMATS = ("csv", "tsv", "jsonl", "parquet")
 # What a fact is, independent of ids and transaction times.
 FACT_KEY = ["subject", "subject_name", "predicate", "object", "object_name", "object_is_value", "valid_from",

@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from shared_data import DATA
 
 import kgtoolkit
 from conftest import dump_file, run_sql, schema_step, undo_steps
@@ -406,7 +407,6 @@ def test_the_commands_alias_rename_and_list_predicates(kg: KnowledgeGraph, db_pa
 
 # ---------------------------------------------------------------------- labels where facts are shown
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_path: Path | str,
@@ -435,7 +435,7 @@ def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_pa
 
 @pytest.mark.sqlite_only
 def test_on_icews14_the_predicates_command_shows_the_datas_spelling(tmp_path: Path) -> None:
-    source = SHARED / "icews14" / "facts.tsv"
+    source = DATA / "icews14" / "facts.tsv"
     if not source.is_file():
         pytest.skip(f"no {source} (the shared datasets are absent)")
     with source.open(encoding="utf-8") as f:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
@@ -20,8 +21,7 @@ from kgtoolkit._demo import build_demo
 from kgtoolkit.cli import app
 from kgtoolkit.report import churn_report
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-YAGO = SHARED / "data" / "yago11k" / "facts.tsv"
+YAGO = DATA / "yago11k" / "facts.tsv"
 EVIL = "<img src=x onerror=alert(1)> | Evil"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOO_MANY_DAYS = ("every '1d' makes 3,651,694 periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn "
