@@ -600,3 +600,27 @@ def test_the_cleanup_page_on_a_graph_of_real_events(monkeypatch: pytest.MonkeyPa
                 _ok(at)
             assert tuple(at.session_state["cleanup_candidates"]) == want.items
             assert len([b for b in at.button if b.key.startswith("cleanup_not_same_")]) == min(25, want.total)
+
+
+@pytest.mark.parametrize(("params", "said", "entity"), [
+    ({"as_of": "31/12/2024"}, "is not a date (write it YYYY-MM-DD", "my_api"),
+    ({"as_of": "2026-13-01", "span": "week"}, "span “week” is not one of day, month, year, range", "my_api"),
+    ({"entity": "my_apii"}, "does not have: “my_apii”. Did you mean: my_api?", None),
+    ({"entity": "My API"}, None, "my_api"),  # a name typed into the link resolves like one typed in the page
+])
+def test_a_mistyped_link_says_what_it_could_not_show(monkeypatch: pytest.MonkeyPatch, demo_db: Path,
+                                                     params: dict[str, str], said: str | None,
+                                                     entity: str | None) -> None:
+    at = _app(monkeypatch, demo_db, **({} if "entity" in params else {"entity": "my_api"}))
+    for key, value in params.items():
+        at.query_params[key] = value
+    _open(at, "graph")
+    warnings = [w.value.replace("\\", "") for w in at.warning]  # as read: without Markdown escapes
+    if said is None:
+        assert not any("link" in w for w in warnings), warnings
+    else:
+        assert any(said in w for w in warnings), warnings
+    chosen = at.session_state["entity"] if "entity" in at.session_state else None
+    assert chosen == entity if entity else chosen != "my_apii"
+    at.run()  # said once: the next run of the page is quiet
+    assert not any("The link" in w.value for w in at.warning)

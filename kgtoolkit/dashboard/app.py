@@ -42,6 +42,7 @@ def main() -> None:
     ]
     page = st.navigation(pages)
     kgdash.sidebar(c)
+    kgdash.link_notices()
     page.run()
 
 

@@ -361,21 +361,39 @@ def init_state(c: Ctx) -> None:
         return
     st.session_state["_init"] = True
     params = st.query_params
+    notices: list[str] = []  # what the link asked for and could not have, said once on the first page
     day: dt.date | None = None
     if params.get("as_of"):
         try:
             day = dt.date.fromisoformat(params["as_of"])
         except ValueError:
-            pass
+            notices.append(f"The link's as_of “{md_text(params['as_of'])}” is not a date (write it YYYY-MM-DD, "
+                           "for instance 2024-06-30); the date below is the graph's own opening day.")
     if day is None:
         day, why = opening(c.path, c.read_only, c.version, dt.date.today())
         if why:
             st.session_state["as_of_notice"] = (day, why)
+    span = params.get("span")
+    if span and span not in SPANS:
+        notices.append(f"The link's span “{md_text(span)}” is not one of {', '.join(SPANS)}; showing a day.")
     st.session_state.setdefault("as_of", day)
-    st.session_state.setdefault("span", params.get("span") if params.get("span") in SPANS else "day")
+    st.session_state.setdefault("span", span if span in SPANS else "day")
     st.session_state.setdefault("all_time", params.get("all_time") == "1")
     if params.get("entity"):
-        st.session_state["entity"] = params["entity"]
+        try:  # an id, a name or an alias: the link may have been written by hand
+            st.session_state["entity"] = c.kg.resolve(params["entity"])
+        except kgtoolkit.KGError as exc:
+            hint = exc.data.get("suggestions") if isinstance(exc.data, dict) else None
+            notices.append(f"The link names an entity this graph does not have: “{md_text(params['entity'])}”."
+                           + (f" Did you mean: {md_text(', '.join(hint))}?" if hint else
+                              " Pick one below, or type its name."))
+    st.session_state["link_notices"] = notices
+
+
+def link_notices() -> None:
+    """Say, once, what a shared link asked for that this graph could not show (a bad date, an unknown entity)."""
+    for notice in st.session_state.pop("link_notices", None) or ():
+        st.warning(notice, icon=":material/link_off:")
 
 
 def set_entity(entity_id: str | None) -> None:
