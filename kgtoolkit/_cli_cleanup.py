@@ -102,7 +102,7 @@ def check(
             page = kg.check(codes=code, limit=limit, offset=offset)
     except KGError as exc:
         err.print(f"[bold red]error[/] [red]\\[{exc.code}][/] {escape(exc.message)}", highlight=False)
-        raise typer.Exit(2) from None
+        raise typer.Exit(2) from exc
     if _json_wanted(ctx):
         emit({"findings": [f.to_dict() for f in page], **page_result(page), "clean": page.total == 0})
     elif not page.total:

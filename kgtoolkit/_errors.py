@@ -258,4 +258,4 @@ def require(module: str, extra: str | None = None, *, needed_for: str | None = N
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise missing_dependency(module, extra, needed_for=needed_for, cause=exc) from None
+        raise missing_dependency(module, extra, needed_for=needed_for, cause=exc) from exc

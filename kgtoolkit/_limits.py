@@ -62,7 +62,7 @@ def parse_request(text: str | bytes) -> Any:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise _too_deep() from None
+        raise _too_deep() from None  # the interpreter's own frames would be a thousand lines of noise
     if depth(value) > MAX_DEPTH:
         raise _too_deep()
     return value

@@ -93,7 +93,7 @@ def check_unicode(text: str, *, field: str, error: type[InvalidRequest] = Invali
             f"({printable(text[exc.start])}) at position {exc.start}, what a byte that is not UTF-8 (from a Latin-1 "
             "terminal or file, say) or an unpaired \\ud800-\\udfff escape in JSON becomes; give it as UTF-8 text",
             field=field, value=printable(text),
-        ) from None
+        ) from exc
     return text
 
 

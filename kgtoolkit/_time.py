@@ -111,7 +111,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
             else:
                 first, last = dt.date(year, 1, 1), dt.date(year, 12, 31)
         except ValueError as exc:
-            raise _fail(field, value, str(exc)) from None
+            raise _fail(field, value, str(exc)) from exc
         return (
             text,
             _day_key(first.year, first.month, first.day),
@@ -124,7 +124,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
                 raise ValueError("year 0")
             moment = parsed.astimezone(dt.UTC)
         except (ValueError, OverflowError) as exc:
-            raise _fail(field, value, str(exc)) from None
+            raise _fail(field, value, str(exc)) from exc
         return _datetime_text(moment), _us(moment), _us(moment)
     if _DATETIME_NO_ZONE.fullmatch(text):
         raise _fail(field, value, "a datetime needs Z or an offset such as +02:00")

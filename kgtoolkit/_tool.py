@@ -775,12 +775,12 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
             request = request.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InvalidRequest(f"the request is not valid UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
-                                 f"position {exc.start}); send JSON encoded as UTF-8") from None
+                                 f"position {exc.start}); send JSON encoded as UTF-8") from exc
     if isinstance(request, str):
         try:
             request = parse_request(request)
         except ValueError as exc:
-            raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from None
+            raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from exc
     else:
         check_request(request)
     if not isinstance(request, Mapping):

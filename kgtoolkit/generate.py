@@ -423,9 +423,9 @@ def generate(facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", 
     try:
         first = start if isinstance(start, dt.date) else dt.date.fromisoformat(str(start))
         first + dt.timedelta(days=days)
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError) as exc:
         raise InvalidRequest(f"start must be a date YYYY-MM-DD and start + days before 9999-12-31, not {start!r}",
-                             field="start", value=str(start)) from None
+                             field="start", value=str(start)) from exc
     if isinstance(first, dt.datetime):
         first = first.date()
     schema = {c: pl.String for c in COLUMNS} | ({"subject_type": pl.String, "object_type": pl.String} if types else {})

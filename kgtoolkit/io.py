@@ -207,7 +207,7 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
         df = pl.read_csv(file, separator=separator, quote_char='"' if fmt == "csv" else None, has_header=header,
                          infer_schema=False, raise_if_empty=False)
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
-        raise _polars_error(file, fmt, exc) from None
+        raise _polars_error(file, fmt, exc) from exc
     if not header:
         df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
     df = df.with_columns(_unescape_formula(pl.col(c).cast(pl.String)).alias(c) for c in df.columns)
@@ -246,7 +246,7 @@ def _check_json_text(file: Path, number: int, key: str, value: Any) -> None:
         except UnicodeEncodeError as exc:
             raise InvalidRequest(f"{file} line {number}: {printable(key)!r} holds an unpaired \\u{ord(text[exc.start]):04x} "
                                  "escape, which is not valid Unicode text; write the character itself, or a "
-                                 "complete surrogate pair", field="line", value=str(number)) from None
+                                 "complete surrogate pair", field="line", value=str(number)) from exc
 
 
 def _read_jsonl(file: Path) -> pl.DataFrame:
@@ -264,7 +264,7 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
                     record = json.loads(text)
                 except ValueError as exc:
                     raise InvalidRequest(f"{file} line {number} is not JSON ({exc.args[0]}); JSON Lines needs one "
-                                         "object per line", field="line", value=str(number)) from None
+                                         "object per line", field="line", value=str(number)) from exc
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"{file} line {number} is not a JSON object; JSON Lines needs one object "
                                          "per line", field="line", value=str(number))
@@ -275,9 +275,9 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
                 keys.update(dict.fromkeys(record))
     except UnicodeDecodeError as exc:
         raise InvalidRequest(f"cannot read {file} as JSON Lines: not UTF-8 ({exc.reason})", field="path",
-                             value=str(file)) from None
+                             value=str(file)) from exc
     except OSError as exc:  # no permission, an I/O error: as for the other formats
-        raise _polars_error(file, "jsonl", exc) from None
+        raise _polars_error(file, "jsonl", exc) from exc
     data = {key: pl.Series(key, [_json_text(r.get(key)) for r in records], dtype=pl.String) for key in keys}
     return pl.DataFrame({**data, _LINE: pl.Series(_LINE, lines, dtype=pl.Int64)})
 
@@ -288,7 +288,7 @@ def _read_parquet(file: Path) -> pl.DataFrame:
     try:
         df = pl.read_parquet(file)
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise _polars_error(file, "parquet", exc) from None
+        raise _polars_error(file, "parquet", exc) from exc
     return df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(_LINE))
 
 
@@ -487,7 +487,7 @@ def _check_writable(target: Path) -> None:
             pass
     except OSError as exc:
         raise InvalidRequest(f"cannot write the rejects file {target}: {exc.strerror or exc}; choose another path "
-                             "(nothing was imported)", field="rejects", value=str(target)) from None
+                             "(nothing was imported)", field="rejects", value=str(target)) from exc
 
 
 def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame | None) -> None:
@@ -511,9 +511,9 @@ def _load_json(file: Path) -> Any:
             return json.load(fh)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python parses
         raise InvalidRequest(f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "
-                             "per line is JSON Lines (.jsonl)", field="path", value=str(file)) from None
+                             "per line is JSON Lines (.jsonl)", field="path", value=str(file)) from exc
     except OSError as exc:  # no permission, an I/O error: as for the other formats
-        raise _polars_error(file, "json", exc) from None
+        raise _polars_error(file, "json", exc) from exc
 
 
 # ---------------------------------------------------------------------- export
@@ -641,7 +641,7 @@ def _atomic(target: Path, write: Callable[[Path], None]) -> None:
         os.replace(tmp, target)
     except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store._failures)
         tmp.unlink(missing_ok=True)
-        raise os_failure(exc, path=target, doing="write") from None
+        raise os_failure(exc, path=target, doing="write") from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

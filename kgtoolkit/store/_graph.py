@@ -264,7 +264,7 @@ class KnowledgeGraph:
                           "event_predicates": "--remove-event-predicate"}[setting]
                 raise InvalidName(f"{exc.message}. It is stored in this graph's {setting}: remove it with "
                                   f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
-                                  f"configure({setting}=...))", **exc.data) from None
+                                  f"configure({setting}=...))", **exc.data) from exc
         return keys
 
     # ------------------------------------------------------------------ names

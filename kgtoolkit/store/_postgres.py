@@ -177,7 +177,7 @@ class PostgresBackend(Backend):
             import psycopg
         except ImportError as exc:
             raise missing_dependency("psycopg", "postgres", needed_for="a PostgreSQL graph", cause=exc, field="db",
-                                     value=str(location)) from None
+                                     value=str(location)) from exc
         self._psycopg = psycopg
         self._conn: psycopg.Connection[Any] | None = None
         self._closed = False  # close() was called: never reconnect
@@ -197,7 +197,7 @@ class PostgresBackend(Backend):
             conn: psycopg.Connection[Any] = pg.connect(self.location.url or "", autocommit=True, application_name="kgtoolkit",
                                    connect_timeout=max(1, min(int(self.timeout), 30)))
         except pg.OperationalError as exc:
-            raise self._connect_error(exc) from None
+            raise self._connect_error(exc) from exc
         conn.execute(f"SET lock_timeout = {int(self.timeout * 1000)}")
         if self.read_only:
             conn.execute("SET default_transaction_read_only = on")
@@ -234,7 +234,7 @@ class PostgresBackend(Backend):
             raise
         except self._psycopg.Error as exc:
             conn.close()
-            raise self._error(exc) from None
+            raise self._error(exc) from exc
 
     def _version(self, cur: psycopg.Cursor[Any]) -> int:
         exists = _one(cur, "SELECT to_regclass('kgtoolkit_schema') IS NOT NULL")[0]
@@ -306,7 +306,7 @@ class PostgresBackend(Backend):
             try:
                 yield _Cursor(raw)
             except self._psycopg.Error as exc:
-                raise self._error(exc) from None
+                raise self._error(exc) from exc
             finally:
                 raw.close()
 
@@ -328,14 +328,14 @@ class PostgresBackend(Backend):
                     raw.execute("SELECT pg_advisory_xact_lock_shared(%s, %s)", (_LOCK_CLASS, self._schema_key))
             except self._psycopg.Error as exc:
                 self._rollback(conn)
-                raise self._error(exc) from None
+                raise self._error(exc) from exc
             try:
                 yield _Cursor(raw)
             except self._psycopg.Error as exc:
                 self._rollback(conn)
                 if getattr(exc, "sqlstate", None) in _RETRY or _key_race(exc):
                     raise  # write() runs it again
-                raise self._error(exc) from None
+                raise self._error(exc) from exc
             except BaseException:
                 self._rollback(conn)
                 raise
@@ -346,7 +346,7 @@ class PostgresBackend(Backend):
                     self._rollback(conn)
                     if getattr(exc, "sqlstate", None) in _RETRY:
                         raise
-                    raise self._error(exc) from None
+                    raise self._error(exc) from exc
                 if write:
                     self._bump(raw)
             finally:
@@ -378,7 +378,7 @@ class PostgresBackend(Backend):
                 if attempt == ATTEMPTS - 1:
                     raise StoreError(f"the graph at {self.location} was changed by concurrent writes {ATTEMPTS} times "
                                      f"while this write ran ({exc.sqlstate}); nothing was written; retry",
-                                     field="db", value=str(self.location)) from None
+                                     field="db", value=str(self.location)) from exc
                 time.sleep(min(0.2, 0.002 * 2 ** attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -395,7 +395,7 @@ class PostgresBackend(Backend):
                     if rows >= _ANALYZE_AFTER:
                         cur.execute(f"ANALYZE {table}")
         except self._psycopg.Error as exc:
-            raise self._error(exc) from None
+            raise self._error(exc) from exc
         finally:
             self._loaded = {}
 
@@ -414,7 +414,7 @@ class PostgresBackend(Backend):
                 database = adbc_driver_postgresql.connect(self.location.url or "")
                 self._adbc = (database, adbc_driver_manager.AdbcConnection(database))
             except adbc_driver_manager.Error as exc:
-                raise self._connect_error(exc) from None
+                raise self._connect_error(exc) from exc
         return self._adbc[1]
 
     def _arrow(self, conn: Any, sql: str, params: dict[str, Any]) -> pa.Table:
@@ -460,9 +460,9 @@ class PostgresBackend(Backend):
             except adbc_driver_manager.Error as exc:
                 self._close_adbc()
                 if getattr(exc, "sqlstate", None) in ("25006", "55P03", "57014", "53100", "XX001", "XX002"):
-                    raise self._error(exc) from None
+                    raise self._error(exc) from exc
                 raise StoreError(f"cannot read {self.location} into Arrow: {str(exc).splitlines()[0]}", field="db",
-                                 value=str(self.location)) from None
+                                 value=str(self.location)) from exc
         return parts, extra
 
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -561,7 +561,7 @@ class PostgresBackend(Backend):
             try:
                 row = self._connection().execute("SELECT last_value, is_called FROM kgtoolkit_revision").fetchone()
             except self._psycopg.Error as exc:
-                raise self._error(exc) from None
+                raise self._error(exc) from exc
         return tuple(row or ())
 
     def _close_adbc(self) -> None:

@@ -289,7 +289,7 @@ def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] |
     try:
         text = json.dumps(dict(value), allow_nan=False, ensure_ascii=False)  # NaN/Infinity are not JSON
     except (TypeError, ValueError) as exc:
-        raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from None
+        raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from exc
     check_text(text, field=field, error=InvalidRequest)  # a key or value that is not valid Unicode
     plain: dict[str, Any] = json.loads(text)
     return plain

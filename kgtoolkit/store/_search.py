@@ -368,7 +368,7 @@ class FileEmbeddingCache:
             self._conn = self._connect(target)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) or path is None:  # busy: never delete another's cache
-                raise sqlite_failure(exc, path=path, timeout=30.0, opening=True) from None
+                raise sqlite_failure(exc, path=path, timeout=30.0, opening=True) from exc
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             self._conn = self._connect(target)

@@ -75,7 +75,7 @@ class SQLiteBackend(Backend):
                 self.read_only_reason = unwritable(self.path)
                 missing = bool(self.read_only_reason) and not self.path.exists()
         except OSError as exc:  # a path component is a file, a name too long, no permission, a full disk ...
-            raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from None
+            raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from exc
         if missing and self.read_only_reason:
             raise StoreError(f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
                              field="path", value=str(self.path))
@@ -95,7 +95,7 @@ class SQLiteBackend(Backend):
             if conn is not None:
                 conn.close()
             if is_sqlite_failure(exc):
-                raise self._failure(exc, opening=True) from None  # type: ignore[arg-type]
+                raise self._failure(exc, opening=True) from exc  # type: ignore[arg-type]
             raise
 
     # ------------------------------------------------------------------ failures
@@ -247,7 +247,7 @@ class SQLiteBackend(Backend):
             if rollback:
                 self._rollback()
             if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
-                raise self._failure(exc) from None
+                raise self._failure(exc) from exc
             raise
 
     @contextmanager
@@ -276,7 +276,7 @@ class SQLiteBackend(Backend):
                 return self.conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 if is_sqlite_failure(exc):
-                    raise self._failure(exc) from None
+                    raise self._failure(exc) from exc
                 raise
 
     def _foreign_keys(self, on: bool) -> None:
@@ -413,7 +413,7 @@ class _Statement:
         except BaseException as exc:
             backend.lock.release()
             if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
-                raise backend._failure(exc) from None
+                raise backend._failure(exc) from exc
             raise
         return self._cur
 
@@ -421,7 +421,7 @@ class _Statement:
         backend = self._backend
         try:
             if isinstance(exc, sqlite3.Error) and is_sqlite_failure(exc):
-                raise backend._failure(exc) from None
+                raise backend._failure(exc) from exc
         finally:
             try:
                 self._cur.close()
