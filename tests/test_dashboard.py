@@ -620,7 +620,7 @@ def test_a_mistyped_link_says_what_it_could_not_show(monkeypatch: pytest.MonkeyP
         assert not any("link" in w for w in warnings), warnings
     else:
         assert any(said in w for w in warnings), warnings
-    chosen = at.session_state["entity"] if "entity" in at.session_state else None
+    chosen = at.session_state.get("entity")
     assert chosen == entity if entity else chosen != "my_apii"
     at.run()  # said once: the next run of the page is quiet
     assert not any("The link" in w.value for w in at.warning)
