@@ -6,6 +6,8 @@
 * ``payloads``: tests/injection_payloads.py (plain instructions in ten languages, role tags, fake headers,
   Markdown images, HTML, and disguises: spacing, leetspeak, homoglyphs, zero-width characters, soft
   hyphens, fullwidth letters, base64, rot13), screened as names; the strict directives as value facts.
+* ``held_back``: tests/injection_heldback.py, written before the screen's intent rules and never tuned on:
+  payloads per class of intent (exfiltration, override, role change, tool-call imitation) and benign look-alikes.
 * ``false alarms``: every fact of YAGO11k, WIKIDATA12k and ICEWS14 (subject, predicate and object each
   screened) and of the demo graph (values strictly), as a share of facts withheld.
 Goals: ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
@@ -24,13 +26,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+import injection_heldback as held
 import injection_payloads as corpus
+import injection_unseen as unseen
 import polars as pl
+from shared_data import DATA
 
 from kgtoolkit._demo import build_demo
 from kgtoolkit._screen import screen
-
-DATA = HERE.parent.parent / "shared" / "data"
 
 
 def main() -> dict[str, object]:
@@ -43,6 +46,18 @@ def main() -> dict[str, object]:
     out["payloads"] = {"total": len(corpus.ALL), "withheld": len(withheld), "rate": len(withheld) / len(corpus.ALL),
                        "missed": [p for p in corpus.ALL if p not in withheld],
                        "strict_total": len(corpus.DIRECTIVES), "strict_withheld": len(strict)}
+    # The held-back set (written before the intent rules, never tuned on): per class, and benign look-alikes.
+    out["held_back"] = {
+        "classes": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.PAYLOADS.items()},
+        "total": sum(len(v) for v in held.PAYLOADS.values()),
+        "withheld": sum(bool(screen(t)) for v in held.PAYLOADS.values() for t in v),
+        "benign": len(held.BENIGN), "benign_withheld": [t for t in held.BENIGN if screen(t)],
+        "later": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.LATER.items()},
+    }
+    out["second_author"] = {  # round two's tuning set (tests/injection_unseen.py)
+        "classes": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in unseen.BY_CLASS.items()},
+        "benign": len(unseen.BENIGN), "benign_withheld": [t for t in unseen.BENIGN if screen(t)],
+    }
     alarms: dict[str, object] = {}
     for name in ("yago11k", "wikidata12k", "icews14"):
         path = DATA / name / "facts.tsv"
