@@ -37,7 +37,7 @@ from planted_duplicates import generated_names, measure, plant, real_names
 
 import kgtoolkit
 from kgtoolkit.store import import_facts
-from kgtoolkit.store._cleanup import duplicate_inputs
+from kgtoolkit.store import duplicate_inputs
 
 
 def build(path: Path, names: list[str], planted: list[tuple[str, str, str]], seed: int) -> kgtoolkit.KnowledgeGraph:
@@ -80,7 +80,7 @@ def main() -> dict[str, Any]:
         runs, floors = [], []
         page = None
         for _ in range(args.repeat):
-            floors.append(timed(lambda: duplicate_inputs(kg._backend, "entities"))[0])
+            floors.append(timed(lambda: duplicate_inputs(kg, "entities"))[0])
             seconds, page = timed(lambda: kg.duplicates(embeddings=False))
             runs.append(seconds)
         assert page is not None

@@ -473,8 +473,8 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
         say(f"  the watermark check after one add (store.texts_since): {out['watermark_check_ms']:.2f} ms "
             f"(CPU {out['watermark_check_cpu_ms']:.2f} ms)")
     try:
+        from kgtoolkit._embedding import SentenceEmbedder
         from kgtoolkit.search import find, index
-        from kgtoolkit.search._model import SentenceEmbedder
 
         SentenceEmbedder().encode(["warm"])
     except Exception as exc:

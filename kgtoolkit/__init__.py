@@ -46,12 +46,12 @@ from ._records import (
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
 from ._traversal import Change, Diff, Neighborhood, Paths, Reached
+from ._version import __version__ as __version__
 from .duplicates import DuplicateCandidate, NotDuplicate
 from .findings import Finding
-from .store import ImportReport, KnowledgeGraph, open, resolve_path
+from .graph import KnowledgeGraph, open
+from .store import ImportReport, resolve_path
 from .store._predicates import PredicateAlias, PredicateInfo, PredicateRename
-
-__version__ = "0.1.0"
 
 __all__ = [
     "TOOL_SCHEMA",

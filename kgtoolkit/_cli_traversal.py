@@ -64,7 +64,7 @@ def _hop(fact: Fact, labels: Mapping[str, str] | None) -> str:
 
 def picture(path: Sequence[Fact], labels: Mapping[str, str] | None = None) -> str:
     """A path as one line of text: ``billing —owned_by→ payments team —reports_to→ Dana``; ``labels``: each
-    predicate's label (:meth:`~kgtoolkit.store.KnowledgeGraph.predicate_labels`), else its id."""
+    predicate's label (:meth:`~kgtoolkit.KnowledgeGraph.predicate_labels`), else its id."""
     if not path:
         return ""
     first = path[0]

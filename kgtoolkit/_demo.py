@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ._errors import InvalidRequest
-from .store import KnowledgeGraph
+from .graph import KnowledgeGraph
 
 __all__ = ["build_demo"]
 

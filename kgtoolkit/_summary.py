@@ -20,7 +20,7 @@ from ._screen import REASONS, looks_like_injection, screen
 from ._time import TimeInput
 
 if TYPE_CHECKING:
-    from .store import KnowledgeGraph
+    from .store import GraphStore
 
 __all__ = ["looks_like_injection", "quoted", "summary"]
 
@@ -73,7 +73,7 @@ def _reasons(fact: Fact, label: str | None = None) -> tuple[str, ...]:
     return tuple(found)
 
 
-def summary(kg: KnowledgeGraph, *, limit: int = 20, style: str = "main", as_of: TimeInput | None = None) -> str:
+def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: TimeInput | None = None) -> str:
     """Compact Markdown of the top entities (by current-fact count) and their current facts.
 
     ``style="main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``. With

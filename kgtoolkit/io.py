@@ -78,10 +78,10 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from ._errors import InvalidRequest, NotFound
 from ._names import printable
 from ._time import TimeInput
+from .graph import KnowledgeGraph
 from .store import (
     ImportReport,
     InvalidRows,
-    KnowledgeGraph,
     dump,
     dump_parts,
     dump_predicate_aliases,

@@ -44,7 +44,8 @@ from typing import Any
 
 from . import _tool
 from ._errors import InvalidRequest, KGError, MissingDependency  # MissingDependency lived here: still importable
-from .store import KnowledgeGraph, resolve
+from .graph import KnowledgeGraph
+from .store import resolve
 
 __all__ = ["CLIENTS", "SUMMARY_URI", "build_server", "config_snippet", "serve", "tool_specs"]
 

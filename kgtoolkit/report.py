@@ -33,7 +33,7 @@ from ._time import TimeInput
 if TYPE_CHECKING:
     import polars as pl
 
-    from .store import KnowledgeGraph
+    from .graph import KnowledgeGraph
 
 __all__ = ["churn_report"]
 

@@ -37,7 +37,8 @@ program is seen. A missing, tampered or unreadable index is rebuilt (from the ca
 Nothing here imports torch, sentence-transformers or faiss until it is needed.
 
 Layout, one private module per concern (everything public is imported from here):
-``_results`` (the records), ``_model`` (the embedding model), ``_texts`` (what is embedded),
+``_results`` (the records), ``_texts`` (what is embedded; the embedding model itself is
+:mod:`kgtoolkit._embedding`, which duplicates use too),
 ``_spotting`` (the entities a text names, and the side it puts them), ``_notes`` (a hit's note),
 ``_context`` (hits read against the graph), ``_faiss`` (one kind's FAISS index), ``_files`` (the index
 folder), ``_sync`` (keeping the index in step), ``_rank`` (the vector signal), ``_fusion`` (hybrid
@@ -48,12 +49,12 @@ ranking: signals, fusion, graph rerank, grouping), ``_index`` (:class:`SearchInd
 
 from __future__ import annotations
 
+from .._embedding import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
 from ._api import find, index, open_index
 from ._faiss import FLAT_LIMIT
 from ._faiss import _build_index as _build_index  # private, re-exported for benchmarks/bench_search.py
 from ._files import index_folder
 from ._index import SearchIndex
-from ._model import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
 from ._results import (
     KINDS,
     MODES,

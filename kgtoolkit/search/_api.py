@@ -1,7 +1,7 @@
 """The functions most callers need: :func:`open_index`, :func:`index` and :func:`find`.
 
 The graph owns the index: :func:`open_index` asks the graph to keep one :class:`SearchIndex` per
-model (:meth:`~kgtoolkit.store.KnowledgeGraph.keep`), so every search on one graph object shares it,
+model (:meth:`~kgtoolkit.KnowledgeGraph.keep`), so every search on one graph object shares it,
 and closing the graph closes it.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import threading
 
+from .._embedding import Embedder, _embedder
 from .._time import TimeInput
-from ..store import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from . import _fusion
 from ._index import SearchIndex
-from ._model import Embedder, _embedder
 from ._results import FindResult, Kind, Mode, SyncReport
 from ._sync import Progress
 

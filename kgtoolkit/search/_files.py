@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._time import now_text
-from ..store import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from ._faiss import _PARTS, _faiss, _nprobe, _Part
 
 __all__ = ["index_folder"]

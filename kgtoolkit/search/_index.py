@@ -18,13 +18,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._embedding import Embedder, _embedder
 from .._time import TimeInput
-from ..store import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from ..store import _search as store
 from . import _fusion
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder
-from ._model import Embedder, _embedder
 from ._rank import _QueryVectors, _Ranking
 from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
 from ._sync import Progress, _needs_rebuild, _texts, _update_parts, _Vectors

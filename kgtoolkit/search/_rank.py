@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..store import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from ..store import _search as store
 from ._faiss import _Part
 

@@ -13,7 +13,7 @@ import re
 
 from .._errors import KGError
 from .._names import normalize_name
-from ..store import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from ..store import _search as store
 from ._results import NamedEntity
 

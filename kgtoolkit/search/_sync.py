@@ -14,10 +14,10 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._embedding import Embedder
 from .._errors import InvalidRequest
 from ..store import _search as store
 from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
-from ._model import Embedder
 from ._results import PartReport
 from ._texts import _text_hash, fact_text
 

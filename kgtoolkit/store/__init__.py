@@ -7,56 +7,69 @@ the seam between what the engines share and what differs::
     _schema.py     tables, column lists, migrations per engine, the one fact SELECT
     _rules.py      the rules of add, written once (the row path, the bulk path and the dump use them)
     _queries.py    queries the parts share: settings, names, entities, the fact row, time filters
-    _graph.py      KnowledgeGraph: the operations, written once
+    _operations.py GraphStore: the operations, written once over an injected Backend
     _bulk.py       whole tables as Arrow; many facts in at once
     _dump.py       the whole graph as plain data, restored exactly or merged
     _foreign.py    other programs' SQLite graphs (MemPalace, Flowly), read for an import
     _copy.py       a whole graph from one database to another, losslessly
     _search.py     what semantic search reads, and its embedding cache
+    _cleanup.py    what the duplicate candidates and the checks read
+    _not_same.py   the pairs a person said are not the same, kept through merges and renames
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
     _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
     _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
     _postgres.py   PostgreSQL: psycopg 3, COPY, ADBC; serializable writes retried on conflicts
 
->>> import kgtoolkit
->>> kg = kgtoolkit.open(":memory:")
->>> kg.backend, kg.add("my_api", "uses queue", "Redis").created
+The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolkit/graph.py``): a
+:class:`GraphStore` with the services that read a whole graph (duplicates, checks, the summary) added.
+
+>>> store = GraphStore(backend=connect(":memory:"))
+>>> store.backend, store.add("my_api", "uses queue", "Redis").created
 ('sqlite', True)
 """
 
 from __future__ import annotations
 
+from ._backend import Backend
 from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
+from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from ._copy import copy_graph
 from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
 from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
-from ._graph import KnowledgeGraph, open
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._not_same import check_kind
+from ._operations import GraphStore, connect
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
     "SCHEMA_VERSION",
+    "Backend",
     "DatabaseName",
+    "DuplicateInputs",
+    "GraphStore",
     "ImportReport",
     "InvalidRows",
-    "KnowledgeGraph",
     "Location",
+    "StructuralRows",
+    "check_kind",
+    "connect",
     "copy_graph",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
+    "duplicate_inputs",
     "facts_table",
     "import_facts",
     "import_graph",
     "is_empty",
     "is_kgtoolkit_file",
     "is_sqlite_file",
-    "open",
     "read_foreign",
     "read_table",
     "resolve",
     "resolve_path",
     "restore",
+    "structural_rows",
 ]

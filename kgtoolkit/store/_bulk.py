@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import polars as pl
     import pyarrow as pa
 
-    from ._graph import KnowledgeGraph
+    from ._operations import GraphStore
 
 __all__ = ["ImportReport", "InvalidRows", "facts_table", "import_facts", "read_table"]
 
@@ -60,7 +60,7 @@ class ImportReport(_Record):
 
 
 def read_table(
-    kg: KnowledgeGraph,
+    kg: GraphStore,
     table: Table,
     *,
     as_of: TimeInput | None = None,
@@ -71,7 +71,7 @@ def read_table(
 ) -> pa.Table:
     """One table of the graph as Arrow (every stored column), filters pushed down into SQL.
 
-    For ``facts``: ``as_of``/``known_at``/``current_only`` as in :meth:`KnowledgeGraph.query`, a
+    For ``facts``: ``as_of``/``known_at``/``current_only`` as in :meth:`GraphStore.query`, a
     ``predicate``, and an ``entity`` (facts where it is subject or object). With ``known_at``, ends
     recorded after it are blanked, as the store would have shown them then. For the other tables,
     ``entity`` keeps that entity's rows.
@@ -99,7 +99,7 @@ def read_table(
 
 
 def facts_table(
-    kg: KnowledgeGraph,
+    kg: GraphStore,
     columns: Sequence[str],
     *,
     as_of: TimeInput | None = None,
@@ -195,7 +195,7 @@ def _ascii_name(value: pl.Expr, limit: int, *, key: Literal["id", "casefold"]) -
 
 
 def import_facts(
-    kg: KnowledgeGraph,
+    kg: GraphStore,
     frame: pl.DataFrame,
     *,
     on_error: Literal["raise", "skip"] = "raise",
@@ -206,7 +206,7 @@ def import_facts(
     after: Hook | None = None,
     dry_run: bool = False,
 ) -> tuple[ImportReport, pl.DataFrame]:
-    """Add many facts at once with :meth:`KnowledgeGraph.add`'s rules; whole or nothing.
+    """Add many facts at once with :meth:`GraphStore.add`'s rules; whole or nothing.
 
     ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
     valid_to, confidence, source, source_closet, subject_type, object_type``, and ``line`` (the

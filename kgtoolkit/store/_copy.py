@@ -19,7 +19,7 @@ from ._dump import _empty
 from ._schema import FACT_COLUMNS, TABLE_COLUMNS
 
 if TYPE_CHECKING:
-    from ._graph import KnowledgeGraph
+    from ._operations import GraphStore
 
 __all__ = ["CopyReport", "copy_graph"]
 
@@ -43,7 +43,7 @@ class CopyReport(_Record):
     warnings: tuple[str, ...] = ()
 
 
-def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = False,
+def copy_graph(source: GraphStore, target: GraphStore, *, merge: bool = False,
                progress: Progress | None = None) -> CopyReport:
     """Copy every table of ``source`` into ``target`` (see the module's docstring). ``progress(done, total)``
     counts rows as they are written."""
@@ -97,12 +97,12 @@ def copy_graph(source: KnowledgeGraph, target: KnowledgeGraph, *, merge: bool = 
                       entities.num_rows, aliases.num_rows, memories.num_rows, settings.num_rows)
 
 
-def _is_empty(kg: KnowledgeGraph) -> bool:
+def _is_empty(kg: GraphStore) -> bool:
     with kg._backend.read() as cur:
         return _empty(cur)
 
 
-def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | None) -> CopyReport:
+def _merge(source: GraphStore, target: GraphStore, progress: Progress | None) -> CopyReport:
     from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph
 
     data = dump(source)
@@ -115,7 +115,7 @@ def _merge(source: KnowledgeGraph, target: KnowledgeGraph, progress: Progress | 
                       after[0] - before[0], after[1] - before[1], 0, report.duplicates, report.warnings)
 
 
-def _counts(kg: KnowledgeGraph) -> tuple[int, int]:
+def _counts(kg: GraphStore) -> tuple[int, int]:
     with kg._backend.read() as cur:
         aliases, memories = cur.execute("SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)").fetchone()
         return int(aliases), int(memories)

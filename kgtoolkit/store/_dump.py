@@ -4,7 +4,7 @@
 every table in one read transaction; :func:`restore` checks every record of a dump, then writes it
 into an **empty** graph with its own ids and transaction times, in one write transaction;
 :func:`import_graph` adds facts *and* entity types/properties, aliases and memories by
-:meth:`KnowledgeGraph.add`'s rules, in one transaction (used to merge a dump into a non-empty graph,
+:meth:`GraphStore.add`'s rules, in one transaction (used to merge a dump into a non-empty graph,
 and for other programs' SQLite graphs).
 
 A dump is ``{"kgtoolkit": {"version", "schema"}, "config": {...}, "entities": [...], "facts": [...],
@@ -78,7 +78,7 @@ from ._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_V
 if TYPE_CHECKING:
     import polars as pl
 
-    from ._graph import KnowledgeGraph
+    from ._operations import GraphStore
 
 __all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "dump_predicate_aliases", "import_graph", "is_empty", "restore"]
 
@@ -97,12 +97,12 @@ _DEFAULTS: dict[str, Any] = {"types": sorted(DEFAULT_TYPES), "value_predicates":
 # ---------------------------------------------------------------------- dump
 
 
-def dump(kg: KnowledgeGraph) -> dict[str, Any]:
+def dump(kg: GraphStore) -> dict[str, Any]:
     """The whole graph as JSON-ready data, read in one transaction (one consistent snapshot).
 
     Rows are ordered by their keys, so the same graph always gives the same dump.
     """
-    from .. import __version__
+    from .._version import __version__
 
     with kg._backend.read() as cur:
         config = q.read_config(cur)
@@ -136,7 +136,7 @@ def dump(kg: KnowledgeGraph) -> dict[str, Any]:
             "predicates": predicates, "predicate_aliases": predicate_aliases, "not_duplicates": not_duplicates}
 
 
-def is_empty(kg: KnowledgeGraph) -> bool:
+def is_empty(kg: GraphStore) -> bool:
     """True when the graph holds no entity, fact, alias, memory or predicate alias (settings, and the labels of
     predicates no fact uses, do not count)."""
     with kg._backend.read() as cur:
@@ -728,7 +728,7 @@ def _check(data: Mapping[str, Any]) -> _Checked:
     return checked
 
 
-def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress | None = None) -> ImportReport:
+def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | None = None) -> ImportReport:
     """Write a :func:`dump` into an empty graph exactly: ids, names, types, properties, transaction times,
     aliases, memories and settings (the dump's settings replace the graph's). One transaction.
 
@@ -791,7 +791,7 @@ def restore(kg: KnowledgeGraph, data: Mapping[str, Any], *, progress: Progress |
 
 
 def import_graph(
-    kg: KnowledgeGraph,
+    kg: GraphStore,
     facts: pl.DataFrame,
     *,
     entities: Iterable[Mapping[str, Any]] = (),
@@ -806,7 +806,7 @@ def import_graph(
     """:func:`kgtoolkit.store.import_facts` plus entities, aliases and memories, all in one transaction.
 
     ``entities``: dicts with ``name`` and optional ``type``/``properties``; each is created or updated
-    as :meth:`KnowledgeGraph.add_entity` would (a type outside the vocabulary is kept ``unknown``,
+    as :meth:`GraphStore.add_entity` would (a type outside the vocabulary is kept ``unknown``,
     with a warning). ``aliases``: (alias, entity name) pairs, registered unless they clash (a
     warning). ``memories``: dicts as in a dump, added unless their id exists; those :func:`restore`
     would refuse are left out (a warning). ``predicate_aliases``: (alias, predicate) pairs, registered
@@ -830,7 +830,7 @@ def import_graph(
                         before=add_entities, after=add_aliases_and_memories)
 
 
-def _entities(kg: KnowledgeGraph, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]],
+def _entities(kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]],
               warnings: list[str]) -> int:
     outside: Counter[str] = Counter()
     bad: list[str] = []
@@ -870,7 +870,7 @@ def _entities(kg: KnowledgeGraph, cur: Cursor, config: GraphConfig, entities: It
     return upgraded
 
 
-def _aliases(kg: KnowledgeGraph, cur: Cursor, aliases: Iterable[tuple[str, str]], warnings: list[str]) -> None:
+def _aliases(kg: GraphStore, cur: Cursor, aliases: Iterable[tuple[str, str]], warnings: list[str]) -> None:
     problems: list[str] = []
     for alias, entity in aliases:
         try:
@@ -996,7 +996,7 @@ def dump_predicate_aliases(data: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def _predicate_aliases(cur: Cursor, pairs: Iterable[tuple[str, str]], warnings: list[str]) -> None:
-    """Register predicate aliases by :meth:`KnowledgeGraph.alias_predicate`'s rules; those that clash are warned of."""
+    """Register predicate aliases by :meth:`GraphStore.alias_predicate`'s rules; those that clash are warned of."""
     from . import _predicates as _preds
 
     problems: list[str] = []

@@ -20,6 +20,8 @@ from .._names import clean_text, normalize_name, normalize_predicate
 from .._records import _Record
 from .._validity import Clock
 from ._backend import Backend, Cursor, Dialect
+from ._not_same import repoint_not_same
+from ._queries import canonical
 from ._rules import Rules
 
 __all__ = [
@@ -97,13 +99,6 @@ def rules(cur: Cursor, config: Any = None, *, comma_guard: bool | None = None) -
 
     return Rules(config if config is not None else q.read_config(cur), comma_guard=comma_guard,
                  predicate_aliases=read_aliases(cur))
-
-
-def canonical(cur: Cursor, predicate: str) -> str:
-    """The canonical id of ``predicate`` (normalised, then through its alias if it is one)."""
-    key = normalize_predicate(predicate)
-    row = cur.execute("SELECT predicate FROM predicate_aliases WHERE alias = ?", (key,)).fetchone()
-    return str(row[0]) if row else key
 
 
 def check_used(cur: Cursor, dialect: Dialect, predicates: Iterable[str], *, field: str = "predicates") -> list[str]:
@@ -250,8 +245,6 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
         cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (dst, src))
         cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (src, dst))
         settings = _move_settings(cur, src, dst)
-        from ._cleanup import repoint_not_same  # (_cleanup reads predicates through this module)
-
         repoint_not_same(cur, src, dst, "predicates")  # a pair marked not the same stays remembered
         label = cur.execute("SELECT label FROM predicates WHERE id = ?", (dst,)).fetchone()[0]
         return PredicateRename(src, dst, label, moved, deduplicated, _aliases_of(cur, dst), settings)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
-from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name
+from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name, normalize_predicate
 from .._records import Entity, Fact, GraphConfig, make_fact
 from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
 from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
@@ -276,3 +276,10 @@ def page(dialect: Dialect, limit: int | None, offset: int) -> dict[str, int | No
     whole_number(limit, field="limit", high=MAX_INT64, allow_none=True)
     whole_number(offset, field="offset", high=MAX_INT64)
     return {"limit": dialect.no_limit if limit is None else limit, "offset": offset}
+
+
+def canonical(cur: Cursor, predicate: str) -> str:
+    """The canonical id of ``predicate`` (normalised, then through its alias if it is one)."""
+    key = normalize_predicate(predicate)
+    row = cur.execute("SELECT predicate FROM predicate_aliases WHERE alias = ?", (key,)).fetchone()
+    return str(row[0]) if row else key

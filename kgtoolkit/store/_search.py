@@ -23,7 +23,7 @@ from ._failures import sqlite_failure
 from ._schema import FACT_SELECT, ORDER
 
 if TYPE_CHECKING:
-    from ._graph import KnowledgeGraph
+    from ._operations import GraphStore
 
 __all__ = [
     "EmbeddingCache",
@@ -54,7 +54,7 @@ _FACT_JOIN = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o O
 _FACT_TEXT = f"SELECT f.id, s.name, f.predicate, COALESCE(o.name, f.object_value) FROM {_FACT_JOIN}"
 
 
-def change_token(kg: KnowledgeGraph) -> tuple[Any, ...] | None:
+def change_token(kg: GraphStore) -> tuple[Any, ...] | None:
     """Cheap "did anything change?": equal tokens mean nothing was written in between, by any program (SQLite's
     data_version and this connection's changes). None where the engine cannot tell for every writer (PostgreSQL's
     revision moves with kgtoolkit's own writes only): the watermark is then read each time (:func:`texts_since`)."""
@@ -111,7 +111,7 @@ class GraphTexts:
     complete: bool
 
 
-def _marks(cur: Any, kg: KnowledgeGraph, since: Watermark | None) -> Watermark | None:
+def _marks(cur: Any, kg: GraphStore, since: Watermark | None) -> Watermark | None:
     """The watermark after reading this snapshot, from ``since`` (None: from nothing, a full read); None when
     ``since`` no longer holds (another graph, a text changed or removed, memories renumbered)."""
     d = kg._backend.dialect
@@ -137,7 +137,7 @@ def _marks(cur: Any, kg: KnowledgeGraph, since: Watermark | None) -> Watermark |
     return Watermark(str(graph), int(generation), *settled, waiting)
 
 
-def graph_texts(kg: KnowledgeGraph) -> GraphTexts:
+def graph_texts(kg: GraphStore) -> GraphTexts:
     """Every text to embed, and the watermark of the snapshot they were read in."""
     with kg._backend.read() as cur:
         mark = _marks(cur, kg, None)
@@ -147,7 +147,7 @@ def graph_texts(kg: KnowledgeGraph) -> GraphTexts:
                       mark or Watermark("", -1), True)
 
 
-def texts_since(kg: KnowledgeGraph, since: Watermark) -> GraphTexts | None:
+def texts_since(kg: GraphStore, since: Watermark) -> GraphTexts | None:
     """The texts added since ``since`` (a few rows, read by id and order), and the watermark after them; None
     when only a full comparison can tell what changed (:func:`graph_texts`)."""
     d = kg._backend.dialect
@@ -161,7 +161,7 @@ def texts_since(kg: KnowledgeGraph, since: Watermark) -> GraphTexts | None:
     return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories], mark, False)
 
 
-def lookup_names(kg: KnowledgeGraph, keys: Iterable[str]) -> dict[str, str]:
+def lookup_names(kg: GraphStore, keys: Iterable[str]) -> dict[str, str]:
     """Normalised names → the entity id each resolves to (exact id, then alias); misses are left out."""
     wanted = sorted(set(keys))
     if not wanted:
@@ -175,9 +175,9 @@ def lookup_names(kg: KnowledgeGraph, keys: Iterable[str]) -> dict[str, str]:
     return dict(rows)
 
 
-def entity_fact_ids(kg: KnowledgeGraph, entity_ids: Sequence[str], *, as_of: TimeInput | None = None,
+def entity_fact_ids(kg: GraphStore, entity_ids: Sequence[str], *, as_of: TimeInput | None = None,
                     current_only: bool = False) -> list[int]:
-    """Ids of the facts around these entities (either direction), filtered like :meth:`KnowledgeGraph.query`."""
+    """Ids of the facts around these entities (either direction), filtered like :meth:`GraphStore.query`."""
     if not entity_ids:
         return []
     d = kg._backend.dialect
@@ -190,7 +190,7 @@ def entity_fact_ids(kg: KnowledgeGraph, entity_ids: Sequence[str], *, as_of: Tim
     return [r[0] for r in rows]
 
 
-def valid_fact_ids(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
+def valid_fact_ids(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None,
                    current_only: bool = False) -> set[int]:
     """The subset of ``ids`` that exist and pass the ``as_of`` / ``current_only`` filters."""
     if not ids:
@@ -204,7 +204,7 @@ def valid_fact_ids(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput |
     return {r[0] for r in rows}
 
 
-def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
+def facts_by_ids(kg: GraphStore, ids: Sequence[int]) -> dict[int, Fact]:
     """The facts with these ids (missing ids are left out)."""
     if not ids:
         return {}
@@ -216,7 +216,7 @@ def facts_by_ids(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, Fact]:
     return {r[0]: q.row_fact(r, events=events) for r in rows}
 
 
-def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
+def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
     """The facts that replaced this one for its subject and predicate: another object, starting after
     this fact started and lasting beyond its end; the earliest such start (several when they start
     together). A fact that came and went while this one held replaced nothing. (``+f.from_us`` keeps SQLite on
@@ -234,7 +234,7 @@ def successors(kg: KnowledgeGraph, fact_id: int) -> list[Fact]:
     return [f for f in (q.row_fact(r, events=events) for r in rows) if f.kind == "state"]  # events replace nothing
 
 
-def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact]:
+def current_facts(kg: GraphStore, subject: str, predicate: str) -> list[Fact]:
     """The current facts of one (subject id, predicate)."""
     with kg._backend.read() as cur:
         rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = :s AND f.predicate = :p AND {_CURRENT} {ORDER}",
@@ -243,7 +243,7 @@ def current_facts(kg: KnowledgeGraph, subject: str, predicate: str) -> list[Fact
     return [q.row_fact(r, events=events) for r in rows]
 
 
-def facts_citing(kg: KnowledgeGraph, memory_ids: Sequence[str]) -> dict[str, list[Fact]]:
+def facts_citing(kg: GraphStore, memory_ids: Sequence[str]) -> dict[str, list[Fact]]:
     """Memory id → the facts whose ``source_closet`` points at it (the other way of the link)."""
     if not memory_ids:
         return {}
@@ -259,7 +259,7 @@ def facts_citing(kg: KnowledgeGraph, memory_ids: Sequence[str]) -> dict[str, lis
     return cited
 
 
-def memories_by_ids(kg: KnowledgeGraph, ids: Sequence[str]) -> dict[str, Memory]:
+def memories_by_ids(kg: GraphStore, ids: Sequence[str]) -> dict[str, Memory]:
     """The memories with these ids (missing ids are left out)."""
     if not ids:
         return {}
@@ -287,7 +287,7 @@ class EmbeddingCache(Protocol):
     def close(self) -> None: ...
 
 
-def embedding_cache(kg: KnowledgeGraph, folder: Path | None) -> EmbeddingCache:
+def embedding_cache(kg: GraphStore, folder: Path | None) -> EmbeddingCache:
     """The graph's embedding cache: in the database for PostgreSQL, else an SQLite file in ``folder``
     (in memory when ``folder`` is None)."""
     if kg._backend.kind == "postgresql":
@@ -302,7 +302,7 @@ class _DatabaseCache:
     computes go to a local cache file in ``folder`` instead (in memory when None), read after the table.
     """
 
-    def __init__(self, kg: KnowledgeGraph, folder: Path | None = None) -> None:
+    def __init__(self, kg: GraphStore, folder: Path | None = None) -> None:
         self._backend = kg._backend
         self._path = None if folder is None else folder / "embeddings.sqlite3"
         self._writable = not kg.read_only
@@ -423,7 +423,7 @@ COMMON_ROWS = 1000
 SCORED_ROWS = 1000
 
 
-def _plan(cur: Any, kg: KnowledgeGraph, table: str, words: Sequence[str]) -> tuple[list[str], bool]:
+def _plan(cur: Any, kg: GraphStore, table: str, words: Sequence[str]) -> tuple[list[str], bool]:
     """Which words to ask the full-text index about, and whether all of them must match: the rare ones (in at
     most :data:`COMMON_ROWS` rows, each counted with a bounded read; a word in none is left out) when there are
     any, any of them matching;
@@ -450,7 +450,7 @@ def _triple_groups(inner: str) -> str:
             "GROUP BY m.subject, m.predicate, m.object_key ORDER BY 2 DESC, 1 DESC LIMIT :n")
 
 
-def lexical_facts(kg: KnowledgeGraph, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
+def lexical_facts(kg: GraphStore, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
                   current_only: bool = False) -> list[tuple[int, float]]:
     """The facts whose text (subject name, predicate label, object) best matches ``words`` in the graph's
     full-text index (each word as the phrase of its parts; see :func:`_plan` for which words), as (fact id,
@@ -479,7 +479,7 @@ def lexical_facts(kg: KnowledgeGraph, words: Sequence[str], limit: int, *, as_of
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
-def lexical_memories(kg: KnowledgeGraph, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+def lexical_memories(kg: GraphStore, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
     """The memories whose text best matches ``words`` (see :func:`lexical_facts`), as (id, score) best first."""
     words = list(words)[:MAX_QUERY_WORDS]
     if not words or limit <= 0:
@@ -499,7 +499,7 @@ def lexical_memories(kg: KnowledgeGraph, words: Sequence[str], limit: int) -> li
     return [(str(r[0]), float(r[1])) for r in rows]
 
 
-def entity_triples(kg: KnowledgeGraph, sides: Sequence[tuple[str, str]], *, as_of: TimeInput | None = None,
+def entity_triples(kg: GraphStore, sides: Sequence[tuple[str, str]], *, as_of: TimeInput | None = None,
                    current_only: bool = False, limit: int = 5000) -> list[int]:
     """One fact per triple around these (entity id, side) pairs (side ``subject``, ``object`` or ``either``):
     the triple's latest fact passing the filters, most occurrences first (at most ``limit``)."""
@@ -522,7 +522,7 @@ def entity_triples(kg: KnowledgeGraph, sides: Sequence[tuple[str, str]], *, as_o
     return [int(r[0]) for r in rows]
 
 
-def triple_keys(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+def triple_keys(kg: GraphStore, ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
     """Fact id → its triple (subject id, predicate, object key): facts with one triple say the same thing."""
     if not ids:
         return {}
@@ -533,7 +533,7 @@ def triple_keys(kg: KnowledgeGraph, ids: Sequence[int]) -> dict[int, tuple[str, 
     return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
 
 
-def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | None = None,
+def triple_dates(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None,
                  current_only: bool = False) -> dict[int, tuple[int, int, str | None, str | None]]:
     """For each fact id: the facts of its triple that pass the filters, as (the latest one's id, how many,
     the earliest start, the latest start). A current fact counts as the latest. (``object_key || ''`` keeps
@@ -559,7 +559,7 @@ def triple_dates(kg: KnowledgeGraph, ids: Sequence[int], *, as_of: TimeInput | N
     return out
 
 
-def hop_distances(kg: KnowledgeGraph, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None,
+def hop_distances(kg: GraphStore, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None,
                   max_facts: int = 5000) -> dict[str, int]:
     """Entity id → hops from the nearest of ``entities`` (0 for themselves), walked in the store over the facts
     valid at ``as_of`` (else over every fact, history too), at most ``max_facts`` facts read."""

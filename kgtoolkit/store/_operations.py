@@ -1,9 +1,13 @@
 """The graph's operations, written once over a :class:`~._backend.Backend` (SQLite or PostgreSQL).
 
->>> kg = open(":memory:")
->>> kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02").created
+:class:`GraphStore` is the store's one object over a database: every operation's SQL, run through the
+backend it was given. The public :class:`kgtoolkit.KnowledgeGraph` (``kgtoolkit/graph.py``) is a
+``GraphStore`` with the services above the store (duplicates, checks, the summary) added.
+
+>>> store = GraphStore(":memory:")
+>>> store.add("my_api", "uses queue", "Redis", valid_from="2026-03-02").created
 True
->>> [f.object_name for f in kg.query("My API")]
+>>> [f.object_name for f in store.query("My API")]
 ['Redis']
 """
 
@@ -14,7 +18,7 @@ import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from .. import _validity as v
 from .._checks import whole_number
@@ -49,35 +53,30 @@ from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
-from ._cleanup import mark_not_same, repoint_not_same
 from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
+from ._not_same import mark_not_same, repoint_not_same
 from ._predicates import PredicateAlias, PredicateInfo, PredicateRename
 from ._rules import Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 
-if TYPE_CHECKING:
-    from ..duplicates import DuplicateCandidate, NotDuplicate
-    from ..findings import Finding
-
-__all__ = ["KnowledgeGraph", "open"]
+__all__ = ["GraphStore", "connect"]
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 T = TypeVar("T")
 
 
-def open(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> KnowledgeGraph:
-    """Open (creating on first use) the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…``
-    (see :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
+def connect(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> Backend:
+    """The backend of the graph in ``db`` (see :func:`kgtoolkit.store.resolve`), connected: SQLite's or PostgreSQL's.
 
-    >>> kg = open(":memory:")
-    >>> kg.stats().facts
-    0
+    What :class:`GraphStore` runs on when it is given no backend; pass one as ``backend=`` to inject another
+    (a subclass that instruments or wraps the engine's, as httpx takes a transport).
+
+    >>> backend = connect(":memory:")
+    >>> backend.kind, GraphStore(backend=backend).stats().facts
+    ('sqlite', 0)
     """
-    return KnowledgeGraph(db, read_only=read_only, timeout=timeout)
-
-
-def _backend(location: Location, *, read_only: bool, timeout: float) -> Backend:
+    location = resolve(db)
     if location.kind == "postgresql":
         from ._postgres import PostgresBackend  # psycopg loads only for a PostgreSQL graph
 
@@ -87,8 +86,8 @@ def _backend(location: Location, *, read_only: bool, timeout: float) -> Backend:
     return SQLiteBackend(location, read_only=read_only, timeout=timeout)
 
 
-class KnowledgeGraph:
-    """A temporal knowledge graph in one SQLite file or one PostgreSQL database.
+class GraphStore:
+    """The operations of a temporal knowledge graph over one :class:`~._backend.Backend`.
 
     Safe to share between threads of one process; several processes (on several machines, for
     PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
@@ -96,9 +95,13 @@ class KnowledgeGraph:
     ``merge`` atomic. ``location`` says where the graph is; ``path`` is its file (None for PostgreSQL).
     """
 
-    def __init__(self, db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> None:
-        self.location = resolve(db)
-        self._backend = _backend(self.location, read_only=read_only, timeout=timeout)
+    def __init__(self, db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0,
+                 backend: Backend | None = None) -> None:
+        if backend is not None and db is not None:
+            raise InvalidRequest("give either db or backend, not both: a backend already knows its database",
+                                 field="backend")
+        self._backend = backend if backend is not None else connect(db, read_only=read_only, timeout=timeout)
+        self.location: Location = self._backend.location
         self._kept: dict[str, Any] = {}
         #: Whether each predicate (normalised, as given) was a value predicate when last searched: the guess
         #: :meth:`_search_found` checks against the settings its statement reads.
@@ -152,14 +155,14 @@ class KnowledgeGraph:
                 item.close()
             self._backend.close()
 
-    def __enter__(self) -> KnowledgeGraph:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
-        return f"KnowledgeGraph({str(self.location)!r}{', read_only=True' if self.read_only else ''})"
+        return f"{type(self).__name__}({str(self.location)!r}{', read_only=True' if self.read_only else ''})"
 
     def _read(self) -> Any:
         return self._backend.read()
@@ -196,7 +199,7 @@ class KnowledgeGraph:
         graph an event, ``event_predicates`` the facts of those predicates (contract §12: events are never current,
         ended, replaced nor in conflicts); both apply to stored facts at once, as the rule is read, not stored.
 
-        >>> kg = open(":memory:")
+        >>> kg = kgtoolkit.open(":memory:")
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
         ['company', 'event', 'person']
         """
@@ -325,7 +328,7 @@ class KnowledgeGraph:
         If the same fact is already current, it is returned unchanged with ``created=False``.
         A fact may be added already ended (``valid_to``), as history. ``properties`` go to the subject.
 
-        >>> kg = open(":memory:")
+        >>> kg = kgtoolkit.open(":memory:")
         >>> kg.add("my_api", "uses queue", "Redis").created, kg.add("My API", "uses_queue", "redis").created
         (True, False)
         """
@@ -568,7 +571,7 @@ class KnowledgeGraph:
     ) -> Page[Fact]:
         """:meth:`query` as one :class:`~kgtoolkit.Page`: the facts and how many match in all (one snapshot).
 
-        >>> kg = open(":memory:"); _ = [kg.add("hub", "knows", f"n{i}") for i in range(5)]
+        >>> kg = kgtoolkit.open(":memory:"); _ = [kg.add("hub", "knows", f"n{i}") for i in range(5)]
         >>> page = kg.query_page("hub", limit=2, offset=2)
         >>> page.count, page.total, page.next_offset
         (2, 5, 4)
@@ -630,7 +633,7 @@ class KnowledgeGraph:
     ) -> list[Fact]:
         """Facts by relationship type, optionally pointing at one ``object``; oldest first.
 
-        >>> kg = open(":memory:"); _ = kg.add("my_api", "uses_queue", "SQLite")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("my_api", "uses_queue", "SQLite")
         >>> [f.subject for f in kg.search("uses queue", "sqlite")]
         ['my_api']
         """
@@ -733,7 +736,7 @@ class KnowledgeGraph:
         ``facts``, ``current`` and the ``aliases`` that name it. A record still unpacks as the
         ``(id, facts)`` pair this method answered before.
 
-        >>> kg = open(":memory:"); _ = kg.add("my_api", "Uses Queue", "Redis")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("my_api", "Uses Queue", "Redis")
         >>> [(p.id, p.label, p.facts) for p in kg.predicates()]
         [('uses_queue', 'Uses Queue', 1)]
         """
@@ -755,7 +758,7 @@ class KnowledgeGraph:
     def resolve_predicate(self, predicate: str) -> str:
         """The canonical predicate id ``predicate`` names: normalised, then through its predicate alias if it is one.
 
-        >>> kg = open(":memory:"); _ = kg.alias_predicate("uses db", "uses_database")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.alias_predicate("uses db", "uses_database")
         >>> kg.resolve_predicate("Uses DB")
         'uses_database'
         """
@@ -954,39 +957,10 @@ class KnowledgeGraph:
 
     # ------------------------------------------------------------------ cleaning up (contract §14)
 
-    def duplicates(self, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
-                   min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
-        """Likely duplicates among entity names (or predicates), best first, each saying why; never merges.
-
-        See :func:`kgtoolkit.duplicates.find_duplicates` (``embeddings``: the search extra's signal; None
-        uses it for small graphs when installed).
-        """
-        from ..duplicates import find_duplicates
-
-        return find_duplicates(self, kind=kind, limit=limit, offset=offset, min_score=min_score, embeddings=embeddings)
-
-    def not_duplicates(self, first: str, second: str, *, kind: str = "entities") -> NotDuplicate:
-        """Remember that ``first`` and ``second`` are not the same: :meth:`duplicates` never lists them again.
-
-        Idempotent and order-independent; stored by entity id (a name resolves exactly or by alias), so
-        it survives aliases and merges; ``kind="predicates"`` for two predicates.
-        """
-        from ..duplicates import NotDuplicate
-
-        return NotDuplicate(kind, *mark_not_same(self._backend, kind, first, second))
-
-    def check(self, *, codes: Collection[str] | None = None, limit: int | None = None,
-              offset: int = 0) -> Page[Finding]:
-        """Temporal and structural findings, each with a stable ``code`` (see :func:`kgtoolkit.findings.check`)."""
-        from ..findings import check
-
-        return check(self, codes=codes, limit=limit, offset=offset)
-
-    def summary(self, limit: int = 20, *, style: str = "main", as_of: TimeInput | None = None) -> str:
-        """Compact Markdown of the graph for a system prompt (see :func:`kgtoolkit._summary.summary`)."""
-        from .._summary import summary
-
-        return summary(self, limit=limit, style=style, as_of=as_of)
+    def mark_not_same(self, first: str, second: str, *, kind: str = "entities") -> tuple[str, str, str, str, bool, str]:
+        """Record that ``first`` and ``second`` are not the same (entities, or predicates): (a, a's name, b, b's name,
+        whether it is new, when it was recorded); :meth:`kgtoolkit.KnowledgeGraph.not_duplicates` answers it as a record."""
+        return mark_not_same(self._backend, kind, first, second)
 
     # ------------------------------------------------------------------ traversal and diff (contract §11)
 
@@ -1001,7 +975,7 @@ class KnowledgeGraph:
         that reached them, then id, one page (``limit``/``offset``; ``limit=None`` for all) of the ``total``;
         at most ``max_facts`` facts are read (``capped`` and ``note`` say when that stopped the walk).
 
-        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
         >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
         [('billing', 0), ('payments', 1), ('dana', 2)]
         """
@@ -1030,7 +1004,7 @@ class KnowledgeGraph:
         The time rule is :meth:`neighbors`'s; ``time_respecting``: each next fact starts no earlier than the
         previous one (an unknown start counts as the earliest). Walked from both ends in the store.
 
-        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
         >>> [[f.predicate for f in p] for p in kg.paths("billing", "dana").paths]
         [['owned_by', 'reports_to']]
         """
@@ -1056,7 +1030,7 @@ class KnowledgeGraph:
         of :meth:`neighbors`; ``ends`` lists every entity at the end of the chain, ``paths`` (at most
         ``limit``, from ``offset``) how each was reached.
 
-        >>> kg = open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
         >>> kg.follow("billing", ["owned by", "reports_to"]).ends
         ('dana',)
         """
@@ -1085,7 +1059,7 @@ class KnowledgeGraph:
         ``by="valid"``: by the facts' validity; ``by="known"``: what the graph learned between two moments
         (transaction time). ``entity``: only facts about it (either end); ``predicates``: only these.
 
-        >>> kg = open(":memory:"); _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
         >>> _ = kg.supersede("api", "uses", "Redis", "SQLite", at="2026-03-02")
         >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
         [('replaced', '2026-03-02')]
@@ -1208,7 +1182,7 @@ def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _query_sql(d: Dialect, direction: str, where: str, other: bool, preds: bool, paged: bool) -> tuple[str, str]:
-    """The statements of :meth:`KnowledgeGraph.query` (its rows; how many match) for one shape of call: the
+    """The statements of :meth:`GraphStore.query` (its rows; how many match) for one shape of call: the
     name in ``:k`` resolved inside them, so each is one round trip and one snapshot. ``where``: the time filter's
     conditions; ``other``: facts whose other side is ``:o``; ``preds``: of the predicates in ``:preds``;
     ``paged``: ``LIMIT :limit OFFSET :offset`` (left out when not, which SQLite plans faster)."""
@@ -1252,7 +1226,7 @@ class _Guesses(dict[str, bool]):
 
 @functools.lru_cache(maxsize=256)
 def _search_sql(d: Dialect, where: str, value: bool, paged: bool) -> str:
-    """The statement of :meth:`KnowledgeGraph._search_found`: the facts of predicate ``:p`` (through its alias)
+    """The statement of :meth:`GraphStore._search_found`: the facts of predicate ``:p`` (through its alias)
     whose object key is ``:o`` (``value``: the text's key itself; else the entity the name ``:o`` resolves to),
     then the value predicates and event settings (:data:`~._queries.EVENT_SETTINGS`) of the same snapshot."""
     obj = ":o" if value else f"({q.lookup_sql('o')})"
