@@ -36,8 +36,7 @@ import polars as pl
 from planted_duplicates import generated_names, measure, plant, real_names
 
 import kgtoolkit
-from kgtoolkit.store import import_facts
-from kgtoolkit.store import duplicate_inputs
+from kgtoolkit.store import duplicate_inputs, import_facts
 
 
 def build(path: Path, names: list[str], planted: list[tuple[str, str, str]], seed: int) -> kgtoolkit.KnowledgeGraph:

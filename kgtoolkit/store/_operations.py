@@ -52,7 +52,9 @@ from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
 from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
+from . import _traversal as t
 from ._backend import Backend, Cursor, Dialect
+from ._diff import diff
 from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
@@ -979,8 +981,6 @@ class GraphStore:
         >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
         [('billing', 0), ('payments', 1), ('dana', 2)]
         """
-        from . import _traversal as t
-
         t.check_direction(direction)
         t.check_hops(hops, "hops")
         t.check_max_facts(max_facts)
@@ -1008,8 +1008,6 @@ class GraphStore:
         >>> [[f.predicate for f in p] for p in kg.paths("billing", "dana").paths]
         [['owned_by', 'reports_to']]
         """
-        from . import _traversal as t
-
         t.check_direction(direction)
         t.check_hops(max_hops, "max_hops")
         t.check_max_facts(max_facts)
@@ -1034,8 +1032,6 @@ class GraphStore:
         >>> kg.follow("billing", ["owned by", "reports_to"]).ends
         ('dana',)
         """
-        from . import _traversal as t
-
         t.check_direction(direction)
         if isinstance(predicates, str):
             predicates = [predicates]
@@ -1064,8 +1060,6 @@ class GraphStore:
         >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
         [('replaced', '2026-03-02')]
         """
-        from ._diff import diff
-
         with self._read() as cur, gc_paused():
             return diff(cur, self._backend.dialect, start, end, entity=entity, predicates=predicates, by=by,
                         limit=limit, offset=offset)

@@ -19,6 +19,7 @@ from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, normalize_name, normalize_predicate
 from .._records import _Record
 from .._validity import Clock
+from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
 from ._not_same import repoint_not_same
 from ._queries import canonical
@@ -95,8 +96,6 @@ def read_aliases(cur: Cursor) -> dict[str, str]:
 
 def rules(cur: Cursor, config: Any = None, *, comma_guard: bool | None = None) -> Rules:
     """The rules of ``add`` under the graph's settings and predicate aliases, read in this transaction."""
-    from . import _queries as q
-
     return Rules(config if config is not None else q.read_config(cur), comma_guard=comma_guard,
                  predicate_aliases=read_aliases(cur))
 
@@ -158,8 +157,6 @@ def _facts(cur: Cursor, predicate: str) -> int:
 
 def _move_settings(cur: Cursor, old: str, new: str) -> tuple[str, ...]:
     """Each predicate setting that names ``old`` names ``new`` instead; the settings changed."""
-    from . import _queries as q
-
     config = q.read_config(cur)
     moved = []
     for key in PREDICATE_SETTINGS:
@@ -276,8 +273,6 @@ def _fold(cur: Cursor, src: str, dst: str) -> int:
 def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: int,
                     clock: Clock) -> tuple[list[PredicateInfo], int]:
     """Every predicate in use (most facts first, then id) with its label, counts and aliases; and how many."""
-    from . import _queries as q
-
     params = {**clock.params(), **q.page(dialect, limit, offset)}
     # Four grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index
     # facts_current), the open scheduled ones (facts_validity, from_us after now) and the bounded current ones

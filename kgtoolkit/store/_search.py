@@ -19,6 +19,7 @@ from .._records import Fact, Memory
 from .._time import TimeInput
 from .._validity import Clock
 from . import _queries as q
+from . import _traversal as t
 from ._failures import sqlite_failure
 from ._schema import FACT_SELECT, ORDER
 
@@ -563,8 +564,6 @@ def hop_distances(kg: GraphStore, entities: Sequence[str], *, hops: int = 2, as_
                   max_facts: int = 5000) -> dict[str, int]:
     """Entity id → hops from the nearest of ``entities`` (0 for themselves), walked in the store over the facts
     valid at ``as_of`` (else over every fact, history too), at most ``max_facts`` facts read."""
-    from . import _traversal as t
-
     distance = {e: 0 for e in entities}
     if not entities:
         return distance
