@@ -34,24 +34,32 @@ from ._page import Page
 from ._records import (
     AddResult,
     Alias,
+    Change,
     ConflictGroup,
+    Diff,
+    DuplicateCandidate,
     Entity,
     Fact,
+    Finding,
     GraphConfig,
+    ImportReport,
     Memory,
     MergeResult,
+    Neighborhood,
+    NotDuplicate,
+    Paths,
+    PredicateAlias,
+    PredicateInfo,
+    PredicateRename,
+    Reached,
     Stats,
     SupersedeResult,
 )
 from ._screen import looks_like_injection
 from ._tool import TOOL_SCHEMA, run_tool
-from ._traversal import Change, Diff, Neighborhood, Paths, Reached
 from ._version import __version__ as __version__
-from .duplicates import DuplicateCandidate, NotDuplicate
-from .findings import Finding
 from .graph import KnowledgeGraph, open
-from .store import ImportReport, resolve_path
-from .store._predicates import PredicateAlias, PredicateInfo, PredicateRename
+from .store import resolve_path
 
 __all__ = [
     "TOOL_SCHEMA",

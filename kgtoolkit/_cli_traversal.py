@@ -18,9 +18,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ._errors import InvalidRequest
+from ._limits import DEFAULT_MAX_FACTS
 from ._names import normalize_predicate
-from ._records import Fact
-from ._traversal import DEFAULT_MAX_FACTS, Change, Diff, Neighborhood, Paths
+from ._records import Change, Diff, Fact, Neighborhood, Paths
 from .cli import (
     AsOf,
     KnownAt,

@@ -1,9 +1,14 @@
-"""The immutable records the store returns (contract §1)."""
+"""Every immutable record kgtoolkit answers, in one place (contract §1): frozen, with ``to_dict()``.
+
+The graph's own (entities, facts, aliases, memories, results of writes, conflicts, stats), then by concern:
+multi-hop reads and diffs (§11), predicates (§13), bulk work (imports, copies), cleaning up (§14). Search's
+hits are :mod:`kgtoolkit.search`'s, the agent tool's parameters its registry's.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
@@ -12,15 +17,30 @@ from ._validity import Clock, key, state
 __all__ = [
     "AddResult",
     "Alias",
+    "Change",
+    "ChangeKind",
     "ConflictGroup",
+    "CopyReport",
+    "Diff",
+    "DiffBy",
     "Direction",
+    "DuplicateCandidate",
     "Entity",
     "Fact",
     "FactKind",
     "FactState",
+    "Finding",
     "GraphConfig",
+    "ImportReport",
     "Memory",
     "MergeResult",
+    "Neighborhood",
+    "NotDuplicate",
+    "Paths",
+    "PredicateAlias",
+    "PredicateInfo",
+    "PredicateRename",
+    "Reached",
     "Stats",
     "SupersedeResult",
 ]
@@ -321,3 +341,279 @@ class GraphConfig(_Record):
     single_valued: frozenset[str] = frozenset()
     events: bool = False
     event_predicates: frozenset[str] = frozenset()
+
+
+# ------------------------------------------------------------------ multi-hop reads and diffs (contract §11)
+# neighbors answers a Neighborhood, paths and follow answer Paths (each fact's ``direction`` says which way the
+# hop went), diff a Diff of Change records.
+
+ChangeKind = Literal["began", "ended", "replaced", "occurred"]
+DiffBy = Literal["valid", "known"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reached(_Record):
+    """An entity a traversal reached, ``hops`` steps from where it started (0: the start itself)."""
+
+    id: str
+    name: str
+    hops: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Neighborhood(_Record):
+    """The entities and facts within ``hops`` of ``center``.
+
+    ``facts`` is one page (``offset``, at most the call's ``limit``) of the ``total`` facts found, ordered
+    by the hop that reached them, then id; each fact's ``direction`` is the way it was walked
+    (``outgoing``: from its subject). ``entities`` are the center and the entities of this page's facts,
+    with their distance; ``entity_total`` counts every entity reached. ``capped``: the traversal stopped
+    at ``max_facts`` facts read (``visited``), so more may lie within reach; ``note`` says so in words.
+    """
+
+    center: str
+    hops: int
+    entities: tuple[Reached, ...]
+    facts: tuple[Fact, ...]
+    total: int
+    entity_total: int
+    offset: int
+    visited: int
+    capped: bool
+    note: str | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.facts)
+
+    @property
+    def truncated(self) -> bool:
+        return self.offset + len(self.facts) < self.total
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.facts) if self.truncated else None
+
+    def paging(self) -> dict[str, Any]:
+        return {"count": self.count, "total": self.total, "truncated": self.truncated, "next_offset": self.next_offset}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_Record.to_dict(self), **self.paging()}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Paths(_Record):
+    """Paths from ``start``: to ``target`` (:meth:`~kgtoolkit.KnowledgeGraph.paths`, shortest first) or
+    along a chain of predicates (:meth:`~kgtoolkit.KnowledgeGraph.follow`, every branch).
+
+    Each path is a tuple of facts, in walking order; a fact's ``direction`` is ``outgoing`` when the hop
+    went from its subject to its object, ``incoming`` the other way. ``paths`` is one page (from
+    ``offset``) of the ``total`` paths; ``total`` is ``None`` when the search stopped at the page's end
+    with more paths left (``paths`` counts no further than it must). ``ends``: the entities the paths end
+    at (for ``follow``, the answer: every entity at the end of the chain, also past the page).
+    ``truncated``: more paths exist past this page. ``capped``: the search stopped at its bound of facts
+    read (``visited``) or of steps, so paths may be missing; ``note`` says so in words.
+    """
+
+    start: str
+    target: str | None
+    paths: tuple[tuple[Fact, ...], ...]
+    ends: tuple[str, ...]
+    total: int | None
+    offset: int
+    truncated: bool
+    visited: int
+    capped: bool
+    note: str | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.paths)
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.paths) if self.truncated else None
+
+    def paging(self) -> dict[str, Any]:
+        return {"count": self.count, "total": self.total, "truncated": self.truncated, "next_offset": self.next_offset}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_Record.to_dict(self), **self.paging()}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Change(_Record):
+    """One change between two dates: a fact that ``began`` (``new``), one that ``ended`` (``old``), a
+    replacement (``replaced``): the same subject and predicate went from ``old``'s object to ``new``'s, or an
+    event (contract §12) that ``occurred`` (``new``). ``at`` is when: the start, the end, the switch
+    (``new``'s start) or the event's start; by transaction time (``by="known"``), when the graph recorded it."""
+
+    kind: ChangeKind
+    at: str
+    subject: str
+    predicate: str
+    old: Fact | None
+    new: Fact | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Diff(_Record):
+    """What changed from ``start`` to ``end`` (both included): one page of ``changes`` in time order.
+
+    ``by="valid"``: facts whose validity began or ended in the window; ``by="known"``: what the graph
+    learned then (facts recorded, ends recorded). ``began``, ``ended``, ``replaced`` and ``occurred`` (events,
+    contract §12) count each kind among all ``total`` changes (not only this page)."""
+
+    start: str
+    end: str
+    by: DiffBy
+    changes: tuple[Change, ...]
+    total: int
+    offset: int
+    began: int
+    ended: int
+    replaced: int
+    occurred: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.changes)
+
+    @property
+    def truncated(self) -> bool:
+        return self.offset + len(self.changes) < self.total
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.changes) if self.truncated else None
+
+    def paging(self) -> dict[str, Any]:
+        return {"count": self.count, "total": self.total, "truncated": self.truncated, "next_offset": self.next_offset}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_Record.to_dict(self), **self.paging()}
+
+
+# ------------------------------------------------------------------ predicates: labels, aliases, renames (contract §13)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PredicateInfo(_Record):
+    """One predicate: its id (the key), its ``label`` (first spelling), its facts (all, and current now),
+    and the aliases that name it."""
+
+    id: str
+    label: str
+    facts: int
+    current: int
+    aliases: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        """``(id, facts)``, as :meth:`KnowledgeGraph.predicates` answered pairs before it answered records
+        (``for predicate, count in kg.predicates()`` still reads)."""
+        return iter((self.id, self.facts))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PredicateAlias(_Record):
+    """A predicate alias: ``alias`` names ``predicate`` (both ids)."""
+
+    alias: str
+    predicate: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PredicateRename(_Record):
+    """What :meth:`KnowledgeGraph.rename_predicate` did: ``moved`` facts of ``old`` now under ``new``
+    (``deduplicated`` of them folded into identical ones), ``old`` is an alias of ``new`` now, and the
+    ``settings`` that named ``old`` name ``new``."""
+
+    old: str
+    new: str
+    label: str
+    moved: int
+    deduplicated: int
+    aliases: tuple[str, ...]
+    settings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------- resolving
+
+
+# ------------------------------------------------------------------ bulk work: imports and copies
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ImportReport(_Record):
+    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``code``, ``reason``)."""
+
+    rows: int
+    inserted: int
+    duplicates: int
+    rejected: int
+    entities_created: int
+    types_upgraded: int
+    rejects: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------- reads
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CopyReport(_Record):
+    """What :func:`copy_graph` did: rows written per table, and whether it merged (new ids) or copied."""
+
+    source: str
+    target: str
+    merged: bool
+    facts: int
+    entities: int
+    aliases: int
+    memories: int
+    settings: int
+    duplicates: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------ cleaning up (contract §14): duplicate candidates, pairs marked not the same, findings
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DuplicateCandidate(_Record):
+    """Two names that probably mean one thing: ``a`` and ``b`` (ids, ``a`` < ``b``), their names, a ``score``
+    from 0 to 1 (higher is likelier) and the ``reasons``, short sentences saying why."""
+
+    kind: str
+    a: str
+    a_name: str
+    b: str
+    b_name: str
+    score: float
+    reasons: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NotDuplicate(_Record):
+    """A pair marked not the same: ``kind``, ``a`` < ``b`` (ids), their names, whether this call stored it
+    (``created``; false when it was marked already) and when it was first marked."""
+
+    kind: str
+    a: str
+    a_name: str
+    b: str
+    b_name: str
+    created: bool
+    created_at: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Finding(_Record):
+    """One finding of ``check``: its stable ``code``, a ``message`` saying what to do, and what it is about:
+    ``facts`` (ids), ``entities`` (ids), ``predicate`` (when one is concerned)."""
+
+    code: str
+    message: str
+    facts: tuple[int, ...] = ()
+    entities: tuple[str, ...] = ()
+    predicate: str | None = None

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._page import Page
-from ._records import _Record
+from ._records import DuplicateCandidate, NotDuplicate
 from .store import GraphStore, check_kind, duplicate_inputs
 
 __all__ = ["DEFAULT_MIN_SCORE", "KINDS", "DuplicateCandidate", "Name", "NotDuplicate", "find_duplicates", "fold", "rank"]
@@ -73,20 +73,6 @@ class Name:
     id: str
     name: str
     type: str | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class DuplicateCandidate(_Record):
-    """Two names that probably mean one thing: ``a`` and ``b`` (ids, ``a`` < ``b``), their names, a ``score``
-    from 0 to 1 (higher is likelier) and the ``reasons``, short sentences saying why."""
-
-    kind: str
-    a: str
-    a_name: str
-    b: str
-    b_name: str
-    score: float
-    reasons: tuple[str, ...]
 
 
 _SPLIT = re.compile(r"[^\w&+]+|_+")
@@ -427,20 +413,6 @@ def _embedding_pairs(embed: Callable[[Sequence[str]], Any], f: _Folded, n: int) 
                     a, b = (i, j) if i < j else (j, i)
                     found[a * n + b] = max(found.get(a * n + b, 0.0), cosine)
     return found
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class NotDuplicate(_Record):
-    """A pair marked not the same: ``kind``, ``a`` < ``b`` (ids), their names, whether this call stored it
-    (``created``; false when it was marked already) and when it was first marked."""
-
-    kind: str
-    a: str
-    a_name: str
-    b: str
-    b_name: str
-    created: bool
-    created_at: str
 
 
 def _search_installed() -> bool:

@@ -28,7 +28,6 @@ Findings come in that order of codes, then by subject; ``limit`` and ``offset`` 
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from collections.abc import Collection
 from typing import Any
@@ -36,7 +35,7 @@ from typing import Any
 from ._checks import whole_number
 from ._errors import InvalidRequest
 from ._page import Page
-from ._records import _Record
+from ._records import Finding
 from ._time import OPEN_END, now_key
 from ._validity import scheduled
 from .duplicates import find_duplicates
@@ -47,18 +46,6 @@ __all__ = ["CODES", "Finding", "check"]
 #: Every code ``check`` reports, in the order findings come.
 CODES: tuple[str, ...] = ("single_valued_overlap", "scheduled_overlap", "dangling_source_closet",
                           "entity_without_facts", "duplicate_candidate")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Finding(_Record):
-    """One finding of ``check``: its stable ``code``, a ``message`` saying what to do, and what it is about:
-    ``facts`` (ids), ``entities`` (ids), ``predicate`` (when one is concerned)."""
-
-    code: str
-    message: str
-    facts: tuple[int, ...] = ()
-    entities: tuple[str, ...] = ()
-    predicate: str | None = None
 
 
 def _single_valued(kg: GraphStore, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:

@@ -20,9 +20,8 @@ import polars as pl
 
 from . import _validity
 from ._errors import InvalidRequest
-from ._records import is_event
+from ._records import DiffBy, is_event
 from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
-from ._traversal import DiffBy
 from ._validity import Clock, frame_keys, state_expr
 from .graph import KnowledgeGraph
 from .store import ImportReport, facts_table, import_facts, read_table

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
 from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
-from .._records import GraphConfig, _Record
+from .._records import GraphConfig, ImportReport
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
 from . import _predicates as _preds
 from . import _queries as q
@@ -40,23 +40,6 @@ Table = Literal["facts", "entities", "aliases", "memories"]
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
 _CHUNK = 50_000
 _PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index after it, not row by row
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ImportReport(_Record):
-    """What an import did. ``rejects``: one dict per problem (``line``, ``field``, ``value``, ``code``, ``reason``)."""
-
-    rows: int
-    inserted: int
-    duplicates: int
-    rejected: int
-    entities_created: int
-    types_upgraded: int
-    rejects: tuple[dict[str, Any], ...] = ()
-    warnings: tuple[str, ...] = ()
-
-
-# ---------------------------------------------------------------------- reads
 
 
 def read_table(

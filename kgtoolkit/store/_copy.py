@@ -8,12 +8,11 @@ source is then merged by the add rules, as importing its dump would (new ids, du
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._errors import InvalidRequest
-from .._records import _Record
+from .._records import CopyReport
 from ._bulk import _typed
 from ._dump import _empty
 from ._schema import FACT_COLUMNS, TABLE_COLUMNS
@@ -25,22 +24,6 @@ __all__ = ["CopyReport", "copy_graph"]
 
 Progress = Callable[[int, int], None]
 _CHUNK = 50_000
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class CopyReport(_Record):
-    """What :func:`copy_graph` did: rows written per table, and whether it merged (new ids) or copied."""
-
-    source: str
-    target: str
-    merged: bool
-    facts: int
-    entities: int
-    aliases: int
-    memories: int
-    settings: int
-    duplicates: int = 0
-    warnings: tuple[str, ...] = ()
 
 
 def copy_graph(source: GraphStore, target: GraphStore, *, merge: bool = False,

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
+from .._records import Change, ChangeKind, Diff, DiffBy
 from .._time import TimeInput, key_to_text, parse_window
-from .._traversal import Change, ChangeKind, Diff, DiffBy
 from . import _queries as q
 from ._backend import Cursor, Dialect
 from ._traversal import check_predicates, fetch_facts

@@ -32,23 +32,30 @@ from .._errors import (
     NotFound,
     UnknownType,
 )
+from .._limits import DEFAULT_MAX_FACTS
 from .._names import DEFAULT_VALUE_PREDICATES, clean_text, normalize_name, normalize_predicate, printable
 from .._page import Page
 from .._records import (
     AddResult,
     Alias,
     ConflictGroup,
+    Diff,
+    DiffBy,
     Direction,
     Entity,
     Fact,
     GraphConfig,
     Memory,
     MergeResult,
+    Neighborhood,
+    Paths,
+    PredicateAlias,
+    PredicateInfo,
+    PredicateRename,
     Stats,
     SupersedeResult,
 )
 from .._time import TimeInput, now_text, parse_window, today
-from .._traversal import DEFAULT_MAX_FACTS, Diff, DiffBy, Neighborhood, Paths
 from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
@@ -58,7 +65,6 @@ from ._diff import diff
 from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
-from ._predicates import PredicateAlias, PredicateInfo, PredicateRename
 from ._rules import Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 

@@ -10,14 +10,13 @@ chains, no cycles), and never a predicate that has facts (those are folded with 
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, normalize_name, normalize_predicate
-from .._records import _Record
+from .._records import PredicateAlias, PredicateInfo, PredicateRename
 from .._validity import Clock
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
@@ -44,49 +43,6 @@ __all__ = [
 
 #: The settings that name predicates (each moves from the old predicate to the new one on a rename).
 PREDICATE_SETTINGS = ("value_predicates", "multi_valued", "event_predicates")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PredicateInfo(_Record):
-    """One predicate: its id (the key), its ``label`` (first spelling), its facts (all, and current now),
-    and the aliases that name it."""
-
-    id: str
-    label: str
-    facts: int
-    current: int
-    aliases: tuple[str, ...] = ()
-
-    def __iter__(self) -> Iterator[Any]:
-        """``(id, facts)``, as :meth:`KnowledgeGraph.predicates` answered pairs before it answered records
-        (``for predicate, count in kg.predicates()`` still reads)."""
-        return iter((self.id, self.facts))
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PredicateAlias(_Record):
-    """A predicate alias: ``alias`` names ``predicate`` (both ids)."""
-
-    alias: str
-    predicate: str
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PredicateRename(_Record):
-    """What :meth:`KnowledgeGraph.rename_predicate` did: ``moved`` facts of ``old`` now under ``new``
-    (``deduplicated`` of them folded into identical ones), ``old`` is an alias of ``new`` now, and the
-    ``settings`` that named ``old`` name ``new``."""
-
-    old: str
-    new: str
-    label: str
-    moved: int
-    deduplicated: int
-    aliases: tuple[str, ...]
-    settings: tuple[str, ...] = ()
-
-
-# ---------------------------------------------------------------------- resolving
 
 
 def read_aliases(cur: Cursor) -> dict[str, str]:

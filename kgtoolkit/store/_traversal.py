@@ -23,9 +23,9 @@ from typing import Any, NamedTuple
 
 from .._checks import whole_number
 from .._errors import IntervalOrder, InvalidRequest
-from .._records import Direction, Fact
+from .._limits import MAX_HOPS
+from .._records import Direction, Fact, Neighborhood, Paths, Reached
 from .._time import TimeInput, parse_window
-from .._traversal import MAX_HOPS, Neighborhood, Paths, Reached
 from .._validity import Sql, valid_at
 from . import _predicates as _preds
 from . import _queries as q
