@@ -316,7 +316,7 @@ def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.Monkey
     """An action declared in the agent tool's registry is a tool, with its schema, hints and dispatch, unedited."""
     from kgtoolkit import mcp_server
 
-    monkeypatch.setattr(_tool, "_REGISTRY", dict(_tool._REGISTRY))  # the declaration below is undone after the test
+    monkeypatch.setattr(_tool._registry, "_REGISTRY", dict(_tool._registry._REGISTRY))  # the declaration below is undone after the test
 
     @_tool.action("echo", "Say back the text it was given: a test action, declared here to see it become a tool.",
                   _tool.PARAMETERS["text"].but(required=True, description="What to say back."),

@@ -10,6 +10,7 @@ the seam between what the engines share and what differs::
     _operations.py GraphStore: the operations, written once over an injected Backend
     _bulk.py       whole tables as Arrow; many facts in at once
     _dump.py       the whole graph as plain data, restored exactly or merged
+    _dump_check.py the dump's validator: every record checked by the store's rules, every failure collected
     _foreign.py    other programs' SQLite graphs (MemPalace, Flowly), read for an import
     _copy.py       a whole graph from one database to another, losslessly
     _search.py     what semantic search reads, and its embedding cache

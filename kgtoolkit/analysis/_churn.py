@@ -1,0 +1,152 @@
+"""Churn: state facts added and ended per period, the number active, and the volume of events (:func:`churn`)."""
+
+from __future__ import annotations
+
+from typing import Literal, cast
+
+import polars as pl
+
+from .._errors import InvalidRequest
+from ._periods import MAX_PERIODS, _at, _check_every, _period_count, _period_start, _too_many_periods
+from ._shared import _FIRST, _MOMENT, Frame, Moment, _empty, _frame, _occurred_at, _out, _since_until, _typed
+
+GroupBy = Literal["subject", "predicate"]
+
+
+#: :func:`churn` without ``by``; with ``by`` the group column(s) come first (``predicate``, or
+#: ``subject`` and ``subject_name``).
+CHURN_SCHEMA: dict[str, pl.DataType] = {
+    "period": _MOMENT, "added": pl.Int64(), "ended": pl.Int64(), "net": pl.Int64(), "active_at_start": pl.Int64(),
+    "active_at_end": pl.Int64(), "churn_rate": pl.Float64(), "events": pl.Int64(), "events_change": pl.Int64(),
+}
+
+
+def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
+    """Added/ended counts of state facts, and events, per (keys, period) where anything happened."""
+    zero, one = pl.lit(0, pl.Int64), pl.lit(1, pl.Int64)
+    states, events = df.filter(pl.col("kind") != "event"), df.filter(pl.col("kind") == "event")
+    starts = states.filter(pl.col("start").is_not_null()).select(
+        *keys, pl.col("start").dt.truncate(every).alias("period"), one.alias("added"), zero.alias("ended"),
+        zero.alias("events"))
+    ends = states.filter(pl.col("end").is_not_null()).select(
+        *keys, pl.col("end").dt.truncate(every).alias("period"), zero.alias("added"), one.alias("ended"),
+        zero.alias("events"))
+    occurred = events.filter(_occurred_at().is_not_null()).select(
+        *keys, _occurred_at().dt.truncate(every).alias("period"), zero.alias("added"), zero.alias("ended"),
+        one.alias("events"))
+    return pl.concat([starts, ends, occurred]).group_by([*keys, "period"]).agg(
+        pl.col("added").sum(), pl.col("ended").sum(), pl.col("events").sum())
+
+
+def churn(
+    facts: Frame,
+    *,
+    every: str = "1mo",
+    since: Moment = None,
+    until: Moment = None,
+    by: GroupBy | None = None,
+) -> Frame:
+    """State facts added and ended per period, with the number active at each period's start, and the
+    volume of events.
+
+    Per period (``every``: a polars duration, ``"1mo"`` by default; periods are
+    ``dt.truncate(every)`` of the UTC instants): ``added`` = state facts whose start falls in it,
+    ``ended`` = state facts whose end falls in it, ``net`` = added − ended, ``active_at_start`` = state
+    facts valid just before the period starts (started before it, not ended before it),
+    ``active_at_end`` = active_at_start + net (= the next period's active_at_start), and
+    ``churn_rate`` = (added + ended) / active_at_start, null when nothing was active.
+
+    **Events** (``kind``, contract §12) are never added nor ended: ``events`` counts those that occurred in
+    the period (at their start; at their end when the start is unknown) and ``events_change`` = events −
+    the previous period's events (without ``by``: the period just before, also before ``since``; with
+    ``by``: the group's previous listed period, 0 before its first). On an event graph (ICEWS, GDELT)
+    these two are the answer and the state columns stay zero.
+
+    **Unknown starts**: such a fact cannot be placed in a period, so it is never counted in
+    ``added``; like the store's ``as_of`` it counts as valid since before any period, so it is in
+    ``active_at_start`` until its end (which is counted in ``ended`` as usual).
+
+    ``since``/``until`` (dates or datetimes) choose the periods: every period holding an instant
+    from ``since`` to ``until`` (default: the first and last start or end in the frame); counts
+    before ``since`` still feed ``active_at_start``. Without ``by`` every period in that span has a
+    row (zeros included), and only those periods are laid out: a window of more than
+    :data:`MAX_PERIODS` periods (``"1d"`` over a fact from 0001 to 9998, ``"1h"`` over more than
+    eleven years) raises :class:`~kgtoolkit.InvalidRequest` (``field="every"``, the number of periods
+    in ``data["periods"]``, a longer period in ``suggestions``) before anything is allocated.
+    ``by="predicate"`` or ``"subject"`` (one row set per subject entity, with its ``subject_name``)
+    gives only the periods in which the group had an event, so it has no such limit.
+    Columns: :data:`CHURN_SCHEMA`, group columns first.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    >>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-05-10")
+    >>> churn(frames.facts(kg), since="2026-04", until="2026-05").select(
+    ...     pl.col("period").dt.strftime("%Y-%m"), "added", "ended", "active_at_start", "churn_rate").rows()
+    [('2026-04', 0, 0, 1, 0.0), ('2026-05', 1, 1, 1, 2.0)]
+    """
+    if by not in (None, "subject", "predicate"):
+        raise InvalidRequest(f"by must be 'subject', 'predicate' or None, not {by!r}", field="by", value=str(by))
+    _check_every(every)
+    lo, hi = _since_until(since, until)
+    df, was_pandas = _frame(facts)
+    keys: list[str] = [] if by is None else [by]
+    schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
+              **({"predicate": pl.String()} if by == "predicate" else {}), **CHURN_SCHEMA}
+    # Period starts in microseconds since 1970: a "7d" or "10y" period holding 0001-01-01 begins in year 0.
+    first = None if lo is None else _period_start(lo, every)
+    last = None if hi is None else _period_start(hi, every)
+
+    events = _events(df, every, keys)
+    if by is None:
+        if events.height == 0 and (first is None or last is None):
+            return _out(_empty(schema), was_pandas)
+        seen = events["period"].to_physical()
+        bounds = [cast(int, b) for b in (seen.min(), seen.max(), first, last) if b is not None]
+        lo_us = first if first is not None else min(bounds)
+        hi_us = last if last is not None else max(bounds)
+        count = _period_count(lo_us, hi_us, every)
+        if count > MAX_PERIODS:
+            raise _too_many_periods(every, lo_us, hi_us, count)
+        # Only the window's periods are laid out; the events before it are what was active at its start.
+        earlier = events.filter(pl.col("period") < _at(lo_us))
+        unknown_start = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).height
+        active = unknown_start + int(earlier["added"].sum()) - int(earlier["ended"].sum())
+        baseline = pl.lit(active, pl.Int64)
+        grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
+                         .dt.truncate(every).unique().sort().alias("period"))
+        table = grid.join(events, on="period", how="left").with_columns(
+            pl.col("added").fill_null(0), pl.col("ended").fill_null(0), pl.col("events").fill_null(0)).sort("period")
+        previous = _at(_period_start(lo_us - 1, every))  # the period just before the window: events_change's base
+        before_window = int(earlier.filter(pl.col("period") == previous)["events"].sum())
+    else:
+        before_window = 0
+        counts = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).group_by(keys).agg(
+            pl.len().cast(pl.Int64).alias("_baseline"))
+        table = events.join(counts, on=keys, how="left").sort([*keys, "period"])
+        baseline = pl.col("_baseline").fill_null(0)
+
+    def before(column: str) -> pl.Expr:  # the sum over the group's earlier periods
+        total = pl.col(column).cum_sum()
+        return (total.over(keys) if keys else total) - pl.col(column)
+
+    table = table.with_columns(
+        (baseline + before("added") - before("ended")).alias("active_at_start"),
+        (pl.col("added") - pl.col("ended")).alias("net"),
+        (pl.col("events") - (pl.col("events").shift(1).over(keys) if keys else pl.col("events").shift(1))
+         .fill_null(before_window)).alias("events_change"),
+    ).with_columns(
+        (pl.col("active_at_start") + pl.col("net")).alias("active_at_end"),
+        pl.when(pl.col("active_at_start") > 0)
+        .then((pl.col("added") + pl.col("ended")) / pl.col("active_at_start")).alias("churn_rate"),
+    )
+    if first is not None:
+        table = table.filter(pl.col("period") >= _at(first))
+    if last is not None:
+        table = table.filter(pl.col("period") <= _at(last))
+    if by == "subject":
+        names = df.group_by("subject").agg(pl.col("subject_name").first())
+        table = table.join(names, on="subject", how="left").sort(["subject", "period"])
+    table = table.with_columns(pl.col("period").clip(lower_bound=_FIRST))  # a period begun in year 0
+    return _out(_typed(table, schema), was_pandas)

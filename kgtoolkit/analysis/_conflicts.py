@@ -1,0 +1,139 @@
+"""Conflict groups (contract §5) over a whole facts frame in one pass: :func:`conflicts`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+import polars as pl
+
+from ._shared import (
+    _MOMENT,
+    _SPAN,
+    Frame,
+    Moment,
+    _empty,
+    _frame,
+    _now,
+    _object_key,
+    _out,
+    _predicates,
+    _typed,
+)
+
+#: :func:`conflicts`: one row per (subject, predicate) group with more than one distinct object.
+CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "objects": pl.Int64(),
+    "object_names": pl.List(pl.String()), "facts": pl.List(pl.Int64()), "current": pl.Int64(),
+    "needs_action": pl.Boolean(), "current_objects": pl.List(pl.String()), "overlap_start": _MOMENT,
+    "overlap": _SPAN, "open_since": _MOMENT, "open_for": _SPAN, "scheduled": pl.Int64(), "planned_switch": pl.String(),
+    "switch_overlaps": pl.Boolean(),
+}
+
+
+def _sorted_by_start(df: pl.DataFrame) -> pl.DataFrame:
+    """Rows by ``start`` (unknown starts last), then ``id``: a sort by id, then a stable sort by start."""
+    if not df["id"].is_sorted():
+        df = df.sort("id", nulls_last=True)
+    return df.sort("start", nulls_last=True, maintain_order=True)
+
+
+def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: Moment = None) -> Frame:
+    """contract §5 conflict groups for the whole frame in one pass, those needing action first.
+
+    A group is a (subject, predicate) with more than one distinct object (value objects compared
+    case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
+    ``kg.config.multi_valued`` to match :meth:`KnowledgeGraph.conflicts`, which it then equals
+    group for group on an unfiltered frame). Events (``kind``, contract §12) are never in a conflict: another
+    event of the same subject and predicate is one more occurrence. Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
+    count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
+    unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current
+    fact), ``current_objects``, and, for groups with more than one current fact: ``overlap_start`` (the latest
+    start among the current facts; unknown starts count as "always"), ``overlap`` (from it to
+    ``now``), ``open_since`` (when the second current fact started, null if unknown) and ``open_for``
+    (from it to ``now``). Durations are clipped at zero for facts starting after ``now``.
+    ``scheduled`` counts the facts in that state (the frame's ``state``, contract §4); ``planned_switch``
+    and ``switch_overlaps`` are those of :class:`~kgtoolkit.ConflictGroup` (a planned switch that overlaps
+    needs action too).
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("svc", "owned_by", "team_a", valid_from="2026-01-01")
+    >>> _ = kg.add("svc", "owned_by", "team_b", valid_from="2026-03-01")
+    >>> row = conflicts(frames.facts(kg), now="2026-03-11").row(0, named=True)
+    >>> row["needs_action"], row["current_objects"], row["open_for"].days
+    (True, ['team_a', 'team_b'], 10)
+    """
+    moment = _now(now)
+    df, was_pandas = _frame(facts)
+    df = (df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event"))
+          .select("subject", "subject_name", "predicate", "object", "object_is_value", "object_name", "id", "current",
+                  "start", "state", "end", "valid_from", "valid_to")
+          .with_columns(_object_key()))
+    if df.height == 0:
+        return _out(_empty(CONFLICTS_SCHEMA), was_pandas)
+    # The store's order within a group (start, unknown starts last, then id) as two one-key sorts (the second
+    # stable): far cheaper than one sort on several keys. group_by keeps each group's rows in frame order.
+    df = _sorted_by_start(df).with_columns(pl.struct("subject", "predicate", "_key").is_first_distinct().alias("_first"))
+    known = pl.col("current") & pl.col("start").is_not_null()
+    groups = (
+        df.group_by(["subject", "predicate"])
+        .agg(
+            pl.col("subject_name").first(),
+            pl.col("_first").sum().cast(pl.Int64).alias("objects"),
+            pl.col("object_name").filter(pl.col("_first")).alias("object_names"),
+            pl.col("id").alias("facts"),
+            pl.col("current").sum().cast(pl.Int64).alias("current"),
+            pl.col("object_name").filter(pl.col("current")).alias("current_objects"),
+            pl.col("start").filter(pl.col("current")).max().alias("overlap_start"),
+            # open_since is the second current start with unknown starts first: from these three.
+            (pl.col("current") & pl.col("start").is_null()).sum().alias("_unknown"),
+            pl.col("start").filter(known).first().alias("_first_known"),
+            pl.col("start").filter(known).get(1, null_on_oob=True).alias("_second_known"),
+            (pl.col("state") == "scheduled").sum().cast(pl.Int64).alias("scheduled"),
+        )
+        .filter(pl.col("objects") > 1)
+    )
+    groups = _planned_switches(df, groups).with_columns(
+        ((pl.col("current") > 1) | pl.col("switch_overlaps")).alias("needs_action"))
+    now_lit = pl.lit(moment).cast(_MOMENT)
+
+    def since(column: str) -> pl.Expr:
+        span = now_lit - pl.col(column)
+        return pl.when(span < dt.timedelta(0)).then(pl.lit(dt.timedelta(0))).otherwise(span).cast(_SPAN)
+
+    needs = pl.col("current") > 1  # the overlap columns are about current facts (not a planned switch)
+    second = (pl.when(pl.col("_unknown") >= 2).then(None).when(pl.col("_unknown") == 1).then(pl.col("_first_known"))
+              .otherwise(pl.col("_second_known")))
+    groups = groups.with_columns(
+        pl.when(needs).then(pl.col("overlap_start")).alias("overlap_start"),
+        pl.when(needs).then(second).alias("open_since"),
+    ).with_columns(since("overlap_start").alias("overlap"), since("open_since").alias("open_for"))
+    groups = groups.sort(["needs_action", "subject", "predicate"], descending=[True, False, False])
+    return _out(_typed(groups, CONFLICTS_SCHEMA), was_pandas)
+
+
+def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
+    """``planned_switch`` and ``switch_overlaps`` of each group, as the store's ``_conflict_group`` decides them:
+    at the first scheduled fact S's start, when a started fact of another object is open-ended (overlapping) or
+    ends on or after S's start (overlapping when it ends after S's start day; a date end is its whole day)."""
+    scheduled = pl.col("state") == "scheduled"
+    firsts = (df.filter(scheduled).group_by(["subject", "predicate"], maintain_order=True)
+              .agg(pl.col("start").first().alias("_s_start"), pl.col("valid_from").first().alias("_s_text"),
+                   pl.col("_key").first().alias("_s_key"))
+              .join(groups.select("subject", "predicate"), on=["subject", "predicate"], how="semi"))
+    day = dt.timedelta(days=1) - dt.timedelta(microseconds=1)
+    end_lo = pl.when(pl.col("valid_to").str.contains("T")).then(pl.col("end")).otherwise(pl.col("end") - day)
+    other = (pl.col("_key") != pl.col("_s_key")) & ~scheduled
+    open_end = pl.col("end").is_null()
+    flags = (df.join(firsts, on=["subject", "predicate"], how="inner")
+             .group_by(["subject", "predicate"])
+             .agg((other & (open_end | (pl.col("end") >= pl.col("_s_start")))).any().alias("_running"),
+                  (other & (open_end | (end_lo > pl.col("_s_start")))).any().alias("switch_overlaps"),
+                  pl.col("_s_text").first())
+             .select("subject", "predicate",
+                     pl.when(pl.col("_running")).then(pl.col("_s_text")).alias("planned_switch"),
+                     pl.col("switch_overlaps") & pl.col("_running")))
+    return (groups.join(flags, on=["subject", "predicate"], how="left", maintain_order="left")
+            .with_columns(pl.col("switch_overlaps").fill_null(False)))

@@ -1,0 +1,299 @@
+"""Event graphs (contract §12): the volume of events per period (:func:`events`), the event graph of a window
+(:func:`event_graph`) and how the graph evolved, one snapshot per period (:func:`snapshots`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal, cast
+
+import polars as pl
+
+from .._errors import InvalidRequest
+from ..frames import facts as read_facts
+from ..graph import KnowledgeGraph
+from ._periods import MAX_PERIODS, _at, _check_every, _period_count, _period_start, _too_many_periods
+from ._shared import (
+    _FIRST,
+    _MOMENT,
+    Frame,
+    Moment,
+    _empty,
+    _frame,
+    _moment,
+    _out,
+    _since_until,
+    _typed,
+    _window,
+)
+
+#: What :func:`events` groups by: the predicate, or the (subject, object) pair of entities.
+EventsBy = Literal["predicate", "pair"]
+#: Which facts make a period's snapshot in :func:`snapshots`: those valid at its first instant, or those
+#: overlapping the whole period (an event graph's events of the period).
+SnapshotAt = Literal["start", "period"]
+
+
+#: :func:`events` without ``by``; with ``by`` the group column(s) come first (``predicate``, or
+#: ``subject``, ``subject_name``, ``object``, ``object_name``).
+EVENTS_SCHEMA: dict[str, pl.DataType] = {"period": _MOMENT, "events": pl.Int64(), "change": pl.Int64()}
+#: :func:`event_graph`: one row per (subject, object) pair of entities with events in the window.
+EVENT_GRAPH_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(), "subject_name": pl.String(), "object": pl.String(), "object_name": pl.String(),
+    "events": pl.Int64(), "first": _MOMENT, "last": _MOMENT, "predicates": pl.List(pl.String()),
+}
+#: :func:`snapshots`: one row per period; a metric not asked for is null.
+SNAPSHOTS_SCHEMA: dict[str, pl.DataType] = {
+    "period": _MOMENT, "nodes": pl.Int64(), "edges": pl.Int64(), "mean_degree": pl.Float64(),
+    "components": pl.Int64(), "largest_component": pl.Int64(),
+}
+
+
+def _polars(facts: Frame) -> tuple[pl.DataFrame, bool]:
+    """The input as polars, and whether it was pandas (anything else is left for :func:`_frame` to refuse)."""
+    if isinstance(facts, pl.DataFrame):
+        return facts, False
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return facts, False
+    if isinstance(facts, pd.DataFrame):
+        return pl.from_pandas(facts), True
+    return facts, False
+
+
+def _event_rows(facts: Frame) -> tuple[pl.DataFrame, bool]:
+    """The events of a facts frame that can be dated: a ``kind`` column saying ``"event"`` when the frame has
+    one, else a fact whose ``valid_from`` equals its ``valid_to`` (one day or one instant); a known start."""
+    raw, was_pandas = _polars(facts)
+    df, _ = _frame(raw)
+    if "kind" in raw.columns:
+        flag = (raw.get_column("kind").cast(pl.String) == "event").fill_null(False)
+    else:
+        flag = df.select((pl.col("valid_from") == pl.col("valid_to")).fill_null(False)).to_series()
+    df = df.with_columns(flag.alias("_event")).filter(pl.col("_event") & pl.col("start").is_not_null())
+    return df.drop("_event"), was_pandas
+
+
+def events(
+    facts: Frame,
+    *,
+    every: str = "1mo",
+    by: EventsBy | None = None,
+    since: Moment = None,
+    until: Moment = None,
+) -> Frame:
+    """How many events happened per period: the volume of an event graph (ICEWS, GDELT) and its change.
+
+    An **event** is a fact of a single day or instant: the frame's ``kind`` column says ``"event"`` when it
+    has one, else its ``valid_from`` equals its ``valid_to``. An event belongs to the period holding its
+    start (periods as in :func:`churn`: ``dt.truncate(every)``); events with an unknown start cannot be
+    dated and are left out, as are state facts. ``events`` counts them; ``change`` is ``events`` minus the
+    previous period's count (0 when it had none), so a spike shows as a large positive change.
+
+    Without ``by`` every period from the first to the last event (or from ``since`` to ``until``) has a
+    row, zeros included (at most :data:`MAX_PERIODS`, as for :func:`churn`). ``by="predicate"`` counts per
+    predicate, ``by="pair"`` per (subject, object) pair of entities, the direction kept ((a, b) and (b, a)
+    are two pairs; events with a value object are left out), each with the names of its first event;
+    both list only the periods in which the group had events. Columns: :data:`EVENTS_SCHEMA`, group columns
+    first; sorted by group, then period.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> for day in ("2014-01-02", "2014-01-20", "2014-03-05"):
+    ...     _ = kg.add("China", "criticize", "Japan", valid_from=day, valid_to=day)
+    >>> events(frames.facts(kg)).select(pl.col("period").dt.strftime("%Y-%m"), "events", "change").rows()
+    [('2014-01', 2, 2), ('2014-02', 0, -2), ('2014-03', 1, 1)]
+    """
+    if by not in (None, "predicate", "pair"):
+        raise InvalidRequest(f"by must be 'predicate', 'pair' or None, not {by!r}", field="by", value=str(by))
+    _check_every(every)
+    lo, hi = _since_until(since, until)
+    df, was_pandas = _event_rows(facts)
+    keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
+    names = ["subject_name", "object_name"] if by == "pair" else []
+    schema = {**{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair"
+                                           else keys)}, **EVENTS_SCHEMA}
+    if by == "pair":
+        df = df.filter(~pl.col("object_is_value"))
+    first = None if lo is None else _period_start(lo, every)
+    last = None if hi is None else _period_start(hi, every)
+    if df.height == 0 and (by is not None or first is None or last is None):
+        return _out(_empty(schema), was_pandas)
+    counted = (df.with_columns(pl.col("start").dt.truncate(every).alias("period"))
+               .group_by([*keys, "period"]).agg(pl.len().cast(pl.Int64).alias("events")))
+    if by is None:
+        seen = counted["period"].to_physical()
+        lo_us = first if first is not None else cast(int, seen.min())
+        hi_us = last if last is not None else cast(int, seen.max())
+        count = _period_count(lo_us, hi_us, every) if hi_us >= lo_us else 0
+        if count > MAX_PERIODS:
+            raise _too_many_periods(every, lo_us, hi_us, count, table="an events table")
+        grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
+                         .dt.truncate(every).unique().sort().alias("period"))
+        table = grid.join(counted, on="period", how="left").with_columns(pl.col("events").fill_null(0))
+    else:
+        table = counted
+    # The previous period's count, from every event (a window's first period still compares with the one before).
+    previous = counted.select(*keys, pl.col("period").dt.offset_by(every).alias("period"),
+                              pl.col("events").alias("_previous"))
+    table = table.join(previous, on=[*keys, "period"], how="left").with_columns(
+        (pl.col("events") - pl.col("_previous").fill_null(0)).alias("change"))
+    if first is not None:
+        table = table.filter(pl.col("period") >= _at(first))
+    if last is not None:
+        table = table.filter(pl.col("period") <= _at(last))
+    if names:
+        spelled = df.sort("id").group_by(keys, maintain_order=True).agg(*(pl.col(n).first() for n in names))
+        table = table.join(spelled, on=keys, how="left")
+    table = table.sort([*keys, "period"]).with_columns(pl.col("period").clip(lower_bound=_FIRST))
+    return _out(_typed(table, schema), was_pandas)
+
+
+def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Frame:
+    """The event graph of a window: one edge per (subject, object) pair of entities, aggregating its events.
+
+    Events (as :func:`events` finds them) starting from ``start`` to ``end`` (dates or datetimes, both
+    included; a day or month means all of it; default: every event) between two entities, grouped by the
+    pair, the direction kept: ``events`` (how many), ``first`` and ``last`` (the earliest and latest start),
+    ``predicates`` (the distinct predicates, sorted), and the names of the pair's first event. Most events
+    first, then by subject and object. Draw it with edge width by ``events``; :func:`kgtoolkit.frames.to_networkx`
+    with ``during=(start, end)`` gives the same events one edge each. Columns: :data:`EVENT_GRAPH_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("China", "criticize", "Japan", valid_from="2014-01-02", valid_to="2014-01-02")
+    >>> _ = kg.add("China", "consult", "Japan", valid_from="2014-01-09", valid_to="2014-01-09")
+    >>> _ = kg.add("Japan", "consult", "China", valid_from="2014-02-01", valid_to="2014-02-01")
+    >>> event_graph(frames.facts(kg), start="2014-01", end="2014-01").select(
+    ...     "subject", "object", "events", "predicates").rows()
+    [('china', 'japan', 2, ['consult', 'criticize'])]
+    """
+    lo, hi = _moment(start, field="start"), _moment(end, field="end", end=True)
+    if lo is not None and hi is not None and hi < lo:
+        raise InvalidRequest(f"end {end} is before start {start}", field="end", value=str(end))
+    df, was_pandas = _event_rows(facts)
+    df = df.filter(~pl.col("object_is_value") & _window("start", lo, hi)).sort("id")
+    pair = ["subject", "object"]
+    table = (
+        df.group_by(pair, maintain_order=True)
+        .agg(pl.col("subject_name").first(), pl.col("object_name").first(),
+             pl.len().cast(pl.Int64).alias("events"), pl.col("start").min().alias("first"),
+             pl.col("start").max().alias("last"), pl.col("predicate").unique().sort().alias("predicates"))
+        .sort(["events", *pair], descending=[True, False, False])
+    )
+    return _out(_typed(table, EVENT_GRAPH_SCHEMA), was_pandas)
+
+
+_METRICS = ("degree", "components")
+
+
+def snapshots(
+    graph: KnowledgeGraph | Frame,
+    *,
+    every: str = "1mo",
+    metrics: Iterable[str] = _METRICS,
+    start: Moment = None,
+    end: Moment = None,
+    at: SnapshotAt = "start",
+) -> Frame:
+    """How the graph evolved: one row per period with metrics of its snapshot, the graph valid then.
+
+    ``graph`` is a graph (its facts are read with :func:`kgtoolkit.frames.facts`) or a facts frame. The
+    snapshot of a period is the graph of the facts between two entities (value facts are not edges) valid
+    at the period's first instant (``at="start"``: what :func:`kgtoolkit.frames.to_networkx` gives with
+    ``as_of`` that instant; an unknown start counts as "since always"), or, with ``at="period"``, the facts
+    overlapping any part of the period (for an event graph: the period's events). Per period: ``nodes`` (the
+    entities with a fact in the snapshot) and ``edges`` (its facts, one each: a multigraph); ``"degree"``:
+    ``mean_degree`` (2 × edges / nodes, a fact counting at both ends, as networkx's degree of a
+    ``MultiDiGraph``); ``"components"``: ``components`` (weakly connected: the direction of facts ignored)
+    and ``largest_component`` (its nodes). A metric not asked for is null; an empty snapshot has 0 nodes
+    and null metrics.
+
+    Periods are :func:`churn`'s (``every``, at most :data:`MAX_PERIODS`), from the one holding ``start``
+    to the one holding ``end`` (default: the first and last start or end of a fact). The masks are
+    vectorised (numpy); components are counted with rustworkx. Columns: :data:`SNAPSHOTS_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("a", "knows", "b", valid_from="2026-01-01")
+    >>> _ = kg.add("c", "knows", "d", valid_from="2026-02-10", valid_to="2026-03-20")
+    >>> snapshots(kg, start="2026-01", end="2026-04").select(
+    ...     pl.col("period").dt.strftime("%Y-%m"), "nodes", "edges", "components").rows()
+    [('2026-01', 2, 1, 1), ('2026-02', 2, 1, 1), ('2026-03', 4, 2, 2), ('2026-04', 2, 1, 1)]
+    """
+    import numpy as np
+
+    _check_every(every)
+    if isinstance(metrics, str):
+        raise InvalidRequest("metrics must be a collection of metric names, not one string", field="metrics",
+                             value=metrics)
+    asked = list(metrics)
+    unknown = [m for m in asked if m not in _METRICS]
+    if unknown:
+        raise InvalidRequest(f"unknown metric {unknown[0]!r}; metrics are {', '.join(_METRICS)}", field="metrics",
+                             value=str(unknown[0]), suggestions=list(_METRICS))
+    if at not in ("start", "period"):
+        raise InvalidRequest(f"at must be 'start' or 'period', not {at!r}", field="at", value=str(at))
+    lo, hi = _moment(start, field="start"), _moment(end, field="end", end=True)
+    if lo is not None and hi is not None and hi < lo:
+        raise InvalidRequest(f"end {end} is before start {start}", field="end", value=str(end))
+    if isinstance(graph, KnowledgeGraph):
+        graph = cast(pl.DataFrame, read_facts(graph))
+    df, was_pandas = _frame(graph)
+    df = df.filter(~pl.col("object_is_value"))
+    instants = pl.concat([df["start"].to_physical(), df["end"].to_physical()]).drop_nulls()
+    first = _period_start(lo, every) if lo is not None else None
+    last = _period_start(hi, every) if hi is not None else None
+    if instants.len():
+        first = first if first is not None else _period_start(cast(int, instants.min()), every)
+        last = last if last is not None else _period_start(cast(int, instants.max()), every)
+    if first is None or last is None or last < first:
+        return _out(_empty(SNAPSHOTS_SCHEMA), was_pandas)
+    count = _period_count(first, last, every)
+    if count > MAX_PERIODS:
+        raise _too_many_periods(every, first, last, count, table="a snapshots table", window="start/end")
+    grid = pl.select(pl.datetime_range(_at(first), _at(last), interval=every, time_unit="us", time_zone="UTC")
+                     .dt.truncate(every).unique().sort().alias("period"))
+    bounds = grid.select(pl.col("period").to_physical().alias("lo"),
+                         (pl.col("period").dt.offset_by(every).to_physical() - 1).alias("hi"))
+    # Entities as dense integers, each fact an (i, j) pair; an unknown start or an open end as the widest bound.
+    ends = pl.concat([df["subject"], df["object"]]).rank("dense").cast(pl.Int64).to_numpy() - 1
+    src, dst = ends[:df.height], ends[df.height:]
+    low, high = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    starts = df["start"].to_physical().fill_null(low).to_numpy()
+    stops = df["end"].to_physical().fill_null(high).to_numpy()
+    entities = int(ends.max()) + 1 if ends.size else 0
+    rows: dict[str, list[Any]] = {name: [] for name in SNAPSHOTS_SCHEMA if name != "period"}
+    for period_lo, period_hi in bounds.iter_rows():
+        mask = (starts <= (period_lo if at == "start" else period_hi)) & (stops >= period_lo)
+        a, b = src[mask], dst[mask]
+        seen = np.zeros(entities, dtype=bool)
+        seen[a] = True
+        seen[b] = True
+        nodes, edges = int(seen.sum()), int(mask.sum())
+        rows["nodes"].append(nodes)
+        rows["edges"].append(edges)
+        rows["mean_degree"].append(2 * edges / nodes if nodes and "degree" in asked else None)
+        components = largest = None
+        if nodes and "components" in asked:
+            dense = np.cumsum(seen) - 1  # each active entity's number among the snapshot's nodes
+            components, largest = _components(dense[a], dense[b], nodes)
+        rows["components"].append(components)
+        rows["largest_component"].append(largest)
+    table = grid.with_columns(pl.col("period").clip(lower_bound=_FIRST),
+                              *(pl.Series(name, values, dtype=SNAPSHOTS_SCHEMA[name]) for name, values in rows.items()))
+    return _out(_typed(table, SNAPSHOTS_SCHEMA), was_pandas)
+
+
+def _components(a: Any, b: Any, nodes: int) -> tuple[int, int]:
+    """The number of connected components of the graph of ``nodes`` nodes and edges ``a[i]``–``b[i]``, and the
+    size of the largest (rustworkx)."""
+    import rustworkx as rx
+
+    g = rx.PyGraph(multigraph=True, node_count_hint=nodes, edge_count_hint=len(a))  # no check for parallel edges
+    g.add_nodes_from([None] * nodes)
+    g.extend_from_edge_list(list(zip(a.tolist(), b.tolist(), strict=True)))
+    parts = rx.connected_components(g)
+    return len(parts), max(len(p) for p in parts)

@@ -1,0 +1,239 @@
+"""Rankings, most first: the most volatile entities, subjects or predicates (:func:`most_volatile`), the
+(subject, predicate) pairs whose object changed most (:func:`most_changed`) and the best-connected entities
+(:func:`most_connected`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import polars as pl
+
+from .._checks import whole_number
+from .._errors import InvalidRequest
+from ._shared import (
+    _MOMENT,
+    Frame,
+    Moment,
+    _empty,
+    _frame,
+    _moment,
+    _object_key,
+    _occurred_at,
+    _out,
+    _predicates,
+    _typed,
+    _window,
+)
+
+#: What :func:`most_volatile` groups by: an entity on either side of a fact, the subject only, or the predicate.
+VolatileBy = Literal["entity", "subject", "predicate"]
+
+
+#: :func:`most_volatile` after its key column(s) (``entity`` and ``entity_name``, ``subject`` and
+#: ``subject_name``, or ``predicate``).
+VOLATILE_SCHEMA: dict[str, pl.DataType] = {
+    "changes": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "facts": pl.Int64(), "current": pl.Int64(),
+    "events": pl.Int64(),
+}
+#: :func:`most_changed`.
+MOST_CHANGED_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "changes": pl.Int64(),
+    "facts": pl.Int64(), "objects": pl.Int64(), "history": pl.List(pl.String()),
+    "current_objects": pl.List(pl.String()), "first_start": _MOMENT, "last_change": _MOMENT,
+}
+
+
+#: :func:`most_connected`.
+CONNECTED_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(), "name": pl.String(), "type": pl.String(), "facts": pl.Int64(), "outgoing": pl.Int64(),
+    "incoming": pl.Int64(),
+}
+
+
+def most_volatile(
+    facts: Frame,
+    *,
+    by: VolatileBy = "entity",
+    top: int | None = 10,
+    since: Moment = None,
+    until: Moment = None,
+) -> Frame:
+    """The entities, subjects or predicates with the most changes, most first.
+
+    ``changes`` = ``added`` (state facts started from ``since`` to ``until``; unknown starts never
+    count) + ``ended`` (state facts ended then) + ``events`` (events that occurred then, contract §12: at
+    their start, or their end when the start is unknown; each counts once). ``by="entity"`` (the default) counts a fact for each
+    entity on either side of it (its subject, and its object unless that is a value or the subject
+    itself), so a hub that is mostly an object ("who criticised China") counts its changes too;
+    ``by="subject"`` counts the subject side only. ``facts`` and ``current`` count the group's facts
+    in the frame whatever the window. Groups without changes are left out; ties go by key.
+    ``top=None`` keeps every group. Columns: ``entity, entity_name``, ``subject, subject_name`` or
+    ``predicate``, then :data:`VOLATILE_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("a", "uses", "x", valid_from="2026-01-01")
+    >>> _ = kg.supersede("a", "uses", "x", "y", at="2026-02-01")
+    >>> _ = kg.add("b", "uses", "x", valid_from="2026-01-01")
+    >>> most_volatile(frames.facts(kg), by="subject").select("subject", "changes").rows()
+    [('a', 3), ('b', 1)]
+    >>> most_volatile(frames.facts(kg)).select("entity", "changes").rows()
+    [('a', 3), ('x', 3), ('b', 1), ('y', 1)]
+    """
+    if by not in ("entity", "subject", "predicate"):
+        raise InvalidRequest(f"by must be 'entity', 'subject' or 'predicate', not {by!r}", field="by",
+                             value=str(by))
+    whole_number(top, field="top", allow_none=True)
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    df, was_pandas = _frame(facts)
+    if by == "entity":  # each fact once per entity side: the subject, and an entity object other than it
+        sides = ["start", "end", "current", "kind"]
+        df = pl.concat([
+            df.select(pl.col("subject").alias("entity"), pl.col("subject_name").alias("entity_name"), *sides),
+            df.filter(~pl.col("object_is_value") & (pl.col("object") != pl.col("subject")))
+              .select(pl.col("object").alias("entity"), pl.col("object_name").alias("entity_name"), *sides),
+        ])
+    named = by in ("entity", "subject")
+    keys = [by, f"{by}_name"] if named else ["predicate"]
+    state = pl.col("kind") != "event"
+    df = df.with_columns(_occurred_at().alias("_occurred"))
+    table = (
+        df.group_by(by)
+        .agg(
+            *([pl.col(f"{by}_name").first()] if named else []),
+            (_window("start", lo, hi) & state).sum().cast(pl.Int64).alias("added"),
+            (_window("end", lo, hi) & state).sum().cast(pl.Int64).alias("ended"),
+            pl.len().cast(pl.Int64).alias("facts"),
+            pl.col("current").sum().cast(pl.Int64).alias("current"),
+            (_window("_occurred", lo, hi) & ~state).sum().cast(pl.Int64).alias("events"),
+        )
+        .with_columns((pl.col("added") + pl.col("ended") + pl.col("events")).alias("changes"))
+        .filter(pl.col("changes") > 0)
+        .sort(["changes", by], descending=[True, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    schema = {k: pl.String() for k in keys} | VOLATILE_SCHEMA
+    return _out(_typed(table, schema), was_pandas)
+
+
+def most_changed(
+    facts: Frame,
+    *,
+    top: int | None = 10,
+    since: Moment = None,
+    until: Moment = None,
+    multi_valued: Iterable[str] = frozenset(),
+) -> Frame:
+    """The (subject, predicate) pairs whose object changed most often, most first.
+
+    A pair's facts are put in order of start (unknown starts first: they hold "since always"),
+    then id; each fact whose object differs from the previous fact's object (values compared
+    case-insensitively) is one change, dated by its start. With ``since``/``until`` only changes
+    dated in that window count (so changes at an unknown time do not). ``history`` lists the
+    objects in that order with repeats in a row collapsed; ``current_objects`` the objects of the
+    current facts. Pairs without changes, events (contract §12: the next event replaces nothing) and
+    ``multi_valued`` predicates are left out; ties go by
+    subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2025-01-01")
+    >>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2025-06-01")
+    >>> _ = kg.supersede("my_api", "uses_queue", "SQLite", "Redis", at="2026-01-01")
+    >>> most_changed(frames.facts(kg)).select("changes", "history", "current_objects").rows()
+    [(2, ['Redis', 'SQLite', 'Redis'], ['Redis'])]
+    """
+    whole_number(top, field="top", allow_none=True)
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    df, was_pandas = _frame(facts)
+    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")) \
+        .with_columns(_object_key())
+    if df.height == 0:
+        return _out(_empty(MOST_CHANGED_SCHEMA), was_pandas)
+    pair = ["subject", "predicate"]
+    df = df.sort([*pair, "start", "id"], nulls_last=False).with_columns(
+        (pl.col("_key") != pl.col("_key").shift(1)).over(pair).fill_null(False).alias("_changed"),
+        (pl.int_range(pl.len()).over(pair) == 0).alias("_first"),
+    )
+    counted = pl.col("_changed")
+    if lo is not None or hi is not None:
+        counted = counted & _window("start", lo, hi)
+    table = (
+        df.group_by(pair, maintain_order=True)
+        .agg(
+            pl.col("subject_name").first(),
+            counted.sum().cast(pl.Int64).alias("changes"),
+            pl.len().cast(pl.Int64).alias("facts"),
+            pl.col("_key").n_unique().cast(pl.Int64).alias("objects"),
+            pl.col("object_name").filter(pl.col("_first") | pl.col("_changed")).alias("history"),
+            pl.col("object_name").filter(pl.col("current")).alias("current_objects"),
+            pl.col("start").min().alias("first_start"),  # the earliest known start
+            pl.col("start").filter(pl.col("_changed")).max().alias("last_change"),
+        )
+        .filter(pl.col("changes") > 0)
+        .sort(["changes", "subject", "predicate"], descending=[True, False, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    return _out(_typed(table, MOST_CHANGED_SCHEMA), was_pandas)
+
+
+def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | None = None) -> Frame:
+    """Entities by the number of facts that touch them, most first (the dashboard's entity lists).
+
+    ``outgoing`` counts the facts an entity is the subject of (value facts included: an email is a
+    fact about its entity), ``incoming`` the facts whose object it is (value objects are not
+    entities), and ``facts`` both (a fact from an entity to itself counts once in each). With
+    ``entities`` (a frame like :func:`kgtoolkit.frames.entities`: ``id``, ``name``, ``type``) every
+    one of them is listed, those without facts with 0, named and typed as it says; without it, the
+    entities the facts name, with the names and types of the facts frame (the first fact, by id, that
+    names each). Ties go by id; ``top=None`` keeps every entity. Columns: :data:`CONNECTED_SCHEMA`.
+
+    >>> import kgtoolkit
+    >>> from kgtoolkit import frames
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis")
+    >>> _ = kg.add("billing", "uses_queue", "Redis")
+    >>> _ = kg.add("billing", "email", "billing@acme.example")
+    >>> _ = kg.add("idle", "note", "no relationships", subject_type="project")
+    >>> most_connected(frames.facts(kg), top=3).select("id", "facts", "outgoing", "incoming").rows()
+    [('billing', 2, 2, 0), ('redis', 2, 0, 2), ('idle', 1, 1, 0)]
+    """
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
+        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    df, was_pandas = _frame(facts)
+    df = df.sort("id", nulls_last=True)
+    links = df.filter(~pl.col("object_is_value"))
+    outgoing = df.group_by("subject").agg(pl.len().cast(pl.Int64).alias("outgoing")).rename({"subject": "id"})
+    incoming = links.group_by("object").agg(pl.len().cast(pl.Int64).alias("incoming")).rename({"object": "id"})
+    if entities is None:
+        named = pl.concat([
+            df.select(pl.col("id").alias("_fact"), pl.lit(0).alias("_side"), pl.col("subject").alias("id"),
+                      pl.col("subject_name").alias("name"), pl.col("subject_type").alias("type")),
+            links.select(pl.col("id").alias("_fact"), pl.lit(1).alias("_side"), pl.col("object").alias("id"),
+                         pl.col("object_name").alias("name"), pl.col("object_type").alias("type")),
+        ])
+        listed = (named.sort("_fact", "_side", nulls_last=True).group_by("id", maintain_order=True)
+                  .agg(pl.col("name").first(), pl.col("type").first()))
+    else:
+        if not isinstance(entities, pl.DataFrame):
+            entities = pl.from_pandas(entities)
+        missing = [c for c in ("id", "name", "type") if c not in entities.columns]
+        if missing:
+            raise InvalidRequest(f"the entities frame has no {', '.join(missing)} column; build it with "
+                                 "kgtoolkit.frames.entities(kg)", field=missing[0])
+        listed = entities.select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
+                                 pl.col("type").cast(pl.String)).unique("id", keep="first", maintain_order=True)
+    table = (
+        listed.join(outgoing, on="id", how="left").join(incoming, on="id", how="left")
+        .with_columns(pl.col("outgoing").fill_null(0), pl.col("incoming").fill_null(0))
+        .with_columns((pl.col("outgoing") + pl.col("incoming")).alias("facts"))
+        .sort(["facts", "id"], descending=[True, False])
+    )
+    if top is not None:
+        table = table.head(top)
+    return _out(_typed(table, CONNECTED_SCHEMA), was_pandas)

@@ -1,0 +1,95 @@
+"""Importing a file into a graph in one transaction: :func:`import_file`, by format (a file of facts, a JSON
+dump, a kgtoolkit or another program's SQLite graph)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from .._errors import InvalidRequest
+from ..graph import KnowledgeGraph
+from ..store import (
+    ImportReport,
+    dump,
+    import_facts,
+    import_graph,
+    is_kgtoolkit_file,
+    read_foreign,
+)
+from ._dump_import import _import_dump, _load_json
+from ._formats import FORMATS, Progress, _existing, _format
+from ._read import _read
+from ._rejects import _guarded
+
+
+def import_file(
+    kg: KnowledgeGraph,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    columns: Mapping[str | int, str] | None = None,
+    header: bool = True,
+    delimiter: str | None = None,
+    on_error: Literal["raise", "skip"] = "raise",
+    rejects: str | os.PathLike[str] | None = None,
+    allow_commas: bool = False,
+    source: str | None = None,
+    progress: Progress | None = None,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Import a file of facts (or a dump, or another program's SQLite graph) in one transaction.
+
+    Rows follow :meth:`KnowledgeGraph.add`'s rules; facts already current (or identical history)
+    are skipped, so importing twice changes nothing. ``on_error="raise"`` refuses the whole file
+    if any row is bad (:class:`~kgtoolkit.InvalidRows` names line, field, value and reason);
+    ``"skip"`` imports the good rows. ``rejects``: a CSV file that receives the bad rows (``line,
+    field, value, reason`` and the row's fields, escaped against spreadsheet formulas as
+    :func:`export_file` does), in both modes. ``allow_commas`` turns the comma
+    guard off (curated names such as "Washington, D.C."). ``source`` is the default ``source`` of
+    rows without one. ``progress(done, total)`` is called as facts are written.
+
+    A JSON dump is restored exactly into an empty graph, after every record is checked: a bad one
+    refuses the whole dump (``on_error``, ``allow_commas`` and ``source`` do not apply), and
+    ``rejects`` gets each problem with its ``record``; into a non-empty graph it is merged by the add
+    rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
+    ``entities``/``triples`` files are read read-only and what was not recognised is listed in
+    ``warnings``.
+
+    ``dry_run=True`` (a file of facts: CSV, TSV, JSONL, Parquet) reads the file and checks every row
+    by the rules and this graph's settings without writing anything (a read-only graph too): the
+    report's ``rows``, ``rejected`` and ``rejects`` (and the ``rejects`` file) are the import's, and
+    ``inserted`` and the other counts are 0 (see :func:`kgtoolkit.store.import_facts`). A preview
+    before importing, as the dashboard shows it.
+    """
+    file = _existing(path)
+    fmt = _format(file, format, allowed=FORMATS, purpose="import")
+    if on_error not in ("raise", "skip"):
+        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
+    if dry_run and fmt in ("json", "sqlite"):
+        raise InvalidRequest(f"a dry run checks a file of facts (csv, tsv, jsonl, parquet), not a {fmt} graph; "
+                             "import it into an empty graph to check it (a restore refuses a bad dump whole)",
+                             field="dry_run", value=str(file))
+    options: dict[str, Any] = {"on_error": on_error, "allow_commas": allow_commas, "source": source, "progress": progress}
+    if fmt == "json":
+        return _import_dump(kg, _load_json(file), rejects, options)
+    if fmt == "sqlite":
+        if is_kgtoolkit_file(file):
+            if kg.path is not None and not kg.location.memory and Path(kg.path).resolve() == file.resolve():
+                raise InvalidRequest(f"{file} is this graph's own file; nothing to import", field="path", value=str(file))
+            other = KnowledgeGraph(file, read_only=True)
+            try:
+                data = dump(other)
+            finally:
+                other.close()
+            return _import_dump(kg, data, rejects, options)
+        foreign = read_foreign(file, value_predicates=kg.config.value_predicates)
+        report = _guarded(lambda: import_graph(kg, foreign.facts, entities=foreign.entities, aliases=foreign.aliases,
+                                               **options), foreign.facts, rejects)
+        return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
+    frame, export = _read(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
+    if export:  # its names were accepted by the graph it came from: the comma guard has nothing to say
+        options["allow_commas"] = True
+    return _guarded(lambda: import_facts(kg, frame, dry_run=dry_run, **options), frame, rejects)
