@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -234,9 +236,28 @@ def _choose(raw: pl.DataFrame, file: Path, columns: Mapping[str | int, str] | No
     missing = [f for f in ("subject", "predicate", "object") if f not in chosen]
     if missing:
         has = ", ".join(present) if present else "no columns"
-        hint = ("columns={'0': 'subject', '1': 'predicate', '2': 'object', ...}" if positional
-                else "columns={'head': 'subject', 'relation': 'predicate', 'tail': 'object'}")
+        data = "" if positional else _looks_like_data(present)
+        if data:  # a header-less file read with a header: say so first
+            raise InvalidRequest(
+                f"{file.name} has no header line naming subject, predicate and object: its first line ({has}) looks "
+                f"like data ({data}); import it with --no-header (header=False in Python), which reads the columns "
+                f"in the order {', '.join(_POSITIONAL)} (remap them with --map 0=subject …)",
+                field=missing[0], value=has)
+        pairs = (("0", "subject"), ("1", "predicate"), ("2", "object")) if positional else (
+            (present[0] if present else "head", "subject"), (present[1] if len(present) > 1 else "relation", "predicate"),
+            (present[2] if len(present) > 2 else "tail", "object"))
+        cli = " ".join(f"--map {shlex.quote(a)}={b}" for a, b in pairs)
+        python = "columns={" + ", ".join(f"{a!r}: {b!r}" for a, b in pairs) + "}"
+        header = "" if positional else "; a file without a header line imports with --no-header (header=False)"
         raise InvalidRequest(f"{file.name} has no column for {', '.join(missing)} (it has: {has}); map the file's "
-                             f"columns with {hint}, or pass header=False for a file without a header line",
+                             f"columns ({cli} on the command line, {python} in Python){header}",
                              field=missing[0], value=has)
     return {field: chosen[field] for field in FIELDS if field in chosen}
+
+
+_DATA_LIKE = re.compile(r"^-?\d{1,4}(-\d\d){0,2}([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$|^-?\d+(\.\d+)?$")
+
+
+def _looks_like_data(names: list[str]) -> str:
+    """The first header cell that reads as a value (a date, a year, a number) rather than a column's name, or ''."""
+    return next((repr(n) for n in names if _DATA_LIKE.match(n.strip())), "")

@@ -318,6 +318,10 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     checked("object", lambda v: _fields(rules.value(v)), "_ovalue", name, only=pl.col("_value"),
             fast=functools.partial(_ascii_name, limit=rules.config.max_value_length, key="casefold"))
     checked("object", lambda v: _fields(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"), fast=names)
+    if rules.config.events or rules.config.event_predicates:  # an occurrence given its day ends on it (§12)
+        declared = pl.lit(True) if rules.config.events else pl.col("_predicate").is_in(list(rules.config.event_predicates))
+        occurrence = pl.col("valid_to").is_null() & pl.col("valid_from").str.strip_chars().ne("") & declared
+        df = df.with_columns(valid_to=pl.when(occurrence).then(pl.col("valid_from")).otherwise(pl.col("valid_to")))
     bound = pl.Struct({"text": pl.String, "key": pl.Int64})
     checked("valid_from", lambda v: rules.start(v)._asdict(), "_from", bound)
     checked("valid_to", lambda v: rules.end(v)._asdict(), "_to", bound)

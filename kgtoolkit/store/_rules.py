@@ -181,6 +181,11 @@ class Rules:
         display = self.bounded(clean_text(text, field="object"), "object", value=True)
         return Name(display, display.casefold())
 
+    def declared_event(self, predicate: str) -> bool:
+        """Whether facts of ``predicate`` are events by declaration (the whole graph, or the predicate): such a
+        fact given a start and no end is the occurrence of its day (or instant), and ends on it (contract §12)."""
+        return self.config.events or predicate in self.config.event_predicates
+
     def is_value(self, predicate: str) -> bool:
         return predicate in self.config.value_predicates
 
@@ -265,6 +270,8 @@ class Rules:
         s_type = self.entity_type(subject_type, "subject_type")
         o_type = self.entity_type(object_type, "object_type")
         start = self.start(valid_from) if valid_from not in (None, "") else None
+        if valid_to in (None, "") and start is not None and self.declared_event(pred):
+            valid_to = valid_from  # an occurrence given its day: it ends on it (contract §12)
         end = self.end(valid_to) if valid_to not in (None, "") else None
         self.check_interval(start, end)
         if confidence is None or isinstance(confidence, str):  # add takes a number; only files give text or blanks
