@@ -25,8 +25,10 @@ __all__ = [
     "check_text",
     "check_unicode",
     "clean_text",
+    "close_matches",
     "has_comma",
     "loose_key",
+    "nearest",
     "normalize_name",
     "normalize_predicate",
     "printable",
@@ -200,3 +202,28 @@ def check_commas(subject: str, predicate: str, obj: str) -> None:
             "--no-comma-guard` or configure(comma_guard=False)",
             field="object", value=obj,
         )
+
+
+def close_matches(key: str, candidates: Mapping[str, str], *, limit: int = 5, cutoff: float = 75.0) -> list[str]:
+    """The spellings (``candidates``: id → spelling) whose ids are nearest ``key`` by edit similarity (rapidfuzz's
+    normalised Indel ratio, 0 to 100, at least ``cutoff``), nearest first: a typo's "Did you mean".
+
+    >>> close_matches("colmbia", {"colombia": "Colombia", "bolivia": "Bolivia", "cuba": "Cuba"})
+    ['Colombia']
+    """
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(key, list(candidates), scorer=fuzz.ratio, score_cutoff=cutoff, limit=limit)
+    return [candidates[match] for match, _score, _index in found]
+
+
+def nearest(key: str, found: Mapping[str, str]) -> list[str]:
+    """The spellings of ``found`` (spelling → id, in the order some search found them) ordered by how alike their
+    ids are to ``key``, most alike first; equally alike ones keep their order.
+
+    >>> nearest("barak_obama", {"Hisham Barakat": "hisham_barakat", "Barack Obama": "barack_obama"})
+    ['Barack Obama', 'Hisham Barakat']
+    """
+    from rapidfuzz import fuzz
+
+    return sorted(found, key=lambda spelling: -fuzz.ratio(key, found[spelling]))

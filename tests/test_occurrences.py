@@ -92,3 +92,19 @@ def test_icews14_with_one_date_a_line_is_the_same_event_graph(tmp_path: Path) ->
         single = io.import_file(one, path, format="tsv", header=False, allow_commas=True)
         assert (single.inserted, single.duplicates) == (full.inserted, full.duplicates)
         assert single.inserted == both.stats().events == one.stats().events > 90_000
+
+
+def test_a_typo_is_met_with_the_name_it_was_meant_to_be(kg: KnowledgeGraph) -> None:
+    """Found on the same set: `query Colmbia` suggested nothing (partial matches only); typos now meet the nearest
+    spellings, the nearest first, for entities and predicates alike."""
+    kg.add("Barack Obama", "Make statement", "Colombia")
+    kg.add("Hisham Barakat", "Investigate", "Colombia")
+    with pytest.raises(kgtoolkit.NotFound) as caught:
+        kg.query("Colmbia")
+    assert caught.value.data["suggestions"][0] == "Colombia"
+    with pytest.raises(kgtoolkit.NotFound) as caught:
+        kg.query("Barak Obama")
+    assert caught.value.data["suggestions"][0] == "Barack Obama"
+    with pytest.raises(kgtoolkit.NotFound) as caught:
+        kg.query("Colombia", predicates=["investigte"])
+    assert caught.value.data["suggestions"][0] == "investigate" and "Did you mean: investigate" in str(caught.value)

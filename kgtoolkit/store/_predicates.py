@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._errors import AliasConflict, InvalidRequest, NotFound
-from .._names import clean_text, normalize_name, normalize_predicate
+from .._names import clean_text, close_matches, normalize_name, normalize_predicate
 from .._records import PredicateAlias, PredicateInfo, PredicateRename
 from .._validity import Clock
 from . import _queries as q
@@ -83,6 +83,9 @@ def _suggest(cur: Cursor, d: Dialect, pred: str) -> list[str]:
                                 "predicate LIMIT 5", {"p": probe}).fetchall():
             if p not in found:
                 found.append(p)
+    if len(found) < 5:  # a typo: the nearest predicates by spelling (the predicates table holds one row each)
+        labelled = dict(cur.execute("SELECT id, id FROM predicates").fetchall())
+        found += [p for p in close_matches(pred, labelled) if p not in found]
     return found[:5]
 
 

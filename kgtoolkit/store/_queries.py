@@ -14,7 +14,15 @@ from typing import Any
 
 from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
-from .._names import DEFAULT_MULTI_VALUED, DEFAULT_TYPES, DEFAULT_VALUE_PREDICATES, normalize_name, normalize_predicate
+from .._names import (
+    DEFAULT_MULTI_VALUED,
+    DEFAULT_TYPES,
+    DEFAULT_VALUE_PREDICATES,
+    close_matches,
+    nearest,
+    normalize_name,
+    normalize_predicate,
+)
 from .._records import Entity, Fact, GraphConfig, make_fact
 from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
 from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
@@ -101,9 +109,11 @@ def not_found(cur: Cursor, dialect: Dialect, name: str, field: str) -> NotFound:
 
 
 def suggest(cur: Cursor, dialect: Dialect, key: str, limit: int = 5) -> list[str]:
-    """Partial matches of ``key`` among entity ids and aliases, most connected first."""
+    """Up to ``limit`` spellings of entities ``key`` may have meant, nearest first: partial matches among entity
+    ids and aliases (of the key or of a word of it, most connected first), and for a typo the ids that begin
+    as it does and are spelled nearly alike; ordered by how alike their ids are to ``key``."""
     probes = [key] + [t for t in key.replace("-", "_").split("_") if len(t) >= 3 and t != key]
-    found: list[str] = []
+    found: dict[str, str] = {}  # spelling → entity id, in the order found
     d = dialect
     for probe in probes:
         rows = cur.execute(
@@ -117,12 +127,16 @@ def suggest(cur: Cursor, dialect: Dialect, key: str, limit: int = 5) -> list[str
                       + (SELECT count(*) FROM facts WHERE object_id = m.entity) DESC, name
                LIMIT 20""",
             {"p": probe}).fetchall()
-        for spelling, _entity in rows:
-            if spelling not in found:
-                found.append(spelling)
+        for spelling, entity_id in rows:
+            found.setdefault(str(spelling), str(entity_id))
         if len(found) >= limit:
             break
-    return found[:limit]
+    if key:  # a typo: the nearest ids that begin as it does (a range of the primary key)
+        near = dict(cur.execute("SELECT id, name FROM entities WHERE id >= :lo AND id < :hi LIMIT 200000",
+                                {"lo": key[0], "hi": chr(ord(key[0]) + 1)}).fetchall())
+        for spelling in close_matches(key, near, limit=limit):
+            found.setdefault(spelling, normalize_name(spelling))
+    return nearest(key, found)[:limit]
 
 
 def entity(cur: Cursor, entity_id: str) -> Entity:
