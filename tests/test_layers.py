@@ -123,7 +123,8 @@ def test_database_drivers_are_imported_only_in_the_store() -> None:
 
 
 def test_the_reader_finds_a_real_edge() -> None:
-    """The reader itself: the CLI imports the store at its top, and the MCP server only inside a function."""
-    found = {_own(n) for n in imports("kgtoolkit.cli")}
+    """The reader itself: the CLI's serve module imports the store at its top, and the MCP server only inside a
+    function (two dots: a relative import from inside the kgtoolkit.cli package)."""
+    found = {_own(n) for n in imports("kgtoolkit.cli.serve")}
     assert {"kgtoolkit.store", "kgtoolkit.mcp_server"} <= found
-    assert "from .mcp_server import" not in modules()["kgtoolkit.cli"].read_text().split("\ndef ", 1)[0]
+    assert "from ..mcp_server import" not in modules()["kgtoolkit.cli.serve"].read_text().split("\ndef ", 1)[0]
