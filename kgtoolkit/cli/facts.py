@@ -1,4 +1,5 @@
-"""The commands of facts: write them (``add``, ``invalidate``, ``supersede``) and read them (``query``, ``search``, ``timeline``, ``conflicts``).
+"""The commands of facts: write them (``add``, ``invalidate``, ``supersede``), keep their evidence (``remember``),
+and read them (``query``, ``search``, ``timeline``, ``conflicts``).
 
 Each is the library call of the same name (:meth:`KnowledgeGraph.add`, …) run by :func:`._common.command`,
 and how its answer reads as a table; ``--json`` prints the agent tool's result for the same request.
@@ -19,10 +20,10 @@ from .. import KnowledgeGraph
 from .._errors import InvalidRequest
 from .._records import ConflictGroup
 from .._tool import conflicts_result, page_result
-from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, command
+from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, action_help, command
 from ._render import Answer, facts_answer, facts_table, how_many, label, out, past, print_table, warn
 
-__all__ = ["COMPACT_GROUPS", "add", "conflicts", "invalidate", "query", "search", "supersede", "timeline"]
+__all__ = ["COMPACT_GROUPS", "add", "conflicts", "invalidate", "query", "remember", "search", "supersede", "timeline"]
 
 COMPACT_GROUPS = 10
 """More conflict groups than this are printed as one compact table, a row per group."""
@@ -98,16 +99,45 @@ def supersede(
     old_object: Annotated[str, typer.Argument(metavar="OLD")],
     new_object: Annotated[str, typer.Argument(metavar="NEW")],
     at: Annotated[str | None, typer.Option(help="When NEW replaced OLD (default: today, UTC).")] = None,
+    confidence: Annotated[float, typer.Option(help="0 to 1, of NEW.")] = 1.0,
     source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
     source_closet: Annotated[str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
     object_type: Annotated[str | None, typer.Option("--object-type", help="Type of NEW.")] = None,
 ) -> Answer:
     """Replace OLD with NEW at one moment: end the old fact and add the new one, atomically."""
-    result = kg.supersede(subject, predicate, old_object, new_object, at=at, source=source,
+    result = kg.supersede(subject, predicate, old_object, new_object, at=at, confidence=confidence, source=source,
                           source_closet=source_closet, object_type=object_type)
     labels = kg.predicate_labels()
     return Answer(result.to_dict,
                   lambda: out.print(facts_table([result.old, result.new], title="superseded", labels=labels)))
+
+
+def _metadata(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise InvalidRequest(f"--metadata takes a JSON object, e.g. '{{\"meeting\": \"design review\"}}', not {text!r}",
+                             field="metadata", value=text) from exc
+    if not isinstance(value, dict):
+        raise InvalidRequest(f"--metadata takes a JSON object, not {text!r}", field="metadata", value=text)
+    return value
+
+
+@command("remember")
+def remember(
+    kg: KnowledgeGraph,
+    text: Annotated[str, typer.Argument(help=action_help("remember", "text"))],
+    source: Annotated[str | None, typer.Option(help=action_help("remember", "source"))] = None,
+    metadata: Annotated[str | None, typer.Option("--metadata", metavar="JSON", help=action_help("remember", "metadata"))] = None,
+) -> Answer:
+    """Store a piece of evidence verbatim as a memory; a fact cites it with --closet ID, and `find` searches it."""
+    memory = kg.remember(text, source=source, metadata=_metadata(metadata))
+    origin = f" from {escape(memory.source)}" if memory.source else ""
+    return Answer(lambda: {"memory": memory.to_dict()},
+                  lambda: out.print(f"remembered [bold]{escape(memory.id)}[/]{origin}; a fact cites it with "
+                                    f"--closet {escape(memory.id)}", highlight=False))
 
 
 # ---------------------------------------------------------------------- reads
