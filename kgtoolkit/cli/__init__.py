@@ -13,6 +13,10 @@ The package, by concern (each command module registers its commands on :data:`ap
   predicates), :mod:`.admin` (config, stats, summary, where), :mod:`.cleanup` (duplicates, not-duplicate,
   check), :mod:`.traversal` (neighbors, path, follow, diff), :mod:`.transfer` (import, export, copy,
   report, generate, demo), :mod:`.retrieval` (index, find) and :mod:`.serve` (tool, mcp, dashboard).
+
+Every action of the agent tool has a command of the same name (``alias_predicate`` → ``alias-predicate``)
+taking each of its parameters; ``tests/test_cli_parity.py`` proves it, parameter by parameter, with the few
+other spellings in a table, each with its reason.
 """
 
 from __future__ import annotations
