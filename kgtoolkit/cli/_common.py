@@ -97,7 +97,7 @@ class Call:
         return progress_bar(label, enabled=not self.json)
 
 
-ReadOnly = bool | Callable[[Call, Mapping[str, Any]], bool]
+ReadOnlyRule = bool | Callable[[Call, Mapping[str, Any]], bool]
 """Whether a command opens its graph read-only: always, never, or as its parameters and graph say."""
 
 
@@ -120,7 +120,7 @@ def _shared(db: bool, json: bool) -> list[inspect.Parameter]:
 _INJECTED = ("kg", "call")  # what the runner passes a body; neither is a command-line parameter
 
 
-def command(name: str, *, db: bool = True, json: bool = True, read_only: ReadOnly = False, failure: int = 1,
+def command(name: str, *, db: bool = True, json: bool = True, read_only: ReadOnlyRule = False, failure: int = 1,
             help: str | None = None) -> Callable[[F], F]:
     """Register the decorated body as the command ``name``, run as the module docstring says.
 
@@ -163,7 +163,7 @@ def command(name: str, *, db: bool = True, json: bool = True, read_only: ReadOnl
 
 
 def _answer(fn: Callable[..., Answer | None], call: Call, params: dict[str, Any], wants: set[str],
-            read_only: ReadOnly) -> Answer | None:
+            read_only: ReadOnlyRule) -> Answer | None:
     """Call a command's body with what it asks for: its parameters, the :class:`Call`, the opened graph."""
     if "call" in wants:
         params["call"] = call
