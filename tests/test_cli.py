@@ -424,6 +424,50 @@ def test_supersede_defaults_to_today_and_object_type(db_path: Path) -> None:
         assert kg.entity("sqs").type == "project"
 
 
+def test_supersede_takes_the_confidence_of_the_new_fact(example: Path) -> None:
+    # The agent tool's supersede took a confidence; the command now does too (tests/test_cli_parity.py).
+    result = ok_json("--db", example, "--json", "supersede", "my_api", "uses_queue", "sqlite", "Kafka",
+                     "--confidence", "0.6")
+    assert (result["new"]["object"], result["new"]["confidence"], result["old"]["confidence"]) == ("kafka", 0.6, 1.0)
+    assert "from 0 to 1" in fails("--db", example, "supersede", "my_api", "uses_queue", "Kafka", "NATS",
+                                  "--confidence", "2", code="invalid_request")
+    with kgtoolkit.open(example, read_only=True) as kg:  # refused whole: Kafka is still the current queue
+        assert [f.object for f in kg.query("my_api", current_only=True, predicates=["uses_queue"])] == ["kafka"]
+
+
+# ---------------------------------------------------------------------- remember
+
+
+def test_remember_stores_evidence_a_fact_cites(db_path: Path) -> None:
+    result = ok_json("--db", db_path, "--json", "remember", "2026-03-02 design review: my_api will use Redis",
+                     "--source", "Dana", "--metadata", '{"meeting": "design review", "attendees": 4}')
+    memory = result["memory"]
+    assert set(result) == {"memory"} and memory["id"].startswith("mem_")
+    assert (memory["text"], memory["source"], memory["metadata"]) == (
+        "2026-03-02 design review: my_api will use Redis", "Dana", {"meeting": "design review", "attendees": 4})
+    text = ok("--db", db_path, "remember", "Redis was dropped for SQLite after the outage")
+    ids = set(re.findall(r"mem_[0-9a-f]{16}", text))
+    assert len(ids) == 1 and text.startswith(f"remembered {next(iter(ids))}; a fact cites it with --closet")
+    (second,) = ids
+    ok("--db", db_path, "add", "my_api", "uses_queue", "SQLite", "--closet", second)
+    assert ok_json("--db", db_path, "--json", "check", "--code", "dangling_source_closet")["clean"] is True
+    with kgtoolkit.open(db_path, read_only=True) as kg:
+        assert (kg.memory(second).text, kg.memory(second).source) == (
+            "Redis was dropped for SQLite after the outage", None)
+        assert kg.memory(memory["id"]).metadata == {"meeting": "design review", "attendees": 4}
+        assert kg.stats().memories == 2
+
+
+def test_remember_refuses_bad_metadata_and_empty_text(db_path: Path) -> None:
+    assert "JSON object" in fails("--db", db_path, "remember", "a note", "--metadata", "{not json",
+                                  code="invalid_request")
+    assert "JSON object" in fails("--db", db_path, "remember", "a note", "--metadata", "[1, 2]",
+                                  code="invalid_request")
+    assert "needs some text" in fails("--db", db_path, "remember", "   ", code="invalid_request")
+    with kgtoolkit.open(db_path, read_only=True) as kg:
+        assert kg.stats().memories == 0
+
+
 # ---------------------------------------------------------------------- query
 
 

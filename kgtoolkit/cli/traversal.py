@@ -1,10 +1,10 @@
 """The commands of multi-hop reads and diffs (contract §11): ``neighbors``, ``path``, ``follow``, ``diff``.
 
 A thin layer over :meth:`KnowledgeGraph.neighbors`, :meth:`~KnowledgeGraph.paths`,
-:meth:`~KnowledgeGraph.follow` and :meth:`~KnowledgeGraph.diff`, registered on :data:`kgtoolkit.cli.app`
-(``cli.py`` imports this module last). ``--json`` prints the library's records; tables and path pictures
-(``billing —owned_by→ payments team —reports_to→ Dana``) otherwise. ``kgtoolkit path`` with no entity
-does what it did before it named paths: print the graph's location (now ``kgtoolkit where``).
+:meth:`~KnowledgeGraph.follow` and :meth:`~KnowledgeGraph.diff`. ``--json`` prints the library's records;
+tables and path pictures (``billing —owned_by→ payments team —reports_to→ Dana``) otherwise. ``kgtoolkit
+path`` with no entity does what it did before it named paths: print the graph's location (now ``kgtoolkit
+where``).
 """
 
 from __future__ import annotations
@@ -17,29 +17,13 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from ._errors import InvalidRequest
-from ._limits import DEFAULT_MAX_FACTS
-from ._names import normalize_predicate
-from ._records import Change, Diff, Fact, Neighborhood, Paths
-from .cli import (
-    AsOf,
-    KnownAt,
-    Limit,
-    Offset,
-    Predicates,
-    _command,
-    _emit,
-    _facts_table,
-    _how_many,
-    _json_wanted,
-    _open_graph,
-    _plural,
-    _print_table,
-    err,
-    graph_options,
-    out,
-    where,
-)
+from .. import KnowledgeGraph
+from .._errors import InvalidRequest
+from .._limits import DEFAULT_MAX_FACTS
+from .._names import normalize_predicate
+from .._records import Change, Diff, Fact, Neighborhood, Paths
+from ._common import AsOf, Call, KnownAt, Limit, Offset, Predicates, command, show_location
+from ._render import Answer, err, facts_table, how_many, out, plural, print_table
 
 __all__ = ["diff", "follow", "neighbors", "path", "picture"]
 
@@ -64,7 +48,7 @@ def _hop(fact: Fact, labels: Mapping[str, str] | None) -> str:
 
 def picture(path: Sequence[Fact], labels: Mapping[str, str] | None = None) -> str:
     """A path as one line of text: ``billing —owned_by→ payments team —reports_to→ Dana``; ``labels``: each
-    predicate's label (:meth:`~kgtoolkit.KnowledgeGraph.predicate_labels`), else its id."""
+    predicate's label (:meth:`~kgtoolkit.store.KnowledgeGraph.predicate_labels`), else its id."""
     if not path:
         return ""
     first = path[0]
@@ -87,7 +71,7 @@ def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
                   highlight=False)
     else:
         total = f"{found.total:,}" if found.total is not None else "more"
-        shown = _plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {total} paths"
+        shown = plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {total} paths"
         out.print(f"[bold]{escape(title)}[/] ({shown})", highlight=False)
         for number, p in enumerate(found.paths, start=found.offset + 1):
             dates = ", ".join(f"{f.valid_from or '?'}…{f.valid_to or ''}" for f in p)
@@ -97,10 +81,9 @@ def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
     _note(found)
 
 
-@_command("neighbors")
-@graph_options()
+@command("neighbors", read_only=True)
 def neighbors(
-    ctx: typer.Context,
+    kg: KnowledgeGraph,
     name: Annotated[str, typer.Argument(help="Entity to start from (exact name or alias).")],
     hops: Annotated[int, typer.Option("--hops", help="How many hops, 1 to 4.")] = 1,
     direction: Direction = "both",
@@ -111,36 +94,35 @@ def neighbors(
     max_facts: MaxFacts = DEFAULT_MAX_FACTS,
     limit: Limit = None,
     offset: Offset = 0,
-) -> None:
+) -> Answer:
     """The entities and facts within a few hops of one entity."""
-    with _open_graph(ctx, read_only=True) as kg:
-        found = kg.neighbors(name, hops=hops, direction=direction, predicates=predicate,  # type: ignore[arg-type]
-                             as_of=as_of, known_at=known_at, during=_during(during), max_facts=max_facts,
-                             limit=limit, offset=offset)
-        labels = kg.predicate_labels()
-    if _json_wanted(ctx):
-        _emit(found.to_dict())
-        return
-    shown = _how_many(found, "fact")
+    found = kg.neighbors(name, hops=hops, direction=direction, predicates=predicate,  # type: ignore[arg-type]
+                         as_of=as_of, known_at=known_at, during=_during(during), max_facts=max_facts,
+                         limit=limit, offset=offset)
+    labels = kg.predicate_labels()
+    return Answer(found.to_dict, lambda: _show_neighbors(found, hops, labels))
+
+
+def _show_neighbors(found: Neighborhood, hops: int, labels: Mapping[str, str]) -> None:
+    shown = how_many(found, "fact")
     entities = f"{found.entity_total:,} {'entity' if found.entity_total == 1 else 'entities'}"
-    title = f"{found.center} within {_plural(hops, 'hop')} ({shown}, {entities})"
+    title = f"{found.center} within {plural(hops, 'hop')} ({shown}, {entities})"
     if not found.facts:
         out.print(f"{escape(title)}: no facts", highlight=False)
     else:
-        _print_table(_facts_table(found.facts, title=escape(title), direction=True, labels=labels))
+        print_table(facts_table(found.facts, title=escape(title), direction=True, labels=labels))
         by_hop: dict[int, list[str]] = {}
         for r in found.entities:
             by_hop.setdefault(r.hops, []).append(r.name)
         for h, names in sorted(by_hop.items()):
             if h:
-                out.print(f"[dim]{_plural(h, 'hop')}:[/] {escape(', '.join(names))}", highlight=False)
+                out.print(f"[dim]{plural(h, 'hop')}:[/] {escape(', '.join(names))}", highlight=False)
     _note(found)
 
 
-@_command("path")
-@graph_options()
+@command("path")
 def path(
-    ctx: typer.Context,
+    call: Call,
     source: Annotated[str | None, typer.Argument(help="Entity the paths start at (none: print the graph's location, "
                                                       "as `where` does).")] = None,
     target: Annotated[str | None, typer.Argument(help="Entity the paths end at.")] = None,
@@ -154,31 +136,27 @@ def path(
     max_facts: MaxFacts = DEFAULT_MAX_FACTS,
     limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many paths.")] = 10,
     offset: Offset = 0,
-) -> None:
+) -> Answer | None:
     """The shortest paths between two entities, each a chain of facts (no entity: the graph's location)."""
     if source is None:
         err.print("[dim]note: `kgtoolkit path` with no entities prints the graph's location; that moved to "
                   "`kgtoolkit where`[/]", highlight=False)
-        where(ctx)
-        return
+        show_location(call)
+        return None
     if target is None:
         raise InvalidRequest("path takes two entities, SOURCE and TARGET (the graph's location: `kgtoolkit where`)",
                              field="target")
-    with _open_graph(ctx, read_only=True) as kg:
+    with call.open(read_only=True) as kg:  # opened here: with no entity there is no graph to open
         found = kg.paths(source, target, max_hops=max_hops, direction=direction,  # type: ignore[arg-type]
                          predicates=predicate, as_of=as_of, known_at=known_at, during=_during(during),
                          time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
         labels = kg.predicate_labels()
-    if _json_wanted(ctx):
-        _emit(found.to_dict())
-    else:
-        _show_paths(found, f"paths from {found.start} to {found.target}", labels)
+    return Answer(found.to_dict, lambda: _show_paths(found, f"paths from {found.start} to {found.target}", labels))
 
 
-@_command("follow")
-@graph_options()
+@command("follow", read_only=True)
 def follow(
-    ctx: typer.Context,
+    kg: KnowledgeGraph,
     name: Annotated[str, typer.Argument(help="Entity the chain starts at.")],
     predicates: Annotated[list[str], typer.Argument(metavar="PREDICATE...", help="The relationships to follow, in "
                                                                                 "order, one hop each (1 to 4).")],
@@ -190,16 +168,16 @@ def follow(
     max_facts: MaxFacts = DEFAULT_MAX_FACTS,
     limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many branches.")] = 100,
     offset: Offset = 0,
-) -> None:
+) -> Answer:
     """Follow a chain of relationship types from one entity, every branch (billing owned_by reports_to → Dana)."""
-    with _open_graph(ctx, read_only=True) as kg:
-        found = kg.follow(name, predicates, direction=direction, as_of=as_of,  # type: ignore[arg-type]
-                          known_at=known_at, during=_during(during), time_respecting=time_respecting,
-                          max_facts=max_facts, limit=limit, offset=offset)
-        labels = kg.predicate_labels()
-    if _json_wanted(ctx):
-        _emit(found.to_dict())
-        return
+    found = kg.follow(name, predicates, direction=direction, as_of=as_of,  # type: ignore[arg-type]
+                      known_at=known_at, during=_during(during), time_respecting=time_respecting,
+                      max_facts=max_facts, limit=limit, offset=offset)
+    labels = kg.predicate_labels()
+    return Answer(found.to_dict, lambda: _show_branches(found, predicates, labels))
+
+
+def _show_branches(found: Paths, predicates: Sequence[str], labels: Mapping[str, str]) -> None:
     chain = " → ".join(labels.get(p, p) for p in (normalize_predicate(p) for p in predicates))
     ends = ", ".join(found.ends) if found.ends else "nothing"
     out.print(f"[bold]{escape(found.start)} {escape(chain)}[/]: {escape(ends)}", highlight=False)
@@ -234,10 +212,9 @@ def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]
     return table
 
 
-@_command("diff")
-@graph_options()
+@command("diff", read_only=True)
 def diff(
-    ctx: typer.Context,
+    kg: KnowledgeGraph,
     start: Annotated[str, typer.Option("--from", help="The first date of the window (included).")],
     end: Annotated[str, typer.Option("--to", help="The last date of the window (included).")],
     entity: Annotated[str | None, typer.Option("--entity", help="Only facts about this entity (either side).")] = None,
@@ -246,20 +223,20 @@ def diff(
                                                         "(transaction time), not what changed in the world.")] = False,
     limit: Limit = None,
     offset: Offset = 0,
-) -> None:
+) -> Answer:
     """What changed between two dates: facts that began, ended, or were replaced (old → new); events that occurred."""
-    with _open_graph(ctx, read_only=True) as kg:
-        found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
-                              limit=limit, offset=offset)
-        labels = kg.predicate_labels()
-    if _json_wanted(ctx):
-        _emit(found.to_dict())
-        return
-    shown = _how_many(found, "change")
+    found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
+                          limit=limit, offset=offset)
+    labels = kg.predicate_labels()
+    return Answer(found.to_dict, lambda: _show_diff(found, known, labels))
+
+
+def _show_diff(found: Diff, known: bool, labels: Mapping[str, str]) -> None:
+    shown = how_many(found, "change")
     title = (f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
              f"{found.ended:,} ended, {found.replaced:,} replaced"
              + (f", {found.occurred:,} events occurred)" if found.occurred else ")"))
     if not found.changes:
         out.print(f"{escape(title)}", highlight=False)
     else:
-        _print_table(_diff_table(found.changes, escape(title), labels))
+        print_table(_diff_table(found.changes, escape(title), labels))
