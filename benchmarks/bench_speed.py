@@ -515,7 +515,7 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
 
 
 def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from kgtoolkit import graphview
+    from kgtoolkit.dashboard import graphview
     from kgtoolkit.generate import generate
     from kgtoolkit.store import import_facts
 
@@ -532,7 +532,7 @@ def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             known = kg.predicate_labels()
             facts = facts.with_columns(pl.col("predicate").replace_strict(known, default=pl.col("predicate"),
                                                                           return_dtype=pl.String).alias("predicate_label"))
-            view = graphview.build(graphview.as_of_filter(facts, None), center=None, hops=1, max_nodes=120)
+            view = graphview.build(frames.valid_at(facts, None), center=None, hops=1, max_nodes=120)
             return len(graphview.render_html(view, height=640))
 
     work_runs = [timed(data_work)[0] for _ in range(args.repeat)]

@@ -19,7 +19,8 @@ from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
-from kgtoolkit import KnowledgeGraph, analysis, frames, graphview, io
+from kgtoolkit import KnowledgeGraph, analysis, frames, io
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.cli import app
 from kgtoolkit.report import churn_report
 from kgtoolkit.search._notes import _fact_note

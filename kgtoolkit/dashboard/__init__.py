@@ -6,14 +6,16 @@ from a source checkout runs the same app through a thin entry point. The files::
     app.py         the entry point: page setup, navigation and the sidebar (``main()``)
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
     _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
+    graphview.py   the data behind the Graph picture: what to draw (``build``), where (``layout``), the page
+                   (``render_html``); no Streamlit, so tests and benchmarks import it without a browser
     views/*.py     one page each (graph, entity, conflicts, paths, changes, cleanup, churn, search, import_export)
     favicon.png
 
 The pages are in ``views/``, not ``pages/``: Streamlit runs an app with a ``pages/`` folder in its
 older multipage mode, which would bypass ``st.navigation`` (and the sidebar) when a page URL is opened
 directly. The pages only draw: the data work (frames, rankings, dry-run imports, conflict groups,
-duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis``, ``graphview``, ``io``,
-``KnowledgeGraph``), reached through ``kgdash.py``.
+duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis``, ``io``,
+``KnowledgeGraph``) and this folder's ``graphview.py``, reached through ``kgdash.py``.
 
 Nothing here imports Streamlit: the CLI finds the script without it.
 

@@ -31,8 +31,8 @@ import streamlit as st
 
 import kgtoolkit
 import kgtoolkit.store
-from kgtoolkit import analysis, frames, graphview
-from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
+from kgtoolkit import analysis, frames
+from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS, graphview
 from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
 from kgtoolkit.duplicates import DuplicateCandidate
 
@@ -160,7 +160,7 @@ def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str,
 @st.cache_resource(show_spinner=False, max_entries=16)
 def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
     """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
-    return graphview.as_of_filter(facts_frame(path, read_only, version), as_of)
+    return frames.valid_at(facts_frame(path, read_only, version), as_of)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -216,14 +216,14 @@ def _view_bytes(view: graphview.GraphView) -> bytes:
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={graphview.GraphView: _view_bytes})
 def graph_html(view: graphview.GraphView, height: int) -> str:
-    """The page drawing ``view`` (:func:`kgtoolkit.graphview.render_html`: the nodes at their
-    :func:`~kgtoolkit.graphview.layout` places, drawn at once)."""
+    """The page drawing ``view`` (:func:`kgtoolkit.dashboard.graphview.render_html`: the nodes at their
+    :func:`~kgtoolkit.dashboard.graphview.layout` places, drawn at once)."""
     return graphview.render_html(view, height=height)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def opening(path: str, read_only: bool, version: tuple[object, ...], today: dt.date) -> tuple[dt.date, str | None]:
-    """The day a new session opens on (:func:`kgtoolkit.graphview.opening_day`), and why when not ``today``."""
+    """The day a new session opens on (:func:`kgtoolkit.dashboard.graphview.opening_day`), and why when not ``today``."""
     return graphview.opening_day(facts_frame(path, read_only, version), today=today)
 
 
@@ -355,7 +355,7 @@ def init_state(c: Ctx) -> None:
     """Session defaults, once; a shared URL (``?entity=…&as_of=…``) seeds them.
 
     The date opens on today, or, when no fact is valid today, on the day the graph's facts say
-    (:func:`kgtoolkit.graphview.opening_day`: a historical graph opens on its last day), with a note.
+    (:func:`kgtoolkit.dashboard.graphview.opening_day`: a historical graph opens on its last day), with a note.
     """
     if st.session_state.get("_init"):
         return
