@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 
 import kgtoolkit
 from kgtoolkit import analysis, dashboard, frames
-from kgtoolkit.dashboard import graphview
 from kgtoolkit._demo import build_demo
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.dashboard._text import md_text, plain
 from kgtoolkit.store import dump
 
@@ -539,7 +539,7 @@ def test_a_read_only_graph_lists_the_pairs_with_the_buttons_disabled(monkeypatch
 
 
 def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
-    from kgtoolkit.dashboard import kgdash
+    from kgtoolkit.dashboard import data, kgdash
 
     db = tmp_path / "g.sqlite3"
     with kgtoolkit.open(db) as kg:
@@ -549,7 +549,7 @@ def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
     with kgtoolkit.open(db, read_only=True) as kg:
         assert kgdash.write_refusal(kgdash.Ctx(kg, str(db), False)) == "the graph is open read-only"
         with pytest.raises(kgtoolkit.InvalidRequest):  # an action of the other kind: refused, nothing written
-            kgdash.clean_up(kg, "entities", "alias", "postgres", "postgresql")
+            data.clean_up(kg, "entities", "alias", "postgres", "postgresql")
 
 
 def test_a_long_list_is_paged_and_filtered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

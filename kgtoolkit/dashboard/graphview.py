@@ -151,6 +151,21 @@ class GraphView:
         return sum(e.count for e in self.edges)
 
     @property
+    def current_edges(self) -> int:
+        """How many edges hold a fact current now (drawn solid)."""
+        return sum(edge.current for edge in self.edges)
+
+    @property
+    def legend(self) -> list[tuple[str, str]]:
+        """Each entity type drawn and its colour, sorted."""
+        return sorted({(n.type, n.color) for n in self.nodes})
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Each drawn entity's name (its label), by id."""
+        return {n.id: n.label for n in self.nodes}
+
+    @property
     def notice(self) -> str | None:
         """A sentence saying what the cap left out, or None when everything is drawn."""
         if not self.omitted_nodes and not self.omitted_edges:
