@@ -18,7 +18,8 @@ call these functions on a graph, without a browser or ``AppTest``.
   library);
 * Search page: :func:`relationship_history`;
 * Import / export page: :func:`check_upload`, :func:`import_upload`, :func:`rejects_frame`, :func:`export_bytes`;
-* paging: :func:`page_count`, :func:`page_of`.
+* every page: :func:`fact_table` (a facts frame as listed), :func:`window` and :func:`date_label` (the sidebar's
+  time window), :func:`by_count`, :func:`page_count`, :func:`page_of`.
 
 >>> import kgtoolkit
 >>> from kgtoolkit import frames
@@ -55,6 +56,7 @@ __all__ = [
     "EntityChoices",
     "EntityFacts",
     "Timeline",
+    "by_count",
     "change_colors",
     "change_rows",
     "check_upload",
@@ -64,11 +66,13 @@ __all__ = [
     "conflict_groups",
     "conflict_table",
     "current_choices",
+    "date_label",
     "entity_choices",
     "entity_fact_counts",
     "entity_facts",
     "export_bytes",
     "fact_row",
+    "fact_table",
     "facts_by_id",
     "facts_view",
     "group_facts",
@@ -78,6 +82,7 @@ __all__ = [
     "matching_pairs",
     "page_count",
     "page_of",
+    "pair_names",
     "path_colors",
     "path_steps",
     "predicate_fact_counts",
@@ -85,6 +90,7 @@ __all__ = [
     "relationship_history",
     "saved",
     "timeline",
+    "window",
 ]
 
 T = TypeVar("T")
@@ -103,6 +109,57 @@ def labelled(frame: pl.DataFrame, labels: Mapping[str, str], *, column: str = "p
     """
     return frame.with_columns(pl.col(column).replace_strict(dict(labels), default=pl.col(column),
                                                             return_dtype=pl.String).alias(alias or column))
+
+
+def fact_table(facts: pl.DataFrame) -> pl.DataFrame:
+    """A facts frame as the pages list it: id, subject, predicate (its label when the frame has one), object,
+    valid_from, valid_to, current, confidence, source, source_closet (those the frame has)."""
+    shown = "predicate_label" if "predicate_label" in facts.columns else "predicate"
+    cols = [c for c in ("id", "subject_name", shown, "object_name", "valid_from", "valid_to", "current",
+                        "confidence", "source", "source_closet") if c in facts.columns]
+    return facts.select(cols).rename({"subject_name": "subject", "object_name": "object",
+                                      "predicate_label": "predicate"}, strict=False)
+
+
+def by_count(counts: Mapping[str, int]) -> list[tuple[str, int]]:
+    """``counts`` (e.g. entities by type), the largest first (equals in their order).
+
+    >>> by_count({"person": 2, "team": 5, "unknown": 2})
+    [('team', 5), ('person', 2), ('unknown', 2)]
+    """
+    return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
+def window(day: dt.date, span: str, until: dt.date | None = None) -> str:
+    """The sidebar's time window as the library takes it: ``day`` (``span`` ``day``), its month (``2014-03``), its
+    year (``2014``), or the range from ``day`` to ``until`` in either order (``2014-01-01/2014-03-31``: the facts
+    overlapping it, :func:`kgtoolkit.frames.valid_at`).
+
+    >>> d = dt.date(2014, 3, 9)
+    >>> [window(d, s, dt.date(2014, 1, 1)) for s in ("day", "month", "year", "range")]
+    ['2014-03-09', '2014-03', '2014', '2014-01-01/2014-03-09']
+    """
+    if span == "month":
+        return day.isoformat()[:7]
+    if span == "year":
+        return day.isoformat()[:4]
+    if span == "range":
+        first, last = sorted((day, until or day))
+        return f"{first.isoformat()}/{last.isoformat()}"
+    return day.isoformat()
+
+
+def date_label(window: str | None) -> str:
+    """A window (:func:`window`, None for all dates) as the pages say it.
+
+    >>> [date_label(w) for w in (None, "2014-03-09", "2014-03", "2014-01-01/2014-03-09")]
+    ['all dates', 'as of 2014-03-09', 'in 2014-03', 'from 2014-01-01 to 2014-03-09']
+    """
+    if window is None:
+        return "all dates"
+    if "/" in window:
+        return "from {} to {}".format(*window.split("/"))
+    return f"as of {window}" if len(window) == 10 else f"in {window}"
 
 
 def facts_by_id(facts: pl.DataFrame, ids: Iterable[int]) -> pl.DataFrame:
@@ -421,6 +478,12 @@ def matching_pairs(found: Iterable[DuplicateCandidate], text: str) -> list[Dupli
     """The candidates either of whose names contains ``text`` (ignoring case); every one when it is blank."""
     probe = text.strip().casefold()
     return [p for p in found if probe in p.a_name.casefold() or probe in p.b_name.casefold()] if probe else list(found)
+
+
+def pair_names(pair: DuplicateCandidate, labels: Mapping[str, str]) -> dict[str, str]:
+    """The two sides of ``pair`` as the page names them: id → its name, a predicate's label (``labels``, contract §13)
+    when it has one."""
+    return {pair.a: labels.get(pair.a, pair.a_name), pair.b: labels.get(pair.b, pair.b_name)}
 
 
 def keep_first(pair: DuplicateCandidate, counts: Mapping[str, int]) -> str:

@@ -96,16 +96,7 @@ class Ctx:
         if st.session_state.get("all_time"):
             return None
         day = st.session_state.get("as_of") or dt.date.today()
-        span = st.session_state.get("span", "day")
-        if span == "month":
-            return day.isoformat()[:7]
-        if span == "year":
-            return day.isoformat()[:4]
-        if span == "range":
-            until = st.session_state.get("as_of_to") or day
-            first, last = sorted((day, until))
-            return f"{first.isoformat()}/{last.isoformat()}"
-        return day.isoformat()
+        return data.window(day, st.session_state.get("span", "day"), st.session_state.get("as_of_to") or day)
 
     @property
     def as_of(self) -> str | None:
@@ -115,12 +106,7 @@ class Ctx:
 
     @property
     def date_label(self) -> str:
-        window = self.window
-        if window is None:
-            return "all dates"
-        if "/" in window:
-            return "from {} to {}".format(*window.split("/"))
-        return f"as of {window}" if len(window) == 10 else f"in {window}"
+        return data.date_label(self.window)
 
     def facts(self) -> pl.DataFrame:
         return facts_frame(self.path, self.read_only, self.version)
@@ -497,7 +483,7 @@ def sidebar(c: Ctx) -> None:
         b.metric("Facts", f"{s['facts']:,}")
         a.metric("Current", f"{s['current']:,}")
         b.metric("Ended", f"{s['ended']:,}")
-        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in sorted(s["entities_by_type"].items(), key=lambda kv: -kv[1]))
+        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(s["entities_by_type"]))
         st.caption(f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
                    f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else ""))
 
@@ -531,11 +517,6 @@ def lazy_expander(label: str, *, key: str) -> tuple[Any, bool]:
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:
     """A facts frame as a readable table."""
-    shown = "predicate_label" if "predicate_label" in facts.columns else "predicate"
-    cols = [c for c in ("id", "subject_name", shown, "object_name", "valid_from", "valid_to", "current",
-                        "confidence", "source", "source_closet") if c in facts.columns]
-    table = facts.select(cols).rename({"subject_name": "subject", "object_name": "object", "predicate_label": "predicate"},
-                                      strict=False)
-    st.dataframe(table, hide_index=True, width="stretch", height=height or "auto", key=key,
+    st.dataframe(data.fact_table(facts), hide_index=True, width="stretch", height=height or "auto", key=key,
                  column_config={"current": st.column_config.CheckboxColumn("current"),
                                 "confidence": st.column_config.NumberColumn("conf.", format="%.2f")})

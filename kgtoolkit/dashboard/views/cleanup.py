@@ -86,7 +86,7 @@ def _facts(pair_id: str) -> str:
 
 
 def _name(pair_id: str, name: str) -> str:
-    return f"{spelled.get(pair_id, name)}  ·  {_facts(pair_id)}"
+    return f"{name}  ·  {_facts(pair_id)}"
 
 
 def act(action: str, a_id: str, b_id: str, key: str) -> None:
@@ -103,10 +103,10 @@ verb = {"entities": "Merge", "predicates": "Make alias"}[kind]
 action = data.CLEAN_UP_ACTIONS[kind][0]
 for n, pair in enumerate(data.page_of(shown, page, per_page)):
     key = f"{kind}|{pair.a}|{pair.b}"
-    names = {pair.a: pair.a_name, pair.b: pair.b_name}
+    names = data.pair_names(pair, spelled)  # a predicate as people spell it (contract §13)
     with st.container(border=True, key=f"cleanup_pair_{n}"):
         left, right = st.columns([3, 2])
-        shown_a, shown_b = (spelled.get(i, said) for i, said in names.items())
+        shown_a, shown_b = names[pair.a], names[pair.b]
         left.markdown(f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
                       f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
                       f"{md_code(pair.b)} ({_facts(pair.b)})</small>", unsafe_allow_html=True)
