@@ -54,19 +54,6 @@ def test_around_is_what_query_answers_for_every_entity(demo: KnowledgeGraph, dir
         assert list(got.select("id", "direction").iter_rows()) == want, entity
 
 
-def test_around_counts_a_fact_to_itself_once_and_never_a_value() -> None:
-    kg = kgtoolkit.open(":memory:")
-    loop = kg.add("Loop", "related_to", "Loop").fact.id
-    kg.add("Loop", "email", "loop")  # a value spelled like the entity's id: not an incoming fact
-    every = frames.facts(kg)
-    assert frames.around(every, "loop").select("id", "direction").rows()[0] == (loop, "outgoing")
-    assert frames.around(every, "loop")["direction"].to_list() == [f.direction for f in kg.query("loop")]
-    assert frames.around(every, "loop", direction="incoming")["id"].to_list() == \
-        [f.id for f in kg.query("loop", direction="incoming")] == [loop]
-    with pytest.raises(kgtoolkit.InvalidRequest):
-        frames.around(every, "loop", direction="sideways")  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize("window", [None, "2025-09-15", "2026-10-12", "2026-10", "2026", "2026-01-01/2026-06-30"])
 def test_the_entity_pages_lists_are_the_librarys_answers(demo: KnowledgeGraph, window: str | None) -> None:
     facts = _facts(demo)
