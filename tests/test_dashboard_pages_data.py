@@ -284,3 +284,15 @@ def test_an_upload_is_checked_without_writing_then_imported(tmp_path: Path) -> N
     assert (name, count) == ("graph.json", 6)
     _, _, current = data.export_bytes(target, "t", "jsonl", current_only=True)
     assert current == len(target.query("ada", current_only=True, direction="outgoing")) + 1  # and Bob → Cy
+
+
+def test_the_page_data_needs_no_streamlit() -> None:
+    """data.py and graphview.py import without Streamlit (tests, benchmarks and notebooks use them bare)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['streamlit'] = None\n"
+            "import kgtoolkit.dashboard.data, kgtoolkit.dashboard.graphview\n"
+            "assert 'streamlit' not in {m.split('.')[0] for m in sys.modules if sys.modules[m] is not None}")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
