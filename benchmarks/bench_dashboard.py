@@ -115,12 +115,13 @@ def _floor_page(db: Path, folder: Path) -> Path:
     import datetime as dt
 
     import kgtoolkit
-    from kgtoolkit import frames, graphview
+    from kgtoolkit import frames
+    from kgtoolkit.dashboard import graphview
 
     with kgtoolkit.open(db, read_only=True) as kg:
         facts = frames.facts(kg)
     day, _ = graphview.opening_day(facts, today=dt.date.today())
-    view = graphview.build(graphview.as_of_filter(facts, day.isoformat()), max_nodes=120)
+    view = graphview.build(frames.valid_at(facts, day.isoformat()), max_nodes=120)
     (folder / "picture.html").write_text(graphview.render_html(view, height=600), encoding="utf-8")
     script = folder / "floor_app.py"
     script.write_text(FLOOR_APP, encoding="utf-8")

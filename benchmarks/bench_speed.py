@@ -515,7 +515,7 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
 
 
 def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from kgtoolkit import graphview
+    from kgtoolkit.dashboard import data, graphview
     from kgtoolkit.generate import generate
     from kgtoolkit.store import import_facts
 
@@ -529,10 +529,8 @@ def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     def data_work() -> int:  # what the Graph page computes before it draws (kgdash: facts_frame .. graph_html)
         with kgtoolkit.open(db, read_only=True) as kg:
             facts = frames.facts(kg)
-            known = kg.predicate_labels()
-            facts = facts.with_columns(pl.col("predicate").replace_strict(known, default=pl.col("predicate"),
-                                                                          return_dtype=pl.String).alias("predicate_label"))
-            view = graphview.build(graphview.as_of_filter(facts, None), center=None, hops=1, max_nodes=120)
+            facts = data.labelled(facts, kg.predicate_labels(), alias="predicate_label")
+            view = graphview.build(frames.valid_at(facts, None), center=None, hops=1, max_nodes=120)
             return len(graphview.render_html(view, height=640))
 
     work_runs = [timed(data_work)[0] for _ in range(args.repeat)]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import rustworkx as rx
 
 __all__ = ["ALIASES_SCHEMA", "DIFF_SCHEMA", "EDGE_ATTRIBUTES", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA",
-           "aliases", "diff", "entities", "facts", "memories", "to_networkx", "to_rustworkx", "to_store",
+           "aliases", "around", "diff", "entities", "facts", "memories", "to_networkx", "to_rustworkx", "to_store",
            "valid_at"]
 
 Backend = Literal["polars", "pandas"]
@@ -166,6 +166,38 @@ def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
         window = parse_window(as_of, field="as_of")
         low, high = window.lo, window.hi
     return facts.filter(_validity.valid_at(*_validity.frame_keys(), pl.lit(low), pl.lit(high)))
+
+
+def around(facts: pl.DataFrame, entity: str, *,
+           direction: Literal["both", "outgoing", "incoming"] = "both") -> pl.DataFrame:
+    """The rows of a facts frame (:func:`facts`) around one entity (its id), by :meth:`KnowledgeGraph.query`'s rule,
+    with the same ``direction`` column, in the same order, without reading the file again.
+
+    ``outgoing``: the entity is the subject; ``incoming``: it is the object (an entity, never a value); with
+    ``both``, a fact from the entity to itself is outgoing only, once. Oldest first, an unknown start last.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    >>> _ = kg.add("billing", "calls", "my_api", valid_from="2026-01-05")
+    >>> _ = kg.add("my_api", "url", "https://api.example")
+    >>> rows = around(facts(kg), "my_api").select("predicate", "direction").rows()
+    >>> rows
+    [('calls', 'incoming'), ('uses_queue', 'outgoing'), ('url', 'outgoing')]
+    >>> [(f.predicate, f.direction) for f in kg.query("my_api")] == rows
+    True
+    """
+    if direction not in ("both", "outgoing", "incoming"):
+        raise InvalidRequest(f"direction must be one of both, outgoing, incoming, not {direction!r}",
+                             field="direction", value=str(direction))
+    outgoing = pl.col("subject") == entity
+    incoming = (pl.col("object") == entity) & ~pl.col("object_is_value")
+    keep = {"outgoing": outgoing, "incoming": incoming & ~outgoing if direction == "both" else incoming,
+            "both": outgoing | incoming}[direction]
+    side = pl.lit("outgoing") if direction == "outgoing" else pl.lit("incoming") if direction == "incoming" \
+        else pl.when(outgoing).then(pl.lit("outgoing")).otherwise(pl.lit("incoming"))
+    return facts.filter(keep).with_columns(side.alias("direction")).sort("start", "id", nulls_last=True,
+                                                                         maintain_order=True)
 
 
 def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:

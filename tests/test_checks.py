@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from kgtoolkit import InvalidRequest, KnowledgeGraph, analysis, frames, graphview
+from kgtoolkit import InvalidRequest, KnowledgeGraph, analysis, frames
 from kgtoolkit._checks import MAX_INT64, whole_number
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.generate import generate
 from kgtoolkit.report import churn_report
 

@@ -18,8 +18,9 @@ from shared_data import DATA
 from streamlit.testing.v1 import AppTest
 
 import kgtoolkit
-from kgtoolkit import analysis, dashboard, frames, graphview
+from kgtoolkit import analysis, dashboard, frames
 from kgtoolkit._demo import build_demo
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.dashboard._text import md_text, plain
 from kgtoolkit.store import dump
 
@@ -173,7 +174,7 @@ def test_the_window_spans_a_month_a_year_or_a_range(monkeypatch: pytest.MonkeyPa
     facts = frames.facts(kgtoolkit.open(past_db, read_only=True)).filter(~pl.col("object_is_value"))
 
     def in_window(window: str) -> set[int]:
-        return set(graphview.as_of_filter(facts, window)["id"].to_list())
+        return set(frames.valid_at(facts, window)["id"].to_list())
 
     def check(window: str, label: str) -> None:
         assert not at.exception, [e.value for e in at.exception]
@@ -340,7 +341,7 @@ def test_graph_data_matches_the_store(demo_db: Path) -> None:
     with kgtoolkit.open(demo_db, read_only=True) as kg:
         every = frames.facts(kg)
         for day in ("2025-01-06", "2025-09-15", "2026-10-12", "2026-10-13", "2030-01-01", "2026-10", "2026-10-12T09:00:00Z"):
-            assert graphview.as_of_filter(every, day)["id"].to_list() == frames.facts(kg, as_of=day)["id"].to_list()
+            assert frames.valid_at(every, day)["id"].to_list() == frames.facts(kg, as_of=day)["id"].to_list()
         view = graphview.build(every, center="dana_whitfield", hops=1)
         assert all(not n.id.startswith("dana@") for n in view.nodes)  # value facts are not nodes
         dana = next(n for n in view.nodes if n.id == "dana_whitfield")
@@ -538,7 +539,7 @@ def test_a_read_only_graph_lists_the_pairs_with_the_buttons_disabled(monkeypatch
 
 
 def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
-    from kgtoolkit.dashboard import kgdash
+    from kgtoolkit.dashboard import data, kgdash
 
     db = tmp_path / "g.sqlite3"
     with kgtoolkit.open(db) as kg:
@@ -548,7 +549,7 @@ def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
     with kgtoolkit.open(db, read_only=True) as kg:
         assert kgdash.write_refusal(kgdash.Ctx(kg, str(db), False)) == "the graph is open read-only"
         with pytest.raises(kgtoolkit.InvalidRequest):  # an action of the other kind: refused, nothing written
-            kgdash.clean_up(kg, "entities", "alias", "postgres", "postgresql")
+            data.clean_up(kg, "entities", "alias", "postgres", "postgresql")
 
 
 def test_a_long_list_is_paged_and_filtered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ def _events(kg: KnowledgeGraph) -> None:
 
 
 def test_a_repeated_fact_is_one_edge_with_its_count_and_span(kg: KnowledgeGraph) -> None:
-    from kgtoolkit import graphview
+    from kgtoolkit.dashboard import graphview
 
     _events(kg)
     facts = frames.facts(kg)
@@ -180,23 +180,21 @@ def test_a_repeated_fact_is_one_edge_with_its_count_and_span(kg: KnowledgeGraph)
                                                                                          "2014-05-01"}),
     ("2014-02-10", {"2014-02-10"}), ("2015/2016", set())])
 def test_a_window_keeps_the_facts_that_overlap_it(kg: KnowledgeGraph, window: str, days: set[str] | None) -> None:
-    from kgtoolkit import graphview
-
     _events(kg)
     facts = frames.facts(kg)
-    kept = graphview.as_of_filter(facts, window)
+    kept = frames.valid_at(facts, window)
     assert set(kept["valid_from"].to_list()) == (days if days is not None else set(facts["valid_from"].to_list()))
     if "/" not in window:  # a day, a month or a year: the store's own as_of
         assert sorted(kept["id"].to_list()) == sorted(frames.facts(kg, as_of=window)["id"].to_list())
     with pytest.raises(InvalidRequest, match="ends before it starts"):
-        graphview.as_of_filter(facts, "2014-05-01/2014-02-01")
+        frames.valid_at(facts, "2014-05-01/2014-02-01")
 
 
 # ---------------------------------------------------------------------- the drawing's layout (graphview)
 
 
 def test_the_layout_places_every_node_apart_the_same_way_each_time(kg: KnowledgeGraph) -> None:
-    from kgtoolkit import graphview
+    from kgtoolkit.dashboard import graphview
 
     for i in range(40):  # a hub with a ring of neighbours, some linked to each other, and a loose pair
         kg.add("hub", "links", f"n{i}")
@@ -224,7 +222,7 @@ def test_the_page_draws_at_the_layouts_places_without_physics(kg: KnowledgeGraph
     import json
     import re
 
-    from kgtoolkit import graphview
+    from kgtoolkit.dashboard import graphview
 
     kg.add("my_api", "uses_queue", "Redis")
     kg.add("my_api", "caches_in", "Redis")   # two edges between the same nodes: each bends its own way

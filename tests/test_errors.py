@@ -488,7 +488,8 @@ def test_search_without_sentence_transformers_through_the_cli(tmp_path: Path) ->
 def test_graph_picture_without_pyvis() -> None:
     answer = _error_in_subprocess(["pyvis"], """
         import polars as pl
-        from kgtoolkit import frames, graphview
+        from kgtoolkit import frames
+        from kgtoolkit.dashboard import graphview
         kg = kgtoolkit.open(":memory:")
         kg.add("a", "uses", "b")
         graphview.render_html(graphview.build(frames.facts(kg)))

@@ -19,8 +19,9 @@ from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
-from kgtoolkit import KnowledgeGraph, analysis, frames, graphview, io
+from kgtoolkit import KnowledgeGraph, analysis, frames, io
 from kgtoolkit.cli import app
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.report import churn_report
 from kgtoolkit.search._notes import _fact_note
 from kgtoolkit.store import _search as store_search

@@ -64,6 +64,30 @@ def test_as_of_is_the_same_as_query(graph: KnowledgeGraph, as_of: str) -> None:
     assert _frame_rows(frame) == _as_rows(graph.query("my_api", as_of=as_of))
 
 
+@pytest.mark.parametrize("direction", ["both", "outgoing", "incoming"])
+def test_around_is_the_same_as_query(graph: KnowledgeGraph, direction: str) -> None:
+    graph.add("Loop", "related_to", "Loop")  # a fact from an entity to itself: outgoing, once
+    every = frames.facts(graph)
+    for entity in ("my_api", "redis", "alice", "acme", "loop"):
+        asked = graph.query(entity, direction=direction)  # type: ignore[arg-type]
+        around = frames.around(every, entity, direction=direction)  # type: ignore[arg-type]
+        assert around.select("id", "direction").rows() == [(f.id, f.direction) for f in asked]
+        assert _frame_rows(around) == _as_rows(asked)
+
+
+def test_around_counts_a_fact_to_itself_once_and_never_a_value() -> None:
+    kg = kgtoolkit.open(":memory:")
+    loop = kg.add("Loop", "related_to", "Loop").fact.id
+    kg.add("Loop", "email", "loop")  # a value spelled like the entity's id: not an incoming fact
+    every = frames.facts(kg)
+    assert frames.around(every, "loop").select("id", "direction").rows()[0] == (loop, "outgoing")
+    assert frames.around(every, "loop")["direction"].to_list() == [f.direction for f in kg.query("loop")]
+    assert frames.around(every, "loop", direction="incoming")["id"].to_list() == \
+        [f.id for f in kg.query("loop", direction="incoming")] == [loop]
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        frames.around(every, "loop", direction="sideways")  # type: ignore[arg-type]
+
+
 def test_filters_push_down(graph: KnowledgeGraph) -> None:
     assert set(frames.facts(graph, predicate="Uses Queue")["subject"]) == {"my_api", "billing"}
     assert set(frames.facts(graph, entity="redis")["subject"]) == {"my_api", "billing"}

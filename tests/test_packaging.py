@@ -147,8 +147,10 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Venv:
 def test_the_wheel_ships_the_dashboard_and_the_type_marker(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     dashboard = {"kgtoolkit/dashboard/__init__.py", "kgtoolkit/dashboard/app.py", "kgtoolkit/dashboard/kgdash.py",
+                 "kgtoolkit/dashboard/data.py", "kgtoolkit/dashboard/graphview.py",
                  "kgtoolkit/dashboard/favicon.png", *(f"kgtoolkit/dashboard/views/{page}.py" for page in PAGES)}
     assert dashboard <= names, sorted(dashboard - names)
+    assert "kgtoolkit/graphview.py" not in names  # the graph's data lives with the dashboard now
     assert "kgtoolkit/py.typed" in names
     modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "kgtoolkit").rglob("*.py") if "__pycache__" not in p.parts}
     assert modules <= names, sorted(modules - names)  # every module and page of the source tree

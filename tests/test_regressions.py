@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import kgtoolkit
-from kgtoolkit import frames, graphview
+from kgtoolkit import frames
+from kgtoolkit.dashboard import graphview
 from kgtoolkit.store import _search as store
 
 

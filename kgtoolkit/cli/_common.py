@@ -36,9 +36,9 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.markup import escape
 
-from .. import KnowledgeGraph
 from .._errors import KGError
 from .._tool import registry
+from ..graph import KnowledgeGraph
 from ..store import resolve
 from ._render import Answer, err, out
 

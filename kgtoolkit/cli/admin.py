@@ -13,9 +13,9 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import KnowledgeGraph
 from .._errors import InvalidRequest, UnknownType
 from .._names import loose_key, normalize_name, printable
+from ..graph import KnowledgeGraph
 from ._common import AsOf, Call, command, show_location
 from ._render import Answer, out
 

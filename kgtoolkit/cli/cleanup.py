@@ -15,9 +15,9 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import KnowledgeGraph
 from .._tool import page_result
 from ..findings import CODES
+from ..graph import KnowledgeGraph
 from ._common import Limit, Offset, command
 from ._render import Answer, how_many, out, past, print_table
 

@@ -16,10 +16,10 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import KnowledgeGraph
 from .._errors import InvalidRequest
 from .._records import ConflictGroup
 from .._tool import conflicts_result, page_result
+from ..graph import KnowledgeGraph
 from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, action_help, command
 from ._render import Answer, facts_answer, facts_table, how_many, label, out, past, print_table, warn
 

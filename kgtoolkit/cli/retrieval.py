@@ -16,7 +16,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import KnowledgeGraph
+from ..graph import KnowledgeGraph
 from ._common import AsOf, Call, command, for_search
 from ._render import Answer, err, label, out
 

@@ -14,9 +14,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from .. import KnowledgeGraph
 from .._errors import InvalidRequest, KGError, missing_dependency
 from .._tool import TOOL_SCHEMA, answer_json, envelope, registry, run_tool
+from ..graph import KnowledgeGraph
 from ..store import resolve
 from ._common import Call, command
 from ._render import emit, err, out

@@ -14,8 +14,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from .. import KnowledgeGraph
 from .._errors import InvalidRequest
+from ..graph import KnowledgeGraph
 from ..store import Location, is_empty, resolve
 from ._common import AsOf, Call, Current, command
 from ._render import Answer, out, warn

@@ -17,11 +17,11 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import KnowledgeGraph
 from .._errors import InvalidRequest
 from .._limits import DEFAULT_MAX_FACTS
 from .._names import normalize_predicate
 from .._records import Change, Diff, Fact, Neighborhood, Paths
+from ..graph import KnowledgeGraph
 from ._common import AsOf, Call, KnownAt, Limit, Offset, Predicates, command, show_location
 from ._render import Answer, err, facts_table, how_many, out, plural, print_table
 

@@ -5,17 +5,22 @@ from a source checkout runs the same app through a thin entry point. The files::
 
     app.py         the entry point: page setup, navigation and the sidebar (``main()``)
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
+    data.py        the data each page shows, made from the library's answers (no Streamlit: tests call it)
     _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
+    graphview.py   the data behind the Graph picture: what to draw (``build``), where (``layout``), the page
+                   (``render_html``); no Streamlit, so tests and benchmarks import it without a browser
     views/*.py     one page each (graph, entity, conflicts, paths, changes, cleanup, churn, search, import_export)
     favicon.png
 
 The pages are in ``views/``, not ``pages/``: Streamlit runs an app with a ``pages/`` folder in its
 older multipage mode, which would bypass ``st.navigation`` (and the sidebar) when a page URL is opened
 directly. The pages only draw: the data work (frames, rankings, dry-run imports, conflict groups,
-duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis``, ``graphview``, ``io``,
-``KnowledgeGraph``), reached through ``kgdash.py``.
+duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis``, ``io``,
+``KnowledgeGraph``), and what a page shows is made from it by ``data.py`` and ``graphview.py``, reached
+through ``kgdash.py``, which caches it.
 
-Nothing here imports Streamlit: the CLI finds the script without it.
+Nothing here imports Streamlit (nor do ``data.py``, ``graphview.py`` and ``_text.py``): the CLI finds the
+script without it, and tests and benchmarks use the page data without it.
 
 >>> from kgtoolkit import dashboard
 >>> dashboard.SCRIPT.name, dashboard.SCRIPT.is_file(), (dashboard.VIEWS / "graph.py").is_file()

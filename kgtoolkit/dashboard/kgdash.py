@@ -1,7 +1,9 @@
 """Shared parts of the dashboard: settings, cached resources and frames, the sidebar, small widgets.
 
 Everything reads the graph through the library (``kgtoolkit``): no SQL here or in the pages, and no
-data work either: frames, rankings, conflict groups and dry-run imports are library calls.
+data work either: frames, rankings, conflict groups and dry-run imports are library calls, and what a page
+shows is made from them by :mod:`kgtoolkit.dashboard.data` (no Streamlit there). This module caches those
+functions' answers and keeps the session's state.
 
 Caching:
 
@@ -31,8 +33,8 @@ import streamlit as st
 
 import kgtoolkit
 import kgtoolkit.store
-from kgtoolkit import analysis, frames, graphview
-from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS
+from kgtoolkit import analysis, frames
+from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS, data, graphview
 from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
 from kgtoolkit.duplicates import DuplicateCandidate
 
@@ -94,16 +96,7 @@ class Ctx:
         if st.session_state.get("all_time"):
             return None
         day = st.session_state.get("as_of") or dt.date.today()
-        span = st.session_state.get("span", "day")
-        if span == "month":
-            return day.isoformat()[:7]
-        if span == "year":
-            return day.isoformat()[:4]
-        if span == "range":
-            until = st.session_state.get("as_of_to") or day
-            first, last = sorted((day, until))
-            return f"{first.isoformat()}/{last.isoformat()}"
-        return day.isoformat()
+        return data.window(day, st.session_state.get("span", "day"), st.session_state.get("as_of_to") or day)
 
     @property
     def as_of(self) -> str | None:
@@ -113,12 +106,7 @@ class Ctx:
 
     @property
     def date_label(self) -> str:
-        window = self.window
-        if window is None:
-            return "all dates"
-        if "/" in window:
-            return "from {} to {}".format(*window.split("/"))
-        return f"as of {window}" if len(window) == 10 else f"in {window}"
+        return data.date_label(self.window)
 
     def facts(self) -> pl.DataFrame:
         return facts_frame(self.path, self.read_only, self.version)
@@ -145,10 +133,8 @@ def ctx() -> Ctx:
 def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every fact, names and types resolved (``frames.facts``), with each predicate's ``predicate_label``
     (its first spelling, contract §13: what the pages show); read once per data version."""
-    facts = frames.facts(open_graph(path, read_only))
-    known = labels(path, read_only, version)
-    return facts.with_columns(pl.col("predicate").replace_strict(known, default=pl.col("predicate"),
-                                                                 return_dtype=pl.String).alias("predicate_label"))
+    return data.labelled(frames.facts(open_graph(path, read_only)), labels(path, read_only, version),
+                         alias="predicate_label")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -160,7 +146,7 @@ def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str,
 @st.cache_resource(show_spinner=False, max_entries=16)
 def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
     """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
-    return graphview.as_of_filter(facts_frame(path, read_only, version), as_of)
+    return frames.valid_at(facts_frame(path, read_only, version), as_of)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -176,14 +162,17 @@ def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> p
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limit: int
-                   ) -> tuple[frozenset[str], tuple[str, ...], dict[str, str], dict[str, int]]:
-    """What an entity picker lists, from :func:`entity_ranking`: every id, the ``limit`` most connected, and
-    each entity's name and fact count (made once per data version, not on every run; never changed)."""
-    ranking = entity_ranking(path, read_only, version)
-    ids = ranking["id"].to_list()
-    return (frozenset(ids), tuple(ranking["id"].head(limit).to_list()), dict(zip(ids, ranking["name"].to_list())),
-            dict(zip(ids, ranking["facts"].to_list())))
+def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limit: int) -> data.EntityChoices:
+    """What an entity picker lists (:func:`~kgtoolkit.dashboard.data.entity_choices` of :func:`entity_ranking`),
+    made once per data version, not on every run; never changed."""
+    return data.entity_choices(entity_ranking(path, read_only, version), limit)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def entity_facts(path: str, read_only: bool, version: tuple[object, ...], entity_id: str,
+                 window: str | None) -> data.EntityFacts:
+    """The Entity page's lists (:func:`kgtoolkit.dashboard.data.entity_facts`: what ``kg.query`` answers)."""
+    return data.entity_facts(facts_frame(path, read_only, version), entity_id, window)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -205,7 +194,7 @@ def graph_facts(path: str, read_only: bool, version: tuple[object, ...], as_of: 
                 hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> pl.DataFrame:
     """The facts the Graph page draws (:func:`graph_view`'s, each edge's facts), as rows of :func:`facts_as_of`."""
     view = graph_view(path, read_only, version, as_of, center, hops, preds, types, max_nodes)
-    return facts_as_of(path, read_only, version, as_of).filter(pl.col("id").is_in(view.edge_ids))
+    return data.facts_by_id(facts_as_of(path, read_only, version, as_of), view.edge_ids)
 
 
 def _view_bytes(view: graphview.GraphView) -> bytes:
@@ -216,21 +205,21 @@ def _view_bytes(view: graphview.GraphView) -> bytes:
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={graphview.GraphView: _view_bytes})
 def graph_html(view: graphview.GraphView, height: int) -> str:
-    """The page drawing ``view`` (:func:`kgtoolkit.graphview.render_html`: the nodes at their
-    :func:`~kgtoolkit.graphview.layout` places, drawn at once)."""
+    """The page drawing ``view`` (:func:`kgtoolkit.dashboard.graphview.render_html`: the nodes at their
+    :func:`~kgtoolkit.dashboard.graphview.layout` places, drawn at once)."""
     return graphview.render_html(view, height=height)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def opening(path: str, read_only: bool, version: tuple[object, ...], today: dt.date) -> tuple[dt.date, str | None]:
-    """The day a new session opens on (:func:`kgtoolkit.graphview.opening_day`), and why when not ``today``."""
+    """The day a new session opens on (:func:`kgtoolkit.dashboard.graphview.opening_day`), and why when not ``today``."""
     return graphview.opening_day(facts_frame(path, read_only, version), today=today)
 
 
 @st.cache_data(show_spinner="Walking the graph…", max_entries=16)
 def paths(path: str, read_only: bool, version: tuple[object, ...], source: str, target: str, max_hops: int,
           as_of: str | None, time_respecting: bool, limit: int) -> Any:
-    """:meth:`KnowledgeGraph.paths` (a :class:`~kgtoolkit._traversal.Paths`), at most ``limit`` of them."""
+    """:meth:`KnowledgeGraph.paths` (a :class:`~kgtoolkit.Paths`), at most ``limit`` of them."""
     return open_graph(path, read_only).paths(source, target, max_hops=max_hops, as_of=as_of,
                                              time_respecting=time_respecting, limit=limit)
 
@@ -245,15 +234,39 @@ def diff(path: str, read_only: bool, version: tuple[object, ...], start: str, en
 @st.cache_resource(show_spinner=False, max_entries=32)
 def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tuple[int, ...],
                colors: tuple[tuple[int, str], ...], max_nodes: int) -> graphview.GraphView:
-    """The facts ``ids`` drawn as a graph, the edges holding a fact of ``colors`` in that colour."""
-    facts = facts_frame(path, read_only, version).filter(pl.col("id").is_in(list(ids)))
-    return graphview.highlight(graphview.build(facts, max_nodes=max_nodes), dict(colors))
+    """The facts of ``colors`` drawn as a graph, the edges holding one in its colour
+    (:func:`kgtoolkit.dashboard.data.facts_view`); ``ids``: the same facts, the cache's key."""
+    return data.facts_view(facts_frame(path, read_only, version), dict(colors), max_nodes)
 
 
 @st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    kg = open_graph(path, read_only)
-    return analysis.conflicts(facts_frame(path, read_only, version), multi_valued=kg.config.multi_valued)
+    """The conflict groups, each predicate labelled (:func:`kgtoolkit.dashboard.data.conflict_table`)."""
+    return data.conflict_table(facts_frame(path, read_only, version), labels(path, read_only, version),
+                               open_graph(path, read_only).config.multi_valued)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def churn_span(path: str, read_only: bool, version: tuple[object, ...]) -> tuple[dt.date, dt.date] | None:
+    """The days the Churn page's window runs between (:func:`kgtoolkit.dashboard.data.churn_span`)."""
+    return data.churn_span(facts_frame(path, read_only, version))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def churn(path: str, read_only: bool, version: tuple[object, ...], every: str, since: str, until: str,
+          top: int) -> data.Churn:
+    """The Churn page's tables, labelled (:func:`kgtoolkit.dashboard.data.churn`)."""
+    return data.churn(facts_frame(path, read_only, version), labels(path, read_only, version), every=every,
+                      since=since, until=until, top=top, multi_valued=open_graph(path, read_only).config.multi_valued)
+
+
+@st.cache_data(show_spinner="Checking the rows…", max_entries=4)
+def check_upload(name: str, content: bytes, allow_commas: bool, source: str | None, path: str, read_only: bool,
+                 version: tuple[object, ...]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The file's rows (the preview) and the library's dry run of the import into this graph
+    (:func:`kgtoolkit.dashboard.data.check_upload`). Keyed on the data version: a change of the graph's
+    settings is seen."""
+    return data.check_upload(open_graph(path, read_only), name, content, allow_commas=allow_commas, source=source)
 
 
 # ---------------------------------------------------------------------- cleaning up (contract §14)
@@ -269,11 +282,11 @@ def duplicates(path: str, read_only: bool, version: tuple[object, ...], kind: st
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def fact_counts(path: str, read_only: bool, version: tuple[object, ...], kind: str) -> dict[str, int]:
-    """How many facts name each entity (either side) or use each predicate, by id."""
+    """How many facts name each entity (either side) or use each predicate, by id
+    (:mod:`kgtoolkit.dashboard.data`)."""
     if kind == "entities":
-        ranking = entity_ranking(path, read_only, version)
-        return dict(zip(ranking["id"].to_list(), ranking["facts"].to_list()))
-    return {p.id: p.facts for p in open_graph(path, read_only).predicates()}
+        return data.entity_fact_counts(entity_ranking(path, read_only, version))
+    return data.predicate_fact_counts(open_graph(path, read_only))
 
 
 def write_refusal(c: Ctx) -> str | None:
@@ -284,47 +297,6 @@ def write_refusal(c: Ctx) -> str | None:
     if c.kg.read_only:
         return c.kg.read_only_reason or "the graph is open read-only"
     return None
-
-
-def _facts(n: int) -> str:
-    return f"{n:,} fact" if n == 1 else f"{n:,} facts"
-
-
-#: The Clean up page's actions by kind: what each button does to the pair (``keep`` and the other, ``drop``).
-CLEAN_UP_ACTIONS: dict[str, tuple[str, ...]] = {"entities": ("merge", "not_same"), "predicates": ("alias", "not_same")}
-
-
-def clean_up(kg: kgtoolkit.KnowledgeGraph, kind: str, action: str, keep: str, drop: str) -> str:
-    """One Clean up action on a duplicate pair, through the library; what it did, as Markdown (names escaped).
-
-    * ``merge`` (entities): :meth:`~KnowledgeGraph.merge` ``drop`` into ``keep``: its facts move, its name
-      becomes an alias of ``keep``. (``alias`` refuses a name that is an entity already: for two entities,
-      making one name an alias of the other *is* the merge.)
-    * ``alias`` (predicates): :meth:`~KnowledgeGraph.rename_predicate` ``drop`` into ``keep``: its facts fold
-      into ``keep`` and it becomes a predicate alias of ``keep``. (``alias_predicate`` refuses a predicate
-      that has facts, and every listed predicate has some.)
-    * ``not_same``: :meth:`~KnowledgeGraph.not_duplicates`: never suggested again.
-
-    Raises the library's :class:`~kgtoolkit.KGError` (nothing changed then).
-    """
-    if action not in CLEAN_UP_ACTIONS.get(kind, ()):
-        raise kgtoolkit.InvalidRequest(f"no Clean up action {action!r} for {kind}", field="action", value=action)
-    if action == "not_same":
-        marked = kg.not_duplicates(keep, drop, kind=kind)
-        said = "Marked" if marked.created else "Already marked"
-        return (f"{said} **{md_text(marked.a_name)}** and **{md_text(marked.b_name)}** as not the same: "
-                "they are never suggested again.")
-    if action == "merge":
-        name = kg.entity(drop).name
-        merged = kg.merge(drop, keep)
-        folded = f" ({merged.deduplicated:,} identical ones folded into one)" if merged.deduplicated else ""
-        return (f"Merged **{md_text(name)}** into **{md_text(merged.target.name)}**: {_facts(merged.moved)} "
-                f"moved{folded}; {md_code(name)} is an alias of it now."
-                + "".join(f"  \n{md_text(w)}" for w in merged.warnings))
-    renamed = kg.rename_predicate(drop, keep)
-    folded = f" ({renamed.deduplicated:,} identical ones folded into one)" if renamed.deduplicated else ""
-    return (f"Folded {_facts(renamed.moved)} of {md_code(renamed.old)} into {md_code(renamed.new)}{folded}; "
-            f"{md_code(renamed.old)} is an alias of it now.")
 
 
 # ---------------------------------------------------------------------- search (optional module)
@@ -355,7 +327,7 @@ def init_state(c: Ctx) -> None:
     """Session defaults, once; a shared URL (``?entity=…&as_of=…``) seeds them.
 
     The date opens on today, or, when no fact is valid today, on the day the graph's facts say
-    (:func:`kgtoolkit.graphview.opening_day`: a historical graph opens on its last day), with a note.
+    (:func:`kgtoolkit.dashboard.graphview.opening_day`: a historical graph opens on its last day), with a note.
     """
     if st.session_state.get("_init"):
         return
@@ -411,7 +383,8 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
     The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL; another
     ``state`` key keeps a second choice of its own (the Paths page's target).
     """
-    known, top, labels, counts = entity_choices(c.path, c.read_only, c.version, limit)
+    choices = entity_choices(c.path, c.read_only, c.version, limit)
+    known, top, labels, counts = choices.known, choices.top, choices.names, choices.counts
     current = st.session_state.get(state)
 
     def choose(entity_id: str | None) -> None:
@@ -510,7 +483,7 @@ def sidebar(c: Ctx) -> None:
         b.metric("Facts", f"{s['facts']:,}")
         a.metric("Current", f"{s['current']:,}")
         b.metric("Ended", f"{s['ended']:,}")
-        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in sorted(s["entities_by_type"].items(), key=lambda kv: -kv[1]))
+        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(s["entities_by_type"]))
         st.caption(f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
                    f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else ""))
 
@@ -544,11 +517,6 @@ def lazy_expander(label: str, *, key: str) -> tuple[Any, bool]:
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:
     """A facts frame as a readable table."""
-    shown = "predicate_label" if "predicate_label" in facts.columns else "predicate"
-    cols = [c for c in ("id", "subject_name", shown, "object_name", "valid_from", "valid_to", "current",
-                        "confidence", "source", "source_closet") if c in facts.columns]
-    table = facts.select(cols).rename({"subject_name": "subject", "object_name": "object", "predicate_label": "predicate"},
-                                      strict=False)
-    st.dataframe(table, hide_index=True, width="stretch", height=height or "auto", key=key,
+    st.dataframe(data.fact_table(facts), hide_index=True, width="stretch", height=height or "auto", key=key,
                  column_config={"current": st.column_config.CheckboxColumn("current"),
                                 "confidence": st.column_config.NumberColumn("conf.", format="%.2f")})

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-import polars as pl
 import streamlit as st
 
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 COLORS = {"began": "#54A24B", "ended": "#E45756", "replaced": "#F58518", "occurred": "#C2570C"}
@@ -50,12 +49,7 @@ if result.total > len(result.changes):
     st.caption(f"The first {len(result.changes):,} of {result.total:,} changes, in time order; narrow the dates, "
                "the entity or the predicates to see the rest.")
 
-colors: dict[int, str] = {}
-for change in result.changes:
-    for fact in (change.old, change.new):
-        if fact is not None:
-            colors.setdefault(fact.id, COLORS[change.kind] if change.kind != "replaced" or fact is change.new
-                              else COLORS["ended"])
+colors = data.change_colors(result.changes, COLORS)
 view = kgdash.facts_view(c.path, c.read_only, c.version, tuple(sorted(colors)), tuple(sorted(colors.items())), 150)
 st.session_state["changes_view"] = view
 graph, listing = st.columns([3, 2])
@@ -65,10 +59,6 @@ with graph:
                                             COLORS.items()) + " (the old fact of a replacement in red)</small>",
                 unsafe_allow_html=True)
 with listing:
-    rows = [{"at": ch.at, "change": ch.kind, "subject": (ch.new or ch.old).subject_name,
-             "predicate": spelled.get(ch.predicate, ch.predicate), "from": ch.old.object_name if ch.old else "",
-             "to": ch.new.object_name if ch.new else ""} for ch in result.changes]
-    st.dataframe(pl.DataFrame(rows, schema={k: pl.String for k in ("at", "change", "subject", "predicate", "from", "to")}),
-                 hide_index=True, width="stretch", height=520)
+    st.dataframe(data.change_rows(result.changes, spelled), hide_index=True, width="stretch", height=520)
 st.caption(md_text(f"From {start} to {end}, by the facts' validity."))
 kgdash.footer(c, "changes")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_code, md_text
 
 KINDS = {"entities": "Entities", "predicates": "Predicates"}
@@ -60,8 +60,8 @@ except kgtoolkit.KGError as exc:
     st.error(md_text(f"[{exc.code}] {exc.message}"))
     kgdash.footer(c, "cleanup")
     st.stop()
-probe = text.strip().casefold()
-shown = [p for p in found if probe in p.a_name.casefold() or probe in p.b_name.casefold()] if probe else list(found)
+probe = text.strip()
+shown = data.matching_pairs(found, text)
 st.session_state["cleanup_candidates"] = shown  # the data behind the page (tests read it)
 counts = kgdash.fact_counts(c.path, c.read_only, c.version, kind)
 spelled = kgdash.labels(c.path, c.read_only, c.version) if kind == "predicates" else {}
@@ -70,7 +70,7 @@ m1, m2, m3, m4 = st.columns([1, 1, 1.2, 1.2])
 m1.metric("Candidates", f"{len(found):,}")
 m2.metric("Shown", f"{len(shown):,}")
 per_page = int(m3.selectbox("Per page", PER_PAGE, index=1, key="cleanup_per_page", on_change=_first_page))
-pages = max(1, -(-len(shown) // per_page))
+pages = data.page_count(len(shown), per_page)
 if st.session_state.get("cleanup_page", 1) > pages:  # the list got shorter (an action, a filter)
     st.session_state["cleanup_page"] = pages
 page = int(m4.number_input(f"Page (of {pages:,})", 1, pages, key="cleanup_page"))
@@ -86,7 +86,7 @@ def _facts(pair_id: str) -> str:
 
 
 def _name(pair_id: str, name: str) -> str:
-    return f"{spelled.get(pair_id, name)}  ·  {_facts(pair_id)}"
+    return f"{name}  ·  {_facts(pair_id)}"
 
 
 def act(action: str, a_id: str, b_id: str, key: str) -> None:
@@ -94,25 +94,24 @@ def act(action: str, a_id: str, b_id: str, key: str) -> None:
     keep = st.session_state.get(f"cleanup_keep_{key}", b_id)
     drop = a_id if keep == b_id else b_id
     try:
-        st.session_state["cleanup_done"] = kgdash.clean_up(c.kg, kind, action, keep, drop)
+        st.session_state["cleanup_done"] = data.clean_up(c.kg, kind, action, keep, drop)
     except kgtoolkit.KGError as exc:
         st.session_state["cleanup_error"] = md_text(f"[{exc.code}] {exc.message}")
 
 
 verb = {"entities": "Merge", "predicates": "Make alias"}[kind]
-action = kgdash.CLEAN_UP_ACTIONS[kind][0]
-for n, pair in enumerate(shown[(page - 1) * per_page:page * per_page]):
+action = data.CLEAN_UP_ACTIONS[kind][0]
+for n, pair in enumerate(data.page_of(shown, page, per_page)):
     key = f"{kind}|{pair.a}|{pair.b}"
-    names = {pair.a: pair.a_name, pair.b: pair.b_name}
+    names = data.pair_names(pair, spelled)  # a predicate as people spell it (contract §13)
     with st.container(border=True, key=f"cleanup_pair_{n}"):
         left, right = st.columns([3, 2])
-        shown_a, shown_b = (spelled.get(i, said) for i, said in names.items())
+        shown_a, shown_b = names[pair.a], names[pair.b]
         left.markdown(f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
                       f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
                       f"{md_code(pair.b)} ({_facts(pair.b)})</small>", unsafe_allow_html=True)
         left.caption("  \n".join(md_text(reason) for reason in pair.reasons))
-        # keep the side more facts name (then the longer name): usually the spelling people use
-        best = max((pair.b, pair.a), key=lambda i: (counts.get(i, 0), len(names[i])))
+        best = data.keep_first(pair, counts)  # the side more facts name (then the longer name)
         choices = {i: md_text(_name(i, said)) for i, said in names.items()}  # radio options are Markdown
         keep = right.radio("Keep", [pair.a, pair.b], index=[pair.a, pair.b].index(best), horizontal=True,
                            key=f"cleanup_keep_{key}", format_func=choices.__getitem__, disabled=refusal is not None)

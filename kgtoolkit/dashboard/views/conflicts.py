@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 
-import polars as pl
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -18,8 +17,8 @@ st.caption("A conflict group is a subject and predicate with more than one objec
            "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
            f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out.")
 
-table = kgdash.conflict_table(c.path, c.read_only, c.version)
-needs = table.filter(pl.col("needs_action"))
+table = kgdash.conflict_table(c.path, c.read_only, c.version)  # each predicate labelled (contract §13)
+needs = data.conflict_groups(table, needs_only=True, text="")
 m1, m2, m3 = st.columns(3)
 m1.metric("Groups", f"{table.height:,}")
 m2.metric("Need action", f"{needs.height:,}")
@@ -30,14 +29,9 @@ if c.read_only:
 f1, f2, f3 = st.columns([1, 2, 1])
 only = f1.toggle("Needs action only", value=needs.height > 0, key="conflicts_only")
 text = f2.text_input("Filter by subject or predicate", key="conflicts_filter", placeholder="e.g. owned_by")
-shown = needs if only else table
-if text.strip():
-    probe = text.strip().casefold()
-    shown = shown.filter(pl.col("subject").str.contains(probe, literal=True)
-                         | pl.col("subject_name").str.to_lowercase().str.contains(probe, literal=True)
-                         | pl.col("predicate").str.contains(probe, literal=True))
+shown = data.conflict_groups(table, needs_only=only, text=text)
 per_page = 20
-pages = max(1, -(-shown.height // per_page))
+pages = data.page_count(shown.height, per_page)
 page = f3.number_input(f"Page (of {pages})", 1, pages, 1, key="conflicts_page")
 if shown.height == 0:
     st.success("No conflict groups here." if table.height == 0 or not only else "No group needs action.")
@@ -54,7 +48,7 @@ def act(key: str) -> None:
     state = st.session_state
     fact_id, action = state[f"cf_fact_{key}"], state[f"cf_action_{key}"]
     day, new_object = state[f"cf_day_{key}"], state.get(f"cf_new_{key}", "")
-    row = facts.filter(pl.col("id") == fact_id).row(0, named=True)
+    row = data.fact_row(facts, fact_id)
     try:
         if action == "invalidate":
             c.kg.invalidate(row["subject"], row["predicate"], row["object"], ended=day.isoformat(), ended_by="dashboard")
@@ -73,23 +67,21 @@ if st.session_state.get("conflicts_done"):
 if st.session_state.get("conflicts_error"):
     st.error(st.session_state.pop("conflicts_error"))
 
-spelled = kgdash.labels(c.path, c.read_only, c.version)
-for group in shown.slice((page - 1) * per_page, per_page).iter_rows(named=True):
+for group in data.page_of(shown, page, per_page).iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
-    said = spelled.get(group["predicate"], group["predicate"])  # the predicate as people spell it (contract §13)
+    said = group["predicate_label"]  # the predicate as people spell it (contract §13)
     title = (f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
              f"{group['current']} current")
     key = f"{group['subject']}|{group['predicate']}"
     with st.expander(title, expanded=group["needs_action"] and only):
-        members = facts.filter(pl.col("id").is_in(group["facts"]))
+        members = data.group_facts(facts, group["facts"])
         if group["needs_action"] and group["open_since"] is not None:
             st.caption(f"Contradiction open since {group['open_since']:%Y-%m-%d} "
                        f"({group['open_for'].days} days): current objects {', '.join(md_text(o) for o in group['current_objects'])}.")
-        kgdash.show_facts(members.sort("start", "id", nulls_last=True), key=f"cf_{key}")
-        live = members.filter(pl.col("current"))
-        if live.height:
-            options = live["id"].to_list()
-            labels = dict(zip(options, live["object_name"].to_list()))
+        kgdash.show_facts(members, key=f"cf_{key}")
+        labels = data.current_choices(members)
+        if labels:
+            options = list(labels)
             a, b, d, e = st.columns([2, 1.4, 1.2, 1.6])
             fact_id = a.selectbox("Fact", options, format_func=functools.partial(_fact_label, labels), key=f"cf_fact_{key}",
                                   disabled=c.read_only)

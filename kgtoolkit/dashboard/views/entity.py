@@ -1,4 +1,6 @@
-"""Entity: its facts (current and history), a Gantt timeline, aliases, properties, and the evidence."""
+"""Entity: its facts (current and history), a Gantt timeline, aliases, properties, and the evidence.
+
+The facts are those ``kg.query`` answers for the entity (:func:`kgtoolkit.dashboard.data.entity_facts`)."""
 
 from __future__ import annotations
 
@@ -6,12 +8,10 @@ import datetime as dt
 import json
 
 import altair as alt
-import polars as pl
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit import analysis
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_code, md_text
 
 c = kgdash.ctx()
@@ -25,17 +25,15 @@ if entity_id is None:
     st.stop()
 
 entity = c.kg.entity(entity_id)
-facts = c.facts().filter((pl.col("subject") == entity_id) | ((pl.col("object") == entity_id) & ~pl.col("object_is_value")))
-facts = facts.with_columns(pl.when(pl.col("subject") == entity_id).then(pl.lit("→ out")).otherwise(pl.lit("← in"))
-                           .alias("direction"))
-current = facts.filter(pl.col("current"))
+found = kgdash.entity_facts(c.path, c.read_only, c.version, entity_id, c.window)
+facts, current, as_of_facts = found.history, found.current, found.valid
 aliases = c.kg.aliases(entity_id)
 
 st.subheader(md_text(entity.name))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Type", md_text(entity.type))
 m2.metric("Current facts", f"{current.height:,}")
-m3.metric("Ended facts", f"{facts.filter(pl.col('state') == 'ended').height:,}")
+m3.metric("Ended facts", f"{found.ended:,}")
 m4.metric("Aliases", len(aliases))
 meta, props = st.columns([1, 1])
 with meta:
@@ -48,31 +46,26 @@ with props:
     else:
         st.caption("none")
 
-as_of_facts = kgdash.facts_as_of(c.path, c.read_only, c.version, c.window).filter(pl.col("id").is_in(facts["id"].implode()))
-labels = [f"Current ({current.height})", f"History ({facts.height})", f"Valid {c.date_label} ({as_of_facts.height})",
-          "Timeline", f"Evidence ({facts['source_closet'].drop_nulls().len()})"]
+labels = {"current": f"Current ({current.height})", "history": f"History ({facts.height})",
+          "valid": f"Valid {c.date_label} ({as_of_facts.height})", "timeline": "Timeline",
+          "evidence": f"Evidence ({found.cited.height})"}
 # Nothing current (a historical graph): open on the facts of the sidebar date, else on the history.
-opening = labels[0] if current.height else labels[2] if as_of_facts.height else labels[1]
-tabs = st.tabs(labels, default=opening)
+tabs = st.tabs(list(labels.values()), default=labels[found.opening])
 with tabs[0]:
-    kgdash.show_facts(current.sort("predicate", "start"), key="entity_current")
+    kgdash.show_facts(current, key="entity_current")
 with tabs[1]:
-    kgdash.show_facts(facts.sort("start", "id", nulls_last=True), key="entity_history")
+    kgdash.show_facts(facts, key="entity_history")
 with tabs[2]:
-    kgdash.show_facts(as_of_facts.sort("start", "id", nulls_last=True), key="entity_as_of")
+    kgdash.show_facts(as_of_facts, key="entity_as_of")
 with tabs[3]:
-    bars = analysis.gantt(facts, now=dt.datetime.now(dt.UTC), as_of=c.as_of)  # coloured as on the sidebar date
     limit = 150
-    if bars.height == 0:
+    bars = data.timeline(facts, as_of=c.as_of, now=dt.datetime.now(dt.UTC), limit=limit)  # as on the sidebar date
+    if bars.total == 0:
         st.info("No fact of this entity has a known start, so there is nothing to draw.")
     else:
-        if bars.height > limit:
-            st.caption(f"The latest {limit} of {bars.height:,} intervals.")
-            bars = bars.sort("start").tail(limit)
-        chart_data = bars.sort("start", "id").with_columns(
-            (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
-            pl.col("start").dt.replace_time_zone(None), pl.col("end").dt.replace_time_zone(None),
-        ).select("row", "label", "start", "end", "state", "id").to_pandas()
+        if bars.total > limit:
+            st.caption(f"The latest {limit} of {bars.total:,} intervals.")
+        chart_data = bars.bars.to_pandas()
         chart = alt.Chart(chart_data).mark_bar(cornerRadius=3, height=14).encode(
             x=alt.X("start:T", title=None), x2="end:T",
             y=alt.Y("row:N", sort=chart_data["row"].tolist(), title=None, axis=alt.Axis(labelLimit=420, labelOverlap=False)),
@@ -85,14 +78,13 @@ with tabs[3]:
             marker = alt.Data(values=[{"d": c.as_of}])  # type: ignore[no-untyped-call]
             rule = alt.Chart(marker).mark_rule(color="#E45756", strokeDash=[4, 3]).encode(x="d:T")
             chart = alt.layer(chart, rule)
-        height = max(120, 30 * bars.height)
+        height = max(120, 30 * bars.bars.height)
         st.altair_chart(chart.properties(height=height), width="stretch", height=height + 60)
         st.caption(f"Colours: each fact's state {c.date_label} (the red line); open intervals run to today.")
 with tabs[4]:
-    cited = facts.filter(pl.col("source_closet").is_not_null())
-    if cited.height == 0:
+    if found.cited.height == 0:
         st.caption("No fact of this entity points at evidence (`source_closet`).")
-    for row in cited.sort("start", nulls_last=True).iter_rows(named=True):
+    for row in found.cited.iter_rows(named=True):
         fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate_label", "object_name"))
         span = md_text(f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}")
         with st.container(border=True):

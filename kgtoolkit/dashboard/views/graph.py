@@ -29,7 +29,7 @@ chosen = (c.path, c.read_only, c.version, c.window, center, hops if center else 
 view = kgdash.graph_view(*chosen)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
-current = sum(edge.current for edge in view.edges)
+current = view.current_edges
 scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
 grouped = (f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
            if view.fact_count > len(view.edges) else "")
@@ -47,11 +47,11 @@ if not view.nodes:
 else:
     kgdash.show_graph(view, 600)
     legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in
-                      sorted({(n.type, n.color) for n in view.nodes}))
+                      view.legend)
     st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
                 "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)
-    choices = [n.id for n in view.nodes if n.id != center]
-    names = {n.id: n.label for n in view.nodes}
+    names = view.names
+    choices = [i for i in names if i != center]
     f, g = st.columns([3, 1])
     target = f.selectbox("Recentre on a drawn entity", [None, *choices], format_func=lambda i: "—" if i is None else names[i],
                          key=f"graph_recentre_{center}")

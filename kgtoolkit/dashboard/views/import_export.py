@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
-
-import polars as pl
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit import io
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -23,28 +15,6 @@ upload_tab, export_tab = st.tabs([":material/upload: Import", ":material/downloa
 UPLOAD_TYPES = ["csv", "tsv", "txt", "tab", "jsonl", "ndjson", "parquet", "pq"]
 EXPORT_FORMATS = {"csv": "text/csv", "tsv": "text/tab-separated-values", "jsonl": "application/x-ndjson",
                   "parquet": "application/vnd.apache.parquet", "json": "application/json"}
-
-
-@contextmanager
-def _saved(name: str, data: bytes) -> Iterator[Path]:
-    """An upload as a temporary file with its own suffix (the library reads files, and tells the format by suffix)."""
-    with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
-        target = Path(folder) / Path(name).name
-        target.write_bytes(data)
-        yield target
-
-
-@st.cache_data(show_spinner="Checking the rows…", max_entries=4)
-def check(name: str, data: bytes, allow_commas: bool, source: str | None, path: str, read_only: bool,
-          version: tuple[object, ...]) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """The file's rows (the preview) and the library's dry run of the import into this graph (its settings'
-    rules; nothing written, so read-only mode can check a file too). Keyed on the data version: a change
-    of the graph's settings is seen."""
-    kg = kgdash.open_graph(path, read_only)
-    with _saved(name, data) as file:
-        rows = io.read_facts_file(file)
-        report = io.import_file(kg, file, on_error="skip", allow_commas=allow_commas, source=source, dry_run=True)
-    return rows, report.to_dict()
 
 
 with upload_tab:
@@ -58,8 +28,8 @@ with upload_tab:
     source = b.text_input("Default source", key="import_source", placeholder="e.g. crm-export")
     if upload is not None:
         try:
-            rows, dry = check(upload.name, upload.getvalue(), allow_commas, source.strip() or None, c.path,
-                              c.read_only, c.version)
+            rows, dry = kgdash.check_upload(upload.name, upload.getvalue(), allow_commas, source.strip() or None,
+                                            c.path, c.read_only, c.version)
         except kgtoolkit.KGError as exc:
             st.error(md_text(f"[{exc.code}] {exc.message}"))
         else:
@@ -72,8 +42,7 @@ with upload_tab:
             st.dataframe(rows.head(50), hide_index=True, width="stretch", height=240)
             if dry["rejects"]:
                 st.markdown("**Bad rows** — these are skipped on import")
-                bad = pl.DataFrame(dry["rejects"], schema={"line": pl.Int64, "field": pl.String, "value": pl.String,
-                                                          "reason": pl.String})
+                bad = data.rejects_frame(dry)
                 st.dataframe(bad, hide_index=True, width="stretch", height=min(320, 38 + 35 * bad.height))
                 st.download_button("Download the bad-row report (CSV)", bad.write_csv(), file_name="rejects.csv",
                                    mime="text/csv", key="import_rejects")
@@ -83,8 +52,7 @@ with upload_tab:
                          disabled=c.read_only or good == 0,
                          help="Disabled in read-only mode." if c.read_only else "One transaction: all or nothing."):
                 try:
-                    with _saved(upload.name, upload.getvalue()) as file:
-                        report = io.import_file(c.kg, file, on_error="skip", allow_commas=allow_commas,
+                    report = data.import_upload(c.kg, upload.name, upload.getvalue(), allow_commas=allow_commas,
                                                 source=source.strip() or None)
                 except kgtoolkit.KGError as exc:
                     st.error(md_text(f"[{exc.code}] {exc.message}"))
@@ -105,21 +73,17 @@ with export_tab:
                              format_func=lambda p: "all predicates" if p is None else spelled.get(p, p), key="export_predicate",
                              disabled=fmt == "json")
     if st.button("Prepare the export", key="export_go"):
-        with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:
-            target = Path(folder) / f"{Path(c.name).stem or 'graph'}.{fmt}"
-            try:
-                if fmt == "json":
-                    count = io.export_file(c.kg, target)
-                else:
-                    count = io.export_file(c.kg, target, current_only=current_only, predicate=predicate,
-                                           as_of=c.as_of if dated else None)
-            except kgtoolkit.KGError as exc:
-                st.error(md_text(f"[{exc.code}] {exc.message}"))
-            else:
-                st.session_state["export_ready"] = (target.name, target.read_bytes(), count, fmt)
+        try:
+            name, content, count = data.export_bytes(c.kg, c.name, fmt, current_only=current_only, predicate=predicate,
+                                                     as_of=c.as_of if dated else None)
+        except kgtoolkit.KGError as exc:
+            st.error(md_text(f"[{exc.code}] {exc.message}"))
+        else:
+            st.session_state["export_ready"] = (name, content, count, fmt)
     if st.session_state.get("export_ready"):
-        name, data, count, kind = st.session_state["export_ready"]
-        st.download_button(f"Download {md_text(name)} ({count:,} facts, {len(data) / 1024:,.0f} KiB)", data, file_name=name,
+        name, content, count, kind = st.session_state["export_ready"]
+        st.download_button(f"Download {md_text(name)} ({count:,} facts, {len(content) / 1024:,.0f} KiB)", content,
+                           file_name=name,
                            mime=EXPORT_FORMATS[kind], key="export_download", type="primary")
 
 kgdash.footer(c, "import-export")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 FIRST, OTHER = "#E45756", "#F58518"  # the shortest path, the others
@@ -43,18 +43,17 @@ else:
         more = " (more exist: show more, or narrow the hops)" if found.truncated else ""
         st.markdown(f"**{len(found.paths)}** path{'s' * (len(found.paths) != 1)} {c.date_label}{more}; "
                     "the shortest in red, the others in orange.")
-        colors = {f.id: OTHER for p in found.paths[1:] for f in p} | {f.id: FIRST for f in found.paths[0]}
+        colors = data.path_colors(found.paths, FIRST, OTHER)
         ids = tuple(sorted(colors))
         view = kgdash.facts_view(c.path, c.read_only, c.version, ids, tuple(sorted(colors.items())), 150)
         st.session_state["paths_view"] = view
         kgdash.show_graph(view, 480)
         for number, walk in enumerate(found.paths, start=1):
-            steps = [md_text(walk[0].subject_name if walk[0].direction != "incoming" else walk[0].object_name)]
-            for fact in walk:
-                arrow = f"—{md_text(fact.predicate)}→" if fact.direction != "incoming" else f"←{md_text(fact.predicate)}—"
-                there = fact.object_name if fact.direction != "incoming" else fact.subject_name
-                span = md_text(f"{fact.valid_from or '?'} … {fact.valid_to or 'now'}")
-                steps.append(f"{arrow} **{md_text(there)}** <small>({span})</small>")
+            start, hops = data.path_steps(walk)
+            steps = [md_text(start)]
+            for forward, predicate, there, span in hops:
+                arrow = f"—{md_text(predicate)}→" if forward else f"←{md_text(predicate)}—"
+                steps.append(f"{arrow} **{md_text(there)}** <small>({md_text(span)})</small>")
             st.markdown(f"{number}. " + " ".join(steps), unsafe_allow_html=True)
 
 kgdash.footer(c, "paths")

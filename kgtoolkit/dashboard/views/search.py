@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import polars as pl
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -119,10 +118,10 @@ for rank, hit in enumerate(hits, 1):
                 st.caption(_why(hit.explain))
             if hit.note:
                 st.caption(md_text(hit.note))
-            same = facts.filter((pl.col("subject") == hit.fact.subject) & (pl.col("predicate") == hit.fact.predicate))
+            same = data.relationship_history(facts, hit.fact.subject, hit.fact.predicate)
             if same.height > 1:
                 with st.expander("Graph context: the history of this relationship"):
-                    kgdash.show_facts(same.sort("start", "id", nulls_last=True), key=f"search_ctx_{rank}")
+                    kgdash.show_facts(same, key=f"search_ctx_{rank}")
         else:
             colour = {"current": "green", "history": "gray", "mixed": "orange"}.get(hit.status, "blue")
             st.markdown(f"{head} :{colour}-badge[memory · {md_text(hit.status)}] {md_text(hit.memory.text)}")
@@ -133,6 +132,6 @@ for rank, hit in enumerate(hits, 1):
             linked = [ctx.fact for ctx in (*hit.backs, *hit.mentions)]
             if linked:
                 with st.expander(f"Graph context: {len(linked)} related fact(s)"):
-                    kgdash.show_facts(facts.filter(pl.col("id").is_in([f.id for f in linked])), key=f"search_mem_{rank}")
+                    kgdash.show_facts(data.facts_by_id(facts, [f.id for f in linked]), key=f"search_mem_{rank}")
 
 kgdash.footer(c, "search")

@@ -9,7 +9,8 @@ at once (vis-network inlined, no CDN reference), so the picture works on a machi
 No SQL and no Streamlit here: tests check the data, the dashboard draws it.
 
 >>> import kgtoolkit
->>> from kgtoolkit import frames, graphview
+>>> from kgtoolkit import frames
+>>> from kgtoolkit.dashboard import graphview
 >>> kg = kgtoolkit.open(":memory:")
 >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
 >>> _ = kg.supersede("my_api", "uses_queue", "Redis", "SQLite", at="2026-10-12")
@@ -17,7 +18,7 @@ No SQL and no Streamlit here: tests check the data, the dashboard draws it.
 >>> view = graphview.build(frames.facts(kg), center="my_api")
 >>> sorted(n.id for n in view.nodes), [(e.target, e.current) for e in view.edges]
 (['my_api', 'redis', 'sqlite'], [('redis', False), ('sqlite', True)])
->>> [e.target for e in graphview.build(as_of_filter(frames.facts(kg), "2026-06-01"), center="my_api").edges]
+>>> [e.target for e in graphview.build(frames.valid_at(frames.facts(kg), "2026-06-01"), center="my_api").edges]
 ['redis']
 """
 
@@ -36,10 +37,9 @@ from typing import Any
 
 import polars as pl
 
-from . import frames
-from ._checks import whole_number
-from ._errors import InvalidRequest, require
-from ._time import TimeInput
+from kgtoolkit import frames
+from kgtoolkit._checks import whole_number
+from kgtoolkit._errors import InvalidRequest, require
 
 __all__ = [
     "CDN_HOSTS",
@@ -48,7 +48,6 @@ __all__ = [
     "GraphEdge",
     "GraphNode",
     "GraphView",
-    "as_of_filter",
     "build",
     "highlight",
     "layout",
@@ -152,6 +151,21 @@ class GraphView:
         return sum(e.count for e in self.edges)
 
     @property
+    def current_edges(self) -> int:
+        """How many edges hold a fact current now (drawn solid)."""
+        return sum(edge.current for edge in self.edges)
+
+    @property
+    def legend(self) -> list[tuple[str, str]]:
+        """Each entity type drawn and its colour, sorted."""
+        return sorted({(n.type, n.color) for n in self.nodes})
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Each drawn entity's name (its label), by id."""
+        return {n.id: n.label for n in self.nodes}
+
+    @property
     def notice(self) -> str | None:
         """A sentence saying what the cap left out, or None when everything is drawn."""
         if not self.omitted_nodes and not self.omitted_edges:
@@ -175,13 +189,7 @@ class GraphView:
         return out
 
 
-# ---------------------------------------------------------------------- filtering
-
-
-def as_of_filter(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
-    """The rows of a facts frame valid at ``as_of``: :func:`kgtoolkit.frames.valid_at` (the store's rule, in
-    memory)."""
-    return frames.valid_at(facts, as_of)
+# ---------------------------------------------------------------------- colouring and the opening day
 
 
 def highlight(view: GraphView, colors: Mapping[int, str], *, width: float = 2.0, dim: str | None = None) -> GraphView:
@@ -222,7 +230,7 @@ def opening_day(facts: pl.DataFrame, *, today: dt.date) -> tuple[dt.date, str | 
     >>> opening_day(frames.facts(kg), today=dt.date(2026, 12, 3))
     (datetime.date(2014, 3, 1), 'No fact is valid on 2026-12-03; showing 2014-03-01, the last day with facts.')
     """
-    if facts.height == 0 or as_of_filter(facts, today).height:
+    if facts.height == 0 or frames.valid_at(facts, today).height:
         return today, None
     before = facts.filter(pl.col("end").is_not_null() & (pl.col("end").dt.date() < today))["end"].max()
     if isinstance(before, dt.datetime):
@@ -255,7 +263,7 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
     max_nodes: int = 150,
     max_edges: int | None = None,
 ) -> GraphView:
-    """Choose what to draw from a facts frame (already filtered by date, e.g. :func:`as_of_filter`); a
+    """Choose what to draw from a facts frame (already filtered by date, e.g. :func:`kgtoolkit.frames.valid_at`); a
     ``predicate_label`` column, when the frame has one, gives the edges' drawn labels and tooltips.
 
     ``center`` (an entity id): its neighbourhood of ``hops`` (1–3) hops; without it, the most
