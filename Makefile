@@ -21,8 +21,9 @@ demo: $(STAMP)
 	$(BIN)/kgtoolkit demo --out $(DEMO_DB) --force
 	$(BIN)/kgtoolkit --db $(DEMO_DB) dashboard --port $(or $(PORT),8501)
 
-# The lint and type gate (rules and strictness in pyproject.toml), then the suite.
+# The lint and type gate (rules and strictness in pyproject.toml), then the suite. `ruff format .` formats.
 lint: $(STAMP)
+	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 

@@ -68,8 +68,12 @@ def main() -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    out: dict[str, Any] = {"entities": args.entities, "planted": args.planted, "repeat": args.repeat,
-                           "names": "YAGO11k words recombined" if real_names() else "made-up"}
+    out: dict[str, Any] = {
+        "entities": args.entities,
+        "planted": args.planted,
+        "repeat": args.repeat,
+        "names": "YAGO11k words recombined" if real_names() else "made-up",
+    }
     with tempfile.TemporaryDirectory() as tmp:
         names = generated_names(args.entities - args.planted, seed=args.seed)
         planted = plant(names, args.planted, seed=args.seed)

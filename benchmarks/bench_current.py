@@ -1,4 +1,4 @@
-""""Current now" at scale (contract §4: current means valid now), each figure beside a floor in the same run.
+""" "Current now" at scale (contract §4: current means valid now), each figure beside a floor in the same run.
 
     python benchmarks/bench_current.py                  # 1,000,000 facts, SQLite and PostgreSQL
     python benchmarks/bench_current.py --quick          # 100,000 facts
@@ -55,8 +55,15 @@ def facts(n: int, seed: int) -> pl.DataFrame:
     start = np.datetime64("2020-01-01") + rng.integers(0, 9 * 365, n).astype("timedelta64[D]")
     bounded = rng.random(n) < 0.6
     end = start + rng.integers(1, 3 * 365, n).astype("timedelta64[D]")
-    return pl.DataFrame({"subject": labels[pareto], "predicate": predicate, "object": labels[rng.integers(0, pool, n)],
-                         "valid_from": start.astype(str), "valid_to": np.where(bounded, end.astype(str), "")})
+    return pl.DataFrame(
+        {
+            "subject": labels[pareto],
+            "predicate": predicate,
+            "object": labels[rng.integers(0, pool, n)],
+            "valid_from": start.astype(str),
+            "valid_to": np.where(bounded, end.astype(str), ""),
+        }
+    )
 
 
 def timed(fn: Callable[[], Any]) -> float:
@@ -92,38 +99,57 @@ def run(db: Any, frame: pl.DataFrame, args: argparse.Namespace) -> dict[str, Any
     with kgtoolkit.open(db) as kg:
         out["import_s"] = round(timed(lambda: import_facts(kg, frame)), 1)
         stats = kg.stats()
-        out["counts"] = {"facts": stats.facts, "current": stats.current, "scheduled": stats.scheduled,
-                         "ended": stats.ended}
+        out["counts"] = {
+            "facts": stats.facts,
+            "current": stats.current,
+            "scheduled": stats.scheduled,
+            "ended": stats.ended,
+        }
         one = raw(db)
         now = now_key()
         old_rule = one(f"SELECT count(*) FILTER (WHERE valid_to IS NULL AND from_us <= {now}) FROM facts")[0]
         out["counts"]["current_by_the_old_rule"] = old_rule
-        floor = median_of(lambda: one(
-            f"SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= {now}), "
-            f"count(*) FILTER (WHERE valid_to IS NOT NULL), count(*) FILTER (WHERE object_id IS NULL), "
-            "count(DISTINCT predicate) FROM facts"), args.repeat)
+        floor = median_of(
+            lambda: one(
+                f"SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL AND from_us <= {now}), "
+                f"count(*) FILTER (WHERE valid_to IS NOT NULL), count(*) FILTER (WHERE object_id IS NULL), "
+                "count(DISTINCT predicate) FROM facts"
+            ),
+            args.repeat,
+        )
         took = median_of(kg.stats, args.repeat)
         out["stats"] = {"s": round(took, 3), "floor_s": round(floor, 3), "ratio": round(took / floor, 2)}
-        floor = median_of(lambda: one("SELECT count(*) FROM (SELECT predicate, count(*) FROM facts GROUP BY predicate) g"),
-                          args.repeat)
+        floor = median_of(
+            lambda: one("SELECT count(*) FROM (SELECT predicate, count(*) FROM facts GROUP BY predicate) g"),
+            args.repeat,
+        )
         took = median_of(kg.predicates, args.repeat)
         out["predicates"] = {"s": round(took, 3), "floor_s": round(floor, 3), "ratio": round(took / floor, 2)}
         rnd = random.Random(args.seed)
         names = rnd.sample(frame["subject"].unique().sort().to_list(), args.samples)
         current = p50(lambda n: kg.query(n, current_only=True), names)
         every = p50(kg.query, names)
-        out["query_current_ms"] = {"p50": round(current, 2), "floor_p50": round(every, 2),
-                                   "ratio": round(current / every, 2)}
+        out["query_current_ms"] = {
+            "p50": round(current, 2),
+            "floor_p50": round(every, 2),
+            "ratio": round(current / every, 2),
+        }
         predicates = sorted(frame["predicate"].unique().to_list())
         current = p50(lambda p: kg.search(p, current_only=True, limit=100), predicates * 3)
         every = p50(lambda p: kg.search(p, limit=100), predicates * 3)
-        out["search_current_ms"] = {"p50": round(current, 2), "floor_p50": round(every, 2),
-                                    "ratio": round(current / every, 2)}
+        out["search_current_ms"] = {
+            "p50": round(current, 2),
+            "floor_p50": round(every, 2),
+            "ratio": round(current / every, 2),
+        }
         day = today()
         current = p50(lambda n: kg.neighbors(n), names)
         every = p50(lambda n: kg.neighbors(n, as_of=day), names)
-        out["neighbors_current_ms"] = {"p50": round(current, 2), "floor_p50": round(every, 2),
-                                       "ratio": round(current / every, 2)}
+        out["neighbors_current_ms"] = {
+            "p50": round(current, 2),
+            "floor_p50": round(every, 2),
+            "ratio": round(current / every, 2),
+        }
     return out
 
 

@@ -44,8 +44,14 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM = os.environ.get("KGTOOLKIT_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
 DRAWN = "() => Number(document.getElementById('mynetwork')?.getAttribute('data-drawn-nodes') || 0) > 0"
 
 
@@ -68,7 +74,7 @@ def _build(path: Path, facts: int, seed: int) -> float:
     return time.perf_counter() - started
 
 
-FLOOR_APP = '''import streamlit as st
+FLOOR_APP = """import streamlit as st
 from pathlib import Path
 
 page = Path(__file__).with_name("picture.html").read_text(encoding="utf-8")
@@ -78,7 +84,7 @@ else:
     import streamlit.components.v1 as components
 
     components.html(page, height=600)
-'''
+"""
 
 
 def _serve(command: list[str], folder: Path, name: str, port_option: str = "--port") -> tuple[subprocess.Popen, str]:
@@ -152,15 +158,37 @@ def main() -> None:
     db = folder / "generated.sqlite3"
     import_s = _build(db, options.facts, options.seed)
     floor_script = _floor_page(db, folder)
-    server, url = _serve([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--read-only"], folder,
-                         "server")
+    server, url = _serve(
+        [sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--read-only"], folder, "server"
+    )
     floor_server = None
     try:
-        floor_server, floor_url = _serve([sys.executable, "-m", "streamlit", "run", str(floor_script), "--server.address",
-                                          "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-                                          "--server.fileWatcherType", "none", "--global.developmentMode", "false",
-                                          "--theme.base", "light", "--client.toolbarMode", "minimal"], folder, "floor",
-                                         "--server.port")
+        floor_server, floor_url = _serve(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(floor_script),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+                "--global.developmentMode",
+                "false",
+                "--theme.base",
+                "light",
+                "--client.toolbarMode",
+                "minimal",
+            ],
+            folder,
+            "floor",
+            "--server.port",
+        )
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             viewport = {"width": 1280, "height": 800}
@@ -200,7 +228,9 @@ def main() -> None:
                 "(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
                 " const n = f && f.contentDocument && f.contentDocument.getElementById('mynetwork');"
                 " const ids = n && n.getAttribute('data-node-ids'); return ids && ids !== before; }",
-                arg=before, timeout=120_000)
+                arg=before,
+                timeout=120_000,
+            )
             date_s = time.perf_counter() - started
             browser.close()
     finally:
@@ -209,11 +239,17 @@ def main() -> None:
             _stop(floor_server)
 
     result = {
-        "facts": options.facts, "seed": options.seed, "import_s": round(import_s, 3),
-        "cold_first_draw_s": round(cold, 3), "warm_first_draw_s": round(statistics.median(warm), 3),
-        "warm_runs_s": [round(w, 3) for w in warm], "date_change_redraw_s": round(date_s, 3),
-        "floor_first_draw_s": round(statistics.median(floor), 3), "floor_runs_s": [round(f, 3) for f in floor],
-        "repeat_view_s": round(statistics.median(repeat), 3), "repeat_runs_s": [round(r, 3) for r in repeat],
+        "facts": options.facts,
+        "seed": options.seed,
+        "import_s": round(import_s, 3),
+        "cold_first_draw_s": round(cold, 3),
+        "warm_first_draw_s": round(statistics.median(warm), 3),
+        "warm_runs_s": [round(w, 3) for w in warm],
+        "date_change_redraw_s": round(date_s, 3),
+        "floor_first_draw_s": round(statistics.median(floor), 3),
+        "floor_runs_s": [round(f, 3) for f in floor],
+        "repeat_view_s": round(statistics.median(repeat), 3),
+        "repeat_runs_s": [round(r, 3) for r in repeat],
         "floor_repeat_view_s": round(statistics.median(floor_repeat), 3),
         "nodes_drawn": len(nodes.split("|")) if nodes else 0,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

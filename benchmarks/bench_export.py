@@ -68,40 +68,56 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    result: dict[str, Any] = {"facts": args.facts, "repeat": args.repeat, "cpu_count": os.cpu_count(),
-                              "networkx": nx.__version__, "rustworkx": rx.__version__}
+    result: dict[str, Any] = {
+        "facts": args.facts,
+        "repeat": args.repeat,
+        "cpu_count": os.cpu_count(),
+        "networkx": nx.__version__,
+        "rustworkx": rx.__version__,
+    }
     with tempfile.TemporaryDirectory(prefix="kgtoolkit-bench-export-") as folder:
         kg = kgtoolkit.open(Path(folder) / "graph.sqlite3")
         import_facts(kg, generate(args.facts, seed=args.seed))
         nxg, rxg = frames.to_networkx(kg), frames.to_rustworkx(kg)
         assert (nxg.number_of_nodes(), nxg.number_of_edges()) == (rxg.num_nodes(), rxg.num_edges())
-        assert set(nxg.edges(keys=True)) == {(rxg[a]["id"], rxg[b]["id"], d["id"])
-                                             for a, b, d in rxg.weighted_edge_list()}
+        assert set(nxg.edges(keys=True)) == {
+            (rxg[a]["id"], rxg[b]["id"], d["id"]) for a, b, d in rxg.weighted_edge_list()
+        }
         result["graph"] = {"nodes": nxg.number_of_nodes(), "edges": nxg.number_of_edges()}
-        print(f"{args.facts:,} facts: the current graph has {nxg.number_of_nodes():,} nodes and "
-              f"{nxg.number_of_edges():,} edges", flush=True)
+        print(
+            f"{args.facts:,} facts: the current graph has {nxg.number_of_nodes():,} nodes and "
+            f"{nxg.number_of_edges():,} edges",
+            flush=True,
+        )
 
         timings: dict[str, float] = {}
         timings["read_s"], _ = median_of(args.repeat, lambda: frames.facts(kg, current_only=True))
         timings["networkx_s"], _ = median_of(args.repeat, lambda: frames.to_networkx(kg))
         timings["rustworkx_s"], _ = median_of(args.repeat, lambda: frames.to_rustworkx(kg))
         timings["networkx_components_s"], nx_parts = median_of(
-            args.repeat, lambda: nx.number_weakly_connected_components(nxg))
+            args.repeat, lambda: nx.number_weakly_connected_components(nxg)
+        )
         timings["rustworkx_components_s"], rx_parts = median_of(
-            args.repeat, lambda: len(rx.weakly_connected_components(rxg)))
+            args.repeat, lambda: len(rx.weakly_connected_components(rxg))
+        )
         assert nx_parts == rx_parts
         for name, took in timings.items():
             print(f"  {name:<24} {took * 1000:9.1f} ms", flush=True)
-        print(f"  rustworkx builds {timings['networkx_s'] / timings['rustworkx_s']:.1f}x faster than networkx; "
-              f"the read alone is {timings['read_s'] / timings['rustworkx_s']:.0%} of rustworkx's time", flush=True)
+        print(
+            f"  rustworkx builds {timings['networkx_s'] / timings['rustworkx_s']:.1f}x faster than networkx; "
+            f"the read alone is {timings['read_s'] / timings['rustworkx_s']:.0%} of rustworkx's time",
+            flush=True,
+        )
 
         # Snapshot metrics per month, beside networkx on each month's exported graph (same answers first).
         table = analysis.snapshots(kg, every="1mo")
         assert isinstance(table, pl.DataFrame)
 
         def with_networkx() -> list[tuple[Any, ...]]:
-            return [nx_metrics(frames.to_networkx(kg, as_of=p.strftime("%Y-%m-%dT%H:%M:%SZ")))
-                    for p in table["period"].to_list()]
+            return [
+                nx_metrics(frames.to_networkx(kg, as_of=p.strftime("%Y-%m-%dT%H:%M:%SZ")))
+                for p in table["period"].to_list()
+            ]
 
         took_nx, expected = median_of(1, with_networkx)
         got = [(r[1], r[2], None if r[3] is None else round(r[3], 9), r[4], r[5]) for r in table.rows()]
@@ -109,8 +125,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         timings["snapshots_s"], _ = median_of(args.repeat, lambda: analysis.snapshots(kg, every="1mo"))
         timings["snapshots_networkx_s"] = took_nx
         result["snapshot_periods"] = table.height
-        print(f"  snapshots of {table.height} months: {timings['snapshots_s']:.2f} s; with networkx on each "
-              f"month's export: {took_nx:.1f} s", flush=True)
+        print(
+            f"  snapshots of {table.height} months: {timings['snapshots_s']:.2f} s; with networkx on each "
+            f"month's export: {took_nx:.1f} s",
+            flush=True,
+        )
         result["timings"] = timings
         kg.close()
     if args.json is not None:

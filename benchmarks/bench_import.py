@@ -56,17 +56,21 @@ from kgtoolkit.store._schema import FACT_INDEXES
 _INDEXES = FACT_INDEXES["sqlite"]
 from kgtoolkit.generate import generate, write_generated
 
-FACT_COLUMNS = ("subject, predicate, object_id, object_value, object_key, valid_from, valid_to, from_us, to_us, "
-                "confidence, source, source_closet, recorded_at, invalidated_at, ended_by")
+FACT_COLUMNS = (
+    "subject, predicate, object_id, object_value, object_key, valid_from, valid_to, from_us, to_us, "
+    "confidence, source, source_closet, recorded_at, invalidated_at, ended_by"
+)
 ENTITY_COLUMNS = "id, name, type, properties, created_at"
 JOINED = """SELECT f.id, f.subject, s.name AS subject_name, s.type AS subject_type, f.predicate,
     COALESCE(f.object_id, f.object_value) AS object, COALESCE(o.name, f.object_value) AS object_name,
     o.type AS object_type, f.object_id IS NULL AS object_is_value, f.valid_from, f.valid_to, f.from_us, f.to_us,
     f.valid_to IS NULL AS current, f.confidence, f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by
 FROM facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id ORDER BY f.id"""
-RAW = ("SELECT f.id, f.subject, f.predicate, f.object_id, f.object_value, f.object_key, f.valid_from, f.valid_to, "
-       "f.from_us, f.to_us, f.confidence, f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by "
-       "FROM facts f WHERE 1 ORDER BY f.id")  # the statement read_table(kg, "facts") runs
+RAW = (
+    "SELECT f.id, f.subject, f.predicate, f.object_id, f.object_value, f.object_key, f.valid_from, f.valid_to, "
+    "f.from_us, f.to_us, f.confidence, f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by "
+    "FROM facts f WHERE 1 ORDER BY f.id"
+)  # the statement read_table(kg, "facts") runs
 INTS = {"id", "from_us", "to_us"}
 BOOLS = {"object_is_value", "current"}
 
@@ -113,8 +117,10 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 def schema_overrides(sql: str) -> dict[str, Any]:
     """Column types for read_database: it infers from the first rows, and early NULLs break that."""
     names = [part.strip().split(" AS ")[-1].split(".")[-1] for part in _select_list(sql)]
-    return {n: pl.Int64 if n in INTS else pl.Boolean if n in BOOLS else pl.Float64 if n == "confidence" else pl.String
-            for n in names}
+    return {
+        n: pl.Int64 if n in INTS else pl.Boolean if n in BOOLS else pl.Float64 if n == "confidence" else pl.String
+        for n in names
+    }
 
 
 def _select_list(sql: str) -> list[str]:
@@ -198,17 +204,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="kgbench-"))
     work.mkdir(parents=True, exist_ok=True)
     info = machine()
-    print(f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, SQLite {info['sqlite']}, "
-          f"polars {info['polars']}")
+    print(
+        f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, SQLite {info['sqlite']}, "
+        f"polars {info['polars']}"
+    )
     print(f"{n:,} facts, {repeat} run(s) each, files in {work}", flush=True)
 
     results: dict[str, dict[str, Any]] = {}
 
     def record(name: str, runs: list[float], rows: int, baseline: str | None = None, note: str = "") -> None:
         median = statistics.median(runs)
-        results[name] = {"runs_s": [round(r, 4) for r in runs], "median_s": round(median, 4),
-                         "facts_per_s": round(rows / median) if median else None, "rows": rows,
-                         "baseline": baseline, "note": note}
+        results[name] = {
+            "runs_s": [round(r, 4) for r in runs],
+            "median_s": round(median, 4),
+            "facts_per_s": round(rows / median) if median else None,
+            "rows": rows,
+            "baseline": baseline,
+            "note": note,
+        }
         print(f"  {name:<18} {median:9.3f} s  {rows / median:>12,.0f} facts/s  {note}", flush=True)
 
     seconds, frame = timed(lambda: generate(n, seed=args.seed))
@@ -236,8 +249,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     entities, fact_rows = floor_rows(graph)
     target = work / "floor.sqlite3"
-    for rebuild, name, note in ((False, "floor_indexed", "indexes maintained while inserting"),
-                                (True, "floor_rebuilt", "indexes dropped, rebuilt before commit")):
+    for rebuild, name, note in (
+        (False, "floor_indexed", "indexes maintained while inserting"),
+        (True, "floor_rebuilt", "indexes dropped, rebuilt before commit"),
+    ):
         record(name, [floor_insert(target, entities, fact_rows, rebuild=rebuild) for _ in range(repeat)], n, note=note)
     floor = min(("floor_indexed", "floor_rebuilt"), key=lambda k: results[k]["median_s"])
     del entities, fact_rows
@@ -246,8 +261,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     # A small import into the big graph, against adding the same facts one by one with kg.add.
     small = generate(args.small, seed=args.seed + 1)
     copy = work / "small.sqlite3"
-    for name, note in (("import_small", f"{args.small:,} facts into the {n:,}-fact graph"),
-                       ("add_loop", f"kg.add of the same {args.small:,} facts, one by one")):
+    for name, note in (
+        ("import_small", f"{args.small:,} facts into the {n:,}-fact graph"),
+        ("add_loop", f"kg.add of the same {args.small:,} facts, one by one"),
+    ):
         runs = []
         for _ in range(repeat):
             shutil.copyfile(graph, fresh(copy))
@@ -255,8 +272,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 if name == "import_small":
                     seconds, _ = timed(lambda: import_facts(kg, small))
                 else:
-                    seconds, _ = timed(lambda: [kg.add(s, p, o, valid_from=f, valid_to=t, source=src)
-                                                for s, p, o, f, t, src in small.iter_rows()])
+                    seconds, _ = timed(
+                        lambda: [
+                            kg.add(s, p, o, valid_from=f, valid_to=t, source=src)
+                            for s, p, o, f, t, src in small.iter_rows()
+                        ]
+                    )
             runs.append(seconds)
         record(name, runs, args.small, "add_loop" if name == "import_small" else None, note=note)
     fresh(copy)
@@ -276,13 +297,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 runs.append(seconds)
             assert table.num_rows == n
             record("read_table", runs, n, "read_database_raw", note="ADBC into Arrow, facts table only")
-        for name, sql, note in (("read_database", JOINED, "plain sqlite3, one joined SELECT"),
-                                ("read_database_raw", RAW, "plain sqlite3, read_table's SELECT")):
+        for name, sql, note in (
+            ("read_database", JOINED, "plain sqlite3, one joined SELECT"),
+            ("read_database_raw", RAW, "plain sqlite3, read_table's SELECT"),
+        ):
             overrides = schema_overrides(sql)
             runs = []
             for _ in range(repeat):
-                seconds, df = timed(lambda: pl.read_database(sql, plain, schema_overrides=overrides,
-                                                            infer_schema_length=None))
+                seconds, df = timed(
+                    lambda: pl.read_database(sql, plain, schema_overrides=overrides, infer_schema_length=None)
+                )
                 runs.append(seconds)
             assert df.height == n
             record(name, runs, n, note=note)
@@ -319,8 +343,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             row["ratio"] = round(row["median_s"] / results[base]["median_s"], 2)
             print(f"  {name:<18} {row['ratio']:6.2f}x {base}")
 
-    out = {"facts": n, "repeat": repeat, "seed": args.seed, "machine": info, "floor": floor, "results": results,
-           "cli_skipped": cli_note or None, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    out = {
+        "facts": n,
+        "repeat": repeat,
+        "seed": args.seed,
+        "machine": info,
+        "floor": floor,
+        "results": results,
+        "cli_skipped": cli_note or None,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")
         print(f"results written to {args.json}")

@@ -92,8 +92,10 @@ def writers(base: str, processes: int, each: int) -> float:
     url = new_schema(base)
     kgtoolkit.open(url).close()
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, url, str(w), str(each)], stdout=subprocess.PIPE,
-                              text=True) for w in range(processes)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, url, str(w), str(each)], stdout=subprocess.PIPE, text=True)
+        for w in range(processes)
+    ]
     for proc in procs:
         proc.communicate()
     return processes * each / (time.perf_counter() - start)
@@ -133,15 +135,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 entities = pl.from_arrow(read_table(kg, "entities"))
                 facts = pl.from_arrow(read_table(kg, "facts")).select(list(FACT_COLUMNS[1:]))
             floors.append(copy_floor(new_schema(base), entities, facts))
-        out["import"] = {"seconds": statistics.median(imports), "rate": n / statistics.median(imports),
-                         "floor_seconds": statistics.median(floors), "floor_rate": n / statistics.median(floors),
-                         "ratio": statistics.median(floors) / statistics.median(imports)}
+        out["import"] = {
+            "seconds": statistics.median(imports),
+            "rate": n / statistics.median(imports),
+            "floor_seconds": statistics.median(floors),
+            "floor_rate": n / statistics.median(floors),
+            "ratio": statistics.median(floors) / statistics.median(imports),
+        }
         out["import_again"] = {"seconds": statistics.median(agains), "rate": n / statistics.median(agains)}
 
         with kgtoolkit.open(url) as kg, psycopg.connect(url, autocommit=True) as raw:
             names = [e.id for e in kg.entities(limit=args.samples, offset=1000)]
-            sql = (f"SELECT {FACT_READ} FROM {FACT_FROM} WHERE f.subject = %(e)s UNION ALL SELECT {FACT_READ} FROM "
-                   f"{FACT_FROM} WHERE f.object_id = %(e)s AND f.subject <> %(e)s")
+            sql = (
+                f"SELECT {FACT_READ} FROM {FACT_FROM} WHERE f.subject = %(e)s UNION ALL SELECT {FACT_READ} FROM "
+                f"{FACT_FROM} WHERE f.object_id = %(e)s AND f.subject <> %(e)s"
+            )
             ours_p50, raw_p50 = [], []
             for _ in range(repeat):
                 ours, theirs = [], []
@@ -150,8 +158,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     theirs.append(timed(lambda: raw.execute(sql, {"e": name}).fetchall())[0])
                 ours_p50.append(statistics.median(ours))
                 raw_p50.append(statistics.median(theirs))
-            out["query"] = {"p50_us": statistics.median(ours_p50) * 1e6, "raw_p50_us": statistics.median(raw_p50) * 1e6,
-                            "ratio": statistics.median(ours_p50) / statistics.median(raw_p50)}
+            out["query"] = {
+                "p50_us": statistics.median(ours_p50) * 1e6,
+                "raw_p50_us": statistics.median(raw_p50) * 1e6,
+                "ratio": statistics.median(ours_p50) / statistics.median(raw_p50),
+            }
 
             import adbc_driver_manager
             import adbc_driver_postgresql
@@ -171,8 +182,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
             frame_times = [timed(lambda: frames.facts(kg))[0] for _ in range(repeat)]
             adbc_times = [timed(adbc_read)[0] for _ in range(repeat)]
-            out["frames"] = {"seconds": statistics.median(frame_times), "adbc_seconds": statistics.median(adbc_times),
-                             "ratio": statistics.median(frame_times) / statistics.median(adbc_times)}
+            out["frames"] = {
+                "seconds": statistics.median(frame_times),
+                "adbc_seconds": statistics.median(adbc_times),
+                "ratio": statistics.median(frame_times) / statistics.median(adbc_times),
+            }
         each = 300 if args.quick else 1000
         out["writers"] = {"one": writers(base, 1, each * 2), "eight": writers(base, 8, each)}
     finally:

@@ -64,16 +64,24 @@ def main() -> None:
         first, second = listed[0], listed[1]
         hub = frame["subject"].mode().sort()[0]  # the most frequent subject (every event has ended: no current hub)
         kg.alias_predicate("bench alias", first.id)
-        figures: dict[str, Any] = {"facts": kg.stats().facts, "predicates": len(listed),
-                                   "import_s": import_seconds, "largest": [first.id, first.facts],
-                                   "second": [second.id, second.facts]}
+        figures: dict[str, Any] = {
+            "facts": kg.stats().facts,
+            "predicates": len(listed),
+            "import_s": import_seconds,
+            "largest": [first.id, first.facts],
+            "second": [second.id, second.facts],
+        }
         rows: dict[str, tuple[list[float], list[float]]] = {
-            "predicates": ([], []), "labels": ([], []), "query through an alias": ([], [])}
+            "predicates": ([], []),
+            "labels": ([], []),
+            "query through an alias": ([], []),
+        }
         for _ in range(args.repeat):
             rows["predicates"][0].append(_timed(kg.predicates))
             raw = sqlite3.connect(base)
-            rows["predicates"][1].append(_timed(lambda: raw.execute(
-                "SELECT predicate, count(*) FROM facts GROUP BY predicate").fetchall()))
+            rows["predicates"][1].append(
+                _timed(lambda: raw.execute("SELECT predicate, count(*) FROM facts GROUP BY predicate").fetchall())
+            )
             rows["labels"][0].append(_timed(kg.predicate_labels))
             rows["labels"][1].append(_timed(lambda: raw.execute("SELECT id, label FROM predicates").fetchall()))
             raw.close()
@@ -115,12 +123,16 @@ def main() -> None:
                 floor.append(_timed(update))
                 conn.close()
             rows[name] = (ours, floor)
-        figures["rows"] = {name: {"kgtoolkit_s": _median(a), "floor_s": _median(b), "ratio": _median(a) / _median(b),
-                                  "runs": [a, b]} for name, (a, b) in rows.items()}
+        figures["rows"] = {
+            name: {"kgtoolkit_s": _median(a), "floor_s": _median(b), "ratio": _median(a) / _median(b), "runs": [a, b]}
+            for name, (a, b) in rows.items()
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"ICEWS14: {figures['facts']:,} facts, {figures['predicates']} predicates; import with labels "
-          f"{figures['import_s']:.2f} s; largest predicate {figures['largest'][0]} ({figures['largest'][1]:,} facts)")
+    print(
+        f"ICEWS14: {figures['facts']:,} facts, {figures['predicates']} predicates; import with labels "
+        f"{figures['import_s']:.2f} s; largest predicate {figures['largest'][0]} ({figures['largest'][1]:,} facts)"
+    )
     print(f"{'what':<28}{'kgtoolkit':>12}{'floor':>12}{'ratio':>8}")
     for name, row in figures["rows"].items():
         print(f"{name:<28}{row['kgtoolkit_s'] * 1000:>10.2f}ms{row['floor_s'] * 1000:>10.2f}ms{row['ratio']:>8.1f}")

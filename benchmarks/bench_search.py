@@ -136,13 +136,25 @@ def bench_yago(work: Path, model: SentenceEmbedder) -> np.ndarray:
     started = time.perf_counter()
     built = idx.sync()
     seconds = time.perf_counter() - started
-    report("yago_build", facts=built.facts.total, texts_embedded=built.embedded, seconds=seconds,
-           texts_per_s=built.embedded / seconds, facts_per_s=built.facts.total / seconds,
-           index_type=built.facts.index_type, rejected_rows=imported.rejected)
+    report(
+        "yago_build",
+        facts=built.facts.total,
+        texts_embedded=built.embedded,
+        seconds=seconds,
+        texts_per_s=built.embedded / seconds,
+        facts_per_s=built.facts.total / seconds,
+        index_type=built.facts.index_type,
+        rejected_rows=imported.rejected,
+    )
     started = time.perf_counter()
     cached = idx.sync(rebuild=True)
-    report("yago_cached", facts=cached.facts.total, embedded=cached.embedded, cached=cached.cached,
-           seconds=time.perf_counter() - started)
+    report(
+        "yago_cached",
+        facts=cached.facts.total,
+        embedded=cached.embedded,
+        cached=cached.cached,
+        seconds=time.perf_counter() - started,
+    )
 
     kg.configure(comma_guard=False)  # YAGO's names hold commas ("Rail Wheel Plant, Bela")
     current = [f for f in kg.timeline(limit=5000) if f.current and not f.object_is_value][:100]
@@ -150,8 +162,14 @@ def bench_yago(work: Path, model: SentenceEmbedder) -> np.ndarray:
         kg.supersede(fact.subject, fact.predicate, fact.object, f"{fact.object_name} successor {n}", at="2030-01-01")
     started = time.perf_counter()
     update = idx.sync()
-    report("yago_update", changed_facts=len(current), added=update.facts.added, changed=update.facts.changed,
-           embedded=update.embedded, seconds=time.perf_counter() - started)
+    report(
+        "yago_update",
+        changed_facts=len(current),
+        added=update.facts.added,
+        changed=update.facts.changed,
+        embedded=update.embedded,
+        seconds=time.perf_counter() - started,
+    )
 
     queries = [f"what did {f.subject_name} do" for f in kg.timeline(limit=50, offset=1000)]
     idx.find(queries[0])
@@ -171,8 +189,16 @@ def bench_yago(work: Path, model: SentenceEmbedder) -> np.ndarray:
     names = sorted({f.subject_name for f in kg.timeline(limit=4000)})[:200]
     queries_v = model.encode(names)
     recall, f50, _f95, i50, _i95, nlist, nprobe, _build = recall_at_10(vectors, queries_v)
-    report("recall_yago", vectors=len(vectors), queries=len(names), recall_at_10=recall, nlist=nlist, nprobe=nprobe,
-           flat_p50_ms=f50, ivf_p50_ms=i50)
+    report(
+        "recall_yago",
+        vectors=len(vectors),
+        queries=len(names),
+        recall_at_10=recall,
+        nlist=nlist,
+        nprobe=nprobe,
+        flat_p50_ms=f50,
+        ivf_p50_ms=i50,
+    )
     idx.close()
     kg.close()
     return vectors
@@ -190,8 +216,18 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         queries = vectors[rng.integers(0, n, 200)] + rng.normal(0, 0.05, (200, 384)).astype(np.float32)
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         recall, f50, f95, i50, i95, nlist, nprobe, build = recall_at_10(vectors, queries)
-        report(f"faiss_100k_{name}", vectors=n, flat_p50_ms=f50, flat_p95_ms=f95, ivf_p50_ms=i50, ivf_p95_ms=i95,
-               ivf_recall_at_10=recall, nlist=nlist, nprobe=nprobe, ivf_build_s=build)
+        report(
+            f"faiss_100k_{name}",
+            vectors=n,
+            flat_p50_ms=f50,
+            flat_p95_ms=f95,
+            ivf_p50_ms=i50,
+            ivf_p95_ms=i95,
+            ivf_recall_at_10=recall,
+            nlist=nlist,
+            nprobe=nprobe,
+            ivf_build_s=build,
+        )
 
     from kgtoolkit.generate import generate
     from kgtoolkit.store import import_facts as bulk
@@ -202,15 +238,23 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
     idx = SearchIndex.open(kg, model=RandomEmbedder())
     started = time.perf_counter()
     built = idx.sync()
-    report("sync_100k_rand", facts=built.facts.total, index_type=built.facts.index_type,
-           seconds=time.perf_counter() - started)
+    report(
+        "sync_100k_rand",
+        facts=built.facts.total,
+        index_type=built.facts.index_type,
+        seconds=time.perf_counter() - started,
+    )
     entity = kg.timeline(limit=1)[0].subject_name
     queries = [f"which database does service {i} use" for i in range(50)] + [f"{entity} owner {i}" for i in range(50)]
     for q in queries[:5]:  # warm: the first queries read the index files and the page cache
         idx.find(q, k=10)
     modes: dict[str, tuple[float, float]] = {}
-    for label, kwargs in (("hybrid", {}), ("vector", {"mode": "vector"}), ("lexical", {"mode": "lexical"}),
-                          ("hybrid_graph", {"rerank": "graph"})):
+    for label, kwargs in (
+        ("hybrid", {}),
+        ("vector", {"mode": "vector"}),
+        ("lexical", {"mode": "lexical"}),
+        ("hybrid_graph", {"rerank": "graph"}),
+    ):
         timings = []
         for q in queries:
             t = time.perf_counter()
@@ -227,8 +271,13 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         store_search.lexical_facts(kg, query_words(q), 30)
         floor.append(time.perf_counter() - t)
     f50, f95 = percentiles(floor)
-    report("find_100k_modes", **{f"{m}_p50_ms": v[0] for m, v in modes.items()},
-           **{f"{m}_p95_ms": v[1] for m, v in modes.items()}, fts_query_alone_p50_ms=f50, fts_query_alone_p95_ms=f95)
+    report(
+        "find_100k_modes",
+        **{f"{m}_p50_ms": v[0] for m, v in modes.items()},
+        **{f"{m}_p95_ms": v[1] for m, v in modes.items()},
+        fts_query_alone_p50_ms=f50,
+        fts_query_alone_p95_ms=f95,
+    )
     check = []
     for _ in queries[:20]:
         t = time.perf_counter()

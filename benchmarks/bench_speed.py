@@ -148,8 +148,7 @@ def other_facts(n: int, seed: int) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     pool = max(1_000, n // 6)
     words = np.array(["Node", "Unit", "Site", "Team", "Item", "Part", "Group", "Host"])
-    labels = np.char.add(np.char.add(words[rng.integers(0, len(words), pool)], " "),
-                         rng.permutation(pool).astype(str))
+    labels = np.char.add(np.char.add(words[rng.integers(0, len(words), pool)], " "), rng.permutation(pool).astype(str))
     rank = rng.permutation(pool)  # hubs anywhere in the pool
     pareto = np.floor(rng.pareto(1.1, n) * (pool / 50)).astype(np.int64)  # Lomax: hubs, then a long tail
     subjects = labels[rank[pareto % pool]]
@@ -163,10 +162,15 @@ def other_facts(n: int, seed: int) -> pl.DataFrame:
     start = np.datetime64("2020-01-01") + rng.integers(0, 2_000, n).astype("timedelta64[D]")
     ended = rng.random(n) < 0.6
     end = start + rng.integers(1, 401, n).astype("timedelta64[D]")
-    return pl.DataFrame({
-        "subject": subjects, "predicate": np.array(names)[predicate], "object": objects,
-        "valid_from": start.astype(str), "valid_to": np.where(ended, end.astype(str), ""),
-    })
+    return pl.DataFrame(
+        {
+            "subject": subjects,
+            "predicate": np.array(names)[predicate],
+            "object": objects,
+            "valid_from": start.astype(str),
+            "valid_to": np.where(ended, end.astype(str), ""),
+        }
+    )
 
 
 def tsv_rows(path: Path) -> list[tuple[str, ...]]:
@@ -185,8 +189,10 @@ def sqlite_floor(path: Path, rows: list[tuple[str, ...]]) -> tuple[float, float]
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("CREATE TABLE t(subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, "
-                     "valid_from TEXT, valid_to TEXT)")
+        conn.execute(
+            "CREATE TABLE t(subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, "
+            "valid_from TEXT, valid_to TEXT)"
+        )
 
         def run() -> None:
             conn.execute("BEGIN IMMEDIATE")
@@ -208,8 +214,10 @@ def postgres_floor(url: str, rows: list[tuple[str, ...]]) -> tuple[float, float]
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE TABLE t(subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, "
-                     "valid_from TEXT, valid_to TEXT)")
+        conn.execute(
+            "CREATE TABLE t(subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, "
+            "valid_from TEXT, valid_to TEXT)"
+        )
         start, cpu = time.perf_counter(), time.process_time()
         with conn.transaction(), conn.cursor() as cur:
             with cur.copy("COPY t (subject, predicate, object, valid_from, valid_to) FROM STDIN") as copy:
@@ -290,8 +298,12 @@ _FRAMES_PEAK = textwrap.dedent("""
 def cli_import(db: str, tsv: Path) -> tuple[float, int, float]:
     """The whole ``kgtoolkit import`` process: seconds, its peak RSS (bytes) and its CPU seconds (user + system,
     the process and its reader process: less moved by other jobs on the machine than the wall clock)."""
-    done = subprocess.run([sys.executable, "-c", _PEAK, kgtoolkit_exe(), "--db", db, "import", str(tsv), "--json"],
-                          capture_output=True, text=True, env=env())
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, kgtoolkit_exe(), "--db", db, "import", str(tsv), "--json"],
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     if done.returncode:
         raise SystemExit(f"kgtoolkit import failed: {done.stderr[-3000:]}")
     took, peak, cpu = done.stdout.split()
@@ -303,8 +315,12 @@ def frames_child(db: Path) -> dict[str, Any]:
     if done.returncode:
         raise SystemExit(f"frames child failed: {done.stderr[-3000:]}")
     took, own, children, rows = done.stdout.split()
-    return {"seconds": float(took), "rss_self_mb": int(own) / 1024, "rss_children_mb": int(children) / 1024,
-            "rows": int(rows)}
+    return {
+        "seconds": float(took),
+        "rss_self_mb": int(own) / 1024,
+        "rss_children_mb": int(children) / 1024,
+        "rows": int(rows),
+    }
 
 
 # ---------------------------------------------------------------------- parts
@@ -325,18 +341,34 @@ def bench_import(args: argparse.Namespace, work: Path, tsv: Path, rows: list[tup
         took, cpu = sqlite_floor(work / "floor.sqlite3", rows)
         floors.append(took)
         floor_cpus.append(cpu)
-        say(f"  run {i + 1}: import {ours[-1]:.2f} s (CPU {cpus[-1]:.1f} s, peak {peak / MB:.0f} MB), again "
+        say(
+            f"  run {i + 1}: import {ours[-1]:.2f} s (CPU {cpus[-1]:.1f} s, peak {peak / MB:.0f} MB), again "
             f"{again[-1]:.2f} s (CPU {again_cpus[-1]:.1f} s), floor {floors[-1]:.2f} s (CPU {floor_cpus[-1]:.1f} s); "
-            f"load {load()}")
+            f"load {load()}"
+        )
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
     out = {
-        "import": {"seconds": med(ours), "runs": ours, "rate": n / med(ours), "floor_seconds": med(floors),
-                   "floor_runs": floors, "floor_rate": n / med(floors), "ratio": med(floors) / med(ours),
-                   "cpu_seconds": med(cpus), "floor_cpu_seconds": med(floor_cpus),
-                   "cpu_ratio": med(floor_cpus) / med(cpus), "stored_facts": stored},
-        "reimport": {"seconds": med(again), "runs": again, "rate": n / med(again), "cpu_seconds": med(again_cpus),
-                     "cpu_rate": n / med(again_cpus)},
+        "import": {
+            "seconds": med(ours),
+            "runs": ours,
+            "rate": n / med(ours),
+            "floor_seconds": med(floors),
+            "floor_runs": floors,
+            "floor_rate": n / med(floors),
+            "ratio": med(floors) / med(ours),
+            "cpu_seconds": med(cpus),
+            "floor_cpu_seconds": med(floor_cpus),
+            "cpu_ratio": med(floor_cpus) / med(cpus),
+            "stored_facts": stored,
+        },
+        "reimport": {
+            "seconds": med(again),
+            "runs": again,
+            "rate": n / med(again),
+            "cpu_seconds": med(again_cpus),
+            "cpu_rate": n / med(again_cpus),
+        },
         "import_peak_mb": max(peaks) / MB,
     }
     return out
@@ -364,23 +396,39 @@ def bench_import_pg(args: argparse.Namespace, tsv: Path, rows: list[tuple[str, .
             def shown(pair: tuple[float, float | None]) -> str:
                 return f"CPU {pair[0]:.1f} s" + ("" if pair[1] is None else f" + server {pair[1]:.1f} s")
 
-            say(f"  run {i + 1}: import {ours[-1]:.2f} s ({shown(cpus[-1])}), again {again[-1]:.2f} s "
-                f"({shown(again_cpus[-1])}), COPY floor {floors[-1]:.2f} s ({shown(floor_cpus[-1])}); load {load()}")
+            say(
+                f"  run {i + 1}: import {ours[-1]:.2f} s ({shown(cpus[-1])}), again {again[-1]:.2f} s "
+                f"({shown(again_cpus[-1])}), COPY floor {floors[-1]:.2f} s ({shown(floor_cpus[-1])}); load {load()}"
+            )
     finally:
         server.stop()
     n = len(rows)
-    out = {"seconds": med(ours), "runs": ours, "rate": n / med(ours), "floor_seconds": med(floors),
-           "floor_runs": floors, "floor_rate": n / med(floors), "ratio": med(floors) / med(ours),
-           "reimport_seconds": med(again), "reimport_rate": n / med(again),
-           "cpu_seconds": med([c for c, _ in cpus]), "floor_cpu_seconds": med([c for c, _ in floor_cpus]),
-           "reimport_cpu_seconds": med([c for c, _ in again_cpus])}
+    out = {
+        "seconds": med(ours),
+        "runs": ours,
+        "rate": n / med(ours),
+        "floor_seconds": med(floors),
+        "floor_runs": floors,
+        "floor_rate": n / med(floors),
+        "ratio": med(floors) / med(ours),
+        "reimport_seconds": med(again),
+        "reimport_rate": n / med(again),
+        "cpu_seconds": med([c for c, _ in cpus]),
+        "floor_cpu_seconds": med([c for c, _ in floor_cpus]),
+        "reimport_cpu_seconds": med([c for c, _ in again_cpus]),
+    }
     if all(s is not None for _, s in cpus + again_cpus + floor_cpus):  # the client's CPU and the server's
-        both = {name: med([c + (s or 0.0) for c, s in pairs]) for name, pairs in
-                (("ours", cpus), ("again", again_cpus), ("floor", floor_cpus))}
-        out.update(server_cpu_seconds=med([s or 0.0 for _, s in cpus]),
-                   floor_server_cpu_seconds=med([s or 0.0 for _, s in floor_cpus]),
-                   reimport_server_cpu_seconds=med([s or 0.0 for _, s in again_cpus]),
-                   cpu_ratio=both["floor"] / both["ours"], reimport_cpu_rate=n / both["again"])
+        both = {
+            name: med([c + (s or 0.0) for c, s in pairs])
+            for name, pairs in (("ours", cpus), ("again", again_cpus), ("floor", floor_cpus))
+        }
+        out.update(
+            server_cpu_seconds=med([s or 0.0 for _, s in cpus]),
+            floor_server_cpu_seconds=med([s or 0.0 for _, s in floor_cpus]),
+            reimport_server_cpu_seconds=med([s or 0.0 for _, s in again_cpus]),
+            cpu_ratio=both["floor"] / both["ours"],
+            reimport_cpu_rate=n / both["again"],
+        )
     return out
 
 
@@ -391,8 +439,9 @@ def bench_frames(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     plain = fresh(work / "plain.sqlite3")
     with kgtoolkit.open(db, read_only=True) as kg:
         facts = frames.facts(kg)
-        text = facts.select([pl.col(c).cast(pl.String) if facts.schema[c] != pl.Int64 else pl.col(c)
-                             for c in facts.columns])
+        text = facts.select(
+            [pl.col(c).cast(pl.String) if facts.schema[c] != pl.Int64 else pl.col(c) for c in facts.columns]
+        )
         with adbc.connect(str(plain)) as conn, conn.cursor() as cur:
             cur.adbc_ingest("plain", text.to_arrow(), mode="create")
             conn.commit()
@@ -408,10 +457,18 @@ def bench_frames(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             ours.append(timed(lambda: frames.facts(kg).height)[0])
             base.append(timed(floor)[0])
     child = frames_child(db)
-    say(f"  frames.facts {med(ours):.2f} s, ADBC of the plain table {med(base):.2f} s; child: "
-        f"{child['seconds']:.2f} s, peak {child['rss_self_mb']:.0f} MB (+ reader {child['rss_children_mb']:.0f} MB)")
-    return {"seconds": med(ours), "runs": ours, "floor_seconds": med(base), "floor_runs": base,
-            "ratio": med(ours) / med(base), "child": child}
+    say(
+        f"  frames.facts {med(ours):.2f} s, ADBC of the plain table {med(base):.2f} s; child: "
+        f"{child['seconds']:.2f} s, peak {child['rss_self_mb']:.0f} MB (+ reader {child['rss_children_mb']:.0f} MB)"
+    )
+    return {
+        "seconds": med(ours),
+        "runs": ours,
+        "floor_seconds": med(base),
+        "floor_runs": base,
+        "ratio": med(ours) / med(base),
+        "child": child,
+    }
 
 
 def bench_reads(args: argparse.Namespace, work: Path) -> dict[str, Any]:
@@ -433,12 +490,20 @@ def old_digest(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with kg._backend.read() as cur:
         for kind, line, source, order in (
-                ("facts", f"f.id || {tab} || s.name || {tab} || f.predicate || {tab} || COALESCE(o.name, f.object_value)",
-                 "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id", "f.id"),
-                ("memories", f"id || {tab} || text", "memories", "id")):
+            (
+                "facts",
+                f"f.id || {tab} || s.name || {tab} || f.predicate || {tab} || COALESCE(o.name, f.object_value)",
+                "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id",
+                "f.id",
+            ),
+            ("memories", f"id || {tab} || text", "memories", "id"),
+        ):
             count = cur.execute(f"SELECT count(*) FROM {source.split()[0]}").fetchone()[0]
             (blob,) = cur.execute(d.ordered_concat(line, d.char(10), source, order)).fetchone()
-            out[kind] = (count, hashlib.blake2b((blob or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest())
+            out[kind] = (
+                count,
+                hashlib.blake2b((blob or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+            )
     return out
 
 
@@ -459,8 +524,10 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
         runs = [cpu_timed(lambda: old_digest(kg)) for _ in range(args.repeat)]
         out["digest_full_seconds"] = med([w for w, _ in runs])
         out["digest_full_cpu_seconds"] = med([c for _, c in runs])
-        say(f"  the release before's whole-graph digest: {out['digest_full_seconds'] * 1000:.0f} ms "
-            f"(CPU {out['digest_full_cpu_seconds'] * 1000:.0f} ms)")
+        say(
+            f"  the release before's whole-graph digest: {out['digest_full_seconds'] * 1000:.0f} ms "
+            f"(CPU {out['digest_full_cpu_seconds'] * 1000:.0f} ms)"
+        )
         with kg._backend.read() as cur:
             top = store._marks(cur, kg, None)
         assert top is not None
@@ -470,8 +537,10 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
         runs = [cpu_timed(lambda: store.texts_since(kg, one_back)) for _ in range(max(20, args.repeat))]
         out["watermark_check_ms"] = med([w for w, _ in runs]) * 1000
         out["watermark_check_cpu_ms"] = med([c for _, c in runs]) * 1000
-        say(f"  the watermark check after one add (store.texts_since): {out['watermark_check_ms']:.2f} ms "
-            f"(CPU {out['watermark_check_cpu_ms']:.2f} ms)")
+        say(
+            f"  the watermark check after one add (store.texts_since): {out['watermark_check_ms']:.2f} ms "
+            f"(CPU {out['watermark_check_cpu_ms']:.2f} ms)"
+        )
     try:
         from kgtoolkit._embedding import SentenceEmbedder
         from kgtoolkit.search import find, index
@@ -488,8 +557,13 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
             dst.write(line)
     db = fresh(work / "search.sqlite3")
     cli_import(str(db), small)
-    queries = ["which node relates to unit 12", "team members of group 7", "value text 42", "host of site 3",
-               "relation 05 of item 9"]
+    queries = [
+        "which node relates to unit 12",
+        "team members of group 7",
+        "value text 42",
+        "host of site 3",
+        "relation 05 of item 9",
+    ]
     with kgtoolkit.open(db) as kg:
         took, _ = timed(lambda: index(kg))
         out["index_seconds"] = took
@@ -502,15 +576,22 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
                 unchanged.append(cpu_timed(lambda: find(kg, q, k=10)))
             kg.add(f"Fresh node {r}", "Relation 01", f"Unit {r}", valid_from="2026-01-01")
             after.append(cpu_timed(lambda: find(kg, queries[r % len(queries)], k=10)))
-    out.update({"facts": args.search_facts, "unchanged_ms": med([w for w, _ in unchanged]) * 1000,
-                "after_add_ms": med([w for w, _ in after]) * 1000,
-                "unchanged_cpu_ms": med([c for _, c in unchanged]) * 1000,
-                "after_add_cpu_ms": med([c for _, c in after]) * 1000})
+    out.update(
+        {
+            "facts": args.search_facts,
+            "unchanged_ms": med([w for w, _ in unchanged]) * 1000,
+            "after_add_ms": med([w for w, _ in after]) * 1000,
+            "unchanged_cpu_ms": med([c for _, c in unchanged]) * 1000,
+            "after_add_cpu_ms": med([c for _, c in after]) * 1000,
+        }
+    )
     out["extra_ms"] = out["after_add_ms"] - out["unchanged_ms"]
     out["extra_cpu_ms"] = out["after_add_cpu_ms"] - out["unchanged_cpu_ms"]
-    say(f"  find {out['unchanged_ms']:.0f} ms unchanged, {out['after_add_ms']:.0f} ms after one add "
+    say(
+        f"  find {out['unchanged_ms']:.0f} ms unchanged, {out['after_add_ms']:.0f} ms after one add "
         f"(+{out['extra_ms']:.0f} ms; CPU {out['unchanged_cpu_ms']:.0f} → {out['after_add_cpu_ms']:.0f} ms) "
-        f"at {args.search_facts:,} facts")
+        f"at {args.search_facts:,} facts"
+    )
     return out
 
 
@@ -540,18 +621,34 @@ def bench_dashboard(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         out["browser"] = "skipped (--no-browser)"
         return out
     result = work / "dashboard.json"
-    done = subprocess.run([sys.executable, str(HERE / "bench_dashboard.py"), "--facts", str(n), "--repeat",
-                           str(args.repeat), "--seed", str(args.seed), "--json", str(result)],
-                          capture_output=True, text=True, env=env())
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "bench_dashboard.py"),
+            "--facts",
+            str(n),
+            "--repeat",
+            str(args.repeat),
+            "--seed",
+            str(args.seed),
+            "--json",
+            str(result),
+        ],
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     if done.returncode or not result.exists():
         out["browser"] = f"failed: {(done.stderr or done.stdout)[-600:]}"
         say(f"  bench_dashboard.py failed: {out['browser']}")
         return out
     out["browser"] = json.loads(result.read_text())
     b = out["browser"]
-    say(f"  browser: cold {b['cold_first_draw_s']:.2f} s, warm first view {b['warm_first_draw_s']:.2f} s, repeat view "
+    say(
+        f"  browser: cold {b['cold_first_draw_s']:.2f} s, warm first view {b['warm_first_draw_s']:.2f} s, repeat view "
         f"{b['repeat_view_s']:.2f} s, date change {b['date_change_redraw_s']:.2f} s; bare page with the same picture "
-        f"{b['floor_first_draw_s']:.2f} s, repeat view {b['floor_repeat_view_s']:.2f} s")
+        f"{b['floor_first_draw_s']:.2f} s, repeat view {b['floor_repeat_view_s']:.2f} s"
+    )
     return out
 
 
@@ -567,96 +664,199 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
 
     n = r["facts"]
     imp = r["sqlite"]["import"]
-    rows.append((f"import {n:,} facts, whole CLI process (SQLite) ≥ 0.6× floor",
-                 f"{imp['seconds']:.1f} s ({imp['rate']:,.0f}/s)",
-                 f"executemany + 9 indexes {imp['floor_seconds']:.1f} s ({imp['floor_rate']:,.0f}/s)",
-                 f"{imp['ratio']:.2f}× (CPU time: {imp['cpu_ratio']:.2f}×)", met(imp["ratio"] >= 0.6)))
+    rows.append(
+        (
+            f"import {n:,} facts, whole CLI process (SQLite) ≥ 0.6× floor",
+            f"{imp['seconds']:.1f} s ({imp['rate']:,.0f}/s)",
+            f"executemany + 9 indexes {imp['floor_seconds']:.1f} s ({imp['floor_rate']:,.0f}/s)",
+            f"{imp['ratio']:.2f}× (CPU time: {imp['cpu_ratio']:.2f}×)",
+            met(imp["ratio"] >= 0.6),
+        )
+    )
     pg = r.get("postgres")
     if isinstance(pg, dict) and "ratio" in pg:
-        rows.append((f"import {n:,} facts, whole CLI process (PostgreSQL) ≥ 0.6× floor",
-                     f"{pg['seconds']:.1f} s ({pg['rate']:,.0f}/s)",
-                     f"COPY + 9 indexes {pg['floor_seconds']:.1f} s ({pg['floor_rate']:,.0f}/s)",
-                     f"{pg['ratio']:.2f}×" + (f" (CPU time, client and server: {pg['cpu_ratio']:.2f}×)"
-                                             if "cpu_ratio" in pg else ""), met(pg["ratio"] >= 0.6)))
+        rows.append(
+            (
+                f"import {n:,} facts, whole CLI process (PostgreSQL) ≥ 0.6× floor",
+                f"{pg['seconds']:.1f} s ({pg['rate']:,.0f}/s)",
+                f"COPY + 9 indexes {pg['floor_seconds']:.1f} s ({pg['floor_rate']:,.0f}/s)",
+                f"{pg['ratio']:.2f}×"
+                + (f" (CPU time, client and server: {pg['cpu_ratio']:.2f}×)" if "cpu_ratio" in pg else ""),
+                met(pg["ratio"] >= 0.6),
+            )
+        )
     else:
         rows.append(("import (PostgreSQL) ≥ 0.6× COPY", str(pg), "—", "—", "n/a"))
     again = r["sqlite"]["reimport"]
-    rows.append(("re-import, all duplicates (SQLite) ≥ 300,000/s", f"{again['seconds']:.1f} s ({again['rate']:,.0f}/s)",
-                 "300,000/s", f"{again['rate'] / 300_000:.2f}× the target rate (CPU time: {again['cpu_rate']:,.0f}/s)",
-                 met(again["rate"] >= 300_000)))
+    rows.append(
+        (
+            "re-import, all duplicates (SQLite) ≥ 300,000/s",
+            f"{again['seconds']:.1f} s ({again['rate']:,.0f}/s)",
+            "300,000/s",
+            f"{again['rate'] / 300_000:.2f}× the target rate (CPU time: {again['cpu_rate']:,.0f}/s)",
+            met(again["rate"] >= 300_000),
+        )
+    )
     if isinstance(pg, dict) and "reimport_rate" in pg:
-        rows.append(("re-import, all duplicates (PostgreSQL) ≥ 300,000/s",
-                     f"{pg['reimport_seconds']:.1f} s ({pg['reimport_rate']:,.0f}/s)", "300,000/s",
-                     f"{pg['reimport_rate'] / 300_000:.2f}× the target rate"
-                     + (f" (CPU time, client and server: {pg['reimport_cpu_rate']:,.0f}/s)"
-                        if "reimport_cpu_rate" in pg else ""), met(pg["reimport_rate"] >= 300_000)))
+        rows.append(
+            (
+                "re-import, all duplicates (PostgreSQL) ≥ 300,000/s",
+                f"{pg['reimport_seconds']:.1f} s ({pg['reimport_rate']:,.0f}/s)",
+                "300,000/s",
+                f"{pg['reimport_rate'] / 300_000:.2f}× the target rate"
+                + (
+                    f" (CPU time, client and server: {pg['reimport_cpu_rate']:,.0f}/s)"
+                    if "reimport_cpu_rate" in pg
+                    else ""
+                ),
+                met(pg["reimport_rate"] >= 300_000),
+            )
+        )
     fr = r.get("frames")
     if fr is None:
         rows.append(("frames.facts ≤ 0.6 s, ≤ 1× ADBC", "not run", "—", "—", "n/a"))
     else:
-        rows.append((f"frames.facts at {n:,} ≤ 0.6 s and ≤ 1× ADBC of a plain text table", f"{fr['seconds']:.2f} s",
-                     f"ADBC read {fr['floor_seconds']:.2f} s", f"{fr['ratio']:.2f}×",
-                     met(fr["seconds"] <= 0.6 and fr["ratio"] <= 1.0)
-                     + ("" if fr["seconds"] <= 0.6 else " (time)") + ("" if fr["ratio"] <= 1.0 else " (ratio)")))
-    for key, label in (("query", "query p50 ≤ 1.5× raw SQL"), ("search", "search by predicate+object p50 ≤ 1.5× raw SQL")):
+        rows.append(
+            (
+                f"frames.facts at {n:,} ≤ 0.6 s and ≤ 1× ADBC of a plain text table",
+                f"{fr['seconds']:.2f} s",
+                f"ADBC read {fr['floor_seconds']:.2f} s",
+                f"{fr['ratio']:.2f}×",
+                met(fr["seconds"] <= 0.6 and fr["ratio"] <= 1.0)
+                + ("" if fr["seconds"] <= 0.6 else " (time)")
+                + ("" if fr["ratio"] <= 1.0 else " (ratio)"),
+            )
+        )
+    for key, label in (
+        ("query", "query p50 ≤ 1.5× raw SQL"),
+        ("search", "search by predicate+object p50 ≤ 1.5× raw SQL"),
+    ):
         if "reads" not in r:
             rows.append((label, "not run", "—", "—", "n/a"))
             continue
         q = r["reads"][key]
-        rows.append((label, f"{q['kgtoolkit']['p50_us']:.0f} µs", f"raw SQL {q['raw_sql']['p50_us']:.0f} µs",
-                     f"{q['ratio_p50_raw']:.2f}×", met(q["ratio_p50_raw"] <= 1.5)))
+        rows.append(
+            (
+                label,
+                f"{q['kgtoolkit']['p50_us']:.0f} µs",
+                f"raw SQL {q['raw_sql']['p50_us']:.0f} µs",
+                f"{q['ratio_p50_raw']:.2f}×",
+                met(q["ratio_p50_raw"] <= 1.5),
+            )
+        )
     fresh_ = r.get("freshness", {"skipped": "not run"})
     if "extra_ms" in fresh_:
-        rows.append((f"search freshness: find after one add ≤ +50 ms (at {fresh_['facts']:,} facts, not {n:,})",
-                     f"{fresh_['after_add_ms']:.0f} ms", f"unchanged find {fresh_['unchanged_ms']:.0f} ms",
-                     f"+{fresh_['extra_ms']:.0f} ms" + (f" (CPU +{fresh_['extra_cpu_ms']:.0f} ms)"
-                                                        if "extra_cpu_ms" in fresh_ else ""),
-                     met(fresh_["extra_ms"] <= 50)))
+        rows.append(
+            (
+                f"search freshness: find after one add ≤ +50 ms (at {fresh_['facts']:,} facts, not {n:,})",
+                f"{fresh_['after_add_ms']:.0f} ms",
+                f"unchanged find {fresh_['unchanged_ms']:.0f} ms",
+                f"+{fresh_['extra_ms']:.0f} ms"
+                + (f" (CPU +{fresh_['extra_cpu_ms']:.0f} ms)" if "extra_cpu_ms" in fresh_ else ""),
+                met(fresh_["extra_ms"] <= 50),
+            )
+        )
     else:
         rows.append(("search freshness ≤ +50 ms", fresh_.get("skipped", "?"), "—", "—", "n/a"))
     if "watermark_check_ms" in fresh_:
-        rows.append((f"freshness check a find after one add runs (watermark), at {n:,} ≤ 50 ms",
-                     f"{fresh_['watermark_check_ms']:.1f} ms",
-                     f"the release before's whole-graph digest {fresh_['digest_full_seconds'] * 1000:,.0f} ms",
-                     f"{fresh_['watermark_check_ms'] / 50:.2f}× the budget", met(fresh_["watermark_check_ms"] <= 50)))
+        rows.append(
+            (
+                f"freshness check a find after one add runs (watermark), at {n:,} ≤ 50 ms",
+                f"{fresh_['watermark_check_ms']:.1f} ms",
+                f"the release before's whole-graph digest {fresh_['digest_full_seconds'] * 1000:,.0f} ms",
+                f"{fresh_['watermark_check_ms'] / 50:.2f}× the budget",
+                met(fresh_["watermark_check_ms"] <= 50),
+            )
+        )
     d = r.get("dashboard", {"facts": 0, "data_work_seconds": float("nan"), "browser": "not run"})
     b = d.get("browser")
     if isinstance(b, dict):
         if "repeat_view_s" in b:
-            rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a repeat view (warm server, "
-                         "browser cache warm, new tab)", f"{b['repeat_view_s']:.2f} s",
-                         f"bare Streamlit page with the same picture {b['floor_repeat_view_s']:.2f} s",
-                         f"{b['repeat_view_s'] / 2:.2f}× the target ({b['repeat_view_s'] / b['floor_repeat_view_s']:.2f}× "
-                         "the bare page)", met(b["repeat_view_s"] <= 2)))
-        rows.append((f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a first view (warm server, "
-                     "new browser profile)", f"{b['warm_first_draw_s']:.2f} s",
-                     (f"bare Streamlit page with the same picture {b['floor_first_draw_s']:.2f} s; " if "floor_first_draw_s"
-                      in b else "") + f"cold {b['cold_first_draw_s']:.2f} s; data work {d['data_work_seconds']:.2f} s",
-                     f"{b['warm_first_draw_s'] / 2:.2f}× the target" + (f" ({b['warm_first_draw_s'] / b['floor_first_draw_s']:.2f}× "
-                     "the bare page)" if b.get("floor_first_draw_s") else ""), met(b["warm_first_draw_s"] <= 2)))
-        rows.append(("dashboard date change to redraw ≤ 1 s", f"{b['date_change_redraw_s']:.2f} s", "—",
-                     f"{b['date_change_redraw_s']:.2f}× the target", met(b["date_change_redraw_s"] <= 1)))
+            rows.append(
+                (
+                    f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a repeat view (warm server, "
+                    "browser cache warm, new tab)",
+                    f"{b['repeat_view_s']:.2f} s",
+                    f"bare Streamlit page with the same picture {b['floor_repeat_view_s']:.2f} s",
+                    f"{b['repeat_view_s'] / 2:.2f}× the target ({b['repeat_view_s'] / b['floor_repeat_view_s']:.2f}× "
+                    "the bare page)",
+                    met(b["repeat_view_s"] <= 2),
+                )
+            )
+        rows.append(
+            (
+                f"dashboard Graph page, warm first drawing at {d['facts']:,} ≤ 2 s: a first view (warm server, "
+                "new browser profile)",
+                f"{b['warm_first_draw_s']:.2f} s",
+                (
+                    f"bare Streamlit page with the same picture {b['floor_first_draw_s']:.2f} s; "
+                    if "floor_first_draw_s" in b
+                    else ""
+                )
+                + f"cold {b['cold_first_draw_s']:.2f} s; data work {d['data_work_seconds']:.2f} s",
+                f"{b['warm_first_draw_s'] / 2:.2f}× the target"
+                + (
+                    f" ({b['warm_first_draw_s'] / b['floor_first_draw_s']:.2f}× the bare page)"
+                    if b.get("floor_first_draw_s")
+                    else ""
+                ),
+                met(b["warm_first_draw_s"] <= 2),
+            )
+        )
+        rows.append(
+            (
+                "dashboard date change to redraw ≤ 1 s",
+                f"{b['date_change_redraw_s']:.2f} s",
+                "—",
+                f"{b['date_change_redraw_s']:.2f}× the target",
+                met(b["date_change_redraw_s"] <= 1),
+            )
+        )
     else:
-        rows.append((f"dashboard Graph page at {d['facts']:,} ≤ 2 s", f"data work {d['data_work_seconds']:.2f} s",
-                     str(b), "—", "n/a"))
+        rows.append(
+            (
+                f"dashboard Graph page at {d['facts']:,} ≤ 2 s",
+                f"data work {d['data_work_seconds']:.2f} s",
+                str(b),
+                "—",
+                "n/a",
+            )
+        )
     peak = r["sqlite"]["import_peak_mb"]
-    rows.append((f"peak RSS of importing {n:,} facts ≤ 1.5 GB", f"{peak:,.0f} MB", "1,536 MB",
-                 f"{peak / 1536:.2f}×", met(peak <= 1536)))
+    rows.append(
+        (
+            f"peak RSS of importing {n:,} facts ≤ 1.5 GB",
+            f"{peak:,.0f} MB",
+            "1,536 MB",
+            f"{peak / 1536:.2f}×",
+            met(peak <= 1536),
+        )
+    )
     if fr is None:
         return rows
     child = fr["child"]
     total = child["rss_self_mb"] + child["rss_children_mb"]
-    rows.append((f"peak RSS of frames.facts at {n:,} ≤ 1 GB",
-                 f"{child['rss_self_mb']:,.0f} MB (+ reader process {child['rss_children_mb']:,.0f} MB)", "1,024 MB",
-                 f"{total / 1024:.2f}× (both)", met(total <= 1024)))
+    rows.append(
+        (
+            f"peak RSS of frames.facts at {n:,} ≤ 1 GB",
+            f"{child['rss_self_mb']:,.0f} MB (+ reader process {child['rss_children_mb']:,.0f} MB)",
+            "1,024 MB",
+            f"{total / 1024:.2f}× (both)",
+            met(total <= 1024),
+        )
+    )
     return rows
 
 
 def markdown(r: dict[str, Any]) -> str:
-    lines = [f"Run {r['when']}: {r['facts']:,} facts of the other generator (seed {r['seed']}), median of "
-             f"{r['repeat']} runs; load average {r['load_before']} before, {r['load_after']} after "
-             f"(2 shared cores). `{r['command']}`.", "",
-             "| target | kgtoolkit | floor (same run) | ratio | |", "|---|---:|---|---:|---|"]
+    lines = [
+        f"Run {r['when']}: {r['facts']:,} facts of the other generator (seed {r['seed']}), median of "
+        f"{r['repeat']} runs; load average {r['load_before']} before, {r['load_after']} after "
+        f"(2 shared cores). `{r['command']}`.",
+        "",
+        "| target | kgtoolkit | floor (same run) | ratio | |",
+        "|---|---:|---|---:|---|",
+    ]
     lines += [f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in r["targets"]]
     return "\n".join(lines)
 
@@ -666,8 +866,9 @@ def write_readme(text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--facts", type=int, default=1_000_000)
     parser.add_argument("--quick", action="store_true", help="100,000 facts, 2 runs, smaller search and dashboard")
     parser.add_argument("--repeat", type=int, default=3)
@@ -677,7 +878,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--dashboard-facts", type=int, default=100_000)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-browser", action="store_true", help="skip the Playwright dashboard timing")
-    parser.add_argument("--only", help="comma-separated parts to run after the import: frames,reads,freshness,dashboard")
+    parser.add_argument(
+        "--only", help="comma-separated parts to run after the import: frames,reads,freshness,dashboard"
+    )
     parser.add_argument("--json", type=Path, help="results file (default benchmarks/results-speed[-quick].json)")
     parser.add_argument("--readme", action="store_true", help="rewrite the table in benchmarks/README.md")
     parser.add_argument("--workdir", type=Path)
@@ -692,17 +895,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parts = set((args.only or "frames,reads,freshness,dashboard").split(","))
     work = args.workdir or Path(tempfile.mkdtemp(prefix="kgspeed-"))
     work.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "facts": args.facts,
-                               "seed": args.seed, "repeat": args.repeat, "load_before": load(),
-                               "command": "python benchmarks/bench_speed.py " + " ".join(argv or sys.argv[1:]),
-                               "python": sys.version.split()[0], "sqlite": sqlite3.sqlite_version}
+    results: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "facts": args.facts,
+        "seed": args.seed,
+        "repeat": args.repeat,
+        "load_before": load(),
+        "command": "python benchmarks/bench_speed.py " + " ".join(argv or sys.argv[1:]),
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+    }
     try:
         tsv = work / "facts.tsv"
         took, frame = timed(lambda: other_facts(args.facts, args.seed))
         frame.write_csv(tsv, separator="\t", quote_style="never")
         rows = tsv_rows(tsv)
-        say(f"{args.facts:,} facts generated in {took:.1f} s ({frame['subject'].n_unique():,} subjects, "
-            f"{(frame['valid_to'] != '').mean():.0%} ended); load {load()}")
+        say(
+            f"{args.facts:,} facts generated in {took:.1f} s ({frame['subject'].n_unique():,} subjects, "
+            f"{(frame['valid_to'] != '').mean():.0%} ended); load {load()}"
+        )
         del frame
         say("import (SQLite):")
         results["sqlite"] = bench_import(args, work, tsv, rows)

@@ -73,8 +73,12 @@ def latencies(calls: list[Callable[[], Any]]) -> dict[str, float]:
         start = time.process_time()
         seconds.append(timed(call)[0])
         cpu.append(time.process_time() - start)
-    return {"p50_ms": pct(seconds, 0.5) * 1e3, "p95_ms": pct(seconds, 0.95) * 1e3,
-            "cpu_p50_ms": pct(cpu, 0.5) * 1e3, "calls": len(seconds)}
+    return {
+        "p50_ms": pct(seconds, 0.5) * 1e3,
+        "p95_ms": pct(seconds, 0.95) * 1e3,
+        "cpu_p50_ms": pct(cpu, 0.5) * 1e3,
+        "calls": len(seconds),
+    }
 
 
 def nx_paths(graph: nx.Graph, a: str, b: str, limit: int = 10, max_hops: int = 4) -> list[list[str]]:
@@ -108,8 +112,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    result: dict[str, Any] = {"facts": args.facts, "samples": args.samples, "cpu_count": os.cpu_count(),
-                              "sqlite": sqlite3.sqlite_version, "networkx": nx.__version__}
+    result: dict[str, Any] = {
+        "facts": args.facts,
+        "samples": args.samples,
+        "cpu_count": os.cpu_count(),
+        "sqlite": sqlite3.sqlite_version,
+        "networkx": nx.__version__,
+    }
 
     with tempfile.TemporaryDirectory(prefix="kgtoolkit-bench-traversal-") as folder:
         path = Path(folder) / "graph.sqlite3"
@@ -131,14 +140,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for statement in index_sql:
             conn.execute(statement)
         conn.commit()
-        result["traversal_indexes"] = {"build_s": time.perf_counter() - start, "file_mb_with": size_before / 1e6,
-                                       "file_mb_without": size_without / 1e6}
+        result["traversal_indexes"] = {
+            "build_s": time.perf_counter() - start,
+            "file_mb_with": size_before / 1e6,
+            "file_mb_without": size_without / 1e6,
+        }
         conn.close()
 
         # The snapshot networkx answers on: the current facts between two entities, held in memory.
         def load() -> nx.Graph:
-            f = frames.facts(kg).filter(pl.col("current") & ~pl.col("object_is_value")
-                                        & (pl.col("subject") != pl.col("object")))
+            f = frames.facts(kg).filter(
+                pl.col("current") & ~pl.col("object_is_value") & (pl.col("subject") != pl.col("object"))
+            )
             graph = nx.Graph()
             graph.add_edges_from(zip(f["subject"].to_list(), f["object"].to_list(), strict=True))
             return graph
@@ -146,8 +159,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         took, graph = timed(load)
         result["networkx_load_s"] = took
         result["snapshot"] = {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()}
-        print(f"networkx snapshot: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges, "
-              f"loaded in {took:.2f} s", flush=True)
+        print(
+            f"networkx snapshot: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges, "
+            f"loaded in {took:.2f} s",
+            flush=True,
+        )
         nodes = sorted(graph.nodes)
 
         random_pairs = [tuple(rng.sample(nodes, 2)) for _ in range(args.samples)]
@@ -181,13 +197,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rows = {
                 "kgtoolkit paths": latencies([lambda a=a, b=b: kg.paths(a, b, max_hops=4) for a, b in pairs]),
                 "networkx shortest_simple_paths (10, ≤4 hops)": latencies(
-                    [lambda a=a, b=b: nx_paths(graph, a, b) for a, b in pairs]),
+                    [lambda a=a, b=b: nx_paths(graph, a, b) for a, b in pairs]
+                ),
                 "networkx bidirectional_shortest_path": latencies(
-                    [lambda a=a, b=b: nx_shortest(graph, a, b) for a, b in pairs]),
+                    [lambda a=a, b=b: nx_shortest(graph, a, b) for a, b in pairs]
+                ),
             }
             answers = [kg.paths(a, b, max_hops=4, limit=1) for a, b in pairs]
-            result[f"paths, {name}"] = {"with_a_path": sum(bool(x.paths) for x in answers),
-                                        "capped": sum(x.capped for x in answers), **rows}
+            result[f"paths, {name}"] = {
+                "with_a_path": sum(bool(x.paths) for x in answers),
+                "capped": sum(x.capped for x in answers),
+                **rows,
+            }
 
         degrees = sorted(d for _, d in graph.degree())
         middle = degrees[len(degrees) // 2]
@@ -195,10 +216,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         picks = [rng.choice(median_nodes) for _ in range(args.samples)]
         sizes = [kg.neighbors(e, hops=2).total for e in picks[:50]]
         result["neighbors 2 hops"] = {
-            "median_degree": middle, "median_facts_within_2_hops": statistics.median(sizes),
+            "median_degree": middle,
+            "median_facts_within_2_hops": statistics.median(sizes),
             "kgtoolkit neighbors (page of 100)": latencies([lambda e=e: kg.neighbors(e, hops=2) for e in picks]),
-            "kgtoolkit neighbors (every fact)": latencies([lambda e=e: kg.neighbors(e, hops=2, limit=None)
-                                                          for e in picks]),
+            "kgtoolkit neighbors (every fact)": latencies(
+                [lambda e=e: kg.neighbors(e, hops=2, limit=None) for e in picks]
+            ),
             "networkx ego_graph": latencies([lambda e=e: nx.ego_graph(graph, e, radius=2) for e in picks]),
         }
 
@@ -208,10 +231,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raw = sqlite3.connect(path)
 
         def floor() -> int:
-            rows = raw.execute(f"{FACT_SELECT} WHERE f.valid_from IS NOT NULL AND f.from_us BETWEEN ? AND ?",
-                               (window.lo, window.hi)).fetchall()
-            rows += raw.execute(f"{FACT_SELECT} WHERE f.valid_to IS NOT NULL AND f.to_us BETWEEN ? AND ?",
-                                (window.lo, window.hi)).fetchall()
+            rows = raw.execute(
+                f"{FACT_SELECT} WHERE f.valid_from IS NOT NULL AND f.from_us BETWEEN ? AND ?", (window.lo, window.hi)
+            ).fetchall()
+            rows += raw.execute(
+                f"{FACT_SELECT} WHERE f.valid_to IS NOT NULL AND f.to_us BETWEEN ? AND ?", (window.lo, window.hi)
+            ).fetchall()
             return len(rows)
 
         def median_ms(fn: Callable[[], Any]) -> dict[str, float]:
@@ -219,8 +244,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             return {"ms": runs["p50_ms"], "cpu_ms": runs["cpu_p50_ms"]}
 
         result["diff one month"] = {
-            "month": month, "changes": changes.total, "began": changes.began, "ended": changes.ended,
-            "replaced": changes.replaced, "kgtoolkit diff (page of 100)": median_ms(lambda: kg.diff(month, month)),
+            "month": month,
+            "changes": changes.total,
+            "began": changes.began,
+            "ended": changes.ended,
+            "replaced": changes.replaced,
+            "kgtoolkit diff (page of 100)": median_ms(lambda: kg.diff(month, month)),
             "kgtoolkit diff (every change)": median_ms(lambda: kg.diff(month, month, limit=None)),
             "raw SQL floor": median_ms(floor),
         }

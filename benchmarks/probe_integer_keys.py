@@ -70,8 +70,23 @@ INT_COPY = [
     "CREATE INDEX probe_walk_in ON probe_facts(object_id, to_us, subject, from_us, predicate) WHERE object_id IS NOT NULL",
 ]
 KEYED = ("subject", "predicate", "object_id", "object_key")
-FRAMES_READ = ("id", "subject", "predicate", "object_id", "object_value", "valid_from", "valid_to", "from_us", "to_us",
-               "confidence", "source", "source_closet", "recorded_at", "invalidated_at", "ended_by")
+FRAMES_READ = (
+    "id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object_value",
+    "valid_from",
+    "valid_to",
+    "from_us",
+    "to_us",
+    "confidence",
+    "source",
+    "source_closet",
+    "recorded_at",
+    "invalidated_at",
+    "ended_by",
+)
 KEYS_READ = "subject, predicate, object_key, from_us, to_us, valid_to IS NULL"
 
 
@@ -103,10 +118,14 @@ def index_builds(conn: sqlite3.Connection, table: str) -> float:
 
 
 def last_hop_sql(table: str) -> str:
-    around = ("SELECT f.id AS id, f.{there} AS there FROM {table} f WHERE f.{here} IN (SELECT value FROM json_each(?)) "
-              "AND f.object_id IS NOT NULL AND f.object_id <> f.subject AND f.to_us = ? AND f.from_us <= ?")
-    both = " UNION ALL ".join(around.format(table=table, here=here, there=there)
-                              for here, there in (("subject", "object_id"), ("object_id", "subject")))
+    around = (
+        "SELECT f.id AS id, f.{there} AS there FROM {table} f WHERE f.{here} IN (SELECT value FROM json_each(?)) "
+        "AND f.object_id IS NOT NULL AND f.object_id <> f.subject AND f.to_us = ? AND f.from_us <= ?"
+    )
+    both = " UNION ALL ".join(
+        around.format(table=table, here=here, there=there)
+        for here, there in (("subject", "object_id"), ("object_id", "subject"))
+    )
     return f"SELECT json_group_array(id), json_group_array(there) FROM ({both}) u"
 
 
@@ -115,14 +134,19 @@ def last_hops(conn: sqlite3.Connection, samples: int) -> dict[str, float]:
     degree = conn.execute(
         "SELECT e, count(*) FROM (SELECT subject AS e FROM facts WHERE valid_to IS NULL AND object_id IS NOT NULL "
         "AND object_id <> subject UNION ALL SELECT object_id FROM facts WHERE valid_to IS NULL "
-        "AND object_id IS NOT NULL AND object_id <> subject) GROUP BY e").fetchall()
+        "AND object_id IS NOT NULL AND object_id <> subject) GROUP BY e"
+    ).fetchall()
     middle = sorted(c for _, c in degree)[len(degree) // 2]
-    picks = random.Random(7).sample([e for e, c in degree if c == middle], min(samples, sum(c == middle for _, c in degree)))
+    picks = random.Random(7).sample(
+        [e for e, c in degree if c == middle], min(samples, sum(c == middle for _, c in degree))
+    )
     keys = dict(conn.execute("SELECT id, k FROM probe_entities").fetchall())
     now = now_key()
     text_sql, int_sql = last_hop_sql("facts"), last_hop_sql("probe_facts")
-    one = ("SELECT CASE WHEN subject = ? THEN object_id ELSE subject END FROM facts WHERE (subject = ? OR object_id = ?) "
-           "AND object_id IS NOT NULL AND object_id <> subject AND to_us = ? AND from_us <= ?")
+    one = (
+        "SELECT CASE WHEN subject = ? THEN object_id ELSE subject END FROM facts WHERE (subject = ? OR object_id = ?) "
+        "AND object_id IS NOT NULL AND object_id <> subject AND to_us = ? AND from_us <= ?"
+    )
 
     def hop(sql: str, frontier: list[Any]) -> int:
         ids, ends = (json.loads(v) for v in conn.execute(sql, (json.dumps(frontier), OPEN_END, now) * 2).fetchone())
@@ -153,13 +177,16 @@ def whole_reads(path: Path, repeat: int) -> dict[str, float]:
         assert isinstance(frame, pl.DataFrame) and isinstance(ents, pl.DataFrame)
         subjects = ents.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
         objects = ents.rename({"id": "object_id", "name": "object_name", "type": "object_type"})
-        return (frame.join(subjects, on="subject", how="left", maintain_order="left")
-                .join(objects, on="object_id", how="left", maintain_order="left"))
+        return frame.join(subjects, on="subject", how="left", maintain_order="left").join(
+            objects, on="object_id", how="left", maintain_order="left"
+        )
 
     read_names("SELECT 1")  # the reader process started
     out: dict[str, float] = {}
-    for kind, table, entities in (("text", "facts", "SELECT id, name, type FROM entities"),
-                                  ("integer", "probe_facts", "SELECT k AS id, name, type FROM probe_entities")):
+    for kind, table, entities in (
+        ("text", "facts", "SELECT id, name, type FROM entities"),
+        ("integer", "probe_facts", "SELECT k AS id, name, type FROM probe_entities"),
+    ):
         columns = f"SELECT {', '.join(FRAMES_READ)} FROM {table}"
         out[f"frames_read_{kind}"] = median_of(lambda: read(columns), repeat)
         facts, names = read(columns), read_names(entities)
@@ -191,19 +218,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 conn.execute(statement)
             facts = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
             print(f"{facts:,} facts; integer copy made in {time.perf_counter() - start:.1f} s", flush=True)
-            builds = {kind: statistics.median([index_builds(conn, table) for _ in range(args.repeat)])
-                      for kind, table in (("text", "facts"), ("integer", "probe_facts"))}
+            builds = {
+                kind: statistics.median([index_builds(conn, table) for _ in range(args.repeat)])
+                for kind, table in (("text", "facts"), ("integer", "probe_facts"))
+            }
             hops = last_hops(conn, args.samples)
         finally:
             conn.close()
         reads = whole_reads(path, args.repeat)
-    result = {"facts": facts, "index_builds_s": builds, "indexes": len(keyed_indexes()), "last_hop_p50_ms": hops,
-              **{k: round(v, 4) for k, v in reads.items()}}
-    rows = [("build the indexes holding keys", f"{builds['text']:.2f} s", f"{builds['integer']:.2f} s"),
-            ("neighbors' last hop, p50", f"{hops['text']:.2f} ms", f"{hops['integer']:.2f} ms"),
-            ("frames.facts's read (ADBC)", f"{reads['frames_read_text']:.2f} s", f"{reads['frames_read_integer']:.2f} s"),
-            ("frames.facts's joins of names", f"{reads['frames_join_text']:.2f} s", f"{reads['frames_join_integer']:.2f} s"),
-            ("re-import's read of every key", f"{reads['keys_read_text']:.2f} s", f"{reads['keys_read_integer']:.2f} s")]
+    result = {
+        "facts": facts,
+        "index_builds_s": builds,
+        "indexes": len(keyed_indexes()),
+        "last_hop_p50_ms": hops,
+        **{k: round(v, 4) for k, v in reads.items()},
+    }
+    rows = [
+        ("build the indexes holding keys", f"{builds['text']:.2f} s", f"{builds['integer']:.2f} s"),
+        ("neighbors' last hop, p50", f"{hops['text']:.2f} ms", f"{hops['integer']:.2f} ms"),
+        ("frames.facts's read (ADBC)", f"{reads['frames_read_text']:.2f} s", f"{reads['frames_read_integer']:.2f} s"),
+        (
+            "frames.facts's joins of names",
+            f"{reads['frames_join_text']:.2f} s",
+            f"{reads['frames_join_integer']:.2f} s",
+        ),
+        ("re-import's read of every key", f"{reads['keys_read_text']:.2f} s", f"{reads['keys_read_integer']:.2f} s"),
+    ]
     print(f"\n{'':34} {'text keys':>12} {'integer keys':>14}")
     for name, text, integer in rows:
         print(f"{name:34} {text:>12} {integer:>14}")

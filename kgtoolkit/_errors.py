@@ -137,8 +137,15 @@ class InvalidRows(InvalidRequest):
     LISTED = 5
 
     @classmethod
-    def refusing(cls, problems: Sequence[Mapping[str, Any]], describe: Callable[[Mapping[str, Any]], str], *,
-                 rows: str, refused: str, fix: str) -> InvalidRows:
+    def refusing(
+        cls,
+        problems: Sequence[Mapping[str, Any]],
+        describe: Callable[[Mapping[str, Any]], str],
+        *,
+        rows: str,
+        refused: str,
+        fix: str,
+    ) -> InvalidRows:
         """The refusal of a whole import: a summary by code, the first few problems one per line, the fix.
 
         ``rows`` counts what is bad (``"3 row(s)"``), ``refused`` says what did not happen (``"nothing
@@ -146,11 +153,15 @@ class InvalidRows(InvalidRequest):
         """
         counts = Counter(str(p.get("code")) for p in problems)
         kinds = ", ".join(f"{n:,} {code}" for code, n in counts.most_common())
-        first = "".join(f"\n  {describe(p)}" for p in problems[:cls.LISTED])
-        more = (f"\n  … and {len(problems) - cls.LISTED:,} more (every one: the error's data['rows'], or a rejects "
-                "file)" if len(problems) > cls.LISTED else "")
-        return cls(f"{len(problems):,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}",
-                   rows=list(problems))
+        first = "".join(f"\n  {describe(p)}" for p in problems[: cls.LISTED])
+        more = (
+            f"\n  … and {len(problems) - cls.LISTED:,} more (every one: the error's data['rows'], or a rejects file)"
+            if len(problems) > cls.LISTED
+            else ""
+        )
+        return cls(
+            f"{len(problems):,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}", rows=list(problems)
+        )
 
 
 class NotFound(KGError):
@@ -216,9 +227,16 @@ EXTRAS: dict[str, str] = {
 }
 
 
-def missing_dependency(package: str, extra: str | None = None, *, needed_for: str | None = None,
-                       cause: BaseException | None = None, install: str | None = None, hint: str = "",
-                       **data: Any) -> MissingDependency:
+def missing_dependency(
+    package: str,
+    extra: str | None = None,
+    *,
+    needed_for: str | None = None,
+    cause: BaseException | None = None,
+    install: str | None = None,
+    hint: str = "",
+    **data: Any,
+) -> MissingDependency:
     """The error for an optional ``package`` (a module name) that cannot be imported.
 
     ``extra``: the kgtoolkit extra that installs it (default: :data:`EXTRAS`); ``needed_for``: what needs it
@@ -245,8 +263,13 @@ def missing_dependency(package: str, extra: str | None = None, *, needed_for: st
     else:
         state = f"which cannot be imported ({str(cause).strip().splitlines()[0] if str(cause).strip() else cause!r})"
     fields: dict[str, Any] = {"field": "dependency", "value": package, **data}
-    return MissingDependency(f"{what} needs {package}, {state}; install it: {command}{hint}", package=package,
-                             extra=extra, install=command, **fields)
+    return MissingDependency(
+        f"{what} needs {package}, {state}; install it: {command}{hint}",
+        package=package,
+        extra=extra,
+        install=command,
+        **fields,
+    )
 
 
 def require(module: str, extra: str | None = None, *, needed_for: str | None = None) -> ModuleType:

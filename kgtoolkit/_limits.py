@@ -34,14 +34,22 @@ MAX_HOPS = 4
 
 
 def _too_deep() -> InvalidRequest:
-    return InvalidRequest(f"the request is nested more than {MAX_DEPTH} levels deep; parameters are names, texts, "
-                          "numbers and short lists", field="request", limit=MAX_DEPTH)
+    return InvalidRequest(
+        f"the request is nested more than {MAX_DEPTH} levels deep; parameters are names, texts, "
+        "numbers and short lists",
+        field="request",
+        limit=MAX_DEPTH,
+    )
 
 
 def _too_big(size: int) -> InvalidRequest:
-    return InvalidRequest(f"the request is {size:,} bytes, more than the {MAX_REQUEST_BYTES:,} a request may be; "
-                          "a long text belongs in a file: `kgtoolkit import`", field="request", size=size,
-                          limit=MAX_REQUEST_BYTES)
+    return InvalidRequest(
+        f"the request is {size:,} bytes, more than the {MAX_REQUEST_BYTES:,} a request may be; "
+        "a long text belongs in a file: `kgtoolkit import`",
+        field="request",
+        size=size,
+        limit=MAX_REQUEST_BYTES,
+    )
 
 
 def depth(value: Any) -> int:

@@ -37,8 +37,7 @@ __all__ = [
 
 DEFAULT_TYPES: frozenset[str] = frozenset({"person", "company", "project", "event", "unknown"})
 DEFAULT_VALUE_PREDICATES: frozenset[str] = frozenset(
-    {"email", "phone", "url", "website", "address", "location", "birthday", "age", "role", "title",
-     "salary", "note"}
+    {"email", "phone", "url", "website", "address", "location", "birthday", "age", "role", "title", "salary", "note"}
 )
 # Relations where several current objects are normal, so `conflicts` leaves them out.
 DEFAULT_MULTI_VALUED: frozenset[str] = frozenset({"depends_on", "knows", "member_of", "related_to", "note"})
@@ -47,8 +46,9 @@ COMMA_PREDICATES: frozenset[str] = frozenset({"email", "phone", "address", "note
 
 #: Every character that separates a list as a comma does: the ASCII comma and its look-alikes in other
 #: scripts (fullwidth and small forms, ideographic, Arabic, Armenian, Ethiopic, Mongolian, N'Ko, Vai, ...).
-COMMA_PATTERN = ("[,\uff0c\ufe50\ufe51\u3001\u060c\u055d\u07f8\u1363\u1802\u1808\ua4fe\ua60d\ua6f5"
-                 "\u2e41\u2e4c\u2e4e\U00016e97]")
+COMMA_PATTERN = (
+    "[,\uff0c\ufe50\ufe51\u3001\u060c\u055d\u07f8\u1363\u1802\u1808\ua4fe\ua60d\ua6f5\u2e41\u2e4c\u2e4e\U00016e97]"
+)
 _COMMAS = re.compile(COMMA_PATTERN)
 # Control characters no name or text needs (tab, line feed and carriage return are whitespace and stay), and the
 # bidirectional embedding, override and isolate controls that make text display other than it reads.
@@ -94,7 +94,8 @@ def check_unicode(text: str, *, field: str, error: type[InvalidRequest] = Invali
             f"{field} '{printable(text)}' is not valid Unicode text: it holds a lone surrogate "
             f"({printable(text[exc.start])}) at position {exc.start}, what a byte that is not UTF-8 (from a Latin-1 "
             "terminal or file, say) or an unpaired \\ud800-\\udfff escape in JSON becomes; give it as UTF-8 text",
-            field=field, value=printable(text),
+            field=field,
+            value=printable(text),
         ) from exc
     return text
 
@@ -119,7 +120,8 @@ def check_text(text: str, *, field: str, error: type[InvalidRequest] = InvalidNa
             f"{field} '{shown}' holds a control character (U+{ord(found.group()):04X}) at position {found.start()}; "
             "names and texts are stored as readable text: remove it (a NUL, an escape sequence or a direction "
             "override is never part of a name)",
-            field=field, value=printable(text[:200]),
+            field=field,
+            value=printable(text[:200]),
         )
     return text
 
@@ -156,7 +158,8 @@ def normalize_name(name: str, *, field: str = "name") -> str:
     if not text or text == "_":
         raise InvalidName(
             f"{field} {name!r} is empty once normalised; give a name with at least one letter or digit",
-            field=field, value=name,
+            field=field,
+            value=name,
         )
     return text
 
@@ -193,14 +196,16 @@ def check_commas(subject: str, predicate: str, obj: str) -> None:
             f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
             "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
             "configure(comma_guard=False)",
-            field="subject", value=subject,
+            field="subject",
+            value=subject,
         )
     if has_comma(obj) and predicate not in COMMA_PREDICATES:
         raise CommaList(
             f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
             "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "
             "--no-comma-guard` or configure(comma_guard=False)",
-            field="object", value=obj,
+            field="object",
+            value=obj,
         )
 
 

@@ -59,8 +59,9 @@ FactState = Literal["current", "scheduled", "ended", "occurred"]
 FactKind = Literal["state", "event"]
 
 
-def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = None, *,
-               kind: FactKind = "state") -> FactState:
+def fact_state(
+    valid_from: str | None, valid_to: str | None, now: int | None = None, *, kind: FactKind = "state"
+) -> FactState:
     """The state of a fact with these bounds (and this ``kind``) at ``now`` (a key; default: the real now), by the
     rules of :mod:`._validity`: current while started and not yet ended (a date end ``D`` ends the fact on ``D``).
 
@@ -70,8 +71,13 @@ def fact_state(valid_from: str | None, valid_to: str | None, now: int | None = N
     ('ended', 'current')
     """
     clock = Clock.real() if now is None else Clock.at(now)
-    return state(key(valid_from), key(valid_to, end=True), clock.now, clock.day_last,  # type: ignore[return-value]
-                 event=kind == "event")
+    return state(
+        key(valid_from),
+        key(valid_to, end=True),
+        clock.now,
+        clock.day_last,  # type: ignore[return-value]
+        event=kind == "event",
+    )
 
 
 def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
@@ -195,8 +201,7 @@ def _slot_constructor(cls: type[T]) -> Callable[..., T]:
     scope: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls}
     args = ", ".join(f"v{i}" for i in range(len(names)))
     body = "".join(f"    record.{name} = v{i}\n" for i, name in enumerate(names))
-    exec(f"def make({args}):\n    record = _new(_twin)\n{body}    record.__class__ = _cls\n    return record\n",
-         scope)
+    exec(f"def make({args}):\n    record = _new(_twin)\n{body}    record.__class__ = _cls\n    return record\n", scope)
     made: Callable[..., T] = scope["make"]
     return made
 

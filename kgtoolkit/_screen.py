@@ -60,10 +60,13 @@ REASONS: dict[str, str] = {
     "tool_call": "imitated tool calls or an imitated end of the data",
 }
 
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
-                        "\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
-                       "|": "i", "+": "t"})
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]"
+)
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "|": "i", "+": "t"}
+)
 _SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][\s.\-_*·•]){2,}[^\W\d_](?![^\W_])")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 
@@ -99,7 +102,8 @@ _INSTRUCTION = re.compile(
     | (你现在是|从现在开始|新的任务|新任务)
     | (以前|前|上記|これまで)の(指示|命令|ルール)を(無視|忘れ)
     """,
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 
 _ROLE = re.compile(
     r"""
@@ -110,7 +114,8 @@ _ROLE = re.compile(
     | (^|\n)\s*\#{1,6}\s*(system|instructions?|new\s+task|developer|admin|assistant)\b
     | \{\{\s*(system|user|assistant)\b
     """,
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 
 _LINK = re.compile(r"!?\[[^\]\n]{0,200}\]\(\s*<?\s*(https?:|ftp:|//|data:|javascript:|file:)", re.IGNORECASE)
 _REFERENCE_LINK = re.compile(r"^\s*\[[^\]]{1,100}\]:\s*(https?:|//)", re.IGNORECASE | re.MULTILINE)
@@ -123,38 +128,49 @@ _DIRECTIVE = re.compile(
     | ^\s*(please\s+)?(ignore|disregard|forget|obey|follow|execute|run|print|reveal|output|respond|reply|answer|say|tell|send|delete|call)\b
     | \b(immediately|right\s+now|without\s+(asking|telling|confirmation))\b
     """,
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 
 # The same instructions with every space and mark taken out (what letter-by-letter spacing leaves).
-_COMPACT = re.compile(r"(ignore|disregard|forget|override|bypass)(all|the|your|any|previous|prior|above|earlier){0,3}"
-                      r"(instructions?|prompts?|rules|guidelines)|youarenow|systemprompt|developermode|jailbreak")
+_COMPACT = re.compile(
+    r"(ignore|disregard|forget|override|bypass)(all|the|your|any|previous|prior|above|earlier){0,3}"
+    r"(instructions?|prompts?|rules|guidelines)|youarenow|systemprompt|developermode|jailbreak"
+)
 
 # Classes of intent: each rule pairs what is asked (a verb of the class) with what it is asked of (its object),
 # so a name that only holds one of them ("Public key cryptography", "Policy Director") prints.
-_SECRET = (r"(passwords?|passw[oö]rt\w*|passphrases?|credentials?|secrets?|api[\s_-]?keys?|private[\s_-]+keys?|"
-           r"(ssh|gpg|pgp|encryption)[\s_-]+keys?|keys?[\s_-]+files?|tokens?|cookies?|sessions?|\.env\b|env(ironment)?"
-           r"\s+variables?|\w*_secret\w*|\w*_key\b|id_rsa|/etc/(passwd|shadow)|\.ssh|(system|hidden|secret|original|"
-           r"initial)\s+(prompt|instructions?|rules)|conversation(\s+(history|log))?|chat\s+(history|log)|connection"
-           r"\s+strings?|contrase[ñn]\w*|credenciales|claves?|mots?\s+de\s+passe|cl[ée]s?\s+priv[ée]es|fichier\s+de"
-           r"\s+cl[ée]s|schl[üu]ssel\w*|парол\w*|ключ\w*|senhas?|wachtwoord\w*|\w*sleutel\w*|chiav[ei]\w*|"
-           r"password\w*|cronologia|hist[óo]ric[oa]|historial|identifiants|zugangsdaten|bearer|prompt\s+syst[èe]me|"
-           r"instructions\s+syst[èe]me|system-?prompt|credentials?\s+file)")
+_SECRET = (
+    r"(passwords?|passw[oö]rt\w*|passphrases?|credentials?|secrets?|api[\s_-]?keys?|private[\s_-]+keys?|"
+    r"(ssh|gpg|pgp|encryption)[\s_-]+keys?|keys?[\s_-]+files?|tokens?|cookies?|sessions?|\.env\b|env(ironment)?"
+    r"\s+variables?|\w*_secret\w*|\w*_key\b|id_rsa|/etc/(passwd|shadow)|\.ssh|(system|hidden|secret|original|"
+    r"initial)\s+(prompt|instructions?|rules)|conversation(\s+(history|log))?|chat\s+(history|log)|connection"
+    r"\s+strings?|contrase[ñn]\w*|credenciales|claves?|mots?\s+de\s+passe|cl[ée]s?\s+priv[ée]es|fichier\s+de"
+    r"\s+cl[ée]s|schl[üu]ssel\w*|парол\w*|ключ\w*|senhas?|wachtwoord\w*|\w*sleutel\w*|chiav[ei]\w*|"
+    r"password\w*|cronologia|hist[óo]ric[oa]|historial|identifiants|zugangsdaten|bearer|prompt\s+syst[èe]me|"
+    r"instructions\s+syst[èe]me|system-?prompt|credentials?\s+file)"
+)
 _EXFILTRATION = re.compile(
     r"\b(send|e-?mail|mail|forward|post|upload|share|transmit|attach|copy|paste|include|leak|exfiltrate|dump|"
     r"write\s+out|tell\s+me|give\s+me|disclose|sende\w*|schick\w*|übermittl\w*|env[ií]a\w*|manda\w*|reenv[ií]a\w*|"
     r"envoie\w*|envoyez|transmet\w*|invia\w*|inoltra\w*|mande|manda\w*|envie|envia\w*|stuur\w*|verstuur\w*|"
-    r"lade|relay|hand\s+over|отправ\w*|пришли\w*|перешли\w*)\b[^.!?\n]{0,60}?(?<![\w.])" + _SECRET
-    + r"|(?<![\w.])" + _SECRET + r"\b[^.!?\n]{0,60}?\b(to|an|a|à|на|naar|para|per|at)\s+(\S+@\S+\.\w+|https?://|ftp://|\S+\.(example|com|net|org)"
+    r"lade|relay|hand\s+over|отправ\w*|пришли\w*|перешли\w*)\b[^.!?\n]{0,60}?(?<![\w.])"
+    + _SECRET
+    + r"|(?<![\w.])"
+    + _SECRET
+    + r"\b[^.!?\n]{0,60}?\b(to|an|a|à|на|naar|para|per|at)\s+(\S+@\S+\.\w+|https?://|ftp://|\S+\.(example|com|net|org)"
     r"\b|pastebin|our\s+\w+\s+endpoint)"
     r"|\b(what|which)\s+(are|is|were)\s+your\s+(hidden|secret|system|original|initial)\s+(instructions?|prompt|rules)"
     # Chinese and Japanese: a secret and a verb of sending, either way round
     r"|(密码|密钥|口令|令牌|系统提示|提示词|对话|聊天记录|パスワード|キー|トークン|システムプロンプト|会話)[^。\n]{0,25}"
     r"(发送|发给|发到|传到|上传|转发|送信|送っ|送る|アップロード|転送)"
     r"|(发送|发给|上传|转发)[^。\n]{0,25}(密码|密钥|系统提示|对话)",
-    re.IGNORECASE)
-_POLICY = (r"(polic(y|ies)|rules?|guidelines?|guidance|directions|restrictions|instructions|richtlinie\w*|pol[ií]tica|"
-           r"politique|politica|regeln|reglas|r[eè]gles?|regola|regole|regel|regels|regra|regras|consignes?|"
-           r"правил\w*|политик\w*)")
+    re.IGNORECASE,
+)
+_POLICY = (
+    r"(polic(y|ies)|rules?|guidelines?|guidance|directions|restrictions|instructions|richtlinie\w*|pol[ií]tica|"
+    r"politique|politica|regeln|reglas|r[eè]gles?|regola|regole|regel|regels|regra|regras|consignes?|"
+    r"правил\w*|политик\w*)"
+)
 _OVERRIDE = re.compile(
     r"(%{3,}|={3,}|>{3,}|<{3,}|\*{3,}|-{3,}|#{3,}|!{3,}|\[\[)[^\n]{0,40}\b(override|polic(y|ies)|rules?|notice|update|"
     r"admin\w*|instructions?|guidelines|directive|important)\b"
@@ -165,7 +181,8 @@ _OVERRIDE = re.compile(
     r"|\b(set|put|lay|cast)\s+aside\b[^.!?\n]{0,30}?\b" + _POLICY + r"\b|\bhereby\s+(rescinded|revoked|void)\b"
     r"|\bhenceforth\b\s*,?\s*(you|never|always|only|do|don'?t|reply|answer)\b"
     r"|\b(new|updated|changed)\s+" + _POLICY + r"\s+(is|are)\s+to\b"
-    r"|\b(new|neue[rs]?|nueva|nuevo|nouvelle|nouveau|nuova|nuovo|nieuwe|nova|novo|новое|новая|новые)\s+" + _POLICY
+    r"|\b(new|neue[rs]?|nueva|nuevo|nouvelle|nouveau|nuova|nuovo|nieuwe|nova|novo|новое|новая|новые)\s+"
+    + _POLICY
     + r"\s*[:：]"
     r"|(新规定|新规则|新政策|新的规则|新しいルール|新しい方針|新方針)"
     r"|\b(effective\s+immediately|from\s+this\s+point\s+(on|forward)|from\s+here\s+on)\b"
@@ -174,7 +191,8 @@ _OVERRIDE = re.compile(
     r"|\b(genehmige|aprueba|approuve|approva|aprove|accepte|keur)\s+(alle|todos|tous|toutes|tutti|todas|sempre|"
     r"siempre|toujours|always)\b|одобряй\w*\s+вс\w*|(批准|许可|承認|許可)(所有|一切|全部|すべて)|(所有|全ての|すべての)"
     r"[^。\n]{0,10}(批准|承認|許可)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _ROLE_CHANGE = re.compile(
     r"\byou('re|\s+are)\s+(now|no\s+longer|henceforth)\b|\byou\s+have\s+been\s+(upgraded|unlocked|freed|jailbroken)"
     r"|\b(switch\s+to|enable|activate|enter|turn\s+on)\b[\s\w']{0,25}\b(persona|mode|character|twin)\b"
@@ -190,7 +208,8 @@ _ROLE_CHANGE = re.compile(
     r"sei\s+(adesso|ora)|agora\s+(voc[eê]\s+[eé]|[eé]s))\b"
     r"|\b(sin\s+(filtros|restricciones|reglas|l[ií]mites)|sans\s+(aucune\s+)?(restriction|limite|r[eè]gle)s?|"
     r"ohne\s+(regeln|einschr[äa]nkungen|grenzen)|senza\s+(limiti|regole|filtri))\b|без\s+ограничени",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _TOOL_CALL = re.compile(
     r"\{\s*\"(tool|tool_name|tool_calls?|function|function_call|action|name|type)\"\s*:\s*[\"{\[][^}]{0,200}"
     r"\"(arguments|parameters|args|input|function|name|tool)\""
@@ -206,9 +225,14 @@ _TOOL_CALL = re.compile(
     r"|\{\s*\"(action|command|cmd)\"\s*:|\b(function_call|tool_use|tool_call)\s*[:=]"
     r"|\b(call|invoke|run|execute|use)\s+(the\s+)?(kg_\w+|[a-z_]+\(\))|\brun\s+the\s+following\b"
     r"|\bcurl\s+\S+\s*\|\s*(ba|z)?sh\b|\brm\s+-rf\b",
-    re.IGNORECASE)
-_INTENTS = (("exfiltration", _EXFILTRATION), ("override", _OVERRIDE), ("role_change", _ROLE_CHANGE),
-            ("tool_call", _TOOL_CALL))
+    re.IGNORECASE,
+)
+_INTENTS = (
+    ("exfiltration", _EXFILTRATION),
+    ("override", _OVERRIDE),
+    ("role_change", _ROLE_CHANGE),
+    ("tool_call", _TOOL_CALL),
+)
 
 _STRICT_LENGTH = 160  # from this many characters a text is screened strictly
 

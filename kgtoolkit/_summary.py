@@ -66,8 +66,12 @@ def _reasons(fact: Fact, label: str | None = None) -> tuple[str, ...]:
     """Why the summary withholds a fact (reason codes of :func:`kgtoolkit._screen.screen`), if it does:
     names and predicates (the id and the label shown) are screened; a value fact's text strictly."""
     found: list[str] = []
-    texts = ((fact.subject_name, False), (fact.predicate, False), (label or fact.predicate, False),
-             (fact.object_name, fact.object_is_value))
+    texts = (
+        (fact.subject_name, False),
+        (fact.predicate, False),
+        (label or fact.predicate, False),
+        (fact.object_name, fact.object_is_value),
+    )
     for text, strict in texts:
         found += [r for r in screen(text, strict=strict) if r not in found]
     return tuple(found)
@@ -132,8 +136,12 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
             lines.append(f"- … and {more} more")
         lines.append("")
     if withheld:
-        listed = ", ".join(f"{REASONS[code]} ({n})" for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        lines.append(f"_{len(withheld)} fact(s) withheld from this summary: {listed}. They are in the graph "
-                     "(query them to see them)._")
+        listed = ", ".join(
+            f"{REASONS[code]} ({n})" for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        lines.append(
+            f"_{len(withheld)} fact(s) withheld from this summary: {listed}. They are in the graph "
+            "(query them to see them)._"
+        )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -192,12 +192,18 @@ def parse_transaction_time(value: str, *, field: str, now: str | None = None) ->
         moment = None
     if moment is None or moment.tzinfo is None:
         why = "it names no time zone" if moment is not None else "not an ISO 8601 instant"
-        raise InvalidDate(f"{field} {value!r} is not a transaction time ({why}); write an instant in UTC such as "
-                          f"{now_text()}", field=field, value=value)
+        raise InvalidDate(
+            f"{field} {value!r} is not a transaction time ({why}); write an instant in UTC such as {now_text()}",
+            field=field,
+            value=value,
+        )
     text = moment.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
     if text > (now or now_text()):
-        raise InvalidDate(f"{field} {value!r} is in the future; a graph cannot have learned a fact later than now",
-                          field=field, value=value)
+        raise InvalidDate(
+            f"{field} {value!r} is in the future; a graph cannot have learned a fact later than now",
+            field=field,
+            value=value,
+        )
     return text
 
 

@@ -151,10 +151,15 @@ def state_expr(start: pl.Expr, end: pl.Expr, event: pl.Expr, clock: Clock) -> pl
     import polars as pl
 
     now, last = pl.lit(clock.now), pl.lit(clock.day_last)
-    return (pl.when(scheduled(start, now)).then(pl.lit("scheduled"))
-            .when(event).then(pl.lit("occurred"))
-            .when(current(start, end, now, last)).then(pl.lit("current"))
-            .otherwise(pl.lit("ended")))
+    return (
+        pl.when(scheduled(start, now))
+        .then(pl.lit("scheduled"))
+        .when(event)
+        .then(pl.lit("occurred"))
+        .when(current(start, end, now, last))
+        .then(pl.lit("current"))
+        .otherwise(pl.lit("ended"))
+    )
 
 
 def frame_keys(start: str = "start", end: str = "end") -> tuple[pl.Expr, pl.Expr]:
@@ -171,4 +176,3 @@ def key(text: str | None, *, end: bool = False) -> int:
     if text is None:
         return OPEN_END if end else OPEN_START
     return parse_bound(text, field="valid_to" if end else "valid_from", end=end).key
-

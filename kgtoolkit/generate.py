@@ -58,8 +58,16 @@ if TYPE_CHECKING:
     from .graph import KnowledgeGraph
     from .store import ImportReport
 
-__all__ = ["COLUMNS", "ENTITY_TYPES", "PREDICATES", "REORG_FRACTIONS", "add_generated", "build_demo", "generate",
-           "write_generated"]
+__all__ = [
+    "COLUMNS",
+    "ENTITY_TYPES",
+    "PREDICATES",
+    "REORG_FRACTIONS",
+    "add_generated",
+    "build_demo",
+    "generate",
+    "write_generated",
+]
 
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source")
 #: Entity kinds, as type names (``generate(..., types=True)`` adds them; extend the graph's vocabulary first).
@@ -69,27 +77,398 @@ REORG_FRACTIONS = (0.23, 0.51, 0.78)
 
 # ---------------------------------------------------------------------- vocabulary
 
-_DOMAINS = ["Payments", "Billing", "Orders", "Inventory", "Search", "Auth", "Users", "Notifications", "Shipping", "Catalog", "Pricing", "Analytics", "Reporting", "Checkout", "Cart", "Fraud", "Identity", "Ledger", "Invoices", "Messaging", "Media", "Images", "Recommendations", "Reviews", "Accounts", "Profiles", "Sessions", "Subscriptions", "Refunds", "Loyalty", "Coupons", "Tax", "Compliance", "Audit", "Logistics", "Warehouse", "Returns", "Support", "Tickets", "Chat", "Feeds", "Timeline", "Geo", "Maps", "Routing", "Dispatch", "Fleet", "Scheduling", "Calendar", "Documents", "Storage", "Uploads", "Thumbnails", "Translations", "Onboarding", "Signup", "Login", "Permissions", "Quotas", "Metering", "Experiments", "Flags", "Telemetry"]
+_DOMAINS = [
+    "Payments",
+    "Billing",
+    "Orders",
+    "Inventory",
+    "Search",
+    "Auth",
+    "Users",
+    "Notifications",
+    "Shipping",
+    "Catalog",
+    "Pricing",
+    "Analytics",
+    "Reporting",
+    "Checkout",
+    "Cart",
+    "Fraud",
+    "Identity",
+    "Ledger",
+    "Invoices",
+    "Messaging",
+    "Media",
+    "Images",
+    "Recommendations",
+    "Reviews",
+    "Accounts",
+    "Profiles",
+    "Sessions",
+    "Subscriptions",
+    "Refunds",
+    "Loyalty",
+    "Coupons",
+    "Tax",
+    "Compliance",
+    "Audit",
+    "Logistics",
+    "Warehouse",
+    "Returns",
+    "Support",
+    "Tickets",
+    "Chat",
+    "Feeds",
+    "Timeline",
+    "Geo",
+    "Maps",
+    "Routing",
+    "Dispatch",
+    "Fleet",
+    "Scheduling",
+    "Calendar",
+    "Documents",
+    "Storage",
+    "Uploads",
+    "Thumbnails",
+    "Translations",
+    "Onboarding",
+    "Signup",
+    "Login",
+    "Permissions",
+    "Quotas",
+    "Metering",
+    "Experiments",
+    "Flags",
+    "Telemetry",
+]
 _SERVICE_KINDS = ["API", "Service", "Worker", "Gateway", "Backend", "Scheduler", "Processor", "Frontend"]
 _EVENTS = ["created", "updated", "deleted", "events", "jobs", "retries", "dlq", "audit"]
 _ENGINES = ["pg", "mysql", "redis", "mongo", "dynamo", "es", "cassandra", "sqlite"]
-_AREAS = ["Platform", "Infra", "Reliability", "Data", "Mobile", "Web", "Growth", "Security", "Identity", "Payments", "Billing", "Checkout", "Search", "Discovery", "Core", "Edge", "Storage", "Messaging", "Tooling", "Frontend", "Backend", "Analytics", "Insights", "Fulfilment", "Logistics", "Support", "Compliance", "Ledger", "Media", "Maps", "Apps"]
-_FIRST = ["Alice", "Bob", "Carla", "David", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kira", "Liam", "Mei", "Noah", "Olga", "Pavel", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wen", "Ximena", "Yusuf", "Zoe", "Aisha", "Bruno", "Chloé", "Dmitri", "Emeka", "Fatima", "Gustavo", "Hana", "Ivan", "Jana", "Kwame", "Lena", "Mateo", "Nadia", "Oscar", "Priya", "Rafael", "Sofia", "Tomás", "Ugo", "Valentina", "Wei", "Yara", "Zane", "Amir", "Beatriz", "Chen", "Dana", "Erik", "Freya", "Gabriel", "Helga", "Ishaan", "Julia", "Kenji", "Leila", "Marco", "Nina", "Omar", "Paula", "Raj", "Sara", "Theo", "Uma", "Victor", "Willa", "Xavier", "Yuki", "Zara", "Anders", "Björn", "Camille", "Diego", "Esther", "Felix", "Greta", "Hugo", "Ingrid", "Jamal", "Katya", "Lucas", "Maya", "Nils", "Ola", "Pedro", "Rhea", "Stefan", "Tessa", "Viktor"]
-_LAST = ["Martin", "Garcia", "Chen", "Kumar", "Okafor", "Nguyen", "Smith", "Müller", "Rossi", "Silva", "Kowalski", "Haddad", "Tanaka", "Johansson", "O'Brien", "Dubois", "Novak", "Petrov", "Santos", "Ali", "Kim", "Park", "Lopez", "Fischer", "Moreau", "Costa", "Jensen", "Horvat", "Yilmaz", "Andersen", "Bianchi", "Cohen", "D'Souza", "Ekström", "Fernandes", "Gallagher", "Hoffmann", "Ivanova", "Jovanovic", "Keller", "Larsen", "Mendes", "Nakamura", "Olsen", "Pereira", "Quispe", "Romero", "Schmidt", "Takahashi", "Ueda", "Varga", "Wagner", "Xu", "Yamamoto", "Zhang", "Abbott", "Baker", "Carter", "Dawson", "Ellis", "Foster", "Gupta", "Hughes", "Iyer", "Jacobs", "Kaur", "Lindqvist", "Mehta", "Nolan", "Ortiz", "Patel", "Reyes", "Sato", "Thompson", "Usman", "Vasquez", "Walsh", "Young", "Zimmermann", "Brennan", "Castillo", "Delgado", "Eriksen", "Fontaine", "Grant", "Hartmann", "Inoue", "Jaramillo", "Kruger", "Lambert", "Marsh", "Nieminen", "Owusu", "Price", "Quinlan", "Ramos", "Schneider", "Torres", "Vogel", "Whitfield"]
-_COMPANY_PREFIXES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Wonka", "Tyrell", "Cyberdyne", "Soylent", "Northwind", "Contoso", "Fabrikam", "Vandelay", "Aperture", "Massive", "Oscorp", "Pied", "Gringotts", "Monarch", "Nakatomi", "Virtucon", "Zorg", "Blue", "Yoyodyne", "Duff", "Krusty", "Gekko", "Bluth", "Dunder", "Sterling", "Prestige", "Wernham", "Vehement", "Rekall", "Weyland", "Ollivander", "Tessier", "Omni", "Sirius", "Polaris", "Lumen", "Quanta", "Helix", "Vertex", "Nimbus", "Orbit", "Kestrel", "Falcon", "Juniper", "Maple", "Cedar", "Willow", "Aurora", "Zenith", "Apex", "Summit", "Harbor"]
+_AREAS = [
+    "Platform",
+    "Infra",
+    "Reliability",
+    "Data",
+    "Mobile",
+    "Web",
+    "Growth",
+    "Security",
+    "Identity",
+    "Payments",
+    "Billing",
+    "Checkout",
+    "Search",
+    "Discovery",
+    "Core",
+    "Edge",
+    "Storage",
+    "Messaging",
+    "Tooling",
+    "Frontend",
+    "Backend",
+    "Analytics",
+    "Insights",
+    "Fulfilment",
+    "Logistics",
+    "Support",
+    "Compliance",
+    "Ledger",
+    "Media",
+    "Maps",
+    "Apps",
+]
+_FIRST = [
+    "Alice",
+    "Bob",
+    "Carla",
+    "David",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kira",
+    "Liam",
+    "Mei",
+    "Noah",
+    "Olga",
+    "Pavel",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+    "Aisha",
+    "Bruno",
+    "Chloé",
+    "Dmitri",
+    "Emeka",
+    "Fatima",
+    "Gustavo",
+    "Hana",
+    "Ivan",
+    "Jana",
+    "Kwame",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oscar",
+    "Priya",
+    "Rafael",
+    "Sofia",
+    "Tomás",
+    "Ugo",
+    "Valentina",
+    "Wei",
+    "Yara",
+    "Zane",
+    "Amir",
+    "Beatriz",
+    "Chen",
+    "Dana",
+    "Erik",
+    "Freya",
+    "Gabriel",
+    "Helga",
+    "Ishaan",
+    "Julia",
+    "Kenji",
+    "Leila",
+    "Marco",
+    "Nina",
+    "Omar",
+    "Paula",
+    "Raj",
+    "Sara",
+    "Theo",
+    "Uma",
+    "Victor",
+    "Willa",
+    "Xavier",
+    "Yuki",
+    "Zara",
+    "Anders",
+    "Björn",
+    "Camille",
+    "Diego",
+    "Esther",
+    "Felix",
+    "Greta",
+    "Hugo",
+    "Ingrid",
+    "Jamal",
+    "Katya",
+    "Lucas",
+    "Maya",
+    "Nils",
+    "Ola",
+    "Pedro",
+    "Rhea",
+    "Stefan",
+    "Tessa",
+    "Viktor",
+]
+_LAST = [
+    "Martin",
+    "Garcia",
+    "Chen",
+    "Kumar",
+    "Okafor",
+    "Nguyen",
+    "Smith",
+    "Müller",
+    "Rossi",
+    "Silva",
+    "Kowalski",
+    "Haddad",
+    "Tanaka",
+    "Johansson",
+    "O'Brien",
+    "Dubois",
+    "Novak",
+    "Petrov",
+    "Santos",
+    "Ali",
+    "Kim",
+    "Park",
+    "Lopez",
+    "Fischer",
+    "Moreau",
+    "Costa",
+    "Jensen",
+    "Horvat",
+    "Yilmaz",
+    "Andersen",
+    "Bianchi",
+    "Cohen",
+    "D'Souza",
+    "Ekström",
+    "Fernandes",
+    "Gallagher",
+    "Hoffmann",
+    "Ivanova",
+    "Jovanovic",
+    "Keller",
+    "Larsen",
+    "Mendes",
+    "Nakamura",
+    "Olsen",
+    "Pereira",
+    "Quispe",
+    "Romero",
+    "Schmidt",
+    "Takahashi",
+    "Ueda",
+    "Varga",
+    "Wagner",
+    "Xu",
+    "Yamamoto",
+    "Zhang",
+    "Abbott",
+    "Baker",
+    "Carter",
+    "Dawson",
+    "Ellis",
+    "Foster",
+    "Gupta",
+    "Hughes",
+    "Iyer",
+    "Jacobs",
+    "Kaur",
+    "Lindqvist",
+    "Mehta",
+    "Nolan",
+    "Ortiz",
+    "Patel",
+    "Reyes",
+    "Sato",
+    "Thompson",
+    "Usman",
+    "Vasquez",
+    "Walsh",
+    "Young",
+    "Zimmermann",
+    "Brennan",
+    "Castillo",
+    "Delgado",
+    "Eriksen",
+    "Fontaine",
+    "Grant",
+    "Hartmann",
+    "Inoue",
+    "Jaramillo",
+    "Kruger",
+    "Lambert",
+    "Marsh",
+    "Nieminen",
+    "Owusu",
+    "Price",
+    "Quinlan",
+    "Ramos",
+    "Schneider",
+    "Torres",
+    "Vogel",
+    "Whitfield",
+]
+_COMPANY_PREFIXES = [
+    "Acme",
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Stark",
+    "Wayne",
+    "Wonka",
+    "Tyrell",
+    "Cyberdyne",
+    "Soylent",
+    "Northwind",
+    "Contoso",
+    "Fabrikam",
+    "Vandelay",
+    "Aperture",
+    "Massive",
+    "Oscorp",
+    "Pied",
+    "Gringotts",
+    "Monarch",
+    "Nakatomi",
+    "Virtucon",
+    "Zorg",
+    "Blue",
+    "Yoyodyne",
+    "Duff",
+    "Krusty",
+    "Gekko",
+    "Bluth",
+    "Dunder",
+    "Sterling",
+    "Prestige",
+    "Wernham",
+    "Vehement",
+    "Rekall",
+    "Weyland",
+    "Ollivander",
+    "Tessier",
+    "Omni",
+    "Sirius",
+    "Polaris",
+    "Lumen",
+    "Quanta",
+    "Helix",
+    "Vertex",
+    "Nimbus",
+    "Orbit",
+    "Kestrel",
+    "Falcon",
+    "Juniper",
+    "Maple",
+    "Cedar",
+    "Willow",
+    "Aurora",
+    "Zenith",
+    "Apex",
+    "Summit",
+    "Harbor",
+]
 _COMPANY_KINDS = ["Corp", "Inc", "Labs", "Ltd", "GmbH", "Systems", "Group", "Technologies"]
 _DOMAINS_MAIL = ("example.com", "mail.example.org")
 _ROLES = (
-    "Software Engineer", "Senior Software Engineer", "Staff Engineer", "Principal Engineer", "Engineering Manager",
-    "Product Manager", "Designer", "Data Scientist", "Site Reliability Engineer", "QA Engineer", "Director",
-    "Support Engineer", "Data Engineer", "Security Engineer",
+    "Software Engineer",
+    "Senior Software Engineer",
+    "Staff Engineer",
+    "Principal Engineer",
+    "Engineering Manager",
+    "Product Manager",
+    "Designer",
+    "Data Scientist",
+    "Site Reliability Engineer",
+    "QA Engineer",
+    "Director",
+    "Support Engineer",
+    "Data Engineer",
+    "Security Engineer",
 )
 
 #: Predicates the generator writes, with the source most of their facts name.
 PREDICATES: dict[str, str] = {
-    "works_at": "hr-sync", "member_of": "hr-sync", "reports_to": "hr-sync", "email": "directory", "role": "hr-sync",
-    "owned_by": "service-catalog", "uses_database": "service-catalog", "uses_queue": "service-catalog",
-    "depends_on": "tracing", "part_of": "hr-sync",
+    "works_at": "hr-sync",
+    "member_of": "hr-sync",
+    "reports_to": "hr-sync",
+    "email": "directory",
+    "role": "hr-sync",
+    "owned_by": "service-catalog",
+    "uses_database": "service-catalog",
+    "uses_queue": "service-catalog",
+    "depends_on": "tracing",
+    "part_of": "hr-sync",
 }
 _PRED_CODE = {p: i for i, p in enumerate(PREDICATES)}
 _SOURCES = (*dict.fromkeys(PREDICATES.values()), "agent")
@@ -159,8 +538,11 @@ def _combos(n: int, first: Sequence[str], second: Sequence[str], template: str, 
     frame = pl.DataFrame({"a": a, "b": b, "k": k})
     pieces = template.replace("{a}", "\0a\0").replace("{b}", "\0b\0").split("\0")
     base = pl.concat_str([pl.col(p) if p in ("a", "b") else pl.lit(p) for p in pieces if p != ""])
-    suffix = pl.when(pl.col("k") > 1).then(pl.lit(extra.split("{k}")[0]) + pl.col("k").cast(pl.String)
-                                           + pl.lit(extra.split("{k}")[1])).otherwise(pl.lit(""))
+    suffix = (
+        pl.when(pl.col("k") > 1)
+        .then(pl.lit(extra.split("{k}")[0]) + pl.col("k").cast(pl.String) + pl.lit(extra.split("{k}")[1]))
+        .otherwise(pl.lit(""))
+    )
     return frame.select((base + suffix).alias("name"))["name"]
 
 
@@ -172,21 +554,37 @@ def _people(n: int) -> pl.DataFrame:
     pairs = len(_FIRST) * len(_LAST)
     k = i // pairs
     letters = pl.Series(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-    frame = pl.DataFrame({
-        "first": pl.Series(_FIRST).gather(i % len(_FIRST)),
-        "last": pl.Series(_LAST).gather(_mix(i, len(_FIRST), len(_LAST))),
-        "k": k,
-        "letter": letters.gather(np.maximum(k - 1, 0) % 26),
-        "round": (np.maximum(k - 1, 0) // 26),
-    })
-    initial = (pl.when(pl.col("k") == 0).then(pl.lit(""))
-               .otherwise(pl.col("letter") + pl.when(pl.col("round") > 0).then(pl.col("round").cast(pl.String))
-                          .otherwise(pl.lit("")) + pl.lit(". ")))
+    frame = pl.DataFrame(
+        {
+            "first": pl.Series(_FIRST).gather(i % len(_FIRST)),
+            "last": pl.Series(_LAST).gather(_mix(i, len(_FIRST), len(_LAST))),
+            "k": k,
+            "letter": letters.gather(np.maximum(k - 1, 0) % 26),
+            "round": (np.maximum(k - 1, 0) // 26),
+        }
+    )
+    initial = (
+        pl.when(pl.col("k") == 0)
+        .then(pl.lit(""))
+        .otherwise(
+            pl.col("letter")
+            + pl.when(pl.col("round") > 0).then(pl.col("round").cast(pl.String)).otherwise(pl.lit(""))
+            + pl.lit(". ")
+        )
+    )
     frame = frame.with_columns(name=pl.col("first") + pl.lit(" ") + initial + pl.col("last"))
     # Emails: an ASCII slug of the name; the alternative address (after a change) is on another domain.
-    slug = (pl.col("name").str.to_lowercase().str.replace_all("é", "e").str.replace_all("ö", "o")
-            .str.replace_all("ü", "u").str.replace_all("å", "a").str.replace_all("á", "a")
-            .str.replace_all("[^a-z0-9]+", ".").str.strip_chars("."))
+    slug = (
+        pl.col("name")
+        .str.to_lowercase()
+        .str.replace_all("é", "e")
+        .str.replace_all("ö", "o")
+        .str.replace_all("ü", "u")
+        .str.replace_all("å", "a")
+        .str.replace_all("á", "a")
+        .str.replace_all("[^a-z0-9]+", ".")
+        .str.strip_chars(".")
+    )
     return frame.select(
         "name",
         primary=slug + pl.lit("@" + _DOMAINS_MAIL[0]),
@@ -277,16 +675,18 @@ def _chains(
     key = rnd.raw(n)
     size = int(exists.sum())
     source = np.where(rnd.chance(size, _AGENT_SHARE), len(_SOURCES) - 1, _SOURCES.index(PREDICATES[predicate]))
-    rows.add({
-        "chain": np.broadcast_to(key[:, None], (n, links))[exists],
-        "link": np.broadcast_to(np.arange(links), (n, links))[exists],
-        "s": np.broadcast_to(subjects[:, None], (n, links))[exists].astype(np.int64),
-        "p": np.full(size, _PRED_CODE[predicate], dtype=np.int8),
-        "o": objects[exists].astype(np.int64),
-        "from": from_day[exists].astype(np.int32),
-        "to": to_day[exists].astype(np.int32),
-        "src": source.astype(np.int8),
-    })
+    rows.add(
+        {
+            "chain": np.broadcast_to(key[:, None], (n, links))[exists],
+            "link": np.broadcast_to(np.arange(links), (n, links))[exists],
+            "s": np.broadcast_to(subjects[:, None], (n, links))[exists].astype(np.int64),
+            "p": np.full(size, _PRED_CODE[predicate], dtype=np.int8),
+            "o": objects[exists].astype(np.int64),
+            "from": from_day[exists].astype(np.int32),
+            "to": to_day[exists].astype(np.int32),
+            "src": source.astype(np.int8),
+        }
+    )
 
 
 def _some(rnd: _Random, codes: np.ndarray, p: float) -> np.ndarray:
@@ -343,51 +743,140 @@ def _graph(people: int, seed: int, days: int) -> tuple[pl.DataFrame, pl.Series, 
     # People: employer, teams (a few people are in two), manager, email, role.
     r = _Random(seed, next(streams))
     who = _some(r, people_, 0.95)
-    _chains(r, rows, who, _pick(r, len(who), 4, companies, 1.1), "works_at", mean_days=1100, p_unknown=0.15,
-            p_end=0.04, p_conflict=0.01, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 4, companies, 1.1),
+        "works_at",
+        mean_days=1100,
+        p_unknown=0.15,
+        p_end=0.04,
+        p_conflict=0.01,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     who = np.concatenate([_some(r, people_, 0.9), _some(r, people_, 0.1)])
-    _chains(r, rows, who, _pick(r, len(who), 6, teams, 1.0), "member_of", mean_days=420, p_unknown=0.05, p_end=0.03,
-            reorg=True, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 6, teams, 1.0),
+        "member_of",
+        mean_days=420,
+        p_unknown=0.05,
+        p_end=0.03,
+        reorg=True,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     who = _some(r, people_, 0.85)
-    _chains(r, rows, who, _pick(r, len(who), 6, managers, 1.2), "reports_to", mean_days=500, p_unknown=0.1,
-            p_end=0.03, p_conflict=0.02, reorg=True, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 6, managers, 1.2),
+        "reports_to",
+        mean_days=500,
+        p_unknown=0.1,
+        p_end=0.03,
+        p_conflict=0.02,
+        reorg=True,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     mails = np.stack([primary, alternative, primary], axis=1)
     _chains(r, rows, people_, mails, "email", mean_days=1800, p_unknown=0.5, p_conflict=0.01, days=days)
     r = _Random(seed, next(streams))
     who = _some(r, people_, 0.8)
-    _chains(r, rows, who, _pick(r, len(who), 5, roles, 0.7), "role", mean_days=550, p_unknown=0.2, p_conflict=0.01,
-            days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 5, roles, 0.7),
+        "role",
+        mean_days=550,
+        p_unknown=0.2,
+        p_conflict=0.01,
+        days=days,
+    )
 
     # Services: owner team, database, queue, and a Pareto number of dependencies on (hub) services.
     r = _Random(seed, next(streams))
     owned = np.concatenate([codes["service"], _some(r, codes["queue"], 0.8), _some(r, codes["database"], 0.8)])
     who = _some(r, owned, 0.95)
-    _chains(r, rows, who, _pick(r, len(who), 5, teams, 1.0), "owned_by", mean_days=600, p_unknown=0.1, p_end=0.02,
-            p_conflict=0.03, reorg=True, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 5, teams, 1.0),
+        "owned_by",
+        mean_days=600,
+        p_unknown=0.1,
+        p_end=0.02,
+        p_conflict=0.03,
+        reorg=True,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     who = _some(r, codes["service"], 0.75)
-    _chains(r, rows, who, _pick(r, len(who), 4, databases, 1.3), "uses_database", mean_days=900, p_unknown=0.1,
-            p_end=0.02, p_conflict=0.03, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 4, databases, 1.3),
+        "uses_database",
+        mean_days=900,
+        p_unknown=0.1,
+        p_end=0.02,
+        p_conflict=0.03,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     who = _some(r, codes["service"], 0.55)
-    _chains(r, rows, who, _pick(r, len(who), 4, queues, 1.2), "uses_queue", mean_days=700, p_unknown=0.1,
-            p_end=0.03, p_conflict=0.03, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 4, queues, 1.2),
+        "uses_queue",
+        mean_days=700,
+        p_unknown=0.1,
+        p_end=0.03,
+        p_conflict=0.03,
+        days=days,
+    )
     r = _Random(seed, next(streams))
     service_count = len(codes["service"])
     pareto = np.floor((1.0 - r.uniform(service_count)) ** (-1 / 1.4)).astype(np.int64)  # 1, 1, 2, 1, 7, 1, 240, ...
     degree = pareto - 1 + r.chance(service_count, 0.85)  # about 15% depend on nothing
     degree = np.minimum(degree, min(200, service_count - 1))
     who = np.repeat(codes["service"], degree)
-    _chains(r, rows, who, _pick(r, len(who), 3, services, 1.3), "depends_on", mean_days=500, p_unknown=0.05,
-            p_end=0.1, days=days)
+    _chains(
+        r,
+        rows,
+        who,
+        _pick(r, len(who), 3, services, 1.3),
+        "depends_on",
+        mean_days=500,
+        p_unknown=0.05,
+        p_end=0.1,
+        days=days,
+    )
 
     # Teams belong to companies (re-orgs move a few).
     r = _Random(seed, next(streams))
-    _chains(r, rows, codes["team"], _pick(r, len(codes["team"]), 3, companies, 1.3), "part_of", mean_days=1000,
-            p_conflict=0.01, reorg=True, days=days)
+    _chains(
+        r,
+        rows,
+        codes["team"],
+        _pick(r, len(codes["team"]), 3, companies, 1.3),
+        "part_of",
+        mean_days=1000,
+        p_conflict=0.01,
+        reorg=True,
+        days=days,
+    )
 
     ends = np.cumsum([counts[kind] for kind in ENTITY_TYPES])
     return _dedupe(pl.DataFrame(rows.columns())), table, ends
@@ -400,13 +889,16 @@ def _dedupe(frame: pl.DataFrame) -> pl.DataFrame:
     # One current fact per (subject, predicate, object); identical ended facts once.
     start = pl.when(pl.col("to") < 0).then(pl.lit(-2, pl.Int32)).otherwise(pl.col("from")).alias("f")
     key = pl.struct("s", "p", "o", start, "to")
-    return (frame.filter(pl.col("s") != pl.col("o"))  # nobody reports to themselves, no service depends on itself
-            .sort("chain", "link", maintain_order=True)
-            .filter(key.is_first_distinct()))
+    return (
+        frame.filter(pl.col("s") != pl.col("o"))  # nobody reports to themselves, no service depends on itself
+        .sort("chain", "link", maintain_order=True)
+        .filter(key.is_first_distinct())
+    )
 
 
-def generate(facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", days: int = 730,
-             types: bool = False) -> pl.DataFrame:
+def generate(
+    facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", days: int = 730, types: bool = False
+) -> pl.DataFrame:
     """A synthetic graph of exactly ``facts`` facts over ``days`` days from ``start``, seeded.
 
     Text columns ``subject, predicate, object, valid_from, valid_to, source`` (dates ``YYYY-MM-DD``;
@@ -425,8 +917,11 @@ def generate(facts: int, *, seed: int = 7, start: str | dt.date = "2024-01-01", 
         first = start if isinstance(start, dt.date) else dt.date.fromisoformat(str(start))
         first + dt.timedelta(days=days)
     except (ValueError, OverflowError) as exc:
-        raise InvalidRequest(f"start must be a date YYYY-MM-DD and start + days before 9999-12-31, not {start!r}",
-                             field="start", value=str(start)) from exc
+        raise InvalidRequest(
+            f"start must be a date YYYY-MM-DD and start + days before 9999-12-31, not {start!r}",
+            field="start",
+            value=str(start),
+        ) from exc
     if isinstance(first, dt.datetime):
         first = first.date()
     schema = {c: pl.String for c in COLUMNS} | ({"subject_type": pl.String, "object_type": pl.String} if types else {})
@@ -471,8 +966,11 @@ def write_generated(path: str | os.PathLike[str], facts: int, *, seed: int = 7, 
     suffix = target.suffix.lower()
     writers = {".tsv": "tsv", ".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}
     if suffix not in writers:
-        raise InvalidRequest(f"cannot tell the format of {target.name!r}; name it .tsv, .csv, .parquet or .jsonl",
-                             field="path", value=str(target))
+        raise InvalidRequest(
+            f"cannot tell the format of {target.name!r}; name it .tsv, .csv, .parquet or .jsonl",
+            field="path",
+            value=str(target),
+        )
     frame = generate(facts, seed=seed, **options)
     kind = writers[suffix]
     if kind == "tsv":
@@ -486,8 +984,9 @@ def write_generated(path: str | os.PathLike[str], facts: int, *, seed: int = 7, 
     return frame.height
 
 
-def add_generated(kg: KnowledgeGraph, facts: int, *, seed: int = 7, progress: Callable[[int, int], None] | None = None,
-                  **options: Any) -> ImportReport:
+def add_generated(
+    kg: KnowledgeGraph, facts: int, *, seed: int = 7, progress: Callable[[int, int], None] | None = None, **options: Any
+) -> ImportReport:
     """Generate ``facts`` facts with typed entities and add them to ``kg``; returns the import's report.
 
     The graph's type vocabulary gains :data:`ENTITY_TYPES` first; the facts then go in by the rules

@@ -26,8 +26,9 @@ from .store import Backend, DatabaseName, GraphStore
 __all__ = ["KnowledgeGraph", "open"]
 
 
-def open(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0,
-         backend: Backend | None = None) -> KnowledgeGraph:
+def open(
+    db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0, backend: Backend | None = None
+) -> KnowledgeGraph:
     """Open (creating on first use) the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…``
     (see :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
 
@@ -52,8 +53,15 @@ class KnowledgeGraph(GraphStore):
 
     # ------------------------------------------------------------------ cleaning up (contract §14)
 
-    def duplicates(self, *, kind: str = "entities", limit: int | None = None, offset: int = 0,
-                   min_score: float | None = None, embeddings: bool | None = None) -> Page[DuplicateCandidate]:
+    def duplicates(
+        self,
+        *,
+        kind: str = "entities",
+        limit: int | None = None,
+        offset: int = 0,
+        min_score: float | None = None,
+        embeddings: bool | None = None,
+    ) -> Page[DuplicateCandidate]:
         """Likely duplicates among entity names (or predicates), best first, each saying why; never merges.
 
         See :func:`kgtoolkit.duplicates.find_duplicates` (``embeddings``: the search extra's signal; None
@@ -69,8 +77,9 @@ class KnowledgeGraph(GraphStore):
         """
         return NotDuplicate(kind, *self.mark_not_same(first, second, kind=kind))
 
-    def check(self, *, codes: Collection[str] | None = None, limit: int | None = None,
-              offset: int = 0) -> Page[Finding]:
+    def check(
+        self, *, codes: Collection[str] | None = None, limit: int | None = None, offset: int = 0
+    ) -> Page[Finding]:
         """Temporal and structural findings, each with a stable ``code`` (see :func:`kgtoolkit.findings.check`)."""
         return check(self, codes=codes, limit=limit, offset=offset)
 

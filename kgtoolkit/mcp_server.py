@@ -71,6 +71,7 @@ INSTRUCTIONS = (
     "and suggestions."
 )
 
+
 def tool_specs() -> dict[str, dict[str, Any]]:
     """``kg_<action>`` → ``{"name", "action", "title", "description", "inputSchema", "annotations"}`` for every
     action of the agent tool's registry, read at call time (so a new action appears without an edit here)."""
@@ -93,8 +94,9 @@ def tool_specs() -> dict[str, dict[str, Any]]:
     return specs
 
 
-def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | None,
-         failure: dict[str, Any] | None = None) -> dict[str, Any]:
+def call(
+    kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | None, failure: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Answer one tool call with the agent tool's envelope; never raises.
 
     ``kg_x`` with ``arguments`` is ``run_tool({"action": "x", **arguments})``: the one dispatcher, with
@@ -105,12 +107,21 @@ def call(kg: KnowledgeGraph | None, tool: str, arguments: Mapping[str, Any] | No
     specs = tool_specs()
     if tool not in specs:
         names = sorted(specs)
-        return _tool.envelope(error=InvalidRequest(f"unknown tool {tool!r}; use one of: {', '.join(names)}",
-                                                   field="name", value=str(tool), suggestions=names))
+        return _tool.envelope(
+            error=InvalidRequest(
+                f"unknown tool {tool!r}; use one of: {', '.join(names)}",
+                field="name",
+                value=str(tool),
+                suggestions=names,
+            )
+        )
     args = dict(arguments or {})
     if "action" in args:
-        return _tool.envelope(error=InvalidRequest(f"{tool} does not take action: the tool name is the action",
-                                                   field="action", value=str(args["action"])))
+        return _tool.envelope(
+            error=InvalidRequest(
+                f"{tool} does not take action: the tool name is the action", field="action", value=str(args["action"])
+            )
+        )
     return _tool.run_tool({"action": specs[tool]["action"], **args}, kg=kg, default_limit=DEFAULT_LIMIT)
 
 
@@ -124,12 +135,14 @@ def _import_sdk() -> Any:
         import mcp_types
         from mcp.server.lowlevel import Server
     except ImportError as exc:
-        raise MissingDependency(f"`kgtoolkit mcp` needs the official MCP SDK ({exc}); install it: "
-                                f"pip install '{MCP_REQUIREMENT}'") from exc
+        raise MissingDependency(
+            f"`kgtoolkit mcp` needs the official MCP SDK ({exc}); install it: pip install '{MCP_REQUIREMENT}'"
+        ) from exc
     found = version("mcp")
     if int(found.split(".")[0]) < 2:
-        raise MissingDependency(f"`kgtoolkit mcp` needs mcp 2.x, found {found}; upgrade: "
-                                f"pip install -U '{MCP_REQUIREMENT}'")
+        raise MissingDependency(
+            f"`kgtoolkit mcp` needs mcp 2.x, found {found}; upgrade: pip install -U '{MCP_REQUIREMENT}'"
+        )
     return Server, mcp_types
 
 
@@ -154,18 +167,30 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
 
     def tool_result(answer: dict[str, Any]) -> Any:
         text, answer = _tool.answer_json(answer)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=answer, is_error=not answer["ok"])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=answer, is_error=not answer["ok"]
+        )
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         tools = []
         for s in tool_specs().values():
             hints = s["annotations"]
             annotations = types.ToolAnnotations(
-                title=s["title"], read_only_hint=hints["readOnlyHint"], destructive_hint=hints["destructiveHint"],
-                idempotent_hint=hints["idempotentHint"], open_world_hint=hints["openWorldHint"])
-            tools.append(types.Tool(name=s["name"], title=s["title"], description=s["description"],
-                                    input_schema=s["inputSchema"], annotations=annotations))
+                title=s["title"],
+                read_only_hint=hints["readOnlyHint"],
+                destructive_hint=hints["destructiveHint"],
+                idempotent_hint=hints["idempotentHint"],
+                open_world_hint=hints["openWorldHint"],
+            )
+            tools.append(
+                types.Tool(
+                    name=s["name"],
+                    title=s["title"],
+                    description=s["description"],
+                    input_schema=s["inputSchema"],
+                    annotations=annotations,
+                )
+            )
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
@@ -178,13 +203,24 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
         return str(answer["result"]["markdown"])
 
     async def list_resources(ctx: Any, params: Any) -> Any:
-        return types.ListResourcesResult(resources=[
-            types.Resource(uri=SUMMARY_URI, name="summary", title="Knowledge graph summary", mime_type="text/markdown",
-                           description="The best-connected entities and their current facts (kg_summary), "
-                                       "as Markdown."),
-            types.Resource(uri=STATS_URI, name="stats", title="Knowledge graph counts", mime_type="application/json",
-                           description="Entities per type, facts, current, ended, predicates, aliases (kg_stats)."),
-        ])
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=SUMMARY_URI,
+                    name="summary",
+                    title="Knowledge graph summary",
+                    mime_type="text/markdown",
+                    description="The best-connected entities and their current facts (kg_summary), as Markdown.",
+                ),
+                types.Resource(
+                    uri=STATS_URI,
+                    name="stats",
+                    title="Knowledge graph counts",
+                    mime_type="application/json",
+                    description="Entities per type, facts, current, ended, predicates, aliases (kg_stats).",
+                ),
+            ]
+        )
 
     async def read_resource(ctx: Any, params: Any) -> Any:
         uri = str(params.uri)
@@ -196,37 +232,50 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
                 raise MCPError(types.INTERNAL_ERROR, answer["error"]["message"], answer["error"])
             text, mime = json.dumps(answer["result"], ensure_ascii=False, indent=2), "application/json"
         else:
-            raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri!r}; use {SUMMARY_URI} or {STATS_URI}",
-                           {"uri": uri, "suggestions": [SUMMARY_URI, STATS_URI]})
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"unknown resource {uri!r}; use {SUMMARY_URI} or {STATS_URI}",
+                {"uri": uri, "suggestions": [SUMMARY_URI, STATS_URI]},
+            )
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
 
     prompt = types.Prompt(
-        name=PROMPT_NAME, title="Knowledge graph context",
+        name=PROMPT_NAME,
+        title="Knowledge graph context",
         description="What the shared knowledge graph holds (top entities and their current facts), to start "
-                    "a task with.",
+        "a task with.",
         arguments=[
             types.PromptArgument(name="limit", description="How many entities (default 20).", required=False),
             types.PromptArgument(name="style", description="main or subagent.", required=False),
-            types.PromptArgument(name="as_of", description="The facts current on this date (YYYY-MM-DD).",
-                                 required=False),
-        ])
+            types.PromptArgument(
+                name="as_of", description="The facts current on this date (YYYY-MM-DD).", required=False
+            ),
+        ],
+    )
 
     async def list_prompts(ctx: Any, params: Any) -> Any:
         return types.ListPromptsResult(prompts=[prompt])
 
     async def get_prompt(ctx: Any, params: Any) -> Any:
         if params.name != PROMPT_NAME:
-            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}; use {PROMPT_NAME}",
-                           {"suggestions": [PROMPT_NAME]})
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"unknown prompt {params.name!r}; use {PROMPT_NAME}",
+                {"suggestions": [PROMPT_NAME]},
+            )
         args: dict[str, Any] = {k: v for k, v in (params.arguments or {}).items() if v not in (None, "")}
         if isinstance(args.get("limit"), str) and args["limit"].strip().isdigit():
             args["limit"] = int(args["limit"])  # prompt arguments are text; the dispatcher checks the rest
         markdown = await summary(args)
-        text = (f"{markdown.rstrip()}\n\nThis is the shared knowledge graph (kgtoolkit). Check kg_query before "
-                "answering about past decisions; record stable facts with kg_add and close changed ones with "
-                "kg_supersede or kg_invalidate.\n")
-        return types.GetPromptResult(description="Knowledge graph context", messages=[
-            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+        text = (
+            f"{markdown.rstrip()}\n\nThis is the shared knowledge graph (kgtoolkit). Check kg_query before "
+            "answering about past decisions; record stable facts with kg_add and close changed ones with "
+            "kg_supersede or kg_invalidate.\n"
+        )
+        return types.GetPromptResult(
+            description="Knowledge graph context",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+        )
 
     from importlib.metadata import PackageNotFoundError, version
 
@@ -235,9 +284,16 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         ours = "0"
     return Server(
-        SERVER_NAME, version=ours, title="kgtoolkit knowledge graph", instructions=INSTRUCTIONS,
-        on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-        on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+        SERVER_NAME,
+        version=ours,
+        title="kgtoolkit knowledge graph",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 
@@ -265,15 +321,26 @@ def serve(db: str | os.PathLike[str] | None = None) -> None:
 
 # client -> (file format, where the snippet goes)
 CLIENTS: dict[str, tuple[str, str]] = {
-    "claude-code": ("mcpServers+type", "save as .mcp.json in the project (merge into mcpServers), or run: "
-                                       "claude mcp add --scope user {name} -- {command_line}"),
-    "claude-desktop": ("mcpServers", "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/"
-                                     "Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop"),
+    "claude-code": (
+        "mcpServers+type",
+        "save as .mcp.json in the project (merge into mcpServers), or run: "
+        "claude mcp add --scope user {name} -- {command_line}",
+    ),
+    "claude-desktop": (
+        "mcpServers",
+        "merge into claude_desktop_config.json (macOS: ~/Library/Application Support/"
+        "Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop",
+    ),
     "cursor": ("mcpServers", "merge into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (this project)"),
-    "vscode": ("servers", "merge into .vscode/mcp.json (workspace) or the user mcp.json "
-                          "(command palette: MCP: Open User Configuration)"),
-    "codex": ("toml", "append to ~/.codex/config.toml (or .codex/config.toml of a trusted project), or run: "
-                      "codex mcp add {name} -- {command_line}"),
+    "vscode": (
+        "servers",
+        "merge into .vscode/mcp.json (workspace) or the user mcp.json (command palette: MCP: Open User Configuration)",
+    ),
+    "codex": (
+        "toml",
+        "append to ~/.codex/config.toml (or .codex/config.toml of a trusted project), or run: "
+        "codex mcp add {name} -- {command_line}",
+    ),
     "gemini": ("mcpServers", "merge into ~/.gemini/settings.json (or .gemini/settings.json of the project)"),
     "zed": ("context_servers", "merge into Zed's settings.json (zed: open settings)"),
     "windsurf": ("mcpServers", "merge into ~/.codeium/windsurf/mcp_config.json"),
@@ -284,8 +351,11 @@ def server_command(db: str | os.PathLike[str] | None = None) -> tuple[str, list[
     """The absolute command and arguments that start this server on the graph ``db`` (resolved now, absolute)."""
     location = resolve(db)
     if location.memory:
-        raise InvalidRequest("an MCP client needs a graph that outlives it, not :memory:; pass --db PATH or a "
-                             "postgresql:// URL", field="db", value=":memory:")
+        raise InvalidRequest(
+            "an MCP client needs a graph that outlives it, not :memory:; pass --db PATH or a postgresql:// URL",
+            field="db",
+            value=":memory:",
+        )
     db_arg = os.path.abspath(location.path) if location.path is not None else (location.url or "")
     script = "kgtoolkit.exe" if sys.platform == "win32" else "kgtoolkit"
     beside = Path(sys.executable).parent / script  # the script of the environment running us
@@ -312,11 +382,15 @@ def _password_hint(db: str | os.PathLike[str] | None) -> str:
     if location.kind != "postgresql":
         return ""
     if _has_password(location.url or ""):
-        return (". The snippet holds the database password in plain text (the server needs it to connect); to keep "
-                "it out, give --db a URL without the password and put the password in ~/.pgpass or in PGPASSWORD "
-                "in the server's environment (libpq reads both)")
-    return (". The URL holds no password: the server gets it, if the database needs one, from ~/.pgpass or from "
-            "PGPASSWORD in the server's environment (libpq reads both)")
+        return (
+            ". The snippet holds the database password in plain text (the server needs it to connect); to keep "
+            "it out, give --db a URL without the password and put the password in ~/.pgpass or in PGPASSWORD "
+            "in the server's environment (libpq reads both)"
+        )
+    return (
+        ". The URL holds no password: the server gets it, if the database needs one, from ~/.pgpass or from "
+        "PGPASSWORD in the server's environment (libpq reads both)"
+    )
 
 
 def _toml_string(value: str) -> str:
@@ -327,8 +401,9 @@ def _toml_key(value: str) -> str:
     return value if value and all(c.isascii() and (c.isalnum() or c in "_-") for c in value) else _toml_string(value)
 
 
-def config_snippet(client: str, db: str | os.PathLike[str] | None = None, *,
-                   name: str = SERVER_NAME) -> tuple[str, str]:
+def config_snippet(
+    client: str, db: str | os.PathLike[str] | None = None, *, name: str = SERVER_NAME
+) -> tuple[str, str]:
     """``(snippet, hint)``: the configuration that makes ``client`` start this server on ``db``, and where it goes.
 
     A PostgreSQL URL is passed as given, password included (see the module's docstring); the hint says
@@ -340,14 +415,20 @@ def config_snippet(client: str, db: str | os.PathLike[str] | None = None, *,
     """
     key = client.strip().lower()
     if key not in CLIENTS:
-        raise InvalidRequest(f"unknown client {client!r}; use one of: {', '.join(CLIENTS)}", field="client",
-                             value=client, suggestions=list(CLIENTS))
+        raise InvalidRequest(
+            f"unknown client {client!r}; use one of: {', '.join(CLIENTS)}",
+            field="client",
+            value=client,
+            suggestions=list(CLIENTS),
+        )
     command, args = server_command(db)
     shape, where = CLIENTS[key]
     entry: dict[str, Any] = {"command": command, "args": args}
     if shape == "toml":
-        text = (f"[mcp_servers.{_toml_key(name)}]\ncommand = {_toml_string(command)}\n"
-                f"args = [{', '.join(_toml_string(a) for a in args)}]\n")
+        text = (
+            f"[mcp_servers.{_toml_key(name)}]\ncommand = {_toml_string(command)}\n"
+            f"args = [{', '.join(_toml_string(a) for a in args)}]\n"
+        )
     elif shape == "servers":
         text = json.dumps({"servers": {name: {"type": "stdio", **entry}}}, indent=2) + "\n"
     elif shape == "mcpServers+type":

@@ -93,8 +93,11 @@ def churn_report(
     whole_number(top, field="top", low=1)
     target = Path(out)
     if target.suffix.lower() == ".md":
-        raise InvalidRequest(f"out {target} is the Markdown name; give the HTML name (the .md is written beside it)",
-                             field="out", value=str(target))
+        raise InvalidRequest(
+            f"out {target} is the Markdown name; give the HTML name (the .md is written beside it)",
+            field="out",
+            value=str(target),
+        )
     markdown = target.with_suffix(".md")
     data = _collect(kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -106,8 +109,18 @@ def churn_report(
 # ---------------------------------------------------------------------- numbers
 
 
-def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput | None, until: TimeInput | None,
-             every: str, top: int, now: TimeInput | None, title: str | None) -> _Data:
+def _collect(
+    kg: KnowledgeGraph,
+    analysis: Any,
+    frames: Any,
+    *,
+    since: TimeInput | None,
+    until: TimeInput | None,
+    every: str,
+    top: int,
+    now: TimeInput | None,
+    title: str | None,
+) -> _Data:
     import polars as pl
 
     facts = frames.facts(kg)
@@ -123,7 +136,8 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
         lo, hi = periods.select(
             pl.col("period").min().alias("lo"),
             (pl.col("period").max().dt.truncate(every).dt.offset_by(every) - dt.timedelta(microseconds=1))
-            .clip(upper_bound=last_instant).alias("hi"),
+            .clip(upper_bound=last_instant)
+            .alias("hi"),
         ).row(0)
         window = (_day(lo), _day(hi))
     if lo is None:  # nothing happened in the chosen periods: the tables stay empty too
@@ -140,8 +154,10 @@ def _collect(kg: KnowledgeGraph, analysis: Any, frames: Any, *, since: TimeInput
     # Shown by their labels (first spellings, contract §13): the tables and charts read these frames.
     labels = kg.predicate_labels()
     if labels:
-        predicates, changed, open_conflicts = (df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
-                                               for df in (predicates, changed, open_conflicts))
+        predicates, changed, open_conflicts = (
+            df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
+            for df in (predicates, changed, open_conflicts)
+        )
     added, ended = int(periods["added"].sum()), int(periods["ended"].sum())
     events = int(periods["events"].sum())
     stats = kg.stats()
@@ -179,9 +195,15 @@ def _event_headline(periods: Any, every: str) -> list[tuple[str, str, str]]:
     """The event numbers (contract §12): volume in the window, and the last period's change on the one before."""
     volume = periods["events"].to_list()
     busiest = max(range(len(volume)), key=lambda i: (volume[i], -i))
-    return [("events", "events in the window", _n(sum(volume))),
-            ("events-change", "events in the last period vs the one before", _signed(int(periods["events_change"][-1]))),
-            ("events-peak", "busiest period", f"{_period_label(periods['period'][busiest], every)} ({_n(volume[busiest])})")]
+    return [
+        ("events", "events in the window", _n(sum(volume))),
+        ("events-change", "events in the last period vs the one before", _signed(int(periods["events_change"][-1]))),
+        (
+            "events-peak",
+            "busiest period",
+            f"{_period_label(periods['period'][busiest], every)} ({_n(volume[busiest])})",
+        ),
+    ]
 
 
 def _n(value: int) -> str:
@@ -239,38 +261,91 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     active = periods.filter((periods["added"] + periods["ended"] + periods["events"]) > 0).tail(_MD_PERIODS)
     with_events = bool(periods["events"].sum())  # an event graph (contract §12): its volume, not add/end pairs
     extra = ["events", "events change"] if with_events else []
-    period_rows = [[_period_label(r["period"], every), _n(r["added"]), _n(r["ended"]), _signed(r["net"]),
-                    _n(r["active_at_start"]), "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
-                    *([_n(r["events"]), _signed(r["events_change"])] if with_events else [])]
-                   for r in active.iter_rows(named=True)]
-    predicate_rows = [[r["predicate"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"]),
-                       *([_n(r["events"])] if with_events else [])]
-                      for r in data.predicates.head(data.top).iter_rows(named=True)]
-    entity_rows = [[r["entity_name"], _n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"]),
-                    *([_n(r["events"])] if with_events else [])]
-                   for r in data.entities.iter_rows(named=True)]
-    changed_rows = [[r["subject_name"], r["predicate"], _n(r["changes"]), _history(r["history"], bounded=bounded),
-                     _names(r["current_objects"])] for r in data.changed.iter_rows(named=True)]
+    period_rows = [
+        [
+            _period_label(r["period"], every),
+            _n(r["added"]),
+            _n(r["ended"]),
+            _signed(r["net"]),
+            _n(r["active_at_start"]),
+            "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
+            *([_n(r["events"]), _signed(r["events_change"])] if with_events else []),
+        ]
+        for r in active.iter_rows(named=True)
+    ]
+    predicate_rows = [
+        [
+            r["predicate"],
+            _n(r["changes"]),
+            _n(r["added"]),
+            _n(r["ended"]),
+            _n(r["current"]),
+            *([_n(r["events"])] if with_events else []),
+        ]
+        for r in data.predicates.head(data.top).iter_rows(named=True)
+    ]
+    entity_rows = [
+        [
+            r["entity_name"],
+            _n(r["changes"]),
+            _n(r["added"]),
+            _n(r["ended"]),
+            _n(r["current"]),
+            *([_n(r["events"])] if with_events else []),
+        ]
+        for r in data.entities.iter_rows(named=True)
+    ]
+    changed_rows = [
+        [
+            r["subject_name"],
+            r["predicate"],
+            _n(r["changes"]),
+            _history(r["history"], bounded=bounded),
+            _names(r["current_objects"]),
+        ]
+        for r in data.changed.iter_rows(named=True)
+    ]
     shortened = bounded and any(len(h) > 2 * _HISTORY_ENDS + 1 for h in data.changed["history"].to_list())
     changed_title = "Facts that changed most often" + (
-        " (long histories shortened here; the Markdown beside this page lists them whole)" if shortened else "")
+        " (long histories shortened here; the Markdown beside this page lists them whole)" if shortened else ""
+    )
     listed = data.conflicts.sort("open_for", descending=True, nulls_last=True, maintain_order=True)
-    conflict_rows = [[r["subject_name"], r["predicate"], _names(r["current_objects"]), _day(r["open_since"]),
-                      _days(r["open_for"])] for r in listed.head(_CONFLICT_ROWS).iter_rows(named=True)]
-    shown = (f" ({_CONFLICT_ROWS} longest open of {_n(listed.height)})" if listed.height > _CONFLICT_ROWS
-             else "")
+    conflict_rows = [
+        [r["subject_name"], r["predicate"], _names(r["current_objects"]), _day(r["open_since"]), _days(r["open_for"])]
+        for r in listed.head(_CONFLICT_ROWS).iter_rows(named=True)
+    ]
+    shown = f" ({_CONFLICT_ROWS} longest open of {_n(listed.height)})" if listed.height > _CONFLICT_ROWS else ""
     return [
-        (f"Most recent active periods (last {_MD_PERIODS})", ["period", "added", "ended", "net", "active at start",
-                                                               "churn rate", *extra], period_rows,
-         "No fact started or ended, and no event occurred."),
-        ("Most volatile predicates", ["predicate", "changes", "added", "ended", "current", *extra[:1]], predicate_rows,
-         "No changes in the window."),
-        ("Most volatile entities", ["entity", "changes", "added", "ended", "current", *extra[:1]], entity_rows,
-         "No changes in the window."),
-        (changed_title, ["subject", "predicate", "changes", "history", "current"], changed_rows,
-         "No (subject, predicate) changed its object in the window."),
-        (f"Open conflicts needing action{shown}", ["subject", "predicate", "current objects", "open since", "days open"],
-         conflict_rows, "None: no (subject, predicate) has more than one current object."),
+        (
+            f"Most recent active periods (last {_MD_PERIODS})",
+            ["period", "added", "ended", "net", "active at start", "churn rate", *extra],
+            period_rows,
+            "No fact started or ended, and no event occurred.",
+        ),
+        (
+            "Most volatile predicates",
+            ["predicate", "changes", "added", "ended", "current", *extra[:1]],
+            predicate_rows,
+            "No changes in the window.",
+        ),
+        (
+            "Most volatile entities",
+            ["entity", "changes", "added", "ended", "current", *extra[:1]],
+            entity_rows,
+            "No changes in the window.",
+        ),
+        (
+            changed_title,
+            ["subject", "predicate", "changes", "history", "current"],
+            changed_rows,
+            "No (subject, predicate) changed its object in the window.",
+        ),
+        (
+            f"Open conflicts needing action{shown}",
+            ["subject", "predicate", "current objects", "open since", "days open"],
+            conflict_rows,
+            "None: no (subject, predicate) has more than one current object.",
+        ),
     ]
 
 
@@ -347,8 +422,13 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
             ax.barh(names, added, color="#3a7d44", label="added")
             ax.barh(names, ended, left=added, color="#b5443a", label="ended")
             if any(occurred):
-                ax.barh(names, occurred, left=[a + e for a, e in zip(added, ended, strict=True)], color="#c2570c",
-                        label="events")
+                ax.barh(
+                    names,
+                    occurred,
+                    left=[a + e for a, e in zip(added, ended, strict=True)],
+                    color="#c2570c",
+                    label="events",
+                )
             ax.set_xlabel("facts added + ended, and events, in the window")
             ax.set_title("Churn per predicate", fontsize=10)
             ax.tick_params(axis="y", labelsize=8)
@@ -392,8 +472,10 @@ def _html(data: _Data) -> str:
         '<div class="stats">',
     ]
     for key, label, value in data.headline:
-        parts.append(f'<div class="stat" id="stat-{_h(key)}"><span class="value">{_h(value)}</span>'
-                     f'<span class="label">{_h(label)}</span></div>')
+        parts.append(
+            f'<div class="stat" id="stat-{_h(key)}"><span class="value">{_h(value)}</span>'
+            f'<span class="label">{_h(label)}</span></div>'
+        )
     parts.append("</div>")
     for alt, png in _charts(data):
         parts.append(f"<h2>{_h(alt)}</h2>")

@@ -68,8 +68,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered here too, so --strict-markers holds whatever pyproject.toml says.
     config.addinivalue_line("markers", "slow: longer tests (multi-process, real datasets)")
     config.addinivalue_line("markers", "sqlite_only: a test of SQLite itself (files, WAL, permissions)")
-    config.addinivalue_line("markers", "search_extra(*modules): needs the search extra (all of it, or these modules); "
-                                       "skipped with a reason without it")
+    config.addinivalue_line(
+        "markers",
+        "search_extra(*modules): needs the search extra (all of it, or these modules); "
+        "skipped with a reason without it",
+    )
     config.addinivalue_line("markers", "postgresql: runs on the throwaway PostgreSQL server (set by conftest)")
     config.addinivalue_line("markers", "browser: drives Chromium through Playwright")
 
@@ -180,18 +183,27 @@ def dump_file(db: Path | str) -> list[str]:
         import psycopg
 
         with psycopg.connect(db, autocommit=True) as conn:
-            tables = [r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables WHERE "
-                                                 "table_schema = current_schema() ORDER BY table_name")]
+            tables = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE "
+                    "table_schema = current_schema() ORDER BY table_name"
+                )
+            ]
             lines = [f'CREATE TABLE "{t}"' for t in tables]
             for table in tables:
                 if table != "search_generation":
-                    lines += [f'INSERT INTO "{table}" VALUES{row!r}'
-                              for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
+                    lines += [
+                        f'INSERT INTO "{table}" VALUES{row!r}'
+                        for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")
+                    ]
             return lines
     conn = sqlite3.connect(db)
     try:
         # The full-text index (contract §15) as what it holds: FTS5's shadow tables depend on the order rows went in.
-        shadow = re.compile(r'^INSERT INTO "((fact|memory)_search_(data|idx|docsize|config|content)|search_generation)"')
+        shadow = re.compile(
+            r'^INSERT INTO "((fact|memory)_search_(data|idx|docsize|config|content)|search_generation)"'
+        )
         lines = [line for line in conn.iterdump() if not shadow.match(line)]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "fact_search" in names:

@@ -36,12 +36,17 @@ SOURCE = f"![s](http://{HOST}/src.png) <img src=http://{HOST}/src2.png onerror=a
 CLOSET = f"![c](http://{HOST}/closet.png)"  # a source_closet that is not a memory of the graph
 TYPE = f"<b>t</b> ![ty](http://{HOST}/type.png)"
 MULTI = f"![mv](http://{HOST}/mv.png)"
-ALIASES = {IMAGE: f"![a](http://{HOST}/alias.png)", IMG_TAG: f"<img src=http://{HOST}/alias.png onerror=alert(4)>",
-           SCRIPT: ":material/warning: :red[alias]"}
+ALIASES = {
+    IMAGE: f"![a](http://{HOST}/alias.png)",
+    IMG_TAG: f"<img src=http://{HOST}/alias.png onerror=alert(4)>",
+    SCRIPT: ":material/warning: :red[alias]",
+}
 PROPERTY = f"<img src=http://{HOST}/prop.png onerror=alert(8)>"
-MEMORY = (f"Evidence ![m](http://{HOST}/mem.png) <img src=http://{HOST}/mem2.png onerror=alert(5)> "
-          f"$\\href{{http://{HOST}}}{{m}}$\n<script>alert(6)</script>\n"
-          f":red[mem-red] :material/warning: <style>@import url(http://{HOST}/m.css)</style> [go](javascript:alert(9))")
+MEMORY = (
+    f"Evidence ![m](http://{HOST}/mem.png) <img src=http://{HOST}/mem2.png onerror=alert(5)> "
+    f"$\\href{{http://{HOST}}}{{m}}$\n<script>alert(6)</script>\n"
+    f":red[mem-red] :material/warning: <style>@import url(http://{HOST}/m.css)</style> [go](javascript:alert(9))"
+)
 
 #: The words the payloads would colour (``:red[…]``), were their directives to work.
 COLOURED = ("red", "mem-red", "boss", "alias")
@@ -55,8 +60,15 @@ def build_hostile(path: Path) -> dict[str, str]:
         kg.configure(types=kg.config.types | {TYPE}, multi_valued=kg.config.multi_valued | {MULTI})
         memory = kg.remember(MEMORY, source=SOURCE)
         # A conflict group that needs action: two current objects for one subject and predicate.
-        kg.add(IMAGE, "uses_queue", IMG_TAG, valid_from="2026-01-05", source=SOURCE, source_closet=memory.id,
-               properties={"note": PROPERTY, PROPERTY: "key"})
+        kg.add(
+            IMAGE,
+            "uses_queue",
+            IMG_TAG,
+            valid_from="2026-01-05",
+            source=SOURCE,
+            source_closet=memory.id,
+            properties={"note": PROPERTY, PROPERTY: "key"},
+        )
         kg.add(IMAGE, "uses_queue", SCRIPT, valid_from="2026-02-01", source=SOURCE, source_closet=memory.id)
         kg.add(SCRIPT, "depends_on", LINK, valid_from="2026-01-10")
         kg.add(LINK, PREDICATE_IMAGE, MATH, valid_from="2026-01-12", subject_type=TYPE)

@@ -18,12 +18,37 @@ from shared_data import DATA as SHARED
 
 YAGO = SHARED / "yago11k" / "facts.tsv"
 
-ABBREVIATE = {"University": "Univ.", "International": "Intl.", "Corporation": "Corp.", "Company": "Co.",
-              "Department": "Dept.", "National": "Natl.", "Institute": "Inst.", "Saint": "St.", "Mount": "Mt.",
-              "Association": "Assoc.", "Technology": "Tech.", "Brothers": "Bros.", "Football Club": "F.C."}
-SYNONYMS = {"Film": "Movie", "Prize": "Award", "Award": "Prize", "Medal": "Award", "Company": "Firm",
-            "Pictures": "Studios", "Group": "Holdings", "Hotel": "Inn", "City": "Town", "Party": "Movement",
-            "Records": "Label", "Club": "Society", "School": "Academy", "College": "Academy"}
+ABBREVIATE = {
+    "University": "Univ.",
+    "International": "Intl.",
+    "Corporation": "Corp.",
+    "Company": "Co.",
+    "Department": "Dept.",
+    "National": "Natl.",
+    "Institute": "Inst.",
+    "Saint": "St.",
+    "Mount": "Mt.",
+    "Association": "Assoc.",
+    "Technology": "Tech.",
+    "Brothers": "Bros.",
+    "Football Club": "F.C.",
+}
+SYNONYMS = {
+    "Film": "Movie",
+    "Prize": "Award",
+    "Award": "Prize",
+    "Medal": "Award",
+    "Company": "Firm",
+    "Pictures": "Studios",
+    "Group": "Holdings",
+    "Hotel": "Inn",
+    "City": "Town",
+    "Party": "Movement",
+    "Records": "Label",
+    "Club": "Society",
+    "School": "Academy",
+    "College": "Academy",
+}
 KINDS = ("case", "punctuation", "typo", "abbreviation", "initials", "truncated", "synonym")
 
 
@@ -47,8 +72,13 @@ def _typo(name: str, rng: random.Random) -> str | None:
     w = words[i]
     k = rng.randrange(1, len(w) - 2)
     how = rng.choice(("drop", "swap", "double"))
-    words[i] = (w[:k] + w[k + 1:] if how == "drop" else w[:k] + w[k + 1] + w[k] + w[k + 2:] if how == "swap"
-                else w[:k] + w[k] + w[k:])
+    words[i] = (
+        w[:k] + w[k + 1 :]
+        if how == "drop"
+        else w[:k] + w[k + 1] + w[k] + w[k + 2 :]
+        if how == "swap"
+        else w[:k] + w[k] + w[k:]
+    )
     return " ".join(words)
 
 
@@ -70,7 +100,7 @@ def variant(name: str, kind: str, rng: random.Random) -> str | None:  # noqa: C9
         firsts = [i for i, w in enumerate(words[:-1]) if len(w) >= 3 and w.isalpha()]
         if len(words) >= 2 and firsts:  # "John Maynard Smith" -> "J. Maynard Smith"
             i = firsts[0]
-            return " ".join([*words[:i], words[i][0] + ".", *words[i + 1:]])
+            return " ".join([*words[:i], words[i][0] + ".", *words[i + 1 :]])
         return None
     if kind == "initials":
         content = [w for w in words if w[:1].isupper()]
@@ -133,9 +163,14 @@ def measure(candidates: Iterable[Any], planted: Sequence[tuple[str, str, str]], 
         best = sorted(by_name.get(dup.casefold(), []), key=lambda x: -x[0])[:at]
         hits.setdefault(kind, []).append(original.casefold() in {n for _, n in best})
     every = [h for kind_hits in hits.values() for h in kind_hits]
-    return {"planted": len(planted), "candidates": listed, "true_candidates": right,
-            f"recall@{at}": sum(every) / len(every), "precision": right / listed if listed else 1.0,
-            "recall_by_kind": {k: round(sum(v) / len(v), 3) for k, v in sorted(hits.items())}}
+    return {
+        "planted": len(planted),
+        "candidates": listed,
+        "true_candidates": right,
+        f"recall@{at}": sum(every) / len(every),
+        "precision": right / listed if listed else 1.0,
+        "recall_by_kind": {k: round(sum(v) / len(v), 3) for k, v in sorted(hits.items())},
+    }
 
 
 def generated_names(count: int, *, seed: int = 12, base: Sequence[str] | None = None) -> list[str]:
@@ -144,8 +179,34 @@ def generated_names(count: int, *, seed: int = 12, base: Sequence[str] | None = 
     rng = random.Random(seed)
     base = list(base or real_names() or [])
     if not base:
-        syllables = ["an", "bel", "cor", "dan", "el", "fo", "gar", "hen", "is", "jo", "kal", "lin", "mar", "nor",
-                     "os", "per", "quin", "ros", "sen", "tor", "ul", "ven", "wil", "xan", "yor", "zel"]
+        syllables = [
+            "an",
+            "bel",
+            "cor",
+            "dan",
+            "el",
+            "fo",
+            "gar",
+            "hen",
+            "is",
+            "jo",
+            "kal",
+            "lin",
+            "mar",
+            "nor",
+            "os",
+            "per",
+            "quin",
+            "ros",
+            "sen",
+            "tor",
+            "ul",
+            "ven",
+            "wil",
+            "xan",
+            "yor",
+            "zel",
+        ]
         made = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))).capitalize() for _ in range(4000)]
         base = [f"{rng.choice(made)} {rng.choice(made)}" for _ in range(3000)]
         base += [f"University of {rng.choice(made)}" for _ in range(200)]

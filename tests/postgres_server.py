@@ -23,8 +23,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-INSTALL_HINT = ("PostgreSQL's server binaries (initdb, pg_ctl) were not found: install them "
-                "(Debian/Ubuntu: sudo apt-get install -y postgresql) to run the PostgreSQL cases")
+INSTALL_HINT = (
+    "PostgreSQL's server binaries (initdb, pg_ctl) were not found: install them "
+    "(Debian/Ubuntu: sudo apt-get install -y postgresql) to run the PostgreSQL cases"
+)
 USER = "kgtest"
 
 
@@ -57,8 +59,20 @@ class Server:
         """Stop the server and remove its folder; again (as at exit, after the fixture did) it does nothing."""
         if not self.folder.exists():
             return
-        subprocess.run([*self.run_as, str(self.bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate",
-                        "-w", "stop"], capture_output=True, check=False)
+        subprocess.run(
+            [
+                *self.run_as,
+                str(self.bindir / "pg_ctl"),
+                "-D",
+                str(self.folder / "data"),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+            capture_output=True,
+            check=False,
+        )
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -105,20 +119,58 @@ def start() -> Server:
     if run_as:
         shutil.chown(pwfile, user="postgres")
     data = folder / "data"
-    init = subprocess.run([*run_as, str(bindir / "initdb"), "-D", str(data), "-U", USER, "--pwfile", str(pwfile),
-                           "-A", "scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
-                          capture_output=True, text=True, check=False)
+    init = subprocess.run(
+        [
+            *run_as,
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            USER,
+            "--pwfile",
+            str(pwfile),
+            "-A",
+            "scram-sha-256",
+            "--auth-local=trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     pwfile.unlink()
     if init.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
         raise RuntimeError(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
     for attempt in range(5):
         port = _free_port()
-        options = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={folder} "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
-                   "-c shared_buffers=128MB")
-        started = subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"),
-                                  "-o", options, "-w", "-t", "60", "start"], capture_output=True, text=True, check=False)
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={folder} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
+            "-c shared_buffers=128MB"
+        )
+        started = subprocess.run(
+            [
+                *run_as,
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(folder / "log"),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if started.returncode == 0:
             server = Server(folder, port, password, bindir, run_as)
             # Stopped by the fixture; at exit too, when an interrupted run (pytest -x under xdist, Ctrl-C) skips it.

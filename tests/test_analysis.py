@@ -68,8 +68,13 @@ def records(kg: KnowledgeGraph) -> list[Fact]:
     return kg.timeline()
 
 
-def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, until: dt.datetime | None = None,
-              by: str | None = None) -> list[tuple[Any, ...]]:
+def ref_churn(
+    facts: list[Fact],
+    every: str,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    by: str | None = None,
+) -> list[tuple[Any, ...]]:
     """Rows (group..., period, added, ended, net, active_at_start, active_at_end, churn_rate), from definitions.
 
     Events (contract §12) are never added nor ended: they are left out of these counts; a period in which
@@ -82,8 +87,11 @@ def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, u
         added: Counter[dt.datetime] = Counter()
         ended: Counter[dt.datetime] = Counter()
         spans = [(start_of(f.valid_from), end_of(f.valid_to)) for f in members if f.kind == "state"]
-        occurred = {trunc(start_of(f.valid_from) or end_of(f.valid_to), every)  # type: ignore[arg-type]
-                    for f in members if f.kind == "event" and (f.valid_from or f.valid_to)}
+        occurred = {
+            trunc(start_of(f.valid_from) or end_of(f.valid_to), every)  # type: ignore[arg-type]
+            for f in members
+            if f.kind == "event" and (f.valid_from or f.valid_to)
+        }
         for start, end in spans:
             if start is not None:
                 added[trunc(start, every)] += 1
@@ -117,8 +125,15 @@ def ref_churn(facts: list[Fact], every: str, since: dt.datetime | None = None, u
 
 
 def churn_rows(frame: pl.DataFrame, by: str | None = None) -> list[tuple[Any, ...]]:
-    cols = ([] if by is None else [by]) + ["period", "added", "ended", "net", "active_at_start", "active_at_end",
-                                           "churn_rate"]
+    cols = ([] if by is None else [by]) + [
+        "period",
+        "added",
+        "ended",
+        "net",
+        "active_at_start",
+        "active_at_end",
+        "churn_rate",
+    ]
     return frame.select(cols).rows()
 
 
@@ -145,21 +160,32 @@ def ref_conflicts(kg: KnowledgeGraph, now: dt.datetime) -> list[dict[str, Any]]:
             if key(f) not in seen:
                 seen.add(key(f))
                 names.append(f.object_name)
-        out.append({
-            "subject": g.subject, "subject_name": g.subject_name, "predicate": g.predicate, "objects": g.objects,
-            "object_names": names, "facts": [f.id for f in g.facts], "current": g.current,
-            "needs_action": g.needs_action, "current_objects": [f.object_name for f in current],
-            "overlap_start": overlap_start,
-            "overlap": None if overlap_start is None else max(now - overlap_start, dt.timedelta(0)),
-            "open_since": open_since,
-            "open_for": None if open_since is None else max(now - open_since, dt.timedelta(0)),
-            "scheduled": g.scheduled, "planned_switch": g.planned_switch, "switch_overlaps": g.switch_overlaps,
-        })
+        out.append(
+            {
+                "subject": g.subject,
+                "subject_name": g.subject_name,
+                "predicate": g.predicate,
+                "objects": g.objects,
+                "object_names": names,
+                "facts": [f.id for f in g.facts],
+                "current": g.current,
+                "needs_action": g.needs_action,
+                "current_objects": [f.object_name for f in current],
+                "overlap_start": overlap_start,
+                "overlap": None if overlap_start is None else max(now - overlap_start, dt.timedelta(0)),
+                "open_since": open_since,
+                "open_for": None if open_since is None else max(now - open_since, dt.timedelta(0)),
+                "scheduled": g.scheduled,
+                "planned_switch": g.planned_switch,
+                "switch_overlaps": g.switch_overlaps,
+            }
+        )
     return out
 
 
-def ref_volatile(facts: list[Fact], by: str, lo: dt.datetime | None = None,
-                 hi: dt.datetime | None = None) -> list[tuple[Any, ...]]:
+def ref_volatile(
+    facts: list[Fact], by: str, lo: dt.datetime | None = None, hi: dt.datetime | None = None
+) -> list[tuple[Any, ...]]:
     def inside(moment: dt.datetime | None) -> bool:
         return moment is not None and (lo is None or moment >= lo) and (hi is None or moment <= hi)
 
@@ -180,13 +206,20 @@ def ref_volatile(facts: list[Fact], by: str, lo: dt.datetime | None = None,
                 row[2] += inside(end_of(f.valid_to))
             row[3] += 1
             row[4] += f.current
-    rows = [((g, name) if by != "predicate" else (g,)) + (a + e + v, a, e, n, c, v)
-            for g, (name, a, e, n, c, v) in table.items() if a + e + v]
+    rows = [
+        ((g, name) if by != "predicate" else (g,)) + (a + e + v, a, e, n, c, v)
+        for g, (name, a, e, n, c, v) in table.items()
+        if a + e + v
+    ]
     return sorted(rows, key=lambda r: (-r[-6], r[0]))
 
 
-def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), lo: dt.datetime | None = None,
-                hi: dt.datetime | None = None) -> list[tuple[Any, ...]]:
+def ref_changed(
+    facts: list[Fact],
+    multi_valued: frozenset[str] = frozenset(),
+    lo: dt.datetime | None = None,
+    hi: dt.datetime | None = None,
+) -> list[tuple[Any, ...]]:
     pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     for f in facts:
         if f.predicate not in multi_valued:
@@ -200,11 +233,24 @@ def ref_changed(facts: list[Fact], multi_valued: frozenset[str] = frozenset(), l
                 history.append(f.object_name)
                 s = start_of(f.valid_from)
                 last = s if s is not None and (last is None or s > last) else last
-                if (lo is None and hi is None) or (s is not None and (lo is None or s >= lo) and (hi is None or s <= hi)):
+                if (lo is None and hi is None) or (
+                    s is not None and (lo is None or s >= lo) and (hi is None or s <= hi)
+                ):
                     changes += 1
         if changes:
-            rows.append((subject, members[0].subject_name, predicate, changes, len(members),
-                         len({key(f) for f in members}), history, [f.object_name for f in members if f.current], last))
+            rows.append(
+                (
+                    subject,
+                    members[0].subject_name,
+                    predicate,
+                    changes,
+                    len(members),
+                    len({key(f) for f in members}),
+                    history,
+                    [f.object_name for f in members if f.current],
+                    last,
+                )
+            )
     return sorted(rows, key=lambda r: (-r[3], r[0], r[2]))
 
 
@@ -289,10 +335,19 @@ def test_conflicts_agree_with_the_store(graph: KnowledgeGraph) -> None:
 
 
 def test_conflicts_small_graph_details(small: KnowledgeGraph) -> None:
-    got = {(r["subject"], r["predicate"]): r for r in analysis.conflicts(
-        frames.facts(small), multi_valued=small.config.multi_valued, now=NOW).to_dicts()}
-    assert set(got) == {("ann", "works_at"), ("ann", "role"), ("my_api", "uses_queue"), ("svc", "deployed_on"),
-                        ("bob", "title"), ("old_co", "owned_by"), ("lab", "led_by")}
+    got = {
+        (r["subject"], r["predicate"]): r
+        for r in analysis.conflicts(frames.facts(small), multi_valued=small.config.multi_valued, now=NOW).to_dicts()
+    }
+    assert set(got) == {
+        ("ann", "works_at"),
+        ("ann", "role"),
+        ("my_api", "uses_queue"),
+        ("svc", "deployed_on"),
+        ("bob", "title"),
+        ("old_co", "owned_by"),
+        ("lab", "led_by"),
+    }
     works = got[("ann", "works_at")]
     assert works["needs_action"] and works["current_objects"] == ["Initech", "Acme"]  # unknown start last
     assert works["open_since"] == works["overlap_start"] == dt.datetime(2025, 7, 1, tzinfo=UTC)
@@ -319,7 +374,8 @@ def test_conflicts_multi_valued_and_filtered_frames(small: KnowledgeGraph) -> No
     assert ("checkout", "depends_on") in set(every.select("subject", "predicate").rows())
     subset = analysis.conflicts(frames.facts(small, predicate="works_at"), multi_valued=small.config.multi_valued)
     assert subset.select("subject", "predicate", "facts").rows() == [
-        (g.subject, g.predicate, [f.id for f in g.facts]) for g in small.conflicts() if g.predicate == "works_at"]
+        (g.subject, g.predicate, [f.id for f in g.facts]) for g in small.conflicts() if g.predicate == "works_at"
+    ]
     empty = analysis.conflicts(facts.clear())
     assert empty.height == 0 and empty.schema == pl.Schema(analysis.CONFLICTS_SCHEMA)
 
@@ -385,8 +441,17 @@ def test_gantt(graph: KnowledgeGraph) -> None:
         if start is None:
             continue
         end = closing(f) if f.valid_to else max(NOW, start)
-        want.append((f.id, f"{f.subject_name} → {f.predicate} → {f.object_name}", start, end, f.valid_to is None,
-                     f.current, end - start))
+        want.append(
+            (
+                f.id,
+                f"{f.subject_name} → {f.predicate} → {f.object_name}",
+                start,
+                end,
+                f.valid_to is None,
+                f.current,
+                end - start,
+            )
+        )
     want.sort(key=lambda r: (r[2], r[0]))
     assert got.select("id", "label", "start", "end", "open_end", "current", "duration").rows() == want
 
@@ -400,10 +465,15 @@ def test_gantt_states_follow_the_stores_as_of(graph: KnowledgeGraph, as_of: str)
     events = {f.id for f in records(graph) if f.kind == "event"}  # occurred, never current (contract §12)
     assert {i for i, s in states.items() if s == "current"} == (valid - events) & set(states)
     later = {i for i, s in states.items() if s == "scheduled"}
-    assert later == {f.id for f in records(graph) if f.id in states and f.id not in valid
-                     and start_of(f.valid_from) > analysis_moment(as_of)}
-    assert analysis.gantt(frames.facts(graph), now=NOW)["state"].to_list() == \
-        analysis.gantt(frames.facts(graph), now=NOW, as_of=NOW)["state"].to_list()
+    assert later == {
+        f.id
+        for f in records(graph)
+        if f.id in states and f.id not in valid and start_of(f.valid_from) > analysis_moment(as_of)
+    }
+    assert (
+        analysis.gantt(frames.facts(graph), now=NOW)["state"].to_list()
+        == analysis.gantt(frames.facts(graph), now=NOW, as_of=NOW)["state"].to_list()
+    )
 
 
 def analysis_moment(as_of: str) -> dt.datetime:
@@ -450,8 +520,9 @@ def test_churn_window_and_unknown_starts(small: KnowledgeGraph) -> None:
     first = analysis.churn(facts).row(0, named=True)
     assert first["period"] == dt.datetime(1999, 1, 1, tzinfo=UTC) and first["active_at_start"] == 2
     # A window with no events still lists its periods (zeros, with what is active).
-    quiet = analysis.churn(facts.filter(pl.col("start").is_null() & pl.col("end").is_null()), since="2030-01",
-                           until="2030-03")
+    quiet = analysis.churn(
+        facts.filter(pl.col("start").is_null() & pl.col("end").is_null()), since="2030-01", until="2030-03"
+    )
     assert quiet.select("added", "ended", "active_at_start").rows() == [(0, 0, 1)] * 3
 
 
@@ -471,8 +542,9 @@ def test_churn_yago(yago: KnowledgeGraph) -> None:
 def test_churn_yago_by_predicate(yago: KnowledgeGraph) -> None:
     facts, recs = frames.facts(yago), records(yago)
     got = analysis.churn(facts, every="1y", by="predicate", since="1950", until="1960")
-    want = ref_churn(recs, "1y", dt.datetime(1950, 1, 1, tzinfo=UTC), dt.datetime(1960, 12, 31, tzinfo=UTC),
-                     by="predicate")
+    want = ref_churn(
+        recs, "1y", dt.datetime(1950, 1, 1, tzinfo=UTC), dt.datetime(1960, 12, 31, tzinfo=UTC), by="predicate"
+    )
     approx_rows(churn_rows(got, "predicate"), want)
 
 
@@ -524,11 +596,14 @@ def test_churn_at_the_ends_of_time() -> None:
     ]
     decades = analysis.churn(early, every="10y", since="0001", until="0020")
     assert decades.select("period", "added", "ended").rows() == [
-        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1), (dt.datetime(10, 1, 1, tzinfo=UTC), 0, 0),
-        (dt.datetime(20, 1, 1, tzinfo=UTC), 0, 0)]
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1),
+        (dt.datetime(10, 1, 1, tzinfo=UTC), 0, 0),
+        (dt.datetime(20, 1, 1, tzinfo=UTC), 0, 0),
+    ]
     by_predicate = analysis.churn(early, every="10y", by="predicate")
     assert by_predicate.select("predicate", "period", "added", "ended").rows() == [
-        ("works_at", dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1)]
+        ("works_at", dt.datetime(1, 1, 1, tzinfo=UTC), 1, 1)
+    ]
     # A date-only valid_to of 9999-12-31 closes at the next midnight, in year 10000: the bar stops
     # at the last datetime, and its duration still counts the whole last day.
     bar = analysis.gantt(one_fact("0001-01-01", "9999-12-31")).row(0, named=True)
@@ -543,9 +618,15 @@ def test_churn_caps_the_periods() -> None:
         analysis.churn(facts, every="1d")
     assert caught.value.message == (
         f"every '1d' makes {days:,} periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn table "
-        "holds; choose a longer every (such as '3mo') or a shorter window with since/until")
-    assert caught.value.data == {"field": "every", "value": "1d", "periods": days, "max_periods": 100_000,
-                                 "suggestions": ["3mo"]}
+        "holds; choose a longer every (such as '3mo') or a shorter window with since/until"
+    )
+    assert caught.value.data == {
+        "field": "every",
+        "value": "1d",
+        "periods": days,
+        "max_periods": 100_000,
+        "suggestions": ["3mo"],
+    }
     # Hours over the same span are refused the same way, before anything is allocated.
     with pytest.raises(kgtoolkit.InvalidRequest, match=f"every '1h' makes {24 * days:,} periods") as caught:
         analysis.churn(facts, every="1h")
@@ -562,7 +643,9 @@ def test_churn_caps_the_periods() -> None:
     assert march.height == 31 * 24 and march["active_at_start"].unique().to_list() == [1]
     # Per group only the periods with events have rows, so there is no cap.
     assert analysis.churn(facts, every="1h", by="predicate").select("period", "added", "ended").rows() == [
-        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0), (dt.datetime(9998, 12, 31, 23, tzinfo=UTC), 0, 1)]
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0),
+        (dt.datetime(9998, 12, 31, 23, tzinfo=UTC), 0, 1),
+    ]
 
 
 def test_churn_cap_is_exact() -> None:
@@ -605,8 +688,9 @@ def test_most_volatile_counts_an_entity_that_is_mostly_an_object() -> None:
     # The single-day facts are events (contract §12): each occurred once, neither added nor ended.
     assert (top["entity_name"], top["facts"], top["added"], top["ended"], top["events"]) == ("China", 6, 1, 0, 5)
     assert analysis.most_volatile(frames.facts(kg), by="subject", top=1)["subject_name"].to_list() == ["China"]
-    assert analysis.most_volatile(frames.facts(kg), by="subject", top=None).filter(
-        pl.col("subject") == "china")["facts"].to_list() == [2]
+    assert analysis.most_volatile(frames.facts(kg), by="subject", top=None).filter(pl.col("subject") == "china")[
+        "facts"
+    ].to_list() == [2]
 
 
 def test_most_changed(graph: KnowledgeGraph) -> None:
@@ -614,8 +698,17 @@ def test_most_changed(graph: KnowledgeGraph) -> None:
     mv = graph.config.multi_valued
     got = analysis.most_changed(facts, top=None, multi_valued=mv)
     assert got.schema == pl.Schema(analysis.MOST_CHANGED_SCHEMA)
-    cols = ["subject", "subject_name", "predicate", "changes", "facts", "objects", "history", "current_objects",
-            "last_change"]
+    cols = [
+        "subject",
+        "subject_name",
+        "predicate",
+        "changes",
+        "facts",
+        "objects",
+        "history",
+        "current_objects",
+        "last_change",
+    ]
     assert got.select(cols).rows() == ref_changed(recs, mv)
     assert analysis.most_changed(facts, top=5, multi_valued=mv).select(cols).rows() == ref_changed(recs, mv)[:5]
     lo, hi = dt.datetime(1990, 1, 1, tzinfo=UTC), dt.datetime(2025, 6, 30, 23, 59, 59, 999999, tzinfo=UTC)
@@ -629,10 +722,12 @@ def test_most_changed_small_graph(small: KnowledgeGraph) -> None:
     assert got[("ann", "role")]["changes"] == 1  # Engineer → engineer is no change; → Manager is
     assert ("checkout", "depends_on") in got  # nothing declared multi-valued here
     assert ("checkout", "depends_on") not in {
-        (r[0], r[2]) for r in analysis.most_changed(frames.facts(small), multi_valued=["Depends On"]).rows()}
+        (r[0], r[2]) for r in analysis.most_changed(frames.facts(small), multi_valued=["Depends On"]).rows()
+    }
     # The unknown-start pair: Acme/Globex both unknown, then Initech: two changes, one of them undated.
     assert got[("ann", "works_at")]["changes"] == 2
-    assert analysis.most_changed(frames.facts(small), since="2025").filter(
-        pl.col("predicate") == "works_at")["changes"].to_list() == [1]
+    assert analysis.most_changed(frames.facts(small), since="2025").filter(pl.col("predicate") == "works_at")[
+        "changes"
+    ].to_list() == [1]
     with pytest.raises(kgtoolkit.InvalidRequest):
         analysis.most_changed(frames.facts(small), multi_valued="depends_on")

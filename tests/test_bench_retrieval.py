@@ -53,8 +53,13 @@ ICEWS = [
     ("John Kerry", "Make a visit", "China", "2014-02-14", "2014-02-14"),
     ("John Kerry", "Make a visit", "China", "2014-05-01", "2014-05-01"),
     ("John Kerry", "Make a visit", "India", "2014-07-30", "2014-07-30"),
-    ("Police (Australia)", "Arrest, detain, or charge with legal action", "Women (Australia)", "2014-01-01",
-     "2014-01-01"),
+    (
+        "Police (Australia)",
+        "Arrest, detain, or charge with legal action",
+        "Women (Australia)",
+        "2014-01-01",
+        "2014-01-01",
+    ),
     ("Benjamin Netanyahu", "Criticize or denounce", "Iran", "2014-03-03", "2014-03-03"),
     ("Benjamin Netanyahu", "Consult", "John Kerry", "2014-01-02", "2014-01-02"),
 ]
@@ -73,15 +78,17 @@ def graph(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
     info = br.build_graph(path, files, facts=40, memories=25, index=False)
     assert info["facts"] == 40  # the real rows, then generated facts up to the size
     assert {n: d["imported"] for n, d in info["datasets"].items()} == {"yago11k": 7, "wikidata12k": 4, "icews14": 6}
-    capped = br.build_graph(tmp_path / "capped.sqlite3", files, rows={"yago11k": 3, "icews14": None}, memories=5,
-                            index=False)
+    capped = br.build_graph(
+        tmp_path / "capped.sqlite3", files, rows={"yago11k": 3, "icews14": None}, memories=5, index=False
+    )
     assert {n: d["imported"] for n, d in capped["datasets"].items()} == {"yago11k": 3, "icews14": 6}
     assert capped["facts"] == 9 and capped["memories"] == 5 and "generated" not in capped
     return path, files
 
 
 def test_every_answer_is_a_fact_of_the_graph_with_the_question_s_subject_and_relation(
-        graph: tuple[Path, dict[str, Path]]) -> None:
+    graph: tuple[Path, dict[str, Path]],
+) -> None:
     path, _ = graph
     kg = kgtoolkit.open(path)
     try:
@@ -98,12 +105,20 @@ def test_every_answer_is_a_fact_of_the_graph_with_the_question_s_subject_and_rel
                 assert predicate == q.relation.removesuffix(" (pair)")
                 if q.relation.endswith("(pair)"):  # every fact of the pair, and the object named as stored
                     assert len({f.object for f in facts}) == 1 and facts[0].object_name in q.text
-                    expected = {f.id for f in kg.query(subject, direction="outgoing")
-                                if f.predicate == predicate and f.object == facts[0].object}
+                    expected = {
+                        f.id
+                        for f in kg.query(subject, direction="outgoing")
+                        if f.predicate == predicate and f.object == facts[0].object
+                    }
                 else:
                     expected = {f.id for f in kg.query(subject, direction="outgoing") if f.predicate == predicate}
-                history = {f.id for f in kg.timeline(subject) if f.subject == subject and f.predicate == predicate
-                           and (not q.relation.endswith("(pair)") or f.object == facts[0].object)}
+                history = {
+                    f.id
+                    for f in kg.timeline(subject)
+                    if f.subject == subject
+                    and f.predicate == predicate
+                    and (not q.relation.endswith("(pair)") or f.object == facts[0].object)
+                }
                 assert set(q.answers) == expected | history
                 if q.variant == "exact":
                     assert facts[0].subject_name in q.text
@@ -156,20 +171,26 @@ def test_a_way_find_cannot_take_is_reported_not_available() -> None:
 
     def modes(kg: Any, query: str, *, k: int = 10, kind: str = "facts", mode: str = "hybrid") -> None: ...
 
-    def full(kg: Any, query: str, *, k: int = 10, kind: str = "facts", mode: str = "hybrid",
-             rerank: str | None = None) -> None: ...
+    def full(
+        kg: Any, query: str, *, k: int = 10, kind: str = "facts", mode: str = "hybrid", rerank: str | None = None
+    ) -> None: ...
 
-    assert br.availability(old) == {"vector": None, "lexical": "not available: find() takes no 'mode'",
-                                    "hybrid": "not available: find() takes no 'mode'",
-                                    "hybrid + graph": "not available: find() takes no 'mode', 'rerank'"}
+    assert br.availability(old) == {
+        "vector": None,
+        "lexical": "not available: find() takes no 'mode'",
+        "hybrid": "not available: find() takes no 'mode'",
+        "hybrid + graph": "not available: find() takes no 'mode', 'rerank'",
+    }
     assert br.call_kwargs(old, "vector") == {}  # today's find: vector only, called without a mode
     assert br.availability(modes)["hybrid"] is None and br.availability(modes)["hybrid + graph"] is not None
     assert set(br.availability(full).values()) == {None}
     assert br.call_kwargs(full, "hybrid + graph") == {"mode": "hybrid", "rerank": "graph"}
 
 
-@given(st.text(alphabet=st.characters(categories=("L",)), min_size=1, max_size=12).filter(lambda w: " " not in w),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.text(alphabet=st.characters(categories=("L",)), min_size=1, max_size=12).filter(lambda w: " " not in w),
+    st.integers(0, 2**32 - 1),
+)
 def test_a_misspelling_is_one_edit_and_keeps_the_first_letter(word: str, seed: int) -> None:
     import numpy as np
 

@@ -38,8 +38,10 @@ def three_ways(monkeypatch, fn):
     return local, single, split
 
 
-@pytest.mark.parametrize("filters", [{}, {"as_of": "2025-01-01"}, {"predicate": "works_at"},
-                                     {"known_at": "2999-01-01", "current_only": True}])
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"as_of": "2025-01-01"}, {"predicate": "works_at"}, {"known_at": "2999-01-01", "current_only": True}],
+)
 def test_every_read_path_gives_the_same_table(graph, monkeypatch, filters):
     local, single, split = three_ways(monkeypatch, lambda: read_table(graph, "facts", **filters))
     assert split.to_pylist() == single.to_pylist() == local.to_pylist()
@@ -85,7 +87,8 @@ def test_conflicts_do_not_depend_on_row_order(graph):
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
     multi = graph.config.multi_valued
     assert analysis.conflicts(shuffled, multi_valued=multi, now="2026-01-01").equals(
-        analysis.conflicts(df, multi_valued=multi, now="2026-01-01"))
+        analysis.conflicts(df, multi_valued=multi, now="2026-01-01")
+    )
     # and the frame groups are the store's groups
     store = graph.conflicts()
     table = analysis.conflicts(df, multi_valued=multi)

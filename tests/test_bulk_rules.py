@@ -19,13 +19,19 @@ from kgtoolkit.store._bulk import _ascii_name
 from kgtoolkit.store._rules import Rules
 
 # Printable ASCII, weighted towards what the rules treat specially: spaces, apostrophes, underscores.
-TEXT = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] + [" "] * 8 + ["'", "_"] * 4),
-               max_size=24)
+TEXT = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] + [" "] * 8 + ["'", "_"] * 4), max_size=24)
 
 
 def _rules(limit: int) -> Rules:
-    return Rules(GraphConfig(types=frozenset(), value_predicates=frozenset(), multi_valued=frozenset(),
-                             max_name_length=limit, max_value_length=limit))
+    return Rules(
+        GraphConfig(
+            types=frozenset(),
+            value_predicates=frozenset(),
+            multi_valued=frozenset(),
+            max_name_length=limit,
+            max_value_length=limit,
+        )
+    )
 
 
 def _check(values: list[str], limit: int, key: Literal["id", "casefold"]) -> None:

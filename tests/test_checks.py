@@ -63,8 +63,9 @@ def _callers(kg: KnowledgeGraph, tmp_path: Path) -> dict[str, Callable[[Any], An
 
 @pytest.mark.parametrize("which", ["limit", "offset", "top", "max_nodes", "facts", "seed", "days", "report top"])
 @pytest.mark.parametrize("value", [True, 1.5, -1])
-def test_every_user_of_the_check_refuses_bools_floats_and_negatives(graph: KnowledgeGraph, tmp_path: Path,
-                                                                    which: str, value: Any) -> None:
+def test_every_user_of_the_check_refuses_bools_floats_and_negatives(
+    graph: KnowledgeGraph, tmp_path: Path, which: str, value: Any
+) -> None:
     with pytest.raises(InvalidRequest) as caught:
         _callers(graph, tmp_path)[which](value)
     field = which.split()[-1]

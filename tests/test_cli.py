@@ -62,8 +62,10 @@ def _invoke(args: tuple[Any, ...], input: str | None = None, env: dict[str, str]
 
 def _explain(args: tuple[Any, ...], result: Any) -> str:
     tb = "".join(traceback.format_exception(*result.exc_info)) if result.exc_info else ""
-    return (f"kgtoolkit {' '.join(map(str, args))} -> exit {result.exit_code}\n--- stdout\n{result.stdout}"
-            f"\n--- stderr\n{result.stderr}\n--- exception {result.exception!r}\n{tb}")
+    return (
+        f"kgtoolkit {' '.join(map(str, args))} -> exit {result.exit_code}\n--- stdout\n{result.stdout}"
+        f"\n--- stderr\n{result.stderr}\n--- exception {result.exception!r}\n{tb}"
+    )
 
 
 def ok(*args: Any, input: str | None = None, env: dict[str, str] | None = None) -> str:
@@ -130,9 +132,27 @@ def today_utc() -> set[str]:
     return {now.date().isoformat(), (now - dt.timedelta(seconds=5)).date().isoformat()}
 
 
-FACT_KEYS = {"id", "subject", "subject_name", "predicate", "object", "object_name", "object_is_value",
-             "valid_from", "valid_to", "confidence", "source", "source_closet", "recorded_at",
-             "invalidated_at", "ended_by", "direction", "kind", "current", "state"}
+FACT_KEYS = {
+    "id",
+    "subject",
+    "subject_name",
+    "predicate",
+    "object",
+    "object_name",
+    "object_is_value",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source",
+    "source_closet",
+    "recorded_at",
+    "invalidated_at",
+    "ended_by",
+    "direction",
+    "kind",
+    "current",
+    "state",
+}
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -159,7 +179,6 @@ def _build_the_command_once() -> Any:
         yield
     finally:
         typer.testing._get_command = original
-
 
 
 def write_example(db: Path) -> None:
@@ -203,8 +222,14 @@ def script() -> str:
     return found
 
 
-def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = None,
-               env_db: Path | None = None, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[Any]:
+def run_script(
+    script: str,
+    *args: Any,
+    cwd: Path,
+    input: str | bytes | None = None,
+    env_db: Path | None = None,
+    env_extra: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[Any]:
     """Run the script; ``input`` given as bytes makes the run binary (stdout and stderr are bytes too)."""
     env = {k: v for k, v in os.environ.items() if k != "KGTOOLKIT_DB"}
     env["HOME"] = str(cwd)
@@ -212,8 +237,15 @@ def run_script(script: str, *args: Any, cwd: Path, input: str | bytes | None = N
     if env_db is not None:
         env["KGTOOLKIT_DB"] = str(env_db)
     env.update(env_extra or {})
-    return subprocess.run([script, *map(str, args)], input=input, capture_output=True,
-                          text=not isinstance(input, bytes), env=env, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [script, *map(str, args)],
+        input=input,
+        capture_output=True,
+        text=not isinstance(input, bytes),
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 # ---------------------------------------------------------------------- contract §10
@@ -226,8 +258,18 @@ def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
     fact = first["fact"]
     assert set(fact) == FACT_KEYS
     assert (fact["subject"], fact["subject_name"], fact["predicate"], fact["object"], fact["object_name"]) == (
-        "my_api", "my_api", "uses_queue", "redis", "Redis")
-    assert (fact["valid_from"], fact["valid_to"], fact["current"], fact["source"]) == ("2026-03-02", None, True, "agent")
+        "my_api",
+        "my_api",
+        "uses_queue",
+        "redis",
+        "Redis",
+    )
+    assert (fact["valid_from"], fact["valid_to"], fact["current"], fact["source"]) == (
+        "2026-03-02",
+        None,
+        True,
+        "agent",
+    )
 
     again = ok_json(*db, "add", "My API", "uses_queue", "Redis")
     assert again["created"] is False
@@ -235,7 +277,12 @@ def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
 
     ended = ok_json(*db, "invalidate", "my_api", "uses_queue", "Redis", "--ended", "2026-10-12")["fact"]
     assert (ended["id"], ended["valid_from"], ended["valid_to"], ended["current"], ended["ended_by"]) == (
-        fact["id"], "2026-03-02", "2026-10-12", False, "agent")
+        fact["id"],
+        "2026-03-02",
+        "2026-10-12",
+        False,
+        "agent",
+    )
     assert ended["invalidated_at"] is not None
 
     added = ok_json(*db, "add", "my_api", "uses_queue", "SQLite", "--from", "2026-10-12")
@@ -243,7 +290,9 @@ def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
 
     query = ok_json(*db, "query", "my_api")
     assert query["entity"] == "my_api" and query["count"] == 2
-    assert [(f["object_name"], f["valid_from"], f["valid_to"], f["current"], f["direction"]) for f in query["facts"]] == [
+    assert [
+        (f["object_name"], f["valid_from"], f["valid_to"], f["current"], f["direction"]) for f in query["facts"]
+    ] == [
         ("Redis", "2026-03-02", "2026-10-12", False, "outgoing"),
         ("SQLite", "2026-10-12", None, True, "outgoing"),
     ]
@@ -258,13 +307,19 @@ def test_worked_example_exactly_through_the_cli(db_path: Path) -> None:
     incoming = ok_json(*db, "query", "sqlite", "--direction", "incoming")
     assert incoming["entity"] == "sqlite"
     assert [(f["subject"], f["predicate"], f["object"], f["direction"]) for f in incoming["facts"]] == [
-        ("my_api", "uses_queue", "sqlite", "incoming")]
+        ("my_api", "uses_queue", "sqlite", "incoming")
+    ]
 
     conflicts = ok_json(*db, "conflicts")
     assert conflicts["count"] == 1 and conflicts["needs_action"] == 0
     (group,) = conflicts["groups"]
     assert (group["subject"], group["predicate"], group["objects"], group["current"], group["needs_action"]) == (
-        "my_api", "uses_queue", 2, 1, False)
+        "my_api",
+        "uses_queue",
+        2,
+        1,
+        False,
+    )
     assert [(f["object"], f["current"]) for f in group["facts"]] == [("redis", False), ("sqlite", True)]
 
     with kgtoolkit.open(db_path, read_only=True) as kg:  # the file itself agrees
@@ -310,27 +365,66 @@ def test_add_dates_and_history(db_path: Path) -> None:
     month = ok_json(*db, "add", "Ann", "works_at", "Acme", "--from", "2026-03", "--to", "2026-10")
     assert month["created"] is True
     assert (month["fact"]["valid_from"], month["fact"]["valid_to"], month["fact"]["current"]) == (
-        "2026-03-01", "2026-10-31", False)
+        "2026-03-01",
+        "2026-10-31",
+        False,
+    )
     assert month["fact"]["ended_by"] == "agent" and month["fact"]["invalidated_at"] is not None
     # The same history again is not a second row; a current fact beside it is a new one.
     assert ok_json(*db, "add", "Ann", "works_at", "Acme", "--from", "2026-03", "--to", "2026-10")["created"] is False
     year = ok_json(*db, "add", "Ann", "works_at", "Acme", "--valid-from", "2090")  # open-ended, starting later
     assert year["created"] is True and year["fact"]["valid_from"] == "2090-01-01" and year["fact"]["current"] is False
     assert year["fact"]["state"] == "scheduled"
-    moment = ok_json(*db, "add", "Ann", "lives_in", "Lisbon", "--from", "2026-03-02T10:00:00+02:00",
-                     "--valid-to", "2026-04-01T00:00:00Z")
-    assert (moment["fact"]["valid_from"], moment["fact"]["valid_to"]) == ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z")
+    moment = ok_json(
+        *db,
+        "add",
+        "Ann",
+        "lives_in",
+        "Lisbon",
+        "--from",
+        "2026-03-02T10:00:00+02:00",
+        "--valid-to",
+        "2026-04-01T00:00:00Z",
+    )
+    assert (moment["fact"]["valid_from"], moment["fact"]["valid_to"]) == (
+        "2026-03-02T08:00:00Z",
+        "2026-04-01T00:00:00Z",
+    )
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert [(f.valid_from, f.valid_to) for f in kg.query("ann", direction="outgoing")] == [
-            ("2026-03-01", "2026-10-31"), ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z"), ("2090-01-01", None)]
+            ("2026-03-01", "2026-10-31"),
+            ("2026-03-02T08:00:00Z", "2026-04-01T00:00:00Z"),
+            ("2090-01-01", None),
+        ]
 
 
 def test_add_provenance_options(db_path: Path) -> None:
-    result = ok_json("add", "my_api", "uses_queue", "Redis", "--confidence", "0.5", "--source", "cursor",
-                     "--closet", "mem_1", "--db", db_path, "--json")
-    assert (result["fact"]["confidence"], result["fact"]["source"], result["fact"]["source_closet"]) == (0.5, "cursor", "mem_1")
+    result = ok_json(
+        "add",
+        "my_api",
+        "uses_queue",
+        "Redis",
+        "--confidence",
+        "0.5",
+        "--source",
+        "cursor",
+        "--closet",
+        "mem_1",
+        "--db",
+        db_path,
+        "--json",
+    )
+    assert (result["fact"]["confidence"], result["fact"]["source"], result["fact"]["source_closet"]) == (
+        0.5,
+        "cursor",
+        "mem_1",
+    )
     result = ok_json("add", "my_api", "uses_db", "Postgres", "--source-closet", "mem_2", "--db", db_path, "--json")
-    assert (result["fact"]["confidence"], result["fact"]["source"], result["fact"]["source_closet"]) == (1.0, "agent", "mem_2")
+    assert (result["fact"]["confidence"], result["fact"]["source"], result["fact"]["source_closet"]) == (
+        1.0,
+        "agent",
+        "mem_2",
+    )
 
 
 def test_add_types_upgrade_and_warning(db_path: Path) -> None:
@@ -338,7 +432,11 @@ def test_add_types_upgrade_and_warning(db_path: Path) -> None:
     ok(*db, "add", "Acme", "based_in", "Lisbon")
     ok(*db, "add", "Ann", "works_at", "Acme", "--subject-type", "person", "--object-type", "Company")
     with kgtoolkit.open(db_path, read_only=True) as kg:
-        assert (kg.entity("ann").type, kg.entity("acme").type, kg.entity("lisbon").type) == ("person", "company", "unknown")
+        assert (kg.entity("ann").type, kg.entity("acme").type, kg.entity("lisbon").type) == (
+            "person",
+            "company",
+            "unknown",
+        )
     # A different concrete type is not overwritten: the write reports a warning (JSON, and stderr for tables).
     result = ok_json(*db, "--json", "add", "Ann", "knows", "Bob", "--subject-type", "project")
     assert result["created"] is True and len(result["warnings"]) == 1 and "person" in result["warnings"][0]
@@ -352,12 +450,29 @@ def test_add_types_upgrade_and_warning(db_path: Path) -> None:
 
 def test_add_properties(db_path: Path) -> None:
     db = ("--db", db_path)
-    ok(*db, "add", "Acme", "based_in", "Lisbon", "--property", "founded=2019", "-p", "hq=Lisbon",
-       "-p", 'tags=["saas", "b2b"]', "-p", "formula=a=b")
+    ok(
+        *db,
+        "add",
+        "Acme",
+        "based_in",
+        "Lisbon",
+        "--property",
+        "founded=2019",
+        "-p",
+        "hq=Lisbon",
+        "-p",
+        'tags=["saas", "b2b"]',
+        "-p",
+        "formula=a=b",
+    )
     ok(*db, "add", "Acme", "based_in", "Lisbon", "-p", "hq=Porto")  # existing fact, properties still merge
     with kgtoolkit.open(db_path, read_only=True) as kg:
-        assert dict(kg.entity("acme").properties) == {"founded": 2019, "hq": "Porto", "tags": ["saas", "b2b"],
-                                                      "formula": "a=b"}
+        assert dict(kg.entity("acme").properties) == {
+            "founded": 2019,
+            "hq": "Porto",
+            "tags": ["saas", "b2b"],
+            "formula": "a=b",
+        }
         assert dict(kg.entity("lisbon").properties) == {}  # properties are the subject's
 
 
@@ -365,7 +480,11 @@ def test_add_value_predicates(db_path: Path) -> None:
     db = ("--db", db_path)
     result = ok_json(*db, "--json", "add", "Ann Lee", "email", "  Ann@Acme.Example ")
     fact = result["fact"]
-    assert (fact["object"], fact["object_name"], fact["object_is_value"]) == ("Ann@Acme.Example", "Ann@Acme.Example", True)
+    assert (fact["object"], fact["object_name"], fact["object_is_value"]) == (
+        "Ann@Acme.Example",
+        "Ann@Acme.Example",
+        True,
+    )
     # Compared case-insensitively for de-duplication.
     assert ok_json(*db, "--json", "add", "ann lee", "Email", "ann@acme.example")["created"] is False
     # Commas are fine for address (a real address has them).
@@ -389,22 +508,56 @@ def test_invalidate(db_path: Path) -> None:
     assert text.splitlines()[0].strip() == "ended"
     assert row_with(text, "Acme")[-3:] == ["2020-01-01", "2026-08-31", "no"]
     fact = ok_json(*db, "--json", "invalidate", "Tom", "role", "staff ENGINEER", "--ended", "2026-06")["fact"]
-    assert (fact["object"], fact["valid_to"], fact["current"], fact["ended_by"]) == ("Staff engineer", "2026-06-30", False, "agent")
+    assert (fact["object"], fact["valid_to"], fact["current"], fact["ended_by"]) == (
+        "Staff engineer",
+        "2026-06-30",
+        False,
+        "agent",
+    )
     fact = ok_json(*db, "invalidate", "Tom", "member_of", "platform", "--json")["fact"]
     assert fact["valid_to"] in today_utc()  # default: today, UTC
     with kgtoolkit.open(db_path, read_only=True) as kg:
         facts = kg.query("tom")
         assert [f.current for f in facts] == [False, False, False]  # history kept, nothing current
-        assert {f.predicate: f.ended_by for f in facts} == {"works_at": "hr-sync", "role": "agent", "member_of": "agent"}
+        assert {f.predicate: f.ended_by for f in facts} == {
+            "works_at": "hr-sync",
+            "role": "agent",
+            "member_of": "agent",
+        }
 
 
 def test_supersede(example: Path) -> None:
-    result = ok_json("supersede", "my_api", "uses queue", "sqlite", "Kafka", "--at", "2026-11-20", "--source", "cursor",
-                     "--closet", "mem_9", "--db", example, "--json")
+    result = ok_json(
+        "supersede",
+        "my_api",
+        "uses queue",
+        "sqlite",
+        "Kafka",
+        "--at",
+        "2026-11-20",
+        "--source",
+        "cursor",
+        "--closet",
+        "mem_9",
+        "--db",
+        example,
+        "--json",
+    )
     old, new = result["old"], result["new"]
-    assert (old["object"], old["valid_to"], old["current"], old["ended_by"]) == ("sqlite", "2026-11-20", False, "cursor")
-    assert (new["object"], new["object_name"], new["valid_from"], new["current"], new["source"], new["source_closet"]) == (
-        "kafka", "Kafka", "2026-11-20", True, "cursor", "mem_9")
+    assert (old["object"], old["valid_to"], old["current"], old["ended_by"]) == (
+        "sqlite",
+        "2026-11-20",
+        False,
+        "cursor",
+    )
+    assert (
+        new["object"],
+        new["object_name"],
+        new["valid_from"],
+        new["current"],
+        new["source"],
+        new["source_closet"],
+    ) == ("kafka", "Kafka", "2026-11-20", True, "cursor", "mem_9")
     assert result["created"] is True
     text = ok("--db", example, "supersede", "my_api", "uses_queue", "Kafka", "NATS", "--at", "2026-11-25")
     assert text.splitlines()[0].strip() == "superseded"
@@ -412,13 +565,27 @@ def test_supersede(example: Path) -> None:
     assert row_with(text, "NATS")[-2:] == ["2026-11-25", "yes"]
     with kgtoolkit.open(example, read_only=True) as kg:
         assert [(f.object, f.current) for f in kg.query("my_api")] == [
-            ("redis", False), ("sqlite", False), ("kafka", False), ("nats", True)]
+            ("redis", False),
+            ("sqlite", False),
+            ("kafka", False),
+            ("nats", True),
+        ]
 
 
 def test_supersede_defaults_to_today_and_object_type(db_path: Path) -> None:
     ok("--db", db_path, "add", "notifications", "uses_queue", "RabbitMQ", "--from", "2025-02-01")
-    result = ok_json("--db", db_path, "--json", "supersede", "notifications", "uses_queue", "RabbitMQ", "SQS",
-                     "--object-type", "project")
+    result = ok_json(
+        "--db",
+        db_path,
+        "--json",
+        "supersede",
+        "notifications",
+        "uses_queue",
+        "RabbitMQ",
+        "SQS",
+        "--object-type",
+        "project",
+    )
     assert result["old"]["valid_to"] in today_utc() and result["new"]["valid_from"] in today_utc()
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert kg.entity("sqs").type == "project"
@@ -426,11 +593,22 @@ def test_supersede_defaults_to_today_and_object_type(db_path: Path) -> None:
 
 def test_supersede_takes_the_confidence_of_the_new_fact(example: Path) -> None:
     # The agent tool's supersede took a confidence; the command now does too (tests/test_cli_parity.py).
-    result = ok_json("--db", example, "--json", "supersede", "my_api", "uses_queue", "sqlite", "Kafka",
-                     "--confidence", "0.6")
+    result = ok_json(
+        "--db", example, "--json", "supersede", "my_api", "uses_queue", "sqlite", "Kafka", "--confidence", "0.6"
+    )
     assert (result["new"]["object"], result["new"]["confidence"], result["old"]["confidence"]) == ("kafka", 0.6, 1.0)
-    assert "from 0 to 1" in fails("--db", example, "supersede", "my_api", "uses_queue", "Kafka", "NATS",
-                                  "--confidence", "2", code="invalid_request")
+    assert "from 0 to 1" in fails(
+        "--db",
+        example,
+        "supersede",
+        "my_api",
+        "uses_queue",
+        "Kafka",
+        "NATS",
+        "--confidence",
+        "2",
+        code="invalid_request",
+    )
     with kgtoolkit.open(example, read_only=True) as kg:  # refused whole: Kafka is still the current queue
         assert [f.object for f in kg.query("my_api", current_only=True, predicates=["uses_queue"])] == ["kafka"]
 
@@ -439,12 +617,24 @@ def test_supersede_takes_the_confidence_of_the_new_fact(example: Path) -> None:
 
 
 def test_remember_stores_evidence_a_fact_cites(db_path: Path) -> None:
-    result = ok_json("--db", db_path, "--json", "remember", "2026-03-02 design review: my_api will use Redis",
-                     "--source", "Dana", "--metadata", '{"meeting": "design review", "attendees": 4}')
+    result = ok_json(
+        "--db",
+        db_path,
+        "--json",
+        "remember",
+        "2026-03-02 design review: my_api will use Redis",
+        "--source",
+        "Dana",
+        "--metadata",
+        '{"meeting": "design review", "attendees": 4}',
+    )
     memory = result["memory"]
     assert set(result) == {"memory"} and memory["id"].startswith("mem_")
     assert (memory["text"], memory["source"], memory["metadata"]) == (
-        "2026-03-02 design review: my_api will use Redis", "Dana", {"meeting": "design review", "attendees": 4})
+        "2026-03-02 design review: my_api will use Redis",
+        "Dana",
+        {"meeting": "design review", "attendees": 4},
+    )
     text = ok("--db", db_path, "remember", "Redis was dropped for SQLite after the outage")
     ids = set(re.findall(r"mem_[0-9a-f]{16}", text))
     assert len(ids) == 1 and text.startswith(f"remembered {next(iter(ids))}; a fact cites it with --closet")
@@ -453,16 +643,18 @@ def test_remember_stores_evidence_a_fact_cites(db_path: Path) -> None:
     assert ok_json("--db", db_path, "--json", "check", "--code", "dangling_source_closet")["clean"] is True
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert (kg.memory(second).text, kg.memory(second).source) == (
-            "Redis was dropped for SQLite after the outage", None)
+            "Redis was dropped for SQLite after the outage",
+            None,
+        )
         assert kg.memory(memory["id"]).metadata == {"meeting": "design review", "attendees": 4}
         assert kg.stats().memories == 2
 
 
 def test_remember_refuses_bad_metadata_and_empty_text(db_path: Path) -> None:
-    assert "JSON object" in fails("--db", db_path, "remember", "a note", "--metadata", "{not json",
-                                  code="invalid_request")
-    assert "JSON object" in fails("--db", db_path, "remember", "a note", "--metadata", "[1, 2]",
-                                  code="invalid_request")
+    assert "JSON object" in fails(
+        "--db", db_path, "remember", "a note", "--metadata", "{not json", code="invalid_request"
+    )
+    assert "JSON object" in fails("--db", db_path, "remember", "a note", "--metadata", "[1, 2]", code="invalid_request")
     assert "needs some text" in fails("--db", db_path, "remember", "   ", code="invalid_request")
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert kg.stats().memories == 0
@@ -474,13 +666,20 @@ def test_remember_refuses_bad_metadata_and_empty_text(db_path: Path) -> None:
 def test_query_directions(richer: Path) -> None:
     db = ("--db", richer, "--json")
     outgoing = ok_json(*db, "query", "SQLite", "--direction", "outgoing")
-    assert [(f["predicate"], f["object"], f["direction"]) for f in outgoing["facts"]] == [("maintained_by", "hipp", "outgoing")]
+    assert [(f["predicate"], f["object"], f["direction"]) for f in outgoing["facts"]] == [
+        ("maintained_by", "hipp", "outgoing")
+    ]
     incoming = ok_json(*db, "query", "sqlite", "--direction", "incoming")
     assert [(f["subject"], f["predicate"], f["direction"]) for f in incoming["facts"]] == [
-        ("my_api", "uses_queue", "incoming"), ("billing", "uses_database", "incoming")]
+        ("my_api", "uses_queue", "incoming"),
+        ("billing", "uses_database", "incoming"),
+    ]
     both = ok_json(*db, "query", "sqlite")
     assert [(f["predicate"], f["direction"]) for f in both["facts"]] == [
-        ("maintained_by", "outgoing"), ("uses_queue", "incoming"), ("uses_database", "incoming")]
+        ("maintained_by", "outgoing"),
+        ("uses_queue", "incoming"),
+        ("uses_database", "incoming"),
+    ]
     text = ok("--db", richer, "query", "sqlite")
     assert "sqlite (3 facts)" in text
     assert row_with(text, "maintained_by")[1] == "→" and row_with(text, "uses_database")[1] == "←"
@@ -510,12 +709,18 @@ def test_as_of_datetimes_against_day_bounds(example: Path) -> None:
 def test_query_current_paging_and_alias(richer: Path) -> None:
     db = ("--db", richer, "--json")
     assert [f["object"] for f in ok_json(*db, "query", "my_api", "--direction", "outgoing")["facts"]] == [
-        "redis", "sqlite", "billing", "auth"]  # dated first (oldest first), unknown starts last
+        "redis",
+        "sqlite",
+        "billing",
+        "auth",
+    ]  # dated first (oldest first), unknown starts last
     current = ok_json(*db, "query", "my_api", "--current")
     assert [f["object"] for f in current["facts"]] == ["sqlite", "billing", "auth"]
     assert all(f["current"] for f in current["facts"])
     assert [f["object"] for f in ok_json(*db, "query", "my_api", "--limit", "2")["facts"]] == ["redis", "sqlite"]
-    assert [f["object"] for f in ok_json(*db, "query", "my_api", "--limit", "1", "--offset", "1")["facts"]] == ["sqlite"]
+    assert [f["object"] for f in ok_json(*db, "query", "my_api", "--limit", "1", "--offset", "1")["facts"]] == [
+        "sqlite"
+    ]
     assert [f["object"] for f in ok_json(*db, "query", "my_api", "--offset", "3")["facts"]] == ["auth"]
     assert ok_json(*db, "query", "my_api", "--limit", "0")["count"] == 0
     via_alias = ok_json(*db, "query", "redis queue")
@@ -529,12 +734,25 @@ def test_a_long_table_is_plain_aligned_text(tmp_path: Path) -> None:
     db = tmp_path / "hub.sqlite3"
     with kgtoolkit.open(db) as kg:
         for i in range(450):
-            kg.add("Hub", "met", f"Partner {i:03d}" + (" of a very long name" * 5 if i == 7 else ""),
-                   valid_from=f"2014-{1 + i % 12:02d}-01", valid_to=f"2014-{1 + i % 12:02d}-02")
+            kg.add(
+                "Hub",
+                "met",
+                f"Partner {i:03d}" + (" of a very long name" * 5 if i == 7 else ""),
+                valid_from=f"2014-{1 + i % 12:02d}-01",
+                valid_to=f"2014-{1 + i % 12:02d}-02",
+            )
     text = ok("--db", db, "query", "hub")
     lines = text.splitlines()
-    assert lines[0] == "hub (450 facts)" and lines[1].split() == ["id", "dir", "subject", "predicate", "object",
-                                                                    "from", "to", "current"]
+    assert lines[0] == "hub (450 facts)" and lines[1].split() == [
+        "id",
+        "dir",
+        "subject",
+        "predicate",
+        "object",
+        "from",
+        "to",
+        "current",
+    ]
     assert set(lines[2]) <= {"─", " "} and len(lines) == 3 + 450
     wanted = [f["id"] for f in ok_json("--db", db, "--json", "query", "hub")["facts"]]
     assert [int(line.split()[0]) for line in lines[3:]] == wanted  # the same facts in the same order
@@ -573,11 +791,18 @@ def test_search(richer: Path) -> None:
     one = ok_json(*db, "search", "Uses Queue", "SQLite")
     assert [(f["subject"], f["object"], f["current"]) for f in one["facts"]] == [("my_api", "sqlite", True)]
     assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--as-of", "2026-05-01")["facts"]] == ["redis"]
-    assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--as-of", "2026-10-12")["facts"]] == ["redis", "sqlite"]
+    assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--as-of", "2026-10-12")["facts"]] == [
+        "redis",
+        "sqlite",
+    ]
     assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--current")["facts"]] == ["sqlite"]
-    assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--limit", "1", "--offset", "1")["facts"]] == ["sqlite"]
+    assert [f["object"] for f in ok_json(*db, "search", "uses_queue", "--limit", "1", "--offset", "1")["facts"]] == [
+        "sqlite"
+    ]
     value = ok_json(*db, "search", "email", "ann@ACME.example")
-    assert [(f["subject"], f["object"], f["object_is_value"]) for f in value["facts"]] == [("ann_lee", "Ann@Acme.example", True)]
+    assert [(f["subject"], f["object"], f["object_is_value"]) for f in value["facts"]] == [
+        ("ann_lee", "Ann@Acme.example", True)
+    ]
     assert ok_json(*db, "search", "uses_queue", "billing")["count"] == 0
 
     text = ok("--db", richer, "search", "uses_queue", "SQLite")
@@ -595,7 +820,11 @@ def test_timeline(richer: Path) -> None:
     assert starts.count(None) == 2 and whole["count"] == 9
     mine = ok_json(*db, "timeline", "My API")
     assert [(f["predicate"], f["object"]) for f in mine["facts"]] == [
-        ("uses_queue", "redis"), ("uses_queue", "sqlite"), ("depends_on", "billing"), ("depends_on", "auth")]
+        ("uses_queue", "redis"),
+        ("uses_queue", "sqlite"),
+        ("depends_on", "billing"),
+        ("depends_on", "auth"),
+    ]
     sqlite = ok_json(*db, "timeline", "sqlite")
     assert [f["predicate"] for f in sqlite["facts"]] == ["maintained_by", "uses_queue", "uses_database"]
     page = ok_json(*db, "timeline", "--limit", "2", "--offset", "1")
@@ -623,11 +852,16 @@ def test_merge(db_path: Path) -> None:
         incoming = kg.query("postgres", direction="incoming")
         assert sorted(f.subject for f in incoming) == ["analytics", "checkout_api"]
         hosted = kg.query("PostgreSQL", direction="outgoing")  # the old name now resolves to the target
-        assert [(f.object, f.valid_from, f.current) for f in hosted] == [("aws", "2024-06-01", True)]  # earliest start kept
+        assert [(f.object, f.valid_from, f.current) for f in hosted] == [
+            ("aws", "2024-06-01", True)
+        ]  # earliest start kept
     ok(*db, "add", "pg", "runs_on", "linux")
     ok(*db, "add", "pg", "runs_on", "Linux2")
     text = ok("merge", "pg", "postgres", "--db", db_path)
-    assert "merged pg into postgres: 2 fact(s) moved, 0 duplicate(s) folded; aliases now: pg, pgsql, postgresql" in " ".join(text.split())
+    assert (
+        "merged pg into postgres: 2 fact(s) moved, 0 duplicate(s) folded; aliases now: pg, pgsql, postgresql"
+        in " ".join(text.split())
+    )
 
 
 def test_alias_and_aliases(example: Path) -> None:
@@ -642,14 +876,22 @@ def test_alias_and_aliases(example: Path) -> None:
     every = ok_json(*db, "aliases", "--json")
     assert every["count"] == 3
     assert [(a["alias"], a["name"], a["entity"]) for a in every["aliases"]] == [
-        ("redis_queue", "Redis Queue", "redis"), ("rq", "RQ", "redis"), ("lite", "lite", "sqlite")]
+        ("redis_queue", "Redis Queue", "redis"),
+        ("rq", "RQ", "redis"),
+        ("lite", "lite", "sqlite"),
+    ]
     assert [a["alias"] for a in ok_json(*db, "aliases", "rq", "--json")["aliases"]] == ["redis_queue", "rq"]
     table = ok(*db, "aliases", "Redis")
     assert row_with(table, "redis_queue") == ["redis_queue", "Redis", "Queue", "redis"]
     assert "lite" not in table
     assert ok(*db, "aliases", "my_api").strip() == "no aliases"
-    assert ok_json(*db, "--json", "aliases", "my_api") == {"aliases": [], "count": 0, "total": 0, "truncated": False,
-                                                            "next_offset": None}
+    assert ok_json(*db, "--json", "aliases", "my_api") == {
+        "aliases": [],
+        "count": 0,
+        "total": 0,
+        "truncated": False,
+        "next_offset": None,
+    }
 
 
 # ---------------------------------------------------------------------- stats / conflicts / summary
@@ -658,9 +900,17 @@ def test_alias_and_aliases(example: Path) -> None:
 def test_stats(richer: Path, backend: str) -> None:
     result = ok_json("stats", "--db", richer, "--json")
     assert result == {
-        "path": shown(richer), "entities": 9,
+        "path": shown(richer),
+        "entities": 9,
         "entities_by_type": {"company": 2, "person": 1, "unknown": 6},
-        "facts": 9, "current": 8, "ended": 1, "value_facts": 1, "predicates": 6, "aliases": 1, "memories": 0, "scheduled": 0,
+        "facts": 9,
+        "current": 8,
+        "ended": 1,
+        "value_facts": 1,
+        "predicates": 6,
+        "aliases": 1,
+        "memories": 0,
+        "scheduled": 0,
         "events": 0,
     }
     text = ok("stats", "--db", richer)
@@ -673,7 +923,14 @@ def test_stats(richer: Path, backend: str) -> None:
         assert password not in result["path"] and password not in text
     table = {r[0]: r[-1] for r in rows(text) if len(r) == 2}
     assert {k: table[k] for k in ("entities", "facts", "current", "ended", "predicates", "aliases", "memories")} == {
-        "entities": "9", "facts": "9", "current": "8", "ended": "1", "predicates": "6", "aliases": "1", "memories": "0"}
+        "entities": "9",
+        "facts": "9",
+        "current": "8",
+        "ended": "1",
+        "predicates": "6",
+        "aliases": "1",
+        "memories": "0",
+    }
     assert table["person"] == "1" and table["company"] == "2"
     assert row_with(text, "value", "facts")[-1] == "1"
 
@@ -683,7 +940,9 @@ def test_conflicts(richer: Path) -> None:
     every = ok_json(*db, "conflicts")
     assert every["count"] == 2 and every["needs_action"] == 1
     assert [(g["subject"], g["predicate"], g["objects"], g["current"], g["needs_action"]) for g in every["groups"]] == [
-        ("ann_lee", "works_at", 2, 2, True), ("my_api", "uses_queue", 2, 1, False)]  # needing action first
+        ("ann_lee", "works_at", 2, 2, True),
+        ("my_api", "uses_queue", 2, 1, False),
+    ]  # needing action first
     # depends_on is multi-valued: never a conflict.
     assert all(g["predicate"] != "depends_on" for g in every["groups"])
     flagged = ok_json(*db, "conflicts", "--needs-action")
@@ -716,7 +975,11 @@ def test_summary(richer: Path) -> None:
     one = ok(*db, "summary", "--limit", "1")
     assert len([line for line in one.splitlines() if line.startswith("## ")]) == 1
     past = ok(*db, "summary", "--as-of", "2026-05-01")
-    assert "_Facts valid on 2026-05-01._" in past and "uses queue → `Redis`" in past and "SQLite` (since 2026-10-12)" not in past
+    assert (
+        "_Facts valid on 2026-05-01._" in past
+        and "uses queue → `Redis`" in past
+        and "SQLite` (since 2026-10-12)" not in past
+    )
     assert ok_json(*db, "--json", "summary") == {"markdown": main}
     assert ok_json(*db, "summary", "--style", "subagent", "--json")["markdown"] == sub
 
@@ -742,8 +1005,20 @@ def test_config_show(db_path: Path) -> None:
     shown = ok_json("--db", db_path, "--json", "config")
     assert shown == {
         "types": ["company", "event", "person", "project", "unknown"],
-        "value_predicates": ["address", "age", "birthday", "email", "location", "note", "phone", "role", "salary",
-                             "title", "url", "website"],
+        "value_predicates": [
+            "address",
+            "age",
+            "birthday",
+            "email",
+            "location",
+            "note",
+            "phone",
+            "role",
+            "salary",
+            "title",
+            "url",
+            "website",
+        ],
         "multi_valued": ["depends_on", "knows", "member_of", "note", "related_to"],
         "comma_guard": True,
         "max_name_length": 1000,
@@ -774,7 +1049,9 @@ def test_config_value_predicates(db_path: Path) -> None:
     assert "homepage" in result["value_predicates"]
     fact = ok_json(*db, "--json", "add", "Acme", "homepage", "https://Acme.example")["fact"]
     assert fact["object_is_value"] is True and fact["object"] == "https://Acme.example"
-    result = ok_json(*db, "config", "--remove-value-predicate", "homepage", "--remove-value-predicate", "role", "--json")
+    result = ok_json(
+        *db, "config", "--remove-value-predicate", "homepage", "--remove-value-predicate", "role", "--json"
+    )
     assert "homepage" not in result["value_predicates"] and "role" not in result["value_predicates"]
     assert "email" in result["value_predicates"]
     fact = ok_json(*db, "--json", "add", "Ann", "role", "Engineer")["fact"]
@@ -850,13 +1127,17 @@ def test_config_refuses_names_that_are_not_unicode(db_path: Path, dump: Dump) ->
 def _store_types_as_older_versions_did(sql: Callable[..., list[Any]], db: Path | str, types: list[str]) -> None:
     """What `config --add-type` stored before names were checked: the JSON escapes of lone surrogates."""
     value = json.dumps(types)  # ASCII only: the surrogate is written as the escape \udce9
-    sql(db, "DELETE FROM settings WHERE key = 'types'",
-        "INSERT INTO settings(key, value) VALUES ('types', '{}')".format(value.replace("'", "''")))
+    sql(
+        db,
+        "DELETE FROM settings WHERE key = 'types'",
+        "INSERT INTO settings(key, value) VALUES ('types', '{}')".format(value.replace("'", "''")),
+    )
 
 
 @pytest.mark.parametrize("spelling", [LATIN1_CAFE, "caf\\udce9"], ids=["as-given", "as-printed"])
 def test_a_type_stored_by_an_older_version_that_is_not_unicode_can_be_removed(
-        db_path: Path, tmp_path: Path, spelling: str, sql: Callable[..., list[Any]]) -> None:
+    db_path: Path, tmp_path: Path, spelling: str, sql: Callable[..., list[Any]]
+) -> None:
     db = ("--db", db_path)
     ok(*db, "add", "Ann", "works_at", "Acme", "--subject-type", "person")
     _store_types_as_older_versions_did(sql, db_path, [LATIN1_CAFE, "company", "person", "unknown"])
@@ -897,10 +1178,28 @@ def test_export_escapes_formulas_unless_told_not_to(db_path: Path, tmp_path: Pat
 
 def test_tool_in_process(db_path: Path) -> None:
     lines = [
-        {"action": "add", "subject": "my_api", "predicate": "uses queue", "object": "Redis", "valid_from": "2026-03-02"},
+        {
+            "action": "add",
+            "subject": "my_api",
+            "predicate": "uses queue",
+            "object": "Redis",
+            "valid_from": "2026-03-02",
+        },
         {"action": "add", "subject": "My API", "predicate": "uses_queue", "object": "Redis"},
-        {"action": "invalidate", "subject": "my_api", "predicate": "uses_queue", "object": "Redis", "ended": "2026-10-12"},
-        {"action": "add", "subject": "my_api", "predicate": "uses_queue", "object": "SQLite", "valid_from": "2026-10-12"},
+        {
+            "action": "invalidate",
+            "subject": "my_api",
+            "predicate": "uses_queue",
+            "object": "Redis",
+            "ended": "2026-10-12",
+        },
+        {
+            "action": "add",
+            "subject": "my_api",
+            "predicate": "uses_queue",
+            "object": "SQLite",
+            "valid_from": "2026-10-12",
+        },
         {"action": "query", "name": "sqlite", "direction": "incoming"},
         {"action": "query", "name": "postgres"},
     ]
@@ -911,7 +1210,9 @@ def test_tool_in_process(db_path: Path) -> None:
     assert [(f["subject"], f["object"]) for f in answers[4]["result"]["facts"]] == [("my_api", "sqlite")]
     assert answers[5]["error"]["code"] == "not_found"
     # The CLI's other doors read the same file the tool wrote.
-    assert [f["object"] for f in ok_json("--db", db_path, "--json", "query", "my_api", "--current")["facts"]] == ["sqlite"]
+    assert [f["object"] for f in ok_json("--db", db_path, "--json", "query", "my_api", "--current")["facts"]] == [
+        "sqlite"
+    ]
     answer = json.loads(ok("--db", db_path, "tool", input='{"action": "stats"}\n'))
     assert answer["ok"] is True and answer["result"]["facts"] == 2
 
@@ -942,9 +1243,15 @@ def test_shared_options_before_or_after_the_command(tmp_path: Path, db_path: Pat
     assert ok_json("--db", other, "stats", "--db", db_path, "--json")["facts"] == 1
     assert ok_json("--json", "--db", db_path, "stats")["facts"] == 1
     assert ok_json("query", "a", "--json", "--db", db_path)["count"] == 1
-    assert ok_json("--json", "conflicts", "--db", db_path) == {"groups": [], "count": 0, "needs_action": 0, "total": 0,
-                                                                "truncated": False, "next_offset": None,
-                                                                "needs_action_total": 0}
+    assert ok_json("--json", "conflicts", "--db", db_path) == {
+        "groups": [],
+        "count": 0,
+        "needs_action": 0,
+        "total": 0,
+        "truncated": False,
+        "next_offset": None,
+        "needs_action_total": 0,
+    }
     assert not other.exists()
 
 
@@ -975,7 +1282,10 @@ def test_path(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
         printed = ok("--db", db_path, "path").strip()
         assert printed == str(db_path).replace(f":{password}@", ":***@") and password not in printed
         assert dump(db_path) == []
-        assert ok("--db", "postgres://kg:s3cret@db.internal/team", "path").strip() == "postgresql://kg:***@db.internal/team"
+        assert (
+            ok("--db", "postgres://kg:s3cret@db.internal/team", "path").strip()
+            == "postgresql://kg:***@db.internal/team"
+        )
         assert ok("--db", "postgresql://kg@db.internal/team", "path").strip() == "postgresql://kg@db.internal/team"
 
 
@@ -1036,8 +1346,9 @@ def test_demo_default_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert (tmp_path / "demo.sqlite3").exists()
 
 
-def test_demo_and_generate_into_postgres(postgres: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         dump: Dump) -> None:
+def test_demo_and_generate_into_postgres(
+    postgres: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dump: Dump
+) -> None:
     """`--out postgresql://…` fills an empty schema (it used to write an SQLite file at a mangled path holding
     the password); a schema holding a graph is refused, --force or not, and left as it was."""
     monkeypatch.chdir(tmp_path)
@@ -1049,7 +1360,8 @@ def test_demo_and_generate_into_postgres(postgres: Any, tmp_path: Path, monkeypa
     with kgtoolkit.open(url, read_only=True) as kg, kgtoolkit.open(tmp_path / "demo.sqlite3", read_only=True) as file:
         assert kg.stats() == file.stats() and kg.stats().memories > 0
         assert (kg.stats().entities, kg.stats().facts, kg.stats().current, kg.stats().aliases) == tuple(
-            int(g) for g in match.groups()[1:])
+            int(g) for g in match.groups()[1:]
+        )
         assert kg.summary(8) == file.summary(8)
         assert kg.config == file.config
     before = dump(url)
@@ -1063,8 +1375,10 @@ def test_demo_and_generate_into_postgres(postgres: Any, tmp_path: Path, monkeypa
     assert result == {"path": shown(generated), "facts": result["facts"], "seed": 3} and result["facts"] > 0
     ok("generate", "--facts", "300", "--seed", "3", "--out", tmp_path / "generated.sqlite3")
     with kgtoolkit.open(generated, read_only=True) as kg, kgtoolkit.open(tmp_path / "generated.sqlite3") as file:
+
         def facts(g: kgtoolkit.KnowledgeGraph) -> list[tuple[Any, ...]]:
             return [(f.subject, f.predicate, f.object, f.valid_from, f.valid_to) for f in g.timeline()]
+
         assert facts(kg) == facts(file) and len(facts(kg)) == result["facts"]
         assert kg.config == file.config
     before = dump(generated)
@@ -1091,12 +1405,39 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
     "timeline": (("timeline",), {"facts"} | PAGED),
     "timeline-name": (("timeline", "my_api"), {"facts"} | PAGED),
     "aliases": (("aliases",), {"aliases"} | PAGED),
-    "stats": (("stats",), {"path", "entities", "entities_by_type", "facts", "current", "ended", "value_facts",
-                           "predicates", "aliases", "memories", "scheduled", "events"}),
+    "stats": (
+        ("stats",),
+        {
+            "path",
+            "entities",
+            "entities_by_type",
+            "facts",
+            "current",
+            "ended",
+            "value_facts",
+            "predicates",
+            "aliases",
+            "memories",
+            "scheduled",
+            "events",
+        },
+    ),
     "conflicts": (("conflicts",), {"groups", "needs_action", "needs_action_total"} | PAGED),
     "summary": (("summary",), {"markdown"}),
-    "config": (("config",), {"types", "value_predicates", "multi_valued", "comma_guard", "max_name_length",
-                             "max_value_length", "single_valued", "events", "event_predicates"}),
+    "config": (
+        ("config",),
+        {
+            "types",
+            "value_predicates",
+            "multi_valued",
+            "comma_guard",
+            "max_name_length",
+            "max_value_length",
+            "single_valued",
+            "events",
+            "event_predicates",
+        },
+    ),
     "duplicates": (("duplicates",), {"candidates"} | PAGED),
 }
 
@@ -1168,7 +1509,16 @@ def _source_graph(path: Path) -> Path:
     """An SQLite graph with every kind of row: the demo (typed entities, properties, history, aliases,
     memories, extra types), plus settings of its own."""
     ok("demo", "--out", path)
-    ok("--db", path, "config", "--no-comma-guard", "--add-value-predicate", "homepage", "--add-multi-valued", "uses_queue")
+    ok(
+        "--db",
+        path,
+        "config",
+        "--no-comma-guard",
+        "--add-value-predicate",
+        "homepage",
+        "--add-multi-valued",
+        "uses_queue",
+    )
     ok("--db", path, "add", "Washington, D.C.", "homepage", "https://dc.example")
     return path
 
@@ -1184,13 +1534,17 @@ def test_copy_sqlite_to_sqlite_is_lossless(tmp_path: Path, dump: Dump) -> None:
     before = dump(source)
     text = " ".join(ok("copy", source, target).split())
     whole = _whole(source)
-    assert text == (f"{source} copied to {target}: {len(whole['facts'])} facts, {len(whole['entities'])} entities, "
-                    f"{len(whole['aliases'])} aliases, {len(whole['memories'])} memories")
+    assert text == (
+        f"{source} copied to {target}: {len(whole['facts'])} facts, {len(whole['entities'])} entities, "
+        f"{len(whole['aliases'])} aliases, {len(whole['memories'])} memories"
+    )
     assert _whole(target) == whole  # ids, transaction times, names, types, properties, aliases, memories, settings
     assert whole["memories"] and whole["aliases"] and not whole["config"]["comma_guard"]
     ok("--db", source, "export", tmp_path / "source.json")
     ok("--db", target, "export", tmp_path / "copy.json")
-    assert (tmp_path / "source.json").read_text(encoding="utf-8") == (tmp_path / "copy.json").read_text(encoding="utf-8")
+    assert (tmp_path / "source.json").read_text(encoding="utf-8") == (tmp_path / "copy.json").read_text(
+        encoding="utf-8"
+    )
     assert dump(source) == before  # the source is only read
     # The copy goes on as its own graph: a new fact takes the next id.
     added = ok_json("--db", target, "--json", "add", "copy", "made_from", "source")["fact"]
@@ -1201,20 +1555,36 @@ def test_copy_json_report(tmp_path: Path) -> None:
     source = _source_graph(tmp_path / "source.sqlite3")
     report = ok_json("copy", source, tmp_path / "copy.sqlite3", "--json")  # --json: only JSON, no progress bar
     whole = _whole(source)
-    assert report == {"source": str(source), "target": str(tmp_path / "copy.sqlite3"), "merged": False,
-                      "facts": len(whole["facts"]), "entities": len(whole["entities"]),
-                      "aliases": len(whole["aliases"]), "memories": len(whole["memories"]),
-                      "settings": report["settings"], "duplicates": 0, "warnings": []}
+    assert report == {
+        "source": str(source),
+        "target": str(tmp_path / "copy.sqlite3"),
+        "merged": False,
+        "facts": len(whole["facts"]),
+        "entities": len(whole["entities"]),
+        "aliases": len(whole["aliases"]),
+        "memories": len(whole["memories"]),
+        "settings": report["settings"],
+        "duplicates": 0,
+        "warnings": [],
+    }
     assert report["settings"] >= 4
-    assert ok_json("--json", "copy", source, tmp_path / "again.sqlite3")["facts"] == len(whole["facts"])  # global --json
+    assert ok_json("--json", "copy", source, tmp_path / "again.sqlite3")["facts"] == len(
+        whole["facts"]
+    )  # global --json
 
 
-def test_copy_through_this_backend_and_back_is_lossless(tmp_path: Path, db_path: Path, backend: str, dump: Dump) -> None:
+def test_copy_through_this_backend_and_back_is_lossless(
+    tmp_path: Path, db_path: Path, backend: str, dump: Dump
+) -> None:
     """An SQLite file → this test's database (a PostgreSQL schema, or another file) → a new file: the same graph."""
     source = _source_graph(tmp_path / "source.sqlite3")
     whole = _whole(source)
     there = ok_json("copy", source, db_path, "--json")
-    assert (there["target"], there["facts"], there["memories"]) == (shown(db_path), len(whole["facts"]), len(whole["memories"]))
+    assert (there["target"], there["facts"], there["memories"]) == (
+        shown(db_path),
+        len(whole["facts"]),
+        len(whole["memories"]),
+    )
     assert _whole(db_path) == whole
     back = tmp_path / "back.sqlite3"
     text = " ".join(ok("copy", db_path, back).split())
@@ -1226,7 +1596,8 @@ def test_copy_through_this_backend_and_back_is_lossless(tmp_path: Path, db_path:
     ok("--db", db_path, "export", tmp_path / "there.json")
     ok("--db", source, "export", tmp_path / "source.json")
     assert json.loads((tmp_path / "there.json").read_text(encoding="utf-8")) == json.loads(
-        (tmp_path / "source.json").read_text(encoding="utf-8"))
+        (tmp_path / "source.json").read_text(encoding="utf-8")
+    )
     # The copy reads and writes like the original.
     for command in (("query", "my_api"), ("conflicts",), ("aliases",), ("summary",), ("config",), ("stats",)):
         mine, theirs = ok_json("--db", db_path, "--json", *command), ok_json("--db", source, "--json", *command)
@@ -1260,7 +1631,10 @@ def test_copy_merge_follows_the_rules_of_add(tmp_path: Path, db_path: Path) -> N
     assert (report["aliases"], report["memories"]) == (1, 1)
     with kgtoolkit.open(db_path, read_only=True) as kg:
         assert [(f.id, f.subject, f.object, f.current) for f in kg.timeline()] == [  # new ids, after the target's
-            (1, "billing", "postgres", True), (3, "my_api", "redis", False), (2, "my_api", "sqlite", True)]
+            (1, "billing", "postgres", True),
+            (3, "my_api", "redis", False),
+            (2, "my_api", "sqlite", True),
+        ]
         assert kg.resolve("redis queue") == "redis"
     assert [m["text"] for m in _whole(db_path)["memories"]] == ["we moved off Redis in October"]
     text = " ".join(ok("copy", source, db_path, "--merge").split())  # again: everything is there already
@@ -1269,8 +1643,9 @@ def test_copy_merge_follows_the_rules_of_add(tmp_path: Path, db_path: Path) -> N
     assert (len(whole["facts"]), len(whole["aliases"]), len(whole["memories"])) == (3, 1, 1)
 
 
-def test_copy_refuses_the_same_graph_and_a_missing_source(tmp_path: Path, db_path: Path, backend: str,
-                                                          monkeypatch: pytest.MonkeyPatch, dump: Dump) -> None:
+def test_copy_refuses_the_same_graph_and_a_missing_source(
+    tmp_path: Path, db_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch, dump: Dump
+) -> None:
     ok("--db", db_path, "add", "a", "uses", "b")
     before = dump(db_path)
     if backend == "sqlite":
@@ -1296,7 +1671,12 @@ ERRORS: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
     ("not_found-query", ("query", "my_apii"), "not_found", ("'my_apii'", "Did you mean: my_api?")),
     ("not_found-query-nothing-close", ("query", "postgres"), "not_found", ("'postgres'", "alias")),
     ("not_found-search-predicate", ("search", "uses_quue"), "not_found", ("uses_quue", "Did you mean: uses_queue?")),
-    ("not_found-search-object", ("search", "uses_queue", "redis_server"), "not_found", ("Did you mean: Redis, Redis Queue?",)),
+    (
+        "not_found-search-object",
+        ("search", "uses_queue", "redis_server"),
+        "not_found",
+        ("Did you mean: Redis, Redis Queue?",),
+    ),
     ("not_found-timeline", ("timeline", "sqlite3"), "not_found", ("Did you mean: SQLite?",)),
     ("not_found-conflicts", ("conflicts", "nobody"), "not_found", ("'nobody'",)),
     ("not_found-aliases", ("aliases", "nobody"), "not_found", ("'nobody'",)),
@@ -1305,50 +1685,123 @@ ERRORS: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
     ("not_found-alias", ("alias", "queue", "Redisx"), "not_found", ("Did you mean: Redis?",)),
     ("invalid_date-from", ("add", "x", "uses", "y", "--from", "19##"), "invalid_date", ("valid_from '19##'",)),
     ("invalid_date-to", ("add", "x", "uses", "y", "--to", "1963-64-65"), "invalid_date", ("valid_to '1963-64-65'",)),
-    ("invalid_date-free-text", ("add", "x", "uses", "y", "--from", "last spring"), "invalid_date", ("valid_from 'last spring'",)),
-    ("invalid_date-ended", ("invalidate", "my_api", "uses_queue", "SQLite", "--ended", "soon"), "invalid_date", ("ended 'soon'",)),
-    ("invalid_date-at", ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--at=-0044"), "invalid_date", ("at '-0044'",)),
+    (
+        "invalid_date-free-text",
+        ("add", "x", "uses", "y", "--from", "last spring"),
+        "invalid_date",
+        ("valid_from 'last spring'",),
+    ),
+    (
+        "invalid_date-ended",
+        ("invalidate", "my_api", "uses_queue", "SQLite", "--ended", "soon"),
+        "invalid_date",
+        ("ended 'soon'",),
+    ),
+    (
+        "invalid_date-at",
+        ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--at=-0044"),
+        "invalid_date",
+        ("at '-0044'",),
+    ),
     ("invalid_date-as_of", ("query", "my_api", "--as-of", "2026-13"), "invalid_date", ("as_of '2026-13'",)),
-    ("invalid_date-known_at", ("query", "my_api", "--known-at", "yesterday"), "invalid_date", ("known_at 'yesterday'",)),
+    (
+        "invalid_date-known_at",
+        ("query", "my_api", "--known-at", "yesterday"),
+        "invalid_date",
+        ("known_at 'yesterday'",),
+    ),
     ("invalid_date-search", ("search", "uses_queue", "--as-of", "2026-02-30"), "invalid_date", ("as_of '2026-02-30'",)),
     ("invalid_date-summary", ("summary", "--as-of", "0000"), "invalid_date", ("as_of '0000'",)),
-    ("interval_order-add", ("add", "x", "uses", "y", "--from", "2026", "--to", "2025"), "interval_order",
-     ("2025-12-31", "2026-01-01")),
-    ("interval_order-invalidate", ("invalidate", "my_api", "uses_queue", "SQLite", "--ended", "2026-10-11"),
-     "interval_order", ("2026-10-11", "2026-10-12")),
-    ("interval_order-supersede", ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--at", "2026-01-01"),
-     "interval_order", ("2026-01-01", "2026-10-12")),
+    (
+        "interval_order-add",
+        ("add", "x", "uses", "y", "--from", "2026", "--to", "2025"),
+        "interval_order",
+        ("2025-12-31", "2026-01-01"),
+    ),
+    (
+        "interval_order-invalidate",
+        ("invalidate", "my_api", "uses_queue", "SQLite", "--ended", "2026-10-11"),
+        "interval_order",
+        ("2026-10-11", "2026-10-12"),
+    ),
+    (
+        "interval_order-supersede",
+        ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--at", "2026-01-01"),
+        "interval_order",
+        ("2026-01-01", "2026-10-12"),
+    ),
     ("comma_list-subject", ("add", "Ann, Bob", "works_at", "Acme"), "comma_list", ("subject 'Ann, Bob'",)),
     ("comma_list-object", ("add", "Ann", "works_at", "Acme, Initech"), "comma_list", ("object 'Acme, Initech'", "one")),
     ("comma_list-value", ("add", "Ann", "role", "CTO, founder"), "comma_list", ("'CTO, founder'",)),
-    ("comma_list-supersede", ("supersede", "my_api", "uses_queue", "SQLite", "Kafka, NATS"), "comma_list", ("'Kafka, NATS'",)),
-    ("not_current-invalidate", ("invalidate", "my_api", "uses_queue", "Redis"), "not_current",
-     ("not current", "2026-03-02 … 2026-10-12")),
-    ("not_current-supersede", ("supersede", "my_api", "uses_queue", "Redis", "Kafka", "--at", "2026-11-01"), "not_current",
-     ("not current",)),
+    (
+        "comma_list-supersede",
+        ("supersede", "my_api", "uses_queue", "SQLite", "Kafka, NATS"),
+        "comma_list",
+        ("'Kafka, NATS'",),
+    ),
+    (
+        "not_current-invalidate",
+        ("invalidate", "my_api", "uses_queue", "Redis"),
+        "not_current",
+        ("not current", "2026-03-02 … 2026-10-12"),
+    ),
+    (
+        "not_current-supersede",
+        ("supersede", "my_api", "uses_queue", "Redis", "Kafka", "--at", "2026-11-01"),
+        "not_current",
+        ("not current",),
+    ),
     ("alias_conflict-entity", ("alias", "my_api", "Redis"), "alias_conflict", ("already an entity", "merge")),
     ("alias_conflict-other", ("alias", "Redis Queue", "SQLite"), "alias_conflict", ("already an alias of 'redis'",)),
-    ("unknown_type-subject", ("add", "Ann", "works_at", "Acme", "--subject-type", "robot"), "unknown_type",
-     ("'robot'", "company, event, person, project, unknown")),
-    ("unknown_type-object", ("add", "Ann", "works_at", "Acme", "--object-type", "corporation"), "unknown_type", ("'corporation'",)),
-    ("unknown_type-supersede", ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--object-type", "broker"),
-     "unknown_type", ("'broker'",)),
+    (
+        "unknown_type-subject",
+        ("add", "Ann", "works_at", "Acme", "--subject-type", "robot"),
+        "unknown_type",
+        ("'robot'", "company, event, person, project, unknown"),
+    ),
+    (
+        "unknown_type-object",
+        ("add", "Ann", "works_at", "Acme", "--object-type", "corporation"),
+        "unknown_type",
+        ("'corporation'",),
+    ),
+    (
+        "unknown_type-supersede",
+        ("supersede", "my_api", "uses_queue", "SQLite", "Kafka", "--object-type", "broker"),
+        "unknown_type",
+        ("'broker'",),
+    ),
     ("invalid_request-direction", ("query", "my_api", "--direction", "sideways"), "invalid_request", ("'sideways'",)),
     ("invalid_request-style", ("summary", "--style", "fancy"), "invalid_request", ("'fancy'",)),
-    ("invalid_request-property", ("add", "Ann", "works_at", "Acme", "--property", "founded"), "invalid_request",
-     ("KEY=VALUE", "'founded'")),
+    (
+        "invalid_request-property",
+        ("add", "Ann", "works_at", "Acme", "--property", "founded"),
+        "invalid_request",
+        ("KEY=VALUE", "'founded'"),
+    ),
     ("invalid_request-property-key", ("add", "Ann", "works_at", "Acme", "-p", "=1"), "invalid_request", ("KEY=VALUE",)),
-    ("invalid_request-confidence", ("add", "Ann", "works_at", "Acme", "--confidence", "1.5"), "invalid_request", ("confidence",)),
+    (
+        "invalid_request-confidence",
+        ("add", "Ann", "works_at", "Acme", "--confidence", "1.5"),
+        "invalid_request",
+        ("confidence",),
+    ),
     ("invalid_request-merge-self", ("merge", "Redis", "redis queue"), "invalid_request", ("same entity",)),
-    ("invalid_request-supersede-same", ("supersede", "my_api", "uses_queue", "SQLite", "sqlite"), "invalid_request", ("same",)),
+    (
+        "invalid_request-supersede-same",
+        ("supersede", "my_api", "uses_queue", "SQLite", "sqlite"),
+        "invalid_request",
+        ("same",),
+    ),
     ("invalid_name-subject", ("add", "   ", "works_at", "Acme"), "invalid_name", ("subject",)),
     ("invalid_name-type", ("config", "--add-type", "  "), "invalid_name", ("type",)),
 ]
 
 
 @pytest.mark.parametrize(("args", "code", "fragments"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
-def test_errors_exit_1_with_code_and_leave_the_file_alone(example: Path, args: tuple[str, ...], code: str,
-                                                           fragments: tuple[str, ...], dump: Dump) -> None:
+def test_errors_exit_1_with_code_and_leave_the_file_alone(
+    example: Path, args: tuple[str, ...], code: str, fragments: tuple[str, ...], dump: Dump
+) -> None:
     ok("--db", example, "alias", "Redis Queue", "Redis")
     before = dump(example)
     message = fails("--db", example, *args, code=code)
@@ -1370,10 +1823,20 @@ def test_supersede_failing_late_rolls_back_the_invalidation(example: Path) -> No
 
 
 @pytest.mark.sqlite_only  # a missing folder; both backends: test_read_commands_on_a_graph_not_created_yet
-@pytest.mark.parametrize("command", [
-    ("query", "my_api"), ("search", "uses_queue"), ("timeline",), ("aliases",), ("stats",), ("conflicts",),
-    ("summary",), ("config",),
-], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("query", "my_api"),
+        ("search", "uses_queue"),
+        ("timeline",),
+        ("aliases",),
+        ("stats",),
+        ("conflicts",),
+        ("summary",),
+        ("config",),
+    ],
+    ids=lambda c: c[0],
+)
 def test_read_commands_on_a_missing_file(tmp_path: Path, command: tuple[str, ...]) -> None:
     assert command[0] in READ_COMMANDS
     missing = tmp_path / "nowhere" / "graph.sqlite3"
@@ -1391,12 +1854,23 @@ def test_read_commands_on_a_missing_env_file(tmp_path: Path) -> None:
     assert str(missing) in message and not missing.exists()
 
 
-@pytest.mark.parametrize("command", [
-    ("query", "my_api"), ("search", "uses_queue"), ("timeline",), ("aliases",), ("stats",), ("conflicts",),
-    ("summary",), ("config",),
-], ids=lambda c: c[0])
-def test_read_commands_on_a_graph_not_created_yet(db_path: Path, backend: str, dump: Dump,
-                                                  command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("query", "my_api"),
+        ("search", "uses_queue"),
+        ("timeline",),
+        ("aliases",),
+        ("stats",),
+        ("conflicts",),
+        ("summary",),
+        ("config",),
+    ],
+    ids=lambda c: c[0],
+)
+def test_read_commands_on_a_graph_not_created_yet(
+    db_path: Path, backend: str, dump: Dump, command: tuple[str, ...]
+) -> None:
     """A file that does not exist, or a PostgreSQL schema holding no graph: not_found, and nothing created."""
     message = fails("--db", db_path, *command, code="not_found")
     assert shown(db_path) in message
@@ -1410,8 +1884,11 @@ def test_read_commands_on_a_graph_not_created_yet(db_path: Path, backend: str, d
 
 
 @pytest.mark.sqlite_only  # PostgreSQL: test_a_schema_holding_another_programs_graph_tables
-@pytest.mark.parametrize("command", [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
-                         ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command",
+    [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
+    ids=lambda c: c[0],
+)
 def test_a_file_that_is_not_a_graph(tmp_path: Path, command: tuple[str, ...], dump: Dump) -> None:
     text_file = tmp_path / "notes.sqlite3"
     text_file.write_text("hello\n")
@@ -1427,10 +1904,14 @@ def test_a_file_that_is_not_a_graph(tmp_path: Path, command: tuple[str, ...], du
     assert dump(foreign) == before
 
 
-@pytest.mark.parametrize("command", [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
-                         ids=lambda c: c[0])
-def test_a_schema_holding_another_programs_graph_tables(postgres: Any, sql: Callable[..., list[Any]], dump: Dump,
-                                                        command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [("stats",), ("query", "x"), ("add", "a", "b", "c"), ("config", "--add-type", "team")],
+    ids=lambda c: c[0],
+)
+def test_a_schema_holding_another_programs_graph_tables(
+    postgres: Any, sql: Callable[..., list[Any]], dump: Dump, command: tuple[str, ...]
+) -> None:
     """PostgreSQL's counterpart of a file that is not a graph: tables named like kgtoolkit's, of another program."""
     url = postgres.new_schema()
     sql(url, "CREATE TABLE facts (x INTEGER)", "INSERT INTO facts VALUES (1)")
@@ -1441,7 +1922,9 @@ def test_a_schema_holding_another_programs_graph_tables(postgres: Any, sql: Call
     assert dump(url) == before
 
 
-def test_a_schema_holding_other_tables_keeps_them_beside_the_graph(postgres: Any, sql: Callable[..., list[Any]]) -> None:
+def test_a_schema_holding_other_tables_keeps_them_beside_the_graph(
+    postgres: Any, sql: Callable[..., list[Any]]
+) -> None:
     """Tables whose names kgtoolkit does not use are no graph (a read says not_found) and are left alone by a write."""
     url = postgres.new_schema()
     sql(url, "CREATE TABLE things (x INTEGER)", "INSERT INTO things VALUES (7)")
@@ -1452,8 +1935,13 @@ def test_a_schema_holding_other_tables_keeps_them_beside_the_graph(postgres: Any
 
 
 def test_usage_errors_are_not_tracebacks(example: Path) -> None:
-    for args in (("query", "my_api", "--limit", "-1"), ("summary", "--limit", "0"), ("frobnicate",),
-                 ("add", "only_subject"), ("query", "my_api", "--offset", "many")):
+    for args in (
+        ("query", "my_api", "--limit", "-1"),
+        ("summary", "--limit", "0"),
+        ("frobnicate",),
+        ("add", "only_subject"),
+        ("query", "my_api", "--offset", "many"),
+    ):
         result = _invoke(("--db", example, *args))
         assert result.exit_code == 2, _explain(args, result)
         assert isinstance(result.exception, SystemExit), _explain(args, result)
@@ -1489,8 +1977,10 @@ MARKUP_CASES: dict[str, tuple[tuple[str, ...], ...]] = {
     "conflicts": (("add", "c[/]", "owned_by", "team"), ("add", "c[/]", "owned_by", "other"), ("conflicts",)),
     "alias": (("add", "team", "owns", "x"), ("alias", "x[/]", "team")),
     "merge": (("add", "c[/]", "owned_by", "team"), ("add", "d", "owned_by", "team"), ("merge", "c[/]", "d")),
-    "add-warning": (("add", "c[/]", "owned_by", "team", "--subject-type", "person"),
-                    ("add", "c[/]", "likes", "tea", "--subject-type", "company")),
+    "add-warning": (
+        ("add", "c[/]", "owned_by", "team", "--subject-type", "person"),
+        ("add", "c[/]", "likes", "tea", "--subject-type", "company"),
+    ),
 }
 
 
@@ -1504,11 +1994,15 @@ def test_names_with_markup_characters_print_without_traceback(db_path: Path, cas
     assert "[/]" in _clean(result.output)
 
 
-@pytest.mark.parametrize(("add", "remove", "key", "name"), [
-    ("--add-value-predicate", "--remove-value-predicate", "value_predicates", "Home Page"),
-    ("--add-value-predicate", "--remove-value-predicate", "value_predicates", "Email"),
-    ("--add-multi-valued", "--remove-multi-valued", "multi_valued", "Depends On"),
-], ids=["value-two-words", "value-capital", "multi-valued"])
+@pytest.mark.parametrize(
+    ("add", "remove", "key", "name"),
+    [
+        ("--add-value-predicate", "--remove-value-predicate", "value_predicates", "Home Page"),
+        ("--add-value-predicate", "--remove-value-predicate", "value_predicates", "Email"),
+        ("--add-multi-valued", "--remove-multi-valued", "multi_valued", "Depends On"),
+    ],
+    ids=["value-two-words", "value-capital", "multi-valued"],
+)
 def test_config_remove_normalises_the_predicate(db_path: Path, add: str, remove: str, key: str, name: str) -> None:
     stored = kgtoolkit.normalize_predicate(name)
     assert stored in ok_json("--db", db_path, "--json", "config", add, name)[key]
@@ -1524,11 +2018,17 @@ def _fails_cleanly(*args: Any, input: str | None = None) -> str:
     return match.group(1)
 
 
-@pytest.mark.parametrize("command", [
-    ("query", "my_api", "--limit", str(2**64)), ("query", "my_api", "--offset", str(2**64)),
-    ("search", "uses_queue", "--limit", str(2**64)), ("timeline", "--offset", str(2**64)),
-    ("summary", "--limit", str(2**64)),
-], ids=["query-limit", "query-offset", "search-limit", "timeline-offset", "summary-limit"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("query", "my_api", "--limit", str(2**64)),
+        ("query", "my_api", "--offset", str(2**64)),
+        ("search", "uses_queue", "--limit", str(2**64)),
+        ("timeline", "--offset", str(2**64)),
+        ("summary", "--limit", str(2**64)),
+    ],
+    ids=["query-limit", "query-offset", "search-limit", "timeline-offset", "summary-limit"],
+)
 def test_huge_limit_or_offset_is_an_error_not_a_traceback(example: Path, command: tuple[str, ...]) -> None:
     result = _invoke(("--db", example, *command))
     if result.exit_code == 0 and result.exception is None:
@@ -1584,18 +2084,30 @@ def test_entry_point_is_registered() -> None:
 
 def test_script_tool_answers_one_json_line_per_request(script: str, tmp_path: Path) -> None:
     db = tmp_path / "tool.sqlite3"
-    requests = "\n".join([
-        json.dumps({"action": "add", "subject": "my_api", "predicate": "uses queue", "object": "Redis",
-                    "valid_from": "2026-03-02"}),
-        "{not json",
-        "",
-        json.dumps({"action": "fly", "subject": "my_api"}),
-        json.dumps(["add", "a", "b"]),
-        json.dumps({"action": "query", "name": "My API"}),
-        json.dumps({"action": "query", "name": "my_apii"}),
-        json.dumps({"action": "add", "subject": "x", "predicate": "y", "object": "z", "valid_from": "19##"}),
-        json.dumps({"action": "stats"}),
-    ]) + "\n"
+    requests = (
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "action": "add",
+                        "subject": "my_api",
+                        "predicate": "uses queue",
+                        "object": "Redis",
+                        "valid_from": "2026-03-02",
+                    }
+                ),
+                "{not json",
+                "",
+                json.dumps({"action": "fly", "subject": "my_api"}),
+                json.dumps(["add", "a", "b"]),
+                json.dumps({"action": "query", "name": "My API"}),
+                json.dumps({"action": "query", "name": "my_apii"}),
+                json.dumps({"action": "add", "subject": "x", "predicate": "y", "object": "z", "valid_from": "19##"}),
+                json.dumps({"action": "stats"}),
+            ]
+        )
+        + "\n"
+    )
     done = run_script(script, "--db", db, "tool", input=requests, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and done.stderr == ""
@@ -1604,7 +2116,12 @@ def test_script_tool_answers_one_json_line_per_request(script: str, tmp_path: Pa
     assert [a["ok"] for a in answers] == [True, False, False, False, True, False, False, True]
     assert all(set(a) == ({"ok", "result"} if a["ok"] else {"ok", "error"}) for a in answers)
     assert [a["error"]["code"] for a in answers if not a["ok"]] == [
-        "invalid_request", "invalid_request", "invalid_request", "not_found", "invalid_date"]
+        "invalid_request",
+        "invalid_request",
+        "invalid_request",
+        "not_found",
+        "invalid_date",
+    ]
     assert "not valid JSON" in answers[1]["error"]["message"]
     assert "unknown action 'fly'" in answers[2]["error"]["message"] and "add" in answers[2]["error"]["suggestions"]
     assert answers[4]["result"]["entity"] == "my_api" and answers[4]["result"]["count"] == 1
@@ -1619,12 +2136,17 @@ def test_script_tool_answers_lines_that_are_not_unicode(script: str, tmp_path: P
     """A lone surrogate in a request, or a line that is not UTF-8, is refused; the next line is still answered,
     and the answers are UTF-8 whatever the locale says (PYTHONIOENCODING as a strict or non-UTF-8 terminal)."""
     db = tmp_path / "tool.sqlite3"
-    requests = b"\n".join([
-        b'{"action": "\\ud800"}',
-        b'{"action": "add", "subject": "caf\xe9", "predicate": "in", "object": "Paris"}',  # Latin-1, not UTF-8
-        b'{"action": "add", "subject": "Caf\xc3\xa9 \xe2\x86\x92", "predicate": "in", "object": "Paris"}',  # UTF-8
-        b'{"action": "stats"}',
-    ]) + b"\n"
+    requests = (
+        b"\n".join(
+            [
+                b'{"action": "\\ud800"}',
+                b'{"action": "add", "subject": "caf\xe9", "predicate": "in", "object": "Paris"}',  # Latin-1, not UTF-8
+                b'{"action": "add", "subject": "Caf\xc3\xa9 \xe2\x86\x92", "predicate": "in", "object": "Paris"}',  # UTF-8
+                b'{"action": "stats"}',
+            ]
+        )
+        + b"\n"
+    )
     env = {"PYTHONIOENCODING": io_encoding} if io_encoding else {}
     done = run_script(script, "--db", db, "tool", input=requests, cwd=tmp_path, env_extra=env)
     assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")
@@ -1689,7 +2211,7 @@ def test_every_command_is_documented_in_readme() -> None:
 @pytest.mark.sqlite_only  # a PostgreSQL database is not a file the CLI creates
 def test_a_refused_import_into_a_new_file_leaves_no_graph_behind(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
-    bad.write_text("subject,predicate,object\nok,uses,fine\n\"a\x01b\",uses,y\n")
+    bad.write_text('subject,predicate,object\nok,uses,fine\n"a\x01b",uses,y\n')
     new = tmp_path / "new.sqlite3"
     message = fails("--db", new, "import", bad, code="invalid_rows")
     assert "--on-error skip" in message
@@ -1708,8 +2230,10 @@ def test_progress_goes_to_a_log_as_plain_lines(capsys: pytest.CaptureFixture[str
     often = _progress_lines("embedding", every=0)
     often(12_000, 90_730)
     often(90_730, 90_730)
-    assert capsys.readouterr().err.splitlines() == ["embedding: 12,000 of 90,730 (13%)",
-                                                    "embedding: 90,730 of 90,730 (100%)"]
+    assert capsys.readouterr().err.splitlines() == [
+        "embedding: 12,000 of 90,730 (13%)",
+        "embedding: 90,730 of 90,730 (100%)",
+    ]
     quick = _progress_lines("embedding", every=3600)  # a run shorter than one interval stays quiet
     quick(5, 10)
     quick(10, 10)

@@ -31,8 +31,11 @@ COMMANDS: dict[str, click.Command] = typer.main.get_command(app).commands  # typ
 #: A parameter every command that has it spells its own way: tool name → (CLI name, why).
 RENAMED: dict[str, tuple[str, str]] = {
     "current_only": ("current", "a flag: --current reads as the question it asks"),
-    "predicates": ("predicate", "a repeatable --predicate P, one predicate each time (follow's PREDICATE... "
-                                "argument keeps the name predicates)"),
+    "predicates": (
+        "predicate",
+        "a repeatable --predicate P, one predicate each time (follow's PREDICATE... "
+        "argument keeps the name predicates)",
+    ),
     "properties": ("prop", "--property KEY=VALUE, repeatable: a JSON object is awkward to type in a shell"),
     "codes": ("code", "a repeatable --code C, one finding code each time"),
 }
@@ -55,7 +58,7 @@ EXCEPTIONS: dict[tuple[str, str], tuple[str | None, str]] = {
 OTHER_FORM: dict[tuple[str, str], str] = {
     ("diff", "by"): "a string (valid or known) in the tool, the flag --known on the command line",
     ("path", "source"): "optional on the command line: `kgtoolkit path` with no entity prints the graph's location "
-                        "(what it did before it named paths)",
+    "(what it did before it named paths)",
     ("path", "target"): "optional on the command line with source; given a source alone it is invalid_request",
 }
 
@@ -108,8 +111,14 @@ def _kind(param: click.Parameter) -> str:
 
 
 #: The kinds a command may give a parameter of each JSON type (an object is JSON text, or KEY=VALUE pairs).
-KINDS: dict[str, set[str]] = {"string": {"string"}, "boolean": {"boolean"}, "integer": {"integer"},
-                              "number": {"number"}, "array": {"array"}, "object": {"string", "array"}}
+KINDS: dict[str, set[str]] = {
+    "string": {"string"},
+    "boolean": {"boolean"},
+    "integer": {"integer"},
+    "number": {"number"},
+    "array": {"array"},
+    "object": {"string", "array"},
+}
 
 
 def _match(action: str, param: Param, command: click.Command) -> tuple[click.Parameter | None, str | None]:
@@ -119,8 +128,9 @@ def _match(action: str, param: Param, command: click.Command) -> tuple[click.Par
     found = next((c for c in command.params if param.name in _names(c)), None)
     if found is not None:
         stale = listed is not None and listed[0] != found.name
-        return found, (f"{action}.{param.name} matches {found.name} by name: strike it from EXCEPTIONS" if stale
-                       else None)
+        return found, (
+            f"{action}.{param.name} matches {found.name} by name: strike it from EXCEPTIONS" if stale else None
+        )
     if wanted is None:
         return None, None
     found = next((c for c in command.params if wanted in _names(c)), None)
@@ -176,9 +186,11 @@ def test_each_action_has_its_command(action: str) -> None:
 def test_every_other_command_says_why_it_is_no_action() -> None:
     actions = {command_of(a) for a in _tool.registry()}
     others = set(COMMANDS) - actions
-    assert others == set(CLI_ONLY), ("a command that is no agent action is listed in CLI_ONLY with its reason, "
-                                     f"and only such a command: unlisted {sorted(others - set(CLI_ONLY))}, listed "
-                                     f"but an action or gone {sorted(set(CLI_ONLY) - others)}")
+    assert others == set(CLI_ONLY), (
+        "a command that is no agent action is listed in CLI_ONLY with its reason, "
+        f"and only such a command: unlisted {sorted(others - set(CLI_ONLY))}, listed "
+        f"but an action or gone {sorted(set(CLI_ONLY) - others)}"
+    )
 
 
 def test_the_tables_name_real_parameters_and_say_why() -> None:
@@ -224,14 +236,19 @@ def test_a_parameter_without_an_option_fails_the_check() -> None:
     stats = _tool.registry()["stats"]
     widened = _action("stats", *stats.params, _tool.PARAMETERS["as_of"])
     assert parity_problems([stats], COMMANDS) == []
-    assert parity_problems([widened], COMMANDS) == [
-        "stats.as_of: the command `stats` has no argument or option for it"]
+    assert parity_problems([widened], COMMANDS) == ["stats.as_of: the command `stats` has no argument or option for it"]
 
 
 def test_a_parameter_of_another_meaning_fails_the_check() -> None:
     query = _tool.registry()["query"]
-    changed = _action("query", *(p.but(default=5) if p.name == "offset" else
-                                 p.but(type="string") if p.name == "current_only" else p for p in query.params))
+    changed = _action(
+        "query",
+        *(
+            p.but(default=5) if p.name == "offset" else p.but(type="string") if p.name == "current_only" else p
+            for p in query.params
+        ),
+    )
     assert parity_problems([changed], COMMANDS) == [
         "query.current_only (the command's current): the tool takes a JSON string, the command a boolean",
-        "query.offset (the command's offset): default 5 in the tool, 0 on the command line"]
+        "query.offset (the command's offset): default 5 in the tool, 0 on the command line",
+    ]

@@ -18,9 +18,9 @@ import pytest
 import kgtoolkit
 
 WORKERS = 4
-JOBS = 150          # facts each worker adds about itself
-ENDED_EVERY = 3     # every third of them is invalidated
-SHARED = 50         # triples every worker adds: exactly one copy of each must survive
+JOBS = 150  # facts each worker adds about itself
+ENDED_EVERY = 3  # every third of them is invalidated
+SHARED = 50  # triples every worker adds: exactly one copy of each must survive
 
 
 def _worker(path: str, worker: int, barrier: Any) -> dict[str, Any]:
@@ -88,14 +88,23 @@ def test_processes_write_one_graph_at_once(db_path: Path | str, backend: str, sq
             assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         finally:
             conn.close()
-    half_written = sql(path, "SELECT count(*) FROM facts WHERE (valid_to IS NULL) <> (invalidated_at IS NULL) "
-                             "OR (valid_to IS NULL) <> (ended_by IS NULL) OR recorded_at IS NULL "
-                             "OR (valid_to IS NOT NULL AND to_us < from_us)")
+    half_written = sql(
+        path,
+        "SELECT count(*) FROM facts WHERE (valid_to IS NULL) <> (invalidated_at IS NULL) "
+        "OR (valid_to IS NULL) <> (ended_by IS NULL) OR recorded_at IS NULL "
+        "OR (valid_to IS NOT NULL AND to_us < from_us)",
+    )
     assert half_written == [(0,)]
-    duplicates = sql(path, "SELECT count(*) FROM (SELECT 1 FROM facts WHERE valid_to IS NULL "
-                           "GROUP BY subject, predicate, object_key HAVING count(*) > 1) d")
+    duplicates = sql(
+        path,
+        "SELECT count(*) FROM (SELECT 1 FROM facts WHERE valid_to IS NULL "
+        "GROUP BY subject, predicate, object_key HAVING count(*) > 1) d",
+    )
     assert duplicates == [(0,)]
-    dangling = sql(path, "SELECT count(*) FROM facts f WHERE NOT EXISTS (SELECT 1 FROM entities e "
-                         "WHERE e.id = f.subject) OR (f.object_id IS NOT NULL AND NOT EXISTS "
-                         "(SELECT 1 FROM entities e WHERE e.id = f.object_id))")
+    dangling = sql(
+        path,
+        "SELECT count(*) FROM facts f WHERE NOT EXISTS (SELECT 1 FROM entities e "
+        "WHERE e.id = f.subject) OR (f.object_id IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM entities e WHERE e.id = f.object_id))",
+    )
     assert dangling == [(0,)]

@@ -107,7 +107,9 @@ def test_as_of_changes_what_the_graph_page_shows(monkeypatch: pytest.MonkeyPatch
     assert not at.exception
     early = at.session_state["graph_view"]
     assert "redis" in early.node_ids and "sqlite" not in early.node_ids
-    assert {(e.target, e.current) for e in early.edges if e.source == "my_api" and e.predicate == "uses_queue"} == {("redis", False)}
+    assert {(e.target, e.current) for e in early.edges if e.source == "my_api" and e.predicate == "uses_queue"} == {
+        ("redis", False)
+    }
     assert any("as of 2026-06-01" in c.value for c in at.caption)
 
     at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 10, 12)).run()  # the day of the switch: both
@@ -132,8 +134,16 @@ def past_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
             lines = ICEWS14.read_text(encoding="utf-8").splitlines()[1::30]  # 3,025 events across the year
             rows = [line.split("\t") for line in lines]
         else:
-            rows = [[f"Actor {i % 40}", "Make statement", f"Actor {(i * 7) % 40}", f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}",
-                     f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}"] for i in range(600)]
+            rows = [
+                [
+                    f"Actor {i % 40}",
+                    "Make statement",
+                    f"Actor {(i * 7) % 40}",
+                    f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}",
+                    f"2014-{1 + i % 12:02d}-{1 + i % 28:02d}",
+                ]
+                for i in range(600)
+            ]
         for subject, predicate, obj, start, end, *_ in rows:
             kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
     return path
@@ -197,8 +207,9 @@ def test_the_paths_page_draws_the_librarys_paths(monkeypatch: pytest.MonkeyPatch
     at = _open(_app(monkeypatch, demo_db, entity="billing_service", paths_target="dana_whitfield"), "paths")
     found, view = at.session_state["paths_result"], at.session_state["paths_view"]
     with kgtoolkit.open(demo_db, read_only=True) as kg:
-        want = kg.paths("billing_service", "dana_whitfield", max_hops=3, as_of=at.session_state["as_of"].isoformat(),
-                        limit=10)
+        want = kg.paths(
+            "billing_service", "dana_whitfield", max_hops=3, as_of=at.session_state["as_of"].isoformat(), limit=10
+        )
     assert [[f.id for f in p] for p in found.paths] == [[f.id for f in p] for p in want.paths] != []
     shortest = {f.id for f in found.paths[0]}
     colour = {i: e.color for e in view.edges for i in e.ids}
@@ -284,8 +295,9 @@ def test_conflict_action_writes_when_not_read_only(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize("module", ["faiss", "sentence_transformers"])
-def test_search_page_says_when_search_is_not_installed(monkeypatch: pytest.MonkeyPatch, demo_db: Path,
-                                                       module: str) -> None:
+def test_search_page_says_when_search_is_not_installed(
+    monkeypatch: pytest.MonkeyPatch, demo_db: Path, module: str
+) -> None:
     """Without one of the search packages (None in sys.modules: Python's own "cannot be imported"), the
     page says so and how to install it, and the rest of the dashboard is unaffected."""
     monkeypatch.setitem(sys.modules, module, None)
@@ -308,8 +320,10 @@ def test_search_page_says_when_the_graph_is_not_indexed(monkeypatch: pytest.Monk
 def test_search_page_finds_words_before_the_graph_is_indexed(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
     """No index yet: the page still finds words through the database's full-text index (lexical mode only),
     with each hit's breakdown when asked."""
-    at = _open(_app(monkeypatch, demo_db, read_only=True, search_query="Redis", search_kind="facts",
-                    search_explain=True), "search")
+    at = _open(
+        _app(monkeypatch, demo_db, read_only=True, search_query="Redis", search_kind="facts", search_explain=True),
+        "search",
+    )
     assert [c.options for c in at.get("segmented_control") if c.key == "search_mode"] == [["lexical"]]
     text = plain(" ".join(m.value for m in at.markdown))
     assert "Redis" in text
@@ -340,12 +354,22 @@ def test_search_page_finds_with_graph_context(monkeypatch: pytest.MonkeyPatch, t
 def test_graph_data_matches_the_store(demo_db: Path) -> None:
     with kgtoolkit.open(demo_db, read_only=True) as kg:
         every = frames.facts(kg)
-        for day in ("2025-01-06", "2025-09-15", "2026-10-12", "2026-10-13", "2030-01-01", "2026-10", "2026-10-12T09:00:00Z"):
+        for day in (
+            "2025-01-06",
+            "2025-09-15",
+            "2026-10-12",
+            "2026-10-13",
+            "2030-01-01",
+            "2026-10",
+            "2026-10-12T09:00:00Z",
+        ):
             assert frames.valid_at(every, day)["id"].to_list() == frames.facts(kg, as_of=day)["id"].to_list()
         view = graphview.build(every, center="dana_whitfield", hops=1)
         assert all(not n.id.startswith("dana@") for n in view.nodes)  # value facts are not nodes
         dana = next(n for n in view.nodes if n.id == "dana_whitfield")
-        assert "email: dana@acme.example" in dana.title and ("role", "VP Engineering", "2025-01-06", None) in dana.values
+        assert (
+            "email: dana@acme.example" in dana.title and ("role", "VP Engineering", "2025-01-06", None) in dana.values
+        )
         ended = [e for e in graphview.build(every, center="my_api").edges if not e.current]
         assert ended and all(e.dashes and e.color == graphview.ENDED_EDGE for e in ended)
 
@@ -355,9 +379,9 @@ def test_rendered_graph_is_offline(demo_db: Path) -> None:
         page = graphview.render_html(graphview.build(frames.facts(kg), center="my_api"))
     lowered = page.lower()
     assert "new vis.network" in lowered and "mynetwork" in lowered
-    for host in ("jsdelivr", "cdnjs", "unpkg", "googleapis", "<link rel=\"stylesheet\" href=\"http"):
+    for host in ("jsdelivr", "cdnjs", "unpkg", "googleapis", '<link rel="stylesheet" href="http'):
         assert host not in lowered
-    assert "<script src=\"http" not in lowered
+    assert '<script src="http' not in lowered
 
 
 @pytest.fixture(scope="module")
@@ -373,8 +397,9 @@ def team_db(postgres, demo_db: Path) -> str:
 
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("read_only", [False, True])
-def test_every_page_runs_on_a_postgres_graph(monkeypatch: pytest.MonkeyPatch, team_db: str, page: str,
-                                             read_only: bool) -> None:
+def test_every_page_runs_on_a_postgres_graph(
+    monkeypatch: pytest.MonkeyPatch, team_db: str, page: str, read_only: bool
+) -> None:
     at = _open(_app(monkeypatch, team_db, entity="my_api", read_only=read_only), page)
     assert "***" in plain(" ".join(c.value for c in at.caption if c.value.startswith(FOOTER)))  # no password shown
 
@@ -429,8 +454,9 @@ POSTGRES = frozenset(("Postgres", "PostgreSQL"))
 IBM = frozenset(("IBM", "International Business Machines"))
 
 
-def test_the_cleanup_page_lists_the_librarys_candidates_with_their_reasons(monkeypatch: pytest.MonkeyPatch,
-                                                                           planted_db: Path | str) -> None:
+def test_the_cleanup_page_lists_the_librarys_candidates_with_their_reasons(
+    monkeypatch: pytest.MonkeyPatch, planted_db: Path | str
+) -> None:
     at = _open(_app(monkeypatch, planted_db), "cleanup")
     with kgtoolkit.open(planted_db, read_only=True) as kg:
         want = kg.duplicates(**NO_EMBEDDINGS)
@@ -460,12 +486,15 @@ def test_merge_moves_the_facts_to_the_entity_kept(monkeypatch: pytest.MonkeyPatc
     at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()
     _ok(at)
     assert at.success[0].value == (
-        "Merged **Postgres** into **PostgreSQL**: 1 fact moved; `Postgres` is an alias of it now.")
+        "Merged **Postgres** into **PostgreSQL**: 1 fact moved; `Postgres` is an alias of it now."
+    )
     assert POSTGRES not in _pairs(at) and {MELBOURNE, IBM} <= set(_pairs(at))  # the list is read again
     with kgtoolkit.open(planted_db, read_only=True) as kg:
         assert kg.resolve("Postgres") == "postgresql"
         assert {(f.subject, f.object) for f in kg.query("PostgreSQL", direction="incoming")} == {
-            ("billing", "postgresql"), ("api", "postgresql")}
+            ("billing", "postgresql"),
+            ("api", "postgresql"),
+        }
     # the other side kept: International Business Machines folds into IBM
     at.radio(key="cleanup_keep_entities|ibm|international_business_machines").set_value("ibm").run()
     at.button(key="cleanup_merge_entities|ibm|international_business_machines").click().run()
@@ -482,8 +511,7 @@ def test_make_alias_folds_one_predicate_into_the_other(monkeypatch: pytest.Monke
     assert at.radio(key=f"cleanup_keep_{key}").value == "uses_database"
     at.button(key=f"cleanup_alias_{key}").click().run()
     _ok(at)
-    assert at.success[0].value == (
-        "Folded 1 fact of `uses_db` into `uses_database`; `uses_db` is an alias of it now.")
+    assert at.success[0].value == ("Folded 1 fact of `uses_db` into `uses_database`; `uses_db` is an alias of it now.")
     assert frozenset(("uses_db", "uses_database")) not in _pairs(at)
     with kgtoolkit.open(planted_db, read_only=True) as kg:
         assert kg.resolve_predicate("uses_db") == "uses_database"
@@ -491,14 +519,16 @@ def test_make_alias_folds_one_predicate_into_the_other(monkeypatch: pytest.Monke
         assert "uses_db" not in {p.id for p in kg.predicates()}
 
 
-def test_not_the_same_is_remembered_and_never_listed_again(monkeypatch: pytest.MonkeyPatch,
-                                                            planted_db: Path | str) -> None:
+def test_not_the_same_is_remembered_and_never_listed_again(
+    monkeypatch: pytest.MonkeyPatch, planted_db: Path | str
+) -> None:
     at = _open(_app(monkeypatch, planted_db), "cleanup")
     at.button(key="cleanup_not_same_entities|univ._of_melbourne|university_of_melbourne").click().run()
     _ok(at)
     assert at.success[0].value == (
         f"Marked **{md_text('Univ. of Melbourne')}** and **University of Melbourne** as not the same: they are never "
-        "suggested again.")
+        "suggested again."
+    )
     assert MELBOURNE not in _pairs(at) and POSTGRES in _pairs(at)
     at.segmented_control(key="cleanup_kind").set_value("predicates").run()
     pair = at.session_state["cleanup_candidates"][0]
@@ -509,7 +539,9 @@ def test_not_the_same_is_remembered_and_never_listed_again(monkeypatch: pytest.M
         assert MELBOURNE not in {frozenset((c.a_name, c.b_name)) for c in kg.duplicates(**NO_EMBEDDINGS)}
         assert (pair.a, pair.b) not in {(c.a, c.b) for c in kg.duplicates(kind="predicates", **NO_EMBEDDINGS)}
         assert [(r["kind"], r["a"], r["b"]) for r in dump(kg)["not_duplicates"]] == [
-            ("entities", "univ._of_melbourne", "university_of_melbourne"), ("predicates", pair.a, pair.b)]
+            ("entities", "univ._of_melbourne", "university_of_melbourne"),
+            ("predicates", pair.a, pair.b),
+        ]
         assert kg.entity("Univ. of Melbourne").id != kg.entity("University of Melbourne").id  # nothing merged
     again = _open(_app(monkeypatch, planted_db), "cleanup")  # a new session: still not listed
     assert MELBOURNE not in _pairs(again)
@@ -527,8 +559,9 @@ def test_an_action_that_fails_shows_the_librarys_error(monkeypatch: pytest.Monke
     assert POSTGRES not in _pairs(at) and MELBOURNE in _pairs(at)  # the list is the graph's as it is now
 
 
-def test_a_read_only_graph_lists_the_pairs_with_the_buttons_disabled(monkeypatch: pytest.MonkeyPatch,
-                                                                      planted_db: Path | str) -> None:
+def test_a_read_only_graph_lists_the_pairs_with_the_buttons_disabled(
+    monkeypatch: pytest.MonkeyPatch, planted_db: Path | str
+) -> None:
     at = _open(_app(monkeypatch, planted_db, read_only=True), "cleanup")
     assert {MELBOURNE, POSTGRES, IBM} <= set(_pairs(at))
     actions = [b for b in at.button if b.key.startswith("cleanup_")]
@@ -554,8 +587,11 @@ def test_the_reason_a_graph_takes_no_writes(tmp_path: Path) -> None:
 
 def test_a_long_list_is_paged_and_filtered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     db = tmp_path / "many.sqlite3"
-    towns = [f"{x}{y}ton" for x in ("Bal", "Cor", "Dun", "Fal", "Gar", "Hol", "Kel", "Mor") for y in ("by", "ford", "ley",
-                                                                                                  "mere", "wick", "stow", "ham")]
+    towns = [
+        f"{x}{y}ton"
+        for x in ("Bal", "Cor", "Dun", "Fal", "Gar", "Hol", "Kel", "Mor")
+        for y in ("by", "ford", "ley", "mere", "wick", "stow", "ham")
+    ]
     with kgtoolkit.open(db) as kg:
         for i, town in enumerate(towns):  # 56 universities, each also written abbreviated
             kg.add(f"person {i}", "studied_at", f"University of {town}")
@@ -574,7 +610,7 @@ def test_a_long_list_is_paged_and_filtered(monkeypatch: pytest.MonkeyPatch, tmp_
     _ok(at)
     assert drawn() == want.total - 25 * (pages - 1)
     shown = [b.key.split("|", 1)[1] for b in at.button if b.key.startswith("cleanup_merge_")]
-    assert shown == [f"{p.a}|{p.b}" for p in want.items[25 * (pages - 1):]]
+    assert shown == [f"{p.a}|{p.b}" for p in want.items[25 * (pages - 1) :]]
     at.selectbox(key="cleanup_per_page").set_value(100).run()
     assert drawn() == min(100, want.total) and at.number_input(key="cleanup_page").value == 1
     at.text_input(key="cleanup_filter").set_value("morfordton").run()
@@ -603,15 +639,18 @@ def test_the_cleanup_page_on_a_graph_of_real_events(monkeypatch: pytest.MonkeyPa
             assert len([b for b in at.button if b.key.startswith("cleanup_not_same_")]) == min(25, want.total)
 
 
-@pytest.mark.parametrize(("params", "said", "entity"), [
-    ({"as_of": "31/12/2024"}, "is not a date (write it YYYY-MM-DD", "my_api"),
-    ({"as_of": "2026-13-01", "span": "week"}, "span “week” is not one of day, month, year, range", "my_api"),
-    ({"entity": "my_apii"}, "does not have: “my_apii”. Did you mean: my_api?", None),
-    ({"entity": "My API"}, None, "my_api"),  # a name typed into the link resolves like one typed in the page
-])
-def test_a_mistyped_link_says_what_it_could_not_show(monkeypatch: pytest.MonkeyPatch, demo_db: Path,
-                                                     params: dict[str, str], said: str | None,
-                                                     entity: str | None) -> None:
+@pytest.mark.parametrize(
+    ("params", "said", "entity"),
+    [
+        ({"as_of": "31/12/2024"}, "is not a date (write it YYYY-MM-DD", "my_api"),
+        ({"as_of": "2026-13-01", "span": "week"}, "span “week” is not one of day, month, year, range", "my_api"),
+        ({"entity": "my_apii"}, "does not have: “my_apii”. Did you mean: my_api?", None),
+        ({"entity": "My API"}, None, "my_api"),  # a name typed into the link resolves like one typed in the page
+    ],
+)
+def test_a_mistyped_link_says_what_it_could_not_show(
+    monkeypatch: pytest.MonkeyPatch, demo_db: Path, params: dict[str, str], said: str | None, entity: str | None
+) -> None:
     at = _app(monkeypatch, demo_db, **({} if "entity" in params else {"entity": "my_api"}))
     for key, value in params.items():
         at.query_params[key] = value

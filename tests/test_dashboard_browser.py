@@ -38,8 +38,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # its pictures to a temporary folder, so the tests never change tracked files.
 REFRESH = os.environ.get("KGTOOLKIT_SCREENSHOTS") == "1"
 DOCS_SHOTS = ROOT / "docs" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
 VIEWPORT = {"width": 1280, "height": 800}
 
 # Streamlit has finished the run: no status widget ("Running…"), no lazy placeholder, no stale
@@ -67,8 +73,12 @@ def serve(db: Path, folder: Path) -> Iterator[str]:
     """``kgtoolkit dashboard`` on ``db`` on a free loopback port (its log in ``folder``); yields its URL, stops it after."""
     port = _free_port()
     log = (folder / "server.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--port", str(port)],
-                              stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=folder,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 40
@@ -95,8 +105,11 @@ def serve(db: Path, folder: Path) -> Iterator[str]:
 
 # Duplicates planted in the demo graph, for the Clean up page: another spelling of an entity it has
 # (Elasticsearch), with a fact of its own, and a university written two ways.
-PLANTED = [("analytics_pipeline", "indexes_into", "Elastic Search"), ("Mei Chen", "studied_at", "Univ. of Melbourne"),
-           ("Sara Lind", "studied_at", "University of Melbourne")]
+PLANTED = [
+    ("analytics_pipeline", "indexes_into", "Elastic Search"),
+    ("Mei Chen", "studied_at", "Univ. of Melbourne"),
+    ("Sara Lind", "studied_at", "University of Melbourne"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +133,14 @@ def page(dashboard: str) -> Iterator[object]:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         context = browser.new_context(viewport=VIEWPORT)
         outside: list[str] = []
-        context.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
-                      if not route.request.url.startswith(("http://127.0.0.1", "about:", "data:", "blob:"))
-                      else route.continue_())
+        context.route(
+            "**/*",
+            lambda route: (
+                (outside.append(route.request.url), route.abort())
+                if not route.request.url.startswith(("http://127.0.0.1", "about:", "data:", "blob:"))
+                else route.continue_()
+            ),
+        )
         tab = context.new_page()
         tab.outside = outside  # type: ignore[attr-defined]
         yield tab
@@ -160,10 +178,13 @@ def test_graph_draws_and_follows_the_date(dashboard: str, page) -> None:
     tab.keyboard.press("Escape")
     _wait(tab, "as of 2026-06-01")
     frame = _graph_frame(tab)
-    tab.wait_for_function("(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
-                          " const n = f.contentDocument.getElementById('mynetwork');"
-                          " return n && n.getAttribute('data-node-ids') && n.getAttribute('data-node-ids') !== before; }",
-                          arg=today, timeout=30_000)
+    tab.wait_for_function(
+        "(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
+        " const n = f.contentDocument.getElementById('mynetwork');"
+        " return n && n.getAttribute('data-node-ids') && n.getAttribute('data-node-ids') !== before; }",
+        arg=today,
+        timeout=30_000,
+    )
     june = _node_ids(_graph_frame(tab)).split("|")
     assert "redis" in june and "sqlite" not in june
     assert not tab.outside, f"requests left the machine: {tab.outside}"
@@ -191,16 +212,19 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
         _wait(tab, marker)
         if name == "entity":  # show the Gantt timeline
             tab.get_by_role("tab", name="Timeline").click()
-            tab.wait_for_selector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg',
-                                  timeout=30_000)
+            tab.wait_for_selector(
+                '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg', timeout=30_000
+            )
         if name == "import-export":  # upload a file with two bad rows: the preview and the bad-row report
             upload = tmp_path / "facts.csv"
-            upload.write_text("subject,predicate,object,valid_from,valid_to\n"
-                              "my_api,uses_cache,Memcached,2026-11-02,\n"
-                              "billing_service,uses_queue,SQS,2026-11-15,\n"
-                              "Ada Brooks,works_at,Acme,19##,\n"
-                              "checkout_api,depends_on,\"search, billing\",2026-01-01,\n"
-                              "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01\n")
+            upload.write_text(
+                "subject,predicate,object,valid_from,valid_to\n"
+                "my_api,uses_cache,Memcached,2026-11-02,\n"
+                "billing_service,uses_queue,SQS,2026-11-15,\n"
+                "Ada Brooks,works_at,Acme,19##,\n"
+                'checkout_api,depends_on,"search, billing",2026-01-01,\n'
+                "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01\n"
+            )
             tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
             tab.wait_for_selector("text=Bad rows", timeout=30_000)
             _wait(tab, marker)
@@ -210,16 +234,18 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
             assert tab.get_by_role("button", name="Import 2 valid rows into demo.sqlite3").is_enabled()
         if name in ("graph", "paths", "changes"):
             frame = _graph_frame(tab)
-            frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",
-                                    timeout=30_000)
+            frame.wait_for_function(
+                "() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'", timeout=30_000
+            )
         tab.evaluate("document.fonts.ready")
         tab.screenshot(path=str(shots / f"{name}.png"))
         assert (shots / f"{name}.png").stat().st_size > 10_000
     assert not tab.outside, f"requests left the machine: {tab.outside}"
 
 
-def test_a_folder_named_kgtoolkit_beside_the_user_does_not_shadow_the_package(demo_file: Path, page,
-                                                                              tmp_path: Path) -> None:
+def test_a_folder_named_kgtoolkit_beside_the_user_does_not_shadow_the_package(
+    demo_file: Path, page, tmp_path: Path
+) -> None:
     """Started from the parent of a clone (a ``kgtoolkit`` folder in the working directory), the pages still work."""
     (tmp_path / "kgtoolkit" / "kgtoolkit").mkdir(parents=True)  # a clone: no __init__.py at its top
     (tmp_path / "kgtoolkit" / "README.md").write_text("a clone\n")
@@ -249,8 +275,9 @@ def test_clean_up_marks_a_pair_not_the_same_and_merges_another(dashboard: str, d
     _wait(tab, "· cleanup ·")
     assert _pair(tab, "University of Melbourne").count() == 0  # the list is read again: the pair is gone
     with kgtoolkit.open(demo_file, read_only=True) as kg:
-        assert [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"]] == [("univ._of_melbourne",
-                                                                           "university_of_melbourne")]
+        assert [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"]] == [
+            ("univ._of_melbourne", "university_of_melbourne")
+        ]
         assert kg.entity("Univ. of Melbourne").id != kg.entity("University of Melbourne").id
 
     box = _pair(tab, "Elastic Search")

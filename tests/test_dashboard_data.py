@@ -12,13 +12,15 @@ import pytest
 import kgtoolkit
 from kgtoolkit import InvalidRequest, InvalidRows, KnowledgeGraph, analysis, frames, io
 
-ROWS = ("subject,predicate,object,valid_from,valid_to,subject_type\n"
-        "my_api,uses_cache,Memcached,2026-11-02,,\n"
-        "my_api,uses_queue,Redis,2026-03-02,,\n"                     # already in the graph
-        "Ada Brooks,works_at,Acme,19##,,\n"                          # line 4: a bad date
-        "checkout_api,depends_on,\"search, billing\",2026-01-01,,\n"  # line 5: a packed list
-        "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01,\n"  # line 6: ends before it starts
-        "billing,runs_on,k8s,2026-01-01,,service\n")                 # line 7: a type this graph lacks
+ROWS = (
+    "subject,predicate,object,valid_from,valid_to,subject_type\n"
+    "my_api,uses_cache,Memcached,2026-11-02,,\n"
+    "my_api,uses_queue,Redis,2026-03-02,,\n"  # already in the graph
+    "Ada Brooks,works_at,Acme,19##,,\n"  # line 4: a bad date
+    'checkout_api,depends_on,"search, billing",2026-01-01,,\n'  # line 5: a packed list
+    "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01,\n"  # line 6: ends before it starts
+    "billing,runs_on,k8s,2026-01-01,,service\n"
+)  # line 7: a type this graph lacks
 
 
 def where(kg: KnowledgeGraph) -> Path | str:
@@ -44,14 +46,19 @@ def _problems(report: kgtoolkit.ImportReport) -> list[tuple[int, str, str]]:
     return sorted((r["line"], r["field"], r["code"]) for r in report.rejects)
 
 
-def test_a_dry_run_reports_what_the_import_would_and_writes_nothing(graph: KnowledgeGraph, upload: Path,
-                                                                    dump: Callable[[Path | str], list[str]]) -> None:
+def test_a_dry_run_reports_what_the_import_would_and_writes_nothing(
+    graph: KnowledgeGraph, upload: Path, dump: Callable[[Path | str], list[str]]
+) -> None:
     before = dump(where(graph))
     dry = io.import_file(graph, upload, on_error="skip", dry_run=True)
     assert dump(where(graph)) == before
     assert (dry.rows, dry.rejected, dry.inserted, dry.duplicates, dry.entities_created) == (6, 4, 0, 0, 0)
-    assert _problems(dry) == [(4, "valid_from", "invalid_date"), (5, "object", "comma_list"),
-                              (6, "valid_to", "interval_order"), (7, "subject_type", "unknown_type")]
+    assert _problems(dry) == [
+        (4, "valid_from", "invalid_date"),
+        (5, "object", "comma_list"),
+        (6, "valid_to", "interval_order"),
+        (7, "subject_type", "unknown_type"),
+    ]
 
     real = io.import_file(graph, upload, on_error="skip")
     assert (real.rows, real.rejected, real.rejects) == (dry.rows, dry.rejected, dry.rejects)
@@ -66,8 +73,9 @@ def test_a_dry_run_follows_the_graphs_settings_and_the_options(graph: KnowledgeG
     assert 5 not in {r["line"] for r in io.import_file(graph, upload, on_error="skip", dry_run=True).rejects}
 
 
-def test_a_dry_run_refuses_like_the_import_and_writes_the_rejects_file(graph: KnowledgeGraph, upload: Path,
-                                                                       tmp_path: Path) -> None:
+def test_a_dry_run_refuses_like_the_import_and_writes_the_rejects_file(
+    graph: KnowledgeGraph, upload: Path, tmp_path: Path
+) -> None:
     with pytest.raises(InvalidRows) as refused:
         io.import_file(graph, upload, dry_run=True, rejects=tmp_path / "dry-rejects.csv")
     with pytest.raises(InvalidRows) as real:
@@ -112,8 +120,14 @@ def test_most_connected_counts_both_directions_and_lists_every_entity(kg: Knowle
     every = analysis.most_connected(frames.facts(kg), frames.entities(kg))
     assert every.columns == list(analysis.CONNECTED_SCHEMA)
     rows = {r["id"]: (r["facts"], r["outgoing"], r["incoming"]) for r in every.iter_rows(named=True)}
-    assert rows == {"my_api": (2, 2, 0), "sqlite": (2, 0, 2), "billing": (2, 2, 0), "redis": (1, 0, 1),
-                    "loop": (2, 1, 1), "ada_brooks": (1, 1, 0)}
+    assert rows == {
+        "my_api": (2, 2, 0),
+        "sqlite": (2, 0, 2),
+        "billing": (2, 2, 0),
+        "redis": (1, 0, 1),
+        "loop": (2, 1, 1),
+        "ada_brooks": (1, 1, 0),
+    }
     assert every["id"].to_list() == ["billing", "loop", "my_api", "sqlite", "ada_brooks", "redis"]  # ties by id
     named = dict(zip(every["id"], every["name"]))
     assert named["ada_brooks"] == "Ada Brooks" and named["sqlite"] == "SQLite"
@@ -142,7 +156,6 @@ def test_most_connected_refuses_bad_input(kg: KnowledgeGraph) -> None:
     with pytest.raises(InvalidRequest) as missing:
         analysis.most_connected(frames.facts(kg), pl.DataFrame({"id": ["a"]}))
     assert missing.value.data["field"] == "name"
-
 
 
 # ---------------------------------------------------------------------- event graphs and windows (graphview)
@@ -175,10 +188,16 @@ def test_a_repeated_fact_is_one_edge_with_its_count_and_span(kg: KnowledgeGraph)
     assert len(view.edges) == 3 and view.fact_count == 7 and sorted(view.edge_ids) == sorted(facts["id"].to_list())
 
 
-@pytest.mark.parametrize(("window", "days"), [
-    ("2014-02", {"2014-02-10", "2014-02-11"}), ("2014", None), ("2014-02-11/2014-05-01", {"2014-02-11", "2014-03-01",
-                                                                                         "2014-05-01"}),
-    ("2014-02-10", {"2014-02-10"}), ("2015/2016", set())])
+@pytest.mark.parametrize(
+    ("window", "days"),
+    [
+        ("2014-02", {"2014-02-10", "2014-02-11"}),
+        ("2014", None),
+        ("2014-02-11/2014-05-01", {"2014-02-11", "2014-03-01", "2014-05-01"}),
+        ("2014-02-10", {"2014-02-10"}),
+        ("2015/2016", set()),
+    ],
+)
 def test_a_window_keeps_the_facts_that_overlap_it(kg: KnowledgeGraph, window: str, days: set[str] | None) -> None:
     _events(kg)
     facts = frames.facts(kg)
@@ -208,7 +227,7 @@ def test_the_layout_places_every_node_apart_the_same_way_each_time(kg: Knowledge
         size = {n.id: n.size for n in view.nodes}
         ids = sorted(where)
         for i, a in enumerate(ids):  # no two nodes drawn over each other
-            for b in ids[i + 1:]:
+            for b in ids[i + 1 :]:
                 (ax, ay), (bx, by) = where[a], where[b]
                 assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 >= size[a] + size[b], (a, b)
         if view.center:
@@ -225,7 +244,7 @@ def test_the_page_draws_at_the_layouts_places_without_physics(kg: KnowledgeGraph
     from kgtoolkit.dashboard import graphview
 
     kg.add("my_api", "uses_queue", "Redis")
-    kg.add("my_api", "caches_in", "Redis")   # two edges between the same nodes: each bends its own way
+    kg.add("my_api", "caches_in", "Redis")  # two edges between the same nodes: each bends its own way
     kg.add("Redis", "serves", "my_api")
     kg.add("my_api", "owned_by", "platform_team")
     view = graphview.build(frames.facts(kg), center="my_api")

@@ -116,14 +116,26 @@ def browser(site) -> Iterator[tuple[object, Watch]]:
             context = chromium.new_context(viewport=VIEWPORT)
             context.on("request", lambda r: watch.requests.append(r.url))
             context.on("requestfailed", lambda r: watch.failed.append(r.url))
-            context.route("**/*", lambda route: (watch.refused.append(route.request.url), route.abort())
-                          if not _local(route.request.url) else route.continue_())
+            context.route(
+                "**/*",
+                lambda route: (
+                    (watch.refused.append(route.request.url), route.abort())
+                    if not _local(route.request.url)
+                    else route.continue_()
+                ),
+            )
             tab = context.new_page()
             tab.on("websocket", lambda ws: watch.sockets.append(ws.url))
             tab.on("dialog", lambda d: (watch.dialogs.append(f"{d.type}: {d.message}"), d.dismiss()))
             tab.on("pageerror", lambda e: watch.errors.append(f"pageerror: {e}"))
-            tab.on("console", lambda m: watch.errors.append(f"console {m.type}: {m.text} @ {m.location}")
-                   if m.type == "error" and not _streamlit_probe(m) else None)
+            tab.on(
+                "console",
+                lambda m: (
+                    watch.errors.append(f"console {m.type}: {m.text} @ {m.location}")
+                    if m.type == "error" and not _streamlit_probe(m)
+                    else None
+                ),
+            )
             yield tab, watch
         finally:
             chromium.close()
@@ -168,8 +180,9 @@ def test_the_graph_page(site, web) -> None:
     tab, watch = web
     _visit(tab, _entity_url(site, hostile.IMAGE), "· graph ·")
     frame = _graph_frame(tab)
-    frame.wait_for_function("() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'",
-                            timeout=30_000)
+    frame.wait_for_function(
+        "() => document.getElementById('mynetwork').getAttribute('data-stable') === '1'", timeout=30_000
+    )
     _assert_text(tab, f"around {hostile.IMAGE}", hostile.TYPE.replace(" ", "_"))  # the centre; the legend's type
 
     # The tooltips, as vis-network holds them: elements whose text is the tooltip, with no markup inside.
@@ -190,17 +203,25 @@ def test_the_graph_page(site, web) -> None:
     # One tooltip shown for real: hover the centre.
     box = tab.locator('iframe[data-testid="stIFrame"]')
     box.scroll_into_view_if_needed()
-    where = frame.evaluate("""(id) => { const p = network.canvasToDOM(network.getPositions([id])[id]);
+    where = frame.evaluate(
+        """(id) => { const p = network.canvasToDOM(network.getPositions([id])[id]);
         const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
-        return {x: r.left + p.x, y: r.top + p.y}; }""", centre["id"])
+        return {x: r.left + p.x, y: r.top + p.y}; }""",
+        centre["id"],
+    )
     origin = box.bounding_box()
     x, y = origin["x"] + where["x"], origin["y"] + where["y"]
     tab.mouse.move(x - 30, y - 30)
     tab.mouse.move(x, y, steps=5)
-    frame.wait_for_function("() => { const t = document.querySelector('div.vis-tooltip');"
-                            " return t && t.style.visibility !== 'hidden' && t.innerText.length > 0; }", timeout=10_000)
-    tip = frame.evaluate("() => { const t = document.querySelector('div.vis-tooltip');"
-                         " return {text: t.innerText, elements: t.querySelectorAll('*').length}; }")
+    frame.wait_for_function(
+        "() => { const t = document.querySelector('div.vis-tooltip');"
+        " return t && t.style.visibility !== 'hidden' && t.innerText.length > 0; }",
+        timeout=10_000,
+    )
+    tip = frame.evaluate(
+        "() => { const t = document.querySelector('div.vis-tooltip');"
+        " return {text: t.innerText, elements: t.querySelectorAll('*').length}; }"
+    )
     assert hostile.IMAGE in tip["text"] and hostile.VALUE_TAG in tip["text"], tip
     assert tip["elements"] == 1, tip  # the one text element kgtoolkit made, nothing parsed from the text
 
@@ -255,8 +276,11 @@ def test_the_entity_page_of_each_hostile_entity(site, web, name: str) -> None:
         panel = tab.locator('[role="tabpanel"]:visible')
         panel.first.wait_for(timeout=10_000)
         if label == "Timeline":
-            tab.wait_for_selector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg, '
-                                  '[role="tabpanel"]:visible [data-testid="stAlert"]', timeout=30_000)
+            tab.wait_for_selector(
+                '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg, '
+                '[role="tabpanel"]:visible [data-testid="stAlert"]',
+                timeout=30_000,
+            )
         if label == "Evidence" and name in (hostile.IMAGE, hostile.SCRIPT, hostile.DIRECTIVES, hostile.LONG):
             _assert_text(tab, hostile.MEMORY, hostile.SOURCE)  # the memory a source_closet points at
         if label == "Evidence" and name in (hostile.STYLE, hostile.MATH):
@@ -270,12 +294,18 @@ def test_the_conflicts_page(site, web) -> None:
     _visit(tab, f"{url}/conflicts", "· conflicts ·")
     assert tab.locator('[data-testid="stExpander"]').count() == 1  # the group that needs action
     tab.get_by_text("Needs action only").click()  # off: the history-only group too
-    tab.wait_for_function("() => document.querySelectorAll('[data-testid=\"stExpander\"]').length === 2",
-                          timeout=30_000)
+    tab.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stExpander\"]').length === 2", timeout=30_000
+    )
     _wait(tab, "· conflicts ·")
     _open_expanders(tab)
-    _assert_text(tab, f"{hostile.IMAGE} → uses_queue", f"current objects {hostile.IMG_TAG}, {hostile.SCRIPT}",
-                 f"{hostile.DIRECTIVES} → works_at", hostile.MULTI)
+    _assert_text(
+        tab,
+        f"{hostile.IMAGE} → uses_queue",
+        f"current objects {hostile.IMG_TAG}, {hostile.SCRIPT}",
+        f"{hostile.DIRECTIVES} → works_at",
+        hostile.MULTI,
+    )
     _open_options(tab, tab.locator('[data-testid="stSelectbox"]').first)  # the group's current facts, as options
     _assert_text(tab, f"→ {hostile.IMG_TAG}", f"→ {hostile.SCRIPT}")
     _assert_inert(tab, watch)
@@ -286,8 +316,13 @@ def test_the_cleanup_page(site, web) -> None:
     tab, watch = web
     _visit(tab, f"{site[0]}/cleanup", "· cleanup ·")
     assert tab.locator('[class*="st-key-cleanup_pair_"]').count() == 2
-    _assert_text(tab, f"{hostile.IMAGE} · {hostile.MATH}", f"{hostile.SCRIPT} · {hostile.LINK}",
-                 f"{hostile.SCRIPT} ·", f"{hostile.LINK} ·")  # the titles, then the keep choices
+    _assert_text(
+        tab,
+        f"{hostile.IMAGE} · {hostile.MATH}",
+        f"{hostile.SCRIPT} · {hostile.LINK}",
+        f"{hostile.SCRIPT} ·",
+        f"{hostile.LINK} ·",
+    )  # the titles, then the keep choices
     _assert_inert(tab, watch)
     tab.get_by_text("Predicates", exact=True).click()
     _wait(tab, "· cleanup ·")
@@ -333,11 +368,14 @@ def test_the_import_export_page(site, web, tmp_path: Path) -> None:
     tab, watch = web
     _visit(tab, f"{site[0]}/import-export", "· import-export ·")
     upload = tmp_path / "hostile.csv"
-    upload.write_text("subject,predicate,object,valid_from,subject_type\n"
-                      f'"{hostile.IMG_TAG}",uses_queue,"{hostile.STYLE}",2026-04-01,\n'
-                      f'"{hostile.LINK}",knows,"{hostile.MATH}",2026-04-02,person\n'
-                      f'"{hostile.IMAGE}, {hostile.SCRIPT}",knows,x,2026-04-03,\n'  # a packed list: a bad row
-                      f'"{hostile.DIRECTIVES}",works_at,"{hostile.LONG}",19##,\n', encoding="utf-8")  # a bad date
+    upload.write_text(
+        "subject,predicate,object,valid_from,subject_type\n"
+        f'"{hostile.IMG_TAG}",uses_queue,"{hostile.STYLE}",2026-04-01,\n'
+        f'"{hostile.LINK}",knows,"{hostile.MATH}",2026-04-02,person\n'
+        f'"{hostile.IMAGE}, {hostile.SCRIPT}",knows,x,2026-04-03,\n'  # a packed list: a bad row
+        f'"{hostile.DIRECTIVES}",works_at,"{hostile.LONG}",19##,\n',
+        encoding="utf-8",
+    )  # a bad date
     tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
     tab.wait_for_selector("text=Bad rows", timeout=30_000)
     _wait(tab, "· import-export ·")

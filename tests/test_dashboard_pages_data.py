@@ -106,8 +106,9 @@ def test_churn_labels_are_the_graphs_predicate_labels() -> None:
     labels = kg.predicate_labels()
     assert labels["worksat"] == "worksAt" and labels["reports_to"] == "Reports To"
     facts = _facts(kg)
-    tables = data.churn(facts, labels, every="1mo", since="2024-01-01", until="2024-12-31", top=10,
-                        multi_valued=kg.config.multi_valued)
+    tables = data.churn(
+        facts, labels, every="1mo", since="2024-01-01", until="2024-12-31", top=10, multi_valued=kg.config.multi_valued
+    )
     raw = analysis.churn(facts, every="1mo", since="2024-01-01", until="2024-12-31", by="predicate")
     assert tables.by_predicate["predicate"].to_list() == [labels[p] for p in raw["predicate"].to_list()]
     assert set(tables.changed["predicate"].to_list()) <= set(labels.values())
@@ -119,7 +120,9 @@ def test_churn_labels_are_the_graphs_predicate_labels() -> None:
     moves = tables.moves()
     assert moves.filter(pl.col("event") == "ended")["facts"].sum() == -tables.ended
     assert tables.changed_table().columns == ["subject", "predicate", "changes", "history", "current"]
-    assert tables.volatile_moves()["facts"].sum() == int(tables.volatile["added"].sum() + tables.volatile["ended"].sum())
+    assert tables.volatile_moves()["facts"].sum() == int(
+        tables.volatile["added"].sum() + tables.volatile["ended"].sum()
+    )
 
 
 def test_the_churn_window_runs_from_the_first_start_to_the_last_end() -> None:
@@ -138,8 +141,15 @@ def test_an_event_graphs_churn_has_its_volume() -> None:
     for day in ("2014-01-03", "2014-02-10", "2014-02-11", "2014-05-01"):
         kg.add("Barack Obama", "criticize", "China", valid_from=day, valid_to=day)
     facts = _facts(kg)
-    tables = data.churn(facts, kg.predicate_labels(), every="1mo", since="2014-01-01", until="2014-12-31", top=5,
-                        multi_valued=kg.config.multi_valued)
+    tables = data.churn(
+        facts,
+        kg.predicate_labels(),
+        every="1mo",
+        since="2014-01-01",
+        until="2014-12-31",
+        top=5,
+        multi_valued=kg.config.multi_valued,
+    )
     assert tables.events == 4 and tables.states == 0
     assert tables.busiest()["events"] == 2 and tables.busiest()["period"].month == 2
     assert tables.volume().columns == ["period", "events", "events_change"]
@@ -172,8 +182,18 @@ def test_the_fact_table_lists_the_label_as_the_predicate() -> None:
     kg = kgtoolkit.open(":memory:")
     _spelled(kg)
     shown = data.fact_table(_facts(kg))
-    assert shown.columns == ["id", "subject", "predicate", "object", "valid_from", "valid_to", "current", "confidence",
-                             "source", "source_closet"]
+    assert shown.columns == [
+        "id",
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "current",
+        "confidence",
+        "source",
+        "source_closet",
+    ]
     assert "worksAt" in shown["predicate"].to_list()
     assert data.fact_table(frames.facts(kg))["predicate"].to_list()[0] == "worksat"  # no labels: the ids
 
@@ -233,8 +253,9 @@ def test_the_paths_page_colours_the_shortest_path_first(demo: KnowledgeGraph) ->
 def test_a_search_hits_history_is_its_relationship(demo: KnowledgeGraph) -> None:
     facts = _facts(demo)
     history = data.relationship_history(facts, "my_api", "uses_queue")
-    assert sorted(history["id"].to_list()) == sorted(f.id for f in demo.query("my_api", predicates="uses_queue",
-                                                                             direction="outgoing"))
+    assert sorted(history["id"].to_list()) == sorted(
+        f.id for f in demo.query("my_api", predicates="uses_queue", direction="outgoing")
+    )
     assert history.height > 1 and history["start"].is_sorted()
 
 
@@ -271,8 +292,10 @@ def test_an_upload_is_checked_without_writing_then_imported(tmp_path: Path) -> N
     assert (name, count) == ("team.csv", 6) and content.startswith(b"id,subject,")
     assert pl.read_csv(content)["id"].sort().to_list() == frames.facts(source)["id"].to_list()
     rows = frames.facts(source).select("subject_name", "predicate", "object_name", "valid_from", "valid_to")
-    bad = rows.rename({"subject_name": "subject", "object_name": "object"}).write_csv().encode() \
+    bad = (
+        rows.rename({"subject_name": "subject", "object_name": "object"}).write_csv().encode()
         + b"Zed,worksAt,Acme,19##,\n"
+    )
     target = kgtoolkit.open(tmp_path / "target.sqlite3")
     rows, dry = data.check_upload(target, name, bad, allow_commas=False, source="upload")
     assert rows.height == 7 and (dry["rows"], dry["rejected"]) == (7, 1) and target.stats().facts == 0
@@ -291,8 +314,10 @@ def test_the_page_data_needs_no_streamlit() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['streamlit'] = None\n"
-            "import kgtoolkit.dashboard.data, kgtoolkit.dashboard.graphview\n"
-            "assert 'streamlit' not in {m.split('.')[0] for m in sys.modules if sys.modules[m] is not None}")
+    code = (
+        "import sys; sys.modules['streamlit'] = None\n"
+        "import kgtoolkit.dashboard.data, kgtoolkit.dashboard.graphview\n"
+        "assert 'streamlit' not in {m.split('.')[0] for m in sys.modules if sys.modules[m] is not None}"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

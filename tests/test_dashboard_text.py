@@ -24,10 +24,61 @@ from markdown_it import MarkdownIt
 from kgtoolkit.dashboard._text import WORD_JOINER, html_text, md_code, md_text, plain
 
 PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-TOKENS = ["![", "](", "<img ", "<script>", "</", "javascript:", "http://", "HTTPS://", "www.", "a@b.example", ":red[",
-          ":material/", ":material_", ":streamlit:", ":smile:", "$", "$$", "\\href{", "->", "<-", "<->", "--", ">=",
-          "<=", "~=", " ", "  ", "\t", "\n", "\n\n", "    ", "x", "é", "\u00a0", "&amp;", "&#58;", "\\", "1.", "#", ">",
-          "|", "---", "===", "```", "~~", "**", "__", "`", "[^1]", "<!--", "{", "::", ":::"]
+TOKENS = [
+    "![",
+    "](",
+    "<img ",
+    "<script>",
+    "</",
+    "javascript:",
+    "http://",
+    "HTTPS://",
+    "www.",
+    "a@b.example",
+    ":red[",
+    ":material/",
+    ":material_",
+    ":streamlit:",
+    ":smile:",
+    "$",
+    "$$",
+    "\\href{",
+    "->",
+    "<-",
+    "<->",
+    "--",
+    ">=",
+    "<=",
+    "~=",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n\n",
+    "    ",
+    "x",
+    "é",
+    "\u00a0",
+    "&amp;",
+    "&#58;",
+    "\\",
+    "1.",
+    "#",
+    ">",
+    "|",
+    "---",
+    "===",
+    "```",
+    "~~",
+    "**",
+    "__",
+    "`",
+    "[^1]",
+    "<!--",
+    "{",
+    "::",
+    ":::",
+]
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 texts = st.one_of(
@@ -154,10 +205,37 @@ from kgtoolkit import dashboard
 PAGES = ["graph", "entity", "conflicts", "cleanup", "churn", "search", "import_export"]
 FOOTER = "kgtoolkit dashboard"
 # Elements whose text Streamlit renders as Markdown (bodies, and widget labels).
-MARKDOWN_BODIES = ("markdown", "caption", "title", "header", "subheader", "info", "warning", "error", "success",
-                   "exception", "toast")
-LABELLED = ("expander", "tab", "metric", "button", "download_button", "toggle", "checkbox", "radio", "selectbox",
-            "multiselect", "text_input", "number_input", "date_input", "slider", "file_uploader", "status")
+MARKDOWN_BODIES = (
+    "markdown",
+    "caption",
+    "title",
+    "header",
+    "subheader",
+    "info",
+    "warning",
+    "error",
+    "success",
+    "exception",
+    "toast",
+)
+LABELLED = (
+    "expander",
+    "tab",
+    "metric",
+    "button",
+    "download_button",
+    "toggle",
+    "checkbox",
+    "radio",
+    "selectbox",
+    "multiselect",
+    "text_input",
+    "number_input",
+    "date_input",
+    "slider",
+    "file_uploader",
+    "status",
+)
 CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 
 

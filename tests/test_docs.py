@@ -30,8 +30,9 @@ SHARED_OPTIONS = {"--db", "--json", "--help"}
 
 def _section(command: str) -> str:
     """The README's ``### `kgtoolkit COMMAND …``` section, heading included, up to the next heading."""
-    found = re.search(rf"^###\s+`kgtoolkit\s+{re.escape(command)}\b[^`]*`\n.*?(?=^#{{2,3}}\s|\Z)", README,
-                      flags=re.M | re.S)
+    found = re.search(
+        rf"^###\s+`kgtoolkit\s+{re.escape(command)}\b[^`]*`\n.*?(?=^#{{2,3}}\s|\Z)", README, flags=re.M | re.S
+    )
     assert found is not None, f"README.md has no '### `kgtoolkit {command} …`' section"
     return found.group(0)
 
@@ -45,8 +46,21 @@ def _code_words(text: str) -> set[str]:
 
 
 def test_the_registry_has_the_contracts_actions() -> None:
-    assert {"add", "query", "invalidate", "supersede", "search", "timeline", "merge", "alias", "stats", "conflicts",
-            "summary", "remember", "find"} <= set(ACTIONS)
+    assert {
+        "add",
+        "query",
+        "invalidate",
+        "supersede",
+        "search",
+        "timeline",
+        "merge",
+        "alias",
+        "stats",
+        "conflicts",
+        "summary",
+        "remember",
+        "find",
+    } <= set(ACTIONS)
     assert tuple(ACTIONS) == _tool.ACTIONS
 
 
@@ -129,15 +143,18 @@ def test_every_option_is_documented(command: str) -> None:
     missing = []
     for param in COMMANDS[command].params:
         names = [o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")]
-        if names and not set(names) & SHARED_OPTIONS and not any(re.search(rf"{re.escape(n)}\b", section)
-                                                                 for n in names):
+        if (
+            names
+            and not set(names) & SHARED_OPTIONS
+            and not any(re.search(rf"{re.escape(n)}\b", section) for n in names)
+        ):
             missing.append("/".join(names))
     assert not missing, f"README.md's section on `kgtoolkit {command}` does not mention {missing}"
 
 
 def test_the_shared_options_are_documented_once() -> None:
-    reference = README[README.index("## Command reference"):]
-    intro = reference[:reference.index("###")]
+    reference = README[README.index("## Command reference") :]
+    intro = reference[: reference.index("###")]
     assert "--db" in intro and "--json" in intro
     with_db = {name for name, cmd in COMMANDS.items() if any("--db" in p.opts for p in cmd.params)}
     assert {"add", "query", "stats", "tool", "mcp", "path", "dashboard"} <= with_db

@@ -51,12 +51,16 @@ def test_the_issues_examples_are_ranked_with_their_reasons_and_nothing_is_merged
     before = kg.stats()
     page = kg.duplicates(**NO_EMBEDDINGS)
     by_pair = {frozenset((c.a_name, c.b_name)): c for c in page}
-    assert set(by_pair) == {frozenset(("Postgres", "PostgreSQL")),
-                            frozenset(("Univ. of Melbourne", "University of Melbourne")),
-                            frozenset(("IBM", "International Business Machines"))}
+    assert set(by_pair) == {
+        frozenset(("Postgres", "PostgreSQL")),
+        frozenset(("Univ. of Melbourne", "University of Melbourne")),
+        frozenset(("IBM", "International Business Machines")),
+    }
     assert by_pair[frozenset(("Postgres", "PostgreSQL"))].reasons[0] == "'Postgres' is the start of 'PostgreSQL'"
-    assert "'IBM' is the initials of 'International Business Machines'" in \
-        by_pair[frozenset(("IBM", "International Business Machines"))].reasons
+    assert (
+        "'IBM' is the initials of 'International Business Machines'"
+        in by_pair[frozenset(("IBM", "International Business Machines"))].reasons
+    )
     for c in page:
         assert c.kind == "entities" and c.a < c.b and 0.75 <= c.score <= 1 and c.reasons
         assert kg.entity(c.a).name == c.a_name and kg.entity(c.b).name == c.b_name
@@ -77,23 +81,54 @@ def test_the_issues_examples_are_ranked_with_their_reasons_and_nothing_is_merged
 
 
 def test_names_that_must_stay_apart_and_bad_arguments(kg: kgtoolkit.KnowledgeGraph) -> None:
-    found = {frozenset((c.a_name, c.b_name)) for c in rank([Name(str(i), n) for i, n in enumerate([
-        "Apollo 11", "Apollo 12", "Spain national under-19 football team", "France national under-19 football team",
-        "Paris", "Paris Hilton", "Kim Ho-jin", "Baltimore", "BAM", "Melbourne University", "University of Melbourne",
-        "Émile Zola", "emile zola", "J. Maynard Smith", "John Maynard Smith"])])}
-    assert found == {frozenset(("Émile Zola", "emile zola")), frozenset(("J. Maynard Smith", "John Maynard Smith")),
-                     frozenset(("Melbourne University", "University of Melbourne"))}
+    found = {
+        frozenset((c.a_name, c.b_name))
+        for c in rank(
+            [
+                Name(str(i), n)
+                for i, n in enumerate(
+                    [
+                        "Apollo 11",
+                        "Apollo 12",
+                        "Spain national under-19 football team",
+                        "France national under-19 football team",
+                        "Paris",
+                        "Paris Hilton",
+                        "Kim Ho-jin",
+                        "Baltimore",
+                        "BAM",
+                        "Melbourne University",
+                        "University of Melbourne",
+                        "Émile Zola",
+                        "emile zola",
+                        "J. Maynard Smith",
+                        "John Maynard Smith",
+                    ]
+                )
+            ]
+        )
+    }
+    assert found == {
+        frozenset(("Émile Zola", "emile zola")),
+        frozenset(("J. Maynard Smith", "John Maynard Smith")),
+        frozenset(("Melbourne University", "University of Melbourne")),
+    }
     for bad in ({"kind": "people"}, {"limit": -1}, {"offset": "x"}, {"min_score": 2}, {"embeddings": "yes"}):
         with pytest.raises(kgtoolkit.InvalidRequest):
             kg.duplicates(**bad)
 
 
 def test_not_the_same_is_remembered_and_carried_by_dump_restore_copy_and_merge(
-        kg: kgtoolkit.KnowledgeGraph, new_db: Any) -> None:
+    kg: kgtoolkit.KnowledgeGraph, new_db: Any
+) -> None:
     small_graph(kg)
     marked = kg.not_duplicates("International Business Machines", "ibm")
-    assert (marked.kind, marked.a, marked.b, marked.created) == ("entities", "ibm", "international_business_machines",
-                                                                 True)
+    assert (marked.kind, marked.a, marked.b, marked.created) == (
+        "entities",
+        "ibm",
+        "international_business_machines",
+        True,
+    )
     again = kg.not_duplicates("IBM", "International Business Machines")
     assert not again.created and again.created_at == marked.created_at
     assert frozenset(("IBM", "International Business Machines")) not in pairs(kg.duplicates(**NO_EMBEDDINGS))
@@ -101,11 +136,15 @@ def test_not_the_same_is_remembered_and_carried_by_dump_restore_copy_and_merge(
     assert frozenset(("uses_db", "uses_database")) not in pairs(kg.duplicates(kind="predicates", **NO_EMBEDDINGS))
     before = dump(kg)["not_duplicates"]
     assert [(r["kind"], r["a"], r["b"]) for r in before] == [
-        ("entities", "ibm", "international_business_machines"), ("predicates", "uses_database", "uses_db")]
-    for first, second, kw, error in (("IBM", "ibm", {}, kgtoolkit.InvalidRequest),
-                                     ("IBM", "nobody", {}, kgtoolkit.NotFound),
-                                     ("uses_db", "no_such", {"kind": "predicates"}, kgtoolkit.NotFound),
-                                     ("IBM", "Postgres", {"kind": "things"}, kgtoolkit.InvalidRequest)):
+        ("entities", "ibm", "international_business_machines"),
+        ("predicates", "uses_database", "uses_db"),
+    ]
+    for first, second, kw, error in (
+        ("IBM", "ibm", {}, kgtoolkit.InvalidRequest),
+        ("IBM", "nobody", {}, kgtoolkit.NotFound),
+        ("uses_db", "no_such", {"kind": "predicates"}, kgtoolkit.NotFound),
+        ("IBM", "Postgres", {"kind": "things"}, kgtoolkit.InvalidRequest),
+    ):
         with pytest.raises(error):
             kg.not_duplicates(first, second, **kw)
     assert dump(kg)["not_duplicates"] == before  # bad input changes nothing
@@ -122,10 +161,13 @@ def test_not_the_same_is_remembered_and_carried_by_dump_restore_copy_and_merge(
     kg.add("Erin", "works_at", "I.B.M. Corp")
     kg.merge("IBM", "I.B.M. Corp")
     assert [(r["a"], r["b"]) for r in dump(kg)["not_duplicates"] if r["kind"] == "entities"] == [
-        ("i.b.m._corp", "international_business_machines")]
+        ("i.b.m._corp", "international_business_machines")
+    ]
 
 
-def test_not_the_same_names_predicates_through_their_aliases_and_survives_a_rename(kg: kgtoolkit.KnowledgeGraph) -> None:
+def test_not_the_same_names_predicates_through_their_aliases_and_survives_a_rename(
+    kg: kgtoolkit.KnowledgeGraph,
+) -> None:
     small_graph(kg)
     kg.alias_predicate("db_of", "uses_database")
     # marked through an alias: stored under the predicate it names (an alias has no facts of its own)
@@ -133,7 +175,8 @@ def test_not_the_same_names_predicates_through_their_aliases_and_survives_a_rena
     assert (marked.a, marked.b, marked.created) == ("database_is", "uses_database", True)
     assert not kg.not_duplicates("uses_database", "Database is", kind="predicates").created  # the same pair
     assert frozenset(("database_is", "uses_database")) not in {
-        frozenset((c.a, c.b)) for c in kg.duplicates(kind="predicates", **NO_EMBEDDINGS)}
+        frozenset((c.a, c.b)) for c in kg.duplicates(kind="predicates", **NO_EMBEDDINGS)
+    }
     # a pair of the predicate renamed away moves to the new predicate: never suggested again
     kg.not_duplicates("uses_db", "works_at", kind="predicates")
     kg.not_duplicates("uses_db", "uses_database", kind="predicates")
@@ -179,12 +222,21 @@ def test_each_check_code_on_a_small_graph(kg: kgtoolkit.KnowledgeGraph) -> None:
     kg.add("Eli", "knows", "PostgreSQL")
     page = kg.check()
     codes = [f.code for f in page]
-    assert codes == ["single_valued_overlap", "scheduled_overlap", "dangling_source_closet", "entity_without_facts",
-                     "duplicate_candidate"]
+    assert codes == [
+        "single_valued_overlap",
+        "scheduled_overlap",
+        "dangling_source_closet",
+        "entity_without_facts",
+        "duplicate_candidate",
+    ]
     assert codes == sorted(codes, key=CODES.index) and set(codes) == set(CODES)
     overlap, scheduled, dangling, lonely, duplicate = page
     ids = {(f.subject_name, f.predicate, f.object_name): f.id for who in ("Ann", "Cy") for f in kg.query(who)}
-    assert overlap.facts == (ids["Ann", "works_at", "Acme"], ids["Ann", "works_at", "Initech"]) and overlap.entities == ("ann",) and overlap.predicate == "works_at"
+    assert (
+        overlap.facts == (ids["Ann", "works_at", "Acme"], ids["Ann", "works_at", "Initech"])
+        and overlap.entities == ("ann",)
+        and overlap.predicate == "works_at"
+    )
     assert set(scheduled.facts) == {ids["Cy", "lives_in", "Oslo"], ids["Cy", "lives_in", "Rome"]}
     assert dangling.facts == (ids["Cy", "likes", "jazz"],) and "no-such-memory" in dangling.message
     assert lonely.entities == ("lonely_entity",)
@@ -276,9 +328,12 @@ def test_cli_duplicates_not_duplicate_check_and_config(db_path: Path | str) -> N
     marked = cli("not-duplicate", "IBM", "International Business Machines", "--db", db, "--json")
     assert marked.exit_code == 0 and json.loads(marked.stdout)["created"] is True
     assert "already marked" in cli("not-duplicate", "International Business Machines", "IBM", "--db", db).stdout
-    for a, b, kind in (("Postgres", "PostgreSQL", "entities"), ("Univ. of Melbourne", "University of Melbourne",
-                                                                "entities"), ("uses_db", "uses_database", "predicates"),
-                       ("uses_db", "database_is", "predicates")):
+    for a, b, kind in (
+        ("Postgres", "PostgreSQL", "entities"),
+        ("Univ. of Melbourne", "University of Melbourne", "entities"),
+        ("uses_db", "uses_database", "predicates"),
+        ("uses_db", "database_is", "predicates"),
+    ):
         assert cli("not-duplicate", a, b, "--kind", kind, "--db", db).exit_code == 0
     clean = cli("check", "--db", db)
     assert clean.exit_code == 0 and "clean" in clean.stdout
@@ -306,22 +361,27 @@ def test_tool_and_mcp_actions(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str,
     answer = run_tool(json.dumps({"action": "duplicates", "limit": 2}), kg=kg)
     assert answer["ok"] and answer["result"]["count"] == 2 and answer["result"]["total"] == 3
     assert answer["result"]["truncated"] and answer["result"]["next_offset"] == 2
-    assert run_tool(json.dumps({"action": "duplicates", "kind": "people"}), kg=kg)["error"]["code"] == \
-        "invalid_request"
+    assert run_tool(json.dumps({"action": "duplicates", "kind": "people"}), kg=kg)["error"]["code"] == "invalid_request"
     checked = run_tool(json.dumps({"action": "check", "codes": ["duplicate_candidate"], "limit": 1}), kg=kg)
     assert checked["ok"] and checked["result"]["count"] == 1 and checked["result"]["clean"] is False
     marked = run_tool(json.dumps({"action": "not_duplicate", "first": "Postgres", "second": "PostgreSQL"}), kg=kg)
     assert marked["ok"] and marked["result"]["not_duplicate"]["created"]
-    assert {frozenset((c["a_name"], c["b_name"])) for c in run_tool(json.dumps(
-        {"action": "duplicates"}), kg=kg)["result"]["candidates"]} == {
+    assert {
+        frozenset((c["a_name"], c["b_name"]))
+        for c in run_tool(json.dumps({"action": "duplicates"}), kg=kg)["result"]["candidates"]
+    } == {
         frozenset(("Univ. of Melbourne", "University of Melbourne")),
-        frozenset(("IBM", "International Business Machines"))}
+        frozenset(("IBM", "International Business Machines")),
+    }
     kg.close()
 
     async def go() -> tuple[Any, Any, Any]:
         async with server(tmp_path, db_path) as s:
-            return (await ok(s, "kg_duplicates", kind="predicates"), await ok(s, "kg_check"),
-                    await ok(s, "kg_not_duplicate", first="uses_db", second="uses_database", kind="predicates"))
+            return (
+                await ok(s, "kg_duplicates", kind="predicates"),
+                await ok(s, "kg_check"),
+                await ok(s, "kg_not_duplicate", first="uses_db", second="uses_database", kind="predicates"),
+            )
 
     preds, findings, marked_predicates = asyncio.run(go())
     assert ("uses_database", "uses_db") in [(c["a"], c["b"]) for c in preds["candidates"]]
@@ -332,8 +392,13 @@ def test_tool_and_mcp_actions(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str,
 def test_the_embedding_signal_lifts_names_close_in_meaning() -> None:
     import numpy as np
 
-    meaning = {"car": [1.0, 0.0, 0.0], "automobile": [0.96, 0.28, 0.0], "tea": [0.0, 0.0, 1.0],
-               "coffee": [0.0, 0.8, 0.6], "carp": [0.6, -0.8, 0.0]}
+    meaning = {
+        "car": [1.0, 0.0, 0.0],
+        "automobile": [0.96, 0.28, 0.0],
+        "tea": [0.0, 0.0, 1.0],
+        "coffee": [0.0, 0.8, 0.6],
+        "carp": [0.6, -0.8, 0.0],
+    }
 
     def embed(texts: Any) -> Any:
         return np.array([meaning[t] for t in texts], dtype=np.float32)
@@ -342,12 +407,22 @@ def test_the_embedding_signal_lifts_names_close_in_meaning() -> None:
     assert rank(names) == []  # by spelling alone: nothing (car / carp is one letter on a short name)
     found = rank(names, embed=embed)
     assert [(c.a, c.b, c.score, c.reasons) for c in found] == [
-        ("automobile", "car", 0.95, ("names close in meaning (0.96)",))]
+        ("automobile", "car", 0.95, ("names close in meaning (0.96)",))
+    ]
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from("xyz"), st.none() | st.integers(2000, 2010),
-                          st.none() | st.integers(0, 4)), max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("ab"),
+            st.sampled_from("xyz"),
+            st.none() | st.integers(2000, 2010),
+            st.none() | st.integers(0, 4),
+        ),
+        max_size=8,
+    )
+)
 def test_single_valued_overlaps_are_the_plain_models(rows: list[tuple[str, str, int | None, int | None]]) -> None:
     """Two facts of one subject, other objects, overlap when each starts before the other ends (an end is the
     start of its day: ending the day the other starts is a switch), checked on what the graph stored."""
@@ -365,10 +440,13 @@ def test_single_valued_overlaps_are_the_plain_models(rows: list[tuple[str, str, 
         expected = set()
         facts = [f for f in facts if f.valid_from is None or f.valid_from != f.valid_to]  # events never overlap (§12)
         for i, f in enumerate(facts):
-            for g in facts[i + 1:]:
-                if f.subject == g.subject and f.object != g.object and \
-                        (day(f.valid_from) if f.valid_from else low) < (day(g.valid_to) if g.valid_to else high) and \
-                        (day(g.valid_from) if g.valid_from else low) < (day(f.valid_to) if f.valid_to else high):
+            for g in facts[i + 1 :]:
+                if (
+                    f.subject == g.subject
+                    and f.object != g.object
+                    and (day(f.valid_from) if f.valid_from else low) < (day(g.valid_to) if g.valid_to else high)
+                    and (day(g.valid_from) if g.valid_from else low) < (day(f.valid_to) if f.valid_to else high)
+                ):
                     expected.add(frozenset((f.id, g.id)))
         found = {frozenset(x.facts) for x in kg.check(codes=["single_valued_overlap"])}
         assert found == expected

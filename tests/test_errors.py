@@ -44,8 +44,14 @@ CORRUPT_ADVICE = "restore from a backup, or `kgtoolkit export` what is still rea
 def run_python(code: str, *, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a new interpreter that imports this checkout's kgtoolkit."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def run_cli(*args: str, blocked: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
@@ -102,8 +108,12 @@ def tmpfs(size: str = "2m", **options: Any) -> Iterator[Path]:
         pytest.skip("mounting a small tmpfs needs root (and mount): run the suite as root for the full-disk cases")
     folder = Path(tempfile.mkdtemp(prefix="kgtoolkit-errors-"))
     extra = "".join(f",{k}={v}" for k, v in options.items())
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}{extra}", "tmpfs", str(folder)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}{extra}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         folder.rmdir()
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()})")
@@ -133,14 +143,18 @@ def _exception_classes_in_source() -> dict[str, list[str]]:
     import ast
     import builtins
 
-    exceptions = {name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)}
+    exceptions = {
+        name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
+    }
     exceptions |= {name for name, obj in vars(_errors).items() if isinstance(obj, type) and issubclass(obj, KGError)}
     found: dict[str, list[str]] = {}
     for file in sorted((REPO / "kgtoolkit").rglob("*.py")):
         for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
-                bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
-                         for b in node.bases}
+                bases = {
+                    b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                    for b in node.bases
+                }
                 if bases & exceptions or any(b.endswith(("Error", "Exception")) for b in bases):
                     found.setdefault(str(file.relative_to(REPO)), []).append(node.name)
     return found
@@ -215,9 +229,14 @@ def _assert_corrupt(error: KGError, path: Path) -> None:
 def test_corrupt_pages_through_the_library(corrupt_graph: Path, tmp_path: Path) -> None:
     csv = facts_csv(tmp_path / "facts.csv", 10)
     with kgtoolkit.open(corrupt_graph) as kg:  # the first page (the schema) is intact: opening works
-        for action in (lambda: kg.stats(), lambda: kg.query("service 1"), lambda: kg.add("a", "p", "b"),
-                       lambda: io.import_file(kg, csv), lambda: io.export_file(kg, tmp_path / "out.csv"),
-                       lambda: frames.facts(kg)):
+        for action in (
+            lambda: kg.stats(),
+            lambda: kg.query("service 1"),
+            lambda: kg.add("a", "p", "b"),
+            lambda: io.import_file(kg, csv),
+            lambda: io.export_file(kg, tmp_path / "out.csv"),
+            lambda: frames.facts(kg),
+        ):
             with pytest.raises(Corrupt) as caught:
                 action()
             _assert_corrupt(caught.value, corrupt_graph)
@@ -250,8 +269,12 @@ def test_a_damaged_leaf_found_by_the_reader_process(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        leaves = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'facts' AND pagetype = 'leaf' "
-                                             "ORDER BY pageno")]
+        leaves = [
+            r[0]
+            for r in conn.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'facts' AND pagetype = 'leaf' ORDER BY pageno"
+            )
+        ]
     finally:
         conn.close()
     page = leaves[len(leaves) // 2]  # the table's first and last pages stay: its size is still readable here
@@ -262,13 +285,13 @@ def test_a_damaged_leaf_found_by_the_reader_process(tmp_path: Path) -> None:
         _assert_corrupt(caught.value, path)
 
 
-@pytest.mark.parametrize("args", [("stats",), ("query", "service 1"), ("add", "a", "uses", "b"),
-                                  ("import", "FACTS"), ("export", "OUT")])
+@pytest.mark.parametrize(
+    "args", [("stats",), ("query", "service 1"), ("add", "a", "uses", "b"), ("import", "FACTS"), ("export", "OUT")]
+)
 def test_corrupt_pages_through_the_cli(corrupt_graph: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
     csv = facts_csv(tmp_path / "facts.csv", 10)
     args = tuple(str(csv) if a == "FACTS" else str(tmp_path / "out.json") if a == "OUT" else a for a in args)
-    line = assert_cli_error(run_cli("--db", str(corrupt_graph), *args), "corrupt", str(corrupt_graph),
-                            CORRUPT_ADVICE)
+    line = assert_cli_error(run_cli("--db", str(corrupt_graph), *args), "corrupt", str(corrupt_graph), CORRUPT_ADVICE)
     assert "malformed" in line
     assert not (tmp_path / "out.json").exists()
 
@@ -314,8 +337,9 @@ def test_full_disk_on_a_small_write_and_an_export(tmp_path: Path, dump: Dump) ->
             assert str(folder / "out.csv") in caught.value.message
             assert sorted(p.name for p in folder.iterdir() if not p.name.startswith("graph.sqlite3")) == ["filler"]
             assert_cli_error(run_cli("--db", str(path), "add", "one", "more", "fact"), "disk_full", str(path))
-            assert_cli_error(run_cli("--db", str(path), "export", str(folder / "out.json")), "disk_full",
-                             str(folder / "out.json"))
+            assert_cli_error(
+                run_cli("--db", str(path), "export", str(folder / "out.json")), "disk_full", str(folder / "out.json")
+            )
             assert run_cli("--db", str(path), "stats").returncode == 0  # reads need no room
             assert kg.stats().facts == 5
             (folder / "filler").unlink()
@@ -360,8 +384,9 @@ def test_a_read_only_file_system_opens_read_only(tmp_path: Path, dump: Dump) -> 
         path = folder / "graph.sqlite3"
         make_graph(path, facts=5)
         before = dump(path)
-        remount = subprocess.run(["mount", "-o", "remount,ro", str(folder)], capture_output=True, text=True,
-                                 check=False)
+        remount = subprocess.run(
+            ["mount", "-o", "remount,ro", str(folder)], capture_output=True, text=True, check=False
+        )
         if remount.returncode != 0:
             pytest.skip(f"cannot remount the tmpfs read-only ({remount.stderr.strip()})")
         with kgtoolkit.open(path) as kg:
@@ -371,8 +396,9 @@ def test_a_read_only_file_system_opens_read_only(tmp_path: Path, dump: Dump) -> 
                 kg.add("a", "p", "b")
             assert caught.value.code == "read_only" and "read-only file system" in caught.value.data["reason"]
             assert caught.value.data["value"] == str(path)
-        assert_cli_error(run_cli("--db", str(path), "add", "a", "p", "b"), "read_only", str(path),
-                         "read-only file system")
+        assert_cli_error(
+            run_cli("--db", str(path), "add", "a", "p", "b"), "read_only", str(path), "read-only file system"
+        )
         subprocess.run(["mount", "-o", "remount,rw", str(folder)], check=True)
         assert dump(path) == before
 
@@ -461,7 +487,9 @@ def _assert_missing(answer: dict[str, Any], package: str, extra: str) -> None:
 
 
 def test_search_without_faiss(tmp_path: Path) -> None:
-    answer = _error_in_subprocess(["faiss"], f"""
+    answer = _error_in_subprocess(
+        ["faiss"],
+        f"""
         import numpy as np
         from kgtoolkit import search
 
@@ -474,26 +502,34 @@ def test_search_without_faiss(tmp_path: Path) -> None:
         kg = kgtoolkit.open({str(tmp_path / "g.sqlite3")!r})
         kg.add("a", "uses", "b")
         search.find(kg, "a", model=Tiny())
-    """)
+    """,
+    )
     _assert_missing(answer, "faiss", "search")
 
 
 def test_search_without_sentence_transformers_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     make_graph(path, facts=3)
-    assert_cli_error(run_cli("--db", str(path), "find", "service", blocked=("sentence_transformers",)),
-                     "missing_dependency", "sentence_transformers", "pip install 'kgtoolkit[search]'")
+    assert_cli_error(
+        run_cli("--db", str(path), "find", "service", blocked=("sentence_transformers",)),
+        "missing_dependency",
+        "sentence_transformers",
+        "pip install 'kgtoolkit[search]'",
+    )
 
 
 def test_graph_picture_without_pyvis() -> None:
-    answer = _error_in_subprocess(["pyvis"], """
+    answer = _error_in_subprocess(
+        ["pyvis"],
+        """
         import polars as pl
         from kgtoolkit import frames
         from kgtoolkit.dashboard import graphview
         kg = kgtoolkit.open(":memory:")
         kg.add("a", "uses", "b")
         graphview.render_html(graphview.build(frames.facts(kg)))
-    """)
+    """,
+    )
     _assert_missing(answer, "pyvis", "dashboard")
 
 
@@ -502,13 +538,20 @@ def test_postgresql_without_psycopg() -> None:
     answer = _error_in_subprocess(["psycopg"], f"kgtoolkit.open({url!r})")
     _assert_missing(answer, "psycopg", "postgres")
     assert answer["error"]["field"] == "db"
-    assert_cli_error(run_cli("--db", url, "stats", blocked=("psycopg",)), "missing_dependency",
-                     "a PostgreSQL graph needs psycopg", "pip install 'kgtoolkit[postgres]'")
+    assert_cli_error(
+        run_cli("--db", url, "stats", blocked=("psycopg",)),
+        "missing_dependency",
+        "a PostgreSQL graph needs psycopg",
+        "pip install 'kgtoolkit[postgres]'",
+    )
 
 
 def test_mcp_without_the_sdk(tmp_path: Path) -> None:
-    assert_cli_error(run_cli("--db", str(tmp_path / "g.sqlite3"), "mcp", blocked=("mcp", "mcp_types")),
-                     "missing_dependency", "MCP SDK")
+    assert_cli_error(
+        run_cli("--db", str(tmp_path / "g.sqlite3"), "mcp", blocked=("mcp", "mcp_types")),
+        "missing_dependency",
+        "MCP SDK",
+    )
 
 
 # ---------------------------------------------------------------------- PostgreSQL
@@ -587,10 +630,13 @@ def test_postgresql_full_tablespace_is_disk_full(postgres: Any, tmp_path: Path, 
 
 
 def test_postgresql_arrow_reads_without_adbc(pg_graph: str) -> None:
-    answer = _error_in_subprocess(["adbc_driver_postgresql"], f"""
+    answer = _error_in_subprocess(
+        ["adbc_driver_postgresql"],
+        f"""
         from kgtoolkit import frames
         frames.facts(kgtoolkit.open({pg_graph!r}))
-    """)
+    """,
+    )
     _assert_missing(answer, "adbc_driver_postgresql", "postgres")
 
 
@@ -598,6 +644,10 @@ def test_postgresql_arrow_reads_without_adbc(pg_graph: str) -> None:
 def test_the_dashboard_without_its_extra_through_the_cli(tmp_path: Path, package: str) -> None:
     graph = tmp_path / "g.sqlite3"
     make_graph(graph, facts=3)
-    line = assert_cli_error(run_cli("dashboard", "--db", str(graph), "--port", "1", blocked=(package,)),
-                            "missing_dependency", package, "pip install 'kgtoolkit[dashboard]'")
+    line = assert_cli_error(
+        run_cli("dashboard", "--db", str(graph), "--port", "1", blocked=(package,)),
+        "missing_dependency",
+        package,
+        "pip install 'kgtoolkit[dashboard]'",
+    )
     assert "the dashboard" in line

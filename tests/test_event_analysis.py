@@ -74,7 +74,9 @@ PREDICATES = ["criticize", "consult", "praise", "works_at"]
 
 fact_rows = st.lists(
     st.tuples(
-        st.sampled_from(NAMES), st.sampled_from(PREDICATES), st.sampled_from([*NAMES, "value:42"]),
+        st.sampled_from(NAMES),
+        st.sampled_from(PREDICATES),
+        st.sampled_from([*NAMES, "value:42"]),
         st.integers(0, 120),  # first day, from 2026-01-01
         st.one_of(st.just(0), st.just(0), st.integers(1, 60), st.none()),  # 0: an event; None: open
         st.booleans(),  # an unknown start (state facts only)
@@ -150,9 +152,15 @@ def events_rows(table: pl.DataFrame) -> list[tuple[Any, ...]]:
 def test_events_count_what_a_plain_model_counts(rows: Any, every: str, by: Any) -> None:
     with build(rows) as kg:
         table = analysis.events(frames.facts(kg), every=every, by=by)
-        assert table.schema == {**({"subject": pl.String, "subject_name": pl.String, "object": pl.String,
-                                    "object_name": pl.String} if by == "pair" else {}),
-                                **({"predicate": pl.String} if by == "predicate" else {}), **analysis.EVENTS_SCHEMA}
+        assert table.schema == {
+            **(
+                {"subject": pl.String, "subject_name": pl.String, "object": pl.String, "object_name": pl.String}
+                if by == "pair"
+                else {}
+            ),
+            **({"predicate": pl.String} if by == "predicate" else {}),
+            **analysis.EVENTS_SCHEMA,
+        }
         assert events_rows(table) == events_model(all_facts(kg), every, by)
 
 
@@ -168,10 +176,21 @@ def test_the_event_graph_aggregates_a_windows_events_per_pair(rows: Any, lo: int
             if is_event(f) and not f.object_is_value and moment is not None and first <= moment.date() <= last:
                 groups[(f.subject, f.object)].append(f)
         expected = sorted(
-            ((s, g[0].subject_name, o, g[0].object_name, len(g), min(start_of(f.valid_from) for f in g),  # type: ignore[type-var]
-              max(start_of(f.valid_from) for f in g), sorted({f.predicate for f in g}))  # type: ignore[type-var]
-             for (s, o), g in groups.items()),
-            key=lambda r: (-r[4], r[0], r[2]))
+            (
+                (
+                    s,
+                    g[0].subject_name,
+                    o,
+                    g[0].object_name,
+                    len(g),
+                    min(start_of(f.valid_from) for f in g),  # type: ignore[type-var]
+                    max(start_of(f.valid_from) for f in g),
+                    sorted({f.predicate for f in g}),
+                )  # type: ignore[type-var]
+                for (s, o), g in groups.items()
+            ),
+            key=lambda r: (-r[4], r[0], r[2]),
+        )
         assert table.schema == analysis.EVENT_GRAPH_SCHEMA
         assert table.rows() == expected
 
@@ -189,11 +208,13 @@ def test_events_windows_pandas_and_a_kind_column(kg: KnowledgeGraph) -> None:
     assert isinstance(as_pandas, pd.DataFrame) and list(as_pandas["events"]) == [2, 1, 1]
     assert isinstance(analysis.event_graph(df.to_pandas()), pd.DataFrame)
     # A kind column (the store's, when it has one) decides what an event is.
-    kinds = df.with_columns(pl.when(pl.col("predicate") == "member_of").then(pl.lit("event"))
-                            .otherwise(pl.lit("state")).alias("kind"))
+    kinds = df.with_columns(
+        pl.when(pl.col("predicate") == "member_of").then(pl.lit("event")).otherwise(pl.lit("state")).alias("kind")
+    )
     assert analysis.events(kinds, every="1y").rows()[0][1] == 1
     assert analysis.event_graph(kinds).select("subject", "object", "predicates").rows() == [
-        ("china", "un", ["member_of"])]
+        ("china", "un", ["member_of"])
+    ]
     empty = analysis.events(df.filter(pl.col("predicate") == "member_of"))
     assert empty.height == 0 and empty.schema == analysis.EVENTS_SCHEMA
 
@@ -275,7 +296,8 @@ def test_to_networkx_holds_the_facts_valid_then(rows: Any, day: int, span: int) 
         last = on + dt.timedelta(days=span)
         overlapping = [f for f in facts if valid(f, day_bounds(on)[0], day_bounds(last)[1])]
         assert exported(frames.to_networkx(kg, during=(on.isoformat(), last.isoformat()))) == expected_graph(
-            kg, overlapping)
+            kg, overlapping
+        )
         now = dt.datetime.now(UTC)
         current = [f for f in facts if f.valid_to is None and (start_of(f.valid_from) or now) <= now]
         assert exported(frames.to_networkx(kg)) == expected_graph(kg, current)
@@ -283,8 +305,15 @@ def test_to_networkx_holds_the_facts_valid_then(rows: Any, day: int, span: int) 
 
 def test_edges_carry_the_fact_and_nodes_their_entity(kg: KnowledgeGraph) -> None:
     kg.configure(types=kg.config.types | {"service", "team"})
-    kg.add("billing", "Owned by", "Payments Team", valid_from="2025-01-01", subject_type="service", object_type="team",
-           source="wiki")
+    kg.add(
+        "billing",
+        "Owned by",
+        "Payments Team",
+        valid_from="2025-01-01",
+        subject_type="service",
+        object_type="team",
+        source="wiki",
+    )
     kg.add("China", "criticize", "Japan", valid_from="2025-02-03", valid_to="2025-02-03")
     kg.add("billing", "email", "billing@example.com")
     graph = frames.to_networkx(kg, during=("2025", "2025"))
@@ -292,13 +321,22 @@ def test_edges_carry_the_fact_and_nodes_their_entity(kg: KnowledgeGraph) -> None
     assert graph.nodes["payments_team"] == {"name": "Payments Team", "type": "team"}
     (owned,) = [f for f in kg.query("billing") if f.predicate == "owned_by"]
     assert graph.edges["billing", "payments_team", owned.id] == {
-        "id": owned.id, "predicate": "owned_by", "label": "Owned by", "valid_from": "2025-01-01", "valid_to": None,
-        "state": "current", "kind": "state", "confidence": 1.0, "source": "wiki"}
+        "id": owned.id,
+        "predicate": "owned_by",
+        "label": "Owned by",
+        "valid_from": "2025-01-01",
+        "valid_to": None,
+        "state": "current",
+        "kind": "state",
+        "confidence": 1.0,
+        "source": "wiki",
+    }
     (event,) = graph.get_edge_data("china", "japan").values()
     assert (event["kind"], event["state"], event["valid_to"]) == ("event", "occurred", "2025-02-03")
     assert "billing@example.com" not in graph  # a value is no node
     assert set(frames.to_networkx(kg, during=("2025", "2025"), predicates=["owned by"]).edges()) == {
-        ("billing", "payments_team")}
+        ("billing", "payments_team")
+    }
     rx_graph = frames.to_rustworkx(kg, during=("2025", "2025"))
     payloads = {d["id"]: d for d in rx_graph.edges()}
     assert payloads[owned.id] == graph.edges["billing", "payments_team", owned.id]
@@ -392,7 +430,7 @@ def test_on_icews14_the_event_analysis_counts_what_the_file_holds(tmp_path: Path
         assert [(p.strftime("%Y-%m"), n) for p, n, _ in monthly.rows()] == sorted(per_month.items())
         graph = analysis.event_graph(facts, start="2014-03", end="2014-03")
         assert graph["events"].sum() == sum(march.values())
-        (top_pair, top_count), = march.most_common(1)
+        ((top_pair, top_count),) = march.most_common(1)
         assert graph.select("subject_name", "object_name", "events").row(0) == (*top_pair, top_count)
         exported = frames.to_networkx(kg, during=("2014-03", "2014-03"))
         snapshot = analysis.snapshots(facts, at="period", start="2014-03", end="2014-03").row(0, named=True)

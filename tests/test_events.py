@@ -44,8 +44,12 @@ def test_a_fact_of_one_day_or_instant_is_an_event(kg: KnowledgeGraph) -> None:
     kg.add("police", "arrest", "crowd", valid_from="2014-01-02")  # open-ended: a state
     kg.add("police", "arrest", "rioters", valid_from="2090-05-01", valid_to="2090-05-01")  # an event to come
     assert _kinds(kg, "police") == {
-        "protesters": ("event", "occurred"), "journalists": ("event", "occurred"), "students": ("state", "ended"),
-        "crowd": ("state", "current"), "rioters": ("event", "scheduled")}
+        "protesters": ("event", "occurred"),
+        "journalists": ("event", "occurred"),
+        "students": ("state", "ended"),
+        "crowd": ("state", "current"),
+        "rioters": ("event", "scheduled"),
+    }
     record = kg.query("police", other="protesters")[0].to_dict()
     assert (record["kind"], record["state"], record["current"]) == ("event", "occurred", False)
     assert kg.fact(record["id"]).kind == "event"  # every read says it
@@ -150,8 +154,11 @@ def test_diff_reports_events_as_occurred(kg: KnowledgeGraph) -> None:
     kg.supersede("api", "uses", "redis", "sqlite", at="2014-01-20")
     d = kg.diff("2014-01", "2014-01")
     assert [(c.kind, c.at, c.new.object if c.new else None) for c in d.changes] == [
-        ("began", "2014-01-01", "redis"), ("occurred", "2014-01-02", "china"), ("occurred", "2014-01-03", "russia"),
-        ("replaced", "2014-01-20", "sqlite")]
+        ("began", "2014-01-01", "redis"),
+        ("occurred", "2014-01-02", "china"),
+        ("occurred", "2014-01-03", "russia"),
+        ("replaced", "2014-01-20", "sqlite"),
+    ]
     assert (d.began, d.ended, d.replaced, d.occurred, d.total) == (1, 0, 1, 2, 4)
     assert d.to_dict()["occurred"] == 2
     frame = frames.diff(kg, "2014-01", "2014-02")
@@ -179,7 +186,9 @@ def test_frames_carry_the_kind(kg: KnowledgeGraph) -> None:
     facts = frames.facts(kg)
     assert facts.schema["kind"] == pl.String() and frames.FACTS_SCHEMA["kind"] == pl.String()
     assert facts.select("object", "kind", "state", "current").rows() == [
-        ("b", "event", "occurred", False), ("x", "state", "current", True)]
+        ("b", "event", "occurred", False),
+        ("x", "state", "current", True),
+    ]
     assert frames.facts(kg, predicate="nothing").schema["kind"] == pl.String()  # an empty frame too
     assert frames.facts(kg, backend="pandas")["kind"].tolist() == ["event", "state"]
 
@@ -190,17 +199,27 @@ def test_churn_counts_event_volume_not_add_end_pairs(kg: KnowledgeGraph) -> None
     kg.add("a", "works_at", "x", valid_from="2014-01-01")
     kg.supersede("a", "works_at", "x", "y", at="2014-02-10")
     monthly = analysis.churn(frames.facts(kg), every="1mo")
-    assert monthly.select(pl.col("period").dt.strftime("%Y-%m"), "added", "ended", "events", "events_change",
-                          "active_at_start").rows() == [
-        ("2014-01", 1, 0, 2, 2, 0), ("2014-02", 1, 1, 3, 1, 1), ("2014-03", 0, 0, 0, -3, 1), ("2014-04", 0, 0, 1, 1, 1)]
+    assert monthly.select(
+        pl.col("period").dt.strftime("%Y-%m"), "added", "ended", "events", "events_change", "active_at_start"
+    ).rows() == [
+        ("2014-01", 1, 0, 2, 2, 0),
+        ("2014-02", 1, 1, 3, 1, 1),
+        ("2014-03", 0, 0, 0, -3, 1),
+        ("2014-04", 0, 0, 1, 1, 1),
+    ]
     since_march = analysis.churn(frames.facts(kg), every="1mo", since="2014-03")
     assert since_march["events_change"].to_list() == [-3, 1]  # February, before the window, is the base
     by_predicate = analysis.churn(frames.facts(kg), every="1mo", by="predicate").filter(pl.col("predicate") == "met")
     assert by_predicate.select("events", "events_change", "added", "ended").rows() == [
-        (2, 2, 0, 0), (3, 1, 0, 0), (1, -2, 0, 0)]
+        (2, 2, 0, 0),
+        (3, 1, 0, 0),
+        (1, -2, 0, 0),
+    ]
     volatile = analysis.most_volatile(frames.facts(kg), by="predicate")
     assert volatile.select("predicate", "changes", "added", "ended", "events").rows() == [
-        ("met", 6, 0, 0, 6), ("works_at", 3, 2, 1, 0)]
+        ("met", 6, 0, 0, 6),
+        ("works_at", 3, 2, 1, 0),
+    ]
     assert analysis.timeline(frames.facts(kg), predicate="met")["event"].unique().to_list() == ["occurred"]
     assert analysis.most_changed(frames.facts(kg))["predicate"].to_list() == ["works_at"]  # events replace nothing
 
@@ -282,11 +301,16 @@ def _model_kind(events: bool, declared: set[str], predicate: str, valid_from: st
 
 
 @settings(max_examples=40, deadline=None)
-@given(rows=st.lists(st.tuples(st.sampled_from(["met", "attacked", "works_at"]), st.sampled_from("xyz"), _DAYS, _DAYS),
-                     max_size=10),
-       events=st.booleans(), declared=st.sets(st.sampled_from(["met", "attacked", "works_at"])))
-def test_the_kinds_are_the_plain_models(rows: list[tuple[str, str, str | None, str | None]], events: bool,
-                                        declared: set[str]) -> None:
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["met", "attacked", "works_at"]), st.sampled_from("xyz"), _DAYS, _DAYS), max_size=10
+    ),
+    events=st.booleans(),
+    declared=st.sets(st.sampled_from(["met", "attacked", "works_at"])),
+)
+def test_the_kinds_are_the_plain_models(
+    rows: list[tuple[str, str, str | None, str | None]], events: bool, declared: set[str]
+) -> None:
     """Every door's kind (records, stats, frames, conflicts) is the rule as written in plain Python."""
     with kgtoolkit.open(":memory:") as kg:
         for predicate, obj, start, end in rows:
@@ -335,7 +359,9 @@ def test_icews14_is_an_event_graph(kg: KnowledgeGraph, tmp_path: Path) -> None:
     assert monthly.height == 12 and int(monthly["events"].sum()) == stats.facts
     assert int(monthly["added"].sum()) == int(monthly["ended"].sum()) == 0
     first = monthly["events"][0]
-    assert monthly["events_change"].to_list() == [first] + [b - a for a, b in zip(monthly["events"], monthly["events"][1:])]
+    assert monthly["events_change"].to_list() == [first] + [
+        b - a for a, b in zip(monthly["events"], monthly["events"][1:])
+    ]
     # Diff reports occurrences: January's, as many as churn counts (the file's January rows, repeats folded).
     january = kg.diff("2014-01", "2014-01", limit=5)
     in_file = sum(r["valid_from"].startswith("2014-01") for r in rows)

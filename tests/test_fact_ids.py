@@ -24,14 +24,16 @@ def test_a_merge_folding_the_newest_row_never_gives_its_id_again(kg: kgtoolkit.K
     assert min(given) > folded and given == sorted(given)  # the model: ids only grow
 
 
-def test_a_bulk_import_after_a_fold_starts_past_every_id_ever_given(kg: kgtoolkit.KnowledgeGraph,
-                                                                     tmp_path: Path) -> None:
+def test_a_bulk_import_after_a_fold_starts_past_every_id_ever_given(
+    kg: kgtoolkit.KnowledgeGraph, tmp_path: Path
+) -> None:
     kg.add("x", "uses", "redis")
     folded = kg.add("x_svc", "uses", "redis").fact.id
     kg.merge("x_svc", "x")
     source = tmp_path / "facts.tsv"
-    source.write_text("subject\tpredicate\tobject\n" + "".join(f"s{i}\tuses\tpg\n" for i in range(50)),
-                      encoding="utf-8")
+    source.write_text(
+        "subject\tpredicate\tobject\n" + "".join(f"s{i}\tuses\tpg\n" for i in range(50)), encoding="utf-8"
+    )
     import_file(kg, source)
     assert min(f.id for f in kg.search("uses", "pg")) > folded
 
@@ -45,8 +47,10 @@ def test_a_schema_1_file_is_upgraded_in_place_keeping_every_id(tmp_path: Path) -
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO entities(id, name, created_at) VALUES ('a', 'A', 't'), ('b', 'B', 't')")
     for fact_id in (3, 7, 12):
-        conn.execute("INSERT INTO facts(id, subject, predicate, object_id, object_key, from_us, to_us, recorded_at) "
-                     f"VALUES ({fact_id}, 'a', 'knows_{fact_id}', 'b', 'b', 0, 1, 't')")
+        conn.execute(
+            "INSERT INTO facts(id, subject, predicate, object_id, object_key, from_us, to_us, recorded_at) "
+            f"VALUES ({fact_id}, 'a', 'knows_{fact_id}', 'b', 'b', 0, 1, 't')"
+        )
     conn.commit()
     conn.close()
     with kgtoolkit.open(path) as kg:
@@ -56,10 +60,23 @@ def test_a_schema_1_file_is_upgraded_in_place_keeping_every_id(tmp_path: Path) -
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'facts'").fetchone()[0]
-        indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' "
-                                              "AND tbl_name = 'facts' AND sql IS NOT NULL")}
-        assert indexes == {"facts_current", "facts_subject", "facts_object", "facts_predicate", "facts_validity",
-                           "facts_timeline", "facts_walk_out", "facts_walk_in", "facts_ended"}
+        indexes = {
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'facts' AND sql IS NOT NULL"
+            )
+        }
+        assert indexes == {
+            "facts_current",
+            "facts_subject",
+            "facts_object",
+            "facts_predicate",
+            "facts_validity",
+            "facts_timeline",
+            "facts_walk_out",
+            "facts_walk_in",
+            "facts_ended",
+        }
         assert conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'facts'").fetchone()[0] == 13
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

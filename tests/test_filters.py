@@ -65,9 +65,12 @@ def test_timeline_span_and_predicates_match_a_plain_filter(kg: KnowledgeGraph, s
     for since, until in spans:
         lo = None if since is None else {"2021-03": "2021-03-01", "2020": "2020-01-01"}.get(since, since)
         hi = None if until is None else {"2020-02": "2020-02-29", "2021": "2021-12-31"}.get(until, until)
-        want = [f.id for f in everything
-                if (lo is None or f.valid_to is None or f.valid_to >= lo)
-                and (hi is None or f.valid_from is None or f.valid_from <= hi)]
+        want = [
+            f.id
+            for f in everything
+            if (lo is None or f.valid_to is None or f.valid_to >= lo)
+            and (hi is None or f.valid_from is None or f.valid_from <= hi)
+        ]
         assert _ids(kg.timeline(since=since, until=until)) == want, (since, until)
         narrowed = [i for i, f in zip(_ids(everything), everything, strict=True) if i in want and f.predicate == "met"]
         assert _ids(kg.timeline(since=since, until=until, predicates=["met"])) == narrowed
@@ -100,8 +103,9 @@ def test_the_tool_and_the_cli_take_the_filters(kg: KnowledgeGraph, db_path: str)
     assert answer["ok"] and answer["result"]["total"] == 1
     wrong = run_tool({"action": "query", "name": "ada", "predicates": "knows"}, kg=kg)
     assert not wrong["ok"] and wrong["error"]["code"] == "invalid_request"
-    out = CliRunner().invoke(app, ["--db", db_path, "--json", "timeline", "--until", "2021-06", "--predicate",
-                                   "works_at"])
+    out = CliRunner().invoke(
+        app, ["--db", db_path, "--json", "timeline", "--until", "2021-06", "--predicate", "works_at"]
+    )
     assert out.exit_code == 0, out.output
     assert [f["subject"] for f in json.loads(out.output)["facts"]] == ["ada"]  # grace only joined acme in 2022
     out = CliRunner().invoke(app, ["--db", db_path, "--json", "query", "acme", "--other", "ada"])

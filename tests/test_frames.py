@@ -35,13 +35,42 @@ def graph(request: pytest.FixtureRequest, db_path: Path) -> KnowledgeGraph:
 
 
 def _as_rows(facts: list[kgtoolkit.Fact]) -> set[tuple]:
-    return {(f.id, f.subject, f.subject_name, f.predicate, f.object, f.object_name, f.object_is_value, f.valid_from,
-             f.valid_to, f.current, f.source, f.ended_by) for f in facts}
+    return {
+        (
+            f.id,
+            f.subject,
+            f.subject_name,
+            f.predicate,
+            f.object,
+            f.object_name,
+            f.object_is_value,
+            f.valid_from,
+            f.valid_to,
+            f.current,
+            f.source,
+            f.ended_by,
+        )
+        for f in facts
+    }
 
 
 def _frame_rows(frame: pl.DataFrame) -> set[tuple]:
-    return set(frame.select("id", "subject", "subject_name", "predicate", "object", "object_name", "object_is_value",
-                            "valid_from", "valid_to", "current", "source", "ended_by").rows())
+    return set(
+        frame.select(
+            "id",
+            "subject",
+            "subject_name",
+            "predicate",
+            "object",
+            "object_name",
+            "object_is_value",
+            "valid_from",
+            "valid_to",
+            "current",
+            "source",
+            "ended_by",
+        ).rows()
+    )
 
 
 def test_facts_frame_matches_the_store(graph: KnowledgeGraph) -> None:
@@ -82,8 +111,11 @@ def test_around_counts_a_fact_to_itself_once_and_never_a_value() -> None:
     every = frames.facts(kg)
     assert frames.around(every, "loop").select("id", "direction").rows()[0] == (loop, "outgoing")
     assert frames.around(every, "loop")["direction"].to_list() == [f.direction for f in kg.query("loop")]
-    assert frames.around(every, "loop", direction="incoming")["id"].to_list() == \
-        [f.id for f in kg.query("loop", direction="incoming")] == [loop]
+    assert (
+        frames.around(every, "loop", direction="incoming")["id"].to_list()
+        == [f.id for f in kg.query("loop", direction="incoming")]
+        == [loop]
+    )
     with pytest.raises(kgtoolkit.InvalidRequest):
         frames.around(every, "loop", direction="sideways")  # type: ignore[arg-type]
 
@@ -112,8 +144,12 @@ def test_known_at_blanks_ends_recorded_later(db_path: Path) -> None:
 
 def test_empty_graph_has_the_full_schema(db_path: Path) -> None:
     kg = kgtoolkit.open(db_path)
-    for loader, schema in ((frames.facts, frames.FACTS_SCHEMA), (frames.entities, frames.ENTITIES_SCHEMA),
-                           (frames.aliases, frames.ALIASES_SCHEMA), (frames.memories, frames.MEMORIES_SCHEMA)):
+    for loader, schema in (
+        (frames.facts, frames.FACTS_SCHEMA),
+        (frames.entities, frames.ENTITIES_SCHEMA),
+        (frames.aliases, frames.ALIASES_SCHEMA),
+        (frames.memories, frames.MEMORIES_SCHEMA),
+    ):
         frame = loader(kg)
         assert frame.height == 0 and frame.schema == pl.Schema(schema)
     kg.close()
@@ -156,11 +192,19 @@ def test_to_store_takes_pandas_and_refuses_bad_rows_whole(kg: KnowledgeGraph) ->
 
     good = pd.DataFrame({"subject": ["a"], "predicate": ["uses"], "object": ["b"]})
     assert frames.to_store(kg, good).inserted == 1
-    bad = pd.DataFrame({"subject": ["c", "d"], "predicate": ["uses", "uses"], "object": ["e", "f"],
-                        "valid_from": ["2020", "19##"]})
+    bad = pd.DataFrame(
+        {"subject": ["c", "d"], "predicate": ["uses", "uses"], "object": ["e", "f"], "valid_from": ["2020", "19##"]}
+    )
     with pytest.raises(kgtoolkit.InvalidRows) as err:
         frames.to_store(kg, bad)
-    assert err.value.data["rows"] == [{"line": 2, "field": "valid_from", "value": "19##", "code": "invalid_date",
-                                        "reason": err.value.data["rows"][0]["reason"]}]
+    assert err.value.data["rows"] == [
+        {
+            "line": 2,
+            "field": "valid_from",
+            "value": "19##",
+            "code": "invalid_date",
+            "reason": err.value.data["rows"][0]["reason"],
+        }
+    ]
     assert kg.stats().facts == 1  # nothing of the bad frame was written
     assert frames.to_store(kg, bad, on_error="skip").inserted == 1

@@ -42,8 +42,13 @@ class HashEmbedder:
 
     def encode(self, texts: list[str]) -> Any:
         self.texts.extend(texts)
-        rows = [np.frombuffer(hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest(), dtype=np.uint8)
-                .astype(np.float32) + 1 for t in texts]
+        rows = [
+            np.frombuffer(hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest(), dtype=np.uint8).astype(
+                np.float32
+            )
+            + 1
+            for t in texts
+        ]
         out = np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)
         return out / np.linalg.norm(out, axis=1, keepdims=True) if len(texts) else out
 
@@ -200,8 +205,7 @@ def test_the_folder_is_written_lazily_and_read_by_another_index(kg: KnowledgeGra
     again.close()
 
 
-def test_a_folder_of_the_previous_release_loads_and_is_compared_once(kg: KnowledgeGraph,
-                                                                     full_reads: list[int]) -> None:
+def test_a_folder_of_the_previous_release_loads_and_is_compared_once(kg: KnowledgeGraph, full_reads: list[int]) -> None:
     """A manifest without a watermark (as the release before wrote it: a digest of the texts) still loads: it is
     compared with the graph once, embeds nothing, and records the watermark."""
     kg.add("a", "links", "b")
@@ -212,8 +216,10 @@ def test_a_folder_of_the_previous_release_loads_and_is_compared_once(kg: Knowled
     path = index.folder / "manifest.json"
     manifest = json.loads(path.read_text())
     manifest.pop("watermark")
-    manifest["graph"] = {"facts": {"count": 1, "digest": "0" * 32, "max_id": 1},
-                         "memories": {"count": 1, "digest": "0" * 32}}
+    manifest["graph"] = {
+        "facts": {"count": 1, "digest": "0" * 32, "max_id": 1},
+        "memories": {"count": 1, "digest": "0" * 32},
+    }
     path.write_text(json.dumps(manifest))
     embedder = HashEmbedder()
     old = _index(kg, embedder)
@@ -236,11 +242,10 @@ def test_a_graph_of_the_schema_before_the_watermark_upgrades_in_place(db_path: P
     postgres = str(db_path).startswith("postgresql://")
     kind = "postgresql" if postgres else "sqlite"
     previous = next(i for i, step in enumerate(MIGRATIONS[kind]) if any("search_generation" in s for s in step))
-    version = (f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres
-               else f"PRAGMA user_version = {previous}")
+    version = f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres else f"PRAGMA user_version = {previous}"
     run_sql(db_path, *undo_steps(previous, kind), version)
     with kgtoolkit.open(db_path) as kg:
-        (graph, generation), = run_sql(db_path, "SELECT graph, generation FROM search_generation")
+        ((graph, generation),) = run_sql(db_path, "SELECT graph, generation FROM search_generation")
         assert len(graph) == 32 and generation == 0
         if postgres:  # the memories there before are ordered too
             assert len({r[0] for r in run_sql(db_path, "SELECT seq FROM memories")}) == 2
@@ -270,8 +275,10 @@ def test_postgresql_rows_committed_late_below_the_watermark_are_seen(db_path: Pa
         index = _index(kg, HashEmbedder())
         index.sync()
         with psycopg.connect(str(db_path)) as slow:  # a transaction left open
-            slow.execute("INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
-                         "VALUES ('a', 'noted', 'late', 'late', 0, 1, 't')")
+            slow.execute(
+                "INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
+                "VALUES ('a', 'noted', 'late', 'late', 0, 1, 't')"
+            )
             slow.execute("INSERT INTO memories(id, text, created_at) VALUES ('late', 'a late note', 't')")
             kg.add("a", "links", "c")  # commits the higher id first
             kg.remember("an early note")
@@ -289,8 +296,12 @@ def test_postgresql_rows_committed_late_below_the_watermark_are_seen(db_path: Pa
 
 NAMES = ["ann", "bob", "cat", "dan"]
 WRITES = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(NAMES), st.sampled_from(["knows", "likes", "owes"]),
-              st.sampled_from([*NAMES, "tea", "jazz"])),
+    st.tuples(
+        st.just("add"),
+        st.sampled_from(NAMES),
+        st.sampled_from(["knows", "likes", "owes"]),
+        st.sampled_from([*NAMES, "tea", "jazz"]),
+    ),
     st.tuples(st.just("remember"), st.sampled_from(["a note", "b note", "c note"])),
     st.tuples(st.just("merge"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
     st.tuples(st.just("rename_predicate"), st.sampled_from(["knows", "likes"]), st.sampled_from(["likes", "owes"])),
@@ -338,8 +349,9 @@ def fresh(new_db: Callable[[str], Path | str]) -> Iterator[Callable[[], Knowledg
 
 
 def test_the_watermark_path_matches_a_full_rebuild(backend: str, fresh: Callable[[], KnowledgeGraph]) -> None:
-    @settings(max_examples=25 if backend == "sqlite" else 6, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=25 if backend == "sqlite" else 6, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(st.lists(WRITES, min_size=1, max_size=12))
     def check(writes: list[tuple[Any, ...]]) -> None:
         kg = fresh()

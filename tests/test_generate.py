@@ -65,8 +65,16 @@ def test_start_and_days_bound_the_dates() -> None:
     assert dates.max() <= "2020-05-10"  # 100 days: 2020-02-01 … 2020-05-10
 
 
-@pytest.mark.parametrize("kwargs", [{"facts": -1}, {"facts": 10, "seed": -3}, {"facts": 10, "days": 0},
-                                    {"facts": 10, "start": "2024-13-01"}, {"facts": 10, "start": "9999-12-01"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"facts": -1},
+        {"facts": 10, "seed": -3},
+        {"facts": 10, "days": 0},
+        {"facts": 10, "start": "2024-13-01"},
+        {"facts": 10, "start": "9999-12-01"},
+    ],
+)
 def test_bad_arguments_are_errors(kwargs: dict) -> None:
     with pytest.raises(InvalidRequest):
         generate(**kwargs)
@@ -96,8 +104,12 @@ def test_kinds_and_predicates(frame: pl.DataFrame) -> None:
 def test_switches_end_and_start_the_same_day(frame: pl.DataFrame) -> None:
     ended = frame.filter(pl.col("valid_to").is_not_null())
     started = frame.filter(pl.col("valid_from").is_not_null())
-    switches = ended.join(started, left_on=["subject", "predicate", "valid_to"],
-                          right_on=["subject", "predicate", "valid_from"], suffix="_new")
+    switches = ended.join(
+        started,
+        left_on=["subject", "predicate", "valid_to"],
+        right_on=["subject", "predicate", "valid_from"],
+        suffix="_new",
+    )
     switches = switches.filter(pl.col("object") != pl.col("object_new"))
     assert switches.height > SIZE // 10
     for kind in ("uses_database", "member_of", "reports_to", "role"):  # migrations, team changes, promotions
@@ -123,9 +135,13 @@ def test_rows_are_valid_input(frame: pl.DataFrame) -> None:
     assert not frame["object"].str.contains(",").any()
     dated = frame.drop_nulls(["valid_from", "valid_to"])
     assert (dated["valid_to"] >= dated["valid_from"]).all()
-    key = [pl.col("subject").map_elements(kgtoolkit.normalize_name, return_dtype=pl.String), "predicate",
-           pl.when(pl.col("predicate").is_in(VALUES)).then(pl.col("object").str.to_lowercase())
-           .otherwise(pl.col("object").map_elements(kgtoolkit.normalize_name, return_dtype=pl.String))]
+    key = [
+        pl.col("subject").map_elements(kgtoolkit.normalize_name, return_dtype=pl.String),
+        "predicate",
+        pl.when(pl.col("predicate").is_in(VALUES))
+        .then(pl.col("object").str.to_lowercase())
+        .otherwise(pl.col("object").map_elements(kgtoolkit.normalize_name, return_dtype=pl.String)),
+    ]
     current = frame.filter(pl.col("valid_to").is_null()).select(key)
     assert not current.is_duplicated().any()
     assert not frame.filter(pl.col("valid_to").is_not_null()).is_duplicated().any()
@@ -180,8 +196,9 @@ def test_add_generated_adds_typed_entities_once(kg: kgtoolkit.KnowledgeGraph) ->
 
 
 @pytest.mark.parametrize("kwargs", [{"facts": True}, {"facts": 10, "seed": -1}, {"facts": 10, "days": 0}])
-def test_add_generated_checks_its_arguments_before_touching_the_graph(kg: kgtoolkit.KnowledgeGraph,
-                                                                       kwargs: dict) -> None:
+def test_add_generated_checks_its_arguments_before_touching_the_graph(
+    kg: kgtoolkit.KnowledgeGraph, kwargs: dict
+) -> None:
     before = kg.config
     with pytest.raises(InvalidRequest):
         add_generated(kg, **kwargs)

@@ -57,8 +57,9 @@ def injected(db_path: Path | str) -> Iterator[tuple[kgtoolkit.KnowledgeGraph, Ba
         kg.close()
 
 
-def test_the_graph_runs_on_the_backend_it_is_given(injected: tuple[kgtoolkit.KnowledgeGraph, Backend],
-                                                   db_path: Path | str) -> None:
+def test_the_graph_runs_on_the_backend_it_is_given(
+    injected: tuple[kgtoolkit.KnowledgeGraph, Backend], db_path: Path | str
+) -> None:
     kg, backend = injected
     assert kg.location == backend.location and kg.backend == backend.kind
     writes = type(backend).writes  # type: ignore[attr-defined]

@@ -26,14 +26,17 @@ def _step() -> int:
 def test_a_file_of_the_schema_before_the_text_index_is_upgraded_and_its_facts_indexed(tmp_path: Path) -> None:
     path = tmp_path / "before.sqlite3"
     conn = sqlite3.connect(path)
-    for step in MIGRATIONS["sqlite"][:_step()]:
+    for step in MIGRATIONS["sqlite"][: _step()]:
         for statement in step:
             conn.execute(statement)
-    conn.execute("INSERT INTO entities(id, name, created_at) VALUES ('inc_4821', 'INC-4821', 't'), "
-                 "('billing', 'billing', 't')")
+    conn.execute(
+        "INSERT INTO entities(id, name, created_at) VALUES ('inc_4821', 'INC-4821', 't'), ('billing', 'billing', 't')"
+    )
     conn.execute("INSERT INTO predicates(id, label) VALUES ('fixed_in', 'fixed in')")
-    conn.execute("INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
-                 "VALUES ('inc_4821', 'fixed_in', 'v2.3.1', 'v2.3.1', 0, 1, 't')")
+    conn.execute(
+        "INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
+        "VALUES ('inc_4821', 'fixed_in', 'v2.3.1', 'v2.3.1', 0, 1, 't')"
+    )
     conn.execute("INSERT INTO memories(id, text, created_at) VALUES ('m1', 'pylint reports E1102 in billing', 't')")
     conn.execute(f"PRAGMA user_version = {_step()}")
     conn.commit()
@@ -109,7 +112,8 @@ QUESTION = "ZQ-88412 where does the invoicing system keep its records"
 
 
 def test_lexical_finds_the_rare_token_vector_the_paraphrase_and_hybrid_both_at_the_top(
-        kg: KnowledgeGraph, search_model: Any) -> None:
+    kg: KnowledgeGraph, search_model: Any
+) -> None:
     from kgtoolkit.search import find
 
     ids = _tickets(kg)
@@ -140,8 +144,20 @@ def test_explain_gives_each_signals_rank_score_and_contribution(kg: KnowledgeGra
         assert e.total == by_id[ids["ZQ-88412"] if e is ticket else ids["billing"]].score
     assert ticket.vector_rank is not None and ticket.vector == round(1 / (60 + ticket.vector_rank), 6)
     data = by_id[ids["ZQ-88412"]].to_dict()["explain"]
-    assert set(data) == {"total", "lexical", "vector", "name", "graph", "lexical_rank", "vector_rank", "name_rank",
-                         "graph_rank", "lexical_score", "vector_score", "hops"}
+    assert set(data) == {
+        "total",
+        "lexical",
+        "vector",
+        "name",
+        "graph",
+        "lexical_rank",
+        "vector_rank",
+        "name_rank",
+        "graph_rank",
+        "lexical_score",
+        "vector_score",
+        "hops",
+    }
     assert find(kg, QUESTION, k=4, model=search_model).hits[0].explain is None  # only when asked for
 
 
@@ -163,8 +179,13 @@ loaded = sorted(m for m in ("torch", "sentence_transformers", "faiss") if m in s
 assert not loaded, loaded
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     assert done.stdout.strip() == "ok", done.stderr
     assert not (tmp_path / "g.sqlite3.search").exists()  # no index folder was made
 
@@ -203,8 +224,13 @@ def test_the_same_triple_on_many_days_is_one_hit_with_its_dates(kg: KnowledgeGra
     assert len(triples) == len(set(triples)) == 3  # the repeats do not fill the top
     assert set(triples[:2]) == {("china", "japan"), ("japan", "china")}  # the same words: one BM25 score
     first = next(h for h in result.hits if h.fact.subject == "china")
-    assert (first.fact.subject, first.fact.object, first.count, first.first, first.last) == \
-        ("china", "japan", 8, "2014-01-01", "2014-01-08")
+    assert (first.fact.subject, first.fact.object, first.count, first.first, first.last) == (
+        "china",
+        "japan",
+        8,
+        "2014-01-01",
+        "2014-01-08",
+    )
     assert first.fact.valid_from == "2014-01-08"  # the latest occurrence stands for the group
     again = find(kg, "China criticize Japan", k=3, mode="lexical", as_of="2014-01-03")
     assert [(h.count, h.first, h.last) for h in again.hits] == [(1, "2014-01-03", "2014-01-03")]
@@ -227,8 +253,9 @@ def test_the_name_signal_respects_the_direction_the_query_states(kg: KnowledgeGr
     assert {h.fact.subject for h in bare.hits if h.exact} == {"china", "japan", "russia"}
 
 
-def test_graph_rerank_prefers_facts_near_the_named_entities_and_current_ones(kg: KnowledgeGraph,
-                                                                             search_model: Any) -> None:
+def test_graph_rerank_prefers_facts_near_the_named_entities_and_current_ones(
+    kg: KnowledgeGraph, search_model: Any
+) -> None:
     from kgtoolkit.search import find
 
     kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
@@ -245,7 +272,9 @@ def test_graph_rerank_prefers_facts_near_the_named_entities_and_current_ones(kg:
     for name, weight in (("SQLite", 1.0), ("Redis", 0.5), ("C", 0.5)):  # 1 / (1 + hops), and ½ for history
         e = explained[name]
         fused = e.lexical + e.vector + e.name
-        assert e.total == pytest.approx(fused * weight, abs=2e-6) and e.graph == pytest.approx(e.total - fused, abs=2e-6)
+        assert e.total == pytest.approx(fused * weight, abs=2e-6) and e.graph == pytest.approx(
+            e.total - fused, abs=2e-6
+        )
     assert [e.graph_rank for e in (h.explain for h in result.hits) if e is not None] == [1, 2, 3, 4]
     plain = find(kg, "which queue does my api use", k=4, model=search_model)
     assert plain.hits[0].fact.object_name == "Redis"  # without the rerank the history fact ranks first here
@@ -282,8 +311,13 @@ def test_a_bulk_import_is_indexed_in_one_statement_and_the_trigger_is_back(kg: K
 
     kg.add("before", "fixed_in", "v1.0.0")
     n = 1_200  # from 1,000 facts the load pauses the per-row trigger and fills the index after it
-    frame = pl.DataFrame({"subject": [f"INC-{4800 + i}" for i in range(n)], "predicate": ["fixed_in"] * n,
-                          "object": [f"v2.3.{i}" for i in range(n)]})
+    frame = pl.DataFrame(
+        {
+            "subject": [f"INC-{4800 + i}" for i in range(n)],
+            "predicate": ["fixed_in"] * n,
+            "object": [f"v2.3.{i}" for i in range(n)],
+        }
+    )
     report, _ = import_facts(kg, frame)
     assert report.inserted == n
     assert [kg.fact(f).subject_name for f, _ in store.lexical_facts(kg, ["INC-4821"], 5)] == ["INC-4821"]
@@ -291,8 +325,9 @@ def test_a_bulk_import_is_indexed_in_one_statement_and_the_trigger_is_back(kg: K
     later = kg.add("after", "fixed_in", "v9.9.9").fact  # the per-row trigger works again
     assert [f for f, _ in store.lexical_facts(kg, ["v9.9.9"], 5)] == [later.id]
     with pytest.raises(kgtoolkit.InvalidRows):  # a refused import leaves the index as it was
-        import_facts(kg, pl.DataFrame({"subject": ["INC-9999", ""], "predicate": ["fixed_in"] * 2,
-                                       "object": ["v3", "v4"]}))
+        import_facts(
+            kg, pl.DataFrame({"subject": ["INC-9999", ""], "predicate": ["fixed_in"] * 2, "object": ["v3", "v4"]})
+        )
     assert store.lexical_facts(kg, ["INC-9999"], 5) == []
     assert [f for f, _ in store.lexical_facts(kg, ["v9.9.9"], 5)] == [later.id]
 
@@ -312,8 +347,9 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
         for day in range(1, 4):
             kg.add("INC-4821", "Escalated to", "Priya", valid_from=f"2026-01-0{day}", valid_to=f"2026-01-0{day}")
         kg.add("INC-4822", "escalated_to", "Omar")
-        answer = run_tool({"action": "find", "query": "INC-4821", "mode": "lexical", "explain": True,
-                           "rerank": "graph"}, kg=kg)
+        answer = run_tool(
+            {"action": "find", "query": "INC-4821", "mode": "lexical", "explain": True, "rerank": "graph"}, kg=kg
+        )
         assert answer["ok"], answer
         hits = answer["result"]["hits"]
         assert [h["fact"]["subject_name"] for h in hits] == ["INC-4821"] and hits[0]["count"] == 3
@@ -325,13 +361,14 @@ def test_the_cli_and_the_tool_take_mode_rerank_and_explain(db_path: Path | str) 
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
     assert data["hits"][0]["explain"]["lexical_rank"] == 1 and data["hits"][0]["first"] == "2026-01-01"
-    table = runner.invoke(app, ["--db", str(db_path), "find", "INC-4821", "--mode", "lexical", "--explain",
-                                "--rerank", "graph"], env={"COLUMNS": "200"})
+    table = runner.invoke(
+        app,
+        ["--db", str(db_path), "find", "INC-4821", "--mode", "lexical", "--explain", "--rerank", "graph"],
+        env={"COLUMNS": "200"},
+    )
     assert table.exit_code == 0, table.output
     assert "×3, 2026-01-01 … 2026-01-03" in table.stdout and "#1" in table.stdout and "INC-4822" not in table.stdout
     assert "INC-4821 → Escalated to → Priya" in table.stdout  # the predicate as first spelt (contract §13)
-
-
 
 
 def _icews(path: Path, limit: int | None = None) -> KnowledgeGraph:
@@ -362,8 +399,9 @@ def test_on_icews14_repeated_events_are_grouped_and_the_name_signal_takes_the_st
         grouped = [h for h in result.hits if h.count > 1]
         assert grouped and all(h.first is not None and h.last is not None and h.first < h.last for h in grouped)
         for h in grouped:  # the count is every occurrence of the triple
-            same = [f for f in kg.query(h.fact.subject_name, predicates=[h.fact.predicate])
-                    if f.object == h.fact.object]
+            same = [
+                f for f in kg.query(h.fact.subject_name, predicates=[h.fact.predicate]) if f.object == h.fact.object
+            ]
             assert h.count == len(same) and h.fact.valid_from == max(f.valid_from or "" for f in same)
         named, sides = _named_with_sides(kg, "who criticised China")
         assert [n.entity for n in named] == ["china"] and sides == {"china": "object"}

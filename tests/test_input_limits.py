@@ -37,8 +37,12 @@ def _refused(kg: KnowledgeGraph, code: str, *args: Any, **kwargs: Any) -> kgtool
 def test_a_control_character_is_refused_in_every_field(kg: KnowledgeGraph, dump, db_path, control: str) -> None:
     kg.add("billing", "uses", "Postgres")
     before = dump(db_path)
-    for args in ((f"bill{control}ing", "uses", "x"), ("billing", f"us{control}es", "x"),
-                 ("billing", "uses", f"Post{control}gres"), ("billing", "note", f"a {control} note")):
+    for args in (
+        (f"bill{control}ing", "uses", "x"),
+        ("billing", f"us{control}es", "x"),
+        ("billing", "uses", f"Post{control}gres"),
+        ("billing", "note", f"a {control} note"),
+    ):
         err = _refused(kg, "invalid_name", *args)
         assert f"U+{ord(control):04X}" in err.message and "control character" in err.message
     with pytest.raises(kgtoolkit.InvalidRequest, match="control character"):
@@ -70,8 +74,14 @@ def test_a_comma_of_any_script_is_a_comma_to_the_guard(kg: KnowledgeGraph, comma
 def test_the_bulk_import_applies_the_same_rules_row_by_row(kg: KnowledgeGraph, tmp_path: Path) -> None:
     """The twin of the row path: the same rows are refused with the same codes, the good ones kept."""
     kg.configure(max_name_length=40)
-    rows = [("ok", "uses", "fine"), ("a\x01b", "uses", "y"), ("billing", "uses", "p\uff0cq"),
-            ("x" * 41, "uses", "z"), ("billing", "note", "n" * 100_001), ("billing", "uses", "x" * 40)]
+    rows = [
+        ("ok", "uses", "fine"),
+        ("a\x01b", "uses", "y"),
+        ("billing", "uses", "p\uff0cq"),
+        ("x" * 41, "uses", "z"),
+        ("billing", "note", "n" * 100_001),
+        ("billing", "uses", "x" * 40),
+    ]
     file = tmp_path / "facts.jsonl"
     file.write_text("".join(json.dumps(dict(zip(("subject", "predicate", "object"), r))) + "\n" for r in rows))
     with pytest.raises(kgtoolkit.InvalidRows):
@@ -132,8 +142,10 @@ def test_a_dump_keeps_the_length_settings_and_refuses_bad_ones(kg: KnowledgeGrap
 
 def test_a_json_lines_file_with_an_unpaired_surrogate_escape_is_refused(kg: KnowledgeGraph, tmp_path: Path) -> None:
     file = tmp_path / "facts.jsonl"
-    file.write_text('{"subject": "ok", "predicate": "uses", "object": "fine"}\n'
-                    '{"subject": "caf\\ud800", "predicate": "uses", "object": "x"}\n')
+    file.write_text(
+        '{"subject": "ok", "predicate": "uses", "object": "fine"}\n'
+        '{"subject": "caf\\ud800", "predicate": "uses", "object": "x"}\n'
+    )
     with pytest.raises(kgtoolkit.InvalidRequest, match=r"line 2: 'subject' holds an unpaired \\ud800"):
         io.import_file(kg, file)
     assert kg.stats().facts == 0
@@ -144,16 +156,21 @@ def test_a_json_lines_file_with_an_unpaired_surrogate_escape_is_refused(kg: Know
 
 def _cli(db: Path | str, *args: str | bytes) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "kgtoolkit", "--db", str(db), *args], capture_output=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kgtoolkit", "--db", str(db), *args], capture_output=True, env=env, timeout=120
+    )
 
 
 def test_the_cli_answers_bad_text_with_one_line_and_no_traceback(db_path, dump) -> None:
     assert _cli(db_path, "add", "billing", "uses", "Postgres").returncode == 0
     before = dump(db_path)
-    for args in (("add", "bill\x01ing", "uses", "x"), ("add", "billing", "uses", "a\uff0cb"),
-                 ("add", "n" * 1_001, "uses", "x"), ("add", b"caf\xe9", "uses", "x"),  # Latin-1 bytes
-                 ("config", "--max-name-length", "0")):
+    for args in (
+        ("add", "bill\x01ing", "uses", "x"),
+        ("add", "billing", "uses", "a\uff0cb"),
+        ("add", "n" * 1_001, "uses", "x"),
+        ("add", b"caf\xe9", "uses", "x"),  # Latin-1 bytes
+        ("config", "--max-name-length", "0"),
+    ):
         done = _cli(db_path, *args)
         err = done.stderr.decode("utf-8", "replace")
         assert done.returncode == 1 and "Traceback" not in err, err
@@ -166,8 +183,11 @@ def test_the_cli_answers_bad_text_with_one_line_and_no_traceback(db_path, dump) 
 def test_the_agent_tool_and_mcp_refuse_the_same_text(kg: KnowledgeGraph) -> None:
     from kgtoolkit import mcp_server, run_tool
 
-    for subject, code in (("a\x00b", "invalid_name"), ("Smith\u3001Jones", "comma_list"),
-                          ("n" * 1_001, "invalid_request")):
+    for subject, code in (
+        ("a\x00b", "invalid_name"),
+        ("Smith\u3001Jones", "comma_list"),
+        ("n" * 1_001, "invalid_request"),
+    ):
         answer = run_tool({"action": "add", "subject": subject, "predicate": "knows", "object": "x"}, kg=kg)
         assert answer["ok"] is False and answer["error"]["code"] == code, answer
         served = mcp_server.call(kg, "kg_add", {"subject": subject, "predicate": "knows", "object": "x"})
@@ -185,25 +205,32 @@ def _nested(levels: int) -> Any:
     return value
 
 
-def test_a_request_too_deep_or_too_big_is_invalid_request_not_internal_error(kg: KnowledgeGraph, dump,
-                                                                           db_path) -> None:
+def test_a_request_too_deep_or_too_big_is_invalid_request_not_internal_error(kg: KnowledgeGraph, dump, db_path) -> None:
     from kgtoolkit import mcp_server, run_tool
     from kgtoolkit._limits import MAX_DEPTH, MAX_REQUEST_BYTES
 
     before = dump(db_path)
     deep_text = '{"action": "add", "subject": ' + "[" * 100_000 + "]" * 100_000 + "}"
     big = {"action": "remember", "text": "x" * (MAX_REQUEST_BYTES + 1)}
-    fits = {"action": "add", "subject": "acme", "predicate": "employs", "object": "dana",
-            "properties": _nested(MAX_DEPTH - 2)}
+    fits = {
+        "action": "add",
+        "subject": "acme",
+        "predicate": "employs",
+        "object": "dana",
+        "properties": _nested(MAX_DEPTH - 2),
+    }
     answers = {
         "deep text": run_tool(deep_text, kg=kg),
         "deep bytes": run_tool(deep_text.encode(), kg=kg),
-        "deep mapping": run_tool({"action": "add", "subject": "a", "predicate": "b", "object": "c",
-                                  "properties": _nested(MAX_DEPTH + 1)}, kg=kg),
+        "deep mapping": run_tool(
+            {"action": "add", "subject": "a", "predicate": "b", "object": "c", "properties": _nested(MAX_DEPTH + 1)},
+            kg=kg,
+        ),
         "big text": run_tool(json.dumps(big), kg=kg),
         "big mapping": run_tool(big, kg=kg),
-        "deep MCP": mcp_server.call(kg, "kg_add", {"subject": "a", "predicate": "b", "object": "c",
-                                                   "properties": _nested(5_000)}),
+        "deep MCP": mcp_server.call(
+            kg, "kg_add", {"subject": "a", "predicate": "b", "object": "c", "properties": _nested(5_000)}
+        ),
         "big MCP": mcp_server.call(kg, "kg_remember", {"text": "y" * (MAX_REQUEST_BYTES + 1)}),
     }
     for where, answer in answers.items():
@@ -214,9 +241,12 @@ def test_a_request_too_deep_or_too_big_is_invalid_request_not_internal_error(kg:
 
 
 def test_the_cli_tool_refuses_a_deep_request_on_stdin(db_path) -> None:
-    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "--db", str(db_path), "tool"],
-                          input=b'{"action": "stats", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
-                          capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtoolkit", "--db", str(db_path), "tool"],
+        input=b'{"action": "stats", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+        capture_output=True,
+        timeout=120,
+    )
     answer = json.loads(done.stdout)
     assert answer["ok"] is False and answer["error"]["code"] == "invalid_request", answer
     assert "Traceback" not in done.stderr.decode()
@@ -230,8 +260,9 @@ def test_the_mcp_server_over_stdio_refuses_a_deep_request(tmp_path: Path, db_pat
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as session:
-            return await asyncio.wait_for(call(session, "kg_add", subject="a", predicate="b", object="c",
-                                               properties=_nested(60)), 60)
+            return await asyncio.wait_for(
+                call(session, "kg_add", subject="a", predicate="b", object="c", properties=_nested(60)), 60
+            )
 
     answer = asyncio.run(go())
     assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"

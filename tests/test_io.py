@@ -22,21 +22,33 @@ from kgtoolkit.store import is_empty, read_table
 
 TEXT_FORMATS = ("csv", "tsv", "jsonl", "parquet")
 # What a fact is, independent of ids and transaction times.
-FACT_KEY = ["subject", "subject_name", "predicate", "object", "object_name", "object_is_value", "valid_from",
-            "valid_to", "confidence", "source", "source_closet"]
+FACT_KEY = [
+    "subject",
+    "subject_name",
+    "predicate",
+    "object",
+    "object_name",
+    "object_is_value",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source",
+    "source_closet",
+]
 
 
 def build_sample(kg: KnowledgeGraph) -> None:
     """A graph with history, value facts, types, properties, aliases, memories, a comma name, odd dates."""
     kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02", subject_type="project")
     kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12", ended_by="ops")
-    kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12", source="bob", source_closet="mem_x",
-           confidence=0.75)
+    kg.add(
+        "my_api", "uses_queue", "SQLite", valid_from="2026-10-12", source="bob", source_closet="mem_x", confidence=0.75
+    )
     kg.add("Alice", "email", "Alice@Example.com", subject_type="person", properties={"age": 3, "tags": ["a", "b"]})
     kg.add("Alice", "works at", "Nocetic", valid_from="2024-01", valid_to="2025-06", object_type="company")
     kg.add("Alice", "works at", "Nocetic", valid_from="2025-09-01T08:00:00+02:00")
     kg.add("EA Canada", "created", "Some Game", valid_from="0360-01-01")
-    kg.add("Zoë O’Brien", "note", "likes tea, coffee and \"quotes\"")
+    kg.add("Zoë O’Brien", "note", 'likes tea, coffee and "quotes"')
     kg.alias("Ally", "alice")
     kg.remember("Alice said so", source="chat", metadata={"k": [1, 2], "ü": "ß"})
 
@@ -104,41 +116,61 @@ def test_round_trip_table_formats(sample: KnowledgeGraph, fresh, tmp_path: Path,
     assert "2025-09-01T06:00:00Z" in {f.valid_from for f in target.query("Alice")}
 
 
-def test_an_export_keeps_its_transaction_times_and_known_at_answers_the_same(sample: KnowledgeGraph, fresh,
-                                                                             tmp_path: Path) -> None:
+def test_an_export_keeps_its_transaction_times_and_known_at_answers_the_same(
+    sample: KnowledgeGraph, fresh, tmp_path: Path
+) -> None:
     path = tmp_path / "facts.parquet"
     io.export_file(sample, path)
     target = fresh()
     io.import_file(target, path)
     moment = min(f.recorded_at for f in sample.timeline())
-    assert [f.object for f in target.query("my_api", known_at=moment)] == \
-        [f.object for f in sample.query("my_api", known_at=moment)]
+    assert [f.object for f in target.query("my_api", known_at=moment)] == [
+        f.object for f in sample.query("my_api", known_at=moment)
+    ]
 
 
 def test_transaction_times_in_a_file_are_checked(kg: KnowledgeGraph, tmp_path: Path) -> None:
     header = ["subject", "predicate", "object", "valid_from", "valid_to", "recorded_at", "invalidated_at"]
-    path = write_tsv(tmp_path / "t.tsv", [
-        ["a", "p", "b", "", "", "2020-01-01T00:00:00Z", ""],  # kept
-        ["a", "p", "c", "2019-01-01", "2019-06-01", "2020-01-01T00:00:00+01:00", "2020-02-01T00:00:00Z"],  # kept, in UTC
-        ["a", "p", "d", "", "", "2999-01-01T00:00:00Z", ""],  # the future
-        ["a", "p", "e", "", "", "2020-01-01", ""],  # no time of day, no zone
-        ["a", "p", "f", "2019-01-01", "2019-06-01", "2020-01-01T00:00:00Z", "2019-12-01T00:00:00Z"],  # ends first
-    ], header)
+    path = write_tsv(
+        tmp_path / "t.tsv",
+        [
+            ["a", "p", "b", "", "", "2020-01-01T00:00:00Z", ""],  # kept
+            [
+                "a",
+                "p",
+                "c",
+                "2019-01-01",
+                "2019-06-01",
+                "2020-01-01T00:00:00+01:00",
+                "2020-02-01T00:00:00Z",
+            ],  # kept, in UTC
+            ["a", "p", "d", "", "", "2999-01-01T00:00:00Z", ""],  # the future
+            ["a", "p", "e", "", "", "2020-01-01", ""],  # no time of day, no zone
+            ["a", "p", "f", "2019-01-01", "2019-06-01", "2020-01-01T00:00:00Z", "2019-12-01T00:00:00Z"],  # ends first
+        ],
+        header,
+    )
     with pytest.raises(InvalidRows) as refused:
         io.import_file(kg, path)
     assert {(r["line"], r["field"], r["code"]) for r in refused.value.data["rows"]} == {
-        (4, "recorded_at", "invalid_date"), (5, "recorded_at", "invalid_date"), (6, "invalidated_at", "invalid_date")}
+        (4, "recorded_at", "invalid_date"),
+        (5, "recorded_at", "invalid_date"),
+        (6, "invalidated_at", "invalid_date"),
+    }
     assert kg.stats().facts == 0  # nothing imported
     io.import_file(kg, path, on_error="skip")
     kept = {f.object: (f.recorded_at, f.invalidated_at) for f in kg.timeline()}
-    assert kept == {"b": ("2020-01-01T00:00:00.000000Z", None),
-                    "c": ("2019-12-31T23:00:00.000000Z", "2020-02-01T00:00:00.000000Z")}
+    assert kept == {
+        "b": ("2020-01-01T00:00:00.000000Z", None),
+        "c": ("2019-12-31T23:00:00.000000Z", "2020-02-01T00:00:00.000000Z"),
+    }
 
 
 @pytest.mark.sqlite_only
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_yago_imported_with_commas_exports_and_imports_back_as_it_is(kg: KnowledgeGraph, fresh, tmp_path: Path,
-                                                                     fmt: str) -> None:
+def test_yago_imported_with_commas_exports_and_imports_back_as_it_is(
+    kg: KnowledgeGraph, fresh, tmp_path: Path, fmt: str
+) -> None:
     source = DATA / "yago11k" / "facts.tsv"
     if not source.is_file():
         pytest.skip(f"dataset yago11k not present in {DATA}")
@@ -158,7 +190,8 @@ def test_export_filters_and_text_dates(sample: KnowledgeGraph, tmp_path: Path, f
     assert io.export_file(sample, path, current_only=True, predicate="uses queue") == 1
     back = io.read_facts_file(path)
     assert back.select("subject", "predicate", "object", "valid_from", "valid_to").rows() == [
-        ("my_api", "uses_queue", "SQLite", "2026-10-12", None)]
+        ("my_api", "uses_queue", "SQLite", "2026-10-12", None)
+    ]
     assert all(t == pl.String for c, t in back.schema.items() if c != "line")
     assert io.export_file(sample, tmp_path / f"asof.{fmt}", as_of="2026-10-12", entity="my_api") == 2
     if fmt != "parquet":  # instants are ISO text with Z in the text formats
@@ -173,8 +206,9 @@ def read_export(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path)
     if fmt == "jsonl":
         return pl.read_ndjson(path)
-    return pl.read_csv(path, separator="\t" if fmt == "tsv" else ",", quote_char=None if fmt == "tsv" else '"',
-                       infer_schema=False)
+    return pl.read_csv(
+        path, separator="\t" if fmt == "tsv" else ",", quote_char=None if fmt == "tsv" else '"', infer_schema=False
+    )
 
 
 @pytest.mark.parametrize("fmt", TEXT_FORMATS)
@@ -192,8 +226,12 @@ def test_exports_are_the_same_whatever_the_backend(sample: KnowledgeGraph, tmp_p
 
 
 def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_path: Path) -> None:
-    sample.configure(types=sample.config.types | {"service"}, value_predicates=["email", "note", "motto"],
-                     multi_valued=["knows"], comma_guard=False)
+    sample.configure(
+        types=sample.config.types | {"service"},
+        value_predicates=["email", "note", "motto"],
+        multi_valued=["knows"],
+        comma_guard=False,
+    )
     sample.add("Billing", "motto", "Pay, then play", subject_type="service")
     first, second = tmp_path / "one.json", tmp_path / "two.json"
     assert io.export_file(sample, first) == 8
@@ -208,8 +246,17 @@ def test_lossless_json_round_trip_is_exact(sample: KnowledgeGraph, fresh, tmp_pa
     assert target.config == sample.config
     data = json.loads(first.read_text(encoding="utf-8"))
     assert data["kgtoolkit"]["schema"] == kgtoolkit.store.SCHEMA_VERSION
-    assert set(data) == {"kgtoolkit", "config", "entities", "facts", "aliases", "memories", "predicates",
-                         "predicate_aliases", "not_duplicates"}
+    assert set(data) == {
+        "kgtoolkit",
+        "config",
+        "entities",
+        "facts",
+        "aliases",
+        "memories",
+        "predicates",
+        "predicate_aliases",
+        "not_duplicates",
+    }
     ended = next(f for f in data["facts"] if f["valid_to"] == "2026-10-12")
     assert ended["ended_by"] == "ops" and ended["invalidated_at"] and ended["recorded_at"]
     alice = next(e for e in data["entities"] if e["id"] == "alice")
@@ -229,9 +276,11 @@ def test_every_write_path_restores_exactly(fresh, tmp_path: Path) -> None:
 
     demo = build_demo(tmp_path / "demo.sqlite3")
     demo.add("Acme", "note", "Lisbon, Portugal")
-    tsv = write_tsv(tmp_path / "bulk.tsv", [["  Spaced   Out ", "Works At", "acme", "2026", "2026-06", "\x1c"],
-                                            ["Q", "note", " Loud ", "", "", " hr "]],
-                    header=["subject", "predicate", "object", "valid_from", "valid_to", "source"])
+    tsv = write_tsv(
+        tmp_path / "bulk.tsv",
+        [["  Spaced   Out ", "Works At", "acme", "2026", "2026-06", "\x1c"], ["Q", "note", " Loud ", "", "", " hr "]],
+        header=["subject", "predicate", "object", "valid_from", "valid_to", "source"],
+    )
     io.import_file(demo, tsv)
     first, second = tmp_path / "one.json", tmp_path / "two.json"
     io.export_file(demo, first)
@@ -303,32 +352,39 @@ def _refused(target: KnowledgeGraph, data: dict[str, Any], tmp_path: Path, dump)
     return excinfo.value.message, excinfo.value.data["rows"]
 
 
-@pytest.mark.parametrize(("section", "key", "value", "code"), [
-    ("facts", "predicate", "", "invalid_name"),
-    ("facts", "predicate", "Works At", "invalid_name"),  # not normalised: add would store works_at
-    ("entities", "type", "robot", "unknown_type"),  # outside the dump's own vocabulary
-    ("facts", "recorded_at", "yesterday", "invalid_date"),
-    ("facts", "recorded_at", "2026-12-02", "invalid_date"),  # a transaction time is a full UTC instant
-    ("facts", "subject", "ghost", "not_found"),  # no such entity in the dump
-    ("facts", "object_id", "ghost", "not_found"),
-    ("facts", "valid_from", "2026-10", "invalid_date"),  # the store keeps 2026-10-01
-    ("facts", "valid_from", "19##", "invalid_date"),
-    ("facts", "confidence", 1.5, "invalid_request"),
-    ("facts", "confidence", True, "invalid_request"),
-    ("facts", "source", " ", "invalid_name"),
-    ("facts", "object_value", "  spaced  out ", "invalid_name"),
-    ("entities", "id", "Alice", "invalid_name"),  # not the normalised name
-    ("entities", "name", "", "invalid_name"),
-    ("entities", "created_at", "2026-02-30T00:00:00.000000Z", "invalid_date"),
-    ("entities", "created_at", "", "invalid_date"),
-    ("entities", "properties", [1], "invalid_request"),
-])
-def test_restore_refuses_what_the_store_never_holds(sample: KnowledgeGraph, fresh, tmp_path: Path, dump, section: str,
-                                                    key: str, value: Any, code: str) -> None:
+@pytest.mark.parametrize(
+    ("section", "key", "value", "code"),
+    [
+        ("facts", "predicate", "", "invalid_name"),
+        ("facts", "predicate", "Works At", "invalid_name"),  # not normalised: add would store works_at
+        ("entities", "type", "robot", "unknown_type"),  # outside the dump's own vocabulary
+        ("facts", "recorded_at", "yesterday", "invalid_date"),
+        ("facts", "recorded_at", "2026-12-02", "invalid_date"),  # a transaction time is a full UTC instant
+        ("facts", "subject", "ghost", "not_found"),  # no such entity in the dump
+        ("facts", "object_id", "ghost", "not_found"),
+        ("facts", "valid_from", "2026-10", "invalid_date"),  # the store keeps 2026-10-01
+        ("facts", "valid_from", "19##", "invalid_date"),
+        ("facts", "confidence", 1.5, "invalid_request"),
+        ("facts", "confidence", True, "invalid_request"),
+        ("facts", "source", " ", "invalid_name"),
+        ("facts", "object_value", "  spaced  out ", "invalid_name"),
+        ("entities", "id", "Alice", "invalid_name"),  # not the normalised name
+        ("entities", "name", "", "invalid_name"),
+        ("entities", "created_at", "2026-02-30T00:00:00.000000Z", "invalid_date"),
+        ("entities", "created_at", "", "invalid_date"),
+        ("entities", "properties", [1], "invalid_request"),
+    ],
+)
+def test_restore_refuses_what_the_store_never_holds(
+    sample: KnowledgeGraph, fresh, tmp_path: Path, dump, section: str, key: str, value: Any, code: str
+) -> None:
     """An edited dump is refused whole, the bad record named; the old restore stored most of these."""
     data = _sample_dump(sample, tmp_path)
-    i = ({e["id"]: i for i, e in enumerate(data["entities"])}["alice"] if section == "entities"
-         else next(i for i, f in enumerate(data["facts"]) if f["object_id"] == "nocetic"))
+    i = (
+        {e["id"]: i for i, e in enumerate(data["entities"])}["alice"]
+        if section == "entities"
+        else next(i for i, f in enumerate(data["facts"]) if f["object_id"] == "nocetic")
+    )
     if key == "object_value":
         i = next(i for i, f in enumerate(data["facts"]) if f["object_value"])
     line = data["facts"][i]["id"] if section == "facts" else None
@@ -337,12 +393,20 @@ def test_restore_refuses_what_the_store_never_holds(sample: KnowledgeGraph, fres
     shown = value if isinstance(value, str) else json.dumps(value)
     first, *others = rows
     assert (first["record"], first["line"], first["field"], first["value"], first["code"]) == (
-        f"{section}[{i}]", line, key, shown, code)
+        f"{section}[{i}]",
+        line,
+        key,
+        shown,
+        code,
+    )
     assert f"problem(s) in {len(rows)} record(s) of the dump, nothing restored (" in message
     assert f"):\n  {section}[{i}].{key}" in message
     if key == "id":  # the facts and the alias naming alice now name no entity of the dump
         assert {(r["field"], r["value"], r["code"]) for r in others} <= {
-            ("subject", "alice", "not_found"), ("object_id", "alice", "not_found"), ("entity_id", "alice", "not_found")}
+            ("subject", "alice", "not_found"),
+            ("object_id", "alice", "not_found"),
+            ("entity_id", "alice", "not_found"),
+        }
     else:
         assert others == []
 
@@ -358,8 +422,7 @@ def test_restore_follows_the_dumps_own_vocabulary(sample: KnowledgeGraph, fresh,
     assert target.entity("alice").type == "robot" and "robot" in target.config.types
 
 
-def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph, fresh, tmp_path: Path,
-                                                          dump) -> None:
+def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
     data = _sample_dump(sample, tmp_path)
     target = fresh()
     current = next(i for i, f in enumerate(data["facts"]) if f["valid_to"] is None and f["object_id"])
@@ -367,7 +430,8 @@ def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph
     # Two identical current facts: the store keeps one (its unique index), so a dump cannot hold two.
     _, rows = _refused(target, {**data, "facts": [*data["facts"], twin]}, tmp_path, dump)
     assert [(r["record"], r["line"], r["field"], r["value"], r["code"]) for r in rows] == [
-        (f"facts[{len(data['facts'])}]", 99, "valid_to", None, "invalid_request")]
+        (f"facts[{len(data['facts'])}]", 99, "valid_to", None, "invalid_request")
+    ]
     assert f"facts[{current}] is the same fact" in rows[0]["reason"]
     # ... as value objects compare case-folded.
     value = next(i for i, f in enumerate(data["facts"]) if f["predicate"] == "email")
@@ -381,10 +445,14 @@ def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph
     edited["aliases"][0]["entity_id"] = "nobody"
     message, rows = _refused(target, edited, tmp_path, dump)
     assert [(r["record"], r["field"], r["code"]) for r in rows] == [
-        ("facts[0]", "object_id", "not_found"), ("facts[1]", "id", "invalid_request"),
-        ("aliases[0]", "entity_id", "not_found")]
-    assert message.startswith("3 problem(s) in 3 record(s) of the dump, nothing restored (2 not_found, "
-                              "1 invalid_request):\n  facts[0].object_id")
+        ("facts[0]", "object_id", "not_found"),
+        ("facts[1]", "id", "invalid_request"),
+        ("aliases[0]", "entity_id", "not_found"),
+    ]
+    assert message.startswith(
+        "3 problem(s) in 3 record(s) of the dump, nothing restored (2 not_found, "
+        "1 invalid_request):\n  facts[0].object_id"
+    )
     # An alias that is an entity's id, a memory without text, a record that is not an object.
     edited = json.loads(json.dumps(data))
     edited["aliases"][0] = {"alias": "nocetic", "name": "Nocetic", "entity_id": "alice"}
@@ -392,8 +460,10 @@ def test_restore_refuses_broken_references_and_duplicates(sample: KnowledgeGraph
     edited["entities"].append("alice")
     _, rows = _refused(target, edited, tmp_path, dump)
     assert [(r["record"], r["code"]) for r in rows] == [
-        (f"entities[{len(data['entities'])}]", "invalid_request"), ("aliases[0]", "alias_conflict"),
-        ("memories[0]", "invalid_name")]
+        (f"entities[{len(data['entities'])}]", "invalid_request"),
+        ("aliases[0]", "alias_conflict"),
+        ("memories[0]", "invalid_name"),
+    ]
 
 
 def test_restore_checks_the_ends_of_facts_and_the_config(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
@@ -409,12 +479,16 @@ def test_restore_checks_the_ends_of_facts_and_the_config(sample: KnowledgeGraph,
     edited["config"]["comma_guard"] = "yes"
     edited["config"]["later"] = float("nan")
     _, rows = _refused(target, edited, tmp_path, dump)
-    by_fact = {ended: [("valid_to", "interval_order"), ("invalidated_at", "invalid_request")],
-               current: [("ended_by", "invalid_request")]}
+    by_fact = {
+        ended: [("valid_to", "interval_order"), ("invalidated_at", "invalid_request")],
+        current: [("ended_by", "invalid_request")],
+    }
     assert [(r["record"], r["field"], r["code"]) for r in rows] == [
-        ("config", "types", "invalid_name"), ("config", "comma_guard", "invalid_request"),
+        ("config", "types", "invalid_name"),
+        ("config", "comma_guard", "invalid_request"),
         ("config", "later", "invalid_request"),
-        *[(f"facts[{i}]", field, code) for i in sorted(by_fact) for field, code in by_fact[i]]]
+        *[(f"facts[{i}]", field, code) for i in sorted(by_fact) for field, code in by_fact[i]],
+    ]
     assert "'Robot' in types is not normalised; the graph keeps 'robot'" in rows[0]["reason"]
 
 
@@ -431,8 +505,13 @@ def test_restore_refuses_values_the_store_cannot_keep(sample: KnowledgeGraph, fr
     edited["memories"][0]["metadata"] = {"x": "\udfff"}
     _, rows = _refused(fresh(), edited, tmp_path, dump)
     assert [(r["record"], r["field"]) for r in rows] == [
-        ("entities[0]", "properties"), ("facts[0]", "id"), ("facts[1]", "confidence"), ("facts[2]", "confidence"),
-        ("facts[3]", "source"), ("memories[0]", "metadata")]
+        ("entities[0]", "properties"),
+        ("facts[0]", "id"),
+        ("facts[1]", "confidence"),
+        ("facts[2]", "confidence"),
+        ("facts[3]", "source"),
+        ("memories[0]", "metadata"),
+    ]
     assert rows[1]["line"] is None and rows[2]["line"] == data["facts"][1]["id"]
     busy = fresh("busy")
     busy.add("Zed", "knows", "Alice")
@@ -453,7 +532,8 @@ def test_refused_restore_writes_the_rejects_file(sample: KnowledgeGraph, fresh, 
         io.import_file(fresh(), _write(tmp_path / "bad.json", data), rejects=rejects)
     rows = list(csv.DictReader(rejects.open(encoding="utf-8")))
     assert [(r["line"], r["record"], r["field"], r["code"]) for r in rows] == [
-        (str(data["facts"][4]["id"]), "facts[4]", "predicate", "invalid_name")]
+        (str(data["facts"][4]["id"]), "facts[4]", "predicate", "invalid_name")
+    ]
 
 
 def test_json_dump_refuses_filters(sample: KnowledgeGraph, tmp_path: Path) -> None:
@@ -477,7 +557,9 @@ def test_json_dump_into_non_empty_graph_merges_by_add_rules(sample: KnowledgeGra
     assert target.resolve("ally") == "alice"
     assert target.stats().memories == 1
     assert {(f.subject, f.object, f.valid_from, f.valid_to) for f in target.timeline()} >= {
-        ("my_api", "redis", "2026-03-02", "2026-10-12"), ("my_api", "sqlite", "2026-10-12", None)}
+        ("my_api", "redis", "2026-03-02", "2026-10-12"),
+        ("my_api", "sqlite", "2026-10-12", None),
+    }
 
 
 def test_importing_twice_changes_nothing(sample: KnowledgeGraph, fresh, tmp_path: Path, dump) -> None:
@@ -497,11 +579,14 @@ def test_importing_twice_changes_nothing(sample: KnowledgeGraph, fresh, tmp_path
 
 def test_read_every_column_as_text_with_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "f.csv"
-    path.write_text('subject,predicate,object,valid_from,confidence,extra\n'
-                    'Q1,p,00123,0360-01-01,0.5,x\n'
-                    '\n'
-                    '"Multi\nLine",p,"a, b",,,\n'
-                    'Q3,p,o,2014,,\n', encoding="utf-8")
+    path.write_text(
+        "subject,predicate,object,valid_from,confidence,extra\n"
+        "Q1,p,00123,0360-01-01,0.5,x\n"
+        "\n"
+        '"Multi\nLine",p,"a, b",,,\n'
+        "Q3,p,o,2014,,\n",
+        encoding="utf-8",
+    )
     frame = io.read_facts_file(path)
     assert frame.columns == ["line", "subject", "predicate", "object", "valid_from", "confidence"]
     assert frame["line"].to_list() == [2, 4, 6]  # header is line 1; a blank line and a quoted break counted
@@ -511,14 +596,17 @@ def test_read_every_column_as_text_with_line_numbers(tmp_path: Path) -> None:
 
 def test_jsonl_and_parquet_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
-    path.write_text('{"subject": "a", "predicate": "p", "object": 7, "valid_from": "2014-01-01"}\n\n'
-                    '{"subject": "b", "predicate": "p", "object": "c", "confidence": 0.5, "valid_to": null}\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{"subject": "a", "predicate": "p", "object": 7, "valid_from": "2014-01-01"}\n\n'
+        '{"subject": "b", "predicate": "p", "object": "c", "confidence": 0.5, "valid_to": null}\n',
+        encoding="utf-8",
+    )
     frame = io.read_facts_file(path)
     assert frame.select("line", "subject", "object", "confidence").rows() == [(1, "a", "7", None), (3, "b", "c", "0.5")]
     parquet = tmp_path / "f.parquet"
-    pl.DataFrame({"subject": ["a", "b"], "predicate": ["p", "p"], "object": ["c", "d"],
-                  "valid_from": [dt.date(360, 1, 1), None]}).write_parquet(parquet)
+    pl.DataFrame(
+        {"subject": ["a", "b"], "predicate": ["p", "p"], "object": ["c", "d"], "valid_from": [dt.date(360, 1, 1), None]}
+    ).write_parquet(parquet)
     back = io.read_facts_file(parquet)
     assert back.select("line", "valid_from").rows() == [(1, "0360-01-01"), (2, None)]
     bad = tmp_path / "bad.jsonl"
@@ -528,13 +616,21 @@ def test_jsonl_and_parquet_line_numbers(tmp_path: Path) -> None:
 
 
 def test_column_mapping(kg: KnowledgeGraph, tmp_path: Path) -> None:
-    path = write_tsv(tmp_path / "kg.tsv", [["Alice", "worksAt", "Nocetic", "2020-01-01", "2021-12-31", "ignored"]],
-                     header=["head", "relation", "tail", "start", "end", "comment"])
+    path = write_tsv(
+        tmp_path / "kg.tsv",
+        [["Alice", "worksAt", "Nocetic", "2020-01-01", "2021-12-31", "ignored"]],
+        header=["head", "relation", "tail", "start", "end", "comment"],
+    )
     mapping = {"head": "subject", "relation": "predicate", "tail": "object", "start": "valid_from", "end": "valid_to"}
     report = io.import_file(kg, path, columns=mapping)
     assert report.inserted == 1
     (fact,) = kg.query("alice")
-    assert (fact.predicate, fact.object, fact.valid_from, fact.valid_to) == ("worksat", "nocetic", "2020-01-01", "2021-12-31")
+    assert (fact.predicate, fact.object, fact.valid_from, fact.valid_to) == (
+        "worksat",
+        "nocetic",
+        "2020-01-01",
+        "2021-12-31",
+    )
     with pytest.raises(InvalidRequest) as excinfo:
         io.read_facts_file(path)
     message = excinfo.value.message
@@ -551,28 +647,34 @@ def test_headerless_tsv(kg: KnowledgeGraph, tmp_path: Path) -> None:
     assert frame.select("line", "subject", "valid_from").rows() == [(1, "a", "2014-01-05"), (2, "c", "2014-02-01")]
     assert "valid_to" not in frame.columns
     five = write_tsv(tmp_path / "five.tsv", [["2014-01-05", "a", "p", "b", "x"]])
-    report = io.import_file(kg, five, header=False,
-                            columns={0: "valid_from", "1": "subject", "2": "predicate", "3": "object"})
+    report = io.import_file(
+        kg, five, header=False, columns={0: "valid_from", "1": "subject", "2": "predicate", "3": "object"}
+    )
     assert report.inserted == 1 and kg.query("a")[0].valid_from == "2014-01-05"
 
 
 def test_tsv_keeps_quotes_and_csv_unquotes(kg: KnowledgeGraph, tmp_path: Path) -> None:
-    path = write_tsv(tmp_path / "q.tsv", [['Nicholas "Nick" Xenophon', "Accuse", '"Citizen" (Australia)']],
-                     header=["subject", "predicate", "object"])
+    path = write_tsv(
+        tmp_path / "q.tsv",
+        [['Nicholas "Nick" Xenophon', "Accuse", '"Citizen" (Australia)']],
+        header=["subject", "predicate", "object"],
+    )
     assert io.read_facts_file(path).row(0)[1:] == ('Nicholas "Nick" Xenophon', "Accuse", '"Citizen" (Australia)')
 
 
 # ====================================================================== bad rows
 
 
-BAD_CSV = ("subject,predicate,object,valid_from,valid_to\n"
-           "Alice,works_at,Nocetic,2020-01-01,\n"          # 2 good
-           "Bob,works_at,Acme,19##,\n"                      # 3 invalid date
-           "Carol,works_at,Acme,2020-05-01,2019-01-01\n"    # 4 end before start
-           ",works_at,Acme,,\n"                             # 5 empty subject
-           "Dan,knows,\"Erin, Frank\",,\n"                  # 6 comma list
-           "Gus,born,Athens,-0405-01-01,\n"                 # 7 BC
-           "Hal,works_at,Acme,2021-02-30,\n")               # 8 no such day
+BAD_CSV = (
+    "subject,predicate,object,valid_from,valid_to\n"
+    "Alice,works_at,Nocetic,2020-01-01,\n"  # 2 good
+    "Bob,works_at,Acme,19##,\n"  # 3 invalid date
+    "Carol,works_at,Acme,2020-05-01,2019-01-01\n"  # 4 end before start
+    ",works_at,Acme,,\n"  # 5 empty subject
+    'Dan,knows,"Erin, Frank",,\n'  # 6 comma list
+    "Gus,born,Athens,-0405-01-01,\n"  # 7 BC
+    "Hal,works_at,Acme,2021-02-30,\n"
+)  # 8 no such day
 
 
 def test_bad_rows_refuse_the_whole_file(kg: KnowledgeGraph, tmp_path: Path, dump) -> None:
@@ -585,8 +687,14 @@ def test_bad_rows_refuse_the_whole_file(kg: KnowledgeGraph, tmp_path: Path, dump
     error = excinfo.value
     assert error.code == "invalid_rows"
     rows = {(r["line"], r["field"]): r for r in error.data["rows"]}
-    assert set(rows) == {(3, "valid_from"), (4, "valid_to"), (5, "subject"), (6, "object"), (7, "valid_from"),
-                         (8, "valid_from")}
+    assert set(rows) == {
+        (3, "valid_from"),
+        (4, "valid_to"),
+        (5, "subject"),
+        (6, "object"),
+        (7, "valid_from"),
+        (8, "valid_from"),
+    }
     assert rows[(3, "valid_from")]["value"] == "19##" and "not a date" in rows[(3, "valid_from")]["reason"]
     assert "before valid_from" in rows[(4, "valid_to")]["reason"]
     assert "BC" in rows[(7, "valid_from")]["reason"]
@@ -603,8 +711,14 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
     assert [f.subject for f in kg.timeline()] == ["alice"]
     with rejects.open(encoding="utf-8", newline="") as fh:
         got = list(csv.DictReader(fh))
-    assert [(int(r["line"]), r["field"]) for r in got] == [(3, "valid_from"), (4, "valid_to"), (5, "subject"),
-                                                           (6, "object"), (7, "valid_from"), (8, "valid_from")]
+    assert [(int(r["line"]), r["field"]) for r in got] == [
+        (3, "valid_from"),
+        (4, "valid_to"),
+        (5, "subject"),
+        (6, "object"),
+        (7, "valid_from"),
+        (8, "valid_from"),
+    ]
     assert got[0]["subject"] == "Bob" and got[0]["value"] == "19##" and got[0]["reason"]
     assert got[3]["object"] == "Erin, Frank"
     # The same file with the comma guard off: the comma row is a real name now.
@@ -612,8 +726,9 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
     assert report.inserted == 1 and report.duplicates == 1
 
 
-def test_interrupted_import_leaves_graph_as_before(kg: KnowledgeGraph, fresh, tmp_path: Path, dump,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupted_import_leaves_graph_as_before(
+    kg: KnowledgeGraph, fresh, tmp_path: Path, dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import kgtoolkit.store._bulk as bulk
     import kgtoolkit.store._dump as dump_module
 
@@ -694,8 +809,9 @@ def _cells(path: Path, fmt: str) -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv"])
-def test_export_escapes_formulas_and_import_takes_the_escape_off(formulas: KnowledgeGraph, fresh, tmp_path: Path,
-                                                                 fmt: str) -> None:
+def test_export_escapes_formulas_and_import_takes_the_escape_off(
+    formulas: KnowledgeGraph, fresh, tmp_path: Path, fmt: str
+) -> None:
     path = tmp_path / f"facts.{fmt}"
     assert io.export_file(formulas, path) == 4
     rows = {r["subject_name"]: r for r in _cells(path, fmt)}
@@ -712,8 +828,9 @@ def test_export_escapes_formulas_and_import_takes_the_escape_off(formulas: Knowl
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv"])
-def test_export_without_escaping_writes_cells_as_they_are(formulas: KnowledgeGraph, fresh, tmp_path: Path,
-                                                          fmt: str) -> None:
+def test_export_without_escaping_writes_cells_as_they_are(
+    formulas: KnowledgeGraph, fresh, tmp_path: Path, fmt: str
+) -> None:
     path = tmp_path / f"raw.{fmt}"
     io.export_file(formulas, path, escape_formulas=False)
     rows = {r["subject_name"]: r for r in _cells(path, fmt)}
@@ -739,12 +856,13 @@ def test_formulas_are_kept_verbatim_in_jsonl_and_parquet(formulas: KnowledgeGrap
 
 def test_rejects_file_escapes_formulas(kg: KnowledgeGraph, tmp_path: Path) -> None:
     path, rejects = tmp_path / "bad.csv", tmp_path / "rejects.csv"
-    path.write_text('subject,predicate,object,valid_from\n@evil,url,"=HYPERLINK(""x"",""y"")",19##\nok,p,o,\n',
-                    encoding="utf-8")
+    path.write_text(
+        'subject,predicate,object,valid_from\n@evil,url,"=HYPERLINK(""x"",""y"")",19##\nok,p,o,\n', encoding="utf-8"
+    )
     report = io.import_file(kg, path, on_error="skip", rejects=rejects, allow_commas=True)
     assert (report.inserted, report.rejected) == (1, 1)
     [row] = _cells(rejects, "csv")
-    assert (row["subject"], row["object"], row["value"]) == ("'@evil", "'=HYPERLINK(\"x\",\"y\")", "19##")
+    assert (row["subject"], row["object"], row["value"]) == ("'@evil", '\'=HYPERLINK("x","y")', "19##")
 
 
 # ====================================================================== other programs' SQLite graphs
@@ -798,21 +916,39 @@ class MemPalaceFile:
         return name.lower().replace(" ", "_").replace("'", "")
 
     def add_entity(self, name: str, entity_type: str = "unknown", properties: dict | None = None) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
-                          (self.entity_id(name), name, entity_type, json.dumps(properties or {})))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
+            (self.entity_id(name), name, entity_type, json.dumps(properties or {})),
+        )
 
-    def add_triple(self, subject: str, predicate: str, obj: str, valid_from: str | None = None,
-                   valid_to: str | None = None, confidence: float = 1.0, **provenance: str) -> None:
+    def add_triple(
+        self,
+        subject: str,
+        predicate: str,
+        obj: str,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+        confidence: float = 1.0,
+        **provenance: str,
+    ) -> None:
         sub_id, obj_id = self.entity_id(subject), self.entity_id(obj)
         pred = predicate.lower().replace(" ", "_")
         self.conn.execute("INSERT OR IGNORE INTO entities (id, name) VALUES (?, ?)", (sub_id, subject))
         self.conn.execute("INSERT OR IGNORE INTO entities (id, name) VALUES (?, ?)", (obj_id, obj))
         digest = hashlib.sha256(f"{valid_from}|{dt.datetime.now().isoformat()}".encode()).hexdigest()[:12]
-        fields = {"id": f"t_{sub_id}_{pred}_{obj_id}_{digest}", "subject": sub_id, "predicate": pred, "object": obj_id,
-                  "valid_from": valid_from, "valid_to": valid_to, "confidence": confidence,
-                  **{k: v for k, v in provenance.items() if k in self.columns}}
-        self.conn.execute(f"INSERT INTO triples ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})",
-                          tuple(fields.values()))
+        fields = {
+            "id": f"t_{sub_id}_{pred}_{obj_id}_{digest}",
+            "subject": sub_id,
+            "predicate": pred,
+            "object": obj_id,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+            "confidence": confidence,
+            **{k: v for k, v in provenance.items() if k in self.columns},
+        }
+        self.conn.execute(
+            f"INSERT INTO triples ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})", tuple(fields.values())
+        )
 
     def close(self) -> None:
         self.conn.commit()
@@ -824,14 +960,18 @@ def make_mempalace(path: Path, ddl: str = MEMPALACE_DDL) -> Path:
     palace.add_entity("Max", "person", {"age": 11})
     palace.add_entity("Alice", "person")
     palace.add_entity("Chess", "concept")  # a type outside kgtoolkit's default vocabulary
-    palace.add_triple("Max", "child_of", "Alice", valid_from="2015-04-01", source_closet="closet_7",
-                      source_file="notes/family.md")
-    palace.add_triple("Max", "does", "swimming", valid_from="2025-01-01", source_file="diary.md",
-                      adapter_name="diary_ingest")
+    palace.add_triple(
+        "Max", "child_of", "Alice", valid_from="2015-04-01", source_closet="closet_7", source_file="notes/family.md"
+    )
+    palace.add_triple(
+        "Max", "does", "swimming", valid_from="2025-01-01", source_file="diary.md", adapter_name="diary_ingest"
+    )
     palace.add_triple("Max", "loves", "Chess", valid_from="2025-10-01T09:30:00Z", confidence=0.8)
     palace.add_triple("Max", "has_issue", "sports injury", valid_from="2026-01-01", valid_to="2026-02-15")
     palace.add_triple("Alice", "email", "alice@example.com")
-    palace.add_triple("Alice", "worried about", "Max injury", valid_from="2026-02-01", valid_to="2026-01-01")  # inverted
+    palace.add_triple(
+        "Alice", "worried about", "Max injury", valid_from="2026-02-01", valid_to="2026-01-01"
+    )  # inverted
     palace.conn.execute("CREATE TABLE drawers (id TEXT PRIMARY KEY, body TEXT)")
     palace.conn.execute("INSERT INTO drawers VALUES ('d1', 'verbatim text')")
     palace.conn.execute("ALTER TABLE triples ADD COLUMN mood TEXT")
@@ -873,7 +1013,9 @@ def test_mempalace_file(kg: KnowledgeGraph, tmp_path: Path, dump) -> None:
 
 def test_mempalace_file_before_provenance_columns(kg: KnowledgeGraph, tmp_path: Path) -> None:
     """Palaces created before source_drawer_id / adapter_name existed (MemPalace adds them on open)."""
-    old = MEMPALACE_DDL.replace("                source_drawer_id TEXT,\n", "").replace("                adapter_name TEXT,\n", "")
+    old = MEMPALACE_DDL.replace("                source_drawer_id TEXT,\n", "").replace(
+        "                adapter_name TEXT,\n", ""
+    )
     path = make_mempalace(tmp_path / "old.sqlite3", old)
     report = io.import_file(kg, path, on_error="skip")
     assert report.inserted == 5
@@ -896,14 +1038,23 @@ def test_flowly_file(kg: KnowledgeGraph, tmp_path: Path) -> None:
     path = tmp_path / "flowly.sqlite3"
     conn = sqlite3.connect(path)
     conn.executescript(FLOWLY_DDL)
-    conn.executemany("INSERT INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)", [
-        ("alice", "Alice", "person", '{"team": "core"}'), ("nocetic", "Nocetic", "company", "not json"),
-        ("obrien_corp", "O'Brien Corp", "company", "{}")])
-    conn.executemany("INSERT INTO triples (subject, predicate, object, valid_from, valid_to, source) VALUES (?, ?, ?, ?, ?, ?)", [
-        ("alice", "works_at", "nocetic", "2024-01-01", "2026-03-01", "agent"),
-        ("alice", "works_at", "obrien_corp", "2026-03-01", None, "user"),
-        ("alice", "email", "alice@example.com", None, None, None),
-        ("alice", "knows", "bob, carol", None, None, "agent")])
+    conn.executemany(
+        "INSERT INTO entities (id, name, type, properties) VALUES (?, ?, ?, ?)",
+        [
+            ("alice", "Alice", "person", '{"team": "core"}'),
+            ("nocetic", "Nocetic", "company", "not json"),
+            ("obrien_corp", "O'Brien Corp", "company", "{}"),
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO triples (subject, predicate, object, valid_from, valid_to, source) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            ("alice", "works_at", "nocetic", "2024-01-01", "2026-03-01", "agent"),
+            ("alice", "works_at", "obrien_corp", "2026-03-01", None, "user"),
+            ("alice", "email", "alice@example.com", None, None, None),
+            ("alice", "knows", "bob, carol", None, None, "agent"),
+        ],
+    )
     conn.executemany("INSERT INTO aliases (alias, entity_id) VALUES (?, ?)", [("ally", "alice"), ("nocetic", "alice")])
     conn.commit()
     conn.close()
@@ -966,8 +1117,11 @@ def _expected(tsv: Path) -> tuple[list[list[str]], dict[int, set[tuple[str, str]
     problems: dict[int, set[tuple[str, str]]] = {}
     for number, row in enumerate(rows[1:], start=2):
         subject, predicate, obj, start, end = row
-        found = {(field, "empty") for field, value in (("subject", subject), ("predicate", predicate), ("object", obj))
-                 if not value.strip()}
+        found = {
+            (field, "empty")
+            for field, value in (("subject", subject), ("predicate", predicate), ("object", obj))
+            if not value.strip()
+        }
         first, last = _date(start) if start else None, _date(end) if end else None
         if start and first is None:
             found.add(("valid_from", "invalid_date"))
@@ -1021,15 +1175,23 @@ def test_real_dataset(name: str, kg: KnowledgeGraph, tmp_path: Path) -> None:
         got.setdefault(r["line"], set()).add((r["field"], _kind(r["reason"])))
     assert got == expected
     assert report.rows == len(rows) - 1 and report.rejected == len(expected)
-    assert pl.read_csv(rejects_path, infer_schema=False)["line"].cast(pl.Int64).unique().sort().to_list() == sorted(expected)
+    assert pl.read_csv(rejects_path, infer_schema=False)["line"].cast(pl.Int64).unique().sort().to_list() == sorted(
+        expected
+    )
 
     # What the dataset's own documentation says about these rows.
     if (folder / "anomalies.tsv").is_file():
         kinds = _anomalies(folder, rows)
         assert kinds.get("bce_year", set()) == {n for n, p in got.items() if ("valid_from", "invalid_date") in p}
-        assert kinds.get("end_before_start", set()) == {n for n, p in got.items() if ("valid_to", "interval_order") in p}
+        assert kinds.get("end_before_start", set()) == {
+            n for n, p in got.items() if ("valid_to", "interval_order") in p
+        }
         # Placeholders (19##), malformed and impossible dates became empty: imported, with open ends.
-        emptied = kinds.get("partial_year_placeholder", set()) | kinds.get("malformed", set()) | kinds.get("invalid_month", set())
+        emptied = (
+            kinds.get("partial_year_placeholder", set())
+            | kinds.get("malformed", set())
+            | kinds.get("invalid_month", set())
+        )
         assert not emptied & set(got)
         for line in emptied:
             assert "" in rows[line - 1][3:5]

@@ -109,7 +109,8 @@ def test_no_import_goes_up_the_map_but_the_known_breaks() -> None:
     gone = sorted(known - found)
     assert not new, "imports that go up the layer map (docs/layers.md): " + ", ".join(f"{a} → {b}" for a, b in new)
     assert not gone, "edges gone: strike them from Known breaks in docs/layers.md: " + ", ".join(
-        f"{a} → {b}" for a, b in gone)
+        f"{a} → {b}" for a, b in gone
+    )
 
 
 def test_database_drivers_are_imported_only_in_the_store() -> None:

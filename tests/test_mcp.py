@@ -23,13 +23,25 @@ from mcp.client.stdio import stdio_client
 
 from kgtoolkit import KnowledgeGraph, _tool
 
-BASE_TOOLS = {"kg_add", "kg_invalidate", "kg_supersede", "kg_query", "kg_search", "kg_timeline", "kg_merge",
-              "kg_alias", "kg_stats", "kg_conflicts", "kg_summary"}
+BASE_TOOLS = {
+    "kg_add",
+    "kg_invalidate",
+    "kg_supersede",
+    "kg_query",
+    "kg_search",
+    "kg_timeline",
+    "kg_merge",
+    "kg_alias",
+    "kg_stats",
+    "kg_conflicts",
+    "kg_summary",
+}
 
 
 @asynccontextmanager
-async def server(tmp_path: Path, db: Path | str | None,
-                 env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def server(
+    tmp_path: Path, db: Path | str | None, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     """``python -m kgtoolkit mcp [--db db]`` as a subprocess, and an initialised client session on it."""
     args = ["-m", "kgtoolkit", "mcp"] + (["--db", str(db)] if db is not None else [])
     params = StdioServerParameters(command=sys.executable, args=args, env={"HOME": str(tmp_path), **(env or {})})
@@ -90,13 +102,16 @@ def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path | str) 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as s:
             out: dict[str, Any] = {}
-            out["first"] = await ok(s, "kg_add", subject="my_api", predicate="uses queue", object="Redis",
-                                    valid_from="2026-03-02")
+            out["first"] = await ok(
+                s, "kg_add", subject="my_api", predicate="uses queue", object="Redis", valid_from="2026-03-02"
+            )
             out["again"] = await ok(s, "kg_add", subject="My API", predicate="uses_queue", object="Redis")
-            out["ended"] = await ok(s, "kg_invalidate", subject="my_api", predicate="uses_queue", object="Redis",
-                                    ended="2026-10-12")
-            out["sqlite"] = await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite",
-                                     valid_from="2026-10-12")
+            out["ended"] = await ok(
+                s, "kg_invalidate", subject="my_api", predicate="uses_queue", object="Redis", ended="2026-10-12"
+            )
+            out["sqlite"] = await ok(
+                s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite", valid_from="2026-10-12"
+            )
             out["query"] = await ok(s, "kg_query", name="my_api")
             out["day_of_switch"] = await ok(s, "kg_query", name="my_api", as_of="2026-10-12")
             out["day_after"] = await ok(s, "kg_query", name="my_api", as_of="2026-10-13")
@@ -120,7 +135,8 @@ def test_worked_example_through_tool_calls(tmp_path: Path, db_path: Path | str) 
     assert sorted(f["object_name"] for f in r["day_of_switch"]["facts"]) == ["Redis", "SQLite"]
     assert [f["object_name"] for f in r["day_after"]["facts"]] == ["SQLite"]
     assert [(f["subject"], f["predicate"], f["object"], f["direction"]) for f in r["incoming"]["facts"]] == [
-        ("my_api", "uses_queue", "sqlite", "incoming")]
+        ("my_api", "uses_queue", "sqlite", "incoming")
+    ]
 
     conflicts = r["conflicts"]
     assert conflicts["count"] == 1 and conflicts["needs_action"] == 0
@@ -137,15 +153,19 @@ def test_errors_are_structured_tool_errors(tmp_path: Path, db_path: Path | str) 
         async with server(tmp_path, db_path) as s:
             await ok(s, "kg_add", subject="my_api", predicate="uses_queue", object="SQLite")
             return {
-                "date": await call(s, "kg_add", subject="my_api", predicate="uses_queue", object="Kafka",
-                                   valid_from="19##"),
+                "date": await call(
+                    s, "kg_add", subject="my_api", predicate="uses_queue", object="Kafka", valid_from="19##"
+                ),
                 "missing": await call(s, "kg_query", name="sqlit"),
                 "required": await call(s, "kg_supersede", subject="my_api", predicate="uses_queue", new_object="X"),
                 "kind": await call(s, "kg_query", name="my_api", limit="ten"),
                 "unknown_tool": await call(s, "kg_drop_everything"),
                 "after": await ok(s, "kg_stats"),
-                "memory": (await ok(s, "kg_remember", text="We moved the queue to SQLite.", source="standup")
-                           if "remember" in _tool.ACTIONS else None),
+                "memory": (
+                    await ok(s, "kg_remember", text="We moved the queue to SQLite.", source="standup")
+                    if "remember" in _tool.ACTIONS
+                    else None
+                ),
             }
 
     r = run(go())
@@ -172,8 +192,10 @@ def test_text_that_is_not_unicode_does_not_kill_the_server(tmp_path: Path, db_pa
 
     KnowledgeGraph(db_path).close()
     with sqlite3.connect(db_path) as conn:  # what `kgtoolkit config --add-type $'caf\xe9'` used to store
-        conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)",
-                     (json.dumps(["caf\udce9", "person", "unknown"]),))
+        conn.execute(
+            "INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)",
+            (json.dumps(["caf\udce9", "person", "unknown"]),),
+        )
     conn.close()
 
     async def go() -> dict[str, Any]:
@@ -212,7 +234,8 @@ def test_summary_resource_and_prompt_show_the_graph_the_tools_write(tmp_path: Pa
                 "tool": (await ok(s, "kg_summary"))["markdown"],
                 "prompts": [p.name for p in (await s.list_prompts()).prompts],
                 "prompt": (await s.get_prompt("kg_summary", {"style": "subagent", "limit": "5"}))
-                .messages[0].content.text,
+                .messages[0]
+                .content.text,
             }
 
     r = run(go())
@@ -229,10 +252,19 @@ def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path | st
     per_server = 100
 
     async def agent(number: int, session: ClientSession) -> list[dict[str, Any]]:
-        return await asyncio.gather(*(
-            call(session, "kg_add", subject=f"agent_{number}", predicate="wrote", object=f"note_{number}_{i}",
-                 valid_from="2026-01-01")
-            for i in range(per_server)))
+        return await asyncio.gather(
+            *(
+                call(
+                    session,
+                    "kg_add",
+                    subject=f"agent_{number}",
+                    predicate="wrote",
+                    object=f"note_{number}_{i}",
+                    valid_from="2026-01-01",
+                )
+                for i in range(per_server)
+            )
+        )
 
     async def go() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         async with server(tmp_path, db_path) as one, server(tmp_path, db_path) as two:
@@ -248,11 +280,17 @@ def test_two_servers_on_one_file_lose_nothing(tmp_path: Path, db_path: Path | st
         assert len(kg.query("agent_1")) == len(kg.query("agent_2")) == per_server
 
 
-@pytest.mark.parametrize("client", ["claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini", "zed",
-                                    "windsurf"])
+@pytest.mark.parametrize(
+    "client", ["claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini", "zed", "windsurf"]
+)
 def test_print_config_parses_and_names_the_db(client: str, db_path: Path | str, backend: str, sql) -> None:
-    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", client, "--db", str(db_path)],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", client, "--db", str(db_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     if client == "codex":
         entry = tomllib.loads(done.stdout)["mcp_servers"]["kgtoolkit"]
     else:
@@ -264,16 +302,22 @@ def test_print_config_parses_and_names_the_db(client: str, db_path: Path | str, 
         assert not Path(db_path).exists()  # printing a config opens no graph
         assert "PGPASSWORD" not in done.stderr
     else:
-        assert sql(db_path, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()") \
-            == [(0,)]  # printing a config opens no graph (creates no table)
+        assert sql(db_path, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()") == [
+            (0,)
+        ]  # printing a config opens no graph (creates no table)
         assert "password in plain text" in done.stderr and "PGPASSWORD" in done.stderr and ".pgpass" in done.stderr
     assert client in done.stderr  # where to put it goes to stderr, so stdout stays parseable
 
 
 def test_print_config_for_a_url_without_password(postgres: Any) -> None:
     url = re.sub(r"^(postgresql://[^:/@]+):[^@]*@", r"\1@", postgres.new_schema())
-    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "cursor", "--db", url],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "cursor", "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert json.loads(done.stdout)["mcpServers"]["kgtoolkit"]["args"][-2:] == ["--db", url]
     assert "holds no password" in done.stderr and "PGPASSWORD" in done.stderr and ".pgpass" in done.stderr
 
@@ -301,8 +345,12 @@ def test_server_on_a_url_without_password_uses_pgpassword_or_pgpass(tmp_path: Pa
 
 
 def test_print_config_unknown_client(db_path: Path | str) -> None:
-    done = subprocess.run([sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "notepad", "--db", str(db_path)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "kgtoolkit", "mcp", "--print-config", "notepad", "--db", str(db_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and "invalid_request" in done.stderr and "claude-code" in done.stderr
 
 
@@ -316,20 +364,29 @@ def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.Monkey
     """An action declared in the agent tool's registry is a tool, with its schema, hints and dispatch, unedited."""
     from kgtoolkit import mcp_server
 
-    monkeypatch.setattr(_tool._registry, "_REGISTRY", dict(_tool._registry._REGISTRY))  # the declaration below is undone after the test
+    monkeypatch.setattr(
+        _tool._registry, "_REGISTRY", dict(_tool._registry._REGISTRY)
+    )  # the declaration below is undone after the test
 
-    @_tool.action("echo", "Say back the text it was given: a test action, declared here to see it become a tool.",
-                  _tool.PARAMETERS["text"].but(required=True, description="What to say back."),
-                  _tool.PARAMETERS["limit"].but(default=3), read_only=True)
+    @_tool.action(
+        "echo",
+        "Say back the text it was given: a test action, declared here to see it become a tool.",
+        _tool.PARAMETERS["text"].but(required=True, description="What to say back."),
+        _tool.PARAMETERS["limit"].but(default=3),
+        read_only=True,
+    )
     def _echo(kg: KnowledgeGraph, params: dict[str, Any]) -> dict[str, Any]:
-        return {"text": params["text"][:params.get("limit", 3)]}
+        return {"text": params["text"][: params.get("limit", 3)]}
 
     spec = mcp_server.tool_specs()["kg_echo"]
     assert spec["inputSchema"]["required"] == ["text"] and spec["inputSchema"]["additionalProperties"] is False
     assert spec["inputSchema"]["properties"]["text"] == {"type": "string", "description": "What to say back."}
-    assert spec["inputSchema"]["properties"]["limit"] == {"type": "integer",
-                                                          "description": _tool.PARAMETERS["limit"].description,
-                                                          "minimum": 0, "default": 3}
+    assert spec["inputSchema"]["properties"]["limit"] == {
+        "type": "integer",
+        "description": _tool.PARAMETERS["limit"].description,
+        "minimum": 0,
+        "default": 3,
+    }
     assert spec["annotations"]["readOnlyHint"] and spec["description"].startswith("Say back")
     with KnowledgeGraph(":memory:") as kg:
         assert mcp_server.call(kg, "kg_echo", {"text": "hello", "limit": 4}) == {"ok": True, "result": {"text": "hell"}}
@@ -339,5 +396,6 @@ def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.Monkey
     with pytest.raises(ValueError, match="declared twice"):
         _tool.action("echo", "The same name again, which the registry refuses at import time.")(_echo)
     with pytest.raises(ValueError, match="shared vocabulary"):
-        _tool.action("typo", "A parameter of the wrong JSON type, refused when it is declared.",
-                     _tool.Param("text", "integer"))(_echo)
+        _tool.action(
+            "typo", "A parameter of the wrong JSON type, refused when it is declared.", _tool.Param("text", "integer")
+        )(_echo)

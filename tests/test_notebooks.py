@@ -50,12 +50,18 @@ def python3_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     if command()[:1] != [sys.executable]:
         spec = tmp_path / "jupyter" / "kernels" / "python3"
         spec.mkdir(parents=True)
-        (spec / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (kgtoolkit tests)", "language": "python",
-        }))
-        monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(filter(None, [str(tmp_path / "jupyter"),
-                                                                         os.environ.get("JUPYTER_PATH")])))
+        (spec / "kernel.json").write_text(
+            json.dumps(
+                {
+                    "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                    "display_name": "Python 3 (kgtoolkit tests)",
+                    "language": "python",
+                }
+            )
+        )
+        monkeypatch.setenv(
+            "JUPYTER_PATH", os.pathsep.join(filter(None, [str(tmp_path / "jupyter"), os.environ.get("JUPYTER_PATH")]))
+        )
     assert command()[:3] == [sys.executable, "-m", "ipykernel_launcher"], command()
     return "python3"
 
@@ -69,8 +75,13 @@ def run_notebook(path: Path, workdir: Path, kernel_name: str) -> tuple[float, st
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, kernel_name=kernel_name, timeout=CELL_TIMEOUT, allow_errors=False,
-                            resources={"metadata": {"path": str(workdir)}})
+    client = NotebookClient(
+        notebook,
+        kernel_name=kernel_name,
+        timeout=CELL_TIMEOUT,
+        allow_errors=False,
+        resources={"metadata": {"path": str(workdir)}},
+    )
     started = time.monotonic()
     client.execute()  # raises CellExecutionError (with the cell and its traceback) on the first failing cell
     seconds = time.monotonic() - started
@@ -96,13 +107,21 @@ def notebook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mpl_config: Pa
 
 def test_the_notebooks_are_there() -> None:
     names = {p.name for p in NOTEBOOKS}
-    assert {"01_quickstart.ipynb", "02_fact_churn.ipynb", "03_conflicts_and_timelines.ipynb",
-            "04_bulk_import.ipynb", "06_paths_and_events.ipynb"} <= names
+    assert {
+        "01_quickstart.ipynb",
+        "02_fact_churn.ipynb",
+        "03_conflicts_and_timelines.ipynb",
+        "04_bulk_import.ipynb",
+        "06_paths_and_events.ipynb",
+    } <= names
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.search_extra) if "search" in p.stem else p
-                                  for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.search_extra) if "search" in p.stem else p for p in NOTEBOOKS],
+    ids=[p.stem for p in NOTEBOOKS],
+)
 def test_notebook_runs_top_to_bottom(path: Path, notebook_env: Path, python3_kernel: str) -> None:
     run_notebook(path, notebook_env, python3_kernel)
     written = [p.name for p in notebook_env.iterdir()]
@@ -111,7 +130,8 @@ def test_notebook_runs_top_to_bottom(path: Path, notebook_env: Path, python3_ker
 
 @pytest.mark.slow
 def test_bulk_import_notebook_takes_its_file_from_the_environment(
-        notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """KGTOOLKIT_NOTEBOOK_DATA chooses the file: a CSV of the demo graph plus one row ending before it starts."""
     import polars as pl
 
@@ -121,8 +141,15 @@ def test_bulk_import_notebook_takes_its_file_from_the_environment(
     with build_demo(tmp_path / "demo.sqlite3") as demo:
         io.export_file(demo, tmp_path / "demo.csv")
     exported = pl.read_csv(tmp_path / "demo.csv", infer_schema=False)
-    bad = {"subject": "ann", "subject_name": "Ann", "predicate": "works_at", "object": "acme", "object_name": "Acme",
-           "valid_from": "2026-05-01", "valid_to": "2026-04-01"}
+    bad = {
+        "subject": "ann",
+        "subject_name": "Ann",
+        "predicate": "works_at",
+        "object": "acme",
+        "object_name": "Acme",
+        "valid_from": "2026-05-01",
+        "valid_to": "2026-04-01",
+    }
     data = tmp_path / "facts.csv"
     pl.concat([exported, pl.DataFrame([bad])], how="diagonal").write_csv(data)
     monkeypatch.setenv("KGTOOLKIT_NOTEBOOK_DATA", str(data))
@@ -133,7 +160,8 @@ def test_bulk_import_notebook_takes_its_file_from_the_environment(
 
 @pytest.mark.slow
 def test_bulk_import_notebook_falls_back_to_the_demo(
-        notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without the YAGO11k file next to the repository, the notebook imports the demo graph's TSV."""
     elsewhere = tmp_path / "checkout" / "kgtoolkit"
     elsewhere.mkdir(parents=True)
@@ -145,7 +173,8 @@ def test_bulk_import_notebook_falls_back_to_the_demo(
 
 @pytest.mark.slow
 def test_paths_and_events_notebook_runs_without_the_shared_data(
-        notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    notebook_env: Path, python3_kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without ICEWS14 next to the repository, the event part says so and runs on a generated event graph."""
     elsewhere = tmp_path / "checkout" / "kgtoolkit"
     elsewhere.mkdir(parents=True)
@@ -158,8 +187,9 @@ def test_paths_and_events_notebook_runs_without_the_shared_data(
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_uses_only_the_public_api(path: Path) -> None:
     # A notebook is an example people copy: kgtoolkit._demo and the like may change without notice.
-    code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-                     if c["cell_type"] == "code")
+    code = "\n".join(
+        "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"
+    )
     private = re.findall(r"\bkgtoolkit(?:\.\w+)*\._\w+|\bfrom kgtoolkit(?:\.\w+)* import [^\n]*\b_\w+", code)
     assert private == [], f"{path.name} uses private modules or names: {private}"
 

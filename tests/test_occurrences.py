@@ -26,7 +26,11 @@ def test_in_an_event_graph_each_day_is_another_occurrence(kg: KnowledgeGraph) ->
     kg.configure(events=True)
     first = kg.add("Police", "arrest", "protesters", valid_from="2014-01-02")
     assert (first.created, first.fact.valid_from, first.fact.valid_to, first.fact.kind) == (
-        True, "2014-01-02", "2014-01-02", "event")
+        True,
+        "2014-01-02",
+        "2014-01-02",
+        "event",
+    )
     again = kg.add("police", "Arrest", "Protesters", valid_from="2014-01-02")
     assert (again.created, again.fact.id) == (False, first.fact.id)  # the same day: the same occurrence
     later = kg.add("police", "arrest", "protesters", valid_from="2014-01-05")
@@ -49,17 +53,21 @@ def test_only_declared_events_end_on_their_start(kg: KnowledgeGraph) -> None:
 
 
 def test_a_header_less_event_file_imports_every_occurrence(kg: KnowledgeGraph, tmp_path: Path) -> None:
-    rows = [("Colombia", "Investigate", "Guerrilla (Colombia)", "2008-07-25"),
-            ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),
-            ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),  # a repeat of the same day
-            ("France", "Make statement", "Mali", "2013-04-23")]
+    rows = [
+        ("Colombia", "Investigate", "Guerrilla (Colombia)", "2008-07-25"),
+        ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),
+        ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),  # a repeat of the same day
+        ("France", "Make statement", "Mali", "2013-04-23"),
+    ]
     path = tmp_path / "events.txt"
     path.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
     kg.configure(events=True)
     report = io.import_file(kg, path, format="tsv", header=False)
     assert (report.inserted, report.duplicates) == (3, 1)
     assert sorted((f.valid_from, f.valid_to) for f in kg.query("Colombia")) == [
-        ("2008-07-25", "2008-07-25"), ("2010-02-01", "2010-02-01")]
+        ("2008-07-25", "2008-07-25"),
+        ("2010-02-01", "2010-02-01"),
+    ]
     assert io.import_file(kg, path, format="tsv", header=False).inserted == 0  # importing twice changes nothing
     state = kgtoolkit.open(":memory:")  # a state graph keeps the open-ended reading: one fact since its first day
     assert io.import_file(state, path, format="tsv", header=False).inserted == 2
@@ -71,7 +79,10 @@ def test_the_cli_says_a_header_less_file_needs_no_header_first(tmp_path: Path) -
     done = CliRunner().invoke(app, ["--db", str(tmp_path / "g.sqlite3"), "import", str(path), "--format", "tsv"])
     assert done.exit_code == 1 and "Traceback" not in done.output
     line = done.output.strip()
-    assert line.startswith("error [invalid_request] icews.txt has no header line") and "looks like data ('2008-07-25')" in line
+    assert (
+        line.startswith("error [invalid_request] icews.txt has no header line")
+        and "looks like data ('2008-07-25')" in line
+    )
     assert "--no-header" in line and "header=False" in line
     named = tmp_path / "named.tsv"
     named.write_text("head\trelation\ttail\n", encoding="utf-8")

@@ -29,7 +29,9 @@ pytestmark = pytest.mark.slow
 def integrity(path: Path) -> tuple[str, int]:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("PRAGMA integrity_check").fetchone()[0], conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+        return conn.execute("PRAGMA integrity_check").fetchone()[0], conn.execute(
+            "SELECT count(*) FROM facts"
+        ).fetchone()[0]
     finally:
         conn.close()
 
@@ -78,8 +80,9 @@ def test_an_import_racing_a_writer_and_a_dashboard_reader(tmp_path: Path) -> Non
         before = kg.stats().facts
     frame = generate(500_000, seed=7)
     writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(path), "300"], stdout=subprocess.PIPE, text=True)
-    reader = subprocess.Popen([sys.executable, "-c", _READER, str(path), str(stop)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", _READER, str(path), str(stop)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         with kgtoolkit.open(path, timeout=120) as kg:
             report, _ = import_facts(kg, frame)
@@ -112,8 +115,13 @@ def test_adbc_sqlite_never_loads_where_a_graph_is_open(tmp_path: Path) -> None:
         rows = frames.facts(kg).height, frames.entities(kg).height
         print(json.dumps([rows, "adbc_driver_sqlite" in sys.modules]))
     """)
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g.sqlite3")], capture_output=True, text=True,
-                          timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "g.sqlite3")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     (facts, entities), loaded = json.loads(done.stdout)
     assert facts > 40_000 and entities > 0
     assert loaded is False
@@ -131,4 +139,6 @@ def test_only_the_reader_modules_name_adbcs_sqlite_driver() -> None:
 def _imports(source: str) -> set[str]:
     tree = ast.parse(source)
     names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    return names | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
+    return names | {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0
+    }

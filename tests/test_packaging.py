@@ -46,19 +46,71 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("graph", "entity", "paths", "changes", "conflicts", "cleanup", "churn", "search", "import_export")
 FOOTER = "kgtoolkit dashboard"
 # Not copied for the build: version control, environments, caches, build output, graphs.
-NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "venv", "data", "__pycache__", "*.egg-info", "build", "dist",
-                                     ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "*.sqlite3", "*.sqlite3-*")
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "venv",
+    "data",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ipynb_checkpoints",
+    "*.sqlite3",
+    "*.sqlite3-*",
+)
 # kgtoolkit.__all__ as it is: a name leaves the public API only on purpose (and this list with it).
 PUBLIC_API = [
-    "AddResult", "Alias", "AliasConflict", "CommaList", "ConflictGroup", "Corrupt", "DiskFull", "Entity", "Fact",
-    "GraphConfig", "ImportReport", "IntervalOrder", "InvalidDate", "InvalidName", "InvalidRequest", "InvalidRows",
-    "KGError", "KnowledgeGraph", "Locked", "Memory", "MergeResult", "MissingDependency", "NotCurrent", "NotFound",
-    "Page", "ReadOnly", "Stats", "StoreError",
-    "SupersedeResult", "TOOL_SCHEMA", "UnknownType", "looks_like_injection", "normalize_name", "normalize_predicate",
-    "open", "resolve_path", "run_tool",
-    "Change", "Diff", "Neighborhood", "Paths", "Reached",  # traversal and diff (contract §11)
-    "PredicateAlias", "PredicateInfo", "PredicateRename",
-    "DuplicateCandidate", "Finding", "NotDuplicate",
+    "AddResult",
+    "Alias",
+    "AliasConflict",
+    "CommaList",
+    "ConflictGroup",
+    "Corrupt",
+    "DiskFull",
+    "Entity",
+    "Fact",
+    "GraphConfig",
+    "ImportReport",
+    "IntervalOrder",
+    "InvalidDate",
+    "InvalidName",
+    "InvalidRequest",
+    "InvalidRows",
+    "KGError",
+    "KnowledgeGraph",
+    "Locked",
+    "Memory",
+    "MergeResult",
+    "MissingDependency",
+    "NotCurrent",
+    "NotFound",
+    "Page",
+    "ReadOnly",
+    "Stats",
+    "StoreError",
+    "SupersedeResult",
+    "TOOL_SCHEMA",
+    "UnknownType",
+    "looks_like_injection",
+    "normalize_name",
+    "normalize_predicate",
+    "open",
+    "resolve_path",
+    "run_tool",
+    "Change",
+    "Diff",
+    "Neighborhood",
+    "Paths",
+    "Reached",  # traversal and diff (contract §11)
+    "PredicateAlias",
+    "PredicateInfo",
+    "PredicateRename",
+    "DuplicateCandidate",
+    "Finding",
+    "NotDuplicate",
 ]
 
 
@@ -88,11 +140,23 @@ def _setuptools_for_the_build() -> None:
 
 def _environment(home: Path) -> dict[str, str]:
     """This process's environment without what would import another kgtoolkit, and with its own HOME."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "VIRTUAL_ENV", "KGTOOLKIT_DB",
-                        "KGTOOLKIT_DASHBOARD_READ_ONLY")}
-    env.update(HOME=str(home), PYTHONNOUSERSITE="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1",
-               PIP_NO_INDEX="1")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "PYTHONPATH",
+            "PYTHONHOME",
+            "PYTHONSTARTUP",
+            "PYTHONUSERBASE",
+            "VIRTUAL_ENV",
+            "KGTOOLKIT_DB",
+            "KGTOOLKIT_DASHBOARD_READ_ONLY",
+        )
+    }
+    env.update(
+        HOME=str(home), PYTHONNOUSERSITE="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", PIP_NO_INDEX="1"
+    )
     return env
 
 
@@ -120,8 +184,23 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
     source = folder / "kgtoolkit-source"
     shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "--quiet",
-          "-w", folder / "dist", source], env=_environment(folder), cwd=folder)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "-w",
+            folder / "dist",
+            source,
+        ],
+        env=_environment(folder),
+        cwd=folder,
+    )
     (built,) = (folder / "dist").glob("kgtoolkit-*.whl")
     return built
 
@@ -133,10 +212,14 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Venv:
     target = home / "venv"
     _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", target], env=env, cwd=home)
     python = target / "bin" / "python"
-    _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "--quiet", wheel],
-         env=env, cwd=home)
-    purelib = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], env=env,
-                        cwd=home).strip())
+    _run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "--quiet", wheel],
+        env=env,
+        cwd=home,
+    )
+    purelib = Path(
+        _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], env=env, cwd=home).strip()
+    )
     if sys.prefix != sys.base_prefix:  # this interpreter is a virtualenv: its packages are not the "system" ones
         ours = [p for p in site.getsitepackages() if Path(p).resolve() != purelib.resolve()]
         (purelib / "_kgtoolkit_test_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
@@ -146,13 +229,21 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Venv:
 @pytest.mark.slow
 def test_the_wheel_ships_the_dashboard_and_the_type_marker(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    dashboard = {"kgtoolkit/dashboard/__init__.py", "kgtoolkit/dashboard/app.py", "kgtoolkit/dashboard/kgdash.py",
-                 "kgtoolkit/dashboard/data.py", "kgtoolkit/dashboard/graphview.py",
-                 "kgtoolkit/dashboard/favicon.png", *(f"kgtoolkit/dashboard/views/{page}.py" for page in PAGES)}
+    dashboard = {
+        "kgtoolkit/dashboard/__init__.py",
+        "kgtoolkit/dashboard/app.py",
+        "kgtoolkit/dashboard/kgdash.py",
+        "kgtoolkit/dashboard/data.py",
+        "kgtoolkit/dashboard/graphview.py",
+        "kgtoolkit/dashboard/favicon.png",
+        *(f"kgtoolkit/dashboard/views/{page}.py" for page in PAGES),
+    }
     assert dashboard <= names, sorted(dashboard - names)
     assert "kgtoolkit/graphview.py" not in names  # the graph's data lives with the dashboard now
     assert "kgtoolkit/py.typed" in names
-    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "kgtoolkit").rglob("*.py") if "__pycache__" not in p.parts}
+    modules = {
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "kgtoolkit").rglob("*.py") if "__pycache__" not in p.parts
+    }
     assert modules <= names, sorted(modules - names)  # every module and page of the source tree
     meta = f"kgtoolkit-{kgtoolkit.__version__}.dist-info"
     assert {n.split("/")[0] for n in names} == {"kgtoolkit", meta}  # no app/, tests/ or conftest.py
@@ -165,12 +256,15 @@ def test_the_wheel_ships_the_dashboard_and_the_type_marker(wheel: Path) -> None:
 
 @pytest.mark.slow
 def test_the_fresh_venv_imports_the_wheels_copy(venv: Venv) -> None:
-    code = ("import json, kgtoolkit, kgtoolkit.dashboard as d, importlib.metadata as m, pathlib; "
-            "print(json.dumps([kgtoolkit.__file__, str(d.SCRIPT), d.SCRIPT.is_file(), "
-            "(pathlib.Path(kgtoolkit.__file__).parent / 'py.typed').is_file(), "
-            "str(m.distribution('kgtoolkit').locate_file('kgtoolkit'))]))")
-    package, script, script_there, typed, recorded = json.loads(_run([venv.python, "-c", code], env=venv.env,
-                                                                     cwd=venv.home))
+    code = (
+        "import json, kgtoolkit, kgtoolkit.dashboard as d, importlib.metadata as m, pathlib; "
+        "print(json.dumps([kgtoolkit.__file__, str(d.SCRIPT), d.SCRIPT.is_file(), "
+        "(pathlib.Path(kgtoolkit.__file__).parent / 'py.typed').is_file(), "
+        "str(m.distribution('kgtoolkit').locate_file('kgtoolkit'))]))"
+    )
+    package, script, script_there, typed, recorded = json.loads(
+        _run([venv.python, "-c", code], env=venv.env, cwd=venv.home)
+    )
     assert Path(package).is_relative_to(venv.site), f"kgtoolkit came from {package}, not the wheel in {venv.site}"
     assert Path(script).is_relative_to(venv.site) and script_there and typed
     assert Path(recorded).is_relative_to(venv.site)  # the installed distribution is the wheel's, too
@@ -202,8 +296,13 @@ def served(venv: Venv, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[b
     port = _free_port()
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log:
-        server = subprocess.Popen([str(venv.bin / "kgtoolkit"), "dashboard", "--db", str(db), "--port", str(port)],
-                                  stdout=log, stderr=subprocess.STDOUT, env=venv.env, cwd=tmp_path)
+        server = subprocess.Popen(
+            [str(venv.bin / "kgtoolkit"), "dashboard", "--db", str(db), "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=venv.env,
+            cwd=tmp_path,
+        )
         try:
             yield f"http://127.0.0.1:{port}", server, log_path
         finally:
@@ -221,8 +320,9 @@ def _get(url: str) -> tuple[int, bytes]:
 
 
 @pytest.mark.slow
-def test_kgtoolkit_dashboard_starts_from_the_installed_wheel(served: tuple[str, subprocess.Popen[bytes], Path],
-                                                             venv: Venv) -> None:
+def test_kgtoolkit_dashboard_starts_from_the_installed_wheel(
+    served: tuple[str, subprocess.Popen[bytes], Path], venv: Venv
+) -> None:
     url, server, log = served
     deadline = time.monotonic() + 120  # how long to wait for a start on a busy machine (not a measurement)
     health = None

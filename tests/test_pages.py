@@ -146,8 +146,12 @@ def test_conflicts_count_those_needing_action(hub: KnowledgeGraph, door: str) ->
 def test_a_default_limit_applies(hub: KnowledgeGraph, door: str, default: int) -> None:
     assert (_tool.DEFAULT_LIMIT, mcp_server.DEFAULT_LIMIT) == (100, 50)
     result = DOORS[door](hub, "query", {"name": "hub"})["result"]
-    assert (result["count"], result["total"], result["truncated"], result["next_offset"]) == (default, HUB, True,
-                                                                                              default)
+    assert (result["count"], result["total"], result["truncated"], result["next_offset"]) == (
+        default,
+        HUB,
+        True,
+        default,
+    )
     assert result["facts"] == [f.to_dict() for f in hub.query("hub", limit=default)]
     for action, (params, _key, whole) in _cases(hub).items():
         result = DOORS[door](hub, action, params)["result"]
@@ -156,8 +160,16 @@ def test_a_default_limit_applies(hub: KnowledgeGraph, door: str, default: int) -
     assert (top["count"], top["truncated"]) == (HUB, False)
 
 
-BAD = [("limit", -1), ("limit", True), ("limit", "5"), ("limit", 1.5), ("limit", _tool.MAX_LIMIT + 1),
-       ("offset", -1), ("offset", False), ("offset", "x")]
+BAD = [
+    ("limit", -1),
+    ("limit", True),
+    ("limit", "5"),
+    ("limit", 1.5),
+    ("limit", _tool.MAX_LIMIT + 1),
+    ("offset", -1),
+    ("offset", False),
+    ("offset", "x"),
+]
 
 
 @pytest.mark.parametrize("door", sorted(DOORS))
@@ -186,8 +198,10 @@ def test_schemas_state_the_defaults() -> None:
         assert (mine["default"], mine["maximum"], mine["minimum"]) == (100, _tool.MAX_LIMIT, 0)
         served = mcp_server.tool_specs()[f"kg_{action}"]["inputSchema"]["properties"]
         assert served["limit"]["default"] == 50 and served["offset"]["default"] == 0
-    assert "default" not in _tool.registry()["summary"].input_schema()["properties"]["limit"] or \
-        _tool.registry()["summary"].input_schema()["properties"]["limit"]["default"] == 20
+    assert (
+        "default" not in _tool.registry()["summary"].input_schema()["properties"]["limit"]
+        or _tool.registry()["summary"].input_schema()["properties"]["limit"]["default"] == 20
+    )
     assert not _tool.registry()["summary"].paged
     assert "100" in _tool.TOOL_SCHEMA["input_schema"]["properties"]["limit"]["description"]
 
@@ -225,14 +239,19 @@ def test_cli_limit_and_offset(hub_db: Path | str) -> None:
         aliases = [a.alias for a in kg.aliases()]
         groups = [(g.subject, g.predicate) for g in kg.conflicts()]
     for command, key, everything, pick in (
-            (("query", "hub"), "facts", whole, lambda r: [f["id"] for f in r]),
-            (("timeline", "hub"), "facts", whole, lambda r: [f["id"] for f in r]),
-            (("aliases",), "aliases", aliases, lambda r: [a["alias"] for a in r]),
-            (("conflicts",), "groups", groups, lambda r: [(g["subject"], g["predicate"]) for g in r])):
+        (("query", "hub"), "facts", whole, lambda r: [f["id"] for f in r]),
+        (("timeline", "hub"), "facts", whole, lambda r: [f["id"] for f in r]),
+        (("aliases",), "aliases", aliases, lambda r: [a["alias"] for a in r]),
+        (("conflicts",), "groups", groups, lambda r: [(g["subject"], g["predicate"]) for g in r]),
+    ):
         answer = json.loads(_cli(hub_db, "--json", *command, "--limit", "4", "--offset", "3"))
         assert pick(answer[key]) == everything[3:7], command
         assert (answer["count"], answer["total"], answer["truncated"], answer["next_offset"]) == (
-            4, len(everything), True, 7)
+            4,
+            len(everything),
+            True,
+            7,
+        )
     search = json.loads(_cli(hub_db, "--json", "search", "knows", "--limit", "4", "--offset", "3"))
     assert [f["id"] for f in search["facts"]] == whole[3:7]
 

@@ -149,18 +149,33 @@ _WORKER = textwrap.dedent("""
 def test_eight_writer_processes_keep_every_invariant(url: str, sql) -> None:
     with kgtoolkit.open(url) as kg:
         kg.configure(multi_valued=[])
-    workers = [subprocess.Popen([sys.executable, "-c", _WORKER, url, str(i), "40"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for i in range(8)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, url, str(i), "40"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(8)
+    ]
     logs = []
     for proc in workers:
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
         logs.append(json.loads(out))
     unexpected = {code for log in logs for code in log["errors"]} - {"not_current", "not_found", "invalid_request"}
-    assert not unexpected, [m for log in logs for m in log.get("messages", [])]  # no store_error: conflicts were retried, none was lost
+    assert not unexpected, [
+        m for log in logs for m in log.get("messages", [])
+    ]  # no store_error: conflicts were retried, none was lost
     # Never two identical current facts.
-    assert sql(url, "SELECT subject, predicate, object_key FROM facts WHERE valid_to IS NULL "
-                    "GROUP BY subject, predicate, object_key HAVING count(*) > 1") == []
+    assert (
+        sql(
+            url,
+            "SELECT subject, predicate, object_key FROM facts WHERE valid_to IS NULL "
+            "GROUP BY subject, predicate, object_key HAVING count(*) > 1",
+        )
+        == []
+    )
     # No lost write: every fact a worker created is there, but for the duplicates merges folded.
     created = sum(log["created"] for log in logs)
     folded = sum(log["deduplicated"] for log in logs)
@@ -179,7 +194,9 @@ def test_eight_writer_processes_keep_every_invariant(url: str, sql) -> None:
                 fact = _maybe(kg, fact_id)
                 assert fact is None or fact.valid_to is not None
     # Every reference is whole: no fact names a missing entity.
-    assert sql(url, "SELECT count(*) FROM facts f LEFT JOIN entities e ON e.id = f.subject WHERE e.id IS NULL") == [(0,)]
+    assert sql(url, "SELECT count(*) FROM facts f LEFT JOIN entities e ON e.id = f.subject WHERE e.id IS NULL") == [
+        (0,)
+    ]
 
 
 def _maybe(kg: kgtoolkit.KnowledgeGraph, fact_id: int) -> kgtoolkit.Fact | None:
@@ -222,26 +239,36 @@ def test_copy_refuses_a_graph_that_is_not_empty(url: str, tmp_path: Path) -> Non
         assert merged.merged and b.stats().facts == 2
 
 
-
 # ---------------------------------------------------------------------- a big import into a small graph
 
 
 def _catalog(url: str, sql) -> list[Any]:
     """The graph's indexes, constraints and triggers, as the catalog says (names without their numbers)."""
-    return sql(url, "SELECT 'index', indexname, regexp_replace(indexdef, ' ON [a-z0-9_]+[.]', ' ON ') FROM pg_indexes "
-                    "WHERE schemaname = current_schema() UNION ALL SELECT 'constraint', conname, pg_get_constraintdef(oid) "
-                    "FROM pg_constraint WHERE connamespace = CAST(current_schema() AS regnamespace) UNION ALL "
-                    "SELECT 'trigger', regexp_replace(tgname, '[0-9]+', 'N'), CAST(tgenabled AS TEXT) FROM pg_trigger "
-                    "WHERE tgrelid = CAST('facts' AS regclass) ORDER BY 1, 2, 3")
+    return sql(
+        url,
+        "SELECT 'index', indexname, regexp_replace(indexdef, ' ON [a-z0-9_]+[.]', ' ON ') FROM pg_indexes "
+        "WHERE schemaname = current_schema() UNION ALL SELECT 'constraint', conname, pg_get_constraintdef(oid) "
+        "FROM pg_constraint WHERE connamespace = CAST(current_schema() AS regnamespace) UNION ALL "
+        "SELECT 'trigger', regexp_replace(tgname, '[0-9]+', 'N'), CAST(tgenabled AS TEXT) FROM pg_trigger "
+        "WHERE tgrelid = CAST('facts' AS regclass) ORDER BY 1, 2, 3",
+    )
 
 
 def _rows(n: int, start: int = 0) -> pl.DataFrame:
-    return pl.DataFrame({"subject": [f"node {i % 7}" for i in range(start, start + n)], "predicate": "links_to",
-                         "object": [f"node {i}" for i in range(start, start + n)],
-                         "valid_from": "2024-01-01", "valid_to": [None if i % 3 else "2024-06-01" for i in range(n)]})
+    return pl.DataFrame(
+        {
+            "subject": [f"node {i % 7}" for i in range(start, start + n)],
+            "predicate": "links_to",
+            "object": [f"node {i}" for i in range(start, start + n)],
+            "valid_from": "2024-01-01",
+            "valid_to": [None if i % 3 else "2024-06-01" for i in range(n)],
+        }
+    )
 
 
-def test_a_big_import_into_a_small_graph_builds_its_indexes_after_it(url: str, sql, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_import_into_a_small_graph_builds_its_indexes_after_it(
+    url: str, sql, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import psycopg
 
     import kgtoolkit.store._bulk as bulk
@@ -276,15 +303,19 @@ def test_a_big_import_into_a_small_graph_builds_its_indexes_after_it(url: str, s
         assert (report.inserted, report.duplicates) == (59, 1)
         assert _catalog(url, sql) == schema  # the same indexes, constraints and triggers, enabled
         assert import_facts(kg, _rows(60))[0].duplicates == 60  # importing it again changes nothing
-        assert [f.object for f in kg.query("node 3", direction="outgoing", current_only=False)] == \
-            [f"node_{i}" for i in range(3, 60, 7)]
+        assert [f.object for f in kg.query("node 3", direction="outgoing", current_only=False)] == [
+            f"node_{i}" for i in range(3, 60, 7)
+        ]
         # The full-text index holds every fact, and finds them.
         assert sql(url, "SELECT count(*) FROM fact_search") == sql(url, "SELECT count(*) FROM facts") == [(60,)]
         (last,) = kg.query("node 59", direction="incoming")
         assert [fid for fid, _ in _search.lexical_facts(kg, ["59"], 5)] == [last.id]
         with pytest.raises(psycopg.errors.ForeignKeyViolation):  # the foreign keys check again
-            sql(url, "INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
-                     "VALUES ('nobody', 'p', 'x', 'x', 0, 0, 'now')")
+            sql(
+                url,
+                "INSERT INTO facts(subject, predicate, object_value, object_key, from_us, to_us, recorded_at) "
+                "VALUES ('nobody', 'p', 'x', 'x', 0, 0, 'now')",
+            )
 
         # A reader in the middle of a read: the load does not wait for it, nor make new readers queue behind it,
         # but keeps the indexes and updates them row by row.

@@ -40,8 +40,10 @@ def _seed(kg: KnowledgeGraph) -> None:
 
 def test_every_door_resolves_a_predicate_alias(kg: KnowledgeGraph, new_db: Callable[[str], Path | str]) -> None:
     _seed(kg)
-    assert kg.alias_predicate("uses db", "uses_database").to_dict() == {"alias": "uses_db",
-                                                                        "predicate": "uses_database"}
+    assert kg.alias_predicate("uses db", "uses_database").to_dict() == {
+        "alias": "uses_db",
+        "predicate": "uses_database",
+    }
     added = kg.add("web", "Uses DB", "Postgres", valid_from="2024-03-01")
     assert added.created and added.fact.predicate == "uses_database"
     assert not kg.add("billing", "uses_db", "postgres").created  # the same current fact, through the alias
@@ -62,8 +64,12 @@ def test_every_door_resolves_a_predicate_alias(kg: KnowledgeGraph, new_db: Calla
     kg.configure(multi_valued=kg.config.multi_valued | {"uses_db"})
     assert "uses_database" in kg.config.multi_valued and kg.conflicts("billing") == []
     # a bulk import: facts spelled by the alias land under the predicate, none twice
-    report, _ = import_facts(kg, pl.DataFrame({"subject": ["billing", "crm"], "predicate": ["uses db", "Uses_DB"],
-                                               "object": ["Redis", "MySQL"]}))
+    report, _ = import_facts(
+        kg,
+        pl.DataFrame(
+            {"subject": ["billing", "crm"], "predicate": ["uses db", "Uses_DB"], "object": ["Redis", "MySQL"]}
+        ),
+    )
     assert (report.inserted, report.duplicates) == (1, 1)
     assert {p.id: p.facts for p in kg.predicates()} == {"uses_database": len(everything) + 2}
     assert [a.to_dict() for a in kg.predicate_aliases()] == [{"alias": "uses_db", "predicate": "uses_database"}]
@@ -93,8 +99,11 @@ def test_an_alias_that_clashes_is_refused_and_changes_nothing(kg: KnowledgeGraph
     kg.alias_predicate("stores_in", "keeps_data_in")  # a predicate no fact uses yet
     assert kg.alias_predicate("keeps_data_in", "uses_database").predicate == "uses_database"
     assert {(a.alias, a.predicate) for a in kg.predicate_aliases()} == {
-        ("uses_db", "uses_database"), ("db", "uses_database"), ("keeps_data_in", "uses_database"),
-        ("stores_in", "uses_database")}
+        ("uses_db", "uses_database"),
+        ("db", "uses_database"),
+        ("keeps_data_in", "uses_database"),
+        ("stores_in", "uses_database"),
+    }
 
 
 # ---------------------------------------------------------------------- rename
@@ -113,8 +122,7 @@ def _model_fold(rows: list[tuple[int, str, str, str, int, int, bool]], src: str,
 
 
 def _stored(kg: KnowledgeGraph, predicate: str) -> set[tuple[Any, ...]]:
-    return {(f.id, f.subject, f.object, f.valid_from, f.valid_to) for f in kg.timeline()
-            if f.predicate == predicate}
+    return {(f.id, f.subject, f.object, f.valid_from, f.valid_to) for f in kg.timeline() if f.predicate == predicate}
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -127,8 +135,9 @@ def test_a_rename_folds_every_fact_with_its_history_as_the_model_says(kg: Knowle
         start = f"202{rng.randrange(4)}-0{rng.randrange(1, 4)}-01"
         end = rng.choice([None, None, f"2024-0{rng.randrange(1, 9)}-02"])
         kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
-    rows = [(f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_to, f.valid_to is None)
-            for f in kg.timeline()]
+    rows = [
+        (f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_to, f.valid_to is None) for f in kg.timeline()
+    ]
     expected = _model_fold(rows, "contacts", "knows")
     model = {(i, s, o, a, b) for i, s, o, a, b in expected}
     assert model <= {(r[0], r[1], r[3], r[4], r[5]) for r in rows}  # ids and intervals kept
@@ -166,8 +175,9 @@ def test_a_bad_rename_changes_nothing(kg: KnowledgeGraph, db_path: Path | str) -
     assert dump_file(db_path) == before
 
 
-def test_a_rename_is_atomic_when_the_database_refuses_midway(kg: KnowledgeGraph, db_path: Path | str,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rename_is_atomic_when_the_database_refuses_midway(
+    kg: KnowledgeGraph, db_path: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A failure after the rows moved leaves every row where it was (the write is one transaction)."""
     _seed(kg)
     kg.add("billing", "stores_in", "S3", valid_from="2023-01-01")
@@ -191,8 +201,10 @@ def test_a_predicate_keeps_its_first_spelling_as_its_label(kg: KnowledgeGraph) -
     kg.add("Police (Kenya)", ARREST.lower(), "Citizen (Kenya)", valid_from="2014-01-02")
     key = "arrest,_detain,_or_charge_with_legal_action"
     assert kg.predicate_labels() == {key: ARREST}
-    import_facts(kg, pl.DataFrame({"subject": ["a", "b"], "predicate": ["Make an  appeal", "make_an_appeal"],
-                                   "object": ["x", "y"]}))
+    import_facts(
+        kg,
+        pl.DataFrame({"subject": ["a", "b"], "predicate": ["Make an  appeal", "make_an_appeal"], "object": ["x", "y"]}),
+    )
     assert kg.predicate_labels()["make_an_appeal"] == "Make an appeal"
     kg.alias_predicate("Detains", key)  # an alias's spelling labels nothing
     kg.add("Police (Fiji)", "detains", "Citizen (Fiji)")
@@ -215,8 +227,10 @@ def test_the_listing_counts_as_a_plain_count_of_the_facts_says(kg: KnowledgeGrap
         end = rng.choice([None, None, "2999-12-31"]) if start != "2999-01-01" else None
         kg.add(f"s{i % 7}", rng.choice(["uses", "owns", "knows", "likes"]), f"o{i}", valid_from=start, valid_to=end)
     facts = kg.timeline()
-    model = {p: (sum(f.predicate == p for f in facts), sum(f.predicate == p and f.state == "current" for f in facts))
-             for p in {f.predicate for f in facts}}
+    model = {
+        p: (sum(f.predicate == p for f in facts), sum(f.predicate == p and f.state == "current" for f in facts))
+        for p in {f.predicate for f in facts}
+    }
     listed = kg.predicates()
     assert {p.id: (p.facts, p.current) for p in listed} == model
     assert [p.id for p in listed] == sorted(model, key=lambda p: (-model[p][0], p))
@@ -234,8 +248,10 @@ def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) ->
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {before}")
     conn.execute("INSERT INTO entities(id, name, created_at) VALUES ('a', 'A', 't'), ('b', 'B', 't')")
-    conn.execute("INSERT INTO facts(id, subject, predicate, object_id, object_key, from_us, to_us, recorded_at) "
-                 "VALUES (4, 'a', 'uses_db', 'b', 'b', 0, 1, 't'), (9, 'a', 'works_at', 'b', 'b', 0, 1, 't')")
+    conn.execute(
+        "INSERT INTO facts(id, subject, predicate, object_id, object_key, from_us, to_us, recorded_at) "
+        "VALUES (4, 'a', 'uses_db', 'b', 'b', 0, 1, 't'), (9, 'a', 'works_at', 'b', 'b', 0, 1, 't')"
+    )
     conn.commit()
     conn.close()
     with kgtoolkit.open(path) as kg:
@@ -246,7 +262,9 @@ def test_a_file_of_the_schema_before_labels_upgrades_in_place(tmp_path: Path) ->
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert conn.execute("SELECT alias, predicate FROM predicate_aliases").fetchall() == [("uses_db", "uses_database")]
+        assert conn.execute("SELECT alias, predicate FROM predicate_aliases").fetchall() == [
+            ("uses_db", "uses_database")
+        ]
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
@@ -260,8 +278,7 @@ def test_a_graph_of_the_schema_before_labels_upgrades_in_place(db_path: Path | s
         kg.add("a", "works_at", "c")
     previous = schema_step("predicates")
     postgres = str(db_path).startswith("postgresql://")
-    version = (f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres
-               else f"PRAGMA user_version = {previous}")
+    version = f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres else f"PRAGMA user_version = {previous}"
     run_sql(db_path, *undo_steps(previous, "postgresql" if postgres else "sqlite"), version)
     with kgtoolkit.open(db_path) as kg:
         assert kg.predicate_labels() == {"uses_db": "uses_db", "works_at": "works_at"}
@@ -274,17 +291,22 @@ def test_a_graph_of_the_schema_before_labels_upgrades_in_place(db_path: Path | s
 # ---------------------------------------------------------------------- dump, restore, copy
 
 
-def test_dump_restore_and_copy_carry_labels_and_aliases(kg: KnowledgeGraph,
-                                                         new_db: Callable[[str], Path | str]) -> None:
+def test_dump_restore_and_copy_carry_labels_and_aliases(
+    kg: KnowledgeGraph, new_db: Callable[[str], Path | str]
+) -> None:
     _seed(kg)
     kg.add("web", "Depends On", "billing")
     kg.alias_predicate("uses db", "uses_database")
     kg.alias_predicate("needs", "depends_on")
     data = dump(kg)
-    assert data["predicates"] == [{"id": "depends_on", "label": "Depends On"},
-                                  {"id": "uses_database", "label": "Uses Database"}]
-    assert data["predicate_aliases"] == [{"alias": "needs", "predicate": "depends_on"},
-                                         {"alias": "uses_db", "predicate": "uses_database"}]
+    assert data["predicates"] == [
+        {"id": "depends_on", "label": "Depends On"},
+        {"id": "uses_database", "label": "Uses Database"},
+    ]
+    assert data["predicate_aliases"] == [
+        {"alias": "needs", "predicate": "depends_on"},
+        {"alias": "uses_db", "predicate": "uses_database"},
+    ]
     with kgtoolkit.open(new_db("restored")) as back:
         restore(back, data)
         assert dump(back) == data
@@ -296,27 +318,44 @@ def test_dump_restore_and_copy_carry_labels_and_aliases(kg: KnowledgeGraph,
     with kgtoolkit.open(new_db("merged")) as merged:
         merged.add("ops", "owned_by", "Ada")
         frame, entities, aliases, memories = dump_parts(data)
-        report, _ = import_graph(merged, frame, entities=entities, aliases=aliases, memories=memories,
-                                 predicate_aliases=dump_predicate_aliases(data))
+        report, _ = import_graph(
+            merged,
+            frame,
+            entities=entities,
+            aliases=aliases,
+            memories=memories,
+            predicate_aliases=dump_predicate_aliases(data),
+        )
         assert report.inserted == 3 and not report.warnings
-        assert merged.predicate_labels() == {"owned_by": "owned_by", "uses_database": "Uses Database",
-                                             "depends_on": "Depends On"}
-        assert {(a.alias, a.predicate) for a in merged.predicate_aliases()} == {("uses_db", "uses_database"),
-                                                                                ("needs", "depends_on")}
+        assert merged.predicate_labels() == {
+            "owned_by": "owned_by",
+            "uses_database": "Uses Database",
+            "depends_on": "Depends On",
+        }
+        assert {(a.alias, a.predicate) for a in merged.predicate_aliases()} == {
+            ("uses_db", "uses_database"),
+            ("needs", "depends_on"),
+        }
 
 
 def test_a_dump_with_bad_labels_or_aliases_is_refused_whole(kg: KnowledgeGraph) -> None:
     _seed(kg)
     data = dump(kg)
     data["predicates"].append({"id": "works_at", "label": "Employs"})
-    data["predicate_aliases"] = [{"alias": "uses_database", "predicate": "works_at"},
-                                 {"alias": "a", "predicate": "b"}, {"alias": "b", "predicate": "c"}]
+    data["predicate_aliases"] = [
+        {"alias": "uses_database", "predicate": "works_at"},
+        {"alias": "a", "predicate": "b"},
+        {"alias": "b", "predicate": "c"},
+    ]
     with kgtoolkit.open(":memory:") as back:
         with pytest.raises(kgtoolkit.InvalidRows) as refused:
             restore(back, data)
         problems = {(p["record"], p["field"]) for p in refused.value.data["rows"]}
-        assert problems == {("predicates[1]", "label"), ("predicate_aliases[0]", "alias"),
-                            ("predicate_aliases[2]", "alias")}  # in use; a chain (b is named by a)
+        assert problems == {
+            ("predicates[1]", "label"),
+            ("predicate_aliases[0]", "alias"),
+            ("predicate_aliases[2]", "alias"),
+        }  # in use; a chain (b is named by a)
         assert back.stats().facts == 0
     old = dump(kg)
     del old["predicates"], old["predicate_aliases"]  # a dump from before labels: each predicate its id
@@ -338,16 +377,29 @@ def test_the_tool_aliases_renames_and_pages_predicates(kg: KnowledgeGraph, db_pa
 
     listed = tool(action="predicates", limit=2)["result"]
     assert (listed["count"], listed["total"], listed["truncated"], listed["next_offset"]) == (2, 3, True, 2)
-    assert listed["predicates"][0] == {"id": "uses_database", "label": "Uses Database", "facts": 2, "current": 1,
-                                       "aliases": []}
+    assert listed["predicates"][0] == {
+        "id": "uses_database",
+        "label": "Uses Database",
+        "facts": 2,
+        "current": 1,
+        "aliases": [],
+    }
     assert [p["id"] for p in tool(action="predicates", offset=2)["result"]["predicates"]] == ["uses_db"]  # ties by id
     renamed = tool(action="rename_predicate", predicate="uses db", new_predicate="uses_database")["result"]
-    assert (renamed["old"], renamed["new"], renamed["moved"], renamed["aliases"]) == ("uses_db", "uses_database", 1,
-                                                                                      ["uses_db"])
-    assert tool(action="alias_predicate", alias="db", predicate="uses_db")["result"] == {"alias": "db",
-                                                                                       "predicate": "uses_database"}
-    assert tool(action="add", subject="crm", predicate="db", object="MySQL")["result"]["fact"]["predicate"] == \
-        "uses_database"
+    assert (renamed["old"], renamed["new"], renamed["moved"], renamed["aliases"]) == (
+        "uses_db",
+        "uses_database",
+        1,
+        ["uses_db"],
+    )
+    assert tool(action="alias_predicate", alias="db", predicate="uses_db")["result"] == {
+        "alias": "db",
+        "predicate": "uses_database",
+    }
+    assert (
+        tool(action="add", subject="crm", predicate="db", object="MySQL")["result"]["fact"]["predicate"]
+        == "uses_database"
+    )
     assert tool(action="query", name="crm", predicates=["db"])["result"]["total"] == 1
     before = dump_file(db_path)
     refused = tool(action="alias_predicate", alias="owned_by", predicate="uses_database")
@@ -374,8 +426,9 @@ def test_the_mcp_tools_alias_rename_and_list(tmp_path: Path, db_path: Path | str
 
     r = run(go())
     assert r["renamed"]["moved"] == 1 and r["alias"] == {"alias": "db", "predicate": "uses_database"}
-    assert r["listed"]["predicates"] == [{"id": "uses_database", "label": "Uses Database", "facts": 2, "current": 2,
-                                          "aliases": ["db", "uses_db"]}]
+    assert r["listed"]["predicates"] == [
+        {"id": "uses_database", "label": "Uses Database", "facts": 2, "current": 2, "aliases": ["db", "uses_db"]}
+    ]
 
 
 def _cli(db: Path | str, *args: str) -> Any:
@@ -408,9 +461,7 @@ def test_the_commands_alias_rename_and_list_predicates(kg: KnowledgeGraph, db_pa
 # ---------------------------------------------------------------------- labels where facts are shown
 
 
-
-def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_path: Path | str,
-                                                       tmp_path: Path) -> None:
+def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_path: Path | str, tmp_path: Path) -> None:
     from kgtoolkit.report import churn_report
 
     kg.configure(comma_guard=False)
@@ -424,8 +475,12 @@ def test_tables_the_report_and_the_summary_show_labels(kg: KnowledgeGraph, db_pa
     assert ARREST in text and "arrest,_detain" not in text
     assert ARREST in (tmp_path / "report.html").read_text(encoding="utf-8")
     kg.close()
-    for args in (("query", "Police"), ("timeline",), ("search", "arrest, detain, or charge with legal action"),
-                 ("conflicts",)):
+    for args in (
+        ("query", "Police"),
+        ("timeline",),
+        ("search", "arrest, detain, or charge with legal action"),
+        ("conflicts",),
+    ):
         shown = _cli(db_path, *args)
         assert shown.exit_code == 0, shown.output
         assert ARREST in shown.output and "arrest,_detain" not in shown.output, (args, shown.output)

@@ -99,8 +99,12 @@ def test_spellings_name_one_entity_in_the_store(backend: str, fresh: Callable[[]
     def check(parts: list[str], data: st.DataObject) -> None:
         expected = "_".join(p.lower() for p in parts)
         assume(expected != "acme" and f"{parts[0].lower()}_alias" != expected)  # no self-loop, the alias is new
-        spellings = [data.draw(st.sampled_from(SEPARATORS)).join(
-            "".join(ch.upper() if data.draw(st.booleans()) else ch for ch in p) for p in parts) for _ in range(3)]
+        spellings = [
+            data.draw(st.sampled_from(SEPARATORS)).join(
+                "".join(ch.upper() if data.draw(st.booleans()) else ch for ch in p) for p in parts
+            )
+            for _ in range(3)
+        ]
         with fresh() as kg:
             results = [kg.add(s, "Works  At", "Acme") for s in spellings]
             assert [r.created for r in results] == [True, False, False]
@@ -180,9 +184,16 @@ def bounds(draw: st.DrawFn, *, allow_open: bool = True) -> tuple[Any, tuple[Any,
         year, month = draw(st.sampled_from(MONTHS))
         return f"{year:04d}-{month:02d}", ("month", year, month)
     d = draw(st.sampled_from(DAYS))
-    moment = dt.datetime(d.year, d.month, d.day, draw(st.sampled_from([0, 1, 12, 22, 23])),
-                         draw(st.sampled_from([0, 30, 59])), draw(st.sampled_from([0, 59])),
-                         draw(st.sampled_from([0, 999999])), tzinfo=UTC)
+    moment = dt.datetime(
+        d.year,
+        d.month,
+        d.day,
+        draw(st.sampled_from([0, 1, 12, 22, 23])),
+        draw(st.sampled_from([0, 30, 59])),
+        draw(st.sampled_from([0, 59])),
+        draw(st.sampled_from([0, 999999])),
+        tzinfo=UTC,
+    )
     zone = dt.timezone(dt.timedelta(hours=draw(st.sampled_from([-5, 0, 2, 14]))))
     if kind == "dt_z":
         return _z(moment), ("dt", moment)
@@ -193,7 +204,8 @@ def bounds(draw: st.DrawFn, *, allow_open: bool = True) -> tuple[Any, tuple[Any,
 
 fact_plans = st.lists(
     st.tuples(bounds(), bounds(), st.one_of(st.none(), bounds(allow_open=False))),
-    min_size=1, max_size=7,
+    min_size=1,
+    max_size=7,
 )
 
 
@@ -226,7 +238,8 @@ def _build(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> dict[str, dict[str
     for fact in kg.query("s"):
         model[fact.object]["recorded"] = dt.datetime.fromisoformat(fact.recorded_at)
         model[fact.object]["invalidated"] = (
-            dt.datetime.fromisoformat(fact.invalidated_at) if fact.invalidated_at else None)
+            dt.datetime.fromisoformat(fact.invalidated_at) if fact.invalidated_at else None
+        )
     assert set(model) == {f.object for f in kg.query("s")}
     return model
 
@@ -244,8 +257,13 @@ def _windows(model: dict[str, dict[str, Any]]) -> list[tuple[Any, dt.datetime, d
     for moment in sorted(instants):
         for t in (moment - US, moment, moment + US):
             out.append((_z_us(t), t, t))
-    out.append((dt.datetime(2026, 1, 15, 3, tzinfo=dt.timezone(dt.timedelta(hours=5))),
-                dt.datetime(2026, 1, 14, 22, tzinfo=UTC), dt.datetime(2026, 1, 14, 22, tzinfo=UTC)))
+    out.append(
+        (
+            dt.datetime(2026, 1, 15, 3, tzinfo=dt.timezone(dt.timedelta(hours=5))),
+            dt.datetime(2026, 1, 14, 22, tzinfo=UTC),
+            dt.datetime(2026, 1, 14, 22, tzinfo=UTC),
+        )
+    )
     return out
 
 
@@ -285,8 +303,7 @@ def test_known_at_matches_model(backend: str, fresh: Callable[[], kgtoolkit.Know
 def known_at_matches_model(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> None:
     model = _build(kg, plans)
     assume(model)
-    moments = {f["recorded"] for f in model.values()} | {
-        f["invalidated"] for f in model.values() if f["invalidated"]}
+    moments = {f["recorded"] for f in model.values()} | {f["invalidated"] for f in model.values() if f["invalidated"]}
     points = sorted({m + delta for m in moments for delta in (-US, dt.timedelta(0), US)})
     days = [_windows(model)[i] for i in (2, 8, 14, 20)]
     for k in points:
@@ -300,8 +317,11 @@ def known_at_matches_model(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> No
             assert (f.invalidated_at is None) == (f.object not in ended)
         assert {f.object for f in kg.query("s", known_at=_z_us(k), current_only=True)} == set(visible) - ended
         for value, lo, hi in days:
-            expected = {obj for obj, f in visible.items()
-                        if f["first"] <= hi and (f["last"] if obj in ended else NEVER_AFTER) >= lo}
+            expected = {
+                obj
+                for obj, f in visible.items()
+                if f["first"] <= hi and (f["last"] if obj in ended else NEVER_AFTER) >= lo
+            }
             assert {f.object for f in kg.query("s", as_of=value, known_at=_z_us(k))} == expected
     assert kg.query("s", known_at="2000-01-01") == []
 
@@ -317,18 +337,35 @@ ODD_TEXT = st.text(alphabet=st.sampled_from("aZé ß_-'’,.\t\u00a0\u2003\x1c\u
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(ODD_TEXT, st.sampled_from(["knows", "Works At", "note", "email"]), ODD_TEXT, bounds(),
-                          st.one_of(st.none(), bounds(allow_open=False)), st.sampled_from([0, 0.5, 1])),
-                min_size=1, max_size=6),
-       st.lists(st.tuples(ODD_TEXT, st.integers(0, 5)), max_size=2))
+@given(
+    st.lists(
+        st.tuples(
+            ODD_TEXT,
+            st.sampled_from(["knows", "Works At", "note", "email"]),
+            ODD_TEXT,
+            bounds(),
+            st.one_of(st.none(), bounds(allow_open=False)),
+            st.sampled_from([0, 0.5, 1]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.tuples(ODD_TEXT, st.integers(0, 5)), max_size=2),
+)
 def test_a_graph_the_store_built_always_restores(facts: list[Any], aliases: list[Any]) -> None:
     with kgtoolkit.open(":memory:") as kg, kgtoolkit.open(":memory:") as twin:
         kg.configure(comma_guard=False)
-        writes = [lambda s=s, p=p, o=o, start=start, c=c: kg.add(s, p, o, valid_from=start, confidence=c,
-                                                                 source=f" {s} ", properties={"n": o})
-                  for s, p, o, (start, _), _, c in facts]
-        writes += [lambda s=s, p=p, o=o, end=end: kg.invalidate(s, p, o, ended=end[0], ended_by=o)
-                   for s, p, o, _, end, _ in facts if end is not None]
+        writes = [
+            lambda s=s, p=p, o=o, start=start, c=c: kg.add(
+                s, p, o, valid_from=start, confidence=c, source=f" {s} ", properties={"n": o}
+            )
+            for s, p, o, (start, _), _, c in facts
+        ]
+        writes += [
+            lambda s=s, p=p, o=o, end=end: kg.invalidate(s, p, o, ended=end[0], ended_by=o)
+            for s, p, o, _, end, _ in facts
+            if end is not None
+        ]
         writes.append(lambda: kg.remember(facts[0][0], source=facts[0][2], metadata={"k": facts[0][0]}))
         for write in writes:
             try:
@@ -347,24 +384,81 @@ def test_a_graph_the_store_built_always_restores(facts: list[Any], aliases: list
 
 
 # Damage: values that are nearly right (names, dates, times, references), numbers at the edges, then anything.
-PLAUSIBLE = st.sampled_from([
-    "", " ", "\t", "_", "'", " Acme", "Acme ", "acme", "ACME", "postgres", "pg", "ghost", "Uses Queue", "uses_queue",
-    "person", "robot", "unknown", "a,b", "mem_x", "NaN", "19##", "2026-13-01", "2026-02-30", "0000-01-01", "2026-10",
-    "2026-10-12", "2025-01-06", "2026-10-12T08:00:00+02:00", "2026-10-12T06:00:00Z", "2026-12-02T12:00:00.123456Z",
-    "2026-12-02 12:00:00.123456Z", "2026-12-02T12:00:00Z", "9999-12-31T23:59:59.999999Z", "\ud800", "x\udfff"])
-NUMBERS = st.sampled_from([0, 1, -1, 0.5, 1.0000001, 2**63 - 1, 2**63, 10**30, -(2**63), float("nan"), float("inf"),
-                           True, False])
-JUNK = st.one_of(
-    PLAUSIBLE, NUMBERS, st.none(), st.text(max_size=8), st.integers(), st.floats(),
-    st.recursive(st.none() | st.integers() | st.floats() | st.text(max_size=3),
-                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-                 max_leaves=6),
+PLAUSIBLE = st.sampled_from(
+    [
+        "",
+        " ",
+        "\t",
+        "_",
+        "'",
+        " Acme",
+        "Acme ",
+        "acme",
+        "ACME",
+        "postgres",
+        "pg",
+        "ghost",
+        "Uses Queue",
+        "uses_queue",
+        "person",
+        "robot",
+        "unknown",
+        "a,b",
+        "mem_x",
+        "NaN",
+        "19##",
+        "2026-13-01",
+        "2026-02-30",
+        "0000-01-01",
+        "2026-10",
+        "2026-10-12",
+        "2025-01-06",
+        "2026-10-12T08:00:00+02:00",
+        "2026-10-12T06:00:00Z",
+        "2026-12-02T12:00:00.123456Z",
+        "2026-12-02 12:00:00.123456Z",
+        "2026-12-02T12:00:00Z",
+        "9999-12-31T23:59:59.999999Z",
+        "\ud800",
+        "x\udfff",
+    ]
 )
-FIELDS = {"entities": ("id", "name", "type", "properties", "created_at"),
-          "facts": ("id", "subject", "predicate", "object_id", "object_value", "valid_from", "valid_to", "confidence",
-                    "source", "source_closet", "recorded_at", "invalidated_at", "ended_by"),
-          "aliases": ("alias", "name", "entity_id"),
-          "memories": ("id", "text", "source", "created_at", "metadata")}
+NUMBERS = st.sampled_from(
+    [0, 1, -1, 0.5, 1.0000001, 2**63 - 1, 2**63, 10**30, -(2**63), float("nan"), float("inf"), True, False]
+)
+JUNK = st.one_of(
+    PLAUSIBLE,
+    NUMBERS,
+    st.none(),
+    st.text(max_size=8),
+    st.integers(),
+    st.floats(),
+    st.recursive(
+        st.none() | st.integers() | st.floats() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=6,
+    ),
+)
+FIELDS = {
+    "entities": ("id", "name", "type", "properties", "created_at"),
+    "facts": (
+        "id",
+        "subject",
+        "predicate",
+        "object_id",
+        "object_value",
+        "valid_from",
+        "valid_to",
+        "confidence",
+        "source",
+        "source_closet",
+        "recorded_at",
+        "invalidated_at",
+        "ended_by",
+    ),
+    "aliases": ("alias", "name", "entity_id"),
+    "memories": ("id", "text", "source", "created_at", "metadata"),
+}
 PLACE = st.tuples(st.sampled_from(list(FIELDS)), st.integers(0, 999), st.integers(0, 99))  # section, record, field
 MUTATIONS = st.one_of(
     st.tuples(st.just("set"), PLACE, PLAUSIBLE),
@@ -375,8 +469,9 @@ MUTATIONS = st.one_of(
     st.tuples(st.sampled_from(["duplicate", "drop"]), PLACE),
     st.tuples(st.just("replace"), PLACE, JUNK),
     st.tuples(st.just("section"), st.sampled_from([*FIELDS, "config"]), JUNK),
-    st.tuples(st.just("config"), st.sampled_from(["types", "value_predicates", "multi_valued", "comma_guard", "other"]),
-              JUNK),
+    st.tuples(
+        st.just("config"), st.sampled_from(["types", "value_predicates", "multi_valued", "comma_guard", "other"]), JUNK
+    ),
     st.tuples(st.just("vocabulary"), st.sampled_from(["types", "value_predicates", "multi_valued"]), JUNK),
     st.tuples(st.just("header"), JUNK),
 )

@@ -95,8 +95,25 @@ def test_ascii_names_follow_the_unicode_rule(text: str) -> None:
 
 
 def test_make_fact_makes_the_record_fact_makes() -> None:
-    fields = (7, "api", "API", "uses_queue", "redis", "Redis", False, "2024-01-01", None, 1.0, "cli", None,
-              "2024-01-01T00:00:00Z", None, None, "outgoing", "state")
+    fields = (
+        7,
+        "api",
+        "API",
+        "uses_queue",
+        "redis",
+        "Redis",
+        False,
+        "2024-01-01",
+        None,
+        1.0,
+        "cli",
+        None,
+        "2024-01-01T00:00:00Z",
+        None,
+        None,
+        "outgoing",
+        "state",
+    )
     made, plain = make_fact(*fields), Fact(*fields)
     assert type(made) is Fact and made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
     assert made.to_dict() == plain.to_dict() and made.current

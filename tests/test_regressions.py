@@ -39,8 +39,10 @@ class _HashEmbedder:
     dim = 16
 
     def encode(self, texts):
-        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8).astype(np.float32) + 1
-                for t in texts]
+        rows = [
+            np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8).astype(np.float32) + 1
+            for t in texts
+        ]
         out = np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
@@ -50,8 +52,9 @@ def test_text_hashes_ending_in_nul_bytes_survive_a_reload(kg: kgtoolkit.Knowledg
     from kgtoolkit import search
 
     # A fact whose text hash ends in a NUL byte: a fixed-width byte string would drop it on save.
-    name = next(f"Thing{i}" for i in range(5000)
-                if search._text_hash(search.fact_text("acme", "uses", f"Thing{i}"))[-1] == 0)
+    name = next(
+        f"Thing{i}" for i in range(5000) if search._text_hash(search.fact_text("acme", "uses", f"Thing{i}"))[-1] == 0
+    )
     kg.add("acme", "uses", name)
     kg.add("acme", "uses", "Other")
     index = search.SearchIndex.open(kg, model=_HashEmbedder())
@@ -65,8 +68,9 @@ def test_text_hashes_ending_in_nul_bytes_survive_a_reload(kg: kgtoolkit.Knowledg
     reopened.close()
 
 
-def test_an_unwritable_rejects_file_refuses_the_import_before_writing(kg: kgtoolkit.KnowledgeGraph,
-                                                                      tmp_path: Path) -> None:
+def test_an_unwritable_rejects_file_refuses_the_import_before_writing(
+    kg: kgtoolkit.KnowledgeGraph, tmp_path: Path
+) -> None:
     from kgtoolkit import io
 
     source = tmp_path / "ok.csv"
@@ -88,7 +92,6 @@ def test_padded_or_blank_confidence_text_is_read_like_add(kg: kgtoolkit.Knowledg
     report = io.import_file(kg, source)
     assert (report.inserted, report.rejected) == (2, 0)
     assert sorted(f.confidence for f in kg.timeline()) == [0.9, 1.0]
-
 
 
 @pytest.mark.search_extra("faiss")  # the index, with a stand-in for the model
@@ -113,8 +116,9 @@ def test_closing_the_graph_closes_its_search_indexes(db_path: Path | str, backen
 
 
 @pytest.mark.search_extra("faiss")  # the index, with a stand-in for the model
-def test_a_shared_embedding_cache_is_not_written_by_a_read_only_graph(db_path: Path | str, backend: str,
-                                                                      sql: Callable[..., list[Any]]) -> None:
+def test_a_shared_embedding_cache_is_not_written_by_a_read_only_graph(
+    db_path: Path | str, backend: str, sql: Callable[..., list[Any]]
+) -> None:
     """PostgreSQL: a writable graph puts its vectors into the database; a read-only one reads them and keeps
     its own in a local file (so a user who may only read can still search)."""
     from kgtoolkit import search

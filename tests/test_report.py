@@ -24,8 +24,10 @@ from kgtoolkit.report import churn_report
 YAGO = DATA / "yago11k" / "facts.tsv"
 EVIL = "<img src=x onerror=alert(1)> | Evil"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-TOO_MANY_DAYS = ("every '1d' makes 3,651,694 periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn "
-                 "table holds; choose a longer every (such as '3mo') or a shorter window with since/until")
+TOO_MANY_DAYS = (
+    "every '1d' makes 3,651,694 periods from 0001-01-01 to 9998-12-31, more than the 100,000 a churn "
+    "table holds; choose a longer every (such as '3mo') or a shorter window with since/until"
+)
 
 
 @pytest.fixture
@@ -147,8 +149,9 @@ def test_report_yago(tmp_path: Path) -> None:
     from kgtoolkit.store import import_facts
 
     kg = kgtoolkit.open(tmp_path / "yago.sqlite3")
-    import_facts(kg, pl.read_csv(YAGO, separator="\t", infer_schema=False, quote_char=None), on_error="skip",
-                 allow_commas=True)
+    import_facts(
+        kg, pl.read_csv(YAGO, separator="\t", infer_schema=False, quote_char=None), on_error="skip", allow_commas=True
+    )
     html_path, md_path = churn_report(kg, every="1y", out=tmp_path / "yago.html")
     page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
     assert_offline(page)
@@ -173,8 +176,11 @@ def far_graph(path: Path, *facts: tuple[str, str, str, str, str]) -> KnowledgeGr
 def test_report_at_the_ends_of_time(tmp_path: Path, every: str, labels: tuple[str, str, str]) -> None:
     # Facts from 0001-01-01 and to 9999-12-31 (valid dates): the last period ends in year 10000,
     # past any Python datetime, and a "10y" period holding 0001-01-01 begins in year 0.
-    kg = far_graph(tmp_path / "far.sqlite3", ("Ann", "works_at", "Acme", "0001-01-01", "9999-12-31"),
-                   ("Ann", "lives_in", "Oslo", "2026-03-02", "9999-12-31"))
+    kg = far_graph(
+        tmp_path / "far.sqlite3",
+        ("Ann", "works_at", "Acme", "0001-01-01", "9999-12-31"),
+        ("Ann", "lives_in", "Oslo", "2026-03-02", "9999-12-31"),
+    )
     html_path, md_path = churn_report(kg, every=every, out=tmp_path / "far.html")
     page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
     assert_offline(page)
@@ -219,8 +225,10 @@ def test_cli_report_extreme_dates(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
     long = tmp_path / "long.sqlite3"
     far_graph(long, ("Ann", "works_at", "Acme", "0001-01-01", "9998-12-31")).close()
-    for every, message in (("1d", TOO_MANY_DAYS), ("1h", TOO_MANY_DAYS.replace("'1d' makes 3,651,694",
-                                                                                "'1h' makes 87,640,656"))):
+    for every, message in (
+        ("1d", TOO_MANY_DAYS),
+        ("1h", TOO_MANY_DAYS.replace("'1d' makes 3,651,694", "'1h' makes 87,640,656")),
+    ):
         out = tmp_path / f"long-{every}.html"
         result = runner.invoke(app, ["--db", str(long), "report", "--every", every, "--out", str(out)])
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output

@@ -53,8 +53,9 @@ def embedder(search_model: Any) -> Counting:
 def worked_example_with_memories(kg: KnowledgeGraph) -> dict[str, Any]:
     """contract §10's writes, with the design review behind the Redis fact and the changelog behind SQLite."""
     review = kg.remember("2026-03-02 design review: my_api will use Redis for its job queue", source="design-review")
-    switch = kg.remember("2026-10-12: switched my_api's job queue from Redis to SQLite to drop a moving part",
-                         source="changelog")
+    switch = kg.remember(
+        "2026-10-12: switched my_api's job queue from Redis to SQLite to drop a moving part", source="changelog"
+    )
     redis = kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02", source_closet=review.id)
     assert kg.add("My API", "uses_queue", "Redis").created is False
     kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
@@ -76,13 +77,16 @@ def facts_of(result: Any) -> list[FactHit]:
 # ---------------------------------------------------------------------- the worked example
 
 
-def test_queue_question_finds_the_queue_facts_with_their_history(kg: KnowledgeGraph, example: dict[str, Any],
-                                                                 embedder: Counting) -> None:
+def test_queue_question_finds_the_queue_facts_with_their_history(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     result = idx.find(QUEUE_QUESTION, k=3)
     hits = facts_of(result)
-    assert [h.fact.id for h in hits[:2]] == [example["redis"], example["sqlite"]] or \
-        {h.fact.id for h in hits[:2]} == {example["redis"], example["sqlite"]}
+    assert [h.fact.id for h in hits[:2]] == [example["redis"], example["sqlite"]] or {h.fact.id for h in hits[:2]} == {
+        example["redis"],
+        example["sqlite"],
+    }
     by_object = {h.fact.object_name: h for h in hits[:2]}
     redis, sqlite = by_object["Redis"], by_object["SQLite"]
     assert (redis.current, sqlite.current) == (False, True)
@@ -115,11 +119,17 @@ def test_a_memory_about_redis_reads_as_history(kg: KnowledgeGraph, example: dict
     assert [h.memory.id for h in current.hits] == [example["switch"].id]
 
 
-def test_as_of_and_current_only_filter_fact_hits(kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting) -> None:
+def test_as_of_and_current_only_filter_fact_hits(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     idx = SearchIndex.open(kg, model=embedder)
 
     def queues(**kw: Any) -> list[str]:
-        return [h.fact.object_name for h in facts_of(idx.find(QUEUE_QUESTION, k=10, **kw)) if h.fact.predicate == "uses_queue"]
+        return [
+            h.fact.object_name
+            for h in facts_of(idx.find(QUEUE_QUESTION, k=10, **kw))
+            if h.fact.predicate == "uses_queue"
+        ]
 
     assert sorted(queues(as_of="2026-10-12")) == ["Redis", "SQLite"]  # both ends count
     assert queues(as_of="2026-10-13") == ["SQLite"]
@@ -127,11 +137,14 @@ def test_as_of_and_current_only_filter_fact_hits(kg: KnowledgeGraph, example: di
     assert queues(current_only=True) == ["SQLite"]
     both = idx.find(QUEUE_QUESTION, k=10, kind="both")
     assert {h.kind for h in both.hits} == {"fact", "memory"}
-    assert [h.score for h in both.hits if not h.exact] == sorted((h.score for h in both.hits if not h.exact), reverse=True)
+    assert [h.score for h in both.hits if not h.exact] == sorted(
+        (h.score for h in both.hits if not h.exact), reverse=True
+    )
 
 
-def test_unlinked_memory_is_read_through_the_names_it_mentions(kg: KnowledgeGraph, example: dict[str, Any],
-                                                               embedder: Counting) -> None:
+def test_unlinked_memory_is_read_through_the_names_it_mentions(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     note = kg.remember("Reminder: my_api and Redis were load-tested together in April")
     result = SearchIndex.open(kg, model=embedder).find("load test of the queue", k=5, kind="memories")
     hit = next(h for h in result.hits if h.memory.id == note.id)
@@ -142,8 +155,9 @@ def test_unlinked_memory_is_read_through_the_names_it_mentions(kg: KnowledgeGrap
 # ---------------------------------------------------------------------- names beat vectors
 
 
-def test_exact_names_and_aliases_are_a_signal_of_their_own(kg: KnowledgeGraph, example: dict[str, Any],
-                                                          embedder: Counting) -> None:
+def test_exact_names_and_aliases_are_a_signal_of_their_own(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     kg.add("Nimbus", "owned_by", "platform_team", valid_from="2026-01-01")
     kg.alias("nb", "Nimbus")
     idx = SearchIndex.open(kg, model=embedder)
@@ -163,7 +177,9 @@ def test_exact_names_and_aliases_are_a_signal_of_their_own(kg: KnowledgeGraph, e
 # ---------------------------------------------------------------------- keeping in step
 
 
-def test_only_new_and_changed_texts_are_embedded(kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting) -> None:
+def test_only_new_and_changed_texts_are_embedded(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     first = idx.sync()
     assert first.state == "missing" and first.facts.total == 4 and first.memories.total == 2
@@ -211,8 +227,9 @@ def test_embeddings_are_cached_by_text(kg: KnowledgeGraph, example: dict[str, An
     assert embedder.reset() == []
 
 
-def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, example: dict[str, Any],
-                                                           embedder: Counting, tmp_path: Path) -> None:
+def test_missing_or_tampered_index_is_detected_and_rebuilt(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting, tmp_path: Path
+) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     idx.sync()
     folder = idx.folder
@@ -221,8 +238,13 @@ def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, e
         assert folder.parent == Path(f"{kg.path}.search")
     else:  # a local cache, named by the graph's identity (HOME is tmp_path in the tests)
         assert folder.parent == tmp_path / ".cache" / "kgtoolkit" / "search" / kg.identity()
-    assert {p.name for p in folder.iterdir()} >= {"manifest.json", "facts.faiss", "facts.keys.npz",
-                                                  "memories.faiss", "memories.keys.npz"}
+    assert {p.name for p in folder.iterdir()} >= {
+        "manifest.json",
+        "facts.faiss",
+        "facts.keys.npz",
+        "memories.faiss",
+        "memories.keys.npz",
+    }
     assert SearchIndex.open(kg, model=embedder).status().state == "fresh"
 
     (folder / "facts.faiss").unlink()
@@ -251,13 +273,16 @@ def test_missing_or_tampered_index_is_detected_and_rebuilt(kg: KnowledgeGraph, e
     assert missing.sync().state == "missing" and SearchIndex.open(kg, model=embedder).status().state == "fresh"
 
 
-def test_a_change_from_another_process_is_seen(kg: KnowledgeGraph, db_path: Path | str, example: dict[str, Any],
-                                               embedder: Counting) -> None:
+def test_a_change_from_another_process_is_seen(
+    kg: KnowledgeGraph, db_path: Path | str, example: dict[str, Any], embedder: Counting
+) -> None:
     idx = SearchIndex.open(kg, model=embedder)
     idx.find(QUEUE_QUESTION, k=1)
     assert idx.find(QUEUE_QUESTION, k=1).synced is None  # nothing written: no digest, no sync
-    code = ("import sys, kgtoolkit; kg = kgtoolkit.open(sys.argv[1]); "
-            "kg.supersede('my_api', 'uses_queue', 'SQLite', 'Kafka', at='2026-12-01')")
+    code = (
+        "import sys, kgtoolkit; kg = kgtoolkit.open(sys.argv[1]); "
+        "kg.supersede('my_api', 'uses_queue', 'SQLite', 'Kafka', at='2026-12-01')"
+    )
     subprocess.run([sys.executable, "-c", code, str(db_path)], check=True, timeout=60)
     assert SearchIndex.open(kg, model=embedder).status().state == "stale"  # a new reader sees it
     result = idx.find(QUEUE_QUESTION, k=3, current_only=True)  # the open index sees it too
@@ -267,9 +292,14 @@ def test_a_change_from_another_process_is_seen(kg: KnowledgeGraph, db_path: Path
     assert sqlite.current is False and "replaced by Kafka since 2026-12-01" in sqlite.note
 
 
-def test_two_graph_objects_share_their_embeddings(kg: KnowledgeGraph, db_path: Path | str, example: dict[str, Any],
-                                                  search_model: Any, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_graph_objects_share_their_embeddings(
+    kg: KnowledgeGraph,
+    db_path: Path | str,
+    example: dict[str, Any],
+    search_model: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Two graph objects on one graph, as two processes would be (for PostgreSQL: on two machines, each
     with a local cache folder of its own): a text one of them embedded is not embedded by the other."""
     first, second = Counting(search_model), Counting(search_model)
@@ -302,8 +332,9 @@ def test_two_graph_objects_share_their_embeddings(kg: KnowledgeGraph, db_path: P
     a.close()
 
 
-def test_a_deleted_index_folder_is_rebuilt_from_the_embedding_cache(kg: KnowledgeGraph, example: dict[str, Any],
-                                                                    embedder: Counting) -> None:
+def test_a_deleted_index_folder_is_rebuilt_from_the_embedding_cache(
+    kg: KnowledgeGraph, example: dict[str, Any], embedder: Counting
+) -> None:
     """The index folder is a cache: delete it and the next find rebuilds it. For PostgreSQL the embeddings
     are in the database, so nothing is embedded again; SQLite keeps them in that folder too."""
     idx = SearchIndex.open(kg, model=embedder)
@@ -326,9 +357,13 @@ def test_a_deleted_index_folder_is_rebuilt_from_the_embedding_cache(kg: Knowledg
     assert SearchIndex.open(kg, model=embedder).status().state == "fresh"
 
 
-def test_a_read_only_graph_is_searched_without_writing_it(kg: KnowledgeGraph, db_path: Path | str,
-                                                          example: dict[str, Any], embedder: Counting,
-                                                          dump: Callable[[Path | str], list[str]]) -> None:
+def test_a_read_only_graph_is_searched_without_writing_it(
+    kg: KnowledgeGraph,
+    db_path: Path | str,
+    example: dict[str, Any],
+    embedder: Counting,
+    dump: Callable[[Path | str], list[str]],
+) -> None:
     """Read-only is read-only: PostgreSQL's vectors then go to a local cache file, not to the database."""
     before = dump(db_path)
     with kgtoolkit.open(db_path, read_only=True) as reader:
@@ -343,8 +378,9 @@ def test_a_read_only_graph_is_searched_without_writing_it(kg: KnowledgeGraph, db
     assert SearchIndex.open(kg, model=embedder).sync(rebuild=True).embedded == 0  # the read-only one's vectors serve
 
 
-def test_the_approximate_index_above_the_threshold(db_path: Path | str, tmp_path: Path, embedder: Counting,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_approximate_index_above_the_threshold(
+    db_path: Path | str, tmp_path: Path, embedder: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kgtoolkit._demo import build_demo
     from kgtoolkit.search import _faiss
     from kgtoolkit.store import copy_graph
@@ -383,15 +419,40 @@ def test_in_memory_graph_and_bad_requests(embedder: Counting) -> None:
 
 
 def test_tool_actions_remember_and_find(kg: KnowledgeGraph, search_model: Any) -> None:
-    answer = run_tool({"action": "remember", "text": "2026-03-02 design review: my_api will use Redis for its job queue",
-                       "source": "design-review", "metadata": {"meeting": "arch"}}, kg=kg)
+    answer = run_tool(
+        {
+            "action": "remember",
+            "text": "2026-03-02 design review: my_api will use Redis for its job queue",
+            "source": "design-review",
+            "metadata": {"meeting": "arch"},
+        },
+        kg=kg,
+    )
     assert answer["ok"], answer
     memory = answer["result"]["memory"]
     assert memory["id"].startswith("mem_") and memory["metadata"] == {"meeting": "arch"}
-    run_tool({"action": "add", "subject": "my_api", "predicate": "uses queue", "object": "Redis",
-              "valid_from": "2026-03-02", "source_closet": memory["id"]}, kg=kg)
-    run_tool({"action": "supersede", "subject": "my_api", "predicate": "uses_queue", "object": "Redis",
-              "new_object": "SQLite", "at": "2026-10-12"}, kg=kg)
+    run_tool(
+        {
+            "action": "add",
+            "subject": "my_api",
+            "predicate": "uses queue",
+            "object": "Redis",
+            "valid_from": "2026-03-02",
+            "source_closet": memory["id"],
+        },
+        kg=kg,
+    )
+    run_tool(
+        {
+            "action": "supersede",
+            "subject": "my_api",
+            "predicate": "uses_queue",
+            "object": "Redis",
+            "new_object": "SQLite",
+            "at": "2026-10-12",
+        },
+        kg=kg,
+    )
     found = run_tool(json.dumps({"action": "find", "query": QUEUE_QUESTION, "k": 4, "kind": "both"}), kg=kg)
     assert found["ok"], found
     hits = found["result"]["hits"]
@@ -452,7 +513,8 @@ heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers", "fa
 print(json.dumps(heavy))
 """
     env = {**os.environ, "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", code, str(db_path)], capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(db_path)], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -36,8 +36,20 @@ from kgtoolkit import (
 from kgtoolkit.store import SCHEMA_VERSION
 
 DEFAULT_TYPES = {"person", "company", "project", "event", "unknown"}
-VALUE_PREDICATES = {"email", "phone", "url", "website", "address", "location", "birthday", "age", "role",
-                    "title", "salary", "note"}
+VALUE_PREDICATES = {
+    "email",
+    "phone",
+    "url",
+    "website",
+    "address",
+    "location",
+    "birthday",
+    "age",
+    "role",
+    "title",
+    "salary",
+    "note",
+}
 
 
 def objects(facts: list[kgtoolkit.Fact]) -> list[str]:
@@ -82,7 +94,8 @@ class TestWorkedExample:
         worked_example(kg)
         facts = kg.query("sqlite", direction="incoming")
         assert [(f.subject, f.predicate, f.object, f.direction) for f in facts] == [
-            ("my_api", "uses_queue", "sqlite", "incoming")]
+            ("my_api", "uses_queue", "sqlite", "incoming")
+        ]
 
     def test_conflicts(self, kg: KnowledgeGraph, worked_example) -> None:
         worked_example(kg)
@@ -103,18 +116,24 @@ class TestAdd:
         fact = result.fact
         assert result.created is True and result.warnings == ()
         assert (fact.subject, fact.subject_name, fact.predicate, fact.object, fact.object_name) == (
-            "alice", "Alice", "works_at", "acme_corp", "Acme Corp")
+            "alice",
+            "Alice",
+            "works_at",
+            "acme_corp",
+            "Acme Corp",
+        )
         assert fact.object_is_value is False
         assert fact.confidence == 1.0 and fact.source == "agent" and fact.source_closet is None
         assert fact.valid_from is None and fact.valid_to is None and fact.current
         assert fact.recorded_at.endswith("Z") and fact.invalidated_at is None and fact.ended_by is None
         assert [(e.id, e.name, e.type) for e in kg.entities()] == [
-            ("acme_corp", "Acme Corp", "unknown"), ("alice", "Alice", "unknown")]
+            ("acme_corp", "Acme Corp", "unknown"),
+            ("alice", "Alice", "unknown"),
+        ]
 
     def test_stores_confidence_source_closet(self, kg: KnowledgeGraph) -> None:
         memory = kg.remember("Alice said she joined Acme in March.", source="chat")
-        fact = kg.add("Alice", "works_at", "Acme", confidence=0.6, source="importer",
-                      source_closet=memory.id).fact
+        fact = kg.add("Alice", "works_at", "Acme", confidence=0.6, source="importer", source_closet=memory.id).fact
         assert (fact.confidence, fact.source, fact.source_closet) == (0.6, "importer", memory.id)
         assert kg.memory(fact.source_closet).text == "Alice said she joined Acme in March."
         assert kg.fact(fact.id) == fact
@@ -250,20 +269,23 @@ class TestTypes:
 
 
 class TestNames:
-    @pytest.mark.parametrize(("raw", "expected"), [
-        ("O'Brien Corp", "obrien_corp"),
-        ("O\u2019Brien Corp", "obrien_corp"),
-        ("My API", "my_api"),
-        ("my api", "my_api"),
-        ("my_api", "my_api"),
-        ("  My\u00a0\u00a0API\t", "my_api"),
-        ("my__ _api", "my_api"),
-        ("Acme-Labs", "acme-labs"),
-        ("node.js", "node.js"),
-        ("C++ (lang)", "c++_(lang)"),
-        ("ＡＢＣ", "abc"),  # NFKC folds full-width letters
-        ("Straße", "strasse"),  # case-fold, not just lower()
-    ])
+    @pytest.mark.parametrize(
+        ("raw", "expected"),
+        [
+            ("O'Brien Corp", "obrien_corp"),
+            ("O\u2019Brien Corp", "obrien_corp"),
+            ("My API", "my_api"),
+            ("my api", "my_api"),
+            ("my_api", "my_api"),
+            ("  My\u00a0\u00a0API\t", "my_api"),
+            ("my__ _api", "my_api"),
+            ("Acme-Labs", "acme-labs"),
+            ("node.js", "node.js"),
+            ("C++ (lang)", "c++_(lang)"),
+            ("ＡＢＣ", "abc"),  # NFKC folds full-width letters
+            ("Straße", "strasse"),  # case-fold, not just lower()
+        ],
+    )
     def test_normalize_name(self, raw: str, expected: str) -> None:
         assert normalize_name(raw) == expected
 
@@ -408,25 +430,31 @@ class TestValuePredicates:
 
 
 class TestTimeInputs:
-    @pytest.mark.parametrize(("value", "as_start", "as_end"), [
-        ("2026", "2026-01-01", "2026-12-31"),
-        ("2026-02", "2026-02-01", "2026-02-28"),
-        ("2024-02", "2024-02-01", "2024-02-29"),
-        ("2026-03-02", "2026-03-02", "2026-03-02"),
-        (" 2026-03-02 ", "2026-03-02", "2026-03-02"),
-        ("0001", "0001-01-01", "0001-12-31"),
-        ("9999-12", "9999-12-01", "9999-12-31"),
-        ("2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
-        ("2026-03-02T10:00:00z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
-        ("2026-03-02T10:00Z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
-        ("2026-03-02T10:00:00+02:00", "2026-03-02T08:00:00Z", "2026-03-02T08:00:00Z"),
-        ("2026-03-02T10:00:00+0200", "2026-03-02T08:00:00Z", "2026-03-02T08:00:00Z"),
-        ("2026-03-02 22:30:00-05:00", "2026-03-03T03:30:00Z", "2026-03-03T03:30:00Z"),
-        ("2026-03-02T10:00:00.123456Z", "2026-03-02T10:00:00.123456Z", "2026-03-02T10:00:00.123456Z"),
-        (dt.date(2026, 3, 2), "2026-03-02", "2026-03-02"),
-        (dt.datetime(2026, 3, 2, 10, tzinfo=dt.timezone(dt.timedelta(hours=1))),
-         "2026-03-02T09:00:00Z", "2026-03-02T09:00:00Z"),
-    ])
+    @pytest.mark.parametrize(
+        ("value", "as_start", "as_end"),
+        [
+            ("2026", "2026-01-01", "2026-12-31"),
+            ("2026-02", "2026-02-01", "2026-02-28"),
+            ("2024-02", "2024-02-01", "2024-02-29"),
+            ("2026-03-02", "2026-03-02", "2026-03-02"),
+            (" 2026-03-02 ", "2026-03-02", "2026-03-02"),
+            ("0001", "0001-01-01", "0001-12-31"),
+            ("9999-12", "9999-12-01", "9999-12-31"),
+            ("2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
+            ("2026-03-02T10:00:00z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
+            ("2026-03-02T10:00Z", "2026-03-02T10:00:00Z", "2026-03-02T10:00:00Z"),
+            ("2026-03-02T10:00:00+02:00", "2026-03-02T08:00:00Z", "2026-03-02T08:00:00Z"),
+            ("2026-03-02T10:00:00+0200", "2026-03-02T08:00:00Z", "2026-03-02T08:00:00Z"),
+            ("2026-03-02 22:30:00-05:00", "2026-03-03T03:30:00Z", "2026-03-03T03:30:00Z"),
+            ("2026-03-02T10:00:00.123456Z", "2026-03-02T10:00:00.123456Z", "2026-03-02T10:00:00.123456Z"),
+            (dt.date(2026, 3, 2), "2026-03-02", "2026-03-02"),
+            (
+                dt.datetime(2026, 3, 2, 10, tzinfo=dt.timezone(dt.timedelta(hours=1))),
+                "2026-03-02T09:00:00Z",
+                "2026-03-02T09:00:00Z",
+            ),
+        ],
+    )
     def test_accepted(self, kg: KnowledgeGraph, value, as_start: str, as_end: str) -> None:
         start = kg.add("a", "started", "x", valid_from=value).fact
         assert start.valid_from == as_start
@@ -435,12 +463,36 @@ class TestTimeInputs:
         today = dt.datetime.now(dt.UTC).date().isoformat()
         assert end.valid_to == as_end and end.current is (as_end[:10] > today)
 
-    @pytest.mark.parametrize("value", [
-        "19##", "1963-64-65", "-0044", "-44", "44 BC", "yesterday", "next tuesday", "March 2026",
-        "2026-02-30", "2026-13", "2026-00", "2026-3-2", "20260302", "0000", "0000-06-01", "10000",
-        "2026-03-02T10:00:00", "2026-03-02T25:00Z", "2026-03-02T10:00:00+25:00", "2026/03/02",
-        "02-03-2026", "٢٠٢٦-٠٣-٠٢", "0001-01-01T00:30:00+01:00", "   ", "2026-03-02Z",
-    ])
+    @pytest.mark.parametrize(
+        "value",
+        [
+            "19##",
+            "1963-64-65",
+            "-0044",
+            "-44",
+            "44 BC",
+            "yesterday",
+            "next tuesday",
+            "March 2026",
+            "2026-02-30",
+            "2026-13",
+            "2026-00",
+            "2026-3-2",
+            "20260302",
+            "0000",
+            "0000-06-01",
+            "10000",
+            "2026-03-02T10:00:00",
+            "2026-03-02T25:00Z",
+            "2026-03-02T10:00:00+25:00",
+            "2026/03/02",
+            "02-03-2026",
+            "٢٠٢٦-٠٣-٠٢",
+            "0001-01-01T00:30:00+01:00",
+            "   ",
+            "2026-03-02Z",
+        ],
+    )
     def test_rejected_on_every_field(self, kg: KnowledgeGraph, db_path: Path, dump, value: str) -> None:
         kg.add("a", "uses", "b", valid_from="2000")
         before = dump(db_path)
@@ -580,8 +632,10 @@ class TestKnownAt:
         assert objects(kg.query("a", known_at=a.recorded_at)) == ["old"]
         assert objects(kg.query("a", known_at="2000-01-01")) == []
         # A day means the end of that day.
-        assert objects(kg.query("a", known_at=today_utc(), current_only=True)) in (["mid", "new"],
-                                                                                    ["old", "mid", "new"])
+        assert objects(kg.query("a", known_at=today_utc(), current_only=True)) in (
+            ["mid", "new"],
+            ["old", "mid", "new"],
+        )
         assert [f.object for f in kg.search("p", known_at=t)] == ["old", "mid"]
 
     def test_added_already_ended_known_from_recording(self, kg: KnowledgeGraph) -> None:
@@ -599,7 +653,11 @@ class TestInvalidate:
         ended = kg.invalidate("A", "P", "B", ended="2026-10", ended_by="reviewer")
         assert ended.id == added.id
         assert (ended.valid_from, ended.valid_to, ended.ended_by, ended.current) == (
-            "2026-03-02", "2026-10-31", "reviewer", False)
+            "2026-03-02",
+            "2026-10-31",
+            "reviewer",
+            False,
+        )
         assert ended.invalidated_at >= added.recorded_at
         (kept,) = kg.query("a")  # history stays
         assert (kept.id, kept.valid_to, kept.current) == (added.id, "2026-10-31", False)
@@ -614,7 +672,8 @@ class TestInvalidate:
         assert e.code == "not_current"
         assert "2026-03-02 … 2026-10-12" in e.message
         assert [(h["object"], h["valid_from"], h["valid_to"]) for h in e.data["history"]] == [
-            ("redis", "2026-03-02", "2026-10-12")]
+            ("redis", "2026-03-02", "2026-10-12")
+        ]
         assert e.to_dict()["history"] == e.data["history"]
 
     def test_not_current_never_recorded(self, kg: KnowledgeGraph) -> None:
@@ -700,8 +759,11 @@ class TestQuery:
         kg = services
         out = kg.query("api", direction="outgoing")
         assert [(f.predicate, f.object) for f in out] == [
-            ("uses_cache", "redis"), ("owned_by", "payments"), ("uses_db", "sqlite"),
-            ("note", "legacy endpoints remain")]
+            ("uses_cache", "redis"),
+            ("owned_by", "payments"),
+            ("uses_db", "sqlite"),
+            ("note", "legacy endpoints remain"),
+        ]
         assert {f.direction for f in out} == {"outgoing"}
         inc = kg.query("api", direction="incoming")
         assert [(f.subject, f.predicate, f.direction) for f in inc] == [("alice", "works_on", "incoming")]
@@ -709,7 +771,9 @@ class TestQuery:
         assert sorted(f.id for f in both) == sorted(f.id for f in out + inc) and len(both) == 5
         assert [f.predicate for f in both][:2] == ["works_on", "uses_cache"]  # oldest first
         assert [(f.subject, f.direction) for f in kg.query("sqlite", direction="incoming")] == [
-            ("api", "incoming"), ("worker", "incoming")]
+            ("api", "incoming"),
+            ("worker", "incoming"),
+        ]
         assert kg.query("sqlite", direction="outgoing") == []
 
     def test_current_flag(self, services: KnowledgeGraph) -> None:
@@ -721,12 +785,18 @@ class TestQuery:
         # The note has neither start nor end: open ends are unbounded, so it is valid on every day.
         assert [f.predicate for f in kg.query("api", as_of="2023-03-01")] == ["works_on", "uses_cache", "note"]
         assert [f.predicate for f in kg.query("api", as_of="1900")] == ["note"]
-        assert [f.predicate for f in kg.query("api", current_only=True)] == [
-            "works_on", "owned_by", "uses_db", "note"]
+        assert [f.predicate for f in kg.query("api", current_only=True)] == ["works_on", "owned_by", "uses_db", "note"]
         assert [f.predicate for f in kg.query("api", as_of="2024-06-01", current_only=True)] == [
-            "works_on", "owned_by", "uses_db", "note"]
+            "works_on",
+            "owned_by",
+            "uses_db",
+            "note",
+        ]
         assert [f.predicate for f in kg.query("api", as_of="2025-06-01", direction="outgoing")] == [
-            "owned_by", "uses_db", "note"]
+            "owned_by",
+            "uses_db",
+            "note",
+        ]
 
     def test_limit_offset(self, services: KnowledgeGraph) -> None:
         everything = services.query("api")
@@ -734,8 +804,15 @@ class TestQuery:
         assert services.query("api", limit=2, offset=2) == everything[2:4]
         assert services.query("api", offset=4) == everything[4:]
         assert services.query("api", limit=0) == []
-        for bad in ({"limit": -1}, {"offset": -2}, {"limit": "3"}, {"limit": True}, {"offset": 1.5},
-                    {"limit": 2**63}, {"offset": 2**64}):
+        for bad in (
+            {"limit": -1},
+            {"offset": -2},
+            {"limit": "3"},
+            {"limit": True},
+            {"offset": 1.5},
+            {"limit": 2**63},
+            {"offset": 2**64},
+        ):
             with pytest.raises(InvalidRequest) as err:
                 services.query("api", **bad)  # type: ignore[arg-type]
             assert err.value.data["field"] in bad
@@ -793,7 +870,13 @@ class TestTimeline:
     def test_order_and_scope(self, services: KnowledgeGraph) -> None:
         kg = services
         assert [f.predicate for f in kg.timeline()] == [
-            "works_on", "uses_cache", "owned_by", "uses_db", "uses_db", "note"]
+            "works_on",
+            "uses_cache",
+            "owned_by",
+            "uses_db",
+            "uses_db",
+            "note",
+        ]
         assert [f.subject for f in kg.timeline("sqlite")] == ["api", "worker"]
         assert [f.predicate for f in kg.timeline("api", limit=2, offset=1)] == ["uses_cache", "owned_by"]
         assert kg.timeline("api")[-1].valid_from is None  # unknown start last
@@ -826,11 +909,17 @@ class TestMerge:
         assert result.moved == 4 and result.deduplicated == 2
         assert set(result.aliases) == {"postgres", "pg", "psql"}
         assert {a.alias: a.entity for a in kg.aliases("postgresql")} == {
-            "pg": "postgresql", "postgres": "postgresql", "psql": "postgresql"}
+            "pg": "postgresql",
+            "postgres": "postgresql",
+            "psql": "postgresql",
+        }
         assert "postgres" not in {e.id for e in kg.entities()}
         # Outgoing facts moved to the target, incoming ones point at it.
         assert {(f.predicate, f.object) for f in kg.query("postgresql", direction="outgoing")} == {
-            ("hosted_on", "aws"), ("version", "9.6"), ("is_a", "database")}
+            ("hosted_on", "aws"),
+            ("version", "9.6"),
+            ("is_a", "database"),
+        }
         assert kg.query("aws", direction="incoming")[0].subject == "postgresql"
         # The old name and its aliases now resolve to the target.
         assert kg.resolve("Postgres") == kg.resolve("pg") == "postgresql"
@@ -869,7 +958,9 @@ class TestMerge:
         result = kg.merge("a", "b")
         assert result.deduplicated == 1
         assert [(f.valid_from, f.valid_to) for f in kg.query("b")] == [
-            ("2010-01-01", "2011-12-31"), ("2012-01-01", "2013-12-31")]
+            ("2010-01-01", "2011-12-31"),
+            ("2012-01-01", "2013-12-31"),
+        ]
 
     def test_facts_between_source_and_target(self, kg: KnowledgeGraph) -> None:
         kg.add("a", "same_as", "b")
@@ -895,9 +986,12 @@ class TestMerge:
         if backend == "sqlite":
             sql(db_path, "CREATE TRIGGER refuse BEFORE DELETE ON entities BEGIN SELECT RAISE(ABORT, 'refused'); END")
         else:
-            sql(db_path, "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
-                         "LANGUAGE plpgsql",
-                "CREATE TRIGGER refuse BEFORE DELETE ON entities FOR EACH ROW EXECUTE FUNCTION refuse()")
+            sql(
+                db_path,
+                "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
+                "LANGUAGE plpgsql",
+                "CREATE TRIGGER refuse BEFORE DELETE ON entities FOR EACH ROW EXECUTE FUNCTION refuse()",
+            )
         before = dump(db_path)
         with pytest.raises((sqlite3.DatabaseError, StoreError), match="refused"):
             dup.merge("postgres", "postgresql")
@@ -945,13 +1039,34 @@ def test_stats(kg: KnowledgeGraph) -> None:
     kg.remember("Alice joined Acme.")
     stats = kg.stats()
     assert stats.to_dict() == {
-        "entities": 3, "entities_by_type": {"company": 1, "person": 2}, "facts": 4, "current": 2, "ended": 2,
-        "value_facts": 2, "predicates": 2, "aliases": 1, "memories": 1, "scheduled": 0, "events": 0}
+        "entities": 3,
+        "entities_by_type": {"company": 1, "person": 2},
+        "facts": 4,
+        "current": 2,
+        "ended": 2,
+        "value_facts": 2,
+        "predicates": 2,
+        "aliases": 1,
+        "memories": 1,
+        "scheduled": 0,
+        "events": 0,
+    }
 
 
 def test_stats_empty(kg: KnowledgeGraph) -> None:
-    assert kg.stats().to_dict() == {"entities": 0, "entities_by_type": {}, "facts": 0, "current": 0, "ended": 0,
-                                    "value_facts": 0, "predicates": 0, "aliases": 0, "memories": 0, "scheduled": 0, "events": 0}
+    assert kg.stats().to_dict() == {
+        "entities": 0,
+        "entities_by_type": {},
+        "facts": 0,
+        "current": 0,
+        "ended": 0,
+        "value_facts": 0,
+        "predicates": 0,
+        "aliases": 0,
+        "memories": 0,
+        "scheduled": 0,
+        "events": 0,
+    }
 
 
 class TestConflicts:
@@ -961,7 +1076,9 @@ class TestConflicts:
         kg.add("Alice", "works_at", "Initech")
         groups = kg.conflicts()
         assert [(g.subject, g.predicate, g.objects, g.current, g.needs_action) for g in groups] == [
-            ("alice", "works_at", 2, 2, True), ("my_api", "uses_queue", 2, 1, False)]
+            ("alice", "works_at", 2, 2, True),
+            ("my_api", "uses_queue", 2, 1, False),
+        ]
         assert groups[0].to_dict()["needs_action"] is True
 
     def test_multi_valued_left_out(self, kg: KnowledgeGraph) -> None:
@@ -1082,8 +1199,18 @@ class TestSummary:
         for payload in self.PAYLOADS:
             assert looks_like_injection(payload), payload
         assert looks_like_injection("ignore_previous_instructions")
-        for benign in ("payments_team", "Alice works at Acme", "uses_queue", "System of a Down",
-                       "the user guide", "Ignore (band)", "42 Main St", "user_id", "system_owner", "act_as_lead"):
+        for benign in (
+            "payments_team",
+            "Alice works at Acme",
+            "uses_queue",
+            "System of a Down",
+            "the user guide",
+            "Ignore (band)",
+            "42 Main St",
+            "user_id",
+            "system_owner",
+            "act_as_lead",
+        ):
             assert not looks_like_injection(benign), benign
 
 
@@ -1129,8 +1256,12 @@ class TestResolvePath:
         (tmp_path / "plain.txt").write_text("a file, not a folder\n")
         bad = tmp_path / "plain.txt" / "sub" / "graph.sqlite3"
         too_long = tmp_path / ("g" * 300 + ".sqlite3")
-        for path, read_only, error in ((bad, False, StoreError), (too_long, False, StoreError),
-                                       (too_long, True, StoreError), (bad, True, NotFound)):
+        for path, read_only, error in (
+            (bad, False, StoreError),
+            (too_long, False, StoreError),
+            (too_long, True, StoreError),
+            (bad, True, NotFound),
+        ):
             with pytest.raises(error) as err:
                 kgtoolkit.open(path, read_only=read_only)
             assert err.value.data["field"] == "path" and str(path) in err.value.message
@@ -1149,10 +1280,18 @@ class TestResolvePath:
 class TestErrors:
     def test_codes(self) -> None:
         expected = {
-            KGError: "error", InvalidRequest: "invalid_request", InvalidName: "invalid_name",
-            InvalidDate: "invalid_date", IntervalOrder: "interval_order", CommaList: "comma_list",
-            UnknownType: "unknown_type", NotFound: "not_found", NotCurrent: "not_current",
-            AliasConflict: "alias_conflict", ReadOnly: "read_only", StoreError: "store_error",
+            KGError: "error",
+            InvalidRequest: "invalid_request",
+            InvalidName: "invalid_name",
+            InvalidDate: "invalid_date",
+            IntervalOrder: "interval_order",
+            CommaList: "comma_list",
+            UnknownType: "unknown_type",
+            NotFound: "not_found",
+            NotCurrent: "not_current",
+            AliasConflict: "alias_conflict",
+            ReadOnly: "read_only",
+            StoreError: "store_error",
         }
         for cls, code in expected.items():
             assert cls.code == code and issubclass(cls, KGError)
@@ -1161,8 +1300,13 @@ class TestErrors:
 
     def test_to_dict(self) -> None:
         e = NotFound("no entity named 'x'", field="name", value="x", suggestions=["xa", "xb"])
-        assert e.to_dict() == {"code": "not_found", "message": "no entity named 'x'",
-                               "suggestions": ["xa", "xb"], "field": "name", "value": "x"}
+        assert e.to_dict() == {
+            "code": "not_found",
+            "message": "no entity named 'x'",
+            "suggestions": ["xa", "xb"],
+            "field": "name",
+            "value": "x",
+        }
         assert str(e) == e.message and e.suggestions == ["xa", "xb"]
 
     def test_not_found_suggestions_most_connected_first(self, kg: KnowledgeGraph) -> None:
@@ -1195,8 +1339,7 @@ class TestErrors:
                 kg.add(f"Redis {i}", "serves", f"client {j}")
         with pytest.raises(NotFound) as err:
             kg.query("redis")
-        assert [kg.resolve(s) for s in err.value.suggestions] == [
-            "redis_7", "redis_6", "redis_5", "redis_4", "redis_3"]
+        assert [kg.resolve(s) for s in err.value.suggestions] == ["redis_7", "redis_6", "redis_5", "redis_4", "redis_3"]
 
     def test_no_suggestions(self, kg: KnowledgeGraph) -> None:
         kg.add("a", "p", "b")
@@ -1207,9 +1350,13 @@ class TestErrors:
     def test_huge_numbers_are_errors(self, kg: KnowledgeGraph) -> None:
         kg.add("a", "p", "b")
         assert [f.object for f in kg.query("a", limit=2**63 - 1)] == ["b"]
-        for call in (lambda: kg.query("a", limit=2**64), lambda: kg.timeline(offset=2**63),
-                     lambda: kg.search("p", limit=2**70), lambda: kg.summary(limit=2**64),
-                     lambda: kg.entities(offset=2**63)):
+        for call in (
+            lambda: kg.query("a", limit=2**64),
+            lambda: kg.timeline(offset=2**63),
+            lambda: kg.search("p", limit=2**70),
+            lambda: kg.summary(limit=2**64),
+            lambda: kg.entities(offset=2**63),
+        ):
             with pytest.raises(InvalidRequest):
                 call()
         with pytest.raises(NotFound):
@@ -1282,8 +1429,12 @@ class TestSchema:
     def test_newer_schema_refused(self, db_path: Path, sql, backend: str) -> None:
         with kgtoolkit.open(db_path) as kg:
             kg.add("a", "p", "b")
-        sql(db_path, f"PRAGMA user_version = {SCHEMA_VERSION + 1}" if backend == "sqlite"
-            else f"UPDATE kgtoolkit_schema SET version = {SCHEMA_VERSION + 1}")
+        sql(
+            db_path,
+            f"PRAGMA user_version = {SCHEMA_VERSION + 1}"
+            if backend == "sqlite"
+            else f"UPDATE kgtoolkit_schema SET version = {SCHEMA_VERSION + 1}",
+        )
         with pytest.raises(StoreError) as err:
             kgtoolkit.open(db_path)
         assert err.value.code == "store_error" and "newer" in err.value.message
@@ -1354,7 +1505,7 @@ def test_bad_input_changes_nothing(kg: KnowledgeGraph, db_path: Path, dump) -> N
     kg.alias("Ali", "Alice")
     kg.remember("evidence")
     before = dump(db_path)
-    assert any("INSERT INTO \"facts\"" in line for line in before)
+    assert any('INSERT INTO "facts"' in line for line in before)
     for error, write in _failing_writes(kg):
         with pytest.raises(error):
             write()  # type: ignore[operator]
@@ -1364,9 +1515,14 @@ def test_bad_input_changes_nothing(kg: KnowledgeGraph, db_path: Path, dump) -> N
 def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path, dump) -> None:
     evil_subject = "Robert'); DROP TABLE facts;--"
     evil_note = "It's \"quoted\"; DELETE FROM entities WHERE 1=1; -- ' OR '1'='1"
-    fact = kg.add(evil_subject, "note", evil_note, source="x'); DROP TABLE aliases;--",
-                  properties={"q": "'; DROP TABLE memories;--"}).fact
-    kg.add(evil_subject, "knows", "Eve\" OR \"\"=\"")
+    fact = kg.add(
+        evil_subject,
+        "note",
+        evil_note,
+        source="x'); DROP TABLE aliases;--",
+        properties={"q": "'; DROP TABLE memories;--"},
+    ).fact
+    kg.add(evil_subject, "knows", 'Eve" OR ""="')
     kg.alias("Bobby'; --", evil_subject)
     assert fact.subject_name == evil_subject and fact.object == evil_note
     assert fact.subject == "robert);_drop_table_facts;--"
@@ -1387,7 +1543,11 @@ def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path, dump) -> No
 def test_entities_and_add_entity(kg: KnowledgeGraph) -> None:
     created = kg.add_entity("Alice Smith", type="person", properties={"team": "core"})
     assert (created.id, created.name, created.type, dict(created.properties)) == (
-        "alice_smith", "Alice Smith", "person", {"team": "core"})
+        "alice_smith",
+        "Alice Smith",
+        "person",
+        {"team": "core"},
+    )
     kg.add_entity("Acme")
     upgraded = kg.add_entity("acme", type="company")
     assert upgraded.type == "company" and upgraded.name == "Acme"

@@ -33,44 +33,125 @@ from kgtoolkit.store import dump, import_facts, read_table, restore
 def _spellings(*words: str) -> list[str]:
     """A name's spellings that normalise alike: case, padding, doubled or odd separators."""
     joined = " ".join(words)
-    return [joined, joined.upper(), joined.lower(), f"  {joined}\t", "_".join(words), "  ".join(words),
-            "\u00a0".join(words)]
+    return [
+        joined,
+        joined.upper(),
+        joined.lower(),
+        f"  {joined}\t",
+        "_".join(words),
+        "  ".join(words),
+        "\u00a0".join(words),
+    ]
 
 
-NAMES = sorted({
-    *_spellings("Acme"), *_spellings("My", "API"), *_spellings("Nimbus"), "nb", "NB", " nb ",  # nb: an alias
-    "Dana O'Brien", "Dana O\u2019Brien", "dana obrien", "DANA  O'BRIEN",  # apostrophes vanish from the id
-    "Zoë", "ZOË", "Zoe\u0308",  # NFKC: one id
-    "Redis", "redis",  # in the graph already
-    "Straße", "STRASSE", "\ufb01sh", "fish",  # case folding and NFKC: ß is ss, the ligature fi is f-i
-    "Smith, John", "Acme, Inc",  # the comma guard
-    "back\\slash", "\\N",  # what COPY's text format escapes
-    "", "   ", "_", "'",  # nothing left: invalid_name
-})
-PREDICATES = ["uses", "Uses", "uses queue", "uses_queue", "Uses  Queue", "works at", "email", "Email", " note ",
-              "NOTE", "", "  "]
-VALUES = ["Dana@Example.com", "dana@example.com", " dana@example.com ", "a, b", "x", "X", "Straße", "STRASSE", "\\N",
-          "tab\\t"]
-DATES = [None, "", "  ", "2026", "2026-03", "2026-03-02", " 2026-03-02 ", "2026-03-31", "2025-12",
-         "2026-03-31T23:59:59.999999Z",  # the key of the day 2026-03-31 as an end, spelled as an instant
-         "2026-03-02T10:00:00Z", "2026-03-02T10:00:00+02:00", "2026-03-01T23:30:00-05:00", "2026-03-02T08:00:00z",
-         "2026-02-30", "2026-13", "yesterday", "2026-03-02T10:00:00"]
+NAMES = sorted(
+    {
+        *_spellings("Acme"),
+        *_spellings("My", "API"),
+        *_spellings("Nimbus"),
+        "nb",
+        "NB",
+        " nb ",  # nb: an alias
+        "Dana O'Brien",
+        "Dana O\u2019Brien",
+        "dana obrien",
+        "DANA  O'BRIEN",  # apostrophes vanish from the id
+        "Zoë",
+        "ZOË",
+        "Zoe\u0308",  # NFKC: one id
+        "Redis",
+        "redis",  # in the graph already
+        "Straße",
+        "STRASSE",
+        "\ufb01sh",
+        "fish",  # case folding and NFKC: ß is ss, the ligature fi is f-i
+        "Smith, John",
+        "Acme, Inc",  # the comma guard
+        "back\\slash",
+        "\\N",  # what COPY's text format escapes
+        "",
+        "   ",
+        "_",
+        "'",  # nothing left: invalid_name
+    }
+)
+PREDICATES = [
+    "uses",
+    "Uses",
+    "uses queue",
+    "uses_queue",
+    "Uses  Queue",
+    "works at",
+    "email",
+    "Email",
+    " note ",
+    "NOTE",
+    "",
+    "  ",
+]
+VALUES = [
+    "Dana@Example.com",
+    "dana@example.com",
+    " dana@example.com ",
+    "a, b",
+    "x",
+    "X",
+    "Straße",
+    "STRASSE",
+    "\\N",
+    "tab\\t",
+]
+DATES = [
+    None,
+    "",
+    "  ",
+    "2026",
+    "2026-03",
+    "2026-03-02",
+    " 2026-03-02 ",
+    "2026-03-31",
+    "2025-12",
+    "2026-03-31T23:59:59.999999Z",  # the key of the day 2026-03-31 as an end, spelled as an instant
+    "2026-03-02T10:00:00Z",
+    "2026-03-02T10:00:00+02:00",
+    "2026-03-01T23:30:00-05:00",
+    "2026-03-02T08:00:00z",
+    "2026-02-30",
+    "2026-13",
+    "yesterday",
+    "2026-03-02T10:00:00",
+]
 # Typed date columns (a frame from a dataframe library rather than a file): the row path gets the objects.
 UTC = dt.UTC
 DATE_COLUMNS: dict[str, tuple[Any, list[Any]]] = {
     "text": (pl.String, DATES),
     "date": (pl.Date, [None, dt.date(2025, 12, 31), dt.date(2026, 3, 1), dt.date(2026, 3, 2)]),
-    "datetime": (pl.Datetime("us", "UTC"), [None, dt.datetime(2026, 3, 2, 10, tzinfo=UTC),
-                                            dt.datetime(2026, 3, 2, 12, tzinfo=dt.timezone(dt.timedelta(hours=2))),
-                                            dt.datetime(2026, 3, 1, 23, 59, 59, 999999, tzinfo=UTC),
-                                            dt.datetime(2026, 3, 2, 8, 0, 0, 1, tzinfo=UTC)]),
+    "datetime": (
+        pl.Datetime("us", "UTC"),
+        [
+            None,
+            dt.datetime(2026, 3, 2, 10, tzinfo=UTC),
+            dt.datetime(2026, 3, 2, 12, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+            dt.datetime(2026, 3, 1, 23, 59, 59, 999999, tzinfo=UTC),
+            dt.datetime(2026, 3, 2, 8, 0, 0, 1, tzinfo=UTC),
+        ],
+    ),
 }
 CONFIDENCES = [None, 0.0, 0.5, 0.9, 1.0, 1.5, -0.1, math.nan, math.inf]
 SOURCES = [None, "", "  ", "import", " import ", "agent"]
 CLOSETS = [None, "", "mem_1", " mem_2 "]
 TYPES = [None, "", "  ", "person", "Person", " company ", "unknown", "robot"]  # robot: not in the vocabulary
-TEXT_COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source", "source_closet",
-                "subject_type", "object_type")
+TEXT_COLUMNS = (
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "source",
+    "source_closet",
+    "subject_type",
+    "object_type",
+)
 
 
 @st.composite
@@ -115,9 +196,13 @@ def setup(kg: kgtoolkit.KnowledgeGraph, filler: int, guard: bool) -> None:
     kg.add_entity("Zoë")  # unknown: a type may upgrade it
     kg.add_entity("My API", type="company")  # concrete: another type only warns
     if filler:  # enough rows that the bulk path reads only the entities and facts its rows name
-        filled = pl.DataFrame({"subject": [f"filler {i % 37}" for i in range(filler)],
-                               "predicate": ["relates"] * filler,
-                               "object": [f"thing {i}" for i in range(filler)]})
+        filled = pl.DataFrame(
+            {
+                "subject": [f"filler {i % 37}" for i in range(filler)],
+                "predicate": ["relates"] * filler,
+                "object": [f"thing {i}" for i in range(filler)],
+            }
+        )
         import_facts(kg, filled)
 
 
@@ -147,23 +232,43 @@ def bulk_path(kg: kgtoolkit.KnowledgeGraph, frame: pl.DataFrame) -> dict[int, se
 
 def graph_of(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Counter[tuple[Any, ...]]]:
     """The graph, ids of facts and transaction times aside (a multiset of rows per table)."""
+
     def nan_safe(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple("NaN" if isinstance(v, float) and math.isnan(v) else v for v in row)
 
     entities = read_table(kg, "entities").select(["id", "name", "type", "properties"])
     aliases = read_table(kg, "aliases").select(["alias", "name", "entity_id"])
-    facts = read_table(kg, "facts").select([
-        "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to", "from_us",
-        "to_us", "confidence", "source", "source_closet", "ended_by"])
+    facts = read_table(kg, "facts").select(
+        [
+            "subject",
+            "predicate",
+            "object_id",
+            "object_value",
+            "object_key",
+            "valid_from",
+            "valid_to",
+            "from_us",
+            "to_us",
+            "confidence",
+            "source",
+            "source_closet",
+            "ended_by",
+        ]
+    )
     facts = facts.append_column("current", facts["valid_to"].is_null())
-    graph = {name: Counter(nan_safe(tuple(r.values())) for r in table.to_pylist())
-             for name, table in (("entities", entities), ("aliases", aliases), ("facts", facts))}
+    graph = {
+        name: Counter(nan_safe(tuple(r.values())) for r in table.to_pylist())
+        for name, table in (("entities", entities), ("aliases", aliases), ("facts", facts))
+    }
     return {**graph, "labels": Counter(kg.predicate_labels().items())}  # each predicate's first spelling
 
 
 def differences(a: dict[str, Counter[Any]], b: dict[str, Counter[Any]]) -> dict[str, Any]:
-    return {name: {"bulk only": sorted(map(repr, a[name] - b[name])), "row only": sorted(map(repr, b[name] - a[name]))}
-            for name in a if a[name] != b[name]}
+    return {
+        name: {"bulk only": sorted(map(repr, a[name] - b[name])), "row only": sorted(map(repr, b[name] - a[name]))}
+        for name in a
+        if a[name] != b[name]
+    }
 
 
 # ---------------------------------------------------------------------- the property
@@ -192,8 +297,14 @@ class Twins:
 
     def empty(self) -> None:
         for name in self.names:
-            self.sql(name, "DELETE FROM aliases", "DELETE FROM facts", "DELETE FROM entities", "DELETE FROM memories",
-                     "DELETE FROM settings")
+            self.sql(
+                name,
+                "DELETE FROM aliases",
+                "DELETE FROM facts",
+                "DELETE FROM entities",
+                "DELETE FROM memories",
+                "DELETE FROM settings",
+            )
 
     def close(self) -> None:
         self.bulk.close()
@@ -208,8 +319,11 @@ def twins(new_db: Callable[[str], Path | str], sql: Callable[..., Any]) -> Itera
 
 
 def test_bulk_path_and_row_path_leave_the_same_graph(backend: str, twins: Twins) -> None:
-    @settings(max_examples=60 if backend == "sqlite" else 25, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=60 if backend == "sqlite" else 25,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(batches(), st.sampled_from([0, 0, 320]), st.sampled_from([True, True, False]))
     def check(frame: pl.DataFrame, filler: int, guard: bool) -> None:
         bulk, by_row = twins.reset(filler, guard)
@@ -230,16 +344,39 @@ def test_the_twins_agree_on_a_worked_batch(twins: Twins) -> None:
         {"subject": "my api", "predicate": "uses queue", "object": "Redis", "valid_from": "2026-03"},
         {"subject": "My_API", "predicate": "Uses  Queue", "object": "redis", "valid_from": "2026-04-01"},  # duplicate
         {"subject": "nb", "predicate": "uses", "object": "Redis"},  # the alias: a duplicate of the setup's fact
-        {"subject": "Acme", "predicate": "works at", "object": "Redis", "valid_from": "2025-01-01",
-         "valid_to": "2025-12-31"},  # the setup's history row again
+        {
+            "subject": "Acme",
+            "predicate": "works at",
+            "object": "Redis",
+            "valid_from": "2025-01-01",
+            "valid_to": "2025-12-31",
+        },  # the setup's history row again
         {"subject": "Dana O\u2019Brien", "predicate": "Email", "object": " Dana@Example.com "},  # the same value
-        {"subject": "Zoë", "predicate": "works at", "object": "Acme", "subject_type": "Person",
-         "object_type": "company", "confidence": 0.5, "source": " import ", "source_closet": "mem_1"},
+        {
+            "subject": "Zoë",
+            "predicate": "works at",
+            "object": "Acme",
+            "subject_type": "Person",
+            "object_type": "company",
+            "confidence": 0.5,
+            "source": " import ",
+            "source_closet": "mem_1",
+        },
         {"subject": "Smith, John", "predicate": "uses", "object": "x"},  # comma_list
-        {"subject": "Acme", "predicate": "uses", "object": "Redis", "valid_from": "2026-03-02",
-         "valid_to": "2026-03-01T23:30:00-05:00"},  # ends (04:30Z on the 2nd) inside its start day: fine
-        {"subject": "Acme", "predicate": "uses", "object": "Redis", "valid_from": "2026-03-02T10:00:00Z",
-         "valid_to": "2026-03-02T08:00:00Z"},  # interval_order
+        {
+            "subject": "Acme",
+            "predicate": "uses",
+            "object": "Redis",
+            "valid_from": "2026-03-02",
+            "valid_to": "2026-03-01T23:30:00-05:00",
+        },  # ends (04:30Z on the 2nd) inside its start day: fine
+        {
+            "subject": "Acme",
+            "predicate": "uses",
+            "object": "Redis",
+            "valid_from": "2026-03-02T10:00:00Z",
+            "valid_to": "2026-03-02T08:00:00Z",
+        },  # interval_order
         {"subject": "Acme", "predicate": "uses", "object": "SQLite", "confidence": 1.5},  # invalid_request
         {"subject": "Acme", "predicate": "uses", "object": "SQLite", "subject_type": "robot"},  # unknown_type
         {"subject": "Acme", "predicate": "uses", "object": "SQLite", "valid_from": "2026-02-30"},  # invalid_date
@@ -249,8 +386,14 @@ def test_the_twins_agree_on_a_worked_batch(twins: Twins) -> None:
     frame = pl.DataFrame(batch, schema={**{c: pl.String for c in TEXT_COLUMNS}, "confidence": pl.Float64})
     bulk, by_row = twins.reset()
     bulk_codes, row_codes = bulk_path(bulk, frame), row_path(by_row, frame)
-    assert row_codes == {7: "comma_list", 9: "interval_order", 10: "invalid_request", 11: "unknown_type",
-                         12: "invalid_date", 13: "invalid_date"}
+    assert row_codes == {
+        7: "comma_list",
+        9: "interval_order",
+        10: "invalid_request",
+        11: "unknown_type",
+        12: "invalid_date",
+        13: "invalid_date",
+    }
     assert bulk_codes == {line: {code} for line, code in row_codes.items()}
     left, right = graph_of(bulk), graph_of(by_row)
     assert left == right, differences(left, right)

@@ -59,8 +59,9 @@ def valid(f: Fact, rule: dict[str, Any]) -> bool:
     return f.valid_to is None and lo <= TODAY
 
 
-def hops_of(facts: list[Fact], direction: str, predicates: list[str] | None,
-            rule: dict[str, Any]) -> dict[str, list[tuple[Fact, str, str]]]:
+def hops_of(
+    facts: list[Fact], direction: str, predicates: list[str] | None, rule: dict[str, Any]
+) -> dict[str, list[tuple[Fact, str, str]]]:
     """Each entity's walkable facts: (fact, the entity at the other end, the way it was walked)."""
     out: dict[str, list[tuple[Fact, str, str]]] = {}
     for f in facts:
@@ -75,8 +76,9 @@ def hops_of(facts: list[Fact], direction: str, predicates: list[str] | None,
     return out
 
 
-def model_neighbors(facts: list[Fact], center: str, hops: int, direction: str, predicates: list[str] | None,
-                    rule: dict[str, Any]) -> tuple[list[tuple[int, int]], dict[str, int]]:
+def model_neighbors(
+    facts: list[Fact], center: str, hops: int, direction: str, predicates: list[str] | None, rule: dict[str, Any]
+) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """(hop, fact id) of every fact within reach, in order, and every entity's distance."""
     adj = hops_of(facts, direction, predicates, rule)
     dist, found, frontier = {center: 0}, dict[int, int](), [center]
@@ -92,15 +94,21 @@ def model_neighbors(facts: list[Fact], center: str, hops: int, direction: str, p
     return sorted((h, i) for i, h in found.items()), dist
 
 
-def model_capped_neighbors(facts: list[Fact], center: str, hops: int, direction: str, max_facts: int,
-                           ) -> tuple[list[tuple[int, str]], int, int, int, bool]:
+def model_capped_neighbors(
+    facts: list[Fact],
+    center: str,
+    hops: int,
+    direction: str,
+    max_facts: int,
+) -> tuple[list[tuple[int, str]], int, int, int, bool]:
     """The walk with a bound: each hop reads its frontier's rows ordered by (fact id, outgoing first), at most the
     room left. (fact id, way) in answer order, the total, the entities reached, the rows read, capped."""
     adj = hops_of(facts, direction, None, {})
     dist, found, frontier, visited, capped = {center: 0}, dict[int, tuple[int, str]](), [center], 0, False
     for hop in range(1, hops + 1):
-        rows = sorted(((f.id, way, v) for u in frontier for f, v, way in adj.get(u, ())),
-                      key=lambda r: (r[0], r[1] != "outgoing"))
+        rows = sorted(
+            ((f.id, way, v) for u in frontier for f, v, way in adj.get(u, ())), key=lambda r: (r[0], r[1] != "outgoing")
+        )
         room = max_facts - visited
         capped, rows = len(rows) > room, rows[:room]
         visited += len(rows)
@@ -122,8 +130,16 @@ def start_key(f: Fact) -> str:
     return f.valid_from or ""
 
 
-def model_paths(facts: list[Fact], src: str, dst: str, max_hops: int, direction: str, predicates: list[str] | None,
-                rule: dict[str, Any], time_respecting: bool) -> list[list[tuple[int, str]]]:
+def model_paths(
+    facts: list[Fact],
+    src: str,
+    dst: str,
+    max_hops: int,
+    direction: str,
+    predicates: list[str] | None,
+    rule: dict[str, Any],
+    time_respecting: bool,
+) -> list[list[tuple[int, str]]]:
     """Every simple path src → dst of at most max_hops facts, shortest first, then by fact ids."""
     adj = hops_of(facts, direction, predicates, rule)
     out: list[list[tuple[Fact, str]]] = []
@@ -144,8 +160,9 @@ def model_paths(facts: list[Fact], src: str, dst: str, max_hops: int, direction:
     return [[(f.id, way) for f, way in p] for p in out]
 
 
-def model_follow(facts: list[Fact], start: str, predicates: list[str], direction: str,
-                 rule: dict[str, Any]) -> list[list[int]]:
+def model_follow(
+    facts: list[Fact], start: str, predicates: list[str], direction: str, rule: dict[str, Any]
+) -> list[list[int]]:
     branches: list[tuple[list[int], str, set[str]]] = [([], start, {start})]
     for pred in predicates:
         adj = hops_of(facts, direction, [pred], rule)
@@ -193,8 +210,15 @@ def test_neighbors_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph,
                 assert {r.id for r in got.entities} == {center} | {e for f in got.facts for e in (f.subject, f.object)}
                 # paging: one page at a time gives the same facts
                 first = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, limit=3, **rule)  # type: ignore[arg-type]
-                rest = kg.neighbors(center, hops=hops, direction=direction, predicates=preds, offset=3, limit=None,  # type: ignore[arg-type]
-                                    **rule)
+                rest = kg.neighbors(
+                    center,
+                    hops=hops,
+                    direction=direction,
+                    predicates=preds,
+                    offset=3,
+                    limit=None,  # type: ignore[arg-type]
+                    **rule,
+                )
                 assert [f.id for f in first.facts + rest.facts] == [i for _, i in order], case
                 assert first.truncated == (len(order) > 3) and first.next_offset == (3 if len(order) > 3 else None)
 
@@ -210,8 +234,16 @@ def test_paths_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, lis
                     src, dst = rng.sample(ENTITIES[:7], 2)
                     max_hops = rng.randint(1, 4)
                     preds = rng.choice([None, None, ["p", "q"]])
-                    got = kg.paths(src, dst, max_hops=max_hops, direction=direction, predicates=preds,  # type: ignore[arg-type]
-                                   time_respecting=time_respecting, limit=None, **rule)
+                    got = kg.paths(
+                        src,
+                        dst,
+                        max_hops=max_hops,
+                        direction=direction,
+                        predicates=preds,  # type: ignore[arg-type]
+                        time_respecting=time_respecting,
+                        limit=None,
+                        **rule,
+                    )
                     want = model_paths(facts, src, dst, max_hops, direction, preds, rule, time_respecting)
                     case = (seed, rule, direction, time_respecting, src, dst, max_hops, preds)
                     assert [walked(p) for p in got.paths] == want, case
@@ -223,8 +255,16 @@ def test_paths_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, lis
                             here = f.object if f.direction == "outgoing" else f.subject
                         assert here == dst
                     if len(want) > 2:
-                        two = kg.paths(src, dst, max_hops=max_hops, direction=direction, predicates=preds,  # type: ignore[arg-type]
-                                       time_respecting=time_respecting, limit=2, **rule)
+                        two = kg.paths(
+                            src,
+                            dst,
+                            max_hops=max_hops,
+                            direction=direction,
+                            predicates=preds,  # type: ignore[arg-type]
+                            time_respecting=time_respecting,
+                            limit=2,
+                            **rule,
+                        )
                         assert [walked(p) for p in two.paths] == want[:2] and two.truncated, case
     assert nonempty >= 5  # the generated graphs do have paths to compare
 
@@ -334,9 +374,15 @@ def test_a_capped_walk_matches_the_model_at_every_bound_and_page(kg: KnowledgeGr
         assert [(f.id, f.direction) for f in got.facts] == order, case
         assert (got.total, got.entity_total, got.visited, got.capped) == (total, reached, visited, capped), case
         limit, offset = rng.randint(0, 12), rng.randint(0, 30)
-        page = kg.neighbors(center, hops=hops, direction=direction, max_facts=bound, limit=limit,  # type: ignore[arg-type]
-                            offset=offset)
-        assert [(f.id, f.direction) for f in page.facts] == order[offset:offset + limit], case
+        page = kg.neighbors(
+            center,
+            hops=hops,
+            direction=direction,
+            max_facts=bound,
+            limit=limit,  # type: ignore[arg-type]
+            offset=offset,
+        )
+        assert [(f.id, f.direction) for f in page.facts] == order[offset : offset + limit], case
         assert page.total == total and page.entity_total == reached and page.capped == capped, case
         assert {r.id for r in page.entities} == {center} | {e for f in page.facts for e in (f.subject, f.object)}
 
@@ -394,7 +440,9 @@ def test_unknown_names_and_bad_requests_change_nothing(kg: KnowledgeGraph) -> No
 # ---------------------------------------------------------------------- diff
 
 
-def model_diff(facts: list[Fact], lo: str, hi: str, multi: frozenset[str]) -> list[tuple[str, str, int | None, int | None]]:
+def model_diff(
+    facts: list[Fact], lo: str, hi: str, multi: frozenset[str]
+) -> list[tuple[str, str, int | None, int | None]]:
     """(kind, at, old id, new id) of every change between two days, in time order (valid time)."""
     began = [f for f in facts if f.valid_from is not None and lo <= f.valid_from <= hi]
     ended = [f for f in facts if f.valid_to is not None and lo <= f.valid_to <= hi]
@@ -442,8 +490,9 @@ def test_diff_matches_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, li
             got = kg.diff(lo, hi, limit=None)
             want = model_diff(facts, lo, hi, multi)
             assert _changes(got) == want, (seed, lo, hi)
-            assert (got.began, got.ended, got.replaced) == tuple(sum(c[0] == k for c in want)
-                                                                  for k in ("began", "ended", "replaced"))
+            assert (got.began, got.ended, got.replaced) == tuple(
+                sum(c[0] == k for c in want) for k in ("began", "ended", "replaced")
+            )
             entity, pred = rng.choice(ENTITIES[:5]), rng.choice(PREDICATES)
             mine = kg.diff(lo, hi, entity=entity, predicates=[pred], limit=None)
             sub = [f for f in facts if f.predicate == pred and entity in (f.subject, f.object)]
@@ -452,7 +501,9 @@ def test_diff_matches_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, li
             assert _changes(page) == want[1:3] and page.total == len(want)
             assert page.truncated == (len(want) > 3)
         march = _changes(kg.diff("2022-03", "2022-03"))
-        assert ("replaced", "2022-03-02") in [c[:2] for c in march] and ("replaced", "2022-03-09") in [c[:2] for c in march]
+        assert ("replaced", "2022-03-02") in [c[:2] for c in march] and ("replaced", "2022-03-09") in [
+            c[:2] for c in march
+        ]
 
 
 def test_diff_rules(kg: KnowledgeGraph) -> None:
@@ -464,16 +515,22 @@ def test_diff_rules(kg: KnowledgeGraph) -> None:
     kg.add("x", "met", "z", valid_from="2026-03-11", valid_to="2026-03-11")  # the next event: no replacement
     d = kg.diff("2026-03", "2026-03")
     assert [(c.kind, c.at, c.predicate) for c in d.changes] == [
-        ("replaced", "2026-03-02", "uses"), ("ended", "2026-03-04", "depends_on"),
-        ("began", "2026-03-05", "depends_on"), ("occurred", "2026-03-10", "met"),  # events (contract §12)
-        ("occurred", "2026-03-11", "met")]
+        ("replaced", "2026-03-02", "uses"),
+        ("ended", "2026-03-04", "depends_on"),
+        ("began", "2026-03-05", "depends_on"),
+        ("occurred", "2026-03-10", "met"),  # events (contract §12)
+        ("occurred", "2026-03-11", "met"),
+    ]
     replaced = d.changes[0]
     assert (replaced.old and replaced.old.object_name, replaced.new and replaced.new.object_name) == ("Redis", "SQLite")
     assert d.to_dict()["changes"][0]["old"]["valid_to"] == "2026-03-02" and d.to_dict()["total"] == 5
     assert kg.diff("2026-04", "2026-12").total == 0
     frame = frames.diff(kg, "2026-03", "2026-03", entity="api")
     assert frame.select("kind", "old_object_name", "new_object_name").rows() == [
-        ("replaced", "Redis", "SQLite"), ("ended", "billing", None), ("began", None, "auth")]
+        ("replaced", "Redis", "SQLite"),
+        ("ended", "billing", None),
+        ("began", None, "auth"),
+    ]
 
 
 def test_diff_by_known_time(kg: KnowledgeGraph) -> None:
@@ -485,7 +542,10 @@ def test_diff_by_known_time(kg: KnowledgeGraph) -> None:
     assert t1 is not None and t2 is not None
     everything = kg.diff(t1, t2, by="known")
     assert [(c.kind, c.predicate) for c in everything.changes] == [
-        ("began", "uses"), ("replaced", "uses"), ("began", "owner")]
+        ("began", "uses"),
+        ("replaced", "uses"),
+        ("began", "owner"),
+    ]
     assert everything.changes[1].at == kg.fact(2).recorded_at and everything.by == "known"
     assert kg.diff("2020-01-01", "2020-12-31").replaced == 1  # by valid time, the same switch
     later = kg.diff(kg.fact(2).recorded_at or "", t2, by="known")
@@ -520,9 +580,13 @@ def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_p
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"facts_walk_out", "facts_walk_in", "facts_ended"} <= names
-        plan = " ".join(str(r) for r in conn.execute(
-            "EXPLAIN QUERY PLAN SELECT f.id, f.object_id, f.from_us FROM facts f WHERE f.subject IN ('e0', 'e1') AND "
-            "f.object_id IS NOT NULL AND f.to_us = 4611686018427387904 AND f.from_us <= 0"))
+        plan = " ".join(
+            str(r)
+            for r in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT f.id, f.object_id, f.from_us FROM facts f WHERE f.subject IN ('e0', 'e1') AND "
+                "f.object_id IS NOT NULL AND f.to_us = 4611686018427387904 AND f.from_us <= 0"
+            )
+        )
         assert "COVERING INDEX facts_walk_out" in plan  # a hop reads no table row
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
@@ -563,9 +627,13 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         for index, first in (("facts_walk_out", "subject"), ("facts_walk_in", "object_id")):
             assert [r[2] for r in conn.execute(f"PRAGMA index_info({index})")][:2] == [first, "to_us"]
-        plan = " ".join(str(r) for r in conn.execute(
-            "EXPLAIN QUERY PLAN SELECT f.id, f.subject, f.from_us FROM facts f WHERE f.object_id IN ('e0', 'e1') AND "
-            "f.to_us = 4611686018427387904 AND f.from_us <= 0"))
+        plan = " ".join(
+            str(r)
+            for r in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT f.id, f.subject, f.from_us FROM facts f WHERE f.object_id IN ('e0', 'e1') AND "
+                "f.to_us = 4611686018427387904 AND f.from_us <= 0"
+            )
+        )
         assert "COVERING INDEX facts_walk_in (object_id=? AND to_us=?)" in plan  # seeks the current facts
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:

@@ -44,16 +44,23 @@ def test_the_actions_answer_what_the_library_answers(kg: KnowledgeGraph) -> None
     _org(kg)
     got = ok(kg, action="neighbors", name="billing_service", hops=2)
     assert got == plain(kg.neighbors("billing_service", hops=2, limit=100).to_dict())
-    assert {e["id"]: e["hops"] for e in got["entities"]} == {"billing_service": 0, "payments_team": 1, "ledger": 1,
-                                                              "dana": 2, "platform_team": 2}
+    assert {e["id"]: e["hops"] for e in got["entities"]} == {
+        "billing_service": 0,
+        "payments_team": 1,
+        "ledger": 1,
+        "dana": 2,
+        "platform_team": 2,
+    }
     assert (got["count"], got["total"], got["truncated"], got["next_offset"]) == (4, 4, False, None)
 
     path = ok(kg, action="path", source="billing_service", target="Dana")
     assert [[f["predicate"] for f in p] for p in path["paths"]] == [["owned_by", "reports_to"]]
     assert path == plain(kg.paths("billing_service", "dana", limit=100).to_dict())
     then = ok(kg, action="path", source="billing_service", target="Dana", as_of="2024-06", max_hops=3)
-    assert [[f["predicate"] for f in p] for p in then["paths"]] == [["owned_by", "reports_to"],
-                                                                    ["depends_on", "owned_by", "reports_to"]]
+    assert [[f["predicate"] for f in p] for p in then["paths"]] == [
+        ["owned_by", "reports_to"],
+        ["depends_on", "owned_by", "reports_to"],
+    ]
     assert [f["direction"] for f in then["paths"][1]] == ["outgoing"] * 3
     back = ok(kg, action="path", source="Dana", target="ledger", as_of="2024-06", direction="incoming")
     assert [[f["direction"] for f in p] for p in back["paths"]] == [["incoming", "incoming"]]
@@ -64,11 +71,14 @@ def test_the_actions_answer_what_the_library_answers(kg: KnowledgeGraph) -> None
 
     changes = ok(kg, action="diff", **{"from": "2024-03", "to": "2024-03"})
     assert [(c["kind"], c["at"], c["old"]["object_name"], c["new"]["object_name"]) for c in changes["changes"]] == [
-        ("replaced", "2024-03-02", "Redis", "SQLite")]
+        ("replaced", "2024-03-02", "Redis", "SQLite")
+    ]
     assert changes == plain(kg.diff("2024-03", "2024-03", limit=100).to_dict())
     year = ok(kg, action="diff", name="Dana", predicates=["reports_to"], **{"from": "2024", "to": "2024"})
-    assert [(c["kind"], c["subject"]) for c in year["changes"]] == [("began", "platform_team"),
-                                                                    ("ended", "platform_team")]
+    assert [(c["kind"], c["subject"]) for c in year["changes"]] == [
+        ("began", "platform_team"),
+        ("ended", "platform_team"),
+    ]
     assert ok(kg, action="diff", by="known", **{"from": "2000", "to": "2999"})["total"] == 7
 
 
@@ -79,8 +89,13 @@ def test_during_walks_the_facts_overlapping_a_window_through_the_tool_and_mcp(kg
     window = ["2023-04-01", "2023-05-31"]
     got = ok(kg, action="neighbors", name="ledger", hops=2, during=window)
     assert got == plain(kg.neighbors("ledger", hops=2, during=window, limit=100).to_dict())
-    assert {e["id"] for e in got["entities"]} == {"ledger", "archive_team", "eve", "billing_service",
-                                                  "payments_team"}  # the 2024 owner is not in the window
+    assert {e["id"] for e in got["entities"]} == {
+        "ledger",
+        "archive_team",
+        "eve",
+        "billing_service",
+        "payments_team",
+    }  # the 2024 owner is not in the window
     path = ok(kg, action="path", source="ledger", target="Eve", during=window)
     assert [[f["predicate"] for f in p] for p in path["paths"]] == [["owned_by", "reports_to"]]
     assert path == plain(kg.paths("ledger", "eve", during=window, limit=100).to_dict())
@@ -89,8 +104,9 @@ def test_during_walks_the_facts_overlapping_a_window_through_the_tool_and_mcp(kg
     assert chain["ends"] == ["eve"]
     assert chain == plain(kg.follow("ledger", ["owned_by", "reports_to"], during=window).to_dict())
     assert ok(kg, action="follow", name="ledger", predicates=["owned_by", "reports_to"])["ends"] == []
-    served = mcp_server.call(kg, "kg_follow", {"name": "ledger", "predicates": ["owned_by", "reports_to"],
-                                               "during": window})
+    served = mcp_server.call(
+        kg, "kg_follow", {"name": "ledger", "predicates": ["owned_by", "reports_to"], "during": window}
+    )
     assert served["result"]["ends"] == ["eve"]
     assert mcp_server.call(kg, "kg_path", {"source": "ledger", "target": "Eve", "during": window})["result"] == path
     specs = mcp_server.tool_specs()
@@ -100,8 +116,10 @@ def test_during_walks_the_facts_overlapping_a_window_through_the_tool_and_mcp(kg
     before = kg.data_version()
     assert error(kg, action="path", source="ledger", target="Eve", during=["2023-04-01"])["field"] == "during"
     assert error(kg, action="neighbors", name="ledger", during="2023-04-01")["field"] == "during"
-    assert error(kg, action="follow", name="ledger", predicates=["owned_by"], during=["2023-06", "2023-01"])[
-        "code"] == "interval_order"
+    assert (
+        error(kg, action="follow", name="ledger", predicates=["owned_by"], during=["2023-06", "2023-01"])["code"]
+        == "interval_order"
+    )
     both = error(kg, action="neighbors", name="ledger", as_of="2023-04-01", during=window)
     assert (both["code"], both["field"]) == ("invalid_request", "during")
     assert error(kg, action="path", source="ledger", target="Eve", during=["soon", "later"])["code"] == "invalid_date"
@@ -180,8 +198,9 @@ def test_kg_path_through_the_stdio_server(db_path: Any, tmp_path: Any) -> None:
         _org(kg)
 
     async def ask() -> dict[str, Any]:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "kgtoolkit", "mcp", "--db", str(db_path)],
-                                       env={"HOME": str(tmp_path)})
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "kgtoolkit", "mcp", "--db", str(db_path)], env={"HOME": str(tmp_path)}
+        )
         with open(tmp_path / "server.log", "w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -195,6 +214,7 @@ def test_kg_path_through_the_stdio_server(db_path: Any, tmp_path: Any) -> None:
 
 
 # ---------------------------------------------------------------------- the command line
+
 
 def _cli(*args: Any) -> Any:
     import re
@@ -217,14 +237,25 @@ def test_the_commands(db_path: Any) -> None:
     assert code == 0
     assert "1. billing_service —owned_by→ payments team —reports_to→ Dana" in text
     assert "2. billing_service —depends_on→ ledger —owned_by→ platform team —reports_to→ Dana" in text
-    code, text, _ = _cli("path", "billing_service", "Dana", "--as-of", "2024-06", "--max-hops", "3", "--json",
-                         "--db", db_path)
+    code, text, _ = _cli(
+        "path", "billing_service", "Dana", "--as-of", "2024-06", "--max-hops", "3", "--json", "--db", db_path
+    )
     assert code == 0 and json.loads(text) == expected_paths
     code, text, _ = _cli("--db", db_path, "path", "Dana", "billing_service", "--direction", "incoming")
     assert "Dana ←reports_to— payments team ←owned_by— billing_service" in text
 
-    code, text, _ = _cli("--db", db_path, "neighbors", "billing_service", "--hops", "2", "--predicate", "owned_by",
-                         "--predicate", "reports_to")
+    code, text, _ = _cli(
+        "--db",
+        db_path,
+        "neighbors",
+        "billing_service",
+        "--hops",
+        "2",
+        "--predicate",
+        "owned_by",
+        "--predicate",
+        "reports_to",
+    )
     assert code == 0 and "billing_service within 2 hops (2 facts, 3 entities)" in text  # depends_on not walked
     assert "1 hop: payments team\n2 hops: Dana" in text
     code, text, _ = _cli("--db", db_path, "--json", "neighbors", "ledger", "--during", "2023-01-01", "2023-12-31")
@@ -232,8 +263,18 @@ def test_the_commands(db_path: Any) -> None:
 
     code, text, _ = _cli("--db", db_path, "follow", "billing_service", "owned by", "reports_to", "--as-of", "2024-06")
     assert code == 0 and text.splitlines()[0] == "billing_service owned_by → reports_to: dana"
-    code, text, _ = _cli("--db", db_path, "follow", "billing_service", "depends_on", "owned_by", "reports_to",
-                         "--as-of", "2024-06", "--json")
+    code, text, _ = _cli(
+        "--db",
+        db_path,
+        "follow",
+        "billing_service",
+        "depends_on",
+        "owned_by",
+        "reports_to",
+        "--as-of",
+        "2024-06",
+        "--json",
+    )
     assert json.loads(text)["ends"] == ["dana"]
 
     code, text, _ = _cli("--db", db_path, "diff", "--from", "2024", "--to", "2024", "--entity", "api")

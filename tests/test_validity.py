@@ -93,11 +93,15 @@ def test_the_switch_day_belongs_to_the_new_fact() -> None:
     day = dt.date(2031, 1, 3)
     for hour in (0, 12, 23):
         now = Clock.at(as_key(dt.datetime.combine(day, dt.time(hour), UTC), end=False)).now
-        assert (fact_state("2025-01-03", "2031-01-03", now=now), fact_state("2031-01-03", "2037-01-03", now=now)) \
-            == ("ended", "current")
+        assert (fact_state("2025-01-03", "2031-01-03", now=now), fact_state("2031-01-03", "2037-01-03", now=now)) == (
+            "ended",
+            "current",
+        )
     eve = as_key(dt.datetime(2031, 1, 2, 23, 59, 59, tzinfo=UTC), end=False)
-    assert (fact_state("2025-01-03", "2031-01-03", now=eve), fact_state("2031-01-03", None, now=eve)) \
-        == ("current", "scheduled")
+    assert (fact_state("2025-01-03", "2031-01-03", now=eve), fact_state("2031-01-03", None, now=eve)) == (
+        "current",
+        "scheduled",
+    )
 
 
 # ---------------------------------------------------------------------- every door, both engines
@@ -105,16 +109,31 @@ def test_the_switch_day_belongs_to_the_new_fact() -> None:
 
 def _cases(now: dt.datetime) -> list[tuple[Bound, Bound]]:
     today = now.date()
-    starts: list[Bound] = [None, today - dt.timedelta(days=400), today - dt.timedelta(days=1), today,
-                           today + dt.timedelta(days=1), today + dt.timedelta(days=400),
-                           now - dt.timedelta(hours=1), now + dt.timedelta(hours=1)]
-    ends: list[Bound] = [None, today - dt.timedelta(days=1), today, today + dt.timedelta(days=1),
-                         today + dt.timedelta(days=800), now - dt.timedelta(minutes=30),
-                         now + dt.timedelta(minutes=30)]
+    starts: list[Bound] = [
+        None,
+        today - dt.timedelta(days=400),
+        today - dt.timedelta(days=1),
+        today,
+        today + dt.timedelta(days=1),
+        today + dt.timedelta(days=400),
+        now - dt.timedelta(hours=1),
+        now + dt.timedelta(hours=1),
+    ]
+    ends: list[Bound] = [
+        None,
+        today - dt.timedelta(days=1),
+        today,
+        today + dt.timedelta(days=1),
+        today + dt.timedelta(days=800),
+        now - dt.timedelta(minutes=30),
+        now + dt.timedelta(minutes=30),
+    ]
     pairs = [(s, e) for s in starts for e in ends]
-    return [(s, e if not isinstance(e, dt.datetime) else e.replace(microsecond=0))
-            for s, e in pairs if _ordered((s if not isinstance(s, dt.datetime) else s.replace(microsecond=0), e))
-            and text(s) != text(e)]  # equal bounds make an event (contract §12), judged below
+    return [
+        (s, e if not isinstance(e, dt.datetime) else e.replace(microsecond=0))
+        for s, e in pairs
+        if _ordered((s if not isinstance(s, dt.datetime) else s.replace(microsecond=0), e)) and text(s) != text(e)
+    ]  # equal bounds make an event (contract §12), judged below
 
 
 def _fill(kg: KnowledgeGraph, now: dt.datetime) -> dict[str, str]:
@@ -154,8 +173,9 @@ def test_every_door_agrees_with_the_model(kg: KnowledgeGraph) -> None:
     assert set(frames.facts(kg, current_only=True)["subject"]) == current_now
     bare = frame.drop("current", "state")
     rebuilt = analysis.gantt(bare.filter(pl.col("start").is_not_null()), now=now)
-    assert {r["subject"]: r["state"] for r in rebuilt.to_dicts()} == \
-        {s: state for s, state in want.items() if frame.filter(pl.col("subject") == s)["start"][0] is not None}
+    assert {r["subject"]: r["state"] for r in rebuilt.to_dicts()} == {
+        s: state for s, state in want.items() if frame.filter(pl.col("subject") == s)["start"][0] is not None
+    }
     # The summary's fact lines name only current facts (up to its per-entity cap), scheduled ones only on the
     # Planned line, ended ones nowhere.
     lines = kg.summary(limit=1).splitlines()
@@ -208,8 +228,10 @@ def test_two_facts_valid_now_need_action_not_two_without_an_end(kg: KnowledgeGra
     assert [g.subject for g in kg.conflicts(current_only=True)] == ["lease"]
     assert [f.object_name for f in kg.query("seat", current_only=True)] == ["dan"]
     frame_groups = analysis.conflicts(frames.facts(kg), multi_valued=kg.config.multi_valued)
-    assert {r["subject"]: (r["current"], r["needs_action"]) for r in frame_groups.to_dicts()} == \
-        {"lease": (2, True), "seat": (1, False)}
+    assert {r["subject"]: (r["current"], r["needs_action"]) for r in frame_groups.to_dicts()} == {
+        "lease": (2, True),
+        "seat": (1, False),
+    }
     codes = [f.code for f in kg.check().items]
     assert codes.count("single_valued_overlap") == 0  # tenant/held_by are not declared single-valued
 

@@ -49,9 +49,24 @@ from . import _actions  # noqa: F401  (declares every action in the registry: be
 from ._dispatch import answer_json, conflicts_result, envelope, facts_result, page_result, run_tool
 from ._registry import DEFAULT_LIMIT, MAX_LIMIT, PARAMETERS, Action, Param, action, registry, tool_schema
 
-__all__ = ["ACTIONS", "DEFAULT_LIMIT", "MAX_LIMIT", "PARAMETERS", "TOOL_SCHEMA", "Action", "Param", "action",
-           "answer_json", "conflicts_result", "envelope", "facts_result", "page_result", "registry", "run_tool",
-           "tool_schema"]
+__all__ = [
+    "ACTIONS",
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "PARAMETERS",
+    "TOOL_SCHEMA",
+    "Action",
+    "Param",
+    "action",
+    "answer_json",
+    "conflicts_result",
+    "envelope",
+    "facts_result",
+    "page_result",
+    "registry",
+    "run_tool",
+    "tool_schema",
+]
 
 
 ACTIONS: tuple[str, ...] = tuple(registry())

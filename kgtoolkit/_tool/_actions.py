@@ -21,59 +21,95 @@ from ._registry import DEFAULT_LIMIT, MAX_LIMIT, _param, action
 
 SUBJECT = _param("subject", "string", "Entity the fact is about (for merge: the duplicate to fold away).")
 PREDICATE = _param("predicate", "string", "Relationship type, e.g. uses_queue, works_at, email.")
-OBJECT = _param("object", "string", "Entity or value the fact points at (for merge: the entity to keep; for "
-                                    "supersede: the old object).")
-VALID_FROM = _param("valid_from", "string", "When the fact became true: YYYY, YYYY-MM, YYYY-MM-DD or an ISO "
-                                            "datetime with Z.")
+OBJECT = _param(
+    "object",
+    "string",
+    "Entity or value the fact points at (for merge: the entity to keep; for supersede: the old object).",
+)
+VALID_FROM = _param(
+    "valid_from", "string", "When the fact became true: YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime with Z."
+)
 VALID_TO = _param("valid_to", "string", "When it stopped being true (leave out while it is still true).")
 CONFIDENCE = _param("confidence", "number", "How sure the source is, 0 to 1 (default 1).", minimum=0, maximum=1)
-SOURCE = _param("source", "string", "Who asserts it (default: agent), e.g. the agent's or the user's name; for path: "
-                                    "the entity the path starts at.")
-SOURCE_CLOSET = _param("source_closet", "string", "Pointer to the evidence, e.g. a memory id from kg_remember or "
-                                                  "a URL.")
-SUBJECT_TYPE = _param("subject_type", "string", "Type of the subject entity: person, company, project, event, "
-                                                "unknown, or a type the graph adds.")
+SOURCE = _param(
+    "source",
+    "string",
+    "Who asserts it (default: agent), e.g. the agent's or the user's name; for path: the entity the path starts at.",
+)
+SOURCE_CLOSET = _param(
+    "source_closet", "string", "Pointer to the evidence, e.g. a memory id from kg_remember or a URL."
+)
+SUBJECT_TYPE = _param(
+    "subject_type",
+    "string",
+    "Type of the subject entity: person, company, project, event, unknown, or a type the graph adds.",
+)
 OBJECT_TYPE = _param("object_type", "string", "Type of the object entity (see subject_type).")
 PROPERTIES = _param("properties", "object", "JSON object of properties to set on the subject entity.")
 NAME = _param("name", "string", "Entity to look up (query, timeline, conflicts) or the new alias (alias).")
-DIRECTION = _param("direction", "string", "outgoing (entity is subject), incoming (entity is object) or both.",
-                   enum=("both", "outgoing", "incoming"))
+DIRECTION = _param(
+    "direction",
+    "string",
+    "outgoing (entity is subject), incoming (entity is object) or both.",
+    enum=("both", "outgoing", "incoming"),
+)
 AS_OF = _param("as_of", "string", "Only facts valid on this date.")
 KNOWN_AT = _param("known_at", "string", "What the graph believed at this moment (transaction time).")
-CURRENT_ONLY = _param("current_only", "boolean", "Only facts valid now (started and not yet ended; never a scheduled one).")
-LIMIT = _param("limit", "integer", f"At most this many items. List actions (query, search, timeline, conflicts, "
-                                   f"aliases, predicates): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
-                                   "page on with offset = next_offset. summary: how many entities.", minimum=0)
-PAGE_LIMIT = LIMIT.but(description=f"At most this many items (at most {MAX_LIMIT:,}); the answer's total, truncated "
-                                   "and next_offset say whether more exist.", maximum=MAX_LIMIT)
-OFFSET = _param("offset", "integer", "Skip this many items first (paging: the previous answer's next_offset).",
-                minimum=0)
+CURRENT_ONLY = _param(
+    "current_only", "boolean", "Only facts valid now (started and not yet ended; never a scheduled one)."
+)
+LIMIT = _param(
+    "limit",
+    "integer",
+    f"At most this many items. List actions (query, search, timeline, conflicts, "
+    f"aliases, predicates): default {DEFAULT_LIMIT} (the MCP tools: 50), at most {MAX_LIMIT:,}; "
+    "page on with offset = next_offset. summary: how many entities.",
+    minimum=0,
+)
+PAGE_LIMIT = LIMIT.but(
+    description=f"At most this many items (at most {MAX_LIMIT:,}); the answer's total, truncated "
+    "and next_offset say whether more exist.",
+    maximum=MAX_LIMIT,
+)
+OFFSET = _param(
+    "offset", "integer", "Skip this many items first (paging: the previous answer's next_offset).", minimum=0
+)
 ENDED = _param("ended", "string", "When the fact stopped being true (default: today).")
 ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
 OLD_OBJECT = _param("old_object", "string", "The object being replaced (supersede).")
 NEW_OBJECT = _param("new_object", "string", "The object that replaces it (supersede).")
 AT = _param("at", "string", "When the new object replaced the old one (default: today).")
 ENTITY = _param("entity", "string", "Entity an alias names.")
-STYLE = _param("style", "string", "main (# Knowledge Graph heading) or subagent (## Known Facts).",
-               enum=("main", "subagent"))
+STYLE = _param(
+    "style", "string", "main (# Knowledge Graph heading) or subagent (## Known Facts).", enum=("main", "subagent")
+)
 TEXT = _param("text", "string", "Evidence to store as a memory (remember); a fact's source_closet may point at its id.")
 METADATA = _param("metadata", "object", "JSON object stored with the memory (remember).")
-QUERY = _param("query", "string", "What to look for, in words (find): facts and memories are ranked by their words, "
-                                   "meaning and the entities named.")
+QUERY = _param(
+    "query",
+    "string",
+    "What to look for, in words (find): facts and memories are ranked by their words, meaning and the entities named.",
+)
 K = _param("k", "integer", "How many hits (find; default 10).")
-KIND = _param("kind", "string", "facts, memories or both (find; default facts); entities or predicates "
-                                 "(duplicates, not_duplicate; default entities).")
-PREDICATES = _param("predicates", "array", "Only facts of these predicates (query, timeline), e.g. [\"works_at\"].")
+KIND = _param(
+    "kind",
+    "string",
+    "facts, memories or both (find; default facts); entities or predicates "
+    "(duplicates, not_duplicate; default entities).",
+)
+PREDICATES = _param("predicates", "array", 'Only facts of these predicates (query, timeline), e.g. ["works_at"].')
 OTHER = _param("other", "string", "Only facts whose other side is this entity (query): exact name or alias.")
 SINCE = _param("since", "string", "Only facts valid on or after this date (timeline).")
 UNTIL = _param("until", "string", "Only facts valid on or before this date (timeline).")
-ALIAS = _param("alias", "string", "Another name of a predicate (alias_predicate): writes and reads through it mean the "
-                                  "predicate.")
-NEW_PREDICATE = _param("new_predicate", "string", "The predicate the facts are folded into (rename_predicate): one in "
-                                                  "use, or a new one.")
+ALIAS = _param(
+    "alias", "string", "Another name of a predicate (alias_predicate): writes and reads through it mean the predicate."
+)
+NEW_PREDICATE = _param(
+    "new_predicate", "string", "The predicate the facts are folded into (rename_predicate): one in use, or a new one."
+)
 FIRST = _param("first", "string", "One of two names (not_duplicate): an entity's exact name or alias, or a predicate.")
 SECOND = _param("second", "string", "The other name (not_duplicate).")
-CODES = _param("codes", "array", "Only findings of these codes (check), e.g. [\"single_valued_overlap\"].")
+CODES = _param("codes", "array", 'Only findings of these codes (check), e.g. ["single_valued_overlap"].')
 
 
 # ---------------------------------------------------------------------- the actions
@@ -93,14 +129,25 @@ def _add_rules(p: dict[str, Any]) -> list[str]:
     "for passing chatter. Adding a fact that is already current changes nothing (created: false). When a fact "
     "replaces an older one, use kg_supersede instead; when one simply ended, kg_invalidate. With only subject (and "
     "subject_type / properties) it creates or updates the entity.",
-    SUBJECT.but(required=True), PREDICATE, OBJECT, VALID_FROM, VALID_TO, CONFIDENCE.but(default=1), SOURCE,
-    SOURCE_CLOSET, SUBJECT_TYPE, OBJECT_TYPE, PROPERTIES,
-    idempotent=True, rules=_add_rules,
+    SUBJECT.but(required=True),
+    PREDICATE,
+    OBJECT,
+    VALID_FROM,
+    VALID_TO,
+    CONFIDENCE.but(default=1),
+    SOURCE,
+    SOURCE_CLOSET,
+    SUBJECT_TYPE,
+    OBJECT_TYPE,
+    PROPERTIES,
+    idempotent=True,
+    rules=_add_rules,
 )
 def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     if "predicate" not in p:
-        return {"entity": kg.add_entity(p["subject"], type=p.get("subject_type"),
-                                        properties=p.get("properties")).to_dict()}
+        return {
+            "entity": kg.add_entity(p["subject"], type=p.get("subject_type"), properties=p.get("properties")).to_dict()
+        }
     subject, predicate, obj = p.pop("subject"), p.pop("predicate"), p.pop("object")
     return kg.add(subject, predicate, obj, **p).to_dict()
 
@@ -112,9 +159,16 @@ def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "this before answering about past decisions or the state of something. as_of asks what held on a date, known_at "
     "what the graph believed at a moment. Never fuzzy: a miss returns not_found with suggestions.",
     NAME.but(required=True, description="Entity to look up: its exact name or an alias (never fuzzy)."),
-    DIRECTION.but(default="both"), AS_OF, KNOWN_AT, CURRENT_ONLY.but(default=False), PREDICATES, OTHER, PAGE_LIMIT,
+    DIRECTION.but(default="both"),
+    AS_OF,
+    KNOWN_AT,
+    CURRENT_ONLY.but(default=False),
+    PREDICATES,
+    OTHER,
+    PAGE_LIMIT,
     OFFSET.but(default=0),
-    read_only=True, paged=True,
+    read_only=True,
+    paged=True,
 )
 def _query(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     entity = kg.resolve(p["name"])
@@ -127,8 +181,11 @@ def _query(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "Close a current fact that stopped being true (ended defaults to today); it stays as history. Use when "
     "something ended without a replacement; when it was replaced, use kg_supersede. Fails with not_current when no "
     "such fact is current (the message shows the historical ones).",
-    SUBJECT.but(required=True), PREDICATE.but(required=True),
-    OBJECT.but(required=True, description="The object of the fact that ended."), ENDED, ENDED_BY,
+    SUBJECT.but(required=True),
+    PREDICATE.but(required=True),
+    OBJECT.but(required=True, description="The object of the fact that ended."),
+    ENDED,
+    ENDED_BY,
 )
 def _invalidate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return {"fact": kg.invalidate(p.pop("subject"), p.pop("predicate"), p.pop("object"), **p).to_dict()}
@@ -138,8 +195,11 @@ def _supersede_rules(p: dict[str, Any]) -> list[str]:
     """supersede takes its old object as ``object`` or ``old_object``, once."""
     if "object" in p:
         if "old_object" in p and p["old_object"] != p["object"]:
-            raise InvalidRequest("supersede takes the old object once: give object or old_object, not both",
-                                 field="old_object", value=str(p["old_object"]))
+            raise InvalidRequest(
+                "supersede takes the old object once: give object or old_object, not both",
+                field="old_object",
+                value=str(p["old_object"]),
+            )
         p["old_object"] = p.pop("object")
     return []
 
@@ -149,9 +209,16 @@ def _supersede_rules(p: dict[str, Any]) -> list[str]:
     "Replace the object of a current fact at one moment, atomically: ends subject–predicate–old_object at `at` and "
     "adds subject–predicate–new_object from `at` (e.g. my_api uses_queue Redis → SQLite on 2026-10-12). Use "
     "whenever a decision, owner, dependency or value changes.",
-    SUBJECT.but(required=True), PREDICATE.but(required=True), OBJECT.but(offered=False),
-    OLD_OBJECT.but(required=True), NEW_OBJECT.but(required=True), AT, CONFIDENCE.but(default=1), SOURCE,
-    SOURCE_CLOSET, OBJECT_TYPE,
+    SUBJECT.but(required=True),
+    PREDICATE.but(required=True),
+    OBJECT.but(offered=False),
+    OLD_OBJECT.but(required=True),
+    NEW_OBJECT.but(required=True),
+    AT,
+    CONFIDENCE.but(default=1),
+    SOURCE,
+    SOURCE_CLOSET,
+    OBJECT_TYPE,
     rules=_supersede_rules,
 )
 def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -162,9 +229,15 @@ def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "search",
     "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object SQLite: "
     "everything that uses SQLite as a queue). Use when you know the relationship but not the subject.",
-    PREDICATE.but(required=True), OBJECT.but(description="Only facts pointing at this entity or value."), AS_OF,
-    KNOWN_AT, CURRENT_ONLY.but(default=False), PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    PREDICATE.but(required=True),
+    OBJECT.but(description="Only facts pointing at this entity or value."),
+    AS_OF,
+    KNOWN_AT,
+    CURRENT_ONLY.but(default=False),
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.search_page(p.pop("predicate"), p.pop("object", None), **p)
@@ -175,9 +248,14 @@ def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "timeline",
     "Facts in chronological order, of one entity or of the whole graph. Use to explain how something evolved or "
     "what changed when; since, until and predicates narrow it to a span and the relationships asked about.",
-    NAME.but(description="Only this entity's facts (default: the whole graph)."), SINCE, UNTIL, PREDICATES,
-    PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    NAME.but(description="Only this entity's facts (default: the whole graph)."),
+    SINCE,
+    UNTIL,
+    PREDICATES,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _timeline(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.timeline_page(p.pop("name", None), **p)
@@ -201,7 +279,8 @@ def _merge(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "alias",
     "Register another name (name) for an existing entity, so lookups by that name find it. Use for abbreviations, "
     "old names and other spellings, or after a not_found whose suggestion was right.",
-    NAME.but(required=True, description="The other name to register."), ENTITY.but(required=True),
+    NAME.but(required=True, description="The other name to register."),
+    ENTITY.but(required=True),
     idempotent=True,
 )
 def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -212,8 +291,11 @@ def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "aliases",
     "List the other names registered for entities (every alias, or one entity's), ordered by entity and alias. "
     "Use to see which spellings already resolve before adding an alias.",
-    ENTITY.but(description="Only this entity's aliases (default: every alias)."), PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    ENTITY.but(description="Only this entity's aliases (default: every alias)."),
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _aliases(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.aliases_page(p.pop("entity", None), **p)
@@ -226,7 +308,8 @@ def _aliases(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "imports) mean that predicate, e.g. alias uses_db for predicate uses_database. Use when two spellings of a "
     "relationship mean one thing and the alias has no facts yet; if it has facts, fold them with "
     "kg_rename_predicate.",
-    ALIAS.but(required=True), PREDICATE.but(required=True, description="The predicate the alias names."),
+    ALIAS.but(required=True),
+    PREDICATE.but(required=True, description="The predicate the alias names."),
     idempotent=True,
 )
 def _alias_predicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -251,8 +334,10 @@ def _rename_predicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "List the predicates in use, most facts first: each with its id (the key to write and query by), its label "
     "(first spelling, for display), how many facts and current facts it has, and the aliases that name it. Use to "
     "see which relationships exist before adding facts, so one relationship keeps one name.",
-    PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _predicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.predicates_page(**p)
@@ -276,23 +361,32 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "would be valid at once, with the supersede request that resolves it as suggestion. Closed-out "
     "history is listed too (current_only to skip it). Use after adding facts or when answers disagree. Groups "
     "needing action come first; needs_action counts them in this page, needs_action_total in all.",
-    NAME.but(description="Only this entity's conflicts (default: the whole graph)."), CURRENT_ONLY.but(default=False),
-    PAGE_LIMIT.but(description=f"At most this many groups, each whole (at most {MAX_LIMIT:,}); the answer's total, "
-                               "truncated and next_offset say whether more exist."), OFFSET.but(default=0),
-    read_only=True, paged=True,
+    NAME.but(description="Only this entity's conflicts (default: the whole graph)."),
+    CURRENT_ONLY.but(default=False),
+    PAGE_LIMIT.but(
+        description=f"At most this many groups, each whole (at most {MAX_LIMIT:,}); the answer's total, "
+        "truncated and next_offset say whether more exist."
+    ),
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     name, current_only = p.get("name"), p.get("current_only", False)
     page = kg.conflicts_page(name, current_only=current_only, limit=p.get("limit"), offset=p.get("offset", 0))
-    return {**conflicts_result(page.items), **page_result(page),
-            "needs_action_total": kg.conflicts_needing_action(name, current_only=current_only)}
+    return {
+        **conflicts_result(page.items),
+        **page_result(page),
+        "needs_action_total": kg.conflicts_needing_action(name, current_only=current_only),
+    }
 
 
 @action(
     "summary",
     "Compact Markdown of the best-connected entities and their current facts. Use at the start of a task to load "
     "what the team already knows (style subagent for a shorter heading).",
-    LIMIT.but(description="How many entities (default 20).", default=20), STYLE.but(default="main"),
+    LIMIT.but(description="How many entities (default 20).", default=20),
+    STYLE.but(default="main"),
     AS_OF.but(description="The current facts of this date instead of today."),
     read_only=True,
 )
@@ -313,11 +407,19 @@ def _remember(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return {"memory": kg.remember(p.pop("text"), **p).to_dict()}
 
 
-MODE = _param("mode", "string", "hybrid (default): words, meaning and names fused; vector: meaning alone; lexical: "
-                                 "words alone (exact codes such as INC-4821, no model needed) (find).",
-               enum=("hybrid", "vector", "lexical"))
-RERANK = _param("rerank", "string", "graph: prefer facts near the entities the query names, and current facts over "
-                                    "history (find).", enum=("graph",))
+MODE = _param(
+    "mode",
+    "string",
+    "hybrid (default): words, meaning and names fused; vector: meaning alone; lexical: "
+    "words alone (exact codes such as INC-4821, no model needed) (find).",
+    enum=("hybrid", "vector", "lexical"),
+)
+RERANK = _param(
+    "rerank",
+    "string",
+    "graph: prefer facts near the entities the query names, and current facts over history (find).",
+    enum=("graph",),
+)
 EXPLAIN = _param("explain", "boolean", "Give each hit its lexical, vector, name and graph contributions (find).")
 
 
@@ -327,8 +429,14 @@ EXPLAIN = _param("explain", "boolean", "Give each hit its lexical, vector, name 
     "each hit says whether it is still current and what replaced it, and a fact repeated on many days is one hit "
     "with its count and first and last dates. Use when you do not know the exact entity or predicate, or to find "
     "the evidence behind a fact; use kg_query when you know the entity.",
-    QUERY.but(required=True), K.but(default=10), KIND.but(default="facts"), AS_OF, CURRENT_ONLY.but(default=False),
-    MODE.but(default="hybrid"), RERANK, EXPLAIN.but(default=False),
+    QUERY.but(required=True),
+    K.but(default=10),
+    KIND.but(default="facts"),
+    AS_OF,
+    CURRENT_ONLY.but(default=False),
+    MODE.but(default="hybrid"),
+    RERANK,
+    EXPLAIN.but(default=False),
     read_only=True,
 )
 def _find(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
@@ -339,18 +447,28 @@ def _find(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 # ---------------------------------------------------------------------- traversal and diff (contract §11)
 
-HOPS = _param("hops", "integer", "How many hops to walk out from the entity, 1 to 4 (neighbors).", minimum=1,
-              maximum=4)
+HOPS = _param("hops", "integer", "How many hops to walk out from the entity, 1 to 4 (neighbors).", minimum=1, maximum=4)
 MAX_HOPS = _param("max_hops", "integer", "The longest path, in facts, 1 to 4 (path).", minimum=1, maximum=4)
 TARGET = _param("target", "string", "The entity a path ends at (path): exact name or alias.")
-TIME_RESPECTING = _param("time_respecting", "boolean", "Only paths going forward in time: each next fact starts no "
-                                                       "earlier than the previous one (path).")
+TIME_RESPECTING = _param(
+    "time_respecting",
+    "boolean",
+    "Only paths going forward in time: each next fact starts no earlier than the previous one (path).",
+)
 FROM = _param("from", "string", "The first date of the window (diff), included.")
 TO = _param("to", "string", "The last date of the window (diff), included.")
-DURING = _param("during", "array", "Two dates [start, end] (neighbors, path, follow): walk the facts whose validity "
-                                   "overlaps that window instead of those valid on one date (not with as_of).")
-BY = _param("by", "string", "valid: what changed in the world (the facts' validity); known: what the graph learned "
-                            "(transaction time) (diff).", enum=("valid", "known"))
+DURING = _param(
+    "during",
+    "array",
+    "Two dates [start, end] (neighbors, path, follow): walk the facts whose validity "
+    "overlaps that window instead of those valid on one date (not with as_of).",
+)
+BY = _param(
+    "by",
+    "string",
+    "valid: what changed in the world (the facts' validity); known: what the graph learned (transaction time) (diff).",
+    enum=("valid", "known"),
+)
 
 
 @action(
@@ -360,9 +478,16 @@ BY = _param("by", "string", "valid: what changed in the world (the facts' validi
     "overlapping [start, end]; known_at: as believed then); predicates narrows the walk to those relationships. "
     "capped and note say when a hub stopped the walk early.",
     NAME.but(required=True, description="The entity to start from: exact name or alias (never fuzzy)."),
-    HOPS.but(default=1), DIRECTION.but(default="both"), PREDICATES.but(description="Walk only these relationships."),
-    AS_OF.but(description="Walk the facts valid on this date."), DURING, KNOWN_AT, PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    HOPS.but(default=1),
+    DIRECTION.but(default="both"),
+    PREDICATES.but(description="Walk only these relationships."),
+    AS_OF.but(description="Walk the facts valid on this date."),
+    DURING,
+    KNOWN_AT,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.neighbors(p.pop("name"), **p).to_dict()
@@ -375,11 +500,17 @@ def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date, during about a "
     "window [start, end]; time_respecting keeps paths that go forward in time.",
     SOURCE.but(required=True, description="The entity the path starts at: exact name or alias."),
-    TARGET.but(required=True), MAX_HOPS.but(default=4), DIRECTION.but(default="both"),
+    TARGET.but(required=True),
+    MAX_HOPS.but(default=4),
+    DIRECTION.but(default="both"),
     PREDICATES.but(description="Walk only these relationships."),
-    AS_OF.but(description="Walk the facts valid on this date."), DURING, TIME_RESPECTING.but(default=False),
-    PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    AS_OF.but(description="Walk the facts valid on this date."),
+    DURING,
+    TIME_RESPECTING.but(default=False),
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.paths(p.pop("source"), p.pop("target"), **p).to_dict()
@@ -393,9 +524,13 @@ def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "or during [start, end] choose the facts by date.",
     NAME.but(required=True, description="The entity the chain starts at: exact name or alias."),
     PREDICATES.but(required=True, description="The relationships to follow, in order, one hop each (1 to 4)."),
-    DIRECTION.but(default="outgoing"), AS_OF.but(description="Follow the facts valid on this date."), DURING,
-    PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    DIRECTION.but(default="outgoing"),
+    AS_OF.but(description="Follow the facts valid on this date."),
+    DURING,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.follow(p.pop("name"), p.pop("predicates"), **p).to_dict()
@@ -408,14 +543,20 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "graph learned between two moments instead. Events (facts of one day or instant, or of event predicates) are "
     "never begun, ended or replaced: they occurred (kind occurred). name and predicates narrow it; began, ended, "
     "replaced and occurred count each kind in the whole answer.",
-    FROM.but(required=True), TO.but(required=True),
+    FROM.but(required=True),
+    TO.but(required=True),
     NAME.but(description="Only facts about this entity (either side)."),
-    PREDICATES.but(description="Only facts of these predicates."), BY.but(default="valid"), PAGE_LIMIT,
+    PREDICATES.but(description="Only facts of these predicates."),
+    BY.but(default="valid"),
+    PAGE_LIMIT,
     OFFSET.but(default=0),
-    read_only=True, paged=True,
+    read_only=True,
+    paged=True,
 )
 def _diff(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.diff(p.pop("from"), p.pop("to"), entity=p.pop("name", None), **p).to_dict()
+
+
 # ---------------------------------------------------------------------- cleaning up (contract §14)
 
 
@@ -426,8 +567,10 @@ def _diff(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "after checking a pair, fold it with kg_merge, register a name with kg_alias, or mark it kg_not_duplicate so it "
     "is never listed again.",
     KIND.but(description="entities (default) or predicates.", default="entities", enum=("entities", "predicates")),
-    PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _duplicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.duplicates(embeddings=False, **p)
@@ -438,7 +581,8 @@ def _duplicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "not_duplicate",
     "Remember that two names listed as likely duplicates are different things (first and second, kind entities or "
     "predicates), so duplicates and check never list the pair again. Idempotent; the order does not matter.",
-    FIRST.but(required=True), SECOND.but(required=True),
+    FIRST.but(required=True),
+    SECOND.but(required=True),
     KIND.but(description="entities (default) or predicates.", enum=("entities", "predicates")),
     idempotent=True,
 )
@@ -452,8 +596,11 @@ def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "dangling_source_closet, entity_without_facts, duplicate_candidate), a message saying what to do, and the facts "
     "and entities concerned. Use before relying on the graph or after a large import; clean is true when there "
     "are none.",
-    CODES, PAGE_LIMIT, OFFSET.but(default=0),
-    read_only=True, paged=True,
+    CODES,
+    PAGE_LIMIT,
+    OFFSET.but(default=0),
+    read_only=True,
+    paged=True,
 )
 def _check(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.check(**p)

@@ -31,8 +31,11 @@ def page_result(page: Page[Any]) -> dict[str, Any]:
 
 def conflicts_result(groups: Sequence[ConflictGroup]) -> dict[str, Any]:
     """The result shape of conflicts: ``{"groups", "count", "needs_action"}``."""
-    return {"groups": [g.to_dict() for g in groups], "count": len(groups),
-            "needs_action": sum(g.needs_action for g in groups)}
+    return {
+        "groups": [g.to_dict() for g in groups],
+        "count": len(groups),
+        "needs_action": sum(g.needs_action for g in groups),
+    }
 
 
 def envelope(result: Any = None, *, error: BaseException | None = None) -> dict[str, Any]:
@@ -53,8 +56,14 @@ def envelope(result: Any = None, *, error: BaseException | None = None) -> dict[
         return {"ok": True, "result": result}
     if isinstance(error, KGError):
         return {"ok": False, "error": error.to_dict()}
-    return {"ok": False, "error": {"code": "internal_error", "message": printable(f"{type(error).__name__}: {error}"),
-                                   "suggestions": []}}
+    return {
+        "ok": False,
+        "error": {
+            "code": "internal_error",
+            "message": printable(f"{type(error).__name__}: {error}"),
+            "suggestions": [],
+        },
+    }
 
 
 def _check_text(request: Mapping[str, Any]) -> None:
@@ -72,10 +81,13 @@ def _check_text(request: Mapping[str, Any]) -> None:
             for key, item in value.items():
                 if isinstance(key, str) and key != printable(key):
                     inside = f" in {where}" if where else ""
-                    raise InvalidRequest(f"the parameter name '{printable(key)}'{inside} is not valid Unicode text (a "
-                                         "lone surrogate, what an unpaired \\ud800-\\udfff escape or a byte that is "
-                                         "not UTF-8 becomes); send UTF-8 text", field=where or printable(key),
-                                         value=printable(key))
+                    raise InvalidRequest(
+                        f"the parameter name '{printable(key)}'{inside} is not valid Unicode text (a "
+                        "lone surrogate, what an unpaired \\ud800-\\udfff escape or a byte that is "
+                        "not UTF-8 becomes); send UTF-8 text",
+                        field=where or printable(key),
+                        value=printable(key),
+                    )
                 pending.append((f"{where}.{key}" if where else str(key), item))
         elif isinstance(value, (list, tuple)):
             pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
@@ -86,8 +98,10 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
         try:
             request = request.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise InvalidRequest(f"the request is not valid UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
-                                 f"position {exc.start}); send JSON encoded as UTF-8") from exc
+            raise InvalidRequest(
+                f"the request is not valid UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                f"position {exc.start}); send JSON encoded as UTF-8"
+            ) from exc
     if isinstance(request, str):
         try:
             request = parse_request(request)
@@ -104,20 +118,27 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
     actions = registry()  # read at each request: the actions declared so far
     if not isinstance(name, str) or name not in actions:
         names = list(actions)
-        raise InvalidRequest(f"unknown action {name!r}; use one of: {', '.join(names)}", field="action",
-                             value=str(name), suggestions=names)
+        raise InvalidRequest(
+            f"unknown action {name!r}; use one of: {', '.join(names)}",
+            field="action",
+            value=str(name),
+            suggestions=names,
+        )
     act = actions[name]
     allowed = {p.name: p for p in act.params}
     params = {k: v for k, v in request.items() if k != "action" and v is not None}
     unknown = sorted(set(params) - set(allowed))
     if unknown:
-        raise InvalidRequest(f"{name} does not take {', '.join(unknown)}; it takes: {', '.join(allowed) or 'nothing'}",
-                             field=unknown[0], value=str(params[unknown[0]]), suggestions=list(allowed))
+        raise InvalidRequest(
+            f"{name} does not take {', '.join(unknown)}; it takes: {', '.join(allowed) or 'nothing'}",
+            field=unknown[0],
+            value=str(params[unknown[0]]),
+            suggestions=list(allowed),
+        )
     for key, value in params.items():
         if not allowed[key].accepts(value):
             kind = "array of strings" if allowed[key].type == "array" else allowed[key].type
-            raise InvalidRequest(f"{key} must be a JSON {kind}, not {json.dumps(value)}", field=key,
-                                 value=str(value))
+            raise InvalidRequest(f"{key} must be a JSON {kind}, not {json.dumps(value)}", field=key, value=str(value))
     if act.paged:
         _check_page(params)
     also = act.rules(params) if act.rules is not None else []
@@ -131,15 +152,24 @@ def _check_page(params: dict[str, Any]) -> None:
     """A list action's ``limit`` (0 to :data:`MAX_LIMIT`) and ``offset`` (from 0), already known to be integers."""
     limit, offset = params.get("limit"), params.get("offset", 0)
     if limit is not None and not 0 <= limit <= MAX_LIMIT:
-        raise InvalidRequest(f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}; for more, page on "
-                             "with offset (each answer's next_offset)", field="limit", value=str(limit),
-                             maximum=MAX_LIMIT)
+        raise InvalidRequest(
+            f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}; for more, page on "
+            "with offset (each answer's next_offset)",
+            field="limit",
+            value=str(limit),
+            maximum=MAX_LIMIT,
+        )
     if offset < 0:
         raise InvalidRequest(f"offset must be a whole number from 0, not {offset}", field="offset", value=str(offset))
 
 
-def run_tool(request: Mapping[str, Any] | str | bytes, *, kg: KnowledgeGraph | None = None,
-             db: str | os.PathLike[str] | None = None, default_limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+def run_tool(
+    request: Mapping[str, Any] | str | bytes,
+    *,
+    kg: KnowledgeGraph | None = None,
+    db: str | os.PathLike[str] | None = None,
+    default_limit: int = DEFAULT_LIMIT,
+) -> dict[str, Any]:
     """Answer one agent request: ``{"ok": true, "result": …}`` or ``{"ok": false, "error": {…}}``.
 
     ``request`` is a JSON object (or its text, or UTF-8 bytes) with ``action`` and that action's

@@ -59,7 +59,9 @@ class Param(_Record):
 
     def __post_init__(self) -> None:
         if self.type not in _ACCEPTS:
-            raise ValueError(f"parameter {self.name}: unknown JSON type {self.type!r}; use one of {', '.join(_ACCEPTS)}")
+            raise ValueError(
+                f"parameter {self.name}: unknown JSON type {self.type!r}; use one of {', '.join(_ACCEPTS)}"
+            )
 
     def but(self, **changes: Any) -> Param:
         """This parameter as one action takes it: ``SUBJECT.but(required=True, description=…)``."""
@@ -132,9 +134,15 @@ class Action:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the handler and rules left out)."""
-        return {"name": self.name, "description": self.description, "params": [p.to_dict() for p in self.params],
-                "read_only": self.read_only, "idempotent": self.idempotent, "destructive": self.destructive,
-                "paged": self.paged}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "params": [p.to_dict() for p in self.params],
+            "read_only": self.read_only,
+            "idempotent": self.idempotent,
+            "destructive": self.destructive,
+            "paged": self.paged,
+        }
 
 
 _REGISTRY: dict[str, Action] = {}
@@ -154,8 +162,16 @@ def _param(name: str, kind: JsonType, description: str, **options: Any) -> Param
     return param
 
 
-def action(name: str, description: str, *params: Param, read_only: bool = False, idempotent: bool = False,
-           destructive: bool = False, rules: Rules | None = None, paged: bool = False) -> Callable[[Handler], Handler]:
+def action(
+    name: str,
+    description: str,
+    *params: Param,
+    read_only: bool = False,
+    idempotent: bool = False,
+    destructive: bool = False,
+    rules: Rules | None = None,
+    paged: bool = False,
+) -> Callable[[Handler], Handler]:
     """Register the decorated ``handler(kg, params)`` as the agent action ``name``.
 
     ``description`` tells an agent when to use it; ``params`` are :class:`Param` records from the
@@ -175,12 +191,23 @@ def action(name: str, description: str, *params: Param, read_only: bool = False,
         for p in params:
             shared = _VOCABULARY.get(p.name)
             if shared is None or shared.type != p.type:
-                raise ValueError(f"parameter {p.name!r} of {name!r} must come from the shared vocabulary "
-                                 f"(PARAMETERS), with its JSON type")
+                raise ValueError(
+                    f"parameter {p.name!r} of {name!r} must come from the shared vocabulary "
+                    f"(PARAMETERS), with its JSON type"
+                )
         if paged and not {"limit", "offset"} <= set(names):
             raise ValueError(f"the list action {name!r} must take limit and offset")
-        _REGISTRY[name] = Action(name, description, tuple(params), handler, read_only=read_only,
-                                 idempotent=idempotent, destructive=destructive, rules=rules, paged=paged)
+        _REGISTRY[name] = Action(
+            name,
+            description,
+            tuple(params),
+            handler,
+            read_only=read_only,
+            idempotent=idempotent,
+            destructive=destructive,
+            rules=rules,
+            paged=paged,
+        )
         return handler
 
     return register
@@ -194,7 +221,8 @@ def tool_schema() -> dict[str, Any]:
     """The JSON schema of the whole tool for function calling: ``action`` and every parameter any action takes."""
     names = list(_REGISTRY)
     properties: dict[str, Any] = {
-        "action": {"type": "string", "enum": names, "description": "What to do: " + ", ".join(names) + "."}}
+        "action": {"type": "string", "enum": names, "description": "What to do: " + ", ".join(names) + "."}
+    }
     for act in _REGISTRY.values():
         for p in act.params:
             properties.setdefault(p.name, _VOCABULARY[p.name].schema(with_default=False))

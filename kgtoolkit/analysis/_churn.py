@@ -16,8 +16,15 @@ GroupBy = Literal["subject", "predicate"]
 #: :func:`churn` without ``by``; with ``by`` the group column(s) come first (``predicate``, or
 #: ``subject`` and ``subject_name``).
 CHURN_SCHEMA: dict[str, pl.DataType] = {
-    "period": _MOMENT, "added": pl.Int64(), "ended": pl.Int64(), "net": pl.Int64(), "active_at_start": pl.Int64(),
-    "active_at_end": pl.Int64(), "churn_rate": pl.Float64(), "events": pl.Int64(), "events_change": pl.Int64(),
+    "period": _MOMENT,
+    "added": pl.Int64(),
+    "ended": pl.Int64(),
+    "net": pl.Int64(),
+    "active_at_start": pl.Int64(),
+    "active_at_end": pl.Int64(),
+    "churn_rate": pl.Float64(),
+    "events": pl.Int64(),
+    "events_change": pl.Int64(),
 }
 
 
@@ -26,16 +33,31 @@ def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
     zero, one = pl.lit(0, pl.Int64), pl.lit(1, pl.Int64)
     states, events = df.filter(pl.col("kind") != "event"), df.filter(pl.col("kind") == "event")
     starts = states.filter(pl.col("start").is_not_null()).select(
-        *keys, pl.col("start").dt.truncate(every).alias("period"), one.alias("added"), zero.alias("ended"),
-        zero.alias("events"))
+        *keys,
+        pl.col("start").dt.truncate(every).alias("period"),
+        one.alias("added"),
+        zero.alias("ended"),
+        zero.alias("events"),
+    )
     ends = states.filter(pl.col("end").is_not_null()).select(
-        *keys, pl.col("end").dt.truncate(every).alias("period"), zero.alias("added"), one.alias("ended"),
-        zero.alias("events"))
+        *keys,
+        pl.col("end").dt.truncate(every).alias("period"),
+        zero.alias("added"),
+        one.alias("ended"),
+        zero.alias("events"),
+    )
     occurred = events.filter(_occurred_at().is_not_null()).select(
-        *keys, _occurred_at().dt.truncate(every).alias("period"), zero.alias("added"), zero.alias("ended"),
-        one.alias("events"))
-    return pl.concat([starts, ends, occurred]).group_by([*keys, "period"]).agg(
-        pl.col("added").sum(), pl.col("ended").sum(), pl.col("events").sum())
+        *keys,
+        _occurred_at().dt.truncate(every).alias("period"),
+        zero.alias("added"),
+        zero.alias("ended"),
+        one.alias("events"),
+    )
+    return (
+        pl.concat([starts, ends, occurred])
+        .group_by([*keys, "period"])
+        .agg(pl.col("added").sum(), pl.col("ended").sum(), pl.col("events").sum())
+    )
 
 
 def churn(
@@ -92,8 +114,11 @@ def churn(
     lo, hi = _since_until(since, until)
     df, was_pandas = _frame(facts)
     keys: list[str] = [] if by is None else [by]
-    schema = {**({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
-              **({"predicate": pl.String()} if by == "predicate" else {}), **CHURN_SCHEMA}
+    schema = {
+        **({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
+        **({"predicate": pl.String()} if by == "predicate" else {}),
+        **CHURN_SCHEMA,
+    }
     # Period starts in microseconds since 1970: a "7d" or "10y" period holding 0001-01-01 begins in year 0.
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
@@ -114,16 +139,27 @@ def churn(
         unknown_start = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).height
         active = unknown_start + int(earlier["added"].sum()) - int(earlier["ended"].sum())
         baseline = pl.lit(active, pl.Int64)
-        grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
-                         .dt.truncate(every).unique().sort().alias("period"))
-        table = grid.join(events, on="period", how="left").with_columns(
-            pl.col("added").fill_null(0), pl.col("ended").fill_null(0), pl.col("events").fill_null(0)).sort("period")
+        grid = pl.select(
+            pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
+            .dt.truncate(every)
+            .unique()
+            .sort()
+            .alias("period")
+        )
+        table = (
+            grid.join(events, on="period", how="left")
+            .with_columns(pl.col("added").fill_null(0), pl.col("ended").fill_null(0), pl.col("events").fill_null(0))
+            .sort("period")
+        )
         previous = _at(_period_start(lo_us - 1, every))  # the period just before the window: events_change's base
         before_window = int(earlier.filter(pl.col("period") == previous)["events"].sum())
     else:
         before_window = 0
-        counts = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).group_by(keys).agg(
-            pl.len().cast(pl.Int64).alias("_baseline"))
+        counts = (
+            df.filter(pl.col("start").is_null() & (pl.col("kind") != "event"))
+            .group_by(keys)
+            .agg(pl.len().cast(pl.Int64).alias("_baseline"))
+        )
         table = events.join(counts, on=keys, how="left").sort([*keys, "period"])
         baseline = pl.col("_baseline").fill_null(0)
 
@@ -134,12 +170,15 @@ def churn(
     table = table.with_columns(
         (baseline + before("added") - before("ended")).alias("active_at_start"),
         (pl.col("added") - pl.col("ended")).alias("net"),
-        (pl.col("events") - (pl.col("events").shift(1).over(keys) if keys else pl.col("events").shift(1))
-         .fill_null(before_window)).alias("events_change"),
+        (
+            pl.col("events")
+            - (pl.col("events").shift(1).over(keys) if keys else pl.col("events").shift(1)).fill_null(before_window)
+        ).alias("events_change"),
     ).with_columns(
         (pl.col("active_at_start") + pl.col("net")).alias("active_at_end"),
         pl.when(pl.col("active_at_start") > 0)
-        .then((pl.col("added") + pl.col("ended")) / pl.col("active_at_start")).alias("churn_rate"),
+        .then((pl.col("added") + pl.col("ended")) / pl.col("active_at_start"))
+        .alias("churn_rate"),
     )
     if first is not None:
         table = table.filter(pl.col("period") >= _at(first))

@@ -23,10 +23,21 @@ from ._shared import (
 
 #: :func:`conflicts`: one row per (subject, predicate) group with more than one distinct object.
 CONFLICTS_SCHEMA: dict[str, pl.DataType] = {
-    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "objects": pl.Int64(),
-    "object_names": pl.List(pl.String()), "facts": pl.List(pl.Int64()), "current": pl.Int64(),
-    "needs_action": pl.Boolean(), "current_objects": pl.List(pl.String()), "overlap_start": _MOMENT,
-    "overlap": _SPAN, "open_since": _MOMENT, "open_for": _SPAN, "scheduled": pl.Int64(), "planned_switch": pl.String(),
+    "subject": pl.String(),
+    "subject_name": pl.String(),
+    "predicate": pl.String(),
+    "objects": pl.Int64(),
+    "object_names": pl.List(pl.String()),
+    "facts": pl.List(pl.Int64()),
+    "current": pl.Int64(),
+    "needs_action": pl.Boolean(),
+    "current_objects": pl.List(pl.String()),
+    "overlap_start": _MOMENT,
+    "overlap": _SPAN,
+    "open_since": _MOMENT,
+    "open_for": _SPAN,
+    "scheduled": pl.Int64(),
+    "planned_switch": pl.String(),
     "switch_overlaps": pl.Boolean(),
 }
 
@@ -67,15 +78,32 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
     """
     moment = _now(now)
     df, was_pandas = _frame(facts)
-    df = (df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event"))
-          .select("subject", "subject_name", "predicate", "object", "object_is_value", "object_name", "id", "current",
-                  "start", "state", "end", "valid_from", "valid_to")
-          .with_columns(_object_key()))
+    df = (
+        df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event"))
+        .select(
+            "subject",
+            "subject_name",
+            "predicate",
+            "object",
+            "object_is_value",
+            "object_name",
+            "id",
+            "current",
+            "start",
+            "state",
+            "end",
+            "valid_from",
+            "valid_to",
+        )
+        .with_columns(_object_key())
+    )
     if df.height == 0:
         return _out(_empty(CONFLICTS_SCHEMA), was_pandas)
     # The store's order within a group (start, unknown starts last, then id) as two one-key sorts (the second
     # stable): far cheaper than one sort on several keys. group_by keeps each group's rows in frame order.
-    df = _sorted_by_start(df).with_columns(pl.struct("subject", "predicate", "_key").is_first_distinct().alias("_first"))
+    df = _sorted_by_start(df).with_columns(
+        pl.struct("subject", "predicate", "_key").is_first_distinct().alias("_first")
+    )
     known = pl.col("current") & pl.col("start").is_not_null()
     groups = (
         df.group_by(["subject", "predicate"])
@@ -96,7 +124,8 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
         .filter(pl.col("objects") > 1)
     )
     groups = _planned_switches(df, groups).with_columns(
-        ((pl.col("current") > 1) | pl.col("switch_overlaps")).alias("needs_action"))
+        ((pl.col("current") > 1) | pl.col("switch_overlaps")).alias("needs_action")
+    )
     now_lit = pl.lit(moment).cast(_MOMENT)
 
     def since(column: str) -> pl.Expr:
@@ -104,8 +133,13 @@ def conflicts(facts: Frame, *, multi_valued: Iterable[str] = frozenset(), now: M
         return pl.when(span < dt.timedelta(0)).then(pl.lit(dt.timedelta(0))).otherwise(span).cast(_SPAN)
 
     needs = pl.col("current") > 1  # the overlap columns are about current facts (not a planned switch)
-    second = (pl.when(pl.col("_unknown") >= 2).then(None).when(pl.col("_unknown") == 1).then(pl.col("_first_known"))
-              .otherwise(pl.col("_second_known")))
+    second = (
+        pl.when(pl.col("_unknown") >= 2)
+        .then(None)
+        .when(pl.col("_unknown") == 1)
+        .then(pl.col("_first_known"))
+        .otherwise(pl.col("_second_known"))
+    )
     groups = groups.with_columns(
         pl.when(needs).then(pl.col("overlap_start")).alias("overlap_start"),
         pl.when(needs).then(second).alias("open_since"),
@@ -119,21 +153,35 @@ def _planned_switches(df: pl.DataFrame, groups: pl.DataFrame) -> pl.DataFrame:
     at the first scheduled fact S's start, when a started fact of another object is open-ended (overlapping) or
     ends on or after S's start (overlapping when it ends after S's start day; a date end is its whole day)."""
     scheduled = pl.col("state") == "scheduled"
-    firsts = (df.filter(scheduled).group_by(["subject", "predicate"], maintain_order=True)
-              .agg(pl.col("start").first().alias("_s_start"), pl.col("valid_from").first().alias("_s_text"),
-                   pl.col("_key").first().alias("_s_key"))
-              .join(groups.select("subject", "predicate"), on=["subject", "predicate"], how="semi"))
+    firsts = (
+        df.filter(scheduled)
+        .group_by(["subject", "predicate"], maintain_order=True)
+        .agg(
+            pl.col("start").first().alias("_s_start"),
+            pl.col("valid_from").first().alias("_s_text"),
+            pl.col("_key").first().alias("_s_key"),
+        )
+        .join(groups.select("subject", "predicate"), on=["subject", "predicate"], how="semi")
+    )
     day = dt.timedelta(days=1) - dt.timedelta(microseconds=1)
     end_lo = pl.when(pl.col("valid_to").str.contains("T")).then(pl.col("end")).otherwise(pl.col("end") - day)
     other = (pl.col("_key") != pl.col("_s_key")) & ~scheduled
     open_end = pl.col("end").is_null()
-    flags = (df.join(firsts, on=["subject", "predicate"], how="inner")
-             .group_by(["subject", "predicate"])
-             .agg((other & (open_end | (pl.col("end") >= pl.col("_s_start")))).any().alias("_running"),
-                  (other & (open_end | (end_lo > pl.col("_s_start")))).any().alias("switch_overlaps"),
-                  pl.col("_s_text").first())
-             .select("subject", "predicate",
-                     pl.when(pl.col("_running")).then(pl.col("_s_text")).alias("planned_switch"),
-                     pl.col("switch_overlaps") & pl.col("_running")))
-    return (groups.join(flags, on=["subject", "predicate"], how="left", maintain_order="left")
-            .with_columns(pl.col("switch_overlaps").fill_null(False)))
+    flags = (
+        df.join(firsts, on=["subject", "predicate"], how="inner")
+        .group_by(["subject", "predicate"])
+        .agg(
+            (other & (open_end | (pl.col("end") >= pl.col("_s_start")))).any().alias("_running"),
+            (other & (open_end | (end_lo > pl.col("_s_start")))).any().alias("switch_overlaps"),
+            pl.col("_s_text").first(),
+        )
+        .select(
+            "subject",
+            "predicate",
+            pl.when(pl.col("_running")).then(pl.col("_s_text")).alias("planned_switch"),
+            pl.col("switch_overlaps") & pl.col("_running"),
+        )
+    )
+    return groups.join(flags, on=["subject", "predicate"], how="left", maintain_order="left").with_columns(
+        pl.col("switch_overlaps").fill_null(False)
+    )

@@ -38,13 +38,23 @@ SnapshotAt = Literal["start", "period"]
 EVENTS_SCHEMA: dict[str, pl.DataType] = {"period": _MOMENT, "events": pl.Int64(), "change": pl.Int64()}
 #: :func:`event_graph`: one row per (subject, object) pair of entities with events in the window.
 EVENT_GRAPH_SCHEMA: dict[str, pl.DataType] = {
-    "subject": pl.String(), "subject_name": pl.String(), "object": pl.String(), "object_name": pl.String(),
-    "events": pl.Int64(), "first": _MOMENT, "last": _MOMENT, "predicates": pl.List(pl.String()),
+    "subject": pl.String(),
+    "subject_name": pl.String(),
+    "object": pl.String(),
+    "object_name": pl.String(),
+    "events": pl.Int64(),
+    "first": _MOMENT,
+    "last": _MOMENT,
+    "predicates": pl.List(pl.String()),
 }
 #: :func:`snapshots`: one row per period; a metric not asked for is null.
 SNAPSHOTS_SCHEMA: dict[str, pl.DataType] = {
-    "period": _MOMENT, "nodes": pl.Int64(), "edges": pl.Int64(), "mean_degree": pl.Float64(),
-    "components": pl.Int64(), "largest_component": pl.Int64(),
+    "period": _MOMENT,
+    "nodes": pl.Int64(),
+    "edges": pl.Int64(),
+    "mean_degree": pl.Float64(),
+    "components": pl.Int64(),
+    "largest_component": pl.Int64(),
 }
 
 
@@ -112,16 +122,21 @@ def events(
     df, was_pandas = _event_rows(facts)
     keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
     names = ["subject_name", "object_name"] if by == "pair" else []
-    schema = {**{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair"
-                                           else keys)}, **EVENTS_SCHEMA}
+    schema = {
+        **{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair" else keys)},
+        **EVENTS_SCHEMA,
+    }
     if by == "pair":
         df = df.filter(~pl.col("object_is_value"))
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
     if df.height == 0 and (by is not None or first is None or last is None):
         return _out(_empty(schema), was_pandas)
-    counted = (df.with_columns(pl.col("start").dt.truncate(every).alias("period"))
-               .group_by([*keys, "period"]).agg(pl.len().cast(pl.Int64).alias("events")))
+    counted = (
+        df.with_columns(pl.col("start").dt.truncate(every).alias("period"))
+        .group_by([*keys, "period"])
+        .agg(pl.len().cast(pl.Int64).alias("events"))
+    )
     if by is None:
         seen = counted["period"].to_physical()
         lo_us = first if first is not None else cast(int, seen.min())
@@ -129,16 +144,23 @@ def events(
         count = _period_count(lo_us, hi_us, every) if hi_us >= lo_us else 0
         if count > MAX_PERIODS:
             raise _too_many_periods(every, lo_us, hi_us, count, table="an events table")
-        grid = pl.select(pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
-                         .dt.truncate(every).unique().sort().alias("period"))
+        grid = pl.select(
+            pl.datetime_range(_at(lo_us), _at(hi_us), interval=every, time_unit="us", time_zone="UTC")
+            .dt.truncate(every)
+            .unique()
+            .sort()
+            .alias("period")
+        )
         table = grid.join(counted, on="period", how="left").with_columns(pl.col("events").fill_null(0))
     else:
         table = counted
     # The previous period's count, from every event (a window's first period still compares with the one before).
-    previous = counted.select(*keys, pl.col("period").dt.offset_by(every).alias("period"),
-                              pl.col("events").alias("_previous"))
+    previous = counted.select(
+        *keys, pl.col("period").dt.offset_by(every).alias("period"), pl.col("events").alias("_previous")
+    )
     table = table.join(previous, on=[*keys, "period"], how="left").with_columns(
-        (pl.col("events") - pl.col("_previous").fill_null(0)).alias("change"))
+        (pl.col("events") - pl.col("_previous").fill_null(0)).alias("change")
+    )
     if first is not None:
         table = table.filter(pl.col("period") >= _at(first))
     if last is not None:
@@ -178,9 +200,14 @@ def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Fr
     pair = ["subject", "object"]
     table = (
         df.group_by(pair, maintain_order=True)
-        .agg(pl.col("subject_name").first(), pl.col("object_name").first(),
-             pl.len().cast(pl.Int64).alias("events"), pl.col("start").min().alias("first"),
-             pl.col("start").max().alias("last"), pl.col("predicate").unique().sort().alias("predicates"))
+        .agg(
+            pl.col("subject_name").first(),
+            pl.col("object_name").first(),
+            pl.len().cast(pl.Int64).alias("events"),
+            pl.col("start").min().alias("first"),
+            pl.col("start").max().alias("last"),
+            pl.col("predicate").unique().sort().alias("predicates"),
+        )
         .sort(["events", *pair], descending=[True, False, False])
     )
     return _out(_typed(table, EVENT_GRAPH_SCHEMA), was_pandas)
@@ -227,13 +254,18 @@ def snapshots(
 
     _check_every(every)
     if isinstance(metrics, str):
-        raise InvalidRequest("metrics must be a collection of metric names, not one string", field="metrics",
-                             value=metrics)
+        raise InvalidRequest(
+            "metrics must be a collection of metric names, not one string", field="metrics", value=metrics
+        )
     asked = list(metrics)
     unknown = [m for m in asked if m not in _METRICS]
     if unknown:
-        raise InvalidRequest(f"unknown metric {unknown[0]!r}; metrics are {', '.join(_METRICS)}", field="metrics",
-                             value=str(unknown[0]), suggestions=list(_METRICS))
+        raise InvalidRequest(
+            f"unknown metric {unknown[0]!r}; metrics are {', '.join(_METRICS)}",
+            field="metrics",
+            value=str(unknown[0]),
+            suggestions=list(_METRICS),
+        )
     if at not in ("start", "period"):
         raise InvalidRequest(f"at must be 'start' or 'period', not {at!r}", field="at", value=str(at))
     lo, hi = _moment(start, field="start"), _moment(end, field="end", end=True)
@@ -254,13 +286,19 @@ def snapshots(
     count = _period_count(first, last, every)
     if count > MAX_PERIODS:
         raise _too_many_periods(every, first, last, count, table="a snapshots table", window="start/end")
-    grid = pl.select(pl.datetime_range(_at(first), _at(last), interval=every, time_unit="us", time_zone="UTC")
-                     .dt.truncate(every).unique().sort().alias("period"))
-    bounds = grid.select(pl.col("period").to_physical().alias("lo"),
-                         (pl.col("period").dt.offset_by(every).to_physical() - 1).alias("hi"))
+    grid = pl.select(
+        pl.datetime_range(_at(first), _at(last), interval=every, time_unit="us", time_zone="UTC")
+        .dt.truncate(every)
+        .unique()
+        .sort()
+        .alias("period")
+    )
+    bounds = grid.select(
+        pl.col("period").to_physical().alias("lo"), (pl.col("period").dt.offset_by(every).to_physical() - 1).alias("hi")
+    )
     # Entities as dense integers, each fact an (i, j) pair; an unknown start or an open end as the widest bound.
     ends = pl.concat([df["subject"], df["object"]]).rank("dense").cast(pl.Int64).to_numpy() - 1
-    src, dst = ends[:df.height], ends[df.height:]
+    src, dst = ends[: df.height], ends[df.height :]
     low, high = np.iinfo(np.int64).min, np.iinfo(np.int64).max
     starts = df["start"].to_physical().fill_null(low).to_numpy()
     stops = df["end"].to_physical().fill_null(high).to_numpy()
@@ -282,8 +320,10 @@ def snapshots(
             components, largest = _components(dense[a], dense[b], nodes)
         rows["components"].append(components)
         rows["largest_component"].append(largest)
-    table = grid.with_columns(pl.col("period").clip(lower_bound=_FIRST),
-                              *(pl.Series(name, values, dtype=SNAPSHOTS_SCHEMA[name]) for name, values in rows.items()))
+    table = grid.with_columns(
+        pl.col("period").clip(lower_bound=_FIRST),
+        *(pl.Series(name, values, dtype=SNAPSHOTS_SCHEMA[name]) for name, values in rows.items()),
+    )
     return _out(_typed(table, SNAPSHOTS_SCHEMA), was_pandas)
 
 

@@ -18,8 +18,16 @@ from ._shared import _FIRST, _LAST, _MOMENT, _ONE_US, _UTC
 
 _DURATION = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
 _MONTHS = {"mo": 1, "q": 3, "y": 12}  # calendar units, in months
-_NANOSECONDS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3_600 * 10**9,
-                "d": 86_400 * 10**9, "w": 7 * 86_400 * 10**9}  # fixed units (UTC days are 24 h)
+_NANOSECONDS = {
+    "ns": 1,
+    "us": 10**3,
+    "ms": 10**6,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3_600 * 10**9,
+    "d": 86_400 * 10**9,
+    "w": 7 * 86_400 * 10**9,
+}  # fixed units (UTC days are 24 h)
 _LONGER = ("1w", "1mo", "3mo", "1y", "10y", "100y", "1000y")  # the periods suggested when there are too many
 
 
@@ -58,8 +66,12 @@ def _check_every(every: str) -> None:
             if not months and nanoseconds % 1_000:
                 problem = "not a whole number of microseconds, the resolution of the facts' times"
     if problem:
-        raise InvalidRequest(f"every {every!r} is not a usable period ({problem}); use a polars duration such as "
-                             "'1d', '1w', '1mo', '3mo' or '1y'", field="every", value=str(every))
+        raise InvalidRequest(
+            f"every {every!r} is not a usable period ({problem}); use a polars duration such as "
+            "'1d', '1w', '1mo', '3mo' or '1y'",
+            field="every",
+            value=str(every),
+        )
 
 
 def _at(microseconds: int) -> pl.Expr:
@@ -80,6 +92,7 @@ def _period_count(first: int, last: int, every: str) -> int:
     """
     months, nanoseconds = _step(every)
     if months:
+
         def month(at: int) -> pl.Expr:
             return _at(at).dt.year().cast(pl.Int64) * 12 + _at(at).dt.month().cast(pl.Int64)
 
@@ -88,15 +101,24 @@ def _period_count(first: int, last: int, every: str) -> int:
     return (last - first) // (nanoseconds // 1_000) + 1
 
 
-def _too_many_periods(every: str, first: int, last: int, count: int, *, table: str = "a churn table",
-                      window: str = "since/until") -> InvalidRequest:
+def _too_many_periods(
+    every: str, first: int, last: int, count: int, *, table: str = "a churn table", window: str = "since/until"
+) -> InvalidRequest:
     """The error for a window of more than :data:`MAX_PERIODS` periods, naming a longer period that fits."""
-    fits = [c for c in _LONGER
-            if _period_count(_period_start(first, c), _period_start(last, c), c) <= min(MAX_PERIODS, count - 1)]
+    fits = [
+        c
+        for c in _LONGER
+        if _period_count(_period_start(first, c), _period_start(last, c), c) <= min(MAX_PERIODS, count - 1)
+    ]
     end = (_at(last).dt.offset_by(every) - _ONE_US).clip(upper_bound=_LAST)  # the last period's last instant
     lo, hi = pl.select(_at(first).clip(lower_bound=_FIRST).alias("lo"), end.alias("hi")).row(0)
     such = f" (such as {fits[0]!r})" if fits else ""
     return InvalidRequest(
         f"every {every!r} makes {count:,} periods from {lo.date().isoformat()} to {hi.date().isoformat()}, more than "
         f"the {MAX_PERIODS:,} {table} holds; choose a longer every{such} or a shorter window with {window}",
-        field="every", value=every, periods=count, max_periods=MAX_PERIODS, suggestions=fits[:1])
+        field="every",
+        value=every,
+        periods=count,
+        max_periods=MAX_PERIODS,
+        suggestions=fits[:1],
+    )

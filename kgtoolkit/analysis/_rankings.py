@@ -33,20 +33,35 @@ VolatileBy = Literal["entity", "subject", "predicate"]
 #: :func:`most_volatile` after its key column(s) (``entity`` and ``entity_name``, ``subject`` and
 #: ``subject_name``, or ``predicate``).
 VOLATILE_SCHEMA: dict[str, pl.DataType] = {
-    "changes": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "facts": pl.Int64(), "current": pl.Int64(),
+    "changes": pl.Int64(),
+    "added": pl.Int64(),
+    "ended": pl.Int64(),
+    "facts": pl.Int64(),
+    "current": pl.Int64(),
     "events": pl.Int64(),
 }
 #: :func:`most_changed`.
 MOST_CHANGED_SCHEMA: dict[str, pl.DataType] = {
-    "subject": pl.String(), "subject_name": pl.String(), "predicate": pl.String(), "changes": pl.Int64(),
-    "facts": pl.Int64(), "objects": pl.Int64(), "history": pl.List(pl.String()),
-    "current_objects": pl.List(pl.String()), "first_start": _MOMENT, "last_change": _MOMENT,
+    "subject": pl.String(),
+    "subject_name": pl.String(),
+    "predicate": pl.String(),
+    "changes": pl.Int64(),
+    "facts": pl.Int64(),
+    "objects": pl.Int64(),
+    "history": pl.List(pl.String()),
+    "current_objects": pl.List(pl.String()),
+    "first_start": _MOMENT,
+    "last_change": _MOMENT,
 }
 
 
 #: :func:`most_connected`.
 CONNECTED_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.String(), "name": pl.String(), "type": pl.String(), "facts": pl.Int64(), "outgoing": pl.Int64(),
+    "id": pl.String(),
+    "name": pl.String(),
+    "type": pl.String(),
+    "facts": pl.Int64(),
+    "outgoing": pl.Int64(),
     "incoming": pl.Int64(),
 }
 
@@ -83,18 +98,20 @@ def most_volatile(
     [('a', 3), ('x', 3), ('b', 1), ('y', 1)]
     """
     if by not in ("entity", "subject", "predicate"):
-        raise InvalidRequest(f"by must be 'entity', 'subject' or 'predicate', not {by!r}", field="by",
-                             value=str(by))
+        raise InvalidRequest(f"by must be 'entity', 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
     if by == "entity":  # each fact once per entity side: the subject, and an entity object other than it
         sides = ["start", "end", "current", "kind"]
-        df = pl.concat([
-            df.select(pl.col("subject").alias("entity"), pl.col("subject_name").alias("entity_name"), *sides),
-            df.filter(~pl.col("object_is_value") & (pl.col("object") != pl.col("subject")))
-              .select(pl.col("object").alias("entity"), pl.col("object_name").alias("entity_name"), *sides),
-        ])
+        df = pl.concat(
+            [
+                df.select(pl.col("subject").alias("entity"), pl.col("subject_name").alias("entity_name"), *sides),
+                df.filter(~pl.col("object_is_value") & (pl.col("object") != pl.col("subject"))).select(
+                    pl.col("object").alias("entity"), pl.col("object_name").alias("entity_name"), *sides
+                ),
+            ]
+        )
     named = by in ("entity", "subject")
     keys = [by, f"{by}_name"] if named else ["predicate"]
     state = pl.col("kind") != "event"
@@ -150,8 +167,9 @@ def most_changed(
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
     df, was_pandas = _frame(facts)
-    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")) \
-        .with_columns(_object_key())
+    df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")).with_columns(
+        _object_key()
+    )
     if df.height == 0:
         return _out(_empty(MOST_CHANGED_SCHEMA), was_pandas)
     pair = ["subject", "predicate"]
@@ -211,25 +229,44 @@ def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | No
     outgoing = df.group_by("subject").agg(pl.len().cast(pl.Int64).alias("outgoing")).rename({"subject": "id"})
     incoming = links.group_by("object").agg(pl.len().cast(pl.Int64).alias("incoming")).rename({"object": "id"})
     if entities is None:
-        named = pl.concat([
-            df.select(pl.col("id").alias("_fact"), pl.lit(0).alias("_side"), pl.col("subject").alias("id"),
-                      pl.col("subject_name").alias("name"), pl.col("subject_type").alias("type")),
-            links.select(pl.col("id").alias("_fact"), pl.lit(1).alias("_side"), pl.col("object").alias("id"),
-                         pl.col("object_name").alias("name"), pl.col("object_type").alias("type")),
-        ])
-        listed = (named.sort("_fact", "_side", nulls_last=True).group_by("id", maintain_order=True)
-                  .agg(pl.col("name").first(), pl.col("type").first()))
+        named = pl.concat(
+            [
+                df.select(
+                    pl.col("id").alias("_fact"),
+                    pl.lit(0).alias("_side"),
+                    pl.col("subject").alias("id"),
+                    pl.col("subject_name").alias("name"),
+                    pl.col("subject_type").alias("type"),
+                ),
+                links.select(
+                    pl.col("id").alias("_fact"),
+                    pl.lit(1).alias("_side"),
+                    pl.col("object").alias("id"),
+                    pl.col("object_name").alias("name"),
+                    pl.col("object_type").alias("type"),
+                ),
+            ]
+        )
+        listed = (
+            named.sort("_fact", "_side", nulls_last=True)
+            .group_by("id", maintain_order=True)
+            .agg(pl.col("name").first(), pl.col("type").first())
+        )
     else:
         if not isinstance(entities, pl.DataFrame):
             entities = pl.from_pandas(entities)
         missing = [c for c in ("id", "name", "type") if c not in entities.columns]
         if missing:
-            raise InvalidRequest(f"the entities frame has no {', '.join(missing)} column; build it with "
-                                 "kgtoolkit.frames.entities(kg)", field=missing[0])
-        listed = entities.select(pl.col("id").cast(pl.String), pl.col("name").cast(pl.String),
-                                 pl.col("type").cast(pl.String)).unique("id", keep="first", maintain_order=True)
+            raise InvalidRequest(
+                f"the entities frame has no {', '.join(missing)} column; build it with kgtoolkit.frames.entities(kg)",
+                field=missing[0],
+            )
+        listed = entities.select(
+            pl.col("id").cast(pl.String), pl.col("name").cast(pl.String), pl.col("type").cast(pl.String)
+        ).unique("id", keep="first", maintain_order=True)
     table = (
-        listed.join(outgoing, on="id", how="left").join(incoming, on="id", how="left")
+        listed.join(outgoing, on="id", how="left")
+        .join(incoming, on="id", how="left")
         .with_columns(pl.col("outgoing").fill_null(0), pl.col("incoming").fill_null(0))
         .with_columns((pl.col("outgoing") + pl.col("incoming")).alias("facts"))
         .sort(["facts", "id"], descending=[True, False])

@@ -49,13 +49,17 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         except ImportError:  # pragma: no cover - pandas is a dependency
             pd = None
         if pd is None or not isinstance(facts, pd.DataFrame):
-            raise InvalidRequest(f"facts must be a polars or pandas DataFrame (kgtoolkit.frames.facts), not "
-                                 f"{type(facts).__name__}", field="facts")
+            raise InvalidRequest(
+                f"facts must be a polars or pandas DataFrame (kgtoolkit.frames.facts), not {type(facts).__name__}",
+                field="facts",
+            )
         facts, was_pandas = pl.from_pandas(facts), True
     missing = [c for c in _REQUIRED if c not in facts.columns]
     if missing:
-        raise InvalidRequest(f"the facts frame has no {', '.join(missing)} column; build it with "
-                             "kgtoolkit.frames.facts(kg)", field=missing[0])
+        raise InvalidRequest(
+            f"the facts frame has no {', '.join(missing)} column; build it with kgtoolkit.frames.facts(kg)",
+            field=missing[0],
+        )
     df = facts
     for column in ("start", "end", "recorded_at", "invalidated_at"):
         if column not in df.columns:
@@ -68,16 +72,25 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         elif dtype != pl.Null:
             raise InvalidRequest(f"column {column!r} must hold datetimes (UTC), not {dtype}", field=column)
     if "kind" not in df.columns:  # the bounds' part of the event rule (contract §12); declarations need the graph
-        same = (is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
-                if "valid_from" in df.columns and "valid_to" in df.columns else pl.lit(False))
+        same = (
+            is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
+            if "valid_from" in df.columns and "valid_to" in df.columns
+            else pl.lit(False)
+        )
         df = df.with_columns(pl.when(same).then(pl.lit("event")).otherwise(pl.lit("state")).alias("kind"))
     state = state_expr(*frame_keys(), pl.col("kind") == "event", Clock.real())  # contract §4, one rule
     defaults: dict[str, pl.Expr] = {
-        "subject_name": pl.col("subject"), "object_name": pl.col("object"), "object_is_value": pl.lit(False),
-        "current": state == "current", "state": state,
+        "subject_name": pl.col("subject"),
+        "object_name": pl.col("object"),
+        "object_is_value": pl.lit(False),
+        "current": state == "current",
+        "state": state,
     }
-    fill = [defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
-            for name, dtype in FACT_COLUMNS.items() if name not in df.columns]
+    fill = [
+        defaults.get(name, pl.lit(None)).cast(dtype).alias(name)
+        for name, dtype in FACT_COLUMNS.items()
+        if name not in df.columns
+    ]
     if fill:
         df = df.with_columns(fill)
     return df.select([pl.col(n).cast(t) for n, t in FACT_COLUMNS.items()]), was_pandas
@@ -122,7 +135,8 @@ def _object_key() -> pl.Expr:
     """What makes two objects the same: the entity id, or the value text case-folded (contract §2)."""
     folded = pl.col("object").map_batches(
         lambda s: pl.Series(s.name, [None if v is None else v.casefold() for v in s.to_list()], dtype=pl.String),
-        return_dtype=pl.String)
+        return_dtype=pl.String,
+    )
     return pl.when(pl.col("object_is_value")).then(folded).otherwise(pl.col("object")).alias("_key")
 
 

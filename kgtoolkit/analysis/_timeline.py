@@ -14,12 +14,24 @@ from ._shared import _LAST, _MOMENT, _ONE_US, _SPAN, FACT_COLUMNS, Frame, Moment
 
 #: :func:`timeline`: the event, then every column of the fact, then its length.
 TIMELINE_SCHEMA: dict[str, pl.DataType] = {
-    "event": pl.String(), "at": _MOMENT, "when": pl.String(), **FACT_COLUMNS, "duration": _SPAN,
+    "event": pl.String(),
+    "at": _MOMENT,
+    "when": pl.String(),
+    **FACT_COLUMNS,
+    "duration": _SPAN,
 }
 #: :func:`gantt`: one bar per fact with a known start.
 GANTT_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.Int64(), "label": pl.String(), "subject": pl.String(), "predicate": pl.String(), "object": pl.String(),
-    "start": _MOMENT, "end": _MOMENT, "open_end": pl.Boolean(), "current": pl.Boolean(), "state": pl.String(),
+    "id": pl.Int64(),
+    "label": pl.String(),
+    "subject": pl.String(),
+    "predicate": pl.String(),
+    "object": pl.String(),
+    "start": _MOMENT,
+    "end": _MOMENT,
+    "open_end": pl.Boolean(),
+    "current": pl.Boolean(),
+    "state": pl.String(),
     "duration": _SPAN,
 }
 
@@ -61,12 +73,20 @@ def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None =
     df, was_pandas = _frame(facts)
     df = _filter(df, entity, predicate).with_columns((_closing_end() - pl.col("start")).alias("duration"))
     event = pl.col("kind") == "event"
-    started = df.select(pl.when(event).then(pl.lit("occurred")).otherwise(pl.lit("started")).alias("event"),
-                        pl.col("start").alias("at"), pl.col("valid_from").alias("when"), pl.all(),
-                        pl.lit(0).alias("_order"))
+    started = df.select(
+        pl.when(event).then(pl.lit("occurred")).otherwise(pl.lit("started")).alias("event"),
+        pl.col("start").alias("at"),
+        pl.col("valid_from").alias("when"),
+        pl.all(),
+        pl.lit(0).alias("_order"),
+    )
     ended = df.filter(pl.col("end").is_not_null() & ~event).select(
-        pl.lit("ended").alias("event"), pl.col("end").alias("at"), pl.col("valid_to").alias("when"), pl.all(),
-        pl.lit(1).alias("_order"))
+        pl.lit("ended").alias("event"),
+        pl.col("end").alias("at"),
+        pl.col("valid_to").alias("when"),
+        pl.all(),
+        pl.lit(1).alias("_order"),
+    )
     events = pl.concat([started, ended]).sort(["at", "id", "_order"], nulls_last=True)
     return _out(_typed(events, TIMELINE_SCHEMA), was_pandas)
 
@@ -103,8 +123,9 @@ def gantt(
     [('my_api → uses_queue → SQLite', 10)]
     """
     if label not in ("fact", "subject", "predicate", "object"):
-        raise InvalidRequest(f"label must be fact, subject, predicate or object, not {label!r}", field="label",
-                             value=str(label))
+        raise InvalidRequest(
+            f"label must be fact, subject, predicate or object, not {label!r}", field="label", value=str(label)
+        )
     moment = _now(now)
     start, end = frame_keys()
     event = pl.col("kind") == "event"
@@ -113,22 +134,45 @@ def gantt(
     else:
         window = parse_window(as_of, field="as_of")
         lo, hi = pl.lit(window.lo), pl.lit(window.hi)
-        state = (pl.when(scheduled(start, hi)).then(pl.lit("scheduled")).when(event).then(pl.lit("occurred"))
-                 .when(valid_at(start, end, lo, hi)).then(pl.lit("current")).otherwise(pl.lit("ended")))
+        state = (
+            pl.when(scheduled(start, hi))
+            .then(pl.lit("scheduled"))
+            .when(event)
+            .then(pl.lit("occurred"))
+            .when(valid_at(start, end, lo, hi))
+            .then(pl.lit("current"))
+            .otherwise(pl.lit("ended"))
+        )
     df, was_pandas = _frame(facts)
     df = _filter(df, entity, predicate).filter(pl.col("start").is_not_null())
     text = {
         "fact": pl.concat_str([pl.col("subject_name"), pl.col("predicate"), pl.col("object_name")], separator=" → "),
-        "subject": pl.col("subject_name"), "predicate": pl.col("predicate"), "object": pl.col("object_name"),
+        "subject": pl.col("subject_name"),
+        "predicate": pl.col("predicate"),
+        "object": pl.col("object_name"),
     }[label]
-    bar_end = pl.when(pl.col("end").is_null()).then(pl.max_horizontal(pl.lit(moment).cast(_MOMENT), pl.col("start"))
-                                                    ).otherwise(_closing_end())
-    bars = df.select(
-        "id", text.alias("label"), "subject", "predicate", "object", "start", bar_end.alias("end"),
-        pl.col("end").is_null().alias("open_end"), "current",
-        state.alias("state"),
-    ).with_columns(
-        (pl.col("end") - pl.col("start")).alias("duration"),
-        pl.col("end").clip(upper_bound=_LAST),  # a valid_to of 9999-12-31 closes past the last datetime
-    ).sort(["start", "id"])
+    bar_end = (
+        pl.when(pl.col("end").is_null())
+        .then(pl.max_horizontal(pl.lit(moment).cast(_MOMENT), pl.col("start")))
+        .otherwise(_closing_end())
+    )
+    bars = (
+        df.select(
+            "id",
+            text.alias("label"),
+            "subject",
+            "predicate",
+            "object",
+            "start",
+            bar_end.alias("end"),
+            pl.col("end").is_null().alias("open_end"),
+            "current",
+            state.alias("state"),
+        )
+        .with_columns(
+            (pl.col("end") - pl.col("start")).alias("duration"),
+            pl.col("end").clip(upper_bound=_LAST),  # a valid_to of 9999-12-31 closes past the last datetime
+        )
+        .sort(["start", "id"])
+    )
     return _out(_typed(bars, GANTT_SCHEMA), was_pandas)

@@ -31,10 +31,44 @@ _MODULES = (facts, entities, predicates, admin, cleanup, traversal, transfer, re
 
 #: The order ``kgtoolkit --help`` lists the commands in (the order they were first written in); a command
 #: missing here is listed last.
-HELP_ORDER = ("add", "invalidate", "supersede", "remember", "merge", "alias", "aliases", "alias-predicate",
-              "rename-predicate", "predicates", "config", "query", "search", "timeline", "stats", "conflicts",
-              "summary", "tool", "import", "export", "copy", "report", "generate", "mcp", "dashboard", "index",
-              "find", "where", "demo", "duplicates", "not-duplicate", "check", "neighbors", "path", "follow", "diff")
+HELP_ORDER = (
+    "add",
+    "invalidate",
+    "supersede",
+    "remember",
+    "merge",
+    "alias",
+    "aliases",
+    "alias-predicate",
+    "rename-predicate",
+    "predicates",
+    "config",
+    "query",
+    "search",
+    "timeline",
+    "stats",
+    "conflicts",
+    "summary",
+    "tool",
+    "import",
+    "export",
+    "copy",
+    "report",
+    "generate",
+    "mcp",
+    "dashboard",
+    "index",
+    "find",
+    "where",
+    "demo",
+    "duplicates",
+    "not-duplicate",
+    "check",
+    "neighbors",
+    "path",
+    "follow",
+    "diff",
+)
 app.registered_commands.sort(key=lambda c: HELP_ORDER.index(c.name) if c.name in HELP_ORDER else len(HELP_ORDER))
 
 

@@ -42,8 +42,25 @@ from ..graph import KnowledgeGraph
 from ..store import resolve
 from ._render import Answer, err, out
 
-__all__ = ["AsOf", "Call", "Current", "DbOption", "JsonOption", "KnownAt", "Limit", "Offset", "Predicates", "Progress",
-           "action_help", "app", "command", "for_search", "progress_bar", "progress_lines", "show_location"]
+__all__ = [
+    "AsOf",
+    "Call",
+    "Current",
+    "DbOption",
+    "JsonOption",
+    "KnownAt",
+    "Limit",
+    "Offset",
+    "Predicates",
+    "Progress",
+    "action_help",
+    "app",
+    "command",
+    "for_search",
+    "progress_bar",
+    "progress_lines",
+    "show_location",
+]
 
 app = typer.Typer(
     name="kgtoolkit",
@@ -57,10 +74,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 Progress = Callable[[int, int], None]
 """A progress callback, ``progress(done, total)``, as the library's long operations take it."""
 
-DbOption = Annotated[str | None, typer.Option("--db", help="The graph: a file path, sqlite:///file, or postgresql://user:password@host/database (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).", show_default=False)]
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="The graph: a file path, sqlite:///file, or postgresql://user:password@host/database (default: $KGTOOLKIT_DB, else ~/.kgtoolkit/knowledge_graph.sqlite3).",
+        show_default=False,
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-AsOf = Annotated[str | None, typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")]
-KnownAt = Annotated[str | None, typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")]
+AsOf = Annotated[
+    str | None, typer.Option("--as-of", help="Only facts valid on this date (YYYY[-MM[-DD]] or ISO datetime).")
+]
+KnownAt = Annotated[
+    str | None, typer.Option("--known-at", help="What the graph believed at this moment (transaction time).")
+]
 Current = Annotated[bool, typer.Option("--current", help="Only facts valid now (started, not yet ended).")]
 Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items (default: all).")]
 Offset = Annotated[int, typer.Option("--offset", min=0, help="Skip this many items first.")]
@@ -112,16 +140,22 @@ def _shared(db: bool, json: bool) -> list[inspect.Parameter]:
     if db:
         extra.append(inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DbOption))
     if json:
-        extra.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
-                                       annotation=JsonOption))
+        extra.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption))
     return extra
 
 
 _INJECTED = ("kg", "call")  # what the runner passes a body; neither is a command-line parameter
 
 
-def command(name: str, *, db: bool = True, json: bool = True, read_only: ReadOnlyRule = False, failure: int = 1,
-            help: str | None = None) -> Callable[[F], F]:
+def command(
+    name: str,
+    *,
+    db: bool = True,
+    json: bool = True,
+    read_only: ReadOnlyRule = False,
+    failure: int = 1,
+    help: str | None = None,
+) -> Callable[[F], F]:
     """Register the decorated body as the command ``name``, run as the module docstring says.
 
     ``db`` / ``json``: whether the command takes the shared ``--db`` / ``--json``. ``read_only``: how the
@@ -162,8 +196,9 @@ def command(name: str, *, db: bool = True, json: bool = True, read_only: ReadOnl
     return decorate
 
 
-def _answer(fn: Callable[..., Answer | None], call: Call, params: dict[str, Any], wants: set[str],
-            read_only: ReadOnlyRule) -> Answer | None:
+def _answer(
+    fn: Callable[..., Answer | None], call: Call, params: dict[str, Any], wants: set[str], read_only: ReadOnlyRule
+) -> Answer | None:
     """Call a command's body with what it asks for: its parameters, the :class:`Call`, the opened graph."""
     if "call" in wants:
         params["call"] = call
@@ -209,8 +244,14 @@ def progress_bar(label: str, *, enabled: bool) -> Iterator[Progress | None]:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bar
 
-    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-             console=err, transient=True) as bar:
+    with Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:

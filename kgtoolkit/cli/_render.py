@@ -22,7 +22,20 @@ from .._page import Page
 from .._records import Fact
 from .._tool import facts_result, page_result
 
-__all__ = ["Answer", "emit", "err", "facts_answer", "facts_table", "how_many", "label", "out", "past", "plural", "print_table", "warn"]
+__all__ = [
+    "Answer",
+    "emit",
+    "err",
+    "facts_answer",
+    "facts_table",
+    "how_many",
+    "label",
+    "out",
+    "past",
+    "plural",
+    "print_table",
+    "warn",
+]
 
 # Piped output keeps whole names: a wide page instead of the 80 columns rich assumes off a terminal.
 out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
@@ -75,8 +88,9 @@ def label(predicate: str, labels: Mapping[str, str] | None) -> str:
     return (labels or {}).get(predicate, predicate)
 
 
-def facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: bool = False,
-                labels: Mapping[str, str] | None = None) -> Table:
+def facts_table(
+    facts: Iterable[Fact], *, title: str | None = None, direction: bool = False, labels: Mapping[str, str] | None = None
+) -> Table:
     """Facts as a table; the predicate column shows each predicate's label (``labels``, contract §13)."""
     table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     table.add_column("id", justify="right", style="dim")
@@ -90,10 +104,22 @@ def facts_table(facts: Iterable[Fact], *, title: str | None = None, direction: b
         if direction:
             row.append("→" if fact.direction == "outgoing" else "←")
         obj = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
-        row += [escape(fact.subject_name), escape(label(fact.predicate, labels)), escape(obj), fact.valid_from or "?",
-                fact.valid_to or ""]
-        row.append("[green]yes[/]" if fact.current else "[yellow]scheduled[/]" if fact.state == "scheduled"
-                   else "[magenta]event[/]" if fact.kind == "event" else "[dim]no[/]")  # an event never ends (§12)
+        row += [
+            escape(fact.subject_name),
+            escape(label(fact.predicate, labels)),
+            escape(obj),
+            fact.valid_from or "?",
+            fact.valid_to or "",
+        ]
+        row.append(
+            "[green]yes[/]"
+            if fact.current
+            else "[yellow]scheduled[/]"
+            if fact.state == "scheduled"
+            else "[magenta]event[/]"
+            if fact.kind == "event"
+            else "[dim]no[/]"
+        )  # an event never ends (§12)
         table.add_row(*row, style=None if fact.current else "dim")
     return table
 
@@ -112,15 +138,16 @@ def print_table(table: Table) -> None:
 
     def cell(markup: object) -> str:
         text = Text.from_markup(str(markup)).plain
-        return text if len(text) <= CELL else text[:CELL - 1] + "…"
+        return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
     columns = [[cell(c.header), *(cell(v) for v in c.cells)] for c in table.columns]
     widths = [max(len(v) for v in col) for col in columns]
     right = [c.justify == "right" for c in table.columns]
 
     def line(i: int) -> str:
-        return "  ".join(col[i].rjust(w) if r else col[i].ljust(w)
-                         for col, w, r in zip(columns, widths, right, strict=True)).rstrip()
+        return "  ".join(
+            col[i].rjust(w) if r else col[i].ljust(w) for col, w, r in zip(columns, widths, right, strict=True)
+        ).rstrip()
 
     title = [Text.from_markup(str(table.title)).plain] if table.title else []
     rule = "  ".join("─" * w for w in widths)
@@ -154,8 +181,14 @@ def past(page: Page[Any], noun: str) -> str:
     return f" (offset {page.offset:,} is past the {plural(page.total, noun)})" if page.total else ""
 
 
-def facts_answer(page: Page[Fact], payload: Mapping[str, Any], *, title: str, direction: bool = False,
-                 labels: Mapping[str, str] | None = None) -> Answer:
+def facts_answer(
+    page: Page[Fact],
+    payload: Mapping[str, Any],
+    *,
+    title: str,
+    direction: bool = False,
+    labels: Mapping[str, str] | None = None,
+) -> Answer:
     """A page of facts (query, search, timeline): the agent tool's result shape, or a table headed ``title (8 of
     6,083 facts)``."""
 
@@ -163,7 +196,10 @@ def facts_answer(page: Page[Fact], payload: Mapping[str, Any], *, title: str, di
         if not page.items:
             out.print(f"{escape(title)}: no facts{past(page, 'fact')}")
         else:
-            print_table(facts_table(page, title=f"{escape(title)} ({how_many(page, 'fact')})", direction=direction,
-                                    labels=labels))
+            print_table(
+                facts_table(
+                    page, title=f"{escape(title)} ({how_many(page, 'fact')})", direction=direction, labels=labels
+                )
+            )
 
     return Answer(lambda: {**facts_result(page, **payload), **page_result(page)}, show)

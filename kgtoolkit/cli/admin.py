@@ -21,29 +21,61 @@ from ._render import Answer, out
 
 __all__ = ["config", "stats", "summary", "where"]
 
+
 @command("config")
 def config(
     call: Call,
     add_type: Annotated[list[str] | None, typer.Option("--add-type", help="Add an entity type (repeatable).")] = None,
-    remove_type: Annotated[list[str] | None, typer.Option("--remove-type", help="Remove an entity type no entity has (repeatable).")] = None,
-    add_value_predicate: Annotated[list[str] | None, typer.Option("--add-value-predicate", help="Predicate whose object is text.")] = None,
+    remove_type: Annotated[
+        list[str] | None, typer.Option("--remove-type", help="Remove an entity type no entity has (repeatable).")
+    ] = None,
+    add_value_predicate: Annotated[
+        list[str] | None, typer.Option("--add-value-predicate", help="Predicate whose object is text.")
+    ] = None,
     remove_value_predicate: Annotated[list[str] | None, typer.Option("--remove-value-predicate")] = None,
-    add_multi_valued: Annotated[list[str] | None, typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")] = None,
+    add_multi_valued: Annotated[
+        list[str] | None, typer.Option("--add-multi-valued", help="Predicate left out of conflicts.")
+    ] = None,
     remove_multi_valued: Annotated[list[str] | None, typer.Option("--remove-multi-valued")] = None,
-    add_single_valued: Annotated[list[str] | None, typer.Option("--add-single-valued", help="Predicate holding one object at a time (check reports overlaps).")] = None,
+    add_single_valued: Annotated[
+        list[str] | None,
+        typer.Option("--add-single-valued", help="Predicate holding one object at a time (check reports overlaps)."),
+    ] = None,
     remove_single_valued: Annotated[list[str] | None, typer.Option("--remove-single-valued")] = None,
-    events: Annotated[bool | None, typer.Option("--events/--no-events", help="Every fact of the graph is an event (ICEWS, GDELT).")] = None,
-    add_event_predicate: Annotated[list[str] | None, typer.Option("--add-event-predicate", help="Predicate whose facts are events (repeatable).")] = None,
+    events: Annotated[
+        bool | None, typer.Option("--events/--no-events", help="Every fact of the graph is an event (ICEWS, GDELT).")
+    ] = None,
+    add_event_predicate: Annotated[
+        list[str] | None, typer.Option("--add-event-predicate", help="Predicate whose facts are events (repeatable).")
+    ] = None,
     remove_event_predicate: Annotated[list[str] | None, typer.Option("--remove-event-predicate")] = None,
-    comma_guard: Annotated[bool | None, typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")] = None,
-    max_name_length: Annotated[int | None, typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters).")] = None,
-    max_value_length: Annotated[int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")] = None,
+    comma_guard: Annotated[
+        bool | None, typer.Option("--comma-guard/--no-comma-guard", help="Reject comma lists in names.")
+    ] = None,
+    max_name_length: Annotated[
+        int | None,
+        typer.Option("--max-name-length", help="Longest name, alias or predicate written from now on (characters)."),
+    ] = None,
+    max_value_length: Annotated[
+        int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")
+    ] = None,
 ) -> Answer:
     """Show or change the graph's settings: types, value predicates, multi- and single-valued predicates, events, comma guard, lengths."""
-    changes = any(x for x in (add_type, remove_type, add_value_predicate, remove_value_predicate, add_multi_valued,
-                              remove_multi_valued, add_single_valued, remove_single_valued, add_event_predicate,
-                              remove_event_predicate)) or any(x is not None for x in (comma_guard, max_name_length,
-                                                                                     max_value_length, events))
+    changes = any(
+        x
+        for x in (
+            add_type,
+            remove_type,
+            add_value_predicate,
+            remove_value_predicate,
+            add_multi_valued,
+            remove_multi_valued,
+            add_single_valued,
+            remove_single_valued,
+            add_event_predicate,
+            remove_event_predicate,
+        )
+    ) or any(x is not None for x in (comma_guard, max_name_length, max_value_length, events))
     with call.open(read_only=not changes) as kg:  # opened here: read-only unless a setting changes
         current = kg.config
         if changes:
@@ -105,13 +137,20 @@ def _edit_types(current: frozenset[str], add: list[str] | None, remove: list[str
     names = current | _names(add, "type")
     removed = _stored(names, remove, "type")
     if "unknown" in removed:
-        raise InvalidRequest("the type unknown cannot be removed: it is the type of every entity given none",
-                             field="type", value="unknown")
+        raise InvalidRequest(
+            "the type unknown cannot be removed: it is the type of every entity given none",
+            field="type",
+            value="unknown",
+        )
     absent = sorted(removed - names)
     if absent:
         known = sorted(map(printable, names))
-        raise UnknownType(f"type {absent[0]!r} is not in this graph's vocabulary ({', '.join(known)}); there is "
-                          "nothing to remove", field="type", value=absent[0], suggestions=known)
+        raise UnknownType(
+            f"type {absent[0]!r} is not in this graph's vocabulary ({', '.join(known)}); there is nothing to remove",
+            field="type",
+            value=absent[0],
+            suggestions=known,
+        )
     return names - removed
 
 
@@ -125,10 +164,19 @@ def stats(kg: KnowledgeGraph) -> Answer:
         table = Table(title=escape(str(path)), title_justify="left", show_header=False, box=box.SIMPLE)
         table.add_column(style="bold")
         table.add_column(justify="right")
-        rows = [("entities", result.entities), *((f"  {k}", v) for k, v in result.entities_by_type.items()),
-                ("facts", result.facts), ("current", result.current), ("scheduled", result.scheduled),
-                ("ended", result.ended), ("events", result.events), ("value facts", result.value_facts),
-                ("predicates", result.predicates), ("aliases", result.aliases), ("memories", result.memories)]
+        rows = [
+            ("entities", result.entities),
+            *((f"  {k}", v) for k, v in result.entities_by_type.items()),
+            ("facts", result.facts),
+            ("current", result.current),
+            ("scheduled", result.scheduled),
+            ("ended", result.ended),
+            ("events", result.events),
+            ("value facts", result.value_facts),
+            ("predicates", result.predicates),
+            ("aliases", result.aliases),
+            ("memories", result.memories),
+        ]
         for name, value in rows:
             table.add_row(escape(name), str(value))
         out.print(table)

@@ -32,8 +32,13 @@ def duplicates(
     kind: Kind = "entities",
     limit: Limit = None,
     offset: Offset = 0,
-    min_score: Annotated[float | None, typer.Option("--min-score", min=0, max=1, help="Leave out pairs scoring below this (0 to 1, default 0.75).")] = None,
-    embeddings: Annotated[bool, typer.Option("--embeddings", help="Also compare the names' meaning (needs the search extra).")] = False,
+    min_score: Annotated[
+        float | None,
+        typer.Option("--min-score", min=0, max=1, help="Leave out pairs scoring below this (0 to 1, default 0.75)."),
+    ] = None,
+    embeddings: Annotated[
+        bool, typer.Option("--embeddings", help="Also compare the names' meaning (needs the search extra).")
+    ] = False,
 ) -> Answer:
     """Likely duplicates (Postgres / PostgreSQL, uses_db / uses_database), best first, each saying why; never merges."""
     page = kg.duplicates(kind=kind, limit=limit, offset=offset, min_score=min_score, embeddings=embeddings)
@@ -42,14 +47,24 @@ def duplicates(
         if not page.items:
             out.print(f"no duplicate {kind[:-1]} candidates" + past(page, "candidate"))
             return
-        table = Table("score", "a", "b", "why", title=f"duplicate {kind} ({how_many(page, 'candidate')})",
-                      header_style="bold", box=box.SIMPLE_HEAD)
+        table = Table(
+            "score",
+            "a",
+            "b",
+            "why",
+            title=f"duplicate {kind} ({how_many(page, 'candidate')})",
+            header_style="bold",
+            box=box.SIMPLE_HEAD,
+        )
         for c in page:
             table.add_row(f"{c.score:.2f}", escape(c.a_name), escape(c.b_name), escape("; ".join(c.reasons)))
         print_table(table)
         fold, flag = ("merge", "") if kind == "entities" else ("rename-predicate", " --kind predicates")
-        out.print(f"[dim]fold a pair (kgtoolkit {fold} A B: A becomes an alias of B), or: kgtoolkit not-duplicate "
-                  f"A B{flag}[/]", highlight=False)
+        out.print(
+            f"[dim]fold a pair (kgtoolkit {fold} A B: A becomes an alias of B), or: kgtoolkit not-duplicate "
+            f"A B{flag}[/]",
+            highlight=False,
+        )
 
     return Answer(lambda: {"candidates": [c.to_dict() for c in page], **page_result(page)}, show)
 
@@ -64,14 +79,18 @@ def not_duplicate(
     """Remember that two names are different things: duplicates and check never list the pair again."""
     marked = kg.not_duplicates(first, second, kind=kind)
     what = "marked" if marked.created else "already marked"
-    return Answer(marked.to_dict, lambda: out.print(f"{what} not the same: {escape(marked.a_name)} / "
-                                                    f"{escape(marked.b_name)}", highlight=False))
+    return Answer(
+        marked.to_dict,
+        lambda: out.print(f"{what} not the same: {escape(marked.a_name)} / {escape(marked.b_name)}", highlight=False),
+    )
 
 
 @command("check", read_only=True, failure=2)
 def check(
     kg: KnowledgeGraph,
-    code: Annotated[list[str] | None, typer.Option("--code", help=f"Only findings of this code (repeatable): {', '.join(CODES)}.")] = None,
+    code: Annotated[
+        list[str] | None, typer.Option("--code", help=f"Only findings of this code (repeatable): {', '.join(CODES)}.")
+    ] = None,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> Answer:
@@ -82,11 +101,20 @@ def check(
         if not page.total:
             out.print("clean: no findings")
             return
-        table = Table("code", "finding", "facts", title=f"findings ({how_many(page, 'finding')})",
-                      header_style="bold", box=box.SIMPLE_HEAD)
+        table = Table(
+            "code",
+            "finding",
+            "facts",
+            title=f"findings ({how_many(page, 'finding')})",
+            header_style="bold",
+            box=box.SIMPLE_HEAD,
+        )
         for f in page:
             table.add_row(f.code, escape(f.message), ", ".join(map(str, f.facts)))
         print_table(table)
 
-    return Answer(lambda: {"findings": [f.to_dict() for f in page], **page_result(page), "clean": page.total == 0},
-                  show, exit=1 if page.total else 0)
+    return Answer(
+        lambda: {"findings": [f.to_dict() for f in page], **page_result(page), "clean": page.total == 0},
+        show,
+        exit=1 if page.total else 0,
+    )

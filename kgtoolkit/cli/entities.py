@@ -30,9 +30,12 @@ def merge(
     result = kg.merge(source, target)
 
     def show() -> None:
-        out.print(f"merged [bold]{escape(result.source)}[/] into [bold]{escape(result.target.id)}[/]: {result.moved} "
-                  f"fact(s) moved, {result.deduplicated} duplicate(s) folded; aliases now: "
-                  f"{escape(', '.join(result.aliases))}", highlight=False)
+        out.print(
+            f"merged [bold]{escape(result.source)}[/] into [bold]{escape(result.target.id)}[/]: {result.moved} "
+            f"fact(s) moved, {result.deduplicated} duplicate(s) folded; aliases now: "
+            f"{escape(', '.join(result.aliases))}",
+            highlight=False,
+        )
         warn(result.warnings)
 
     return Answer(result.to_dict, show)
@@ -46,8 +49,13 @@ def alias(
 ) -> Answer:
     """Register NAME as another name of ENTITY."""
     result = kg.alias(name, entity)
-    return Answer(result.to_dict, lambda: out.print(f"{escape(repr(result.name))} ({escape(result.alias)}) now names "
-                                                    f"[bold]{escape(result.entity)}[/]", highlight=False))
+    return Answer(
+        result.to_dict,
+        lambda: out.print(
+            f"{escape(repr(result.name))} ({escape(result.alias)}) now names [bold]{escape(result.entity)}[/]",
+            highlight=False,
+        ),
+    )
 
 
 @command("aliases", read_only=True)
@@ -64,8 +72,15 @@ def aliases(
         if not page.items:
             out.print("no aliases" + past(page, "alias"))
             return
-        table = Table("alias", "spelling", "entity", title=f"aliases ({how_many(page, 'alias')})",
-                      title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+        table = Table(
+            "alias",
+            "spelling",
+            "entity",
+            title=f"aliases ({how_many(page, 'alias')})",
+            title_justify="left",
+            header_style="bold",
+            box=box.SIMPLE_HEAD,
+        )
         for row in page:
             table.add_row(escape(row.alias), escape(row.name), escape(row.entity))
         print_table(table)

@@ -51,21 +51,39 @@ def _properties(pairs: list[str] | None) -> dict[str, Any] | None:
 def add(
     kg: KnowledgeGraph,
     subject: Annotated[str, typer.Argument(help="Entity the fact is about.")],
-    predicate: Annotated[str, typer.Argument(help="Relationship, e.g. uses_queue (or a value predicate such as email).")],
+    predicate: Annotated[
+        str, typer.Argument(help="Relationship, e.g. uses_queue (or a value predicate such as email).")
+    ],
     obj: Annotated[str, typer.Argument(metavar="OBJECT", help="Entity (or text, for value predicates) it points at.")],
     valid_from: Annotated[str | None, typer.Option("--from", "--valid-from", help="When it became true.")] = None,
     valid_to: Annotated[str | None, typer.Option("--to", "--valid-to", help="When it stopped (add history).")] = None,
     confidence: Annotated[float, typer.Option(help="0 to 1.")] = 1.0,
     source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
-    source_closet: Annotated[str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence, e.g. a memory id.")] = None,
-    subject_type: Annotated[str | None, typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")] = None,
+    source_closet: Annotated[
+        str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence, e.g. a memory id.")
+    ] = None,
+    subject_type: Annotated[
+        str | None, typer.Option("--subject-type", help="person, company, project, event, … (see `config`).")
+    ] = None,
     object_type: Annotated[str | None, typer.Option("--object-type", help="Type of the object entity.")] = None,
-    prop: Annotated[list[str] | None, typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")] = None,
+    prop: Annotated[
+        list[str] | None, typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")
+    ] = None,
 ) -> Answer:
     """Add a fact (missing entities are created; an identical current fact is returned as is)."""
-    result = kg.add(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
-                    source=source, source_closet=source_closet, subject_type=subject_type, object_type=object_type,
-                    properties=_properties(prop))
+    result = kg.add(
+        subject,
+        predicate,
+        obj,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        confidence=confidence,
+        source=source,
+        source_closet=source_closet,
+        subject_type=subject_type,
+        object_type=object_type,
+        properties=_properties(prop),
+    )
     labels = kg.predicate_labels()
 
     def show() -> None:
@@ -88,7 +106,9 @@ def invalidate(
     """End a current fact; it stays as history."""
     fact = kg.invalidate(subject, predicate, obj, ended=ended, ended_by=ended_by)
     labels = kg.predicate_labels()
-    return Answer(lambda: {"fact": fact.to_dict()}, lambda: out.print(facts_table([fact], title="ended", labels=labels)))
+    return Answer(
+        lambda: {"fact": fact.to_dict()}, lambda: out.print(facts_table([fact], title="ended", labels=labels))
+    )
 
 
 @command("supersede")
@@ -101,15 +121,27 @@ def supersede(
     at: Annotated[str | None, typer.Option(help="When NEW replaced OLD (default: today, UTC).")] = None,
     confidence: Annotated[float, typer.Option(help="0 to 1, of NEW.")] = 1.0,
     source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
-    source_closet: Annotated[str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")] = None,
+    source_closet: Annotated[
+        str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")
+    ] = None,
     object_type: Annotated[str | None, typer.Option("--object-type", help="Type of NEW.")] = None,
 ) -> Answer:
     """Replace OLD with NEW at one moment: end the old fact and add the new one, atomically."""
-    result = kg.supersede(subject, predicate, old_object, new_object, at=at, confidence=confidence, source=source,
-                          source_closet=source_closet, object_type=object_type)
+    result = kg.supersede(
+        subject,
+        predicate,
+        old_object,
+        new_object,
+        at=at,
+        confidence=confidence,
+        source=source,
+        source_closet=source_closet,
+        object_type=object_type,
+    )
     labels = kg.predicate_labels()
-    return Answer(result.to_dict,
-                  lambda: out.print(facts_table([result.old, result.new], title="superseded", labels=labels)))
+    return Answer(
+        result.to_dict, lambda: out.print(facts_table([result.old, result.new], title="superseded", labels=labels))
+    )
 
 
 def _metadata(text: str | None) -> dict[str, Any] | None:
@@ -118,8 +150,11 @@ def _metadata(text: str | None) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise InvalidRequest(f"--metadata takes a JSON object, e.g. '{{\"meeting\": \"design review\"}}', not {text!r}",
-                             field="metadata", value=text) from exc
+        raise InvalidRequest(
+            f'--metadata takes a JSON object, e.g. \'{{"meeting": "design review"}}\', not {text!r}',
+            field="metadata",
+            value=text,
+        ) from exc
     if not isinstance(value, dict):
         raise InvalidRequest(f"--metadata takes a JSON object, not {text!r}", field="metadata", value=text)
     return value
@@ -130,14 +165,20 @@ def remember(
     kg: KnowledgeGraph,
     text: Annotated[str, typer.Argument(help=action_help("remember", "text"))],
     source: Annotated[str | None, typer.Option(help=action_help("remember", "source"))] = None,
-    metadata: Annotated[str | None, typer.Option("--metadata", metavar="JSON", help=action_help("remember", "metadata"))] = None,
+    metadata: Annotated[
+        str | None, typer.Option("--metadata", metavar="JSON", help=action_help("remember", "metadata"))
+    ] = None,
 ) -> Answer:
     """Store a piece of evidence verbatim as a memory; a fact cites it with --closet ID, and `find` searches it."""
     memory = kg.remember(text, source=source, metadata=_metadata(metadata))
     origin = f" from {escape(memory.source)}" if memory.source else ""
-    return Answer(lambda: {"memory": memory.to_dict()},
-                  lambda: out.print(f"remembered [bold]{escape(memory.id)}[/]{origin}; a fact cites it with "
-                                    f"--closet {escape(memory.id)}", highlight=False))
+    return Answer(
+        lambda: {"memory": memory.to_dict()},
+        lambda: out.print(
+            f"remembered [bold]{escape(memory.id)}[/]{origin}; a fact cites it with --closet {escape(memory.id)}",
+            highlight=False,
+        ),
+    )
 
 
 # ---------------------------------------------------------------------- reads
@@ -158,11 +199,21 @@ def query(
 ) -> Answer:
     """Facts around one entity, oldest first, each flagged current and with its direction."""
     entity = kg.resolve(name)
-    facts = kg.query_page(name, direction=direction, as_of=as_of, known_at=known_at,  # type: ignore[arg-type]
-                          current_only=current, predicates=predicate, other=other, limit=limit, offset=offset)
+    facts = kg.query_page(
+        name,
+        direction=direction,  # type: ignore[arg-type]
+        as_of=as_of,
+        known_at=known_at,
+        current_only=current,
+        predicates=predicate,
+        other=other,
+        limit=limit,
+        offset=offset,
+    )
     suffix = f" as of {as_of}" if as_of else ""
-    return facts_answer(facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True,
-                        labels=kg.predicate_labels())
+    return facts_answer(
+        facts, {"entity": entity}, title=f"{entity}{suffix}", direction=True, labels=kg.predicate_labels()
+    )
 
 
 @command("search", read_only=True)
@@ -177,8 +228,9 @@ def search(
     offset: Offset = 0,
 ) -> Answer:
     """Facts by relationship type, optionally pointing at one object ("what uses SQLite?")."""
-    facts = kg.search_page(predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit,
-                           offset=offset)
+    facts = kg.search_page(
+        predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit, offset=offset
+    )
     return facts_answer(facts, {}, title=" ".join(x for x in (predicate, obj) if x), labels=kg.predicate_labels())
 
 
@@ -202,8 +254,12 @@ def conflicts(
     kg: KnowledgeGraph,
     entity: Annotated[str | None, typer.Argument(help="Only this subject's conflicts.")] = None,
     current: Current = False,
-    needs_action: Annotated[bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many groups (default: all).")] = None,
+    needs_action: Annotated[
+        bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=0, help="At most this many groups (default: all).")
+    ] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many groups first.")] = 0,
 ) -> Answer:
     """(subject, predicate) pairs with more than one object; those with several current facts first.
@@ -239,9 +295,14 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mappin
             shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
             if shown not in objects:
                 objects.append(shown)
-        table.add_row(escape(group.subject_name), escape(label(group.predicate, labels)), escape(", ".join(objects)),
-                      str(group.current), "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
-                      style=None if group.needs_action else "dim")
+        table.add_row(
+            escape(group.subject_name),
+            escape(label(group.predicate, labels)),
+            escape(", ".join(objects)),
+            str(group.current),
+            "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
+            style=None if group.needs_action else "dim",
+        )
     return table
 
 
@@ -251,5 +312,7 @@ def _group_title(group: ConflictGroup, labels: Mapping[str, str] | None = None) 
         flag += f"  planned switch at {escape(group.planned_switch)}"
     if group.suggestion:
         flag += f" (supersede at {escape(group.planned_switch or '')})"
-    return (f"{escape(group.subject_name)} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
-            f"{group.current} current{flag}")
+    return (
+        f"{escape(group.subject_name)} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
+        f"{group.current} current{flag}"
+    )

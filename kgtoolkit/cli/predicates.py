@@ -27,8 +27,12 @@ def alias_predicate(
 ) -> Answer:
     """Register ALIAS as another name of the predicate CANONICAL: writes and reads through it mean CANONICAL."""
     result = kg.alias_predicate(alias, predicate)
-    return Answer(result.to_dict, lambda: out.print(f"{escape(result.alias)} now names the predicate "
-                                                    f"[bold]{escape(result.predicate)}[/]", highlight=False))
+    return Answer(
+        result.to_dict,
+        lambda: out.print(
+            f"{escape(result.alias)} now names the predicate [bold]{escape(result.predicate)}[/]", highlight=False
+        ),
+    )
 
 
 @command("rename-predicate")
@@ -39,10 +43,12 @@ def rename_predicate(
 ) -> Answer:
     """Fold every fact of the predicate OLD into NEW, with its history, atomically (as merge does for entities)."""
     result = kg.rename_predicate(old, new)
-    moved = (f"renamed [bold]{escape(result.old)}[/] to [bold]{escape(result.new)}[/] ({escape(result.label)}): "
-             f"{plural(result.moved, 'fact')} moved, {result.deduplicated:,} duplicate(s) folded; aliases now: "
-             f"{escape(', '.join(result.aliases))}" + (f"; settings moved: {', '.join(result.settings)}"
-                                                        if result.settings else ""))
+    moved = (
+        f"renamed [bold]{escape(result.old)}[/] to [bold]{escape(result.new)}[/] ({escape(result.label)}): "
+        f"{plural(result.moved, 'fact')} moved, {result.deduplicated:,} duplicate(s) folded; aliases now: "
+        f"{escape(', '.join(result.aliases))}"
+        + (f"; settings moved: {', '.join(result.settings)}" if result.settings else "")
+    )
     return Answer(result.to_dict, lambda: out.print(moved, highlight=False))
 
 
@@ -59,13 +65,18 @@ def predicates(
         if not page.items:
             out.print("no predicates" + past(page, "predicate"))
             return
-        table = Table(title=f"predicates ({how_many(page, 'predicate')})", title_justify="left", header_style="bold",
-                      box=box.SIMPLE_HEAD)
+        table = Table(
+            title=f"predicates ({how_many(page, 'predicate')})",
+            title_justify="left",
+            header_style="bold",
+            box=box.SIMPLE_HEAD,
+        )
         for column in ("predicate", "label", "facts", "current", "aliases"):
             table.add_column(column, justify="right" if column in ("facts", "current") else "left")
         for row in page:
-            table.add_row(escape(row.id), escape(row.label), f"{row.facts:,}", f"{row.current:,}",
-                          escape(", ".join(row.aliases)))
+            table.add_row(
+                escape(row.id), escape(row.label), f"{row.facts:,}", f"{row.current:,}", escape(", ".join(row.aliases))
+            )
         out.print(table)
 
     return Answer(lambda: {"predicates": [p.to_dict() for p in page], **page_result(page)}, show)

@@ -25,15 +25,26 @@ if TYPE_CHECKING:
 
 __all__ = ["find_", "index_"]
 
-ModelOption = Annotated[str | None, typer.Option("--model", help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).", show_default=False)]
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="sentence-transformers model folder (default: $KGTOOLKIT_SEARCH_MODEL, else the bundled all-MiniLM-L6-v2).",
+        show_default=False,
+    ),
+]
 
 
 @command("index", read_only=for_search)
 def index_(
     kg: KnowledgeGraph,
     call: Call,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Start the index over (cached embeddings are reused).")] = False,
-    status: Annotated[bool, typer.Option("--status", help="Only say whether the index is fresh, stale or missing.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Start the index over (cached embeddings are reused).")
+    ] = False,
+    status: Annotated[
+        bool, typer.Option("--status", help="Only say whether the index is fresh, stale or missing.")
+    ] = False,
     model: ModelOption = None,
 ) -> Answer:
     """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
@@ -42,19 +53,30 @@ def index_(
     with SearchIndex.open(kg, model=model) as idx:
         if status:
             state = idx.status()
-            covered = ("nothing indexed yet; `kgtoolkit index` builds it" if state.state == "missing" else
-                       f"the index holds {state.facts:,} facts and {state.memories:,} memories")
-            return Answer(state.to_dict, lambda: out.print(f"{state.state}: {escape(state.reason)} ({covered}; in "
-                                                           f"{escape(str(state.directory))})", highlight=False))
+            covered = (
+                "nothing indexed yet; `kgtoolkit index` builds it"
+                if state.state == "missing"
+                else f"the index holds {state.facts:,} facts and {state.memories:,} memories"
+            )
+            return Answer(
+                state.to_dict,
+                lambda: out.print(
+                    f"{state.state}: {escape(state.reason)} ({covered}; in {escape(str(state.directory))})",
+                    highlight=False,
+                ),
+            )
         with call.progress("embedding") as bar:
             report = idx.sync(progress=bar, rebuild=rebuild)
 
     def show() -> None:
         verb = "up to date" if report.state == "fresh" else f"{report.state} → updated"
-        out.print(f"index {verb} ({escape(report.reason)}): facts {report.facts.total} ({report.facts.index_type}, "
-                  f"+{report.facts.added} ~{report.facts.changed} -{report.facts.removed}), memories "
-                  f"{report.memories.total} (+{report.memories.added} -{report.memories.removed}); {report.embedded} "
-                  f"texts embedded, {report.cached} from the cache, {report.seconds:.1f} s", highlight=False)
+        out.print(
+            f"index {verb} ({escape(report.reason)}): facts {report.facts.total} ({report.facts.index_type}, "
+            f"+{report.facts.added} ~{report.facts.changed} -{report.facts.removed}), memories "
+            f"{report.memories.total} (+{report.memories.added} -{report.memories.removed}); {report.embedded} "
+            f"texts embedded, {report.cached} from the cache, {report.seconds:.1f} s",
+            highlight=False,
+        )
 
     return Answer(report.to_dict, show)
 
@@ -67,18 +89,45 @@ def find_(
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000, help="How many hits.")] = 10,
     kind: Annotated[str, typer.Option("--kind", help="facts, memories or both.")] = "facts",
     as_of: AsOf = None,
-    current: Annotated[bool, typer.Option("--current", help="Only current facts, and memories that do not read as history.")] = False,
-    mode: Annotated[str, typer.Option("--mode", help="hybrid (words, meaning and names fused), vector or lexical (words alone; no model).")] = "hybrid",
-    rerank: Annotated[str | None, typer.Option("--rerank", help="graph: prefer facts near the entities the query names, and current facts.", show_default=False)] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show each hit's lexical, vector, name and graph contributions.")] = False,
+    current: Annotated[
+        bool, typer.Option("--current", help="Only current facts, and memories that do not read as history.")
+    ] = False,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode", help="hybrid (words, meaning and names fused), vector or lexical (words alone; no model)."
+        ),
+    ] = "hybrid",
+    rerank: Annotated[
+        str | None,
+        typer.Option(
+            "--rerank",
+            help="graph: prefer facts near the entities the query names, and current facts.",
+            show_default=False,
+        ),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each hit's lexical, vector, name and graph contributions.")
+    ] = False,
     model: ModelOption = None,
 ) -> Answer:
     """Search facts and memories by words and meaning; each hit is read against the graph (current? replaced by what, since when?)."""
     from ..search import find  # lazily: torch and the model load only for search
 
     with call.progress("embedding") as bar:
-        result = find(kg, query, k=k, kind=kind, as_of=as_of, current_only=current, mode=mode,  # type: ignore[arg-type]
-                      rerank=rerank, explain=explain, model=model, progress=bar)
+        result = find(
+            kg,
+            query,
+            k=k,
+            kind=kind,  # type: ignore[arg-type]
+            as_of=as_of,
+            current_only=current,
+            mode=mode,  # type: ignore[arg-type]
+            rerank=rerank,
+            explain=explain,
+            model=model,
+            progress=bar,
+        )
     labels = kg.predicate_labels()
     return Answer(result.to_dict, lambda: _show_hits(result, query, explain, labels))
 
@@ -90,8 +139,12 @@ def _show_hits(result: FindResult, query: str, explain: bool, labels: Mapping[st
     if not result.hits:
         out.print(f"{escape(query)}: nothing found", highlight=False)
         return
-    table = Table(title=f"{escape(query)} ({len(result.hits)} hit{'s' * (len(result.hits) != 1)})", title_justify="left",
-                  header_style="bold", box=box.SIMPLE_HEAD)
+    table = Table(
+        title=f"{escape(query)} ({len(result.hits)} hit{'s' * (len(result.hits) != 1)})",
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+    )
     columns = ("score", "hit", "graph", *(("lexical", "vector", "name", "graph rank") if explain else ()))
     for column in columns:
         table.add_column(column, justify="left" if column in ("hit", "graph") else "right")
@@ -100,9 +153,15 @@ def _show_hits(result: FindResult, query: str, explain: bool, labels: Mapping[st
         signals: tuple[str, ...] = ()
         if hit.explain is not None:
             e = hit.explain
-            signals = tuple("–" if r is None else f"#{r}" + (f" {s:.3g}" if s is not None else "")
-                            for r, s in ((e.lexical_rank, e.lexical_score), (e.vector_rank, e.vector_score),
-                                         (e.name_rank, None), (e.graph_rank, None)))
+            signals = tuple(
+                "–" if r is None else f"#{r}" + (f" {s:.3g}" if s is not None else "")
+                for r, s in (
+                    (e.lexical_rank, e.lexical_score),
+                    (e.vector_rank, e.vector_score),
+                    (e.name_rank, None),
+                    (e.graph_rank, None),
+                )
+            )
             if e.hops is not None:
                 signals = (*signals[:3], f"{signals[3]} ({e.hops} hop{'s' * (e.hops != 1)})")
         if isinstance(hit, FactHit):
@@ -119,5 +178,8 @@ def _show_hits(result: FindResult, query: str, explain: bool, labels: Mapping[st
         table.add_row(score, what, escape(hit.note), *signals, style=style)
     out.print(table)
     if result.named:
-        err.print("[dim]= names " + ", ".join(escape(n.entity) for n in result.named) + " exactly: its facts are found by "
-                  "name too[/]", highlight=False)
+        err.print(
+            "[dim]= names " + ", ".join(escape(n.entity) for n in result.named) + " exactly: its facts are found by "
+            "name too[/]",
+            highlight=False,
+        )

@@ -24,11 +24,20 @@ from ._render import emit, err, out
 __all__ = ["dashboard", "mcp_", "tool"]
 
 
-@command("tool", json=False, help="The agent tool: read one JSON request per line on stdin, write one JSON answer per "
-                                  f"line. Actions: {', '.join(registry())}; --schema prints their parameters.")
+@command(
+    "tool",
+    json=False,
+    help="The agent tool: read one JSON request per line on stdin, write one JSON answer per "
+    f"line. Actions: {', '.join(registry())}; --schema prints their parameters.",
+)
 def tool(
     call: Call,
-    schema: Annotated[bool, typer.Option("--schema", help="Print the tool's JSON schema (every action and parameter) and exit; opens no graph.")] = False,
+    schema: Annotated[
+        bool,
+        typer.Option(
+            "--schema", help="Print the tool's JSON schema (every action and parameter) and exit; opens no graph."
+        ),
+    ] = False,
 ) -> None:
     """The agent tool: read one JSON request per line on stdin, write one JSON answer per line."""
     if schema:
@@ -62,7 +71,14 @@ def tool(
 @command("mcp", json=False)
 def mcp_(
     call: Call,
-    print_config: Annotated[str | None, typer.Option("--print-config", metavar="CLIENT", help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.")] = None,
+    print_config: Annotated[
+        str | None,
+        typer.Option(
+            "--print-config",
+            metavar="CLIENT",
+            help="Print the config snippet for CLIENT instead of serving: claude-code, claude-desktop, cursor, vscode, codex, gemini, zed or windsurf.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the graph over MCP (stdio) to agents: kg_add, kg_query, kg_supersede, … (one file, many agents)."""
     from ..mcp_server import config_snippet, serve  # lazily: the mcp package is imported by `serve` only
@@ -80,7 +96,9 @@ def dashboard(
     call: Call,
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8501,
     read_only: Annotated[bool, typer.Option("--read-only", help="Disable every change (for sharing).")] = False,
-    host: Annotated[str, typer.Option("--host", help="Address to bind; loopback unless you mean to share it.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; loopback unless you mean to share it.")
+    ] = "127.0.0.1",
 ) -> None:
     """Start the Streamlit dashboard on the graph (graph, entity, conflicts, churn, search, import/export)."""
     import importlib.util
@@ -95,23 +113,52 @@ def dashboard(
         if importlib.util.find_spec(package) is None:
             raise missing_dependency(package, "dashboard", needed_for="the dashboard")
     if not script.is_file():
-        raise InvalidRequest(f"the dashboard app is not at {script}; this installation of kgtoolkit is incomplete "
-                             "(reinstall it: pip install --force-reinstall 'kgtoolkit[dashboard]')", field="dashboard",
-                             value=str(script))
+        raise InvalidRequest(
+            f"the dashboard app is not at {script}; this installation of kgtoolkit is incomplete "
+            "(reinstall it: pip install --force-reinstall 'kgtoolkit[dashboard]')",
+            field="dashboard",
+            value=str(script),
+        )
     if read_only and location.path is not None and not location.path.exists():
-        raise InvalidRequest(f"no graph at {location}; read-only mode needs an existing file", field="db",
-                             value=str(location))
+        raise InvalidRequest(
+            f"no graph at {location}; read-only mode needs an existing file", field="db", value=str(location)
+        )
     KnowledgeGraph(location, read_only=read_only).close()  # fail here, clearly; and create a new graph on first use
     target = str(location.path.resolve()) if location.path is not None else (location.url or "")
     env = {**os.environ, "KGTOOLKIT_DB": target, "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
     # -P (safe path): the working directory is not put on sys.path, so a folder named kgtoolkit beside the
     # user (the parent of a clone, say) never shadows the installed package inside the server.
-    argv = [sys.executable, "-P", "-m", "streamlit", "run", str(script), "--server.address", host, "--server.port",
-            str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--global.developmentMode", "false",
-            "--theme.base", "light", "--client.toolbarMode", "minimal"]
-    err.print(f"kgtoolkit dashboard on [bold]http://{host}:{port}[/] for {escape(str(location))}"
-              f"{' (read-only)' if read_only else ''}; Ctrl-C stops it", highlight=False)
+    argv = [
+        sys.executable,
+        "-P",
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--global.developmentMode",
+        "false",
+        "--theme.base",
+        "light",
+        "--client.toolbarMode",
+        "minimal",
+    ]
+    err.print(
+        f"kgtoolkit dashboard on [bold]http://{host}:{port}[/] for {escape(str(location))}"
+        f"{' (read-only)' if read_only else ''}; Ctrl-C stops it",
+        highlight=False,
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)  # the server replaces this process: signals reach it directly

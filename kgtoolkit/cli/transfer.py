@@ -30,8 +30,9 @@ def _mapping(pairs: list[str] | None) -> dict[str | int, str] | None:
     for pair in pairs:
         theirs, sep, ours = pair.partition("=")
         if not sep or not theirs.strip() or not ours.strip():
-            raise InvalidRequest(f"--map takes THEIR_COLUMN=OUR_COLUMN (e.g. head=subject), not {pair!r}",
-                                 field="map", value=pair)
+            raise InvalidRequest(
+                f"--map takes THEIR_COLUMN=OUR_COLUMN (e.g. head=subject), not {pair!r}", field="map", value=pair
+            )
         mapping[theirs.strip()] = ours.strip()
     return mapping
 
@@ -39,14 +40,33 @@ def _mapping(pairs: list[str] | None) -> dict[str | int, str] | None:
 @command("import")
 def import_(
     call: Call,
-    file: Annotated[Path, typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph.")],
-    format: Annotated[str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix).")] = None,
-    map_: Annotated[list[str] | None, typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")] = None,
-    on_error: Annotated[str, typer.Option("--on-error", help="raise: import nothing if any row is bad; skip: import the good rows.")] = "raise",
-    rejects: Annotated[Path | None, typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")] = None,
-    no_header: Annotated[bool, typer.Option("--no-header", help="CSV/TSV without a header row: columns are 0, 1, 2, … (map them with --map 0=subject).")] = False,
+    file: Annotated[
+        Path,
+        typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph."),
+    ],
+    format: Annotated[
+        str | None,
+        typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix)."),
+    ] = None,
+    map_: Annotated[
+        list[str] | None, typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")
+    ] = None,
+    on_error: Annotated[
+        str, typer.Option("--on-error", help="raise: import nothing if any row is bad; skip: import the good rows.")
+    ] = "raise",
+    rejects: Annotated[
+        Path | None, typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")
+    ] = None,
+    no_header: Annotated[
+        bool,
+        typer.Option(
+            "--no-header", help="CSV/TSV without a header row: columns are 0, 1, 2, … (map them with --map 0=subject)."
+        ),
+    ] = False,
     delimiter: Annotated[str | None, typer.Option(help="Field separator, when the suffix does not tell.")] = None,
-    allow_commas: Annotated[bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")] = False,
+    allow_commas: Annotated[
+        bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")
+    ] = False,
     source: Annotated[str | None, typer.Option(help="Source of rows that name none (default: agent).")] = None,
 ) -> Answer:
     """Import facts in bulk, in one transaction, with the rules of `add` (importing twice changes nothing)."""
@@ -55,15 +75,31 @@ def import_(
     if on_error not in ("raise", "skip"):
         raise InvalidRequest(f"--on-error must be raise or skip, not {on_error!r}", field="on_error", value=on_error)
     location = resolve(call.db)
-    new_file = location.path if location.kind == "sqlite" and not location.memory and location.path is not None \
-        and not location.path.exists() else None
+    new_file = (
+        location.path
+        if location.kind == "sqlite"
+        and not location.memory
+        and location.path is not None
+        and not location.path.exists()
+        else None
+    )
     refused = False
     try:  # opened here, not by the runner: a refused import into a new file must leave no empty graph behind
         with call.open() as kg, call.progress(f"importing {file.name}") as bar:
             try:
-                report = import_file(kg, file, format=format, columns=_mapping(map_), header=not no_header,
-                                     delimiter=delimiter, on_error=on_error,  # type: ignore[arg-type]
-                                     rejects=rejects, allow_commas=allow_commas, source=source, progress=bar)
+                report = import_file(
+                    kg,
+                    file,
+                    format=format,
+                    columns=_mapping(map_),
+                    header=not no_header,
+                    delimiter=delimiter,
+                    on_error=on_error,  # type: ignore[arg-type]
+                    rejects=rejects,
+                    allow_commas=allow_commas,
+                    source=source,
+                    progress=bar,
+                )
             except BaseException:
                 refused = new_file is not None and is_empty(kg)  # nobody else has written into it meanwhile
                 raise
@@ -73,9 +109,12 @@ def import_(
                 leftover.unlink(missing_ok=True)
 
     def show() -> None:
-        out.print(f"{escape(str(file))}: {report.rows} rows read, [bold]{report.inserted}[/] facts added, "
-                  f"{report.duplicates} already present, {report.rejected} rejected; "
-                  f"{report.entities_created} entities created", highlight=False)
+        out.print(
+            f"{escape(str(file))}: {report.rows} rows read, [bold]{report.inserted}[/] facts added, "
+            f"{report.duplicates} already present, {report.rejected} rejected; "
+            f"{report.entities_created} entities created",
+            highlight=False,
+        )
         if report.rejected and rejects is not None:
             out.print(f"rejected rows and reasons written to {escape(str(rejects))}", highlight=False)
         warn(report.warnings[:20])
@@ -87,22 +126,43 @@ def import_(
 def export(
     kg: KnowledgeGraph,
     call: Call,
-    file: Annotated[Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")],
-    format: Annotated[str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")] = None,
+    file: Annotated[
+        Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")
+    ],
+    format: Annotated[
+        str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")
+    ] = None,
     as_of: AsOf = None,
     current: Current = False,
     predicate: Annotated[str | None, typer.Option(help="Only facts with this predicate.")] = None,
     entity: Annotated[str | None, typer.Option(help="Only facts about this entity.")] = None,
-    escape_formulas: Annotated[bool, typer.Option("--escape-formulas/--no-escape-formulas", help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.")] = True,
+    escape_formulas: Annotated[
+        bool,
+        typer.Option(
+            "--escape-formulas/--no-escape-formulas",
+            help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.",
+        ),
+    ] = True,
 ) -> Answer:
     """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph."""
     from ..io import export_file
 
     with call.progress(f"exporting {file.name}") as bar:
-        count = export_file(kg, file, format=format, as_of=as_of, current_only=current, predicate=predicate,
-                            entity=entity, escape_formulas=escape_formulas, progress=bar)
-    return Answer(lambda: {"path": str(file), "rows": count},
-                  lambda: out.print(f"{count} rows written to {escape(str(file))}", highlight=False))
+        count = export_file(
+            kg,
+            file,
+            format=format,
+            as_of=as_of,
+            current_only=current,
+            predicate=predicate,
+            entity=entity,
+            escape_formulas=escape_formulas,
+            progress=bar,
+        )
+    return Answer(
+        lambda: {"path": str(file), "rows": count},
+        lambda: out.print(f"{count} rows written to {escape(str(file))}", highlight=False),
+    )
 
 
 @command("copy", db=False)
@@ -110,7 +170,13 @@ def copy(
     call: Call,
     source: Annotated[str, typer.Argument(help="The graph to copy: a file, sqlite:///file or postgresql://… URL.")],
     target: Annotated[str, typer.Argument(help="Where to copy it (an empty database; created on first use).")],
-    merge: Annotated[bool, typer.Option("--merge", help="Merge into a target that holds a graph already, by the rules of add (new ids, duplicates skipped).")] = False,
+    merge: Annotated[
+        bool,
+        typer.Option(
+            "--merge",
+            help="Merge into a target that holds a graph already, by the rules of add (new ids, duplicates skipped).",
+        ),
+    ] = False,
 ) -> Answer:
     """Copy a whole graph between SQLite and PostgreSQL (either way), losslessly: ids, times, aliases, memories, settings."""
     from ..store import copy_graph
@@ -120,9 +186,12 @@ def copy(
 
     def show() -> None:
         verb = "merged into" if report.merged else "copied to"
-        out.print(f"{escape(report.source)} {verb} {escape(report.target)}: {report.facts} facts, {report.entities} "
-                  f"entities, {report.aliases} aliases, {report.memories} memories"
-                  + (f", {report.duplicates} already there" if report.merged else ""), highlight=False)
+        out.print(
+            f"{escape(report.source)} {verb} {escape(report.target)}: {report.facts} facts, {report.entities} "
+            f"entities, {report.aliases} aliases, {report.memories} memories"
+            + (f", {report.duplicates} already there" if report.merged else ""),
+            highlight=False,
+        )
         warn(report.warnings[:20])
 
     return Answer(report.to_dict, show)
@@ -134,15 +203,18 @@ def report(
     since: Annotated[str | None, typer.Option(help="First day (default: the first start or end).")] = None,
     until: Annotated[str | None, typer.Option(help="Last day (default: the last start or end).")] = None,
     every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, … (at most 100,000 periods).")] = "1mo",
-    out_path: Annotated[Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")] = Path("report.html"),
+    out_path: Annotated[
+        Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")
+    ] = Path("report.html"),
 ) -> Answer:
     """Write a fact-churn report: a self-contained HTML page (charts embedded) and a Markdown summary."""
     from ..report import churn_report
 
     html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path)
-    return Answer(lambda: {"html": str(html), "markdown": str(markdown)},
-                  lambda: out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}",
-                                    highlight=False))
+    return Answer(
+        lambda: {"html": str(html), "markdown": str(markdown)},
+        lambda: out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}", highlight=False),
+    )
 
 
 @command("generate", db=False)
@@ -150,8 +222,16 @@ def generate(
     call: Call,
     facts: Annotated[int, typer.Option("--facts", min=1, help="How many facts.")] = 10_000,
     seed: Annotated[int, typer.Option(min=0, help="Same seed, same graph.")] = 7,
-    out_text: Annotated[str, typer.Option("--out", help="A .sqlite3 graph (imported), an empty PostgreSQL database (postgresql://…, imported), or .tsv/.csv/.parquet/.jsonl.")] = "generated.sqlite3",
-    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")] = False,
+    out_text: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            help="A .sqlite3 graph (imported), an empty PostgreSQL database (postgresql://…, imported), or .tsv/.csv/.parquet/.jsonl.",
+        ),
+    ] = "generated.sqlite3",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")
+    ] = False,
 ) -> Answer:
     """Generate a synthetic graph (hubs and leaves, histories, switches, a few conflicts), seeded."""
     from ..generate import add_generated, write_generated
@@ -171,8 +251,10 @@ def generate(
     else:
         rows = write_generated(out_path, facts, seed=seed)
     where = str(postgres or out_path)
-    return Answer(lambda: {"path": where, "facts": rows, "seed": seed},
-                  lambda: out.print(f"{rows} facts (seed {seed}) written to {escape(where)}", highlight=False))
+    return Answer(
+        lambda: {"path": where, "facts": rows, "seed": seed},
+        lambda: out.print(f"{rows} facts (seed {seed}) written to {escape(where)}", highlight=False),
+    )
 
 
 def _postgres_out(text: str) -> Location | None:
@@ -183,15 +265,25 @@ def _postgres_out(text: str) -> Location | None:
 def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
     """A PostgreSQL ``--out`` must hold no graph yet: a shared graph is never replaced by generated data."""
     if not is_empty(kg):
-        raise InvalidRequest(f"{kg.location} already holds a graph; the {what} goes into an empty PostgreSQL "
-                             "database or schema (kgtoolkit never replaces a PostgreSQL graph, --force or not)",
-                             field="out", value=str(kg.location))
+        raise InvalidRequest(
+            f"{kg.location} already holds a graph; the {what} goes into an empty PostgreSQL "
+            "database or schema (kgtoolkit never replaces a PostgreSQL graph, --force or not)",
+            field="out",
+            value=str(kg.location),
+        )
 
 
 @command("demo", db=False, json=False)
 def demo(
-    out_text: Annotated[str, typer.Option("--out", help="Where to write the demo graph: a file, or an empty PostgreSQL database (postgresql://…).")] = "demo.sqlite3",
-    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")] = False,
+    out_text: Annotated[
+        str,
+        typer.Option(
+            "--out", help="Where to write the demo graph: a file, or an empty PostgreSQL database (postgresql://…)."
+        ),
+    ] = "demo.sqlite3",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the file if it exists (a PostgreSQL graph is never replaced).")
+    ] = False,
 ) -> None:
     """Build the demo graph (a small software organisation over two years) and show what it holds."""
     from .._demo import build_demo
@@ -207,8 +299,10 @@ def demo(
         kg = KnowledgeGraph(postgres)
         try:
             _refuse_a_graph(kg, "demo graph")
-            with tempfile.TemporaryDirectory(prefix="kgtoolkit-demo-") as folder, \
-                    build_demo(Path(folder) / "demo.sqlite3") as built:
+            with (
+                tempfile.TemporaryDirectory(prefix="kgtoolkit-demo-") as folder,
+                build_demo(Path(folder) / "demo.sqlite3") as built,
+            ):
                 copy_graph(built, kg)
         except BaseException:
             kg.close()
@@ -217,6 +311,9 @@ def demo(
         result = kg.stats()
         text = kg.summary(8)
     where = str(postgres) if postgres is not None else str(Path(out_text))
-    out.print(f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
-              f"({result.current} current), {result.aliases} aliases", highlight=False)
+    out.print(
+        f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
+        f"({result.current} current), {result.aliases} aliases",
+        highlight=False,
+    )
     out.out(text, end="", highlight=False)

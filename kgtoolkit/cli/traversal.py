@@ -28,13 +28,22 @@ from ._render import Answer, err, facts_table, how_many, out, plural, print_tabl
 __all__ = ["diff", "follow", "neighbors", "path", "picture"]
 
 Direction = Annotated[str, typer.Option("--direction", help="outgoing (subject to object), incoming or both.")]
-During = Annotated[tuple[str, str] | None, typer.Option(
-    "--during", metavar="START END", help="Hops whose validity overlaps this window (instead of --as-of).",
-    show_default=False)]
-MaxFacts = Annotated[int, typer.Option("--max-facts", min=1, help="Read at most this many facts (a hub is capped, "
-                                                                  "and the answer says so).")]
-TimeRespecting = Annotated[bool, typer.Option("--time-respecting", help="Each next fact starts no earlier than the "
-                                                                        "previous one.")]
+During = Annotated[
+    tuple[str, str] | None,
+    typer.Option(
+        "--during",
+        metavar="START END",
+        help="Hops whose validity overlaps this window (instead of --as-of).",
+        show_default=False,
+    ),
+]
+MaxFacts = Annotated[
+    int,
+    typer.Option("--max-facts", min=1, help="Read at most this many facts (a hub is capped, and the answer says so)."),
+]
+TimeRespecting = Annotated[
+    bool, typer.Option("--time-respecting", help="Each next fact starts no earlier than the previous one.")
+]
 
 
 def _hop(fact: Fact, labels: Mapping[str, str] | None) -> str:
@@ -67,8 +76,10 @@ def _during(value: tuple[str, str] | None) -> tuple[str, str] | None:
 
 def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
     if not found.paths:
-        out.print(f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
-                  highlight=False)
+        out.print(
+            f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
+            highlight=False,
+        )
     else:
         total = f"{found.total:,}" if found.total is not None else "more"
         shown = plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {total} paths"
@@ -76,8 +87,10 @@ def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
         for number, p in enumerate(found.paths, start=found.offset + 1):
             dates = ", ".join(f"{f.valid_from or '?'}…{f.valid_to or ''}" for f in p)
             dated = any(f.valid_from or f.valid_to for f in p)
-            out.print(f"{number:>3}. {escape(picture(p, labels))}" + (f"  [dim]{escape(dates)}[/]" if dated else ""),
-                      highlight=False)
+            out.print(
+                f"{number:>3}. {escape(picture(p, labels))}" + (f"  [dim]{escape(dates)}[/]" if dated else ""),
+                highlight=False,
+            )
     _note(found)
 
 
@@ -96,9 +109,18 @@ def neighbors(
     offset: Offset = 0,
 ) -> Answer:
     """The entities and facts within a few hops of one entity."""
-    found = kg.neighbors(name, hops=hops, direction=direction, predicates=predicate,  # type: ignore[arg-type]
-                         as_of=as_of, known_at=known_at, during=_during(during), max_facts=max_facts,
-                         limit=limit, offset=offset)
+    found = kg.neighbors(
+        name,
+        hops=hops,
+        direction=direction,  # type: ignore[arg-type]
+        predicates=predicate,
+        as_of=as_of,
+        known_at=known_at,
+        during=_during(during),
+        max_facts=max_facts,
+        limit=limit,
+        offset=offset,
+    )
     labels = kg.predicate_labels()
     return Answer(found.to_dict, lambda: _show_neighbors(found, hops, labels))
 
@@ -123,8 +145,10 @@ def _show_neighbors(found: Neighborhood, hops: int, labels: Mapping[str, str]) -
 @command("path")
 def path(
     call: Call,
-    source: Annotated[str | None, typer.Argument(help="Entity the paths start at (none: print the graph's location, "
-                                                      "as `where` does).")] = None,
+    source: Annotated[
+        str | None,
+        typer.Argument(help="Entity the paths start at (none: print the graph's location, as `where` does)."),
+    ] = None,
     target: Annotated[str | None, typer.Argument(help="Entity the paths end at.")] = None,
     max_hops: Annotated[int, typer.Option("--max-hops", help="The longest path, in facts, 1 to 4.")] = 4,
     direction: Direction = "both",
@@ -139,17 +163,32 @@ def path(
 ) -> Answer | None:
     """The shortest paths between two entities, each a chain of facts (no entity: the graph's location)."""
     if source is None:
-        err.print("[dim]note: `kgtoolkit path` with no entities prints the graph's location; that moved to "
-                  "`kgtoolkit where`[/]", highlight=False)
+        err.print(
+            "[dim]note: `kgtoolkit path` with no entities prints the graph's location; that moved to "
+            "`kgtoolkit where`[/]",
+            highlight=False,
+        )
         show_location(call)
         return None
     if target is None:
-        raise InvalidRequest("path takes two entities, SOURCE and TARGET (the graph's location: `kgtoolkit where`)",
-                             field="target")
+        raise InvalidRequest(
+            "path takes two entities, SOURCE and TARGET (the graph's location: `kgtoolkit where`)", field="target"
+        )
     with call.open(read_only=True) as kg:  # opened here: with no entity there is no graph to open
-        found = kg.paths(source, target, max_hops=max_hops, direction=direction,  # type: ignore[arg-type]
-                         predicates=predicate, as_of=as_of, known_at=known_at, during=_during(during),
-                         time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
+        found = kg.paths(
+            source,
+            target,
+            max_hops=max_hops,
+            direction=direction,  # type: ignore[arg-type]
+            predicates=predicate,
+            as_of=as_of,
+            known_at=known_at,
+            during=_during(during),
+            time_respecting=time_respecting,
+            max_facts=max_facts,
+            limit=limit,
+            offset=offset,
+        )
         labels = kg.predicate_labels()
     return Answer(found.to_dict, lambda: _show_paths(found, f"paths from {found.start} to {found.target}", labels))
 
@@ -158,8 +197,10 @@ def path(
 def follow(
     kg: KnowledgeGraph,
     name: Annotated[str, typer.Argument(help="Entity the chain starts at.")],
-    predicates: Annotated[list[str], typer.Argument(metavar="PREDICATE...", help="The relationships to follow, in "
-                                                                                "order, one hop each (1 to 4).")],
+    predicates: Annotated[
+        list[str],
+        typer.Argument(metavar="PREDICATE...", help="The relationships to follow, in order, one hop each (1 to 4)."),
+    ],
     direction: Direction = "outgoing",
     as_of: AsOf = None,
     known_at: KnownAt = None,
@@ -170,9 +211,18 @@ def follow(
     offset: Offset = 0,
 ) -> Answer:
     """Follow a chain of relationship types from one entity, every branch (billing owned_by reports_to → Dana)."""
-    found = kg.follow(name, predicates, direction=direction, as_of=as_of,  # type: ignore[arg-type]
-                      known_at=known_at, during=_during(during), time_respecting=time_respecting,
-                      max_facts=max_facts, limit=limit, offset=offset)
+    found = kg.follow(
+        name,
+        predicates,
+        direction=direction,  # type: ignore[arg-type]
+        as_of=as_of,
+        known_at=known_at,
+        during=_during(during),
+        time_respecting=time_respecting,
+        max_facts=max_facts,
+        limit=limit,
+        offset=offset,
+    )
     labels = kg.predicate_labels()
     return Answer(found.to_dict, lambda: _show_branches(found, predicates, labels))
 
@@ -208,7 +258,9 @@ def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]
         style = _KIND_STYLE[c.kind]
         either = c.new or c.old
         subject = either.subject_name if either is not None else c.subject
-        table.add_row(escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(labels.get(c.predicate, c.predicate)), what)
+        table.add_row(
+            escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(labels.get(c.predicate, c.predicate)), what
+        )
     return table
 
 
@@ -219,23 +271,31 @@ def diff(
     end: Annotated[str, typer.Option("--to", help="The last date of the window (included).")],
     entity: Annotated[str | None, typer.Option("--entity", help="Only facts about this entity (either side).")] = None,
     predicate: Predicates = None,
-    known: Annotated[bool, typer.Option("--known", help="What the graph learned between the two moments "
-                                                        "(transaction time), not what changed in the world.")] = False,
+    known: Annotated[
+        bool,
+        typer.Option(
+            "--known",
+            help="What the graph learned between the two moments (transaction time), not what changed in the world.",
+        ),
+    ] = False,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> Answer:
     """What changed between two dates: facts that began, ended, or were replaced (old → new); events that occurred."""
-    found: Diff = kg.diff(start, end, entity=entity, predicates=predicate, by="known" if known else "valid",
-                          limit=limit, offset=offset)
+    found: Diff = kg.diff(
+        start, end, entity=entity, predicates=predicate, by="known" if known else "valid", limit=limit, offset=offset
+    )
     labels = kg.predicate_labels()
     return Answer(found.to_dict, lambda: _show_diff(found, known, labels))
 
 
 def _show_diff(found: Diff, known: bool, labels: Mapping[str, str]) -> None:
     shown = how_many(found, "change")
-    title = (f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
-             f"{found.ended:,} ended, {found.replaced:,} replaced"
-             + (f", {found.occurred:,} events occurred)" if found.occurred else ")"))
+    title = (
+        f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
+        f"{found.ended:,} ended, {found.replaced:,} replaced"
+        + (f", {found.occurred:,} events occurred)" if found.occurred else ")")
+    )
     if not found.changes:
         out.print(f"{escape(title)}", highlight=False)
     else:

@@ -67,8 +67,8 @@ _TABLE = {ord(c): _REFERENCES.get(c, "\\" + c) for c in _ESCAPABLE}
 # Where a word joiner goes (each a zero-width match: the joiner is inserted there).
 _JOIN = re.compile(
     r"(?i:(?<=https)(?=://)|(?<=http)(?=://)|(?<=www)(?=\.))"  # GFM's autolinks: http://…, https://…, www.…
-    r"|(?<=[-.\w+]@)(?=[-\w])"                                  # GFM's e-mail autolinks: a@b.example
-    r"|(?<=:)(?=[\w+-]+:)"                                      # :smile:, :streamlit:, :material_icon:
+    r"|(?<=[-.\w+]@)(?=[-\w])"  # GFM's e-mail autolinks: a@b.example
+    r"|(?<=:)(?=[\w+-]+:)"  # :smile:, :streamlit:, :material_icon:
 )
 # Streamlit's typography, on a sign standing alone (whitespace or an end on both sides): -> becomes →, …
 _SIGNS = re.compile(r"(?<![^\s\ufeff])(<->|->|<-|--|>=|<=|~=)(?=[\s\ufeff]|$)")
@@ -117,6 +117,7 @@ _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "#x27": "'"}
 def plain(markdown: str, *, joiners: bool = False) -> str:
     """What :func:`md_text` wrote, read back as text: ``plain(md_text(s)) == s`` for every ``s`` without
     carriage returns or line breaks at its ends. The word joiners are left out, unless ``joiners``. Tests use it."""
+
     def back(m: re.Match[str]) -> str:
         if m.group(1) is not None:
             return m.group(1)

@@ -23,8 +23,9 @@ STYLE = """<style>
 
 def main() -> None:
     """One run of the app: page setup, the shared state, the navigation, the sidebar, then the page."""
-    st.set_page_config(page_title="kgtoolkit", page_icon=str(FOLDER / "favicon.png"), layout="wide",
-                       initial_sidebar_state="expanded")
+    st.set_page_config(
+        page_title="kgtoolkit", page_icon=str(FOLDER / "favicon.png"), layout="wide", initial_sidebar_state="expanded"
+    )
     st.markdown(STYLE, unsafe_allow_html=True)
     c = kgdash.ctx()
     kgdash.init_state(c)
@@ -37,8 +38,9 @@ def main() -> None:
         st.Page(kgdash.view("cleanup"), title="Clean up", icon=":material/cleaning_services:", url_path="cleanup"),
         st.Page(kgdash.view("churn"), title="Churn", icon=":material/monitoring:", url_path="churn"),
         st.Page(kgdash.view("search"), title="Search", icon=":material/travel_explore:", url_path="search"),
-        st.Page(kgdash.view("import_export"), title="Import / export", icon=":material/swap_vert:",
-                url_path="import-export"),
+        st.Page(
+            kgdash.view("import_export"), title="Import / export", icon=":material/swap_vert:", url_path="import-export"
+        ),
     ]
     page = st.navigation(pages)
     kgdash.sidebar(c)

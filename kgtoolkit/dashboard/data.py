@@ -99,26 +99,45 @@ T = TypeVar("T")
 # ---------------------------------------------------------------------- labels and lookups
 
 
-def labelled(frame: pl.DataFrame, labels: Mapping[str, str], *, column: str = "predicate",
-             alias: str | None = None) -> pl.DataFrame:
+def labelled(
+    frame: pl.DataFrame, labels: Mapping[str, str], *, column: str = "predicate", alias: str | None = None
+) -> pl.DataFrame:
     """``frame`` with each predicate id of ``column`` replaced by its label (``kg.predicate_labels()``: its first
     spelling, contract §13), in ``alias`` (default: in place); an id without a label stays as it is.
 
     >>> labelled(pl.DataFrame({"predicate": ["works_at", "x"]}), {"works_at": "worksAt"})["predicate"].to_list()
     ['worksAt', 'x']
     """
-    return frame.with_columns(pl.col(column).replace_strict(dict(labels), default=pl.col(column),
-                                                            return_dtype=pl.String).alias(alias or column))
+    return frame.with_columns(
+        pl.col(column)
+        .replace_strict(dict(labels), default=pl.col(column), return_dtype=pl.String)
+        .alias(alias or column)
+    )
 
 
 def fact_table(facts: pl.DataFrame) -> pl.DataFrame:
     """A facts frame as the pages list it: id, subject, predicate (its label when the frame has one), object,
     valid_from, valid_to, current, confidence, source, source_closet (those the frame has)."""
     shown = "predicate_label" if "predicate_label" in facts.columns else "predicate"
-    cols = [c for c in ("id", "subject_name", shown, "object_name", "valid_from", "valid_to", "current",
-                        "confidence", "source", "source_closet") if c in facts.columns]
-    return facts.select(cols).rename({"subject_name": "subject", "object_name": "object",
-                                      "predicate_label": "predicate"}, strict=False)
+    cols = [
+        c
+        for c in (
+            "id",
+            "subject_name",
+            shown,
+            "object_name",
+            "valid_from",
+            "valid_to",
+            "current",
+            "confidence",
+            "source",
+            "source_closet",
+        )
+        if c in facts.columns
+    ]
+    return facts.select(cols).rename(
+        {"subject_name": "subject", "object_name": "object", "predicate_label": "predicate"}, strict=False
+    )
 
 
 def by_count(counts: Mapping[str, int]) -> list[tuple[str, int]]:
@@ -186,7 +205,7 @@ def page_of(items: pl.DataFrame | Sequence[T], page: int, per_page: int) -> pl.D
     >>> page_of(list(range(7)), 2, 3)
     [3, 4, 5]
     """
-    return items[(page - 1) * per_page:page * per_page]
+    return items[(page - 1) * per_page : page * per_page]
 
 
 # ---------------------------------------------------------------------- entity lists
@@ -205,8 +224,12 @@ class EntityChoices:
 def entity_choices(ranking: pl.DataFrame, limit: int) -> EntityChoices:
     """An entity picker's lists from a ranking (:func:`kgtoolkit.analysis.most_connected`, most connected first)."""
     ids = ranking["id"].to_list()
-    return EntityChoices(frozenset(ids), tuple(ids[:limit]), dict(zip(ids, ranking["name"].to_list(), strict=True)),
-                         dict(zip(ids, ranking["facts"].to_list(), strict=True)))
+    return EntityChoices(
+        frozenset(ids),
+        tuple(ids[:limit]),
+        dict(zip(ids, ranking["name"].to_list(), strict=True)),
+        dict(zip(ids, ranking["facts"].to_list(), strict=True)),
+    )
 
 
 def entity_fact_counts(ranking: pl.DataFrame) -> dict[str, int]:
@@ -273,10 +296,15 @@ def timeline(facts: pl.DataFrame, *, as_of: str | None, now: dt.datetime, limit:
     total = bars.height
     if total > limit:
         bars = bars.sort("start").tail(limit)
-    shown = bars.sort("start", "id").with_columns(
-        (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
-        pl.col("start").dt.replace_time_zone(None), pl.col("end").dt.replace_time_zone(None),
-    ).select("row", "label", "start", "end", "state", "id")
+    shown = (
+        bars.sort("start", "id")
+        .with_columns(
+            (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
+            pl.col("start").dt.replace_time_zone(None),
+            pl.col("end").dt.replace_time_zone(None),
+        )
+        .select("row", "label", "start", "end", "state", "id")
+    )
     return Timeline(shown, total)
 
 
@@ -298,8 +326,15 @@ def path_steps(walk: Sequence[Any]) -> tuple[str, list[tuple[bool, str, str, str
     """A path (:meth:`KnowledgeGraph.paths`' facts, each with its ``direction``) as its first entity's name and
     its steps: (forward, predicate, the entity reached, the fact's span)."""
     start = walk[0].subject_name if walk[0].direction != "incoming" else walk[0].object_name
-    steps = [(f.direction != "incoming", f.predicate, f.object_name if f.direction != "incoming" else f.subject_name,
-              f"{f.valid_from or '?'} … {f.valid_to or 'now'}") for f in walk]
+    steps = [
+        (
+            f.direction != "incoming",
+            f.predicate,
+            f.object_name if f.direction != "incoming" else f.subject_name,
+            f"{f.valid_from or '?'} … {f.valid_to or 'now'}",
+        )
+        for f in walk
+    ]
     return start, steps
 
 
@@ -310,16 +345,25 @@ def change_colors(changes: Iterable[Any], colors: Mapping[str, str]) -> dict[int
     for change in changes:
         for fact in (change.old, change.new):
             if fact is not None:
-                out.setdefault(fact.id, colors[change.kind] if change.kind != "replaced" or fact is change.new
-                               else colors["ended"])
+                out.setdefault(
+                    fact.id, colors[change.kind] if change.kind != "replaced" or fact is change.new else colors["ended"]
+                )
     return out
 
 
 def change_rows(changes: Iterable[Any], labels: Mapping[str, str]) -> pl.DataFrame:
     """The Changes page's list: ``at``, ``change``, ``subject``, ``predicate`` (its label), ``from``, ``to``."""
-    rows = [{"at": ch.at, "change": ch.kind, "subject": (ch.new or ch.old).subject_name,
-             "predicate": labels.get(ch.predicate, ch.predicate), "from": ch.old.object_name if ch.old else "",
-             "to": ch.new.object_name if ch.new else ""} for ch in changes]
+    rows = [
+        {
+            "at": ch.at,
+            "change": ch.kind,
+            "subject": (ch.new or ch.old).subject_name,
+            "predicate": labels.get(ch.predicate, ch.predicate),
+            "from": ch.old.object_name if ch.old else "",
+            "to": ch.new.object_name if ch.new else "",
+        }
+        for ch in changes
+    ]
     return pl.DataFrame(rows, schema={k: pl.String for k in ("at", "change", "subject", "predicate", "from", "to")})
 
 
@@ -396,7 +440,8 @@ class Churn:
     def moves(self) -> pl.DataFrame:
         """Added and ended per period, long (``event``, ``facts``), the ended below zero."""
         return _naive(self.overall, "added", (-pl.col("ended")).alias("ended")).unpivot(
-            index="period", variable_name="event", value_name="facts")
+            index="period", variable_name="event", value_name="facts"
+        )
 
     def active(self) -> pl.DataFrame:
         return _naive(self.overall, "active_at_end")
@@ -404,33 +449,51 @@ class Churn:
     def top_predicates(self, top: int = 8) -> pl.DataFrame:
         """The changes (added + ended + events) per period of the ``top`` predicates with the most of them."""
         moves = pl.col("added") + pl.col("ended") + pl.col("events")
-        ranked = self.by_predicate.group_by("predicate").agg(moves.sum().alias("n")) \
-            .sort("n", descending=True)["predicate"].head(top).to_list()
-        return _naive(self.by_predicate.filter(pl.col("predicate").is_in(ranked)), "predicate",
-                      moves.alias("changes"))
+        ranked = (
+            self.by_predicate.group_by("predicate")
+            .agg(moves.sum().alias("n"))
+            .sort("n", descending=True)["predicate"]
+            .head(top)
+            .to_list()
+        )
+        return _naive(self.by_predicate.filter(pl.col("predicate").is_in(ranked)), "predicate", moves.alias("changes"))
 
     def volatile_moves(self) -> pl.DataFrame:
         """The most volatile entities' added and ended, long (``entity_name``, ``event``, ``facts``)."""
         return self.volatile.select("entity_name", "added", "ended").unpivot(
-            index="entity_name", variable_name="event", value_name="facts")
+            index="entity_name", variable_name="event", value_name="facts"
+        )
 
     def changed_table(self) -> pl.DataFrame:
         """The most changed relationships as listed: subject, predicate, changes, history and current objects."""
-        return self.changed.select("subject_name", "predicate", "changes", pl.col("history").list.join(" → "),
-                                   pl.col("current_objects").list.join(", ")).rename(
-            {"subject_name": "subject", "current_objects": "current"})
+        return self.changed.select(
+            "subject_name",
+            "predicate",
+            "changes",
+            pl.col("history").list.join(" → "),
+            pl.col("current_objects").list.join(", "),
+        ).rename({"subject_name": "subject", "current_objects": "current"})
 
 
-def churn(facts: pl.DataFrame, labels: Mapping[str, str], *, every: str, since: str, until: str, top: int,
-          multi_valued: Collection[str]) -> Churn:
+def churn(
+    facts: pl.DataFrame,
+    labels: Mapping[str, str],
+    *,
+    every: str,
+    since: str,
+    until: str,
+    top: int,
+    multi_valued: Collection[str],
+) -> Churn:
     """The Churn page's tables over ``facts`` per ``every`` (``1mo``…) from ``since`` to ``until``, the ``top``
     entities and relationships, each predicate as people spell it (``labels``)."""
     return Churn(
         overall=analysis.churn(facts, every=every, since=since, until=until),
         by_predicate=labelled(analysis.churn(facts, every=every, since=since, until=until, by="predicate"), labels),
         volatile=analysis.most_volatile(facts, by="entity", top=top, since=since, until=until),
-        changed=labelled(analysis.most_changed(facts, top=top, since=since, until=until, multi_valued=multi_valued),
-                         labels),
+        changed=labelled(
+            analysis.most_changed(facts, top=top, since=since, until=until, multi_valued=multi_valued), labels
+        ),
     )
 
 
@@ -449,9 +512,11 @@ def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.D
     shown = table.filter(pl.col("needs_action")) if needs_only else table
     probe = text.strip().casefold()
     if probe:
-        shown = shown.filter(pl.col("subject").str.contains(probe, literal=True)
-                             | pl.col("subject_name").str.to_lowercase().str.contains(probe, literal=True)
-                             | pl.col("predicate").str.contains(probe, literal=True))
+        shown = shown.filter(
+            pl.col("subject").str.contains(probe, literal=True)
+            | pl.col("subject_name").str.to_lowercase().str.contains(probe, literal=True)
+            | pl.col("predicate").str.contains(probe, literal=True)
+        )
     return shown
 
 
@@ -519,19 +584,25 @@ def clean_up(kg: kgtoolkit.KnowledgeGraph, kind: str, action: str, keep: str, dr
     if action == "not_same":
         marked = kg.not_duplicates(keep, drop, kind=kind)
         said = "Marked" if marked.created else "Already marked"
-        return (f"{said} **{md_text(marked.a_name)}** and **{md_text(marked.b_name)}** as not the same: "
-                "they are never suggested again.")
+        return (
+            f"{said} **{md_text(marked.a_name)}** and **{md_text(marked.b_name)}** as not the same: "
+            "they are never suggested again."
+        )
     if action == "merge":
         name = kg.entity(drop).name
         merged = kg.merge(drop, keep)
         folded = f" ({merged.deduplicated:,} identical ones folded into one)" if merged.deduplicated else ""
-        return (f"Merged **{md_text(name)}** into **{md_text(merged.target.name)}**: {_facts(merged.moved)} "
-                f"moved{folded}; {md_code(name)} is an alias of it now."
-                + "".join(f"  \n{md_text(w)}" for w in merged.warnings))
+        return (
+            f"Merged **{md_text(name)}** into **{md_text(merged.target.name)}**: {_facts(merged.moved)} "
+            f"moved{folded}; {md_code(name)} is an alias of it now."
+            + "".join(f"  \n{md_text(w)}" for w in merged.warnings)
+        )
     renamed = kg.rename_predicate(drop, keep)
     folded = f" ({renamed.deduplicated:,} identical ones folded into one)" if renamed.deduplicated else ""
-    return (f"Folded {_facts(renamed.moved)} of {md_code(renamed.old)} into {md_code(renamed.new)}{folded}; "
-            f"{md_code(renamed.old)} is an alias of it now.")
+    return (
+        f"Folded {_facts(renamed.moved)} of {md_code(renamed.old)} into {md_code(renamed.new)}{folded}; "
+        f"{md_code(renamed.old)} is an alias of it now."
+    )
 
 
 # ---------------------------------------------------------------------- the Search page
@@ -539,8 +610,9 @@ def clean_up(kg: kgtoolkit.KnowledgeGraph, kind: str, action: str, keep: str, dr
 
 def relationship_history(facts: pl.DataFrame, subject: str, predicate: str) -> pl.DataFrame:
     """Every fact of one (subject, predicate), oldest first: a search hit's history."""
-    return facts.filter((pl.col("subject") == subject) & (pl.col("predicate") == predicate)) \
-        .sort("start", "id", nulls_last=True)
+    return facts.filter((pl.col("subject") == subject) & (pl.col("predicate") == predicate)).sort(
+        "start", "id", nulls_last=True
+    )
 
 
 # ---------------------------------------------------------------------- the Import / export page
@@ -555,8 +627,9 @@ def saved(name: str, data: bytes) -> Iterator[Path]:
         yield target
 
 
-def check_upload(kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool,
-                 source: str | None) -> tuple[pl.DataFrame, dict[str, Any]]:
+def check_upload(
+    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool, source: str | None
+) -> tuple[pl.DataFrame, dict[str, Any]]:
     """An upload's rows (the preview) and the library's dry run of importing it into ``kg``
     (:func:`kgtoolkit.io.import_file` with ``dry_run``: its settings' rules, nothing written, so a read-only
     graph can check a file too)."""
@@ -566,8 +639,9 @@ def check_upload(kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_
     return rows, report.to_dict()
 
 
-def import_upload(kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool,
-                  source: str | None) -> kgtoolkit.ImportReport:
+def import_upload(
+    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool, source: str | None
+) -> kgtoolkit.ImportReport:
     """Import an upload's valid rows into ``kg`` (one transaction; bad rows skipped)."""
     with saved(name, data) as file:
         return io.import_file(kg, file, on_error="skip", allow_commas=allow_commas, source=source)
@@ -575,12 +649,20 @@ def import_upload(kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow
 
 def rejects_frame(dry: Mapping[str, Any]) -> pl.DataFrame:
     """A dry run's bad rows (``line``, ``field``, ``value``, ``reason``): the report the page lists and offers."""
-    return pl.DataFrame(dry["rejects"], schema={"line": pl.Int64, "field": pl.String, "value": pl.String,
-                                                "reason": pl.String})
+    return pl.DataFrame(
+        dry["rejects"], schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "reason": pl.String}
+    )
 
 
-def export_bytes(kg: kgtoolkit.KnowledgeGraph, name: str, fmt: str, *, current_only: bool = False,
-                 predicate: str | None = None, as_of: str | None = None) -> tuple[str, bytes, int]:
+def export_bytes(
+    kg: kgtoolkit.KnowledgeGraph,
+    name: str,
+    fmt: str,
+    *,
+    current_only: bool = False,
+    predicate: str | None = None,
+    as_of: str | None = None,
+) -> tuple[str, bytes, int]:
     """The graph exported as ``fmt`` (:func:`kgtoolkit.io.export_file`; ``json``: the whole dump, no filters):
     the file's name (``name`` with the format's suffix), its bytes and how many facts it holds."""
     with tempfile.TemporaryDirectory(prefix="kgdash-") as folder:

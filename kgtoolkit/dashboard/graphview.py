@@ -60,8 +60,15 @@ __all__ = [
 CDN_HOSTS: tuple[str, ...] = ("jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
 #: Node colours per entity type; other types get a colour from :data:`_PALETTE`.
 TYPE_COLORS: dict[str, str] = {
-    "person": "#4C78A8", "company": "#F58518", "project": "#54A24B", "event": "#B279A2", "unknown": "#9D9D9D",
-    "service": "#E45756", "team": "#72B7B2", "database": "#EECA3B", "queue": "#FF9DA6",
+    "person": "#4C78A8",
+    "company": "#F58518",
+    "project": "#54A24B",
+    "event": "#B279A2",
+    "unknown": "#9D9D9D",
+    "service": "#E45756",
+    "team": "#72B7B2",
+    "database": "#EECA3B",
+    "queue": "#FF9DA6",
 }
 _PALETTE = ("#9467BD", "#8C564B", "#17BECF", "#BCBD22", "#7F7F7F", "#D62728", "#2CA02C", "#1F77B4")
 CURRENT_EDGE = "#3A5F8F"
@@ -81,10 +88,10 @@ class GraphNode:
     label: str
     type: str
     hop: int | None
-    degree: int                     # entity facts touching it in the filtered frame
-    hidden_facts: int          # facts to entities the cap left out
+    degree: int  # entity facts touching it in the filtered frame
+    hidden_facts: int  # facts to entities the cap left out
     values: tuple[tuple[str, str, str | None, str | None], ...]  # (predicate, value, valid_from, valid_to)
-    title: str                      # the tooltip text (plain text, one item a line)
+    title: str  # the tooltip text (plain text, one item a line)
     color: str
     size: float
 
@@ -112,7 +119,7 @@ class GraphEdge:
     count: int = 1
     ids: tuple[int, ...] = ()
     width: float = 1.0
-    label: str = ""                 # the predicate as people spell it (its label), drawn on the edge
+    label: str = ""  # the predicate as people spell it (its label), drawn on the edge
     event: bool = False
 
 
@@ -135,7 +142,7 @@ class GraphView:
     omitted_nodes: int
     omitted_edges: int
     omitted_examples: tuple[str, ...]
-    value_facts: int                # value facts shown in tooltips
+    value_facts: int  # value facts shown in tooltips
 
     @property
     def node_ids(self) -> list[str]:
@@ -172,8 +179,10 @@ class GraphView:
             return None
         name = next((n.label for n in self.nodes if n.id == self.center), self.center)
         scope = f"within {self.hops} hop{'s' if self.hops > 1 else ''} of {name}" if self.center else "in the graph"
-        parts = [f"Showing {len(self.nodes):,} of {self.total_nodes:,} entities {scope} "
-                 f"and {self.fact_count:,} of {self.total_edges:,} facts."]
+        parts = [
+            f"Showing {len(self.nodes):,} of {self.total_nodes:,} entities {scope} "
+            f"and {self.fact_count:,} of {self.total_edges:,} facts."
+        ]
         if self.omitted_nodes:
             rule = "the farthest and least connected" if self.center else "the least connected"
             example = f" (e.g. {', '.join(self.omitted_examples)})" if self.omitted_examples else ""
@@ -239,8 +248,10 @@ def opening_day(facts: pl.DataFrame, *, today: dt.date) -> tuple[dt.date, str | 
     after = facts.filter(pl.col("start").is_not_null() & (pl.col("start").dt.date() > today))["start"].min()
     if isinstance(after, dt.datetime):
         day = after.date()
-        return day, (f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the first day with "
-                     "facts (every fact starts later).")
+        return day, (
+            f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the first day with "
+            "facts (every fact starts later)."
+        )
     return today, None
 
 
@@ -317,21 +328,33 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
     kept = ranked[:max_nodes]
     omitted = ranked[max_nodes:]
 
-    scope = links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None \
-        else links
+    scope = (
+        links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None else links
+    )
     total_edges = scope.height
     # One edge per (subject, predicate, object): its facts' ids, count, span; the latest fact speaks for it.
-    drawn = (scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
-             .sort(["start", "id"], nulls_last=False)
-             .group_by("subject", "predicate", "object", maintain_order=True)
-             .agg(pl.all().last(), pl.col("id").alias("ids"), pl.len().alias("count"),
-                  pl.col("valid_from").first().alias("first_from"), pl.col("current").any().alias("any_current"),
-                  pl.col("valid_to").is_null().any().alias("open"),
-                  pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to"),
-                  (pl.col("kind") == "event").all().alias("all_events") if "kind" in scope.columns
-                  else pl.lit(False).alias("all_events")))
-    drawn = drawn.sort([pl.col("any_current"), pl.col("all_events"), pl.col("start"), pl.col("id")],
-                       descending=[True, True, True, True], nulls_last=True)
+    drawn = (
+        scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
+        .sort(["start", "id"], nulls_last=False)
+        .group_by("subject", "predicate", "object", maintain_order=True)
+        .agg(
+            pl.all().last(),
+            pl.col("id").alias("ids"),
+            pl.len().alias("count"),
+            pl.col("valid_from").first().alias("first_from"),
+            pl.col("current").any().alias("any_current"),
+            pl.col("valid_to").is_null().any().alias("open"),
+            pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to"),
+            (pl.col("kind") == "event").all().alias("all_events")
+            if "kind" in scope.columns
+            else pl.lit(False).alias("all_events"),
+        )
+    )
+    drawn = drawn.sort(
+        [pl.col("any_current"), pl.col("all_events"), pl.col("start"), pl.col("id")],
+        descending=[True, True, True, True],
+        nulls_last=True,
+    )
     edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
     drawn = drawn.head(edge_cap).sort("id")
 
@@ -339,23 +362,39 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
     hidden: dict[str, int] = {}
     if omitted:
         in_subject, in_object = pl.col("subject").is_in(kept), pl.col("object").is_in(kept)
-        hidden = dict(scope.filter(in_subject ^ in_object)
-                      .select(pl.when(in_subject).then(pl.col("subject")).otherwise(pl.col("object")).alias("inside"))
-                      .group_by("inside").len().iter_rows())
+        hidden = dict(
+            scope.filter(in_subject ^ in_object)
+            .select(pl.when(in_subject).then(pl.col("subject")).otherwise(pl.col("object")).alias("inside"))
+            .group_by("inside")
+            .len()
+            .iter_rows()
+        )
 
     # Names and types of the drawn nodes and of the left-out examples only (not of every entity in the frame).
     named = [*kept, *omitted[:5]]
     names: dict[str, tuple[str, str]] = {}
-    for s, sn, st in facts.filter(pl.col("subject").is_in(named)).select("subject", "subject_name", "subject_type") \
-            .unique("subject", maintain_order=True).iter_rows():
+    for s, sn, st in (
+        facts.filter(pl.col("subject").is_in(named))
+        .select("subject", "subject_name", "subject_type")
+        .unique("subject", maintain_order=True)
+        .iter_rows()
+    ):
         names[s] = (sn, st or "unknown")
-    for o, on, ot in facts.filter(~pl.col("object_is_value") & pl.col("object").is_in(named)) \
-            .select("object", "object_name", "object_type").unique("object", maintain_order=True).iter_rows():
+    for o, on, ot in (
+        facts.filter(~pl.col("object_is_value") & pl.col("object").is_in(named))
+        .select("object", "object_name", "object_type")
+        .unique("object", maintain_order=True)
+        .iter_rows()
+    ):
         names.setdefault(o, (on, ot or "unknown"))
 
     node_values: dict[str, list[tuple[str, str, str | None, str | None]]] = {}
-    for s, p, v, vf, vt in values.filter(pl.col("subject").is_in(kept)).sort(["subject", "predicate", "start"], nulls_last=False) \
-            .select("subject", "predicate", "object_name", "valid_from", "valid_to").iter_rows():
+    for s, p, v, vf, vt in (
+        values.filter(pl.col("subject").is_in(kept))
+        .sort(["subject", "predicate", "start"], nulls_last=False)
+        .select("subject", "predicate", "object_name", "valid_from", "valid_to")
+        .iter_rows()
+    ):
         node_values.setdefault(s, []).append((p, v, vf, vt))
 
     extra_colors: dict[str, str] = {}
@@ -370,8 +409,9 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         size = 12 + 22 * math.sqrt(deg / top_degree)
         if center is not None and node == center:
             size = max(size, 30)
-        nodes.append(GraphNode(node, name, kind, hop_of.get(node), deg, hidden.get(node, 0), vals, title, color,
-                               round(size, 1)))
+        nodes.append(
+            GraphNode(node, name, kind, hop_of.get(node), deg, hidden.get(node, 0), vals, title, color, round(size, 1))
+        )
     edges = []
     for row in drawn.iter_rows(named=True):
         current, count, event = bool(row["any_current"]), int(row["count"]), bool(row["all_events"])
@@ -383,20 +423,48 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         times = f"{count:,} {'events' if event else 'facts'}, " if count > 1 else ""
         spelled = row.get("predicate_label") or row["predicate"]
         state = "event" if event else row.get("state") or ("current" if current else "ended")
-        title = (f"{row['subject_name']} → {spelled} → {row['object_name']}\n{times}{span}"
-                 f"\n{state} · source {row['source']}")
+        title = (
+            f"{row['subject_name']} → {spelled} → {row['object_name']}\n{times}{span}\n{state} · source {row['source']}"
+        )
         color = CURRENT_EDGE if current else EVENT_EDGE if event else ENDED_EDGE
-        edges.append(GraphEdge(int(row["id"]), row["subject"], row["object"], row["predicate"], first_from, last_to,
-                               current, title, not (current or event), color, count,
-                               tuple(int(i) for i in row["ids"]), round(1.0 + min(2.0 * math.log2(count), 7.0), 2),
-                               spelled, event))
+        edges.append(
+            GraphEdge(
+                int(row["id"]),
+                row["subject"],
+                row["object"],
+                row["predicate"],
+                first_from,
+                last_to,
+                current,
+                title,
+                not (current or event),
+                color,
+                count,
+                tuple(int(i) for i in row["ids"]),
+                round(1.0 + min(2.0 * math.log2(count), 7.0), 2),
+                spelled,
+                event,
+            )
+        )
     examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
-    return GraphView(tuple(nodes), tuple(edges), center, hops, max_nodes, total_nodes, total_edges, len(omitted),
-                     edges_left, examples, sum(len(v) for v in node_values.values()))
+    return GraphView(
+        tuple(nodes),
+        tuple(edges),
+        center,
+        hops,
+        max_nodes,
+        total_nodes,
+        total_edges,
+        len(omitted),
+        edges_left,
+        examples,
+        sum(len(v) for v in node_values.values()),
+    )
 
 
-def _node_title(name: str, node: str, kind: str, degree: int, hidden: int,
-                values: Sequence[tuple[str, str, str | None, str | None]]) -> str:
+def _node_title(
+    name: str, node: str, kind: str, degree: int, hidden: int, values: Sequence[tuple[str, str, str | None, str | None]]
+) -> str:
     lines = [f"{name}  ({kind})", f"id: {node}", f"{degree} relationship fact{'s' if degree != 1 else ''}"]
     if hidden:
         lines.append(f"+{hidden} fact{'s' if hidden != 1 else ''} to entities not drawn")
@@ -443,8 +511,13 @@ def layout(view: GraphView, *, spacing: float = 120.0, iterations: int | None = 
     if iterations is None:
         iterations = max(60, min(160, 160 * 200 * 200 // (n * n)))
     index = {node.id: i for i, node in enumerate(view.nodes)}
-    pairs = sorted({(min(index[e.source], index[e.target]), max(index[e.source], index[e.target]))
-                    for e in view.edges if e.source in index and e.target in index and e.source != e.target})
+    pairs = sorted(
+        {
+            (min(index[e.source], index[e.target]), max(index[e.source], index[e.target]))
+            for e in view.edges
+            if e.source in index and e.target in index and e.source != e.target
+        }
+    )
     radius = np.array([node.size for node in view.nodes], dtype=float)
     pinned = np.array([view.center is not None and node.id == view.center for node in view.nodes])
 
@@ -505,14 +578,16 @@ def layout(view: GraphView, *, spacing: float = 120.0, iterations: int | None = 
     pos = np.column_stack([x, y])
     if pinned.any():
         pos -= pos[pinned][0]
-    return {node.id: (round(float(px), 1) + 0.0, round(float(py), 1) + 0.0)  # + 0.0: never -0.0
-            for node, (px, py) in zip(view.nodes, pos, strict=True)}
+    return {
+        node.id: (round(float(px), 1) + 0.0, round(float(py), 1) + 0.0)  # + 0.0: never -0.0
+        for node, (px, py) in zip(view.nodes, pos, strict=True)
+    }
 
 
 # ---------------------------------------------------------------------- rendering
 
 _CDN_TAG = re.compile(
-    r"<link\b[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//[^>]*>"                 # external stylesheets
+    r"<link\b[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//[^>]*>"  # external stylesheets
     r"|<script\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//[^>]*>\s*</script>",  # external scripts
     re.IGNORECASE | re.DOTALL,
 )
@@ -614,12 +689,21 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
     for node in view.nodes:
         is_center = view.center is not None and node.id == view.center
         placed = {"x": where[node.id][0], "y": where[node.id][1]} if node.id in where else {}
-        net.add_node(node.id, label=_short(node.label), tip=node.title, color={
-            "background": node.color, "border": "#1F2937" if is_center else node.color,
-            "highlight": {"background": node.color, "border": "#111827"}},
-            size=node.size, borderWidth=4 if is_center else 1, shape="dot",
+        net.add_node(
+            node.id,
+            label=_short(node.label),
+            tip=node.title,
+            color={
+                "background": node.color,
+                "border": "#1F2937" if is_center else node.color,
+                "highlight": {"background": node.color, "border": "#111827"},
+            },
+            size=node.size,
+            borderWidth=4 if is_center else 1,
+            shape="dot",
             font={"size": 16 if is_center else 13, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"},
-            **placed)
+            **placed,
+        )
     label_edges = len(view.edges) <= 60
     # Without physics an edge is straight, unless another joins the same two nodes: then each bends, its own
     # way (an edge and its reverse bend to opposite sides; more between the same ends, further).
@@ -634,19 +718,36 @@ def render_html(view: GraphView, *, height: int = 640, recentre: bool = True, ph
             k = seen.get((edge.source, edge.target), 0)
             seen[(edge.source, edge.target)] = k + 1
             bend = {"smooth": {"enabled": True, "type": "curvedCW", "roundness": round(0.2 * (k + 1), 2)}}
-        net.add_edge(edge.source, edge.target, id=edge.id, tip=edge.title, label=_short(edge.label or edge.predicate) if label_edges else "",
-                     dashes=edge.dashes, color=edge.color,
-                     width=(2.2 if edge.current or edge.event else 1.4) * edge.width,
-                     font={"size": 10, "color": "#555555" if edge.current or edge.event else "#9A9A9A", "strokeWidth": 3,
-                           "align": "middle"}, **bend)
+        net.add_edge(
+            edge.source,
+            edge.target,
+            id=edge.id,
+            tip=edge.title,
+            label=_short(edge.label or edge.predicate) if label_edges else "",
+            dashes=edge.dashes,
+            color=edge.color,
+            width=(2.2 if edge.current or edge.event else 1.4) * edge.width,
+            font={
+                "size": 10,
+                "color": "#555555" if edge.current or edge.event else "#9A9A9A",
+                "strokeWidth": 3,
+                "align": "middle",
+            },
+            **bend,
+        )
     options = {
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False, "keyboard": False},
-        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-                  "smooth": {"type": "dynamic"} if physics else {"enabled": False}},
+        "edges": {
+            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+            "smooth": {"type": "dynamic"} if physics else {"enabled": False},
+        },
         "layout": {"improvedLayout": physics, "randomSeed": 7},
-        "physics": {"enabled": physics, "solver": "forceAtlas2Based",
-                    "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 110, "avoidOverlap": 0.4},
-                    "stabilization": {"enabled": True, "iterations": 120, "updateInterval": 50, "fit": True}},
+        "physics": {
+            "enabled": physics,
+            "solver": "forceAtlas2Based",
+            "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 110, "avoidOverlap": 0.4},
+            "stabilization": {"enabled": True, "iterations": 120, "updateInterval": 50, "fit": True},
+        },
     }
     net.set_options(json.dumps(options))
     page = net.generate_html(notebook=False)
@@ -677,8 +778,11 @@ def _included(folder: str, name: str) -> str | None:
     """The text of the file pyvis's page template includes under ``name`` (e.g. ``vis-network.css``), as jinja
     includes it (without its last newline); None when the template names no such file."""
     template = Path(folder, "template.html")
-    named = re.search(r"include '([^']*" + re.escape(name) + ")'", template.read_text(encoding="utf-8")) \
-        if template.is_file() else None
+    named = (
+        re.search(r"include '([^']*" + re.escape(name) + ")'", template.read_text(encoding="utf-8"))
+        if template.is_file()
+        else None
+    )
     if named is None or not Path(folder, named.group(1)).is_file():
         return None
     return Path(folder, named.group(1)).read_text(encoding="utf-8").removesuffix("\n")
@@ -707,7 +811,7 @@ def _stylesheet(folder: str) -> tuple[str, str]:
 def _short(label: str) -> str:
     """A canvas label: a name longer than :data:`_LABEL_CHARS` is cut, with "…" (a very long name would
     otherwise make the drawing zoom out until every node is a dot)."""
-    return label if len(label) <= _LABEL_CHARS else label[:_LABEL_CHARS - 1].rstrip() + "…"
+    return label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 1].rstrip() + "…"
 
 
 def escape(text: str) -> str:

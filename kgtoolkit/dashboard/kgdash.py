@@ -133,8 +133,9 @@ def ctx() -> Ctx:
 def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every fact, names and types resolved (``frames.facts``), with each predicate's ``predicate_label``
     (its first spelling, contract §13: what the pages show); read once per data version."""
-    return data.labelled(frames.facts(open_graph(path, read_only)), labels(path, read_only, version),
-                         alias="predicate_label")
+    return data.labelled(
+        frames.facts(open_graph(path, read_only)), labels(path, read_only, version), alias="predicate_label"
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -169,8 +170,9 @@ def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limi
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def entity_facts(path: str, read_only: bool, version: tuple[object, ...], entity_id: str,
-                 window: str | None) -> data.EntityFacts:
+def entity_facts(
+    path: str, read_only: bool, version: tuple[object, ...], entity_id: str, window: str | None
+) -> data.EntityFacts:
     """The Entity page's lists (:func:`kgtoolkit.dashboard.data.entity_facts`: what ``kg.query`` answers)."""
     return data.entity_facts(facts_frame(path, read_only, version), entity_id, window)
 
@@ -181,17 +183,36 @@ def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def graph_view(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None, center: str | None,
-               hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> graphview.GraphView:
+def graph_view(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    as_of: str | None,
+    center: str | None,
+    hops: int,
+    preds: tuple[str, ...],
+    types: tuple[str, ...],
+    max_nodes: int,
+) -> graphview.GraphView:
     """The data behind the Graph page's picture (cached: recentring back and forth is instant)."""
     facts = facts_as_of(path, read_only, version, as_of)
-    return graphview.build(facts, center=center, hops=hops, predicates=list(preds) or None, types=list(types) or None,
-                           max_nodes=max_nodes)
+    return graphview.build(
+        facts, center=center, hops=hops, predicates=list(preds) or None, types=list(types) or None, max_nodes=max_nodes
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def graph_facts(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None, center: str | None,
-                hops: int, preds: tuple[str, ...], types: tuple[str, ...], max_nodes: int) -> pl.DataFrame:
+def graph_facts(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    as_of: str | None,
+    center: str | None,
+    hops: int,
+    preds: tuple[str, ...],
+    types: tuple[str, ...],
+    max_nodes: int,
+) -> pl.DataFrame:
     """The facts the Graph page draws (:func:`graph_view`'s, each edge's facts), as rows of :func:`facts_as_of`."""
     view = graph_view(path, read_only, version, as_of, center, hops, preds, types, max_nodes)
     return data.facts_by_id(facts_as_of(path, read_only, version, as_of), view.edge_ids)
@@ -217,23 +238,47 @@ def opening(path: str, read_only: bool, version: tuple[object, ...], today: dt.d
 
 
 @st.cache_data(show_spinner="Walking the graph…", max_entries=16)
-def paths(path: str, read_only: bool, version: tuple[object, ...], source: str, target: str, max_hops: int,
-          as_of: str | None, time_respecting: bool, limit: int) -> Any:
+def paths(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    source: str,
+    target: str,
+    max_hops: int,
+    as_of: str | None,
+    time_respecting: bool,
+    limit: int,
+) -> Any:
     """:meth:`KnowledgeGraph.paths` (a :class:`~kgtoolkit.Paths`), at most ``limit`` of them."""
-    return open_graph(path, read_only).paths(source, target, max_hops=max_hops, as_of=as_of,
-                                             time_respecting=time_respecting, limit=limit)
+    return open_graph(path, read_only).paths(
+        source, target, max_hops=max_hops, as_of=as_of, time_respecting=time_respecting, limit=limit
+    )
 
 
 @st.cache_data(show_spinner="Comparing the two dates…", max_entries=16)
-def diff(path: str, read_only: bool, version: tuple[object, ...], start: str, end: str, entity: str | None,
-         preds: tuple[str, ...], limit: int) -> Any:
+def diff(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    start: str,
+    end: str,
+    entity: str | None,
+    preds: tuple[str, ...],
+    limit: int,
+) -> Any:
     """:meth:`KnowledgeGraph.diff` from ``start`` to ``end`` (both included), at most ``limit`` changes."""
     return open_graph(path, read_only).diff(start, end, entity=entity, predicates=list(preds) or None, limit=limit)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tuple[int, ...],
-               colors: tuple[tuple[int, str], ...], max_nodes: int) -> graphview.GraphView:
+def facts_view(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    ids: tuple[int, ...],
+    colors: tuple[tuple[int, str], ...],
+    max_nodes: int,
+) -> graphview.GraphView:
     """The facts of ``colors`` drawn as a graph, the edges holding one in its colour
     (:func:`kgtoolkit.dashboard.data.facts_view`); ``ids``: the same facts, the cache's key."""
     return data.facts_view(facts_frame(path, read_only, version), dict(colors), max_nodes)
@@ -242,8 +287,11 @@ def facts_view(path: str, read_only: bool, version: tuple[object, ...], ids: tup
 @st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """The conflict groups, each predicate labelled (:func:`kgtoolkit.dashboard.data.conflict_table`)."""
-    return data.conflict_table(facts_frame(path, read_only, version), labels(path, read_only, version),
-                               open_graph(path, read_only).config.multi_valued)
+    return data.conflict_table(
+        facts_frame(path, read_only, version),
+        labels(path, read_only, version),
+        open_graph(path, read_only).config.multi_valued,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -253,16 +301,31 @@ def churn_span(path: str, read_only: bool, version: tuple[object, ...]) -> tuple
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def churn(path: str, read_only: bool, version: tuple[object, ...], every: str, since: str, until: str,
-          top: int) -> data.Churn:
+def churn(
+    path: str, read_only: bool, version: tuple[object, ...], every: str, since: str, until: str, top: int
+) -> data.Churn:
     """The Churn page's tables, labelled (:func:`kgtoolkit.dashboard.data.churn`)."""
-    return data.churn(facts_frame(path, read_only, version), labels(path, read_only, version), every=every,
-                      since=since, until=until, top=top, multi_valued=open_graph(path, read_only).config.multi_valued)
+    return data.churn(
+        facts_frame(path, read_only, version),
+        labels(path, read_only, version),
+        every=every,
+        since=since,
+        until=until,
+        top=top,
+        multi_valued=open_graph(path, read_only).config.multi_valued,
+    )
 
 
 @st.cache_data(show_spinner="Checking the rows…", max_entries=4)
-def check_upload(name: str, content: bytes, allow_commas: bool, source: str | None, path: str, read_only: bool,
-                 version: tuple[object, ...]) -> tuple[pl.DataFrame, dict[str, Any]]:
+def check_upload(
+    name: str,
+    content: bytes,
+    allow_commas: bool,
+    source: str | None,
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+) -> tuple[pl.DataFrame, dict[str, Any]]:
     """The file's rows (the preview) and the library's dry run of the import into this graph
     (:func:`kgtoolkit.dashboard.data.check_upload`). Keyed on the data version: a change of the graph's
     settings is seen."""
@@ -273,8 +336,9 @@ def check_upload(name: str, content: bytes, allow_commas: bool, source: str | No
 
 
 @st.cache_data(show_spinner="Looking for duplicates…", max_entries=8)
-def duplicates(path: str, read_only: bool, version: tuple[object, ...], kind: str, min_score: float,
-               embeddings: bool) -> tuple[DuplicateCandidate, ...]:
+def duplicates(
+    path: str, read_only: bool, version: tuple[object, ...], kind: str, min_score: float, embeddings: bool
+) -> tuple[DuplicateCandidate, ...]:
     """Every duplicate candidate of ``kind`` (:meth:`KnowledgeGraph.duplicates`), best first: ranked once per
     data version and setting, so paging through them and a rerun cost nothing."""
     return open_graph(path, read_only).duplicates(kind=kind, min_score=min_score, embeddings=embeddings).items
@@ -339,8 +403,10 @@ def init_state(c: Ctx) -> None:
         try:
             day = dt.date.fromisoformat(params["as_of"])
         except ValueError:
-            notices.append(f"The link's as_of “{md_text(params['as_of'])}” is not a date (write it YYYY-MM-DD, "
-                           "for instance 2024-06-30); the date below is the graph's own opening day.")
+            notices.append(
+                f"The link's as_of “{md_text(params['as_of'])}” is not a date (write it YYYY-MM-DD, "
+                "for instance 2024-06-30); the date below is the graph's own opening day."
+            )
     if day is None:
         day, why = opening(c.path, c.read_only, c.version, dt.date.today())
         if why:
@@ -356,9 +422,10 @@ def init_state(c: Ctx) -> None:
             st.session_state["entity"] = c.kg.resolve(params["entity"])
         except kgtoolkit.KGError as exc:
             hint = exc.data.get("suggestions") if isinstance(exc.data, dict) else None
-            notices.append(f"The link names an entity this graph does not have: “{md_text(params['entity'])}”."
-                           + (f" Did you mean: {md_text(', '.join(hint))}?" if hint else
-                              " Pick one below, or type its name."))
+            notices.append(
+                f"The link names an entity this graph does not have: “{md_text(params['entity'])}”."
+                + (f" Did you mean: {md_text(', '.join(hint))}?" if hint else " Pick one below, or type its name.")
+            )
     st.session_state["link_notices"] = notices
 
 
@@ -376,8 +443,17 @@ def set_entity(entity_id: str | None) -> None:
         del st.query_params["entity"]
 
 
-def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label: str = "(most connected entities)",
-                  limit: int = 1500, columns: Sequence[Any] | None = None, state: str = "entity") -> str | None:
+def entity_picker(
+    c: Ctx,
+    *,
+    label: str,
+    key: str,
+    allow_none: bool,
+    none_label: str = "(most connected entities)",
+    limit: int = 1500,
+    columns: Sequence[Any] | None = None,
+    state: str = "entity",
+) -> str | None:
     """Choose an entity: the most connected ones in a list, any other by its exact name or alias.
 
     The choice is shared between pages (``st.session_state["entity"]``) and kept in the URL; another
@@ -426,12 +502,19 @@ def entity_picker(c: Ctx, *, label: str, key: str, allow_none: bool, none_label:
             st.session_state.pop(f"{key}_miss", None)
         except kgtoolkit.KGError as exc:
             hint = exc.data.get("suggestions") if isinstance(exc.data, dict) else None
-            st.session_state[f"{key}_miss"] = md_text(f"No entity named {text!r}. Did you mean: {', '.join(hint)}?"
-                                                      if hint else exc.message)
+            st.session_state[f"{key}_miss"] = md_text(
+                f"No entity named {text!r}. Did you mean: {', '.join(hint)}?" if hint else exc.message
+            )
 
     left, right = columns or st.columns([3, 2])
-    left.selectbox(label, ids, format_func=fmt, key=select_key, on_change=picked,
-                   help=f"The {len(top):,} most connected entities; type on the right for any other.")
+    left.selectbox(
+        label,
+        ids,
+        format_func=fmt,
+        key=select_key,
+        on_change=picked,
+        help=f"The {len(top):,} most connected entities; type on the right for any other.",
+    )
     right.text_input("…or type a name or alias", key=typed_key, on_change=typed, placeholder="e.g. My API")
     if st.session_state.get(f"{key}_miss"):
         st.warning(st.session_state.pop(f"{key}_miss"))
@@ -455,25 +538,50 @@ def sidebar(c: Ctx) -> None:
     with st.sidebar:
         st.markdown("### :material/hub: kgtoolkit")
         where = str(c.kg.location.path.parent) if c.kg.location.path is not None else c.kg.backend
-        st.markdown(f"**{md_text(c.name)}**  \n<small style='color:#777;word-break:break-all'>"
-                    f"{md_text(where)}</small>",
-                    unsafe_allow_html=True)
+        st.markdown(
+            f"**{md_text(c.name)}**  \n<small style='color:#777;word-break:break-all'>{md_text(where)}</small>",
+            unsafe_allow_html=True,
+        )
         if c.read_only:
             st.info("Read-only mode: changes are disabled.", icon=":material/lock:")
         all_time = st.session_state.get("all_time", False)
-        st.segmented_control("Window", list(SPANS), format_func=SPANS.__getitem__, key="span",
-                             on_change=_on_date_change, disabled=all_time,
-                             help="Show the facts valid on one day, in its month or year, or overlapping a range.")
+        st.segmented_control(
+            "Window",
+            list(SPANS),
+            format_func=SPANS.__getitem__,
+            key="span",
+            on_change=_on_date_change,
+            disabled=all_time,
+            help="Show the facts valid on one day, in its month or year, or overlapping a range.",
+        )
         span = st.session_state.get("span") or "day"
-        st.date_input("As of" if span == "day" else "In the month of" if span == "month" else
-                      "In the year of" if span == "year" else "From", key="as_of", on_change=_on_date_change,
-                      disabled=all_time, min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31),
-                      format="YYYY-MM-DD", help="Show the facts valid on this day (both ends of an interval count).")
+        st.date_input(
+            "As of"
+            if span == "day"
+            else "In the month of"
+            if span == "month"
+            else "In the year of"
+            if span == "year"
+            else "From",
+            key="as_of",
+            on_change=_on_date_change,
+            disabled=all_time,
+            min_value=dt.date(1, 1, 1),
+            max_value=dt.date(9999, 12, 31),
+            format="YYYY-MM-DD",
+            help="Show the facts valid on this day (both ends of an interval count).",
+        )
         if span == "range":
             st.session_state.setdefault("as_of_to", st.session_state.get("as_of"))
-            st.date_input("To", key="as_of_to", disabled=all_time, min_value=dt.date(1, 1, 1),
-                          max_value=dt.date(9999, 12, 31), format="YYYY-MM-DD",
-                          help="The last day of the range (both ends count).")
+            st.date_input(
+                "To",
+                key="as_of_to",
+                disabled=all_time,
+                min_value=dt.date(1, 1, 1),
+                max_value=dt.date(9999, 12, 31),
+                format="YYYY-MM-DD",
+                help="The last day of the range (both ends count).",
+            )
         notice = st.session_state.get("as_of_notice")
         if notice and notice[0] == st.session_state.get("as_of") and not st.session_state.get("all_time"):
             st.caption(md_text(notice[1]))
@@ -484,15 +592,19 @@ def sidebar(c: Ctx) -> None:
         a.metric("Current", f"{s['current']:,}")
         b.metric("Ended", f"{s['ended']:,}")
         types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(s["entities_by_type"]))
-        st.caption(f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
-                   f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else ""))
+        st.caption(
+            f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
+            f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else "")
+        )
 
 
 def footer(c: Ctx, page: str) -> None:
     """The last element of every page: the browser test waits for it to know the run finished."""
     st.divider()
-    st.caption(f"{END_MARKER} {kgtoolkit.__version__} · {page} · {md_text(c.name)} · {c.date_label}"
-               f"{' · read-only' if c.read_only else ''}")
+    st.caption(
+        f"{END_MARKER} {kgtoolkit.__version__} · {page} · {md_text(c.name)} · {c.date_label}"
+        f"{' · read-only' if c.read_only else ''}"
+    )
 
 
 def show_graph(view: graphview.GraphView, height: int) -> None:
@@ -517,6 +629,14 @@ def lazy_expander(label: str, *, key: str) -> tuple[Any, bool]:
 
 def show_facts(facts: pl.DataFrame, *, height: int | None = None, key: str | None = None) -> None:
     """A facts frame as a readable table."""
-    st.dataframe(data.fact_table(facts), hide_index=True, width="stretch", height=height or "auto", key=key,
-                 column_config={"current": st.column_config.CheckboxColumn("current"),
-                                "confidence": st.column_config.NumberColumn("conf.", format="%.2f")})
+    st.dataframe(
+        data.fact_table(facts),
+        hide_index=True,
+        width="stretch",
+        height=height or "auto",
+        key=key,
+        column_config={
+            "current": st.column_config.CheckboxColumn("current"),
+            "confidence": st.column_config.NumberColumn("conf.", format="%.2f"),
+        },
+    )

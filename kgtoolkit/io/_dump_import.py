@@ -23,8 +23,9 @@ from ._read import _polars_error
 from ._rejects import _REJECT_COLUMNS, _check_writable, _guarded, _write_rejects
 
 
-def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None,
-                 options: dict[str, Any]) -> ImportReport:
+def _import_dump(
+    kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None, options: dict[str, Any]
+) -> ImportReport:
     if is_empty(kg):
         if rejects is not None:
             _check_writable(Path(rejects))
@@ -42,8 +43,13 @@ def _import_dump(kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] 
         return report
     frame, entities, aliases, memories = dump_parts(data)
     pairs = dump_predicate_aliases(data)
-    return _guarded(lambda: import_graph(kg, frame, entities=entities, aliases=aliases, memories=memories,
-                                         predicate_aliases=pairs, **options), frame, rejects)
+    return _guarded(
+        lambda: import_graph(
+            kg, frame, entities=entities, aliases=aliases, memories=memories, predicate_aliases=pairs, **options
+        ),
+        frame,
+        rejects,
+    )
 
 
 def _load_json(file: Path) -> Any:
@@ -51,7 +57,11 @@ def _load_json(file: Path) -> Any:
         with file.open(encoding="utf-8-sig") as fh:  # a BOM is fine, as in the other formats
             return json.load(fh)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python parses
-        raise InvalidRequest(f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "
-                             "per line is JSON Lines (.jsonl)", field="path", value=str(file)) from exc
+        raise InvalidRequest(
+            f"{file} is not valid JSON ({exc}); a .json file must be a kgtoolkit dump, and one fact "
+            "per line is JSON Lines (.jsonl)",
+            field="path",
+            value=str(file),
+        ) from exc
     except OSError as exc:  # no permission, an I/O error: as for the other formats
         raise _polars_error(file, "json", exc) from exc

@@ -60,11 +60,17 @@ def export_file(
     target = Path(path).expanduser()
     fmt = _format(target, format, allowed=("csv", "tsv", "jsonl", "parquet", "json"), purpose="export")
     if fmt == "json":
-        used = [name for name, value in (("as_of", as_of), ("known_at", known_at), ("predicate", predicate),
-                                         ("entity", entity)) if value not in (None, "")] + (["current_only"] if current_only else [])
+        used = [
+            name
+            for name, value in (("as_of", as_of), ("known_at", known_at), ("predicate", predicate), ("entity", entity))
+            if value not in (None, "")
+        ] + (["current_only"] if current_only else [])
         if used:
-            raise InvalidRequest(f"the JSON dump holds the whole graph, so {', '.join(used)} cannot apply; export "
-                                 "CSV, TSV, JSONL or Parquet to filter", field=used[0])
+            raise InvalidRequest(
+                f"the JSON dump holds the whole graph, so {', '.join(used)} cannot apply; export "
+                "CSV, TSV, JSONL or Parquet to filter",
+                field=used[0],
+            )
         data = dump(kg)
         total = len(data["facts"])
         if progress:
@@ -73,21 +79,28 @@ def export_file(
         if progress:
             progress(total, total)
         return total
-    frame = frames.facts(kg, as_of=as_of, known_at=known_at, predicate=predicate, entity=entity,
-                         current_only=current_only)
+    frame = frames.facts(
+        kg, as_of=as_of, known_at=known_at, predicate=predicate, entity=entity, current_only=current_only
+    )
     assert isinstance(frame, pl.DataFrame)
     total = frame.height
     if progress:
         progress(0, total)
     if fmt != "parquet":
-        frame = frame.with_columns(pl.col(c).dt.convert_time_zone("UTC").dt.to_string("%Y-%m-%dT%H:%M:%S%.6fZ")
-                                   for c, t in frame.schema.items() if isinstance(t, pl.Datetime))
+        frame = frame.with_columns(
+            pl.col(c).dt.convert_time_zone("UTC").dt.to_string("%Y-%m-%dT%H:%M:%S%.6fZ")
+            for c, t in frame.schema.items()
+            if isinstance(t, pl.Datetime)
+        )
     if fmt == "tsv":
         text = [c for c, t in frame.schema.items() if t == pl.String]
         broken = [c for c in text if frame.select(pl.col(c).str.contains(r"[\t\r\n]").any()).item()]
         if broken:
-            raise InvalidRequest(f"a value in {', '.join(broken)} holds a tab or a line break, which TSV cannot hold; "
-                                 "export CSV, JSONL or Parquet instead", field=broken[0])
+            raise InvalidRequest(
+                f"a value in {', '.join(broken)} holds a tab or a line break, which TSV cannot hold; "
+                "export CSV, JSONL or Parquet instead",
+                field=broken[0],
+            )
     if fmt in ("csv", "tsv") and escape_formulas:
         frame = _escape_formulas(frame)
     writers: dict[str, Callable[[Path], None]] = {
@@ -108,7 +121,9 @@ def _escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
 
     return frame.with_columns(
         pl.when(pl.col(c).str.contains(_FORMULA)).then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
-        for c, t in frame.schema.items() if t == pl.String)
+        for c, t in frame.schema.items()
+        if t == pl.String
+    )
 
 
 def _json(value: Any) -> str:

@@ -67,18 +67,30 @@ def import_file(
     file = _existing(path)
     fmt = _format(file, format, allowed=FORMATS, purpose="import")
     if on_error not in ("raise", "skip"):
-        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error))
+        raise InvalidRequest(
+            f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
+        )
     if dry_run and fmt in ("json", "sqlite"):
-        raise InvalidRequest(f"a dry run checks a file of facts (csv, tsv, jsonl, parquet), not a {fmt} graph; "
-                             "import it into an empty graph to check it (a restore refuses a bad dump whole)",
-                             field="dry_run", value=str(file))
-    options: dict[str, Any] = {"on_error": on_error, "allow_commas": allow_commas, "source": source, "progress": progress}
+        raise InvalidRequest(
+            f"a dry run checks a file of facts (csv, tsv, jsonl, parquet), not a {fmt} graph; "
+            "import it into an empty graph to check it (a restore refuses a bad dump whole)",
+            field="dry_run",
+            value=str(file),
+        )
+    options: dict[str, Any] = {
+        "on_error": on_error,
+        "allow_commas": allow_commas,
+        "source": source,
+        "progress": progress,
+    }
     if fmt == "json":
         return _import_dump(kg, _load_json(file), rejects, options)
     if fmt == "sqlite":
         if is_kgtoolkit_file(file):
             if kg.path is not None and not kg.location.memory and Path(kg.path).resolve() == file.resolve():
-                raise InvalidRequest(f"{file} is this graph's own file; nothing to import", field="path", value=str(file))
+                raise InvalidRequest(
+                    f"{file} is this graph's own file; nothing to import", field="path", value=str(file)
+                )
             other = KnowledgeGraph(file, read_only=True)
             try:
                 data = dump(other)
@@ -86,8 +98,11 @@ def import_file(
                 other.close()
             return _import_dump(kg, data, rejects, options)
         foreign = read_foreign(file, value_predicates=kg.config.value_predicates)
-        report = _guarded(lambda: import_graph(kg, foreign.facts, entities=foreign.entities, aliases=foreign.aliases,
-                                               **options), foreign.facts, rejects)
+        report = _guarded(
+            lambda: import_graph(kg, foreign.facts, entities=foreign.entities, aliases=foreign.aliases, **options),
+            foreign.facts,
+            rejects,
+        )
         return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
     frame, export = _read(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
     if export:  # its names were accepted by the graph it came from: the comma guard has nothing to say

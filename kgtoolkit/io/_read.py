@@ -20,8 +20,20 @@ if TYPE_CHECKING:
 
 
 #: The columns an import uses (``subject, predicate, object`` are needed).
-FIELDS: tuple[str, ...] = ("subject", "predicate", "object", "valid_from", "valid_to", "confidence", "source",
-                           "source_closet", "subject_type", "object_type", "recorded_at", "invalidated_at")
+FIELDS: tuple[str, ...] = (
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source",
+    "source_closet",
+    "subject_type",
+    "object_type",
+    "recorded_at",
+    "invalidated_at",
+)
 _POSITIONAL = ("subject", "predicate", "object", "valid_from", "valid_to")
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")
 
@@ -54,8 +66,14 @@ def read_facts_file(
 _EXPORT_SIGNATURE = frozenset({"subject_name", "object_name", "object_is_value", "state", "recorded_at"})
 
 
-def _read(path: str | os.PathLike[str], *, format: str | None, columns: Mapping[str | int, str] | None,
-          delimiter: str | None, header: bool) -> tuple[pl.DataFrame, bool]:
+def _read(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None,
+    columns: Mapping[str | int, str] | None,
+    delimiter: str | None,
+    header: bool,
+) -> tuple[pl.DataFrame, bool]:
     """:func:`read_facts_file`, and whether the file is a kgtoolkit export read as it was written."""
     import polars as pl
 
@@ -69,8 +87,10 @@ def _read(path: str | os.PathLike[str], *, format: str | None, columns: Mapping[
         raw = _read_parquet(file)
     chosen = _choose(raw, file, columns, positional=fmt in ("csv", "tsv") and not header)
     export = columns is None and header and {c.strip().lower() for c in raw.columns} >= _EXPORT_SIGNATURE
-    return raw.select(pl.col(_LINE).cast(pl.Int64).alias("line"),
-                      *[_as_text(raw, source).alias(field) for field, source in chosen.items()]), export
+    return raw.select(
+        pl.col(_LINE).cast(pl.Int64).alias("line"),
+        *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
+    ), export
 
 
 def _polars_error(file: Path, fmt: str, exc: Exception) -> InvalidRequest:
@@ -85,8 +105,14 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
     if len(separator) != 1:
         raise InvalidRequest(f"delimiter must be one character, not {separator!r}", field="delimiter", value=separator)
     try:
-        df = pl.read_csv(file, separator=separator, quote_char='"' if fmt == "csv" else None, has_header=header,
-                         infer_schema=False, raise_if_empty=False)
+        df = pl.read_csv(
+            file,
+            separator=separator,
+            quote_char='"' if fmt == "csv" else None,
+            has_header=header,
+            infer_schema=False,
+            raise_if_empty=False,
+        )
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
         raise _polars_error(file, fmt, exc) from exc
     if not header:
@@ -125,9 +151,13 @@ def _check_json_text(file: Path, number: int, key: str, value: Any) -> None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise InvalidRequest(f"{file} line {number}: {printable(key)!r} holds an unpaired \\u{ord(text[exc.start]):04x} "
-                                 "escape, which is not valid Unicode text; write the character itself, or a "
-                                 "complete surrogate pair", field="line", value=str(number)) from exc
+            raise InvalidRequest(
+                f"{file} line {number}: {printable(key)!r} holds an unpaired \\u{ord(text[exc.start]):04x} "
+                "escape, which is not valid Unicode text; write the character itself, or a "
+                "complete surrogate pair",
+                field="line",
+                value=str(number),
+            ) from exc
 
 
 def _read_jsonl(file: Path) -> pl.DataFrame:
@@ -144,19 +174,26 @@ def _read_jsonl(file: Path) -> pl.DataFrame:
                 try:
                     record = json.loads(text)
                 except ValueError as exc:
-                    raise InvalidRequest(f"{file} line {number} is not JSON ({exc.args[0]}); JSON Lines needs one "
-                                         "object per line", field="line", value=str(number)) from exc
+                    raise InvalidRequest(
+                        f"{file} line {number} is not JSON ({exc.args[0]}); JSON Lines needs one object per line",
+                        field="line",
+                        value=str(number),
+                    ) from exc
                 if not isinstance(record, dict):
-                    raise InvalidRequest(f"{file} line {number} is not a JSON object; JSON Lines needs one object "
-                                         "per line", field="line", value=str(number))
+                    raise InvalidRequest(
+                        f"{file} line {number} is not a JSON object; JSON Lines needs one object per line",
+                        field="line",
+                        value=str(number),
+                    )
                 for key, value in record.items():
                     _check_json_text(file, number, key, value)
                 records.append(record)
                 lines.append(number)
                 keys.update(dict.fromkeys(record))
     except UnicodeDecodeError as exc:
-        raise InvalidRequest(f"cannot read {file} as JSON Lines: not UTF-8 ({exc.reason})", field="path",
-                             value=str(file)) from exc
+        raise InvalidRequest(
+            f"cannot read {file} as JSON Lines: not UTF-8 ({exc.reason})", field="path", value=str(file)
+        ) from exc
     except OSError as exc:  # no permission, an I/O error: as for the other formats
         raise _polars_error(file, "jsonl", exc) from exc
     data = {key: pl.Series(key, [_json_text(r.get(key)) for r in records], dtype=pl.String) for key in keys}
@@ -193,11 +230,16 @@ def _as_text(df: pl.DataFrame, column: str) -> pl.Expr:
         return pl.when(col).then(pl.lit("true")).when(~col).then(pl.lit("false")).otherwise(None)
     if dtype.is_numeric() or dtype == pl.Null:
         return col.cast(pl.String)
-    raise InvalidRequest(f"column {column!r} holds {dtype} values; an import needs text, numbers or dates",
-                         field=column, value=str(dtype))
+    raise InvalidRequest(
+        f"column {column!r} holds {dtype} values; an import needs text, numbers or dates",
+        field=column,
+        value=str(dtype),
+    )
 
 
-def _choose(raw: pl.DataFrame, file: Path, columns: Mapping[str | int, str] | None, *, positional: bool) -> dict[str, str]:
+def _choose(
+    raw: pl.DataFrame, file: Path, columns: Mapping[str | int, str] | None, *, positional: bool
+) -> dict[str, str]:
     """Which file column feeds each field."""
     present = [c for c in raw.columns if c != _LINE]
     by_name: dict[str, str] = {}
@@ -205,20 +247,31 @@ def _choose(raw: pl.DataFrame, file: Path, columns: Mapping[str | int, str] | No
         by_name.setdefault(c.strip().lower(), c)
     chosen: dict[str, str] = {}
     if columns is not None and not isinstance(columns, Mapping):
-        raise InvalidRequest("columns must map the file's column names to fields, e.g. {'head': 'subject'}",
-                             field="columns", value=repr(columns))
+        raise InvalidRequest(
+            "columns must map the file's column names to fields, e.g. {'head': 'subject'}",
+            field="columns",
+            value=repr(columns),
+        )
     for key, field in (columns or {}).items():
         source = str(key)
         if field not in FIELDS:
-            raise InvalidRequest(f"columns maps {source!r} to {field!r}, which is not a field; fields: "
-                                 f"{', '.join(FIELDS)}", field="columns", value=str(field))
+            raise InvalidRequest(
+                f"columns maps {source!r} to {field!r}, which is not a field; fields: {', '.join(FIELDS)}",
+                field="columns",
+                value=str(field),
+            )
         actual = source if source in present else by_name.get(source.strip().lower())
         if actual is None:
-            raise InvalidRequest(f"columns names {source!r}, which {file.name} does not have (it has: "
-                                 f"{', '.join(present) or 'no columns'})", field="columns", value=source)
+            raise InvalidRequest(
+                f"columns names {source!r}, which {file.name} does not have (it has: "
+                f"{', '.join(present) or 'no columns'})",
+                field="columns",
+                value=source,
+            )
         if field in chosen:
-            raise InvalidRequest(f"columns maps both {chosen[field]!r} and {source!r} to {field!r}", field="columns",
-                                 value=field)
+            raise InvalidRequest(
+                f"columns maps both {chosen[field]!r} and {source!r} to {field!r}", field="columns", value=field
+            )
         chosen[field] = actual
     if positional and columns is None:
         chosen = {field: str(i) for i, field in enumerate(_POSITIONAL) if str(i) in present}
@@ -242,16 +295,27 @@ def _choose(raw: pl.DataFrame, file: Path, columns: Mapping[str | int, str] | No
                 f"{file.name} has no header line naming subject, predicate and object: its first line ({has}) looks "
                 f"like data ({data}); import it with --no-header (header=False in Python), which reads the columns "
                 f"in the order {', '.join(_POSITIONAL)} (remap them with --map 0=subject …)",
-                field=missing[0], value=has)
-        pairs = (("0", "subject"), ("1", "predicate"), ("2", "object")) if positional else (
-            (present[0] if present else "head", "subject"), (present[1] if len(present) > 1 else "relation", "predicate"),
-            (present[2] if len(present) > 2 else "tail", "object"))
+                field=missing[0],
+                value=has,
+            )
+        pairs = (
+            (("0", "subject"), ("1", "predicate"), ("2", "object"))
+            if positional
+            else (
+                (present[0] if present else "head", "subject"),
+                (present[1] if len(present) > 1 else "relation", "predicate"),
+                (present[2] if len(present) > 2 else "tail", "object"),
+            )
+        )
         cli = " ".join(f"--map {shlex.quote(a)}={b}" for a, b in pairs)
         python = "columns={" + ", ".join(f"{a!r}: {b!r}" for a, b in pairs) + "}"
         header = "" if positional else "; a file without a header line imports with --no-header (header=False)"
-        raise InvalidRequest(f"{file.name} has no column for {', '.join(missing)} (it has: {has}); map the file's "
-                             f"columns ({cli} on the command line, {python} in Python){header}",
-                             field=missing[0], value=has)
+        raise InvalidRequest(
+            f"{file.name} has no column for {', '.join(missing)} (it has: {has}); map the file's "
+            f"columns ({cli} on the command line, {python} in Python){header}",
+            field=missing[0],
+            value=has,
+        )
     return {field: chosen[field] for field in FIELDS if field in chosen}
 
 

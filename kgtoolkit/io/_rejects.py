@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 _REJECT_COLUMNS = ("line", "field", "value", "code", "reason")
 
 
-def _guarded(run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.DataFrame,
-             rejects: str | os.PathLike[str] | None) -> ImportReport:
+def _guarded(
+    run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.DataFrame, rejects: str | os.PathLike[str] | None
+) -> ImportReport:
     """Run an import, writing the rejects file (when asked) whether it succeeds or refuses.
 
     The rejects file's folder is checked first: an import must not commit and then report failure.
@@ -47,8 +48,12 @@ def _check_writable(target: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".check"):
             pass
     except OSError as exc:
-        raise InvalidRequest(f"cannot write the rejects file {target}: {exc.strerror or exc}; choose another path "
-                             "(nothing was imported)", field="rejects", value=str(target)) from exc
+        raise InvalidRequest(
+            f"cannot write the rejects file {target}: {exc.strerror or exc}; choose another path "
+            "(nothing was imported)",
+            field="rejects",
+            value=str(target),
+        ) from exc
 
 
 def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame | None) -> None:
@@ -57,7 +62,9 @@ def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame |
     import polars as pl
 
     if bad is None:
-        bad = pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String})
+        bad = pl.DataFrame(
+            schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
+        )
     out = bad.select("line", *(["record"] if "record" in bad.columns else []), *_REJECT_COLUMNS[1:])
     if frame is not None:
         fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])

@@ -39,20 +39,46 @@ def open_index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder |
         return index
 
 
-def index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None = None,
-          progress: Progress | None = None, rebuild: bool = False) -> SyncReport:
+def index(
+    kg: KnowledgeGraph,
+    *,
+    model: str | os.PathLike[str] | Embedder | None = None,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+) -> SyncReport:
     """Build or update the search index of ``kg`` (see :meth:`SearchIndex.sync`)."""
     return open_index(kg, model=model).sync(progress=progress, rebuild=rebuild)
 
 
-def find(kg: KnowledgeGraph, query: str, *, k: int = 10, kind: Kind = "facts", as_of: TimeInput | None = None,
-         current_only: bool = False, mode: Mode = "hybrid", rerank: str | None = None, explain: bool = False,
-         model: str | os.PathLike[str] | Embedder | None = None, progress: Progress | None = None) -> FindResult:
+def find(
+    kg: KnowledgeGraph,
+    query: str,
+    *,
+    k: int = 10,
+    kind: Kind = "facts",
+    as_of: TimeInput | None = None,
+    current_only: bool = False,
+    mode: Mode = "hybrid",
+    rerank: str | None = None,
+    explain: bool = False,
+    model: str | os.PathLike[str] | Embedder | None = None,
+    progress: Progress | None = None,
+) -> FindResult:
     """Search ``kg`` by words and meaning (see :meth:`SearchIndex.find`; contract §15); the index is kept in
     step first. ``mode="lexical"`` uses the database's full-text index alone: no model, no vector index."""
     if mode == "lexical":
         as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
-        return _fusion.lexical_find(kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only, rerank=rerank,
-                                    explain=explain)
-    return open_index(kg, model=model).find(query, k=k, kind=kind, as_of=as_of, current_only=current_only,
-                                            progress=progress, mode=mode, rerank=rerank, explain=explain)
+        return _fusion.lexical_find(
+            kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only, rerank=rerank, explain=explain
+        )
+    return open_index(kg, model=model).find(
+        query,
+        k=k,
+        kind=kind,
+        as_of=as_of,
+        current_only=current_only,
+        progress=progress,
+        mode=mode,
+        rerank=rerank,
+        explain=explain,
+    )

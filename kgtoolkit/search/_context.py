@@ -36,15 +36,32 @@ def _contexts(kg: KnowledgeGraph, facts: Sequence[Fact]) -> dict[int, FactContex
         replaced = () if fact.current or fact.kind == "event" else tuple(store.successors(kg, fact.id))  # §12
         since = replaced[0].valid_from if replaced else None
         now = tuple(f for f in now_of[pair] if f.id != fact.id)
-        out[fact.id] = FactContext(fact, fact.current, replaced, since, now,
-                                   evidence.get(fact.source_closet or ""), _fact_note(fact, replaced, since, now))
+        out[fact.id] = FactContext(
+            fact,
+            fact.current,
+            replaced,
+            since,
+            now,
+            evidence.get(fact.source_closet or ""),
+            _fact_note(fact, replaced, since, now),
+        )
     return out
 
 
 def _fact_hit(context: FactContext, score: float, exact: bool) -> FactHit:
     """A fact hit: its score, whether the query named it, and its context."""
-    return FactHit("fact", round(score, 6), exact, context.fact, context.current, context.replaced_by,
-                   context.since, context.now, context.evidence, context.note)
+    return FactHit(
+        "fact",
+        round(score, 6),
+        exact,
+        context.fact,
+        context.current,
+        context.replaced_by,
+        context.since,
+        context.now,
+        context.evidence,
+        context.note,
+    )
 
 
 def _memory_hit(kg: KnowledgeGraph, key: str, score: float, exact: bool) -> MemoryHit | None:
@@ -60,16 +77,20 @@ def _memory_hit(kg: KnowledgeGraph, key: str, score: float, exact: bool) -> Memo
     for n in named[:10]:
         try:
             current = kg.query(n.entity, current_only=True, limit=_ENTITY_FACTS + 1)
-            entities.append(EntityContext(kg.entity(n.entity), tuple(current[:_ENTITY_FACTS]),
-                                          max(0, len(current) - _ENTITY_FACTS)))
+            entities.append(
+                EntityContext(kg.entity(n.entity), tuple(current[:_ENTITY_FACTS]), max(0, len(current) - _ENTITY_FACTS))
+            )
         except KGError:
             continue
     mentions: tuple[FactContext, ...] = ()
     if len(ids) >= 2:
         around = store.facts_by_ids(kg, store.entity_fact_ids(kg, sorted(ids)))
         cited_ids = {f.id for f in cited}
-        between = [f for f in around.values()
-                   if f.subject in ids and f.object in ids and not f.object_is_value and f.id not in cited_ids]
+        between = [
+            f
+            for f in around.values()
+            if f.subject in ids and f.object in ids and not f.object_is_value and f.id not in cited_ids
+        ]
         mentions = tuple(_contexts(kg, sorted(between, key=lambda f: f.id)[:10]).values())
     basis, inferred = (backs, False) if backs else (mentions, bool(mentions))
     if not basis:
@@ -81,5 +102,4 @@ def _memory_hit(kg: KnowledgeGraph, key: str, score: float, exact: bool) -> Memo
     else:
         status = "mixed"
     note = _memory_note(status, inferred, basis, entities)
-    return MemoryHit("memory", round(score, 6), exact, memory, status, inferred, backs, mentions,
-                     tuple(entities), note)
+    return MemoryHit("memory", round(score, 6), exact, memory, status, inferred, backs, mentions, tuple(entities), note)

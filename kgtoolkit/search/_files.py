@@ -121,8 +121,15 @@ def _read_part(folder: Path, kind: str, info: Mapping[str, Any]) -> _Part:
     return _Part(dict(zip(keys, hashes)), index, info["index_type"], int(info["trained"]))
 
 
-def _write_index(folder: Path, parts: Mapping[str, _Part], *, model: str, dim: int | None,
-                 watermark: Mapping[str, Any] | None, location: str) -> None:
+def _write_index(
+    folder: Path,
+    parts: Mapping[str, _Part],
+    *,
+    model: str,
+    dim: int | None,
+    watermark: Mapping[str, Any] | None,
+    location: str,
+) -> None:
     """Write every part and then the manifest into ``folder``, each file renamed into place; a folder
     that cannot be written is left as it is (the index still serves this process, and is rebuilt next time)."""
     import numpy as np
@@ -148,10 +155,21 @@ def _write_index(folder: Path, parts: Mapping[str, _Part], *, model: str, dim: i
                     np.savez(handle, keys=key_array, hashes=hash_array)
                 files[f"{kind}.keys.npz"] = _file_digest(tmp)
                 os.replace(tmp, folder / f"{kind}.keys.npz")
-                written[kind] = {"count": len(keys), "index_type": part.index_type, "trained": part.trained,
-                                 "files": files}
-            manifest = {"format": _FORMAT, "model": model, "dim": dim, "watermark": watermark,
-                        "parts": written, "graph_location": location, "updated_at": now_text()}
+                written[kind] = {
+                    "count": len(keys),
+                    "index_type": part.index_type,
+                    "trained": part.trained,
+                    "files": files,
+                }
+            manifest = {
+                "format": _FORMAT,
+                "model": model,
+                "dim": dim,
+                "watermark": watermark,
+                "parts": written,
+                "graph_location": location,
+                "updated_at": now_text(),
+            }
             tmp = folder / f".manifest.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(manifest, indent=1))
             os.replace(tmp, folder / "manifest.json")

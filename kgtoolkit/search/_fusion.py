@@ -37,7 +37,125 @@ _GRAPH_HOPS = 2
 _GRAPH_FACTS = 2000  # the most facts the rerank's walk reads (a hub within reach stops it there)
 
 #: Words a query asks with, that say nothing about what it looks for (left out of the lexical query).
-_STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "can", "will", "just", "should", "now", "is", "am", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "would", "could", "may", "might", "must", "shall", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "what", "which", "who", "whom", "whose", "this", "that", "these", "those"])
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "against",
+        "between",
+        "into",
+        "through",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "to",
+        "from",
+        "up",
+        "down",
+        "in",
+        "out",
+        "on",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "then",
+        "once",
+        "here",
+        "there",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "can",
+        "will",
+        "just",
+        "should",
+        "now",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "would",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "this",
+        "that",
+        "these",
+        "those",
+    ]
+)
 
 
 def query_words(query: str) -> list[str]:
@@ -53,7 +171,7 @@ def query_words(query: str) -> list[str]:
             word = word.removesuffix(tail)
         if word and word.lower() not in _STOPWORDS and re.search(r"[^\W_]", word) and word not in out:
             out.append(word)
-    return out[:store.MAX_QUERY_WORDS]
+    return out[: store.MAX_QUERY_WORDS]
 
 
 def check(query: str, k: int, kind: str, as_of: TimeInput | None, mode: str, rerank: str | None) -> TimeInput | None:
@@ -63,14 +181,26 @@ def check(query: str, k: int, kind: str, as_of: TimeInput | None, mode: str, rer
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
         raise InvalidRequest(f"k must be a whole number from 1 to {_MAX_K}, not {k!r}", field="k", value=str(k))
     if kind not in KINDS:
-        raise InvalidRequest(f"kind must be one of {', '.join(KINDS)}, not {kind!r}", field="kind",
-                             value=str(kind), suggestions=list(KINDS))
+        raise InvalidRequest(
+            f"kind must be one of {', '.join(KINDS)}, not {kind!r}",
+            field="kind",
+            value=str(kind),
+            suggestions=list(KINDS),
+        )
     if mode not in MODES:
-        raise InvalidRequest(f"mode must be one of {', '.join(MODES)}, not {mode!r}", field="mode", value=str(mode),
-                             suggestions=list(MODES))
+        raise InvalidRequest(
+            f"mode must be one of {', '.join(MODES)}, not {mode!r}",
+            field="mode",
+            value=str(mode),
+            suggestions=list(MODES),
+        )
     if rerank is not None and rerank not in RERANKS:
-        raise InvalidRequest(f"rerank must be {' or '.join(RERANKS)} (or none), not {rerank!r}", field="rerank",
-                             value=str(rerank), suggestions=list(RERANKS))
+        raise InvalidRequest(
+            f"rerank must be {' or '.join(RERANKS)} (or none), not {rerank!r}",
+            field="rerank",
+            value=str(rerank),
+            suggestions=list(RERANKS),
+        )
     if as_of in (None, ""):
         return None
     parse_window(as_of, field="as_of")
@@ -80,7 +210,9 @@ def check(query: str, k: int, kind: str, as_of: TimeInput | None, mode: str, rer
 class Vectors(Protocol):
     """What the vector signal needs of the index (:class:`~kgtoolkit.search._rank._QueryVectors` has it)."""
 
-    def nearest(self, kind: str, n: int, keep: Callable[[list[tuple[Any, float]]], set[Any]]) -> list[tuple[Any, float]]:
+    def nearest(
+        self, kind: str, n: int, keep: Callable[[list[tuple[Any, float]]], set[Any]]
+    ) -> list[tuple[Any, float]]:
         """The ``n`` nearest keys of ``kind`` to the query that ``keep`` admits, one per text, best first."""
         ...
 
@@ -130,8 +262,10 @@ class _Fused:
 
     def order(self) -> list[Any]:
         """Best first: by fused score, then by the best rank any signal gave, then by key."""
-        return sorted(self.keys(), key=lambda key: (-self.total(key), min(r.get(key, 10**9) for r in
-                                                                           self.ranks.values()), str(key)))
+        return sorted(
+            self.keys(),
+            key=lambda key: (-self.total(key), min(r.get(key, 10**9) for r in self.ranks.values()), str(key)),
+        )
 
     def explain(self, key: Any) -> Explanation:
         def rank(signal: str) -> int | None:
@@ -141,10 +275,20 @@ class _Fused:
             value = self.scores.get(signal, {}).get(key)
             return None if value is None else round(value, 6)
 
-        return Explanation(round(self.total(key), 6), round(self.part("lexical", key), 6),
-                           round(self.part("vector", key), 6), round(self.part("name", key), 6),
-                           round(self.part("graph", key), 6), rank("lexical"), rank("vector"), rank("name"),
-                           rank("graph"), score("lexical"), score("vector"), self.hops.get(key))
+        return Explanation(
+            round(self.total(key), 6),
+            round(self.part("lexical", key), 6),
+            round(self.part("vector", key), 6),
+            round(self.part("name", key), 6),
+            round(self.part("graph", key), 6),
+            rank("lexical"),
+            rank("vector"),
+            rank("name"),
+            rank("graph"),
+            score("lexical"),
+            score("vector"),
+            self.hops.get(key),
+        )
 
 
 def _pool(k: int) -> int:
@@ -152,9 +296,20 @@ def _pool(k: int) -> int:
     return max(3 * k, 30)
 
 
-def fact_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, named: Sequence[NamedEntity],
-              sides: Mapping[str, str], *, as_of: TimeInput | None, current_only: bool, mode: str,
-              rerank: str | None, explain: bool) -> list[FactHit]:
+def fact_hits(
+    kg: KnowledgeGraph,
+    query: str,
+    vectors: Vectors | None,
+    k: int,
+    named: Sequence[NamedEntity],
+    sides: Mapping[str, str],
+    *,
+    as_of: TimeInput | None,
+    current_only: bool,
+    mode: str,
+    rerank: str | None,
+    explain: bool,
+) -> list[FactHit]:
     """The ``k`` best facts, one hit per triple (see the module)."""
     pool = _pool(k)
     filtering = as_of is not None or current_only
@@ -162,14 +317,20 @@ def fact_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, n
     if mode in ("hybrid", "lexical"):
         lists["lexical"] = store.lexical_facts(kg, query_words(query), pool, as_of=as_of, current_only=current_only)
     if vectors is not None and mode in ("hybrid", "vector"):
+
         def keep(found: list[tuple[Any, float]]) -> set[Any]:
             ids = [fid for fid, _ in found]
             return store.valid_fact_ids(kg, ids, as_of=as_of, current_only=current_only) if filtering else set(ids)
 
         lists["vector"] = vectors.nearest("facts", pool, keep)
     if mode == "hybrid" and named:
-        around = store.entity_triples(kg, [(n.entity, sides.get(n.entity, "either")) for n in named], as_of=as_of,
-                                      current_only=current_only, limit=_NAME_TRIPLES)
+        around = store.entity_triples(
+            kg,
+            [(n.entity, sides.get(n.entity, "either")) for n in named],
+            as_of=as_of,
+            current_only=current_only,
+            limit=_NAME_TRIPLES,
+        )
         if vectors is not None:
             similar = vectors.similarity("facts", around)
             lists["name"] = sorted(((fid, similar.get(fid, -2.0)) for fid in around), key=lambda x: -x[1])[:pool]
@@ -202,19 +363,30 @@ def fact_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, n
             continue
         _, count, first, last = dates[some_fact[triple]]
         hit = _fact_hit(contexts[shown], fused.total(triple), triple in exact)
-        hits.append(dataclasses.replace(hit, count=count, first=first, last=last,
-                                        explain=fused.explain(triple) if explain else None))
+        hits.append(
+            dataclasses.replace(
+                hit, count=count, first=first, last=last, explain=fused.explain(triple) if explain else None
+            )
+        )
     return hits
 
 
-def _graph_rerank(kg: KnowledgeGraph, fused: _Fused, named: Sequence[NamedEntity], as_of: TimeInput | None,
-                  some_fact: Mapping[Any, int]) -> None:
+def _graph_rerank(
+    kg: KnowledgeGraph,
+    fused: _Fused,
+    named: Sequence[NamedEntity],
+    as_of: TimeInput | None,
+    some_fact: Mapping[Any, int],
+) -> None:
     """Weigh each candidate by the graph: ``1 / (1 + hops)`` from the nearest named entity (when the query names
     one; out of reach counts as one hop more than the walk), ``½`` for history (unless ``as_of`` asks about a
     moment). ``graph_rank`` is the place in the reranked order."""
     keys = fused.order()
-    distance = store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of,
-                                   max_facts=_GRAPH_FACTS) if named else {}
+    distance = (
+        store.hop_distances(kg, [n.entity for n in named], hops=_GRAPH_HOPS, as_of=as_of, max_facts=_GRAPH_FACTS)
+        if named
+        else {}
+    )
     current: set[Any] = set(keys)
     if as_of is None:
         dates = store.triple_dates(kg, [some_fact[key] for key in keys])
@@ -234,8 +406,17 @@ def _graph_rerank(kg: KnowledgeGraph, fused: _Fused, named: Sequence[NamedEntity
     fused.ranks["graph"] = _ranks(fused.order())
 
 
-def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int, named: Sequence[NamedEntity], *,  # noqa: C901  (over the limit before it was set: to split)
-                current_only: bool, mode: str, explain: bool) -> list[MemoryHit]:
+def memory_hits(  # noqa: C901  (over the limit before it was set: to split)
+    kg: KnowledgeGraph,
+    query: str,
+    vectors: Vectors | None,
+    k: int,
+    named: Sequence[NamedEntity],
+    *,
+    current_only: bool,
+    mode: str,
+    explain: bool,
+) -> list[MemoryHit]:
     """The ``k`` best memories (with ``current_only``, none that reads as history)."""
     pool = _pool(k)
     built: dict[str, MemoryHit | None] = {}
@@ -265,8 +446,9 @@ def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int,
         found = store.lexical_memories(kg, query_words(query), 4 * pool if current_only else pool)
         fused.add("lexical", first(found))
     if vectors is not None and mode in ("hybrid", "vector"):
-        fused.add("vector", vectors.nearest("memories", pool,
-                                            lambda found: {key for key, _ in found if admissible(key)}))
+        fused.add(
+            "vector", vectors.nearest("memories", pool, lambda found: {key for key, _ in found if admissible(key)})
+        )
     if mode == "hybrid" and named:
         around = store.facts_by_ids(kg, store.entity_fact_ids(kg, [n.entity for n in named]))
         keys = sorted({f.source_closet for f in around.values() if f.source_closet is not None})
@@ -283,31 +465,88 @@ def memory_hits(kg: KnowledgeGraph, query: str, vectors: Vectors | None, k: int,
         made = hit(key)
         if made is None or (current_only and made.status == "history"):
             continue
-        out.append(dataclasses.replace(made, score=round(fused.total(key), 6), exact=key in exact,
-                                       explain=fused.explain(key) if explain else None))
+        out.append(
+            dataclasses.replace(
+                made,
+                score=round(fused.total(key), 6),
+                exact=key in exact,
+                explain=fused.explain(key) if explain else None,
+            )
+        )
         if len(out) == k:
             break
     return out
 
 
-def rank(kg: KnowledgeGraph, query: str, vectors: Vectors | None, *, k: int, kind: str, as_of: TimeInput | None,
-         current_only: bool, mode: str, rerank: str | None, explain: bool) -> tuple[list[NamedEntity], list[Hit]]:
+def rank(
+    kg: KnowledgeGraph,
+    query: str,
+    vectors: Vectors | None,
+    *,
+    k: int,
+    kind: str,
+    as_of: TimeInput | None,
+    current_only: bool,
+    mode: str,
+    rerank: str | None,
+    explain: bool,
+) -> tuple[list[NamedEntity], list[Hit]]:
     """What the query names, and the ``k`` best hits of ``kind``, best first."""
     named, sides = _named_with_sides(kg, query)
     hits: list[Hit] = []
     if kind in ("facts", "both"):
-        hits += fact_hits(kg, query, vectors, k, named, sides, as_of=as_of, current_only=current_only, mode=mode,
-                          rerank=rerank, explain=explain)
+        hits += fact_hits(
+            kg,
+            query,
+            vectors,
+            k,
+            named,
+            sides,
+            as_of=as_of,
+            current_only=current_only,
+            mode=mode,
+            rerank=rerank,
+            explain=explain,
+        )
     if kind in ("memories", "both"):
         hits += memory_hits(kg, query, vectors, k, named, current_only=current_only, mode=mode, explain=explain)
     hits.sort(key=lambda h: -h.score)
     return named, hits[:k]
 
 
-def lexical_find(kg: KnowledgeGraph, query: str, *, k: int, kind: str, as_of: TimeInput | None, current_only: bool,
-                 rerank: str | None, explain: bool) -> FindResult:
+def lexical_find(
+    kg: KnowledgeGraph,
+    query: str,
+    *,
+    k: int,
+    kind: str,
+    as_of: TimeInput | None,
+    current_only: bool,
+    rerank: str | None,
+    explain: bool,
+) -> FindResult:
     """:func:`~kgtoolkit.search.find` in lexical mode: the full-text index alone, no model, no vector index."""
-    named, hits = rank(kg, query, None, k=k, kind=kind, as_of=as_of, current_only=current_only, mode="lexical",
-                       rerank=rerank, explain=explain)
-    return FindResult(query, kind, k, None if as_of is None else str(as_of), current_only, tuple(named), tuple(hits),
-                      None, "lexical", rerank)
+    named, hits = rank(
+        kg,
+        query,
+        None,
+        k=k,
+        kind=kind,
+        as_of=as_of,
+        current_only=current_only,
+        mode="lexical",
+        rerank=rerank,
+        explain=explain,
+    )
+    return FindResult(
+        query,
+        kind,
+        k,
+        None if as_of is None else str(as_of),
+        current_only,
+        tuple(named),
+        tuple(hits),
+        None,
+        "lexical",
+        rerank,
+    )

@@ -111,8 +111,14 @@ class SearchIndex:
     def _save(self) -> None:
         if self.folder is None:
             return
-        _write_index(self.folder, self._parts, model=self.embedder.name, dim=self._dim,
-                     watermark=None if self._mark is None else self._mark.to_json(), location=str(self.kg.location))
+        _write_index(
+            self.folder,
+            self._parts,
+            model=self.embedder.name,
+            dim=self._dim,
+            watermark=None if self._mark is None else self._mark.to_json(),
+            location=str(self.kg.location),
+        )
         self._unsaved = 0
 
     # ------------------------------------------------------------------ keeping in step
@@ -133,17 +139,30 @@ class SearchIndex:
             if state == "loaded":
                 read = None if self._mark is None else store.texts_since(self.kg, self._mark)
                 texts = {} if read is None else _texts(read)
-                added = [k for k in texts
-                         if any(self._parts[k].hashes.get(key) != _text_hash(t) for key, t in texts[k].items())]
+                added = [
+                    k
+                    for k in texts
+                    if any(self._parts[k].hashes.get(key) != _text_hash(t) for key, t in texts[k].items())
+                ]
                 state = "stale" if read is None or added else "fresh"
-                reason = ("the index records no watermark of the graph (an earlier release wrote it)"
-                          if self._mark is None else
-                          "a text the index holds was changed or removed since it was built" if read is None else
-                          f"the graph's {' and '.join(added)} changed since the index was built" if added else
-                          "the index covers every fact and memory")
-            return IndexStatus(state, reason, str(self.folder) if self.folder else None, self.embedder.name,
-                               len(self._parts["facts"].hashes), len(self._parts["memories"].hashes),
-                               {k: p.index_type for k, p in self._parts.items()})
+                reason = (
+                    "the index records no watermark of the graph (an earlier release wrote it)"
+                    if self._mark is None
+                    else "a text the index holds was changed or removed since it was built"
+                    if read is None
+                    else f"the graph's {' and '.join(added)} changed since the index was built"
+                    if added
+                    else "the index covers every fact and memory"
+                )
+            return IndexStatus(
+                state,
+                reason,
+                str(self.folder) if self.folder else None,
+                self.embedder.name,
+                len(self._parts["facts"].hashes),
+                len(self._parts["memories"].hashes),
+                {k: p.index_type for k, p in self._parts.items()},
+            )
 
     def _refresh(self, progress: Progress | None = None) -> SyncReport | None:
         """Bring the index up to date if the graph may have changed (cheap when nothing was written)."""
@@ -167,8 +186,9 @@ class SearchIndex:
         if self._state == "loaded" and self._mark is not None:
             read = store.texts_since(self.kg, self._mark)
             if read is not None and not any(
-                    _needs_rebuild(self._parts[k], len(self._parts[k].hashes) + len(rows))
-                    for k, rows in (("facts", read.facts), ("memories", read.memories))):
+                _needs_rebuild(self._parts[k], len(self._parts[k].hashes) + len(rows))
+                for k, rows in (("facts", read.facts), ("memories", read.memories))
+            ):
                 return read
         return store.graph_texts(self.kg)
 
@@ -196,8 +216,15 @@ class SearchIndex:
             full = read.complete and (state != "fresh" or moved)  # a full read is worth writing down at once
             if full or (self._unsaved and (save or self._unsaved >= due)):
                 self._save()
-            return SyncReport(state, reason, reports["facts"], reports["memories"], counter["embedded"],
-                              counter["cached"], time.perf_counter() - started)
+            return SyncReport(
+                state,
+                reason,
+                reports["facts"],
+                reports["memories"],
+                counter["embedded"],
+                counter["cached"],
+                time.perf_counter() - started,
+            )
 
     # ------------------------------------------------------------------ searching
 
@@ -210,9 +237,19 @@ class SearchIndex:
             self._queries[query] = vector
         return vector
 
-    def find(self, query: str, *, k: int = 10, kind: Kind = "facts", as_of: TimeInput | None = None,
-             current_only: bool = False, progress: Progress | None = None, mode: Mode = "hybrid",
-             rerank: str | None = None, explain: bool = False) -> FindResult:
+    def find(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        kind: Kind = "facts",
+        as_of: TimeInput | None = None,
+        current_only: bool = False,
+        progress: Progress | None = None,
+        mode: Mode = "hybrid",
+        rerank: str | None = None,
+        explain: bool = False,
+    ) -> FindResult:
         """The ``k`` facts and/or memories that best answer ``query``, each read against the graph (contract §15).
 
         ``kind``: ``facts``, ``memories`` or ``both``. ``as_of`` keeps facts valid on that day (or at
@@ -224,13 +261,34 @@ class SearchIndex:
         """
         as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
         if mode == "lexical":
-            return _fusion.lexical_find(self.kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only,
-                                        rerank=rerank, explain=explain)
+            return _fusion.lexical_find(
+                self.kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only, rerank=rerank, explain=explain
+            )
         with self._lock:
             synced = self._refresh(progress)
             vector = self._query_vector(query)
             ranking = _Ranking(self.kg, self._parts, self.cache, self.embedder.name, self.dim)
-            named, hits = _fusion.rank(self.kg, query, _QueryVectors(ranking, vector), k=k, kind=kind, as_of=as_of,
-                                       current_only=current_only, mode=mode, rerank=rerank, explain=explain)
-        return FindResult(query, kind, k, None if as_of is None else str(as_of), current_only, tuple(named),
-                          tuple(hits), synced, mode, rerank)
+            named, hits = _fusion.rank(
+                self.kg,
+                query,
+                _QueryVectors(ranking, vector),
+                k=k,
+                kind=kind,
+                as_of=as_of,
+                current_only=current_only,
+                mode=mode,
+                rerank=rerank,
+                explain=explain,
+            )
+        return FindResult(
+            query,
+            kind,
+            k,
+            None if as_of is None else str(as_of),
+            current_only,
+            tuple(named),
+            tuple(hits),
+            synced,
+            mode,
+            rerank,
+        )

@@ -80,8 +80,11 @@ def _memory_note(status: str, inferred: bool, basis: Sequence[FactContext], enti
             until = f" until {fact.valid_to}" if fact.valid_to else ""
             parts.append(f"{_triple(fact)}, current{start}{until}")
         elif fact.kind == "event":  # contract §12
-            parts.append(f"{_triple(fact)}, an event that occurred {fact.valid_from or fact.valid_to or '(date unknown)'}"
-                         if fact.state == "occurred" else f"{_triple(fact)}, an event scheduled for {fact.valid_from}")
+            parts.append(
+                f"{_triple(fact)}, an event that occurred {fact.valid_from or fact.valid_to or '(date unknown)'}"
+                if fact.state == "occurred"
+                else f"{_triple(fact)}, an event scheduled for {fact.valid_from}"
+            )
         elif fact.state == "scheduled":
             until = f" until {fact.valid_to}" if fact.valid_to else ""
             parts.append(f"{_triple(fact)}, planned from {fact.valid_from}{until}")

@@ -47,8 +47,16 @@ class _Ranking:
                 out[key] = float(np.frombuffer(blob, dtype=np.float32) @ vector)
         return out
 
-    def filtered(self, kind: str, vector: np.ndarray, k: int, keep: Callable[[list[tuple[Any, float]]], set[Any]],
-                 skip: set[Any], *, distinct: bool = False) -> list[tuple[Any, float]]:
+    def filtered(
+        self,
+        kind: str,
+        vector: np.ndarray,
+        k: int,
+        keep: Callable[[list[tuple[Any, float]]], set[Any]],
+        skip: set[Any],
+        *,
+        distinct: bool = False,
+    ) -> list[tuple[Any, float]]:
         """The k best (key, score) that ``keep`` admits: fetch more until k pass or the index is exhausted.
         ``distinct``: one key per text (the first found)."""
         part = self.parts[kind]
@@ -79,7 +87,9 @@ class _QueryVectors:
     ranking: _Ranking
     vector: np.ndarray
 
-    def nearest(self, kind: str, n: int, keep: Callable[[list[tuple[Any, float]]], set[Any]]) -> list[tuple[Any, float]]:
+    def nearest(
+        self, kind: str, n: int, keep: Callable[[list[tuple[Any, float]]], set[Any]]
+    ) -> list[tuple[Any, float]]:
         return self.ranking.filtered(kind, self.vector, n, keep, set(), distinct=True)
 
     def similarity(self, kind: str, keys: Sequence[Any]) -> dict[Any, float]:

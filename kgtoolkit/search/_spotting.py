@@ -29,7 +29,7 @@ def _spans(text: str, max_tokens: int = 4000) -> dict[str, list[tuple[int, int, 
     found: dict[str, list[tuple[int, int, str]]] = {}
     for i in range(len(tokens)):
         for n in range(1, min(_MAX_NGRAM, len(tokens) - i) + 1):
-            raw = " ".join(tokens[i:i + n])
+            raw = " ".join(tokens[i : i + n])
             variants = {raw.strip(_PUNCT), raw.lstrip(_PUNCT).rstrip(_PUNCT.replace(".", ""))}
             for core in list(variants):
                 for tail in ("'s", "’s"):
@@ -51,8 +51,10 @@ def _named_spans(kg: KnowledgeGraph, text: str) -> tuple[list[str], list[tuple[N
     win and spans do not overlap (see :func:`named_entities`)."""
     spans = _spans(text)
     resolved = store.lookup_names(kg, spans)
-    candidates = sorted(((n, i, spelling, resolved[key]) for key in resolved for i, n, spelling in spans[key]),
-                        key=lambda c: (-c[0], c[1]))
+    candidates = sorted(
+        ((n, i, spelling, resolved[key]) for key in resolved for i, n, spelling in spans[key]),
+        key=lambda c: (-c[0], c[1]),
+    )
     used: set[int] = set()
     named: dict[str, tuple[NamedEntity, int, int]] = {}
     for n, i, spelling, entity in candidates:
@@ -65,11 +67,54 @@ def _named_spans(kg: KnowledgeGraph, text: str) -> tuple[list[str], list[tuple[N
 
 
 _WH = frozenset({"who", "whom", "what", "which", "whose"})
-_AUX = frozenset({"did", "does", "do", "has", "have", "had", "will", "would", "can", "could", "should", "may",
-                  "might", "must", "shall"})
+_AUX = frozenset(
+    {
+        "did",
+        "does",
+        "do",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+    }
+)
 #: Words before a name that state no side: prepositions and "to be" ("what is X", "between X and Y").
-_NO_SIDE = frozenset({"is", "was", "were", "are", "be", "been", "about", "between", "and", "or", "with", "of", "for",
-                      "on", "in", "to", "from", "at", "into", "than", "as", "against", "toward", "towards"})
+_NO_SIDE = frozenset(
+    {
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "about",
+        "between",
+        "and",
+        "or",
+        "with",
+        "of",
+        "for",
+        "on",
+        "in",
+        "to",
+        "from",
+        "at",
+        "into",
+        "than",
+        "as",
+        "against",
+        "toward",
+        "towards",
+    }
+)
 
 
 def _stated_sides(words: list[str], spans: list[tuple[NamedEntity, int, int]]) -> dict[str, str]:
@@ -88,7 +133,7 @@ def _stated_sides(words: list[str], spans: list[tuple[NamedEntity, int, int]]) -
     plain = [w.strip(_PUNCT).lower() for w in words]
     out = {}
     for entity, start, length in spans:
-        before, after = plain[:start], plain[start + length:]
+        before, after = plain[:start], plain[start + length :]
         side = "either"
         if before and before[-1] == "by":
             side = "subject"

@@ -46,8 +46,9 @@ class _Vectors:
         cached = self.cache.get(self.embedder.name, sorted(hashes), self.dim * 4)
         return hashes - set(cached)
 
-    def get(self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None,
-            step: Callable[[int], None] | None) -> dict[bytes, np.ndarray]:
+    def get(
+        self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None, step: Callable[[int], None] | None
+    ) -> dict[bytes, np.ndarray]:
         """Vectors of these texts: from the cache, else embedded in chunks (and cached at once).
 
         ``counter`` counts the texts ``cached`` and ``embedded``; ``step(n)`` is called per chunk embedded.
@@ -65,11 +66,14 @@ class _Vectors:
             counter["embedded"] += len(todo)
         todo.sort(key=lambda h: len(by_hash[h]))  # similar lengths batch together
         for start in range(0, len(todo), _CHUNK):
-            chunk = todo[start:start + _CHUNK]
+            chunk = todo[start : start + _CHUNK]
             matrix = self.embedder.encode([by_hash[h] for h in chunk])
             if matrix.shape != (len(chunk), self.dim):
-                raise InvalidRequest(f"the model {self.embedder.name!r} gave vectors of shape {matrix.shape}; "
-                                     f"this index expects {self.dim} dimensions", field="model")
+                raise InvalidRequest(
+                    f"the model {self.embedder.name!r} gave vectors of shape {matrix.shape}; "
+                    f"this index expects {self.dim} dimensions",
+                    field="model",
+                )
             matrix = np.ascontiguousarray(matrix, dtype=np.float32)
             self.cache.put(self.embedder.name, [(h, matrix[i].tobytes()) for i, h in enumerate(chunk)])
             found.update({h: matrix[i] for i, h in enumerate(chunk)})
@@ -94,7 +98,9 @@ def _part_report(part: _Part, added: int, changed: int, removed: int, rebuilt: b
     return PartReport(added, changed, removed, len(part.hashes), part.index_type, rebuilt)
 
 
-def _missing_hashes(parts: Mapping[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors) -> set[bytes]:
+def _missing_hashes(
+    parts: Mapping[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors
+) -> set[bytes]:
     """The hashes of the texts a sync will have to embed (for the progress total)."""
     wanted: set[bytes] = set()
     for kind in _PARTS:
@@ -106,8 +112,9 @@ def _missing_hashes(parts: Mapping[str, _Part], texts: Mapping[str, Mapping[Any,
     return vectors.uncached(wanted)
 
 
-def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int],
-               step: Callable[[int], None]) -> tuple[_Part, PartReport]:
+def _sync_part(
+    part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int], step: Callable[[int], None]
+) -> tuple[_Part, PartReport]:
     """One kind brought in step with ``texts``: the part (updated in place, or a rebuilt one) and what changed."""
     import numpy as np
 
@@ -122,8 +129,9 @@ def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter
     if rebuild:
         keys = list(hashes)
         all_vectors = vectors.get({hashes[k]: texts[k] for k in keys}, None, step)
-        matrix = (np.stack([all_vectors[hashes[k]] for k in keys]) if keys
-                  else np.zeros((0, vectors.dim), dtype=np.float32))
+        matrix = (
+            np.stack([all_vectors[hashes[k]] for k in keys]) if keys else np.zeros((0, vectors.dim), dtype=np.float32)
+        )
         ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
         index, index_type, trained = _build_index(matrix, ids, vectors.dim)
         part = _Part(hashes, index, index_type, trained)
@@ -139,8 +147,9 @@ def _sync_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter
     return part, _part_report(part, len(added), len(changed), len(removed), rebuild)
 
 
-def _add_to_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int],
-                 step: Callable[[int], None]) -> PartReport:
+def _add_to_part(
+    part: _Part, texts: Mapping[Any, str], vectors: _Vectors, counter: dict[str, int], step: Callable[[int], None]
+) -> PartReport:
     """Texts added since the index's watermark into ``part``, in place (one whose key the part holds with
     another text replaces it); nothing is removed (a removal moves the graph's generation: a full comparison)."""
     import numpy as np
@@ -151,15 +160,22 @@ def _add_to_part(part: _Part, texts: Mapping[Any, str], vectors: _Vectors, count
     if changed:
         part.index.remove_ids(np.array([_faiss_id(k) for k in changed], dtype=np.int64))
     if fresh:
-        part.index.add_with_ids(np.stack([found[h] for h in fresh.values()]),
-                                np.array([_faiss_id(k) for k in fresh], dtype=np.int64))
+        part.index.add_with_ids(
+            np.stack([found[h] for h in fresh.values()]), np.array([_faiss_id(k) for k in fresh], dtype=np.int64)
+        )
         part.hashes.update(fresh)
         part.by_id.update({_faiss_id(k): k for k in fresh})
     return _part_report(part, len(fresh) - len(changed), len(changed), 0, False)
 
 
-def _update_parts(parts: dict[str, _Part], texts: Mapping[str, Mapping[Any, str]], vectors: _Vectors,
-                  progress: Progress | None, *, complete: bool = True) -> tuple[dict[str, PartReport], dict[str, int]]:
+def _update_parts(
+    parts: dict[str, _Part],
+    texts: Mapping[str, Mapping[Any, str]],
+    vectors: _Vectors,
+    progress: Progress | None,
+    *,
+    complete: bool = True,
+) -> tuple[dict[str, PartReport], dict[str, int]]:
     """Bring every part of ``parts`` in step with ``texts`` (in place): a report per kind, and how many
     texts were ``embedded`` and ``cached``. ``progress(done, total)`` counts the texts embedded. ``complete``:
     ``texts`` are every text of the graph (what a part holds beyond them is removed); else only those added

@@ -56,9 +56,13 @@ class _Reader:
         if self._proc is not None and self._pid == os.getpid() and self._proc.poll() is None:
             return self._proc
         # -P: nothing of the current folder shadows a module; the child imports nothing of kgtoolkit.
-        self._proc = subprocess.Popen([sys.executable, "-P", "-c", _CHILD.read_text(encoding="utf-8")],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      close_fds=True)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-P", "-c", _CHILD.read_text(encoding="utf-8")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
         self._pid = os.getpid()
         return self._proc
 
@@ -75,8 +79,9 @@ class _Reader:
                 line = b""
             if not line:
                 self._stop()
-                raise StoreError("the reader process that loads whole tables ended unexpectedly; retry (nothing "
-                                 "was changed)")
+                raise StoreError(
+                    "the reader process that loads whole tables ended unexpectedly; retry (nothing was changed)"
+                )
             answer: dict[str, Any] = json.loads(line)
             return answer
 
@@ -129,16 +134,27 @@ def reader_uri(path: Path, *, immutable: bool = False) -> str:
     return f"file:{quote(str(path))}?mode=ro" + ("&immutable=1" if immutable else "")
 
 
-def read_arrow(uri: str, *, timeout: float, queries: Sequence[Query] = (), split: Query | None = None,
-               split_min: int = 200_000, pin: bool = True,
-               path: Path | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+def read_arrow(
+    uri: str,
+    *,
+    timeout: float,
+    queries: Sequence[Query] = (),
+    split: Query | None = None,
+    split_min: int = 200_000,
+    pin: bool = True,
+    path: Path | None = None,
+) -> tuple[list[pa.Table], list[pa.Table]]:
     """Run read queries in the reader process, in one snapshot: ``split`` (the main query, whose SQL has
     ``f.id >= ? AND f.id < ?`` with :data:`LO`/:data:`HI` among its parameters) in parts ordered by id,
     and each of ``queries``. ``pin=False`` when this process holds the write lock (no snapshot pinning).
     ``path``: the graph's file, named in the error when the read fails (see :mod:`._failures`)."""
-    request: dict[str, Any] = {"uri": uri, "timeout_ms": int(timeout * 1000), "dir": _folder(),
-                               "queries": [{"sql": sql, "params": list(params)} for sql, params in queries],
-                               "split": None}
+    request: dict[str, Any] = {
+        "uri": uri,
+        "timeout_ms": int(timeout * 1000),
+        "dir": _folder(),
+        "queries": [{"sql": sql, "params": list(params)} for sql, params in queries],
+        "split": None,
+    }
     if split is not None:
         request["split"] = {"sql": split[0], "params": list(split[1]), "min_rows": split_min, "pin": pin}
     answer = _READER.ask(request)

@@ -104,7 +104,9 @@ class Dialect:
         """A query of one row: ``expr`` over the rows of ``source`` joined by ``separator`` in ``order``."""
         return f"SELECT group_concat(line, {separator}) FROM (SELECT {expr} AS line FROM {source} ORDER BY {order}) x"
 
-    def text_match(self, table: str, words: Sequence[str], *, every: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+    def text_match(
+        self, table: str, words: Sequence[str], *, every: bool = False
+    ) -> tuple[dict[str, str], dict[str, Any]]:
         """A full-text match of any of ``words`` (``every``: all of them) in the search table ``table``
         (``fact_search``, ``memory_search``; contract §15), each word as the phrase of its parts ("INC-4821" →
         "inc 4821"): the ``from`` clause, the row's ``key`` (fact or memory id), its ``newest`` order (larger is
@@ -115,8 +117,10 @@ class Dialect:
         phrases = ['"' + " ".join(parts) + '"' for w in words if (parts := re.findall(r"[^\W_]+", w))]
         key = f"{table}.rowid" if table == "fact_search" else f"{table}.id"
         where = f"{table} MATCH :match" if phrases else "1 = 0"
-        return ({"from": table, "key": key, "newest": f"{table}.rowid", "score": f"-bm25({table})", "where": where},
-                {"match": (" AND " if every else " OR ").join(phrases)})
+        return (
+            {"from": table, "key": key, "newest": f"{table}.rowid", "score": f"-bm25({table})", "where": where},
+            {"match": (" AND " if every else " OR ").join(phrases)},
+        )
 
 
 class Backend(abc.ABC):
@@ -175,8 +179,9 @@ class Backend(abc.ABC):
     # ------------------------------------------------------------------ bulk data
 
     @abc.abstractmethod
-    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
-                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+    def read_arrow(
+        self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
+    ) -> tuple[list[pa.Table], list[pa.Table]]:
         """Run read queries into Arrow in one snapshot: ``split`` (a facts query whose SQL bounds ``f.id``
         by ``:_lo`` and ``:_hi``) in parts ordered by id, then each of ``queries``. ``cur``: the write
         transaction the read happens in (the read then sees what is committed)."""

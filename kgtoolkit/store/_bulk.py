@@ -60,13 +60,21 @@ def read_table(
     ``entity`` keeps that entity's rows.
     """
     if table not in TABLE_COLUMNS:
-        raise InvalidRequest(f"no table {table!r}; choose one of {', '.join(TABLE_COLUMNS)}", field="table",
-                             value=table)
+        raise InvalidRequest(
+            f"no table {table!r}; choose one of {', '.join(TABLE_COLUMNS)}", field="table", value=table
+        )
     if table == "facts":
         import pyarrow as pa
 
-        parts, _ = facts_table(kg, FACT_COLUMNS, as_of=as_of, known_at=known_at, predicate=predicate, entity=entity,
-                               current_only=current_only)
+        parts, _ = facts_table(
+            kg,
+            FACT_COLUMNS,
+            as_of=as_of,
+            known_at=known_at,
+            predicate=predicate,
+            entity=entity,
+            current_only=current_only,
+        )
         return pa.concat_tables(parts)
     columns = ", ".join(f"f.{c}" for c in TABLE_COLUMNS[table])
     params: dict[str, Any] = {}
@@ -76,8 +84,9 @@ def read_table(
         params["e"] = entity_id
         where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND FALSE"}[table]
     key = "id" if table != "aliases" else "alias"
-    _, (result,) = kg._backend.read_arrow([(f"SELECT {columns} FROM {table} f WHERE TRUE{where} ORDER BY f.{key}",
-                                            params)])
+    _, (result,) = kg._backend.read_arrow(
+        [(f"SELECT {columns} FROM {table} f WHERE TRUE{where} ORDER BY f.{key}", params)]
+    )
     return _typed(result, table)
 
 
@@ -117,9 +126,12 @@ def facts_table(
         part = _typed(part, "facts", columns)
         if known is not None and part.num_rows:
             later = pc.fill_null(pc.greater(part["invalidated_at"], pa.scalar(known)), False)
-            for name, blank in (("valid_to", pa.nulls(1, pa.string())[0]), ("to_us", pa.scalar(OPEN_END)),
-                                ("invalidated_at", pa.nulls(1, pa.string())[0]),
-                                ("ended_by", pa.nulls(1, pa.string())[0])):
+            for name, blank in (
+                ("valid_to", pa.nulls(1, pa.string())[0]),
+                ("to_us", pa.scalar(OPEN_END)),
+                ("invalidated_at", pa.nulls(1, pa.string())[0]),
+                ("ended_by", pa.nulls(1, pa.string())[0]),
+            ):
                 i = part.schema.get_field_index(name)
                 part = part.set_column(i, name, pc.if_else(later, blank, part[name]))
         typed.append(part)
@@ -132,8 +144,9 @@ def _typed(table: pa.Table, name: str, columns: Sequence[str] | None = None) -> 
 
     ints = {"id", "from_us", "to_us"} if name == "facts" else set()
     names = list(columns or TABLE_COLUMNS[name])
-    schema = pa.schema([(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string())
-                        for c in names])
+    schema = pa.schema(
+        [(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string()) for c in names]
+    )
     if table.num_rows == 0:
         return schema.empty_table()
     return pa.table({c: table[c].cast(schema.field(c).type) for c in names}, schema=schema)
@@ -167,8 +180,12 @@ def _ascii_name(value: pl.Expr, limit: int, *, key: Literal["id", "casefold"]) -
 
     display = value.str.replace_all(" +", " ").str.strip_chars(" ")  # clean_text: whitespace collapsed, trimmed
     if key == "id":  # normalize_name of the display: case-folded, apostrophes dropped, separators -> "_"
-        ident = display.str.to_lowercase().str.replace_all("'", "", literal=True).str.strip_chars(" ") \
+        ident = (
+            display.str.to_lowercase()
+            .str.replace_all("'", "", literal=True)
+            .str.strip_chars(" ")
             .str.replace_all("[ _]+", "_")
+        )
         fits = ~ident.is_in(["", "_"])
     else:  # a value's key: the display case-folded
         ident = display.str.to_lowercase()
@@ -213,12 +230,16 @@ def import_facts(
     import polars as pl
 
     if on_error not in ("raise", "skip"):
-        raise InvalidRequest(f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error",
-                             value=str(on_error))
+        raise InvalidRequest(
+            f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
+        )
     missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
     if missing:
-        raise InvalidRequest(f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
-                             "map the columns with the column options", field=missing[0])
+        raise InvalidRequest(
+            f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
+            "map the columns with the column options",
+            field=missing[0],
+        )
     backend = kg._backend
 
     def prepared(config: GraphConfig, aliases: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
@@ -227,9 +248,13 @@ def import_facts(
         rejects = _rejects(rows)
         if rejects.height and on_error == "raise":
             raise InvalidRows.refusing(
-                rejects.to_dicts(), _describe, rows=f"{rejects['line'].n_unique():,} row(s)", refused="nothing imported",
+                rejects.to_dicts(),
+                _describe,
+                rows=f"{rejects['line'].n_unique():,} row(s)",
+                refused="nothing imported",
                 fix="Fix them, or import the good rows with on_error='skip' (`--on-error skip`); rejects= "
-                    "(`--rejects FILE`) writes every bad row to a CSV file")
+                "(`--rejects FILE`) writes every bad row to a CSV file",
+            )
         return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
 
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
@@ -238,9 +263,15 @@ def import_facts(
         config, aliases = q.read_config(cur), _preds.read_aliases(cur)
     good, rejects, rules = prepared(config, aliases)
     if dry_run:
-        return ImportReport(rows=frame.height, inserted=0, duplicates=0,
-                            rejected=rejects["line"].n_unique() if rejects.height else 0, entities_created=0,
-                            types_upgraded=0, rejects=tuple(rejects.to_dicts())), rejects
+        return ImportReport(
+            rows=frame.height,
+            inserted=0,
+            duplicates=0,
+            rejected=rejects["line"].n_unique() if rejects.height else 0,
+            entities_created=0,
+            types_upgraded=0,
+            rejects=tuple(rejects.to_dicts()),
+        ), rejects
     with backend.bulk_write() as cur:
         if q.read_config(cur) != config or _preds.read_aliases(cur) != aliases:
             good, rejects, rules = prepared(q.read_config(cur), _preds.read_aliases(cur))
@@ -251,35 +282,73 @@ def import_facts(
         upgraded += after(cur, warnings) if after else 0
         created = cur.execute("SELECT count(*) FROM entities").fetchone()[0] - entities_before
     bad_lines = rejects["line"].n_unique() if rejects.height else 0
-    return dataclasses.replace(report, rows=frame.height, rejected=bad_lines, rejects=tuple(rejects.to_dicts()),
-                               entities_created=created, types_upgraded=report.types_upgraded + upgraded,
-                               warnings=tuple(warnings) + report.warnings), rejects
+    return dataclasses.replace(
+        report,
+        rows=frame.height,
+        rejected=bad_lines,
+        rejects=tuple(rejects.to_dicts()),
+        entities_created=created,
+        types_upgraded=report.types_upgraded + upgraded,
+        warnings=tuple(warnings) + report.warnings,
+    ), rejects
 
 
 def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.DataFrame:
     """Apply the rules to a frame of raw rows; each row gets ``_errors``: a list of (field, value, code, reason)."""
     import polars as pl
 
-    text_columns = ("subject", "predicate", "object", "valid_from", "valid_to", "source", "source_closet",
-                    "subject_type", "object_type", "recorded_at", "invalidated_at")
+    text_columns = (
+        "subject",
+        "predicate",
+        "object",
+        "valid_from",
+        "valid_to",
+        "source",
+        "source_closet",
+        "subject_type",
+        "object_type",
+        "recorded_at",
+        "invalidated_at",
+    )
     df = frame.select(
-        (pl.col("line").cast(pl.Int64) if "line" in frame.columns
-         else pl.int_range(1, frame.height + 1, dtype=pl.Int64)).alias("line"),
-        *[(pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String)).alias(c)
-          for c in text_columns[:3]],
+        (
+            pl.col("line").cast(pl.Int64)
+            if "line" in frame.columns
+            else pl.int_range(1, frame.height + 1, dtype=pl.Int64)
+        ).alias("line"),
+        *[
+            (pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String)).alias(c)
+            for c in text_columns[:3]
+        ],
         # Optional fields: blank means absent (an empty CSV cell), not an error. A date of spaces is not a
         # date, as for add (its rule trims a date itself).
-        *[((pl.col(c).cast(pl.String) if c in ("valid_from", "valid_to")
-            else pl.col(c).cast(pl.String).str.strip_chars()).replace("", None) if c in frame.columns
-           else pl.lit(None, pl.String)).alias(c) for c in text_columns[3:]],
+        *[
+            (
+                (
+                    pl.col(c).cast(pl.String)
+                    if c in ("valid_from", "valid_to")
+                    else pl.col(c).cast(pl.String).str.strip_chars()
+                ).replace("", None)
+                if c in frame.columns
+                else pl.lit(None, pl.String)
+            ).alias(c)
+            for c in text_columns[3:]
+        ],
         (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
     )
     errors: list[pl.Expr] = []
 
     def problem(when: pl.Expr, column: str, value: pl.Expr, code: pl.Expr | str, reason: pl.Expr | str) -> None:
-        errors.append(pl.when(when).then(pl.struct(
-            field=pl.lit(column), value=value.cast(pl.String), code=pl.lit(code) if isinstance(code, str) else code,
-            reason=pl.lit(reason) if isinstance(reason, str) else reason)))
+        errors.append(
+            pl.when(when).then(
+                pl.struct(
+                    field=pl.lit(column),
+                    value=value.cast(pl.String),
+                    code=pl.lit(code) if isinstance(code, str) else code,
+                    reason=pl.lit(reason) if isinstance(reason, str) else reason,
+                )
+            )
+        )
 
     def failures(column: str, failed: dict[Any, tuple[str, str]], *, only: pl.Expr | None = None) -> None:
         if failed:
@@ -288,8 +357,15 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
             reason = keys.replace_strict({v: m for v, (_, m) in failed.items()}, default=None, return_dtype=pl.String)
             problem(reason.is_not_null() if only is None else only & reason.is_not_null(), column, keys, code, reason)
 
-    def checked(column: str, rule: Callable[[Any], Any], out: str, dtype: Any, *, only: pl.Expr | None = None,
-                fast: Callable[[pl.Expr], tuple[pl.Expr, pl.Expr]] | None = None) -> None:
+    def checked(
+        column: str,
+        rule: Callable[[Any], Any],
+        out: str,
+        dtype: Any,
+        *,
+        only: pl.Expr | None = None,
+        fast: Callable[[pl.Expr], tuple[pl.Expr, pl.Expr]] | None = None,
+    ) -> None:
         """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits); ``fast``
         gives, as polars expressions, where a vectorised twin of the rule applies and what it gives there."""
         nonlocal df
@@ -315,11 +391,19 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     names = functools.partial(_ascii_name, limit=rules.config.max_name_length, key="id")
     checked("subject", lambda v: _fields(rules.name(v, "subject")), "_subject", name, fast=names)
     df = df.with_columns(_value=pl.col("_predicate").is_in(list(rules.config.value_predicates)))
-    checked("object", lambda v: _fields(rules.value(v)), "_ovalue", name, only=pl.col("_value"),
-            fast=functools.partial(_ascii_name, limit=rules.config.max_value_length, key="casefold"))
+    checked(
+        "object",
+        lambda v: _fields(rules.value(v)),
+        "_ovalue",
+        name,
+        only=pl.col("_value"),
+        fast=functools.partial(_ascii_name, limit=rules.config.max_value_length, key="casefold"),
+    )
     checked("object", lambda v: _fields(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"), fast=names)
     if rules.config.events or rules.config.event_predicates:  # an occurrence given its day ends on it (§12)
-        declared = pl.lit(True) if rules.config.events else pl.col("_predicate").is_in(list(rules.config.event_predicates))
+        declared = (
+            pl.lit(True) if rules.config.events else pl.col("_predicate").is_in(list(rules.config.event_predicates))
+        )
         occurrence = pl.col("valid_to").is_null() & pl.col("valid_from").str.strip_chars().ne("") & declared
         df = df.with_columns(valid_to=pl.when(occurrence).then(pl.col("valid_from")).otherwise(pl.col("valid_to")))
     bound = pl.Struct({"text": pl.String, "key": pl.Int64})
@@ -333,23 +417,40 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     for column in ("recorded_at", "invalidated_at"):
         checked(column, functools.partial(parse_transaction_time, field=column, now=now), f"_{column}", pl.String)
     ended_row = pl.col("_to").is_not_null()
-    problem(ended_row & (pl.col("_invalidated_at") < pl.col("_recorded_at").fill_null(pl.lit(now))),
-            "invalidated_at", pl.col("invalidated_at"), "invalid_date",
-            pl.format("invalidated_at {} is before recorded_at {}; a fact's end cannot be learned before the fact",
-                      pl.col("_invalidated_at"), pl.col("_recorded_at").fill_null(pl.lit(now))))
+    problem(
+        ended_row & (pl.col("_invalidated_at") < pl.col("_recorded_at").fill_null(pl.lit(now))),
+        "invalidated_at",
+        pl.col("invalidated_at"),
+        "invalid_date",
+        pl.format(
+            "invalidated_at {} is before recorded_at {}; a fact's end cannot be learned before the fact",
+            pl.col("_invalidated_at"),
+            pl.col("_recorded_at").fill_null(pl.lit(now)),
+        ),
+    )
     df = df.with_columns(
         _object=pl.when(pl.col("_value")).then(pl.col("_ovalue")).otherwise(pl.col("_oname")),
         _from_key=pl.col("_from").struct.field("key").fill_null(OPEN_START),
         _to_key=pl.col("_to").struct.field("key").fill_null(OPEN_END),
         _confidence=pl.col("_confidence").fill_null(1.0),
     )
-    problem(ends_before_start(pl.col("_from_key"), pl.col("_to_key")), "valid_to", pl.col("valid_to"),
-            "interval_order", pl.format("valid_to {} is before valid_from {}; an interval cannot end before it starts",
-                                        pl.col("_to").struct.field("text"), pl.col("_from").struct.field("text")))
+    problem(
+        ends_before_start(pl.col("_from_key"), pl.col("_to_key")),
+        "valid_to",
+        pl.col("valid_to"),
+        "interval_order",
+        pl.format(
+            "valid_to {} is before valid_from {}; an interval cannot end before it starts",
+            pl.col("_to").struct.field("text"),
+            pl.col("_from").struct.field("text"),
+        ),
+    )
     if rules.comma_guard:
-        subject_bad, object_bad = comma_refusals(pl.col("subject").str.contains(COMMA_PATTERN),
-                                                 pl.col("object").str.contains(COMMA_PATTERN),
-                                                 ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)))
+        subject_bad, object_bad = comma_refusals(
+            pl.col("subject").str.contains(COMMA_PATTERN),
+            pl.col("object").str.contains(COMMA_PATTERN),
+            ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)),
+        )
         problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
         problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")
     default_source = rules.source(source)
@@ -379,13 +480,15 @@ def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
 
     bad = rows.filter(pl.col("_errors").list.len() > 0).select("line", "_errors").explode("_errors")
     if bad.height == 0:
-        return pl.DataFrame(schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String,
-                                    "reason": pl.String})
+        return pl.DataFrame(
+            schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
+        )
     return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "code", "reason").sort("line")
 
 
-def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
-           progress: Progress | None) -> ImportReport:
+def _write(
+    backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *, progress: Progress | None
+) -> ImportReport:
     """Resolve names, create entities, drop duplicates and insert, inside the open transaction."""
     import polars as pl
 
@@ -393,10 +496,15 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     warnings: list[str] = []
     aliases = dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
     if _small(cur, rows.height, "entities"):  # read only the entities this frame names (primary key)
-        named = set(pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique().to_list())
+        named = set(
+            pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique().to_list()
+        )
         named |= {aliases[i] for i in named if i in aliases}
-        existing = dict(cur.execute(f"SELECT id, type FROM entities WHERE id IN {d.values('ids')}",
-                                    {"ids": d.list_param(sorted(named))}).fetchall())
+        existing = dict(
+            cur.execute(
+                f"SELECT id, type FROM entities WHERE id IN {d.values('ids')}", {"ids": d.list_param(sorted(named))}
+            ).fetchall()
+        )
     else:
         existing = dict(cur.execute("SELECT id, type FROM entities").fetchall())
 
@@ -411,26 +519,54 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     ).with_columns(_okey=pl.when(pl.col("_value")).then(pl.col("_object_key")).otherwise(pl.col("_oid")))
 
     # Entities: every id named, with its first spelling and first concrete type.
-    named_rows = pl.concat([
-        rows.select(pl.col("line"), pl.lit(0).alias("side"), pl.col("_sid").alias("id"), pl.col("_sname").alias("name"),
-                    pl.col("_subject_type").alias("type")),
-        rows.filter(~pl.col("_value")).select(pl.col("line"), pl.lit(1).alias("side"), pl.col("_oid").alias("id"),
-                                              pl.col("_object_text").alias("name"), pl.col("_object_type").alias("type")),
-    ]).sort("line", "side")
+    named_rows = pl.concat(
+        [
+            rows.select(
+                pl.col("line"),
+                pl.lit(0).alias("side"),
+                pl.col("_sid").alias("id"),
+                pl.col("_sname").alias("name"),
+                pl.col("_subject_type").alias("type"),
+            ),
+            rows.filter(~pl.col("_value")).select(
+                pl.col("line"),
+                pl.lit(1).alias("side"),
+                pl.col("_oid").alias("id"),
+                pl.col("_object_text").alias("name"),
+                pl.col("_object_type").alias("type"),
+            ),
+        ]
+    ).sort("line", "side")
     concrete = pl.col("type").filter(pl.col("type") != "unknown").drop_nulls()
     firsts = named_rows.group_by("id", maintain_order=True).agg(
-        pl.col("name").first(), concrete.first().alias("type"), concrete.unique().alias("types"))
+        pl.col("name").first(), concrete.first().alias("type"), concrete.unique().alias("types")
+    )
     created_at = now_text()
     new = firsts.filter(~pl.col("id").is_in(list(existing)))
-    backend.insert_frame(cur, "entities", ("id", "name", "type", "properties", "created_at"),
-                         new.select("id", "name", pl.col("type").fill_null("unknown"), pl.lit("{}").alias("properties"),
-                                    pl.lit(created_at).alias("created_at")))
-    upgrades = [(q.upgraded_type(existing[i], t), i) for i, t in
-                firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
-                .select("id", "type").iter_rows() if existing[i] == "unknown"]
+    backend.insert_frame(
+        cur,
+        "entities",
+        ("id", "name", "type", "properties", "created_at"),
+        new.select(
+            "id",
+            "name",
+            pl.col("type").fill_null("unknown"),
+            pl.lit("{}").alias("properties"),
+            pl.lit(created_at).alias("created_at"),
+        ),
+    )
+    upgrades = [
+        (q.upgraded_type(existing[i], t), i)
+        for i, t in firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
+        .select("id", "type")
+        .iter_rows()
+        if existing[i] == "unknown"
+    ]
     if upgrades:
         cur.executemany("UPDATE entities SET type = ? WHERE id = ?", upgrades)
-    for entity_id, first_type, types in firsts.filter(pl.col("types").list.len() > 0).select("id", "type", "types").iter_rows():
+    for entity_id, first_type, types in (
+        firsts.filter(pl.col("types").list.len() > 0).select("id", "type", "types").iter_rows()
+    ):
         kept = q.upgraded_type(existing.get(entity_id, "unknown"), first_type)
         clash = set(types) - {kept}
         if clash:
@@ -440,17 +576,33 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     # against the graph. A mask in row order: no unique/concat/sort round trip.
     rows = rows.with_columns(_current=pl.col("_to").is_null())
     ended = ~pl.col("_current")
-    todo = rows.filter(pl.struct("_sid", "_predicate", "_okey", pl.when(ended).then(pl.col("_from_key")).alias("_f"),
-                                 pl.when(ended).then(pl.col("_to_key")).alias("_t")).is_first_distinct())
+    todo = rows.filter(
+        pl.struct(
+            "_sid",
+            "_predicate",
+            "_okey",
+            pl.when(ended).then(pl.col("_from_key")).alias("_f"),
+            pl.when(ended).then(pl.col("_to_key")).alias("_t"),
+        ).is_first_distinct()
+    )
     facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
     if facts_before and todo.height:  # nothing to compare against in an empty graph
-        sql = ("SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
-               "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f")
-        schema = {"_sid": pl.String, "_predicate": pl.String, "_okey": pl.String, "_from_key": pl.Int64,
-                  "_to_key": pl.Int64, "_current": pl.Boolean}
+        sql = (
+            "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
+            "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f"
+        )
+        schema = {
+            "_sid": pl.String,
+            "_predicate": pl.String,
+            "_okey": pl.String,
+            "_from_key": pl.Int64,
+            "_to_key": pl.Int64,
+            "_current": pl.Boolean,
+        }
         if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
-            found = cur.execute(f"{sql} WHERE f.subject IN {d.values('s')}",
-                                {"s": d.list_param(todo["_sid"].unique().sort().to_list())}).fetchall()
+            found = cur.execute(
+                f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(todo["_sid"].unique().sort().to_list())}
+            ).fetchall()
             present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
         else:
             # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
@@ -460,26 +612,48 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
             present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]
         present = present.with_columns(pl.col("_current").cast(pl.Boolean))
         stored_ended = ~pl.col("_current")
-        present = present.select("_sid", "_predicate", "_okey", "_current",
-                                 pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
-                                 pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"))
-        todo = (todo.with_columns(pl.when(ended).then(pl.col("_from_key")).alias("_f"),
-                                  pl.when(ended).then(pl.col("_to_key")).alias("_t"))
-                .join(present, on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"], how="anti",
-                      nulls_equal=True, maintain_order="left")
-                .drop("_f", "_t"))
+        present = present.select(
+            "_sid",
+            "_predicate",
+            "_okey",
+            "_current",
+            pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
+            pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"),
+        )
+        todo = (
+            todo.with_columns(
+                pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")
+            )
+            .join(
+                present,
+                on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"],
+                how="anti",
+                nulls_equal=True,
+                maintain_order="left",
+            )
+            .drop("_f", "_t")
+        )
 
     # Labels (contract §13): each predicate's first spelling in the frame, for the predicates that have none yet.
     spellings = rows.group_by("_predicate", maintain_order=True).agg(pl.col("predicate").first())
     _preds.ensure_labels(cur, [(key, rules.predicate_label(raw, key)) for key, raw in spellings.iter_rows()])
     recorded = now_text()
     insert = todo.select(
-        "_sid", "_predicate", "_oid",
+        "_sid",
+        "_predicate",
+        "_oid",
         pl.when(pl.col("_value")).then(pl.col("_object_text")).alias("_ovalue"),
-        "_okey", pl.col("_from").struct.field("text"), pl.col("_to").struct.field("text").alias("_to_text"),
-        "_from_key", "_to_key", "_confidence", "_source", "_closet",
+        "_okey",
+        pl.col("_from").struct.field("text"),
+        pl.col("_to").struct.field("text").alias("_to_text"),
+        "_from_key",
+        "_to_key",
+        "_confidence",
+        "_source",
+        "_closet",
         pl.col("_recorded_at").fill_null(pl.lit(recorded)).alias("_recorded"),
-        pl.when(pl.col("_to").is_not_null()).then(pl.col("_invalidated_at").fill_null(pl.lit(recorded)))
+        pl.when(pl.col("_to").is_not_null())
+        .then(pl.col("_invalidated_at").fill_null(pl.lit(recorded)))
         .alias("_invalidated"),
         pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
     )
@@ -490,15 +664,24 @@ def _write(backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *,
     # A big load into a small graph builds the facts indexes after it (see the backends); a big load fills the
     # full-text index in one statement after it, the per-row trigger paused (a small one keeps the trigger:
     # cheaper than changing the schema).
-    with backend.fact_indexes_deferred(cur, total, facts_before), \
-            backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext():
+    with (
+        backend.fact_indexes_deferred(cur, total, facts_before),
+        backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
+    ):
         for chunk in insert.iter_slices(_CHUNK):
             backend.insert_frame(cur, "facts", _INSERTED, chunk)
             done += chunk.height
             if progress:
                 progress(done, total)
-    return ImportReport(rows=rows.height, inserted=total, duplicates=rows.height - total, rejected=0,
-                        entities_created=new.height, types_upgraded=len(upgrades), warnings=tuple(warnings))
+    return ImportReport(
+        rows=rows.height,
+        inserted=total,
+        duplicates=rows.height - total,
+        rejected=0,
+        entities_created=new.height,
+        types_upgraded=len(upgrades),
+        warnings=tuple(warnings),
+    )
 
 
 def _small(cur: Cursor, rows: int, table: str) -> bool:

@@ -37,13 +37,16 @@ def duplicate_inputs(graph: GraphStore, kind: str) -> DuplicateInputs:
     with backend.read() as cur:
         if kind == "entities":
             names = [(r[0], r[1], r[2]) for r in cur.execute("SELECT id, name, type FROM entities ORDER BY id")]
-            for s, o in cur.execute("SELECT DISTINCT subject, object_id FROM facts "
-                                    "WHERE object_id IS NOT NULL AND subject <> object_id"):
+            for s, o in cur.execute(
+                "SELECT DISTINCT subject, object_id FROM facts WHERE object_id IS NOT NULL AND subject <> object_id"
+            ):
                 neighbours.setdefault(s, set()).add(o)
                 neighbours.setdefault(o, set()).add(s)
         else:
-            names = [(r[0], r[0], None) for r in cur.execute(
-                "SELECT predicate FROM facts GROUP BY predicate ORDER BY predicate")]
+            names = [
+                (r[0], r[0], None)
+                for r in cur.execute("SELECT predicate FROM facts GROUP BY predicate ORDER BY predicate")
+            ]
             for p, s, o in cur.execute("SELECT DISTINCT predicate, subject, object_key FROM facts"):
                 neighbours.setdefault(p, set()).add((s, o))
         pairs = [(r[0], r[1]) for r in cur.execute("SELECT a, b FROM not_duplicates WHERE kind = ?", (kind,))]
@@ -69,14 +72,23 @@ def structural_rows(graph: GraphStore, single_valued: list[str]) -> StructuralRo
         rows = cur.execute(
             f"SELECT id, subject, predicate, object_key, from_us, valid_to, valid_from FROM facts f "
             f"WHERE predicate IN {d.values('sv')} AND NOT {events.sql(d)} ORDER BY subject, predicate, from_us, id",
-            {"sv": d.list_param(single_valued), **events.params(d)}).fetchall()
-        dangling = [(int(r[0]), str(r[1])) for r in cur.execute(
-            f"SELECT f.id, f.source_closet FROM facts f WHERE f.source_closet IS NOT NULL "
-            f"AND NOT {d.contains('f.source_closet', chr(39) + '://' + chr(39))} "
-            "AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = f.source_closet) ORDER BY f.id")]
-        lonely = [(str(r[0]), str(r[1])) for r in cur.execute(
-            "SELECT e.id, e.name FROM entities e WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject = e.id) "
-            "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_id = e.id) ORDER BY e.id")]
+            {"sv": d.list_param(single_valued), **events.params(d)},
+        ).fetchall()
+        dangling = [
+            (int(r[0]), str(r[1]))
+            for r in cur.execute(
+                f"SELECT f.id, f.source_closet FROM facts f WHERE f.source_closet IS NOT NULL "
+                f"AND NOT {d.contains('f.source_closet', chr(39) + '://' + chr(39))} "
+                "AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = f.source_closet) ORDER BY f.id"
+            )
+        ]
+        lonely = [
+            (str(r[0]), str(r[1]))
+            for r in cur.execute(
+                "SELECT e.id, e.name FROM entities e WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject = e.id) "
+                "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_id = e.id) ORDER BY e.id"
+            )
+        ]
     facts = []
     for fact_id, subject, predicate, key, from_us, valid_to, valid_from in rows:
         # an end compares as the start of its day: an end on the next fact's start day is a switch (supersede)

@@ -26,45 +26,67 @@ Progress = Callable[[int, int], None]
 _CHUNK = 50_000
 
 
-def copy_graph(source: GraphStore, target: GraphStore, *, merge: bool = False,
-               progress: Progress | None = None) -> CopyReport:
+def copy_graph(
+    source: GraphStore, target: GraphStore, *, merge: bool = False, progress: Progress | None = None
+) -> CopyReport:
     """Copy every table of ``source`` into ``target`` (see the module's docstring). ``progress(done, total)``
     counts rows as they are written."""
     # The same database under two names (a relative and an absolute path; localhost and 127.0.0.1): the
     # identity is the resolved file, or the graph id PostgreSQL keeps in the schema.
-    if source.location == target.location or (source.backend == target.backend
-                                               and not source.location.memory
-                                               and source._backend.identity() == target._backend.identity()):
-        raise InvalidRequest(f"{source.location} is both the source and the target; copy to another database",
-                             field="target", value=str(target.location))
+    if source.location == target.location or (
+        source.backend == target.backend
+        and not source.location.memory
+        and source._backend.identity() == target._backend.identity()
+    ):
+        raise InvalidRequest(
+            f"{source.location} is both the source and the target; copy to another database",
+            field="target",
+            value=str(target.location),
+        )
     if merge and not _is_empty(target):
         return _merge(source, target, progress)
     columns = {name: ", ".join(TABLE_COLUMNS[name]) for name in ("entities", "aliases", "memories")}
-    parts, (entities, aliases, memories, settings, labels, predicate_aliases, not_duplicates) = source._backend.read_arrow(
-        [(f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
-         (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
-         (f"SELECT {columns['memories']} FROM memories ORDER BY id", {}),
-         ("SELECT key, value FROM settings ORDER BY key", {}),
-         ("SELECT id, label FROM predicates ORDER BY id", {}),
-         ("SELECT alias, predicate FROM predicate_aliases ORDER BY alias", {}),
-         (f"SELECT {', '.join(TABLE_COLUMNS['not_duplicates'])} FROM not_duplicates ORDER BY kind, a, b", {})],
-        split=(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id", {}))
+    parts, (entities, aliases, memories, settings, labels, predicate_aliases, not_duplicates) = (
+        source._backend.read_arrow(
+            [
+                (f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
+                (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
+                (f"SELECT {columns['memories']} FROM memories ORDER BY id", {}),
+                ("SELECT key, value FROM settings ORDER BY key", {}),
+                ("SELECT id, label FROM predicates ORDER BY id", {}),
+                ("SELECT alias, predicate FROM predicate_aliases ORDER BY alias", {}),
+                (f"SELECT {', '.join(TABLE_COLUMNS['not_duplicates'])} FROM not_duplicates ORDER BY kind, a, b", {}),
+            ],
+            split=(
+                f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id",
+                {},
+            ),
+        )
+    )
     facts = [_typed(p, "facts") for p in parts]
     total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
     done = 0
     backend = target._backend
     with backend.bulk_write() as cur:
         if not _empty(cur):
-            raise InvalidRequest(f"{target.location} already holds a graph; copy into an empty database, or merge into "
-                                 "this one by the add rules (merge=True, `kgtoolkit copy --merge`)",
-                                 field="target", value=str(target.location))
+            raise InvalidRequest(
+                f"{target.location} already holds a graph; copy into an empty database, or merge into "
+                "this one by the add rules (merge=True, `kgtoolkit copy --merge`)",
+                field="target",
+                value=str(target.location),
+            )
         if progress:
             progress(0, total)
         cur.execute("DELETE FROM settings")
         cur.execute("DELETE FROM predicates")  # labels of predicates no fact uses: the source's replace them
         backend.insert_rows(cur, "settings", ("key", "value"), [(r["key"], r["value"]) for r in settings.to_pylist()])
-        for name, table in (("entities", entities), ("facts", None), ("aliases", aliases), ("memories", memories),
-                            ("not_duplicates", not_duplicates)):
+        for name, table in (
+            ("entities", entities),
+            ("facts", None),
+            ("aliases", aliases),
+            ("memories", memories),
+            ("not_duplicates", not_duplicates),
+        ):
             tables = facts if table is None else [_typed(table, name)]
             for part in tables:
                 for batch in part.to_batches(_CHUNK):
@@ -72,12 +94,22 @@ def copy_graph(source: GraphStore, target: GraphStore, *, merge: bool = False,
                     done += batch.num_rows
                     if progress:
                         progress(done, total)
-        for name, table, keys in (("predicates", labels, ("id", "label")),
-                                  ("predicate_aliases", predicate_aliases, ("alias", "predicate"))):
+        for name, table, keys in (
+            ("predicates", labels, ("id", "label")),
+            ("predicate_aliases", predicate_aliases, ("alias", "predicate")),
+        ):
             backend.insert_rows(cur, name, keys, [tuple(r[k] for k in keys) for r in table.to_pylist()])
         backend.after_explicit_ids(cur, "facts")
-    return CopyReport(str(source.location), str(target.location), False, sum(p.num_rows for p in facts),
-                      entities.num_rows, aliases.num_rows, memories.num_rows, settings.num_rows)
+    return CopyReport(
+        str(source.location),
+        str(target.location),
+        False,
+        sum(p.num_rows for p in facts),
+        entities.num_rows,
+        aliases.num_rows,
+        memories.num_rows,
+        settings.num_rows,
+    )
 
 
 def _is_empty(kg: GraphStore) -> bool:
@@ -91,14 +123,34 @@ def _merge(source: GraphStore, target: GraphStore, progress: Progress | None) ->
     data = dump(source)
     frame, entities, aliases, memories = dump_parts(data)
     before = _counts(target)
-    report, _ = import_graph(target, frame, entities=entities, aliases=aliases, memories=memories, allow_commas=True,
-                             predicate_aliases=dump_predicate_aliases(data), progress=progress)
+    report, _ = import_graph(
+        target,
+        frame,
+        entities=entities,
+        aliases=aliases,
+        memories=memories,
+        allow_commas=True,
+        predicate_aliases=dump_predicate_aliases(data),
+        progress=progress,
+    )
     after = _counts(target)  # the aliases and memories added (those already there, or clashing, are not)
-    return CopyReport(str(source.location), str(target.location), True, report.inserted, report.entities_created,
-                      after[0] - before[0], after[1] - before[1], 0, report.duplicates, report.warnings)
+    return CopyReport(
+        str(source.location),
+        str(target.location),
+        True,
+        report.inserted,
+        report.entities_created,
+        after[0] - before[0],
+        after[1] - before[1],
+        0,
+        report.duplicates,
+        report.warnings,
+    )
 
 
 def _counts(kg: GraphStore) -> tuple[int, int]:
     with kg._backend.read() as cur:
-        aliases, memories = cur.execute("SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)").fetchone()
+        aliases, memories = cur.execute(
+            "SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)"
+        ).fetchone()
         return int(aliases), int(memories)

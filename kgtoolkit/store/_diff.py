@@ -35,8 +35,18 @@ def _key(text: str) -> int:
     return parse_window(text, field="at").lo
 
 
-def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: str | None,  # noqa: C901  (over the limit before it was set: to split)
-         predicates: Sequence[str] | None, by: DiffBy, limit: int | None, offset: int) -> Diff:
+def diff(  # noqa: C901  (over the limit before it was set: to split)
+    cur: Cursor,
+    d: Dialect,
+    start: TimeInput,
+    end: TimeInput,
+    *,
+    entity: str | None,
+    predicates: Sequence[str] | None,
+    by: DiffBy,
+    limit: int | None,
+    offset: int,
+) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`)."""
     if by not in ("valid", "known"):
         raise InvalidRequest(f"by must be valid or known, not {by!r}", field="by", value=str(by))
@@ -44,8 +54,11 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
     window_end = parse_window(end, field="to")
     lo, hi = window_start.lo, window_end.hi
     if hi < lo:
-        raise IntervalOrder(f"to ({window_end.text}) is before from ({window_start.text}); give the earlier date "
-                            "first", field="to", value=window_end.text)
+        raise IntervalOrder(
+            f"to ({window_end.text}) is before from ({window_start.text}); give the earlier date first",
+            field="to",
+            value=window_end.text,
+        )
     paging = q.page(d, limit, offset)
     params: dict[str, Any] = {"lo": lo, "hi": hi, "klo": key_to_text(lo), "khi": key_to_text(hi)}
     where = ""
@@ -60,26 +73,34 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         ended_sql = f"f.valid_to IS NOT NULL AND f.to_us BETWEEN :lo AND :hi{where}"
     else:
         began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
-        ended_sql = (f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
-                     f"BETWEEN :klo AND :khi{where}")
+        ended_sql = (
+            f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
+            f"BETWEEN :klo AND :khi{where}"
+        )
     events = q.event_rule(cur)
     params.update(events.params(d))
     event = events.sql(d)
     # Light rows while pairing: ids and keys only, no names, no joins, no text bounds (the facts of the page only
     # are read in full, at the end, and the dates shown are theirs). A bound's key is NULL when it is unknown.
     if by == "valid":
-        bounds = ("CASE WHEN f.valid_from IS NULL THEN NULL ELSE f.from_us END, "
-                  "CASE WHEN f.valid_to IS NULL THEN NULL ELSE f.to_us END")
+        bounds = (
+            "CASE WHEN f.valid_from IS NULL THEN NULL ELSE f.from_us END, "
+            "CASE WHEN f.valid_to IS NULL THEN NULL ELSE f.to_us END"
+        )
     else:
         bounds = "f.recorded_at, f.invalidated_at"
-    columns = f"f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, {event}"
+    columns = (
+        f"f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, {event}"
+    )
 
     def read(condition: str) -> list[_Row]:
         rows = cur.execute(f"SELECT {columns} FROM facts f WHERE {condition}", params)
         if by == "valid":
             return list(map(_Row._make, rows))
-        return [_Row(i, s, p, o, v, _key(start), None if end is None else _key(end), e)
-                for i, s, p, o, v, start, end, e in rows]
+        return [
+            _Row(i, s, p, o, v, _key(start), None if end is None else _key(end), e)
+            for i, s, p, o, v, start, end, e in rows
+        ]
 
     began, ended = read(began_sql), read(ended_sql)
     multi = q.read_config(cur).multi_valued
@@ -120,8 +141,9 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         paired_old.add(old_id)
         paired_new.add(new_id)
         assert new.start is not None
-        changes.append((new.start, _RANK["replaced"], new_id, "replaced", new.subject, new.predicate, old_id, new_id,
-                        new_id, True))
+        changes.append(
+            (new.start, _RANK["replaced"], new_id, "replaced", new.subject, new.predicate, old_id, new_id, new_id, True)
+        )
     for f in ended:
         if f.id not in paired_old:
             assert f.end is not None
@@ -137,22 +159,43 @@ def diff(cur: Cursor, d: Dialect, start: TimeInput, end: TimeInput, *, entity: s
         changes.append((key, _RANK["occurred"], f.id, "occurred", f.subject, f.predicate, None, f.id, f.id, at_start))
     changes.sort()  # (key, rank, id) never ties
     del paging  # checked above, before any work
-    page = changes[offset:] if limit is None else changes[offset:offset + limit]
+    page = changes[offset:] if limit is None else changes[offset : offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[6:8] if i is not None), None)
 
     def date(fact_id: int, at_start: bool) -> str:
         f = facts[fact_id]
-        text = (f.valid_from if at_start else f.valid_to) if by == "valid" else (
-            f.recorded_at if at_start else f.invalidated_at)
+        text = (
+            (f.valid_from if at_start else f.valid_to)
+            if by == "valid"
+            else (f.recorded_at if at_start else f.invalidated_at)
+        )
         assert text is not None
         return text
 
-    shown = tuple(Change(kind, date(dated, at_start), subject, predicate, None if old is None else facts[old],
-                         None if new is None else facts[new])
-                  for _, _, _, kind, subject, predicate, old, new, dated, at_start in page)
+    shown = tuple(
+        Change(
+            kind,
+            date(dated, at_start),
+            subject,
+            predicate,
+            None if old is None else facts[old],
+            None if new is None else facts[new],
+        )
+        for _, _, _, kind, subject, predicate, old, new, dated, at_start in page
+    )
     replaced = len(paired_new)
-    return Diff(window_start.text, window_end.text, by, shown, len(changes), offset, len(began) - replaced,
-                len(ended) - replaced, replaced, len(occurred))
+    return Diff(
+        window_start.text,
+        window_end.text,
+        by,
+        shown,
+        len(changes),
+        offset,
+        len(began) - replaced,
+        len(ended) - replaced,
+        replaced,
+        len(occurred),
+    )
 
 
 class _Row(NamedTuple):

@@ -60,8 +60,21 @@ __all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "dump_predicate_aliases", "
 
 Progress = Callable[[int, int], None]
 
-DUMP_FACT_FIELDS = ("id", "subject", "predicate", "object_id", "object_value", "valid_from", "valid_to", "confidence",
-                    "source", "source_closet", "recorded_at", "invalidated_at", "ended_by")
+DUMP_FACT_FIELDS = (
+    "id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object_value",
+    "valid_from",
+    "valid_to",
+    "confidence",
+    "source",
+    "source_closet",
+    "recorded_at",
+    "invalidated_at",
+    "ended_by",
+)
 _ENTITY_FIELDS = ("id", "name", "type", "properties", "created_at")
 _ALIAS_FIELDS = ("alias", "name", "entity_id")
 _MEMORY_FIELDS = ("id", "text", "source", "created_at", "metadata")
@@ -78,33 +91,56 @@ def dump(kg: GraphStore) -> dict[str, Any]:
     with kg._backend.read() as cur:
         config = q.read_config(cur)
         stored = dict(cur.execute("SELECT key, value FROM settings ORDER BY key").fetchall())
-        settings: dict[str, Any] = {"types": sorted(config.types), "value_predicates": sorted(config.value_predicates),
-                                    "multi_valued": sorted(config.multi_valued), "comma_guard": config.comma_guard}
+        settings: dict[str, Any] = {
+            "types": sorted(config.types),
+            "value_predicates": sorted(config.value_predicates),
+            "multi_valued": sorted(config.multi_valued),
+            "comma_guard": config.comma_guard,
+        }
         for key, value in stored.items():
             if key not in settings:
                 try:
                     settings[key] = json.loads(value)
                 except ValueError:
                     settings[key] = value
-        entities = [{"id": i, "name": n, "type": t, "properties": json.loads(p), "created_at": c}
-                    for i, n, t, p, c in cur.execute(
-                        "SELECT id, name, type, properties, created_at FROM entities ORDER BY id")]
-        facts = [dict(zip(DUMP_FACT_FIELDS, row)) for row in cur.execute(
-            f"SELECT {', '.join(DUMP_FACT_FIELDS)} FROM facts ORDER BY id")]
-        aliases = [dict(zip(_ALIAS_FIELDS, row)) for row in cur.execute(
-            "SELECT alias, name, entity_id FROM aliases ORDER BY alias")]
-        memories = [{"id": i, "text": t, "source": s, "created_at": c, "metadata": json.loads(m)}
-                    for i, t, s, c, m in cur.execute(
-                        "SELECT id, text, source, created_at, metadata FROM memories ORDER BY id")]
-        predicates = [{"id": i, "label": label} for i, label in cur.execute(
-            "SELECT id, label FROM predicates ORDER BY id")]
-        predicate_aliases = [{"alias": a, "predicate": p} for a, p in cur.execute(
-            "SELECT alias, predicate FROM predicate_aliases ORDER BY alias")]
-        not_duplicates = [dict(zip(NOT_DUPLICATE_COLUMNS, row)) for row in cur.execute(
-            "SELECT kind, a, b, created_at FROM not_duplicates ORDER BY kind, a, b")]
-    return {"kgtoolkit": {"version": __version__, "schema": SCHEMA_VERSION}, "config": settings,
-            "entities": entities, "facts": facts, "aliases": aliases, "memories": memories,
-            "predicates": predicates, "predicate_aliases": predicate_aliases, "not_duplicates": not_duplicates}
+        entities = [
+            {"id": i, "name": n, "type": t, "properties": json.loads(p), "created_at": c}
+            for i, n, t, p, c in cur.execute("SELECT id, name, type, properties, created_at FROM entities ORDER BY id")
+        ]
+        facts = [
+            dict(zip(DUMP_FACT_FIELDS, row))
+            for row in cur.execute(f"SELECT {', '.join(DUMP_FACT_FIELDS)} FROM facts ORDER BY id")
+        ]
+        aliases = [
+            dict(zip(_ALIAS_FIELDS, row))
+            for row in cur.execute("SELECT alias, name, entity_id FROM aliases ORDER BY alias")
+        ]
+        memories = [
+            {"id": i, "text": t, "source": s, "created_at": c, "metadata": json.loads(m)}
+            for i, t, s, c, m in cur.execute("SELECT id, text, source, created_at, metadata FROM memories ORDER BY id")
+        ]
+        predicates = [
+            {"id": i, "label": label} for i, label in cur.execute("SELECT id, label FROM predicates ORDER BY id")
+        ]
+        predicate_aliases = [
+            {"alias": a, "predicate": p}
+            for a, p in cur.execute("SELECT alias, predicate FROM predicate_aliases ORDER BY alias")
+        ]
+        not_duplicates = [
+            dict(zip(NOT_DUPLICATE_COLUMNS, row))
+            for row in cur.execute("SELECT kind, a, b, created_at FROM not_duplicates ORDER BY kind, a, b")
+        ]
+    return {
+        "kgtoolkit": {"version": __version__, "schema": SCHEMA_VERSION},
+        "config": settings,
+        "entities": entities,
+        "facts": facts,
+        "aliases": aliases,
+        "memories": memories,
+        "predicates": predicates,
+        "predicate_aliases": predicate_aliases,
+        "not_duplicates": not_duplicates,
+    }
 
 
 def is_empty(kg: GraphStore) -> bool:
@@ -115,9 +151,11 @@ def is_empty(kg: GraphStore) -> bool:
 
 
 def _empty(cur: Cursor) -> bool:
-    return not cur.execute("SELECT EXISTS(SELECT 1 FROM entities) OR EXISTS(SELECT 1 FROM facts) "
-                           "OR EXISTS(SELECT 1 FROM aliases) OR EXISTS(SELECT 1 FROM memories) "
-                           "OR EXISTS(SELECT 1 FROM predicate_aliases)").fetchone()[0]
+    return not cur.execute(
+        "SELECT EXISTS(SELECT 1 FROM entities) OR EXISTS(SELECT 1 FROM facts) "
+        "OR EXISTS(SELECT 1 FROM aliases) OR EXISTS(SELECT 1 FROM memories) "
+        "OR EXISTS(SELECT 1 FROM predicate_aliases)"
+    ).fetchone()[0]
 
 
 # ---------------------------------------------------------------------- exact restore
@@ -134,9 +172,11 @@ def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | Non
     reference to no entity of the dump, ``alias_conflict``) and ``reason``. Raises
     :class:`InvalidRequest` if the graph is not empty or the dump's header or sections are not a dump's.
     """
+
     def not_empty() -> InvalidRequest:
-        return InvalidRequest(f"{kg.location} is not empty; an exact restore needs an empty graph",
-                              field="path", value=str(kg.location))
+        return InvalidRequest(
+            f"{kg.location} is not empty; an exact restore needs an empty graph", field="path", value=str(kg.location)
+        )
 
     if not is_empty(kg):
         raise not_empty()
@@ -159,7 +199,7 @@ def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | Non
             if progress:
                 progress(0, total)
             for start in range(0, total, _CHUNK):
-                backend.insert_rows(cur, "facts", FACT_COLUMNS, checked.facts[start:start + _CHUNK])
+                backend.insert_rows(cur, "facts", FACT_COLUMNS, checked.facts[start : start + _CHUNK])
                 if progress:
                     progress(min(start + _CHUNK, total), total)
             if rebuild:
@@ -169,8 +209,10 @@ def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | Non
             backend.insert_rows(cur, "memories", ("id", "text", "source", "created_at", "metadata"), checked.memories)
             backend.insert_rows(cur, "predicates", ("id", "label"), checked.predicates)
             # A dump from before labels: each predicate its id as its label, as the schema's migration does.
-            cur.execute("INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts WHERE TRUE "
-                        "ON CONFLICT (id) DO NOTHING")
+            cur.execute(
+                "INSERT INTO predicates(id, label) SELECT DISTINCT predicate, predicate FROM facts WHERE TRUE "
+                "ON CONFLICT (id) DO NOTHING"
+            )
             backend.insert_rows(cur, "predicate_aliases", ("alias", "predicate"), checked.predicate_aliases)
             backend.insert_rows(cur, "not_duplicates", NOT_DUPLICATE_COLUMNS, checked.not_duplicates)
             backend.after_explicit_ids(cur, "facts")
@@ -178,8 +220,9 @@ def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | Non
             if type(exc) is not StoreError:  # corrupt, disk_full, locked: the database failed, not the dump
                 raise
             raise _bad("dump", f"the graph refused it ({exc.message}); nothing was restored") from exc
-    return ImportReport(rows=total, inserted=total, duplicates=0, rejected=0,
-                        entities_created=len(checked.entities), types_upgraded=0)
+    return ImportReport(
+        rows=total, inserted=total, duplicates=0, rejected=0, entities_created=len(checked.entities), types_upgraded=0
+    )
 
 
 # ---------------------------------------------------------------------- merge by the add rules
@@ -221,12 +264,21 @@ def import_graph(
         _predicate_aliases(cur, pairs, warnings)
         return 0
 
-    return import_facts(kg, facts, on_error=on_error, allow_commas=allow_commas, source=source, progress=progress,
-                        before=add_entities, after=add_aliases_and_memories)
+    return import_facts(
+        kg,
+        facts,
+        on_error=on_error,
+        allow_commas=allow_commas,
+        source=source,
+        progress=progress,
+        before=add_entities,
+        after=add_aliases_and_memories,
+    )
 
 
-def _entities(kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]],
-              warnings: list[str]) -> int:
+def _entities(
+    kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]], warnings: list[str]
+) -> int:
     outside: Counter[str] = Counter()
     bad: list[str] = []
     upgraded = 0
@@ -249,8 +301,9 @@ def _entities(kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterab
         try:
             before = None
             if key not in (None, "unknown"):
-                row = cur.execute("SELECT type FROM entities WHERE id = ?",
-                                  (q.lookup(cur, normalize_name(name, field="name")),)).fetchone()
+                row = cur.execute(
+                    "SELECT type FROM entities WHERE id = ?", (q.lookup(cur, normalize_name(name, field="name")),)
+                ).fetchone()
                 before = row[0] if row else None
             q.ensure_entity(cur, Rules(q.read_config(cur)).name(name, "name"), key, props, warnings)
             upgraded += before == "unknown"
@@ -258,8 +311,10 @@ def _entities(kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterab
             bad.append(f"{name!r} ({exc.message})")
     if outside:
         listed = ", ".join(f"{t} ({n})" for t, n in sorted(outside.items()))
-        warnings.append(f"entity types outside this graph's vocabulary were kept as unknown: {listed}; extend it "
-                        "with configure(types=...) and import again to keep them")
+        warnings.append(
+            f"entity types outside this graph's vocabulary were kept as unknown: {listed}; extend it "
+            "with configure(types=...) and import again to keep them"
+        )
     if bad:
         warnings.append(f"{len(bad)} entities were not imported: {'; '.join(bad[:10])}")
     return upgraded
@@ -306,8 +361,10 @@ def _memories(cur: Cursor, memories: Iterable[Any], warnings: list[str]) -> None
         elif stored[0] != row[1]:
             differing.append(row[0])
     if differing:
-        warnings.append(f"{len(differing)} memories were kept as stored; the input has other text under the same "
-                        f"id: {', '.join(differing[:10])}")
+        warnings.append(
+            f"{len(differing)} memories were kept as stored; the input has other text under the same "
+            f"id: {', '.join(differing[:10])}"
+        )
 
 
 def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, Any]], list[tuple[str, str]], list[Any]]:
@@ -325,10 +382,25 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
     sections = _sections(data)
     labels = _labels(sections["predicates"])
     entity_rows = [_record(e, f"entities[{i}]") for i, e in enumerate(sections["entities"])]
-    names = {e["id"]: e["name"] for e in entity_rows
-             if isinstance(e.get("id"), str) and isinstance(e.get("name"), str) and _unicode(e["name"])}
-    columns: dict[str, list[Any]] = {k: [] for k in ("line", "subject", "predicate", "object", "valid_from", "valid_to",
-                                                   "confidence", "source", "source_closet")}
+    names = {
+        e["id"]: e["name"]
+        for e in entity_rows
+        if isinstance(e.get("id"), str) and isinstance(e.get("name"), str) and _unicode(e["name"])
+    }
+    columns: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "line",
+            "subject",
+            "predicate",
+            "object",
+            "valid_from",
+            "valid_to",
+            "confidence",
+            "source",
+            "source_closet",
+        )
+    }
     for i, row in enumerate(sections["facts"]):
         where = f"facts[{i}]"
         fact = _record(row, where)
@@ -341,15 +413,20 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         columns["subject"].append(names.get(subject) or subject)
         predicate = _field(fact, "predicate", _TEXT, where)
         columns["predicate"].append(labels.get(predicate, predicate))  # its label: the first spelling travels
-        columns["object"].append((names.get(object_id) or object_id) if object_id is not None
-                                 else _field(fact, "object_value", _TEXT, where))
+        columns["object"].append(
+            (names.get(object_id) or object_id) if object_id is not None else _field(fact, "object_value", _TEXT, where)
+        )
         columns["valid_from"].append(_field(fact, "valid_from", _OPT, where))
         columns["valid_to"].append(_field(fact, "valid_to", _OPT, where))
         columns["confidence"].append(_float(_field(fact, "confidence", (int, float), where)))
         columns["source"].append(_field(fact, "source", _TEXT, where))
         columns["source_closet"].append(_field(fact, "source_closet", _OPT, where))
-    frame = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.Float64 if k == "confidence"
-                                       else pl.String) for k, v in columns.items()})
+    frame = pl.DataFrame(
+        {
+            k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.Float64 if k == "confidence" else pl.String)
+            for k, v in columns.items()
+        }
+    )
     entities: list[dict[str, Any]] = []
     for i, e in enumerate(entity_rows):
         where = f"entities[{i}]"
@@ -357,8 +434,9 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         problem = _json_problem(dict(properties)) if isinstance(properties, Mapping) else None
         if problem:
             raise _bad(f"{where}.properties", f"must hold JSON values only: {problem}")
-        entities.append({"name": _field(e, "name", _TEXT, where), "type": _field(e, "type", _OPT, where),
-                         "properties": properties})
+        entities.append(
+            {"name": _field(e, "name", _TEXT, where), "type": _field(e, "type", _OPT, where), "properties": properties}
+        )
     aliases: list[tuple[str, str]] = []
     for i, row in enumerate(sections["aliases"]):
         where = f"aliases[{i}]"

@@ -60,8 +60,12 @@ from . import _queries as q
 from ._bulk import InvalidRows
 from ._schema import SCHEMA_VERSION
 
-_DEFAULTS: dict[str, Any] = {"types": sorted(DEFAULT_TYPES), "value_predicates": sorted(DEFAULT_VALUE_PREDICATES),
-                             "multi_valued": sorted(DEFAULT_MULTI_VALUED), "comma_guard": True}
+_DEFAULTS: dict[str, Any] = {
+    "types": sorted(DEFAULT_TYPES),
+    "value_predicates": sorted(DEFAULT_VALUE_PREDICATES),
+    "multi_valued": sorted(DEFAULT_MULTI_VALUED),
+    "comma_guard": True,
+}
 
 
 _TRANSACTION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z", re.ASCII)
@@ -77,14 +81,20 @@ def _bad(where: str, message: str) -> InvalidRequest:
 def _sections(data: Any) -> dict[str, list[Any]]:
     """The dump's sections (lists; their records are checked by the caller), after checking its header."""
     if not isinstance(data, Mapping) or not isinstance(data.get("kgtoolkit"), Mapping):
-        raise InvalidRequest("not a kgtoolkit dump (no \"kgtoolkit\" header); for one fact per line use JSON Lines "
-                             "(.jsonl)", field="format")
+        raise InvalidRequest(
+            'not a kgtoolkit dump (no "kgtoolkit" header); for one fact per line use JSON Lines (.jsonl)',
+            field="format",
+        )
     schema = data["kgtoolkit"].get("schema")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
         raise _bad("kgtoolkit.schema", f"must be a whole number from 1, not {_shown(schema)}")
     if schema > SCHEMA_VERSION:
-        raise StoreError(f"the dump has schema version {schema}, newer than this kgtoolkit understands "
-                         f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="schema", value=str(schema))
+        raise StoreError(
+            f"the dump has schema version {schema}, newer than this kgtoolkit understands "
+            f"({SCHEMA_VERSION}); upgrade kgtoolkit",
+            field="schema",
+            value=str(schema),
+        )
     out: dict[str, list[Any]] = {}
     for name in ("entities", "facts", "aliases", "memories", "predicates", "predicate_aliases", "not_duplicates"):
         rows = data.get(name, [])
@@ -102,8 +112,14 @@ _TEXT, _OPT = (str,), (str, type(None))
 def _field(row: Mapping[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
     value = row.get(key)
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join("null" if k is type(None) else {"str": "text", "int": "a whole number", "float": "a number",
-                                                             "dict": "an object"}.get(k.__name__, k.__name__) for k in kinds)
+        names = " or ".join(
+            "null"
+            if k is type(None)
+            else {"str": "text", "int": "a whole number", "float": "a number", "dict": "an object"}.get(
+                k.__name__, k.__name__
+            )
+            for k in kinds
+        )
         raise _bad(f"{where}.{key}", f"must be {names}, not {_shown(value)}")
     if isinstance(value, str) and not _unicode(value):
         raise _bad(f"{where}.{key}", "is not valid Unicode text (it holds a lone surrogate)")
@@ -207,14 +223,27 @@ class _Checker:
         return False
 
     def fail(self, field: str, value: Any, code: str, reason: str) -> None:
-        self.problems.append({"line": self._line, "record": self._record, "field": field, "value": _shown(value),
-                              "code": code, "reason": reason})
+        self.problems.append(
+            {
+                "line": self._line,
+                "record": self._record,
+                "field": field,
+                "value": _shown(value),
+                "code": code,
+                "reason": reason,
+            }
+        )
 
     def refusal(self) -> InvalidRows:
         """The error that refuses the whole dump, its message spelling out the first problems."""
         records = len({p["record"] for p in self.problems})
-        return InvalidRows.refusing(self.problems, _describe, rows=f"{records:,} record(s) of the dump",
-                                    refused="nothing restored", fix="Fix them in the dump and import it again")
+        return InvalidRows.refusing(
+            self.problems,
+            _describe,
+            rows=f"{records:,} record(s) of the dump",
+            refused="nothing restored",
+            fix="Fix them in the dump and import it again",
+        )
 
     # The checks of one field: ``row[key]``, reported on failure.
 
@@ -227,8 +256,12 @@ class _Checker:
             return None
         if not isinstance(value, str):
             wanted = "text or null" if optional else "text"
-            self.fail(key, value, "invalid_request",
-                      f"{key} is missing" if key not in row else f"{key} must be {wanted}, not {_kind(value)}")
+            self.fail(
+                key,
+                value,
+                "invalid_request",
+                f"{key} is missing" if key not in row else f"{key} must be {wanted}, not {_kind(value)}",
+            )
             return None
         if not _unicode(value):
             self.fail(key, value, "invalid_request", f"{key} is not valid Unicode text (it holds a lone surrogate)")
@@ -252,8 +285,12 @@ class _Checker:
         if isinstance(cleaned, _Failure):
             self.fail(key, value, *cleaned)
         elif cleaned != value:
-            self.fail(key, value, "invalid_name", f"{key} {value!r} is not clean text: the graph keeps {cleaned!r} "
-                      "(trimmed, inner whitespace collapsed)")
+            self.fail(
+                key,
+                value,
+                "invalid_name",
+                f"{key} {value!r} is not clean text: the graph keeps {cleaned!r} (trimmed, inner whitespace collapsed)",
+            )
         else:
             return value
         return None
@@ -269,8 +306,12 @@ class _Checker:
             if not isinstance(expected, _Failure):
                 if expected == value:
                     return value
-                self.fail(key, value, "invalid_name", f"{key} {value!r} is not its name {name!r} normalised, which "
-                          f"is {expected!r}")
+                self.fail(
+                    key,
+                    value,
+                    "invalid_name",
+                    f"{key} {value!r} is not its name {name!r} normalised, which is {expected!r}",
+                )
                 return None
             self.fail("name", name, *expected)
         own = _attempt(lambda v: normalize_name(v, field=key), value)
@@ -293,8 +334,7 @@ class _Checker:
         if isinstance(known, _Failure):
             self.fail(key, value, *known)
         elif known != value:
-            self.fail(key, value, "invalid_name", f"{key} {value!r} is not normalised; the graph keeps "
-                      f"{known!r}")
+            self.fail(key, value, "invalid_name", f"{key} {value!r} is not normalised; the graph keeps {known!r}")
         else:
             return value
         return None
@@ -311,8 +351,13 @@ class _Checker:
         if isinstance(bound, _Failure):
             self.fail(key, value, *bound)
         elif bound.text != value:
-            self.fail(key, value, "invalid_date", f"{key} {value!r} is not a stored bound; the graph keeps it as "
-                      f"{bound.text!r} (a full date YYYY-MM-DD, or a UTC datetime ending in Z)")
+            self.fail(
+                key,
+                value,
+                "invalid_date",
+                f"{key} {value!r} is not a stored bound; the graph keeps it as "
+                f"{bound.text!r} (a full date YYYY-MM-DD, or a UTC datetime ending in Z)",
+            )
         else:
             return cast(Bound, bound)
         return None
@@ -329,15 +374,24 @@ class _Checker:
                 return value
             except ValueError:
                 pass
-        self.fail(key, value, "invalid_date", f"{key} {value!r} is not a transaction time: the store writes UTC "
-                  f"times as YYYY-MM-DDTHH:MM:SS.ffffffZ, e.g. {now_text()}")
+        self.fail(
+            key,
+            value,
+            "invalid_date",
+            f"{key} {value!r} is not a transaction time: the store writes UTC "
+            f"times as YYYY-MM-DDTHH:MM:SS.ffffffZ, e.g. {now_text()}",
+        )
         return None
 
     def confidence(self, row: Mapping[str, Any]) -> float | None:
         value = row.get("confidence")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            self.fail("confidence", value, "invalid_request", "confidence is missing" if "confidence" not in row
-                      else "confidence must be a number from 0 to 1")
+            self.fail(
+                "confidence",
+                value,
+                "invalid_request",
+                "confidence is missing" if "confidence" not in row else "confidence must be a number from 0 to 1",
+            )
             return None
         return float(value)
 
@@ -345,8 +399,12 @@ class _Checker:
         """A JSON object, as the text the store keeps."""
         value = row.get(key)
         if not isinstance(value, Mapping):
-            self.fail(key, value, "invalid_request",
-                      f"{key} is missing" if key not in row else f"{key} must be a JSON object, not {_kind(value)}")
+            self.fail(
+                key,
+                value,
+                "invalid_request",
+                f"{key} is missing" if key not in row else f"{key} must be a JSON object, not {_kind(value)}",
+            )
             return None
         problem = _json_problem(dict(value)) if value else None
         if problem:
@@ -387,8 +445,12 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
         elif key in q.LENGTH_SETTINGS:
             highest = q.LENGTH_SETTINGS[key]
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= highest:
-                c.fail(key, value, "invalid_request", f"{key} must be a whole number from 1 to {highest:,}, "
-                                                      f"not {_kind(value)}")
+                c.fail(
+                    key,
+                    value,
+                    "invalid_request",
+                    f"{key} must be a whole number from 1 to {highest:,}, not {_kind(value)}",
+                )
                 continue
         else:  # a setting this version does not use: kept, if it is JSON
             problem = _json_problem(value) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
@@ -420,8 +482,9 @@ def _names(c: _Checker, key: str, value: Any) -> set[str] | None:
     return names if all(isinstance(v, str) and v in names for v in value) else None
 
 
-def _check_entities(c: _Checker, rows: Sequence[Any], vocabulary: frozenset[str] | None
-                    ) -> tuple[list[tuple[Any, ...]], dict[str, int]]:
+def _check_entities(
+    c: _Checker, rows: Sequence[Any], vocabulary: frozenset[str] | None
+) -> tuple[list[tuple[Any, ...]], dict[str, int]]:
     """The entities' rows (id, name, type, properties, created_at), and the position of each id."""
     out: list[tuple[Any, ...]] = []
     ids: dict[str, int] = {}
@@ -432,12 +495,21 @@ def _check_entities(c: _Checker, rows: Sequence[Any], vocabulary: frozenset[str]
         entity_id = c.key_of(row, "id", name)
         raw_id = row.get("id")
         if isinstance(raw_id, str) and ids.setdefault(raw_id, i) != i:
-            c.fail("id", raw_id, "invalid_request", f"id {raw_id!r} is also entities[{ids[raw_id]}]'s; an id names "
-                   "one entity")
+            c.fail(
+                "id",
+                raw_id,
+                "invalid_request",
+                f"id {raw_id!r} is also entities[{ids[raw_id]}]'s; an id names one entity",
+            )
         type_ = c.text(row, "type")
         if type_ is not None and vocabulary is not None and type_ not in vocabulary:
-            c.fail("type", type_, "unknown_type", f"type {type_!r} is not in the dump's vocabulary (config.types: "
-                   f"{', '.join(sorted(vocabulary))}); add it there or use one of those")
+            c.fail(
+                "type",
+                type_,
+                "unknown_type",
+                f"type {type_!r} is not in the dump's vocabulary (config.types: "
+                f"{', '.join(sorted(vocabulary))}); add it there or use one of those",
+            )
         out.append((entity_id, name, type_, c.json_object(row, "properties"), c.moment(row, "created_at")))
     return out, ids
 
@@ -457,46 +529,83 @@ def _check_facts(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]) 
             continue
         # Each field on its own, in the dump's order ...
         if line is None:
-            c.fail("id", fact_id, "invalid_request",
-                   "id is missing" if "id" not in row else "id must be a whole number from 1 to 2**63 - 1")
+            c.fail(
+                "id",
+                fact_id,
+                "invalid_request",
+                "id is missing" if "id" not in row else "id must be a whole number from 1 to 2**63 - 1",
+            )
         elif ids.setdefault(line, i) != i:
-            c.fail("id", fact_id, "invalid_request", f"id {fact_id} is also facts[{ids[line]}]'s; a fact id is "
-                   "unique")
+            c.fail("id", fact_id, "invalid_request", f"id {fact_id} is also facts[{ids[line]}]'s; a fact id is unique")
         subject, predicate = c.text(row, "subject"), c.predicate(row)
         object_id, object_value = c.text(row, "object_id", optional=True), c.clean(row, "object_value", optional=True)
         start, end = c.bound(row, "valid_from", end=False), c.bound(row, "valid_to", end=True)
-        fields = (c.confidence(row), c.label(row, "source"), c.label(row, "source_closet", optional=True),
-                  c.moment(row, "recorded_at"), c.moment(row, "invalidated_at", optional=True),
-                  c.label(row, "ended_by", optional=True))
+        fields = (
+            c.confidence(row),
+            c.label(row, "source"),
+            c.label(row, "source_closet", optional=True),
+            c.moment(row, "recorded_at"),
+            c.moment(row, "invalidated_at", optional=True),
+            c.label(row, "ended_by", optional=True),
+        )
         # ... then together.
         if subject is not None and subject not in entities:
             c.fail("subject", subject, "not_found", f"subject {subject!r} is none of the dump's entities")
         has_id, has_value = row.get("object_id") is not None, row.get("object_value") is not None
         if has_id == has_value:
-            c.fail("object_id", None, "invalid_request", "exactly one of object_id and object_value must be set, "
-                   f"not {'both' if has_id else 'neither'}")
+            c.fail(
+                "object_id",
+                None,
+                "invalid_request",
+                f"exactly one of object_id and object_value must be set, not {'both' if has_id else 'neither'}",
+            )
         elif object_id is not None and object_id not in entities:
             c.fail("object_id", object_id, "not_found", f"object_id {object_id!r} is none of the dump's entities")
         if start is not None and end is not None and end.key < start.key:
-            c.fail("valid_to", end.text, "interval_order", f"valid_to {end.text} is before valid_from {start.text}; "
-                   "an interval cannot end before it starts")
+            c.fail(
+                "valid_to",
+                end.text,
+                "interval_order",
+                f"valid_to {end.text} is before valid_from {start.text}; an interval cannot end before it starts",
+            )
         ended = row.get("valid_to") is not None
         for key, what in _END_FIELDS.items():  # add and invalidate write them with valid_to, and only then
             if ended and row.get(key) is None:
                 c.fail(key, None, "invalid_request", f"{key} is missing: an ended fact (with valid_to) records {what}")
             elif not ended and row.get(key) is not None:
-                c.fail(key, row[key], "invalid_request", f"{key} is set on an open-ended fact (no valid_to); only "
-                       "a fact with a recorded end has one")
+                c.fail(
+                    key,
+                    row[key],
+                    "invalid_request",
+                    f"{key} is set on an open-ended fact (no valid_to); only a fact with a recorded end has one",
+                )
         obj = object_id if object_id is not None else object_value
         object_key = object_value.casefold() if object_id is None and object_value is not None else object_id
         if not ended and subject is not None and predicate is not None and object_key is not None:
             first = current.setdefault((subject, predicate, object_key), i)
             if first != i:
-                c.fail("valid_to", None, "invalid_request", f"facts[{first}] is the same fact ({subject} → "
-                       f"{predicate} → {obj}) and current too; a fact is current once: end one of them")
-        out.append((fact_id, subject, predicate, object_id, object_value, object_key,
-                    start.text if start else None, end.text if end else None,
-                    start.key if start else OPEN_START, end.key if end else OPEN_END, *fields))
+                c.fail(
+                    "valid_to",
+                    None,
+                    "invalid_request",
+                    f"facts[{first}] is the same fact ({subject} → "
+                    f"{predicate} → {obj}) and current too; a fact is current once: end one of them",
+                )
+        out.append(
+            (
+                fact_id,
+                subject,
+                predicate,
+                object_id,
+                object_value,
+                object_key,
+                start.text if start else None,
+                end.text if end else None,
+                start.key if start else OPEN_START,
+                end.key if end else OPEN_END,
+                *fields,
+            )
+        )
     return out
 
 
@@ -510,11 +619,19 @@ def _check_aliases(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]
         name = c.clean(row, "name")
         alias = c.key_of(row, "alias", name)
         if alias is not None and alias in entities:
-            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is entities[{entities[alias]}]'s id; an alias "
-                   "is another name, not an entity's own")
+            c.fail(
+                "alias",
+                alias,
+                "alias_conflict",
+                f"alias {alias!r} is entities[{entities[alias]}]'s id; an alias is another name, not an entity's own",
+            )
         elif alias is not None and seen.setdefault(alias, i) != i:
-            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is also aliases[{seen[alias]}]; an alias names "
-                   "one entity")
+            c.fail(
+                "alias",
+                alias,
+                "alias_conflict",
+                f"alias {alias!r} is also aliases[{seen[alias]}]; an alias names one entity",
+            )
         entity_id = c.text(row, "entity_id")
         if entity_id is not None and entity_id not in entities:
             c.fail("entity_id", entity_id, "not_found", f"entity_id {entity_id!r} is none of the dump's entities")
@@ -532,13 +649,19 @@ def _check_predicates(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]
         label = c.clean(row, "label")
         key = c.predicate(row, "id")
         if key is not None and seen.setdefault(key, i) != i:
-            c.fail("id", key, "invalid_request", f"id {key!r} is also predicates[{seen[key]}]'s; a predicate has "
-                   "one label")
+            c.fail(
+                "id", key, "invalid_request", f"id {key!r} is also predicates[{seen[key]}]'s; a predicate has one label"
+            )
         if key is not None and label is not None:
             spelled = _attempt(normalize_predicate, label)
             if spelled != key:
-                c.fail("label", label, "invalid_name", f"label {label!r} does not spell the predicate {key!r} (a label "
-                       "is a predicate's first spelling: it normalises to its id)")
+                c.fail(
+                    "label",
+                    label,
+                    "invalid_name",
+                    f"label {label!r} does not spell the predicate {key!r} (a label "
+                    "is a predicate's first spelling: it normalises to its id)",
+                )
         out.append((key, label))
     return out
 
@@ -554,11 +677,20 @@ def _check_predicate_aliases(c: _Checker, rows: Sequence[Any], used: set[str]) -
         alias = c.predicate(row, "alias")
         target = c.predicate(row)
         if alias is not None and seen.setdefault(alias, i) != i:
-            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is also predicate_aliases[{seen[alias]}]; an "
-                   "alias names one predicate")
+            c.fail(
+                "alias",
+                alias,
+                "alias_conflict",
+                f"alias {alias!r} is also predicate_aliases[{seen[alias]}]; an alias names one predicate",
+            )
         elif alias is not None and alias in used:
-            c.fail("alias", alias, "alias_conflict", f"alias {alias!r} is a predicate the dump's facts use; an alias "
-                   "is another name, not a predicate in use")
+            c.fail(
+                "alias",
+                alias,
+                "alias_conflict",
+                f"alias {alias!r} is a predicate the dump's facts use; an alias "
+                "is another name, not a predicate in use",
+            )
         elif alias is not None and alias == target:
             c.fail("alias", alias, "invalid_request", f"alias {alias!r} names itself")
         out.append((alias, target))
@@ -566,8 +698,12 @@ def _check_predicate_aliases(c: _Checker, rows: Sequence[Any], used: set[str]) -
     for i, (alias, _target) in enumerate(out):
         if alias is not None and alias in targets:
             c.at(f"predicate_aliases[{i}]", rows[i])
-            c.fail("alias", alias, "invalid_request", f"alias {alias!r} is also named by another alias; aliases name "
-                   "a predicate directly (no chains)")
+            c.fail(
+                "alias",
+                alias,
+                "invalid_request",
+                f"alias {alias!r} is also named by another alias; aliases name a predicate directly (no chains)",
+            )
     return out
 
 
@@ -581,10 +717,19 @@ def _check_memories(c: _Checker, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
         before = len(c.problems)
         memory_id = c.label(row, "id")
         if memory_id is not None and seen.setdefault(memory_id, i) != i:
-            c.fail("id", memory_id, "invalid_request", f"id {memory_id!r} is also memories[{seen[memory_id]}]'s; a "
-                   "memory id is unique")
-        memory = (memory_id, c.label(row, "text"), c.label(row, "source", optional=True), c.moment(row, "created_at"),
-                  c.json_object(row, "metadata"))
+            c.fail(
+                "id",
+                memory_id,
+                "invalid_request",
+                f"id {memory_id!r} is also memories[{seen[memory_id]}]'s; a memory id is unique",
+            )
+        memory = (
+            memory_id,
+            c.label(row, "text"),
+            c.label(row, "source", optional=True),
+            c.moment(row, "created_at"),
+            c.json_object(row, "metadata"),
+        )
         if len(c.problems) == before:
             out.append(memory)
     return out
@@ -631,10 +776,16 @@ def _check(data: Mapping[str, Any]) -> _Checked:
     entities, entity_ids = _check_entities(c, sections["entities"], vocabulary)
     facts = _check_facts(c, sections["facts"], entity_ids)
     used = {row[2] for row in facts}
-    checked = _Checked(settings, entities, facts, _check_aliases(c, sections["aliases"], entity_ids),
-                       _check_memories(c, sections["memories"]), _check_predicates(c, sections["predicates"]),
-                       _check_predicate_aliases(c, sections["predicate_aliases"], used),
-                       _check_not_duplicates(c, sections["not_duplicates"]))
+    checked = _Checked(
+        settings,
+        entities,
+        facts,
+        _check_aliases(c, sections["aliases"], entity_ids),
+        _check_memories(c, sections["memories"]),
+        _check_predicates(c, sections["predicates"]),
+        _check_predicate_aliases(c, sections["predicate_aliases"], used),
+        _check_not_duplicates(c, sections["not_duplicates"]),
+    )
     if c.problems:
         raise c.refusal()
     return checked

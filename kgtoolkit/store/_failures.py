@@ -128,8 +128,10 @@ def _no_room(path: Path | None) -> str | None:
 
         soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
         if soft != resource.RLIM_INFINITY:
-            biggest = max((os.stat(f"{path}{s}").st_size for s in ("", "-wal", "-journal")
-                           if os.path.exists(f"{path}{s}")), default=0)
+            biggest = max(
+                (os.stat(f"{path}{s}").st_size for s in ("", "-wal", "-journal") if os.path.exists(f"{path}{s}")),
+                default=0,
+            )
             if biggest + _ROOM >= soft:
                 return f"the file size limit of this process ({soft} bytes, ulimit -f) is reached"
     except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
@@ -145,20 +147,36 @@ def _no_room(path: Path | None) -> str | None:
 
 def _disk_full(path: Path | None, why: str, detail: str) -> DiskFull:
     where = str(path) if path is not None else "the graph"
-    action = ("raise the limit (ulimit -f)" if "ulimit" in why
-              else "free some space (or move the graph to a bigger disk)")
-    return DiskFull(f"no room to write {where}: {why} ({detail}); nothing was written (the graph is as it was "
-                    f"before); {action} and retry", field="path", value=where, reason=why)
+    action = (
+        "raise the limit (ulimit -f)" if "ulimit" in why else "free some space (or move the graph to a bigger disk)"
+    )
+    return DiskFull(
+        f"no room to write {where}: {why} ({detail}); nothing was written (the graph is as it was "
+        f"before); {action} and retry",
+        field="path",
+        value=where,
+        reason=why,
+    )
 
 
 def _corrupt(path: Path | None, detail: str) -> Corrupt:
     where = str(path) if path is not None else "the graph"
-    return Corrupt(f"the graph file {where} is corrupt ({detail}): some of its pages are damaged; {CORRUPT_HINT} "
-                   f"(kgtoolkit --db {where} export FILE.json)", field="path", value=where)
+    return Corrupt(
+        f"the graph file {where} is corrupt ({detail}): some of its pages are damaged; {CORRUPT_HINT} "
+        f"(kgtoolkit --db {where} export FILE.json)",
+        field="path",
+        value=where,
+    )
 
 
-def sqlite_failure(exc: sqlite3.Error, *, path: Path | None, timeout: float, opening: bool = False,
-                   read_only_reason: Callable[[], str | None] | None = None) -> KGError:
+def sqlite_failure(
+    exc: sqlite3.Error,
+    *,
+    path: Path | None,
+    timeout: float,
+    opening: bool = False,
+    read_only_reason: Callable[[], str | None] | None = None,
+) -> KGError:
     """The kgtoolkit error for a failure of the SQLite graph at ``path`` (None or ``:memory:``: in memory).
 
     ``opening``: the file is being opened as a graph (a file that is not SQLite is then no graph);
@@ -173,29 +191,47 @@ def sqlite_failure(exc: sqlite3.Error, *, path: Path | None, timeout: float, ope
     if name.startswith("SQLITE_CORRUPT") or (name == "SQLITE_NOTADB" and _has_magic(path)):
         return _corrupt(path, detail)
     if name == "SQLITE_NOTADB":
-        return StoreError(f"cannot open {where} as a knowledge graph: {detail} (it has no SQLite header: another "
-                          "kind of file, or a graph whose first page is destroyed); check the path, or restore the "
-                          "graph from a backup", **data)
+        return StoreError(
+            f"cannot open {where} as a knowledge graph: {detail} (it has no SQLite header: another "
+            "kind of file, or a graph whose first page is destroyed); check the path, or restore the "
+            "graph from a backup",
+            **data,
+        )
     if name == "SQLITE_FULL":
         return _disk_full(path, _no_room(path) or "the disk is full", detail)
     if name.startswith("SQLITE_IOERR"):
         why = _no_room(path)
         if why is not None:
             return _disk_full(path, why, detail)
-        return StoreError(f"the disk failed reading or writing {where} ({detail}, {name}); nothing was written; "
-                          "check the disk (dmesg) and retry", **data)
+        return StoreError(
+            f"the disk failed reading or writing {where} ({detail}, {name}); nothing was written; "
+            "check the disk (dmesg) and retry",
+            **data,
+        )
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or (not name and ("locked" in detail or "busy" in detail)):
-        return Locked(f"the graph at {where} is busy ({detail}) after waiting {timeout:g} s: another connection "
-                      "holds its lock; retry, or raise the timeout", timeout=timeout, **data)
+        return Locked(
+            f"the graph at {where} is busy ({detail}) after waiting {timeout:g} s: another connection "
+            "holds its lock; retry, or raise the timeout",
+            timeout=timeout,
+            **data,
+        )
     if name.startswith("SQLITE_READONLY"):
         reason = (read_only_reason() if read_only_reason is not None else None) or (
-            "the file was moved or deleted while open" if name == "SQLITE_READONLY_DBMOVED"
-            else f"the file system refused the write ({detail})")
-        return ReadOnly(f"{where} cannot be changed: {reason}. Reads work; to write, give this user write access "
-                        "to the file and its folder, or copy the graph elsewhere", reason=reason, **data)
+            "the file was moved or deleted while open"
+            if name == "SQLITE_READONLY_DBMOVED"
+            else f"the file system refused the write ({detail})"
+        )
+        return ReadOnly(
+            f"{where} cannot be changed: {reason}. Reads work; to write, give this user write access "
+            "to the file and its folder, or copy the graph elsewhere",
+            reason=reason,
+            **data,
+        )
     if name.startswith("SQLITE_CANTOPEN"):
-        return StoreError(f"cannot open {where} ({detail}); check that the file and its folder exist and this user "
-                          "may read them", **data)
+        return StoreError(
+            f"cannot open {where} ({detail}); check that the file and its folder exist and this user may read them",
+            **data,
+        )
     if opening:
         return StoreError(f"cannot open {where} as a knowledge graph: {detail}", **data)
     return StoreError(f"the graph {where} refused a statement: {detail}; nothing was written", **data)
@@ -210,13 +246,22 @@ def sqlite_text_failure(message: str, *, path: Path | None, timeout: float) -> K
         return _disk_full(path, _no_room(path) or "the disk is full", message.strip().splitlines()[0])
     if "no space left" in text or "disk quota" in text:  # the reader's result files (nothing is written to the graph)
         where = str(path) if path is not None else "the graph"
-        return DiskFull(f"no room for the temporary files of a whole-table read of {where} ({message}); free space "
-                        "in /dev/shm or the temporary folder ($TMPDIR) and retry", field="path", value=where,
-                        reason="the temporary folder is full")
+        return DiskFull(
+            f"no room for the temporary files of a whole-table read of {where} ({message}); free space "
+            "in /dev/shm or the temporary folder ($TMPDIR) and retry",
+            field="path",
+            value=where,
+            reason="the temporary folder is full",
+        )
     if "locked" in text or "busy" in text:
         where = str(path) if path is not None else "the graph"
-        return Locked(f"the graph at {where} is busy ({message}) after waiting {timeout:g} s: another connection "
-                      "holds its lock; retry, or raise the timeout", field="path", value=where, timeout=timeout)
+        return Locked(
+            f"the graph at {where} is busy ({message}) after waiting {timeout:g} s: another connection "
+            "holds its lock; retry, or raise the timeout",
+            field="path",
+            value=where,
+            timeout=timeout,
+        )
     where = f" {path}" if path is not None else ""
     return StoreError(f"cannot read the graph{where}: {message}", field="path", value=str(path) if path else None)
 
@@ -234,19 +279,25 @@ def os_failure(exc: OSError, *, path: Path | str, doing: str = "write", hint: st
         found = re.search(r"\(os error (\d+)\)", str(exc))
         code = int(found.group(1)) if found else None
     if code in _NO_ROOM:
-        why = {errno.EDQUOT: "the disk quota is exceeded",
-               errno.EFBIG: "the file size limit of this process is reached (ulimit -f)"}.get(code or 0,
-                                                                                              "the disk is full")
-        return DiskFull(f"no room to {doing} {path}: {why} ({detail}); nothing was written; free some space and "
-                        "retry", field="path", value=str(path), reason=why)
+        why = {
+            errno.EDQUOT: "the disk quota is exceeded",
+            errno.EFBIG: "the file size limit of this process is reached (ulimit -f)",
+        }.get(code or 0, "the disk is full")
+        return DiskFull(
+            f"no room to {doing} {path}: {why} ({detail}); nothing was written; free some space and retry",
+            field="path",
+            value=str(path),
+            reason=why,
+        )
     return StoreError(f"cannot {doing} {path}: {detail}{'; ' + hint if hint else ''}", field="path", value=str(path))
 
 
 # ---------------------------------------------------------------------- PostgreSQL
 
 
-def postgres_failure(exc: Exception, *, where: str, timeout: float,
-                     connection_error: type[BaseException] | None = None) -> KGError:
+def postgres_failure(
+    exc: Exception, *, where: str, timeout: float, connection_error: type[BaseException] | None = None
+) -> KGError:
     """The kgtoolkit error for a psycopg (or ADBC) error of the PostgreSQL graph ``where`` (password masked).
 
     ``connection_error``: psycopg's ``OperationalError`` (a lost connection).
@@ -255,19 +306,30 @@ def postgres_failure(exc: Exception, *, where: str, timeout: float,
     text = _first_line(exc)
     data: dict[str, Any] = {"field": "db", "value": where, "sqlstate": state or None}
     if state == "25006":
-        return ReadOnly(f"{where} is open read-only; open it without read_only to change it",
-                        reason="a read-only session", **data)
+        return ReadOnly(
+            f"{where} is open read-only; open it without read_only to change it", reason="a read-only session", **data
+        )
     if state in ("55P03", "57014"):
-        return Locked(f"the graph at {where} is busy ({text}) after waiting {timeout:g} s: another connection holds "
-                      "its lock; retry, or raise the timeout", timeout=timeout, **data)
+        return Locked(
+            f"the graph at {where} is busy ({text}) after waiting {timeout:g} s: another connection holds "
+            "its lock; retry, or raise the timeout",
+            timeout=timeout,
+            **data,
+        )
     if state == "53100":
-        return DiskFull(f"the PostgreSQL server of {where} is out of disk space; nothing was written ({text}); free "
-                        "space on the server and retry", reason="the server's disk is full", **data)
+        return DiskFull(
+            f"the PostgreSQL server of {where} is out of disk space; nothing was written ({text}); free "
+            "space on the server and retry",
+            reason="the server's disk is full",
+            **data,
+        )
     if state in ("XX001", "XX002"):
         return Corrupt(f"the PostgreSQL server reports damaged data in {where} ({text}); {CORRUPT_HINT}", **data)
     if state == "42501":
-        return StoreError(f"the database user lacks a privilege on {where} ({text}); grant it, or connect as "
-                          "the graph's owner", **data)
+        return StoreError(
+            f"the database user lacks a privilege on {where} ({text}); grant it, or connect as the graph's owner",
+            **data,
+        )
     if (connection_error is not None and isinstance(exc, connection_error)) or state.startswith("08"):
         return StoreError(f"lost the connection to {where} ({text}); nothing was written; retry", **data)
     return StoreError(f"the PostgreSQL graph {where} refused a statement: {text}", **data)
@@ -283,8 +345,17 @@ def postgres_connect_failure(exc: Exception, *, where: str) -> StoreError:
         hint = "the server refused the user name or password; check them in the URL (or PGPASSWORD, ~/.pgpass)"
     elif "does not exist" in text and "database" in text:
         hint = "the database does not exist; create it (createdb NAME, or CREATE DATABASE) or check its name"
-    elif any(s in text for s in ("Connection refused", "could not translate host name", "timeout expired",
-                                 "Name or service not known", "No route to host", "Network is unreachable")):
+    elif any(
+        s in text
+        for s in (
+            "Connection refused",
+            "could not translate host name",
+            "timeout expired",
+            "Name or service not known",
+            "No route to host",
+            "Network is unreachable",
+        )
+    ):
         hint = "the server cannot be reached; check the host and port, and that PostgreSQL is running there"
     else:
         hint = "check the URL (postgresql://user:password@host:port/database)"

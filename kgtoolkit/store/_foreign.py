@@ -57,8 +57,10 @@ _TRIPLE_NOT_KEPT = {
     "invalidated_at": "the import's time is recorded for ended facts",
 }
 _ENTITY_FIELDS = ("id", "name", "type", "properties")
-_ENTITY_NOT_KEPT = {"created_at": "entities get the import's time as created_at",
-                    "updated_at": "entities get the import's time as created_at"}
+_ENTITY_NOT_KEPT = {
+    "created_at": "entities get the import's time as created_at",
+    "updated_at": "entities get the import's time as created_at",
+}
 _ALIAS_NAME = ("alias", "name")
 _ALIAS_TARGET = ("entity_id", "entity", "canonical_id", "canonical", "target_id", "target")
 
@@ -118,8 +120,12 @@ def _ident(name: str) -> str:
 
 
 def _tables(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    names = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")]
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        )
+    ]
     return {name: [r[1] for r in conn.execute(f"PRAGMA table_info({_ident(name)})")] for name in names}
 
 
@@ -176,14 +182,18 @@ class _Findings:
     fallbacks: list[str] = dataclasses.field(default_factory=list)
 
 
-def _read_triples(conn: sqlite3.Connection, file: Path, table: str, columns: list[str],
-                  found: _Findings) -> dict[str, list[Any]]:
+def _read_triples(
+    conn: sqlite3.Connection, file: Path, table: str, columns: list[str], found: _Findings
+) -> dict[str, list[Any]]:
     """The triples as columns (``line`` = rowid), fallback columns already applied; subjects/objects raw."""
     picked = {f: _pick(columns, [f]) for f in _TRIPLE_FIELDS}
     missing = [f for f in ("subject", "predicate", "object") if picked[f] is None]
     if missing:
-        raise InvalidRequest(f"{file}: table {table!r} has no {', '.join(missing)} column (it has: {', '.join(columns)})",
-                             field="path", value=str(file))
+        raise InvalidRequest(
+            f"{file}: table {table!r} has no {', '.join(missing)} column (it has: {', '.join(columns)})",
+            field="path",
+            value=str(file),
+        )
     fallbacks = {f: [c for c in (_pick(columns, [n]) for n in names) if c] for f, names in _TRIPLE_FALLBACKS.items()}
     used = {c for c in picked.values() if c} | {c for cs in fallbacks.values() for c in cs}
     for c in columns:
@@ -206,8 +216,8 @@ def _read_triples(conn: sqlite3.Connection, file: Path, table: str, columns: lis
     out: dict[str, list[Any]] = {"line": [], **{f: [] for f in _TRIPLE_FIELDS}}
     for record in records:
         out["line"].append(record[0])
-        values = dict(zip(_TRIPLE_FIELDS, record[1:n + 1]))
-        extra = iter(record[n + 1:])
+        values = dict(zip(_TRIPLE_FIELDS, record[1 : n + 1]))
+        extra = iter(record[n + 1 :])
         for field in _TRIPLE_FALLBACKS:  # the first non-blank of the column and its fallbacks
             for _ in fallbacks[field]:
                 candidate = _text(next(extra))
@@ -224,8 +234,9 @@ def _read_triples(conn: sqlite3.Connection, file: Path, table: str, columns: lis
     return out
 
 
-def _read_entities(conn: sqlite3.Connection, table: str, columns: list[str],
-                   found: _Findings) -> list[tuple[str | None, str | None, str | None, str | None]]:
+def _read_entities(
+    conn: sqlite3.Connection, table: str, columns: list[str], found: _Findings
+) -> list[tuple[str | None, str | None, str | None, str | None]]:
     """(id, name, type, properties) of each entity row, in rowid order."""
     picked = {f: _pick(columns, [f]) for f in _ENTITY_FIELDS}
     if picked["id"] is None and picked["name"] is None:
@@ -239,20 +250,25 @@ def _read_entities(conn: sqlite3.Connection, table: str, columns: list[str],
         else:
             found.unknown_columns.append(f"{table}.{c}")
     select = ", ".join(_ident(c) if c else "NULL" for c in (picked[f] for f in _ENTITY_FIELDS))
-    return [(_text(a), _text(b), _text(c), _text(d))
-            for a, b, c, d in conn.execute(f"SELECT {select} FROM {_ident(table)} ORDER BY rowid")]
+    return [
+        (_text(a), _text(b), _text(c), _text(d))
+        for a, b, c, d in conn.execute(f"SELECT {select} FROM {_ident(table)} ORDER BY rowid")
+    ]
 
 
-def _read_aliases(conn: sqlite3.Connection, table: str, columns: list[str],
-                  found: _Findings) -> list[tuple[str | None, str | None]]:
+def _read_aliases(
+    conn: sqlite3.Connection, table: str, columns: list[str], found: _Findings
+) -> list[tuple[str | None, str | None]]:
     """(alias, entity id) of each alias row."""
     name, target = _pick(columns, _ALIAS_NAME), _pick(columns, _ALIAS_TARGET)
     if name is None or target is None:
         found.unknown_columns += [f"{table}.{c}" for c in columns]
         return []
     found.unknown_columns += [f"{table}.{c}" for c in columns if c not in (name, target)]
-    return [(_text(a), _text(e)) for a, e in conn.execute(
-        f"SELECT {_ident(name)}, {_ident(target)} FROM {_ident(table)} ORDER BY rowid")]
+    return [
+        (_text(a), _text(e))
+        for a, e in conn.execute(f"SELECT {_ident(name)}, {_ident(target)} FROM {_ident(table)} ORDER BY rowid")
+    ]
 
 
 def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str] = ()) -> ForeignGraph:  # noqa: C901  (over the limit before it was set: to split)
@@ -275,14 +291,19 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
             raise InvalidRequest(
                 f"{file} has no 'triples' table (tables: {', '.join(tables) or 'none'}); kgtoolkit imports SQLite "
                 "graphs with the entities/triples layout of MemPalace and Flowly, or its own files",
-                field="path", value=str(file))
+                field="path",
+                value=str(file),
+            )
         rows = _read_triples(conn, file, triples, tables[triples], found)
         entities_table, alias_table = lower.get("entities"), lower.get("aliases")
         entity_rows = _read_entities(conn, entities_table, tables[entities_table], found) if entities_table else []
         alias_rows = _read_aliases(conn, alias_table, tables[alias_table], found) if alias_table else []
         known = {triples, entities_table, alias_table}
-        unknown_tables = [f"{t} ({conn.execute(f'SELECT count(*) FROM {_ident(t)}').fetchone()[0]} rows)"
-                          for t in tables if t not in known]
+        unknown_tables = [
+            f"{t} ({conn.execute(f'SELECT count(*) FROM {_ident(t)}').fetchone()[0]} rows)"
+            for t in tables
+            if t not in known
+        ]
     except sqlite3.DatabaseError as exc:
         raise _failure(exc, file, f"cannot read {file}: {exc}") from exc
     finally:
@@ -299,8 +320,9 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
     confidence = rows.pop("confidence")
     facts = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.String) for k, v in rows.items()})
     if any(isinstance(c, str) for c in confidence):  # text in a REAL column: kept, the import reports it
-        facts = facts.with_columns(pl.Series("confidence", [None if c is None else str(c) for c in confidence],
-                                             dtype=pl.String))
+        facts = facts.with_columns(
+            pl.Series("confidence", [None if c is None else str(c) for c in confidence], dtype=pl.String)
+        )
     else:
         facts = facts.with_columns(pl.Series("confidence", confidence, dtype=pl.Float64))
 
@@ -332,11 +354,18 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
             value_only += 1
             continue
         entities.append({"name": display, "type": kind, "properties": parsed or None})
-    aliases = [(a, names.get(e, e)) for a, e in alias_rows if a is not None and a.strip() and e is not None and e.strip()]
+    aliases = [
+        (a, names.get(e, e)) for a, e in alias_rows if a is not None and a.strip() and e is not None and e.strip()
+    ]
 
     has = {c.lower() for c in tables[triples]}
-    program = ("MemPalace" if has & {"source_file", "extracted_at", "source_drawer_id", "adapter_name"}
-               else "Flowly" if "source" in has or alias_table else "entities/triples")
+    program = (
+        "MemPalace"
+        if has & {"source_file", "extracted_at", "source_drawer_id", "adapter_name"}
+        else "Flowly"
+        if "source" in has or alias_table
+        else "entities/triples"
+    )
     warnings: list[str] = []
     if unknown_tables:
         warnings.append(f"{file.name}: tables not recognised, not imported: {', '.join(unknown_tables)}")
@@ -346,9 +375,13 @@ def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str
         warnings.append(f"{file.name}: recognised, not kept: {'; '.join(found.not_kept)}")
     warnings.extend(f"{file.name}: {note}" for note in found.fallbacks)
     if bad_properties:
-        warnings.append(f"{file.name}: {bad_properties} entities have properties that are not a JSON object; "
-                        "their properties were not imported")
+        warnings.append(
+            f"{file.name}: {bad_properties} entities have properties that are not a JSON object; "
+            "their properties were not imported"
+        )
     if value_only:
-        warnings.append(f"{file.name}: {value_only} entities only held values of value predicates; they are "
-                        "text objects in kgtoolkit, not entities")
+        warnings.append(
+            f"{file.name}: {value_only} entities only held values of value predicates; they are "
+            "text objects in kgtoolkit, not entities"
+        )
     return ForeignGraph(program, facts, entities, aliases, warnings)

@@ -72,18 +72,25 @@ def resolve(db: DatabaseName | None = None) -> Location:
     if lowered.startswith(("postgresql://", "postgres://")):
         return Location("postgresql", url="postgresql://" + text.split("://", 1)[1])
     if lowered.startswith("sqlite:"):
-        rest = text[len("sqlite:"):]
+        rest = text[len("sqlite:") :]
         if rest in ("", "//", "///:memory:", "//:memory:"):
             return Location("sqlite", path=Path(":memory:"))
         if not rest.startswith("///"):
-            raise InvalidRequest(f"{text!r} is not an SQLite URL; write sqlite:///relative/file.sqlite3 or "
-                                 "sqlite:////absolute/file.sqlite3, or just the file's path", field="db", value=text)
+            raise InvalidRequest(
+                f"{text!r} is not an SQLite URL; write sqlite:///relative/file.sqlite3 or "
+                "sqlite:////absolute/file.sqlite3, or just the file's path",
+                field="db",
+                value=text,
+            )
         return Location("sqlite", path=Path(rest[3:]).expanduser())
     if "://" in text:
         scheme = text.split("://", 1)[0]
-        raise InvalidRequest(f"kgtoolkit keeps graphs in SQLite files or PostgreSQL, not {scheme}://; give a file "
-                             "path, sqlite:///file, or postgresql://user:password@host/database", field="db",
-                             value=str(Location("postgresql", url=text)) if "@" in text else text)
+        raise InvalidRequest(
+            f"kgtoolkit keeps graphs in SQLite files or PostgreSQL, not {scheme}://; give a file "
+            "path, sqlite:///file, or postgresql://user:password@host/database",
+            field="db",
+            value=str(Location("postgresql", url=text)) if "@" in text else text,
+        )
     if text == ":memory:":
         return Location("sqlite", path=Path(":memory:"))
     return Location("sqlite", path=Path(text).expanduser())

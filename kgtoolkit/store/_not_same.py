@@ -23,8 +23,9 @@ KINDS = ("entities", "predicates")
 
 def check_kind(kind: Any) -> str:
     if kind not in KINDS:
-        raise InvalidRequest(f"kind must be entities or predicates, not {kind!r}", field="kind", value=str(kind),
-                             suggestions=list(KINDS))
+        raise InvalidRequest(
+            f"kind must be entities or predicates, not {kind!r}", field="kind", value=str(kind), suggestions=list(KINDS)
+        )
     return str(kind)
 
 
@@ -32,8 +33,11 @@ def _predicate(cur: Cursor, name: str, field: str) -> str:
     """The canonical predicate ``name`` names (through its predicate alias, contract §13), one some fact uses."""
     pred = q.canonical(cur, name)
     if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
-        raise NotFound(f"no fact uses the predicate {pred!r} ({field}); `kgtoolkit stats` counts the predicates in "
-                       "use", field=field, value=name)
+        raise NotFound(
+            f"no fact uses the predicate {pred!r} ({field}); `kgtoolkit stats` counts the predicates in use",
+            field=field,
+            value=name,
+        )
     return pred
 
 
@@ -52,11 +56,15 @@ def mark_not_same(backend: Backend, kind: str, first: str, second: str) -> tuple
             x, y = _predicate(cur, first, "first"), _predicate(cur, second, "second")
             shown = {x: x, y: y}
         if x == y:
-            raise InvalidRequest(f"{first!r} and {second!r} are one {kind[:-1]} already; there is no pair to mark",
-                                 field="second", value=second)
+            raise InvalidRequest(
+                f"{first!r} and {second!r} are one {kind[:-1]} already; there is no pair to mark",
+                field="second",
+                value=second,
+            )
         a, b = min(x, y), max(x, y)
-        row = cur.execute("SELECT created_at FROM not_duplicates WHERE kind = ? AND a = ? AND b = ?",
-                          (kind, a, b)).fetchone()
+        row = cur.execute(
+            "SELECT created_at FROM not_duplicates WHERE kind = ? AND a = ? AND b = ?", (kind, a, b)
+        ).fetchone()
         if row is not None:
             return a, shown[a], b, shown[b], False, str(row[0])
         created = now_text()
@@ -70,13 +78,16 @@ def repoint_not_same(cur: Cursor, source: str, target: str, kind: str = "entitie
     """Inside a merge of entity ``source`` into ``target`` (or a rename of predicate ``source`` into ``target``,
     ``kind="predicates"``): its "not the same" pairs become the target's; a pair of the two themselves goes."""
     params = {"k": check_kind(kind), "s": source}
-    rows = cur.execute("SELECT a, b, created_at FROM not_duplicates WHERE kind = :k AND (a = :s OR b = :s)",
-                       params).fetchall()
+    rows = cur.execute(
+        "SELECT a, b, created_at FROM not_duplicates WHERE kind = :k AND (a = :s OR b = :s)", params
+    ).fetchall()
     if not rows:
         return
     cur.execute("DELETE FROM not_duplicates WHERE kind = :k AND (a = :s OR b = :s)", params)
     for a, b, created in rows:
         other = b if a == source else a
         if other != target:
-            cur.execute("INSERT INTO not_duplicates(kind, a, b, created_at) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT DO NOTHING", (kind, min(other, target), max(other, target), created))
+            cur.execute(
+                "INSERT INTO not_duplicates(kind, a, b, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (kind, min(other, target), max(other, target), created),
+            )

@@ -103,11 +103,18 @@ class GraphStore:
     ``merge`` atomic. ``location`` says where the graph is; ``path`` is its file (None for PostgreSQL).
     """
 
-    def __init__(self, db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0,
-                 backend: Backend | None = None) -> None:
+    def __init__(
+        self,
+        db: DatabaseName | None = None,
+        *,
+        read_only: bool = False,
+        timeout: float = 30.0,
+        backend: Backend | None = None,
+    ) -> None:
         if backend is not None and db is not None:
-            raise InvalidRequest("give either db or backend, not both: a backend already knows its database",
-                                 field="backend")
+            raise InvalidRequest(
+                "give either db or backend, not both: a backend already knows its database", field="backend"
+            )
         self._backend = backend if backend is not None else connect(db, read_only=read_only, timeout=timeout)
         self.location: Location = self._backend.location
         self._kept: dict[str, Any] = {}
@@ -217,16 +224,19 @@ class GraphStore:
             vocabulary.add("unknown")
             updates["types"] = json.dumps(sorted(vocabulary))
         if value_predicates is not None:
-            updates["value_predicates"] = json.dumps(sorted(self._setting_names(value_predicates, "value_predicates",
-                                                                                "predicate")))
+            updates["value_predicates"] = json.dumps(
+                sorted(self._setting_names(value_predicates, "value_predicates", "predicate"))
+            )
         if multi_valued is not None:
             updates["multi_valued"] = json.dumps(sorted(self._setting_names(multi_valued, "multi_valued", "predicate")))
         if single_valued is not None:
-            updates["single_valued"] = json.dumps(sorted(self._setting_names(single_valued, "single_valued",
-                                                                             "predicate")))
+            updates["single_valued"] = json.dumps(
+                sorted(self._setting_names(single_valued, "single_valued", "predicate"))
+            )
         if event_predicates is not None:
-            updates["event_predicates"] = json.dumps(sorted(self._setting_names(event_predicates, "event_predicates",
-                                                                                "predicate")))
+            updates["event_predicates"] = json.dumps(
+                sorted(self._setting_names(event_predicates, "event_predicates", "predicate"))
+            )
         for key, flag in (("comma_guard", comma_guard), ("events", events)):
             if flag is not None:
                 if not isinstance(flag, bool):
@@ -245,17 +255,27 @@ class GraphStore:
                 in_use = {r[0] for r in cur.execute("SELECT DISTINCT type FROM entities")}
                 missing = in_use - set(json.loads(updates["types"]))
                 if missing:
-                    raise UnknownType(f"types {sorted(missing)} are used by entities; keep them in the vocabulary",
-                                      field="types", value=sorted(missing))
+                    raise UnknownType(
+                        f"types {sorted(missing)} are used by entities; keep them in the vocabulary",
+                        field="types",
+                        value=sorted(missing),
+                    )
             before = q.read_config(cur)
-            both = set(json.loads(updates["multi_valued"]) if "multi_valued" in updates else before.multi_valued) & \
-                set(json.loads(updates["single_valued"]) if "single_valued" in updates else before.single_valued)
+            both = set(json.loads(updates["multi_valued"]) if "multi_valued" in updates else before.multi_valued) & set(
+                json.loads(updates["single_valued"]) if "single_valued" in updates else before.single_valued
+            )
             if both:
-                raise InvalidRequest(f"{', '.join(sorted(both))} cannot be both multi-valued and single-valued; remove "
-                                     "it from one list (`kgtoolkit config --remove-multi-valued P` or "
-                                     "`--remove-single-valued P`)", field="single_valued", value=sorted(both))
-            cur.executemany("INSERT INTO settings(key, value) VALUES (?, ?) "
-                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", list(updates.items()))
+                raise InvalidRequest(
+                    f"{', '.join(sorted(both))} cannot be both multi-valued and single-valued; remove "
+                    "it from one list (`kgtoolkit config --remove-multi-valued P` or "
+                    "`--remove-single-valued P`)",
+                    field="single_valued",
+                    value=sorted(both),
+                )
+            cur.executemany(
+                "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                list(updates.items()),
+            )
             return q.read_config(cur)
 
         return self._backend.write(write)
@@ -270,12 +290,19 @@ class GraphStore:
             except InvalidName as exc:
                 if name == printable(name) or name not in getattr(self.config, setting):
                     raise
-                option = {"types": "--remove-type", "value_predicates": "--remove-value-predicate",
-                          "multi_valued": "--remove-multi-valued", "single_valued": "--remove-single-valued",
-                          "event_predicates": "--remove-event-predicate"}[setting]
-                raise InvalidName(f"{exc.message}. It is stored in this graph's {setting}: remove it with "
-                                  f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
-                                  f"configure({setting}=...))", **exc.data) from exc
+                option = {
+                    "types": "--remove-type",
+                    "value_predicates": "--remove-value-predicate",
+                    "multi_valued": "--remove-multi-valued",
+                    "single_valued": "--remove-single-valued",
+                    "event_predicates": "--remove-event-predicate",
+                }[setting]
+                raise InvalidName(
+                    f"{exc.message}. It is stored in this graph's {setting}: remove it with "
+                    f"`kgtoolkit config {option} '{printable(name)}'` (or leave it out of "
+                    f"configure({setting}=...))",
+                    **exc.data,
+                ) from exc
         return keys
 
     # ------------------------------------------------------------------ names
@@ -301,7 +328,8 @@ class GraphStore:
             rows = cur.execute(
                 "SELECT id, name, type, properties, created_at FROM entities WHERE CAST(:t AS TEXT) IS NULL OR type = :t "
                 "ORDER BY id LIMIT :limit OFFSET :offset",
-                {"t": type, **q.page(self._backend.dialect, limit, offset)}).fetchall()
+                {"t": type, **q.page(self._backend.dialect, limit, offset)},
+            ).fetchall()
         return [Entity(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
 
     def add_entity(self, name: str, *, type: str | None = None, properties: Mapping[str, Any] | None = None) -> Entity:
@@ -340,81 +368,153 @@ class GraphStore:
         >>> kg.add("my_api", "uses queue", "Redis").created, kg.add("My API", "uses_queue", "redis").created
         (True, False)
         """
+
         def write(cur: Cursor) -> AddResult:
             rules = _preds.rules(cur)
-            return _add(cur, rules, subject, predicate, object, valid_from=valid_from, valid_to=valid_to,
-                        confidence=confidence, source=source, source_closet=source_closet,
-                        subject_type=subject_type, object_type=object_type, properties=properties)
+            return _add(
+                cur,
+                rules,
+                subject,
+                predicate,
+                object,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                confidence=confidence,
+                source=source,
+                source_closet=source_closet,
+                subject_type=subject_type,
+                object_type=object_type,
+                properties=properties,
+            )
 
         return self._backend.write(write)
 
-    def invalidate(self, subject: str, predicate: str, object: str, *,
-                   ended: TimeInput | None = None, ended_by: str | None = None) -> Fact:
+    def invalidate(
+        self, subject: str, predicate: str, object: str, *, ended: TimeInput | None = None, ended_by: str | None = None
+    ) -> Fact:
         """End the current ``subject → predicate → object`` fact on ``ended`` (default: today, UTC).
 
         Raises :class:`NotCurrent` (listing the historical facts) when no such fact is current.
         """
+
         def write(cur: Cursor) -> Fact:
             return self._invalidate(cur, _preds.rules(cur), subject, predicate, object, ended, ended_by)
 
         return self._backend.write(write)
 
-    def _invalidate(self, cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str,
-                    ended: TimeInput | None, ended_by: str | None, *, field: str = "ended") -> Fact:
+    def _invalidate(
+        self,
+        cur: Cursor,
+        rules: Rules,
+        subject: str,
+        predicate: str,
+        obj: str,
+        ended: TimeInput | None,
+        ended_by: str | None,
+        *,
+        field: str = "ended",
+    ) -> Fact:
         d = self._backend.dialect
         pred = rules.predicate(predicate)
         end = rules.end(ended if ended not in (None, "") else today(), field)
         by = rules.text(ended_by, "ended_by") or "agent"
         subject_id = q.resolve(cur, d, subject, field="subject")
         object_key = rules.value(obj).id if rules.is_value(pred) else q.resolve(cur, d, obj, field="object")
-        row = cur.execute("SELECT id, from_us, valid_from FROM facts WHERE subject = ? AND predicate = ? "
-                          "AND object_key = ? AND valid_to IS NULL", (subject_id, pred, object_key)).fetchone()
+        row = cur.execute(
+            "SELECT id, from_us, valid_from FROM facts WHERE subject = ? AND predicate = ? "
+            "AND object_key = ? AND valid_to IS NULL",
+            (subject_id, pred, object_key),
+        ).fetchone()
         if row is None:
-            history = [q.fact(cur, r[0]) for r in cur.execute(
-                f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
-                (subject_id, pred, object_key)).fetchall()]
+            history = [
+                q.fact(cur, r[0])
+                for r in cur.execute(
+                    f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
+                    (subject_id, pred, object_key),
+                ).fetchall()
+            ]
             running = [f for f in history if f.state == "current"]
             if running:  # current, with its end already recorded (contract §4): an end is written once
-                raise NotCurrent(f"{subject} → {pred} → {obj} already ends on {running[0].valid_to} (it is current "
-                                 "until then), so there is no open fact to end; a recorded end is not rewritten. "
-                                 "Query the entity to see its facts.",
-                                 field="object", value=obj, history=[f.to_dict() for f in history])
+                raise NotCurrent(
+                    f"{subject} → {pred} → {obj} already ends on {running[0].valid_to} (it is current "
+                    "until then), so there is no open fact to end; a recorded end is not rewritten. "
+                    "Query the entity to see its facts.",
+                    field="object",
+                    value=obj,
+                    history=[f.to_dict() for f in history],
+                )
             past = "; ".join(f"{f.valid_from or '?'} … {f.valid_to}" for f in history)
             detail = f" It was true: {past}." if history else " No such fact was ever recorded."
-            raise NotCurrent(f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
-                             "Query the entity to see its current facts.",
-                             field="object", value=obj, history=[f.to_dict() for f in history])
+            raise NotCurrent(
+                f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
+                "Query the entity to see its current facts.",
+                field="object",
+                value=obj,
+                history=[f.to_dict() for f in history],
+            )
         fact_id, from_key, valid_from = row
         if end.key < from_key:
-            raise IntervalOrder(f"{field} {end.text} is before the fact's valid_from {valid_from}; "
-                                f"give a {field} on or after {valid_from}", field=field, value=end.text)
-        cur.execute("UPDATE facts SET valid_to = ?, to_us = ?, invalidated_at = ?, ended_by = ? WHERE id = ?",
-                    (end.text, end.key, now_text(), by, fact_id))
+            raise IntervalOrder(
+                f"{field} {end.text} is before the fact's valid_from {valid_from}; "
+                f"give a {field} on or after {valid_from}",
+                field=field,
+                value=end.text,
+            )
+        cur.execute(
+            "UPDATE facts SET valid_to = ?, to_us = ?, invalidated_at = ?, ended_by = ? WHERE id = ?",
+            (end.text, end.key, now_text(), by, fact_id),
+        )
         return q.fact(cur, fact_id)
 
-    def supersede(self, subject: str, predicate: str, old_object: str, new_object: str, *,
-                  at: TimeInput | None = None, confidence: float = 1.0, source: str | None = None,
-                  source_closet: str | None = None, object_type: str | None = None) -> SupersedeResult:
+    def supersede(
+        self,
+        subject: str,
+        predicate: str,
+        old_object: str,
+        new_object: str,
+        *,
+        at: TimeInput | None = None,
+        confidence: float = 1.0,
+        source: str | None = None,
+        source_closet: str | None = None,
+        object_type: str | None = None,
+    ) -> SupersedeResult:
         """Atomically end ``subject → predicate → old_object`` at ``at`` and add ``new_object`` from ``at``.
 
         ``at`` defaults to today (UTC); on that day both facts are valid (both ends count).
         """
+
         def write(cur: Cursor) -> SupersedeResult:
             rules = _preds.rules(cur)
             pred = rules.predicate(predicate)
             if rules.is_value(pred):
-                same = clean_text(old_object, field="old_object").casefold() == \
-                    clean_text(new_object, field="new_object").casefold()
+                same = (
+                    clean_text(old_object, field="old_object").casefold()
+                    == clean_text(new_object, field="new_object").casefold()
+                )
             else:
                 same = normalize_name(old_object, field="old_object") == normalize_name(new_object, field="new_object")
             if same:
-                raise InvalidRequest("old_object and new_object are the same; nothing to supersede",
-                                     field="new_object", value=new_object)
+                raise InvalidRequest(
+                    "old_object and new_object are the same; nothing to supersede", field="new_object", value=new_object
+                )
             moment = at if at not in (None, "") else today()
             old = self._invalidate(cur, rules, subject, pred, old_object, moment, source, field="at")
-            added = _add(cur, rules, subject, pred, new_object, valid_from=moment, valid_to=None,
-                         confidence=confidence, source=source, source_closet=source_closet, subject_type=None,
-                         object_type=object_type, properties=None)
+            added = _add(
+                cur,
+                rules,
+                subject,
+                pred,
+                new_object,
+                valid_from=moment,
+                valid_to=None,
+                confidence=confidence,
+                source=source,
+                source_closet=source_closet,
+                subject_type=None,
+                object_type=object_type,
+                properties=None,
+            )
             return SupersedeResult(old, added.fact, added.created, added.warnings)
 
         return self._backend.write(write)
@@ -424,20 +524,28 @@ class GraphStore:
 
         Raises :class:`AliasConflict` if ``name`` is already an entity or another entity's alias.
         """
+
         def write(cur: Cursor) -> Alias:
             alias = Rules(q.read_config(cur)).name(name, "name")
             target = q.resolve(cur, self._backend.dialect, entity, field="entity")
             if cur.execute("SELECT 1 FROM entities WHERE id = ?", (alias.id,)).fetchone():
                 raise AliasConflict(
                     f"{name!r} is already an entity; to fold it into {target!r} use merge({name!r}, {entity!r})",
-                    field="name", value=name)
+                    field="name",
+                    value=name,
+                )
             row = cur.execute("SELECT entity_id, name FROM aliases WHERE alias = ?", (alias.id,)).fetchone()
             if row and row[0] != target:
-                raise AliasConflict(f"{name!r} is already an alias of {row[0]!r}; an alias names one entity",
-                                    field="name", value=name, entity=row[0])
+                raise AliasConflict(
+                    f"{name!r} is already an alias of {row[0]!r}; an alias names one entity",
+                    field="name",
+                    value=name,
+                    entity=row[0],
+                )
             if row is None:
-                cur.execute("INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?)",
-                            (alias.id, alias.display, target))
+                cur.execute(
+                    "INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?)", (alias.id, alias.display, target)
+                )
                 return Alias(alias.id, alias.display, target)
             return Alias(alias.id, row[1], target)
 
@@ -452,15 +560,19 @@ class GraphStore:
         rows, total = self._aliases(entity, limit, offset, counted=True)
         return Page(tuple(rows), total or 0, offset)
 
-    def _aliases(self, entity: str | None, limit: int | None, offset: int, *,
-                 counted: bool) -> tuple[list[Alias], int | None]:
+    def _aliases(
+        self, entity: str | None, limit: int | None, offset: int, *, counted: bool
+    ) -> tuple[list[Alias], int | None]:
         total: int | None = None
         with self._read() as cur:
             target = q.resolve(cur, self._backend.dialect, entity, field="entity") if entity is not None else None
             params = {"e": target, **q.page(self._backend.dialect, limit, offset)}
             where = "WHERE CAST(:e AS TEXT) IS NULL OR entity_id = :e"
-            rows = cur.execute(f"SELECT alias, name, entity_id FROM aliases {where} "
-                               "ORDER BY entity_id, alias LIMIT :limit OFFSET :offset", params).fetchall()
+            rows = cur.execute(
+                f"SELECT alias, name, entity_id FROM aliases {where} "
+                "ORDER BY entity_id, alias LIMIT :limit OFFSET :offset",
+                params,
+            ).fetchall()
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM aliases {where}", params)
         return [Alias(*r) for r in rows], total
@@ -472,13 +584,15 @@ class GraphStore:
         become aliases of ``target``; its type upgrades an ``unknown`` target; properties merge (target
         wins); identical current facts become one (the earliest start), identical history rows one.
         """
+
         def write(cur: Cursor) -> MergeResult:
             d = self._backend.dialect
             src = q.resolve(cur, d, source, field="source")
             dst = q.resolve(cur, d, target, field="target")
             if src == dst:
-                raise InvalidRequest(f"{source!r} and {target!r} are the same entity; nothing to merge",
-                                     field="target", value=target)
+                raise InvalidRequest(
+                    f"{source!r} and {target!r} are the same entity; nothing to merge", field="target", value=target
+                )
             src_entity, dst_entity = q.entity(cur, src), q.entity(cur, dst)
             warnings: list[str] = []
             new_type = q.upgraded_type(dst_entity.type, src_entity.type)
@@ -486,18 +600,23 @@ class GraphStore:
                 warnings.append(f"{src!r} was a {src_entity.type}; {dst!r} stays a {dst_entity.type}")
             props = {**src_entity.properties, **dst_entity.properties}
             cur.execute("UPDATE entities SET type = ?, properties = ? WHERE id = ?", (new_type, json.dumps(props), dst))
-            moved = cur.execute("SELECT count(*) FROM facts WHERE subject = :s OR object_id = :s",
-                                {"s": src}).fetchone()[0]
+            moved = cur.execute(
+                "SELECT count(*) FROM facts WHERE subject = :s OR object_id = :s", {"s": src}
+            ).fetchone()[0]
             deduplicated = _fold_duplicates(cur, src, dst)
             cur.execute("UPDATE facts SET subject = :d WHERE subject = :s", {"s": src, "d": dst})
             cur.execute("UPDATE facts SET object_id = :d, object_key = :d WHERE object_id = :s", {"s": src, "d": dst})
             cur.execute("UPDATE aliases SET entity_id = ? WHERE entity_id = ?", (dst, src))
             repoint_not_same(cur, src, dst)
             cur.execute("DELETE FROM entities WHERE id = ?", (src,))
-            cur.execute("INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                        (src, src_entity.name, dst))
-            aliases = tuple(r[0] for r in cur.execute("SELECT alias FROM aliases WHERE entity_id = ? ORDER BY alias",
-                                                      (dst,)).fetchall())
+            cur.execute(
+                "INSERT INTO aliases(alias, name, entity_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (src, src_entity.name, dst),
+            )
+            aliases = tuple(
+                r[0]
+                for r in cur.execute("SELECT alias FROM aliases WHERE entity_id = ? ORDER BY alias", (dst,)).fetchall()
+            )
             return MergeResult(src, q.entity(cur, dst), moved, deduplicated, aliases, tuple(warnings))
 
         return self._backend.write(write)
@@ -512,8 +631,10 @@ class GraphStore:
         memory = Memory(f"mem_{uuid.uuid4().hex[:16]}", body, rules.text(source, "source"), now_text(), meta)
 
         def write(cur: Cursor) -> Memory:
-            cur.execute("INSERT INTO memories(id, text, source, created_at, metadata) VALUES (?, ?, ?, ?, ?)",
-                        (memory.id, memory.text, memory.source, memory.created_at, json.dumps(meta)))
+            cur.execute(
+                "INSERT INTO memories(id, text, source, created_at, metadata) VALUES (?, ?, ?, ?, ?)",
+                (memory.id, memory.text, memory.source, memory.created_at, json.dumps(meta)),
+            )
             return memory
 
         return self._backend.write(write)
@@ -521,8 +642,9 @@ class GraphStore:
     def memory(self, memory_id: str) -> Memory:
         """The memory with this id."""
         with self._read() as cur:
-            row = cur.execute("SELECT id, text, source, created_at, metadata FROM memories WHERE id = ?",
-                              (memory_id,)).fetchone()
+            row = cur.execute(
+                "SELECT id, text, source, created_at, metadata FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
         if row is None:
             raise NotFound(f"no memory with id {memory_id!r}", field="memory_id", value=memory_id)
         return Memory(row[0], row[1], row[2], row[3], json.loads(row[4]))
@@ -561,8 +683,18 @@ class GraphStore:
         ``other`` that names no entity, is ``not_found`` with suggestions. :meth:`query_page` also
         counts every match.
         """
-        return self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=False,
-                           predicates=predicates, other=other)[0]
+        return self._query(
+            name,
+            direction,
+            as_of,
+            known_at,
+            current_only,
+            limit,
+            offset,
+            counted=False,
+            predicates=predicates,
+            other=other,
+        )[0]
 
     def query_page(
         self,
@@ -584,17 +716,40 @@ class GraphStore:
         >>> page.count, page.total, page.next_offset
         (2, 5, 4)
         """
-        facts, total = self._query(name, direction, as_of, known_at, current_only, limit, offset, counted=True,
-                                   predicates=predicates, other=other)
+        facts, total = self._query(
+            name,
+            direction,
+            as_of,
+            known_at,
+            current_only,
+            limit,
+            offset,
+            counted=True,
+            predicates=predicates,
+            other=other,
+        )
         return Page(tuple(facts), total or 0, offset)
 
-    def _query(self, name: str, direction: Direction, as_of: TimeInput | None, known_at: TimeInput | None,
-               current_only: bool, limit: int | None, offset: int, *, counted: bool,
-               predicates: str | Collection[str] | None = None,
-               other: str | None = None) -> tuple[list[Fact], int | None]:
+    def _query(
+        self,
+        name: str,
+        direction: Direction,
+        as_of: TimeInput | None,
+        known_at: TimeInput | None,
+        current_only: bool,
+        limit: int | None,
+        offset: int,
+        *,
+        counted: bool,
+        predicates: str | Collection[str] | None = None,
+        other: str | None = None,
+    ) -> tuple[list[Fact], int | None]:
         if direction not in _DIRECTIONS:
-            raise InvalidRequest(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
-                                 field="direction", value=str(direction))
+            raise InvalidRequest(
+                f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
+                field="direction",
+                value=str(direction),
+            )
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
@@ -662,9 +817,18 @@ class GraphStore:
         facts, total = self._search(predicate, object, as_of, known_at, current_only, limit, offset, counted=True)
         return Page(tuple(facts), total or 0, offset)
 
-    def _search(self, predicate: str, object: str | None, as_of: TimeInput | None, known_at: TimeInput | None,
-                current_only: bool, limit: int | None, offset: int, *,
-                counted: bool) -> tuple[list[Fact], int | None]:
+    def _search(
+        self,
+        predicate: str,
+        object: str | None,
+        as_of: TimeInput | None,
+        known_at: TimeInput | None,
+        current_only: bool,
+        limit: int | None,
+        offset: int,
+        *,
+        counted: bool,
+    ) -> tuple[list[Fact], int | None]:
         key = normalize_predicate(predicate)  # a bad name is refused before the graph is read
         where, params, known = q.time_filter(as_of, known_at, current_only)
         d = self._backend.dialect
@@ -696,16 +860,18 @@ class GraphStore:
                     _preds.check_used(cur, d, [predicate], field="predicate")
                     raise
                 where = " AND f.object_key = :o" + where
-            rows = cur.execute(f"{FACT_SELECT} WHERE f.predicate = :p{where} {ORDER} LIMIT :limit OFFSET :offset",
-                               params).fetchall()
+            rows = cur.execute(
+                f"{FACT_SELECT} WHERE f.predicate = :p{where} {ORDER} LIMIT :limit OFFSET :offset", params
+            ).fetchall()
             if not rows:
                 _preds.check_used(cur, d, [predicate], field="predicate")
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE f.predicate = :p{where}", params)
         return [q.row_fact(r, events=events, known_at=known) for r in rows], total
 
-    def _search_found(self, key: str, obj: str, where: str, params: dict[str, Any], known: str | None,
-                      limit: int | None, offset: int) -> list[Fact]:
+    def _search_found(
+        self, key: str, obj: str, where: str, params: dict[str, Any], known: str | None, limit: int | None, offset: int
+    ) -> list[Fact]:
         """:meth:`search` by predicate and object in one statement, its own snapshot, when it finds something.
 
         The statement resolves the predicate through its alias and the object's name (for an entity predicate)
@@ -804,9 +970,16 @@ class GraphStore:
         """
         return _preds.rename_predicate(self._backend, old, new)
 
-    def timeline(self, name: str | None = None, *, since: TimeInput | None = None, until: TimeInput | None = None,
-                 predicates: str | Collection[str] | None = None, limit: int | None = None,
-                 offset: int = 0) -> list[Fact]:
+    def timeline(
+        self,
+        name: str | None = None,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        predicates: str | Collection[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Fact]:
         """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph.
 
         ``since`` and ``until`` keep the facts whose validity touches that span (as ``as_of`` does for
@@ -816,17 +989,33 @@ class GraphStore:
         """
         return self._timeline(name, limit, offset, counted=False, since=since, until=until, predicates=predicates)[0]
 
-    def timeline_page(self, name: str | None = None, *, since: TimeInput | None = None,
-                      until: TimeInput | None = None, predicates: str | Collection[str] | None = None,
-                      limit: int | None = None, offset: int = 0) -> Page[Fact]:
+    def timeline_page(
+        self,
+        name: str | None = None,
+        *,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        predicates: str | Collection[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Page[Fact]:
         """:meth:`timeline` as one :class:`~kgtoolkit.Page`: the facts and how many there are in all."""
-        facts, total = self._timeline(name, limit, offset, counted=True, since=since, until=until,
-                                      predicates=predicates)
+        facts, total = self._timeline(
+            name, limit, offset, counted=True, since=since, until=until, predicates=predicates
+        )
         return Page(tuple(facts), total or 0, offset)
 
-    def _timeline(self, name: str | None, limit: int | None, offset: int, *, counted: bool,
-                  since: TimeInput | None = None, until: TimeInput | None = None,
-                  predicates: str | Collection[str] | None = None) -> tuple[list[Fact], int | None]:
+    def _timeline(
+        self,
+        name: str | None,
+        limit: int | None,
+        offset: int,
+        *,
+        counted: bool,
+        since: TimeInput | None = None,
+        until: TimeInput | None = None,
+        predicates: str | Collection[str] | None = None,
+    ) -> tuple[list[Fact], int | None]:
         d = self._backend.dialect
         total: int | None = None
         params: dict[str, Any] = q.page(d, limit, offset)
@@ -840,8 +1029,11 @@ class GraphStore:
             params["hi"] = parse_window(until, field="until").hi
             where += " AND f.from_us <= :hi"
         if "lo" in params and "hi" in params and params["lo"] > params["hi"]:
-            raise IntervalOrder(f"since ({since}) is after until ({until}); give since on or before until",
-                                field="until", value=str(until))
+            raise IntervalOrder(
+                f"since ({since}) is after until ({until}); give since on or before until",
+                field="until",
+                value=str(until),
+            )
         preds = _predicate_list(predicates)
         if preds:
             where += f" AND f.predicate IN {d.values('preds')}"
@@ -854,14 +1046,22 @@ class GraphStore:
                 where = " AND (f.subject = :e OR f.object_id = :e)" + where
             self._check_predicates(cur, preds)
             events = q.event_rule(cur)
-            rows = cur.execute(f"{FACT_SELECT} WHERE TRUE{where} {ORDER} LIMIT :limit OFFSET :offset",
-                               params).fetchall()
+            rows = cur.execute(
+                f"{FACT_SELECT} WHERE TRUE{where} {ORDER} LIMIT :limit OFFSET :offset", params
+            ).fetchall()
             if counted:
                 total = _count(cur, f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
         return [q.row_fact(r, events=events) for r in rows], total
 
-    def conflicts(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
-                  limit: int | None = None, offset: int = 0) -> list[ConflictGroup]:
+    def conflicts(
+        self,
+        entity: str | None = None,
+        *,
+        current_only: bool = False,
+        needs_action: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[ConflictGroup]:
         """Every (subject, predicate) with more than one distinct object, those needing action first.
 
         Closed-out history is included (a review list); ``needs_action`` marks groups with more than
@@ -873,8 +1073,15 @@ class GraphStore:
         """
         return self._conflicts(entity, current_only, needs_action, limit, offset)[0]
 
-    def conflicts_page(self, entity: str | None = None, *, current_only: bool = False, needs_action: bool = False,
-                       limit: int | None = None, offset: int = 0) -> Page[ConflictGroup]:
+    def conflicts_page(
+        self,
+        entity: str | None = None,
+        *,
+        current_only: bool = False,
+        needs_action: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Page[ConflictGroup]:
         """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
 
         :meth:`conflicts_needing_action` counts those needing action among them.
@@ -882,8 +1089,9 @@ class GraphStore:
         groups, total = self._conflicts(entity, current_only, needs_action, limit, offset)
         return Page(tuple(groups), total, offset)
 
-    def _conflicts(self, entity: str | None, current_only: bool, needs_action: bool, limit: int | None,
-                   offset: int) -> tuple[list[ConflictGroup], int]:
+    def _conflicts(
+        self, entity: str | None, current_only: bool, needs_action: bool, limit: int | None, offset: int
+    ) -> tuple[list[ConflictGroup], int]:
         """The page of conflict groups asked for, and how many groups there are in all.
 
         Whether a group needs action depends on its planned switch, judged on its facts in Python
@@ -904,13 +1112,14 @@ class GraphStore:
             rows = cur.execute(
                 f"""WITH groups AS (
                         SELECT subject, predicate FROM facts
-                        WHERE predicate NOT IN {d.values('mv')}
+                        WHERE predicate NOT IN {d.values("mv")}
                           AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
                         GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
                     {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
-                    WHERE TRUE{current.replace('facts.', 'f.')}
+                    WHERE TRUE{current.replace("facts.", "f.")}
                     ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
-                params).fetchall()
+                params,
+            ).fetchall()
         found: dict[tuple[str, str], list[Fact]] = {}
         for row in rows:
             fact = q.row_fact(row, events=events)
@@ -940,7 +1149,9 @@ class GraphStore:
                         SELECT f.subject AS e FROM facts f WHERE TRUE{where}
                         UNION ALL
                         SELECT f.object_id FROM facts f WHERE f.object_id IS NOT NULL{where}) ends
-                    GROUP BY e ORDER BY n DESC, e LIMIT :limit""", params).fetchall()
+                    GROUP BY e ORDER BY n DESC, e LIMIT :limit""",
+                params,
+            ).fetchall()
             return [(q.entity(cur, e), n) for e, n in rows]
 
     def stats(self) -> Stats:
@@ -957,11 +1168,23 @@ class GraphStore:
                 f"count(*) FILTER (WHERE {v.ended(*keys).text} AND NOT {event}), "
                 "count(*) FILTER (WHERE object_id IS NULL), count(DISTINCT predicate), "
                 f"count(*) FILTER (WHERE {event}) FROM facts f",
-                {**Clock.real().params(), **rule.params(d)}).fetchone()
+                {**Clock.real().params(), **rule.params(d)},
+            ).fetchone()
             aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
             memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
-        return Stats(sum(by_type.values()), by_type, facts, current, ended, values, predicates, aliases,
-                     memories, facts - current - ended - events, events)
+        return Stats(
+            sum(by_type.values()),
+            by_type,
+            facts,
+            current,
+            ended,
+            values,
+            predicates,
+            aliases,
+            memories,
+            facts - current - ended - events,
+            events,
+        )
 
     # ------------------------------------------------------------------ cleaning up (contract §14)
 
@@ -972,10 +1195,20 @@ class GraphStore:
 
     # ------------------------------------------------------------------ traversal and diff (contract §11)
 
-    def neighbors(self, name: str, *, hops: int = 1, direction: Direction = "both",
-                  predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
-                  known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-                  max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100, offset: int = 0) -> Neighborhood:
+    def neighbors(
+        self,
+        name: str,
+        *,
+        hops: int = 1,
+        direction: Direction = "both",
+        predicates: Sequence[str] | None = None,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        during: Sequence[TimeInput] | None = None,
+        max_facts: int = DEFAULT_MAX_FACTS,
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> Neighborhood:
         """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
 
         Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current;
@@ -995,14 +1228,35 @@ class GraphStore:
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
             preds = t.check_predicates(cur, d, predicates)
-            return t.neighbors(cur, d, name, hops=hops, direction=direction, predicates=preds, w=w,
-                               max_facts=max_facts, limit=limit, offset=offset)
+            return t.neighbors(
+                cur,
+                d,
+                name,
+                hops=hops,
+                direction=direction,
+                predicates=preds,
+                w=w,
+                max_facts=max_facts,
+                limit=limit,
+                offset=offset,
+            )
 
-    def paths(self, source: str, target: str, *, max_hops: int = 4, direction: Direction = "both",
-              predicates: Sequence[str] | None = None, as_of: TimeInput | None = None,
-              known_at: TimeInput | None = None, during: Sequence[TimeInput] | None = None,
-              time_respecting: bool = False, max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 10,
-              offset: int = 0) -> Paths:
+    def paths(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 4,
+        direction: Direction = "both",
+        predicates: Sequence[str] | None = None,
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        during: Sequence[TimeInput] | None = None,
+        time_respecting: bool = False,
+        max_facts: int = DEFAULT_MAX_FACTS,
+        limit: int | None = 10,
+        offset: int = 0,
+    ) -> Paths:
         """Paths of at most ``max_hops`` (1 to 4) facts from ``source`` to ``target``, shortest first (then by
         fact ids); one page of at most ``limit`` from ``offset``. Each path is a tuple of facts, each
         ``direction`` the way it was walked.
@@ -1022,13 +1276,35 @@ class GraphStore:
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
             preds = t.check_predicates(cur, d, predicates)
-            return t.paths(cur, d, source, target, max_hops=max_hops, direction=direction, predicates=preds, w=w,
-                           time_respecting=time_respecting, max_facts=max_facts, limit=limit, offset=offset)
+            return t.paths(
+                cur,
+                d,
+                source,
+                target,
+                max_hops=max_hops,
+                direction=direction,
+                predicates=preds,
+                w=w,
+                time_respecting=time_respecting,
+                max_facts=max_facts,
+                limit=limit,
+                offset=offset,
+            )
 
-    def follow(self, start: str, predicates: Sequence[str], *, direction: Direction = "outgoing",
-               as_of: TimeInput | None = None, known_at: TimeInput | None = None,
-               during: Sequence[TimeInput] | None = None, time_respecting: bool = False,
-               max_facts: int = DEFAULT_MAX_FACTS, limit: int | None = 100, offset: int = 0) -> Paths:
+    def follow(
+        self,
+        start: str,
+        predicates: Sequence[str],
+        *,
+        direction: Direction = "outgoing",
+        as_of: TimeInput | None = None,
+        known_at: TimeInput | None = None,
+        during: Sequence[TimeInput] | None = None,
+        time_respecting: bool = False,
+        max_facts: int = DEFAULT_MAX_FACTS,
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> Paths:
         """Follow a chain of relationship types from ``start``, every branch: ``follow("billing", ["owned_by",
         "reports_to"]).ends`` is who billing's owners report to. One hop per predicate (1 to 4), the time rule
         of :meth:`neighbors`; ``ends`` lists every entity at the end of the chain, ``paths`` (at most
@@ -1048,12 +1324,30 @@ class GraphStore:
         q.page(d, limit, offset)
         with self._read() as cur:
             preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
-            return t.follow(cur, d, start, preds, direction=direction, w=w, time_respecting=time_respecting,
-                            max_facts=max_facts, limit=limit, offset=offset)
+            return t.follow(
+                cur,
+                d,
+                start,
+                preds,
+                direction=direction,
+                w=w,
+                time_respecting=time_respecting,
+                max_facts=max_facts,
+                limit=limit,
+                offset=offset,
+            )
 
-    def diff(self, start: TimeInput, end: TimeInput, *, entity: str | None = None,
-             predicates: Sequence[str] | None = None, by: DiffBy = "valid", limit: int | None = 100,
-             offset: int = 0) -> Diff:
+    def diff(
+        self,
+        start: TimeInput,
+        end: TimeInput,
+        *,
+        entity: str | None = None,
+        predicates: Sequence[str] | None = None,
+        by: DiffBy = "valid",
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> Diff:
         """What changed from ``start`` to ``end`` (both included): facts that began, ended, and replacements
         (same subject and predicate, old object → new, at the switch date), in time order, one page
         (``limit``/``offset``; ``limit=None`` for all; the counts cover every change).
@@ -1067,19 +1361,51 @@ class GraphStore:
         [('replaced', '2026-03-02')]
         """
         with self._read() as cur, gc_paused():
-            return diff(cur, self._backend.dialect, start, end, entity=entity, predicates=predicates, by=by,
-                        limit=limit, offset=offset)
+            return diff(
+                cur,
+                self._backend.dialect,
+                start,
+                end,
+                entity=entity,
+                predicates=predicates,
+                by=by,
+                limit=limit,
+                offset=offset,
+            )
 
 
 # ---------------------------------------------------------------------- helpers
 
 
-def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, valid_from: TimeInput | None,
-         valid_to: TimeInput | None, confidence: float, source: str | None, source_closet: str | None,
-         subject_type: str | None, object_type: str | None, properties: Mapping[str, Any] | None) -> AddResult:
+def _add(
+    cur: Cursor,
+    rules: Rules,
+    subject: str,
+    predicate: str,
+    obj: str,
+    *,
+    valid_from: TimeInput | None,
+    valid_to: TimeInput | None,
+    confidence: float,
+    source: str | None,
+    source_closet: str | None,
+    subject_type: str | None,
+    object_type: str | None,
+    properties: Mapping[str, Any] | None,
+) -> AddResult:
     """``add`` inside an open write transaction."""
-    fact = rules.fact(subject, predicate, obj, valid_from=valid_from, valid_to=valid_to, confidence=confidence,
-                      source=source, source_closet=source_closet, subject_type=subject_type, object_type=object_type)
+    fact = rules.fact(
+        subject,
+        predicate,
+        obj,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        confidence=confidence,
+        source=source,
+        source_closet=source_closet,
+        subject_type=subject_type,
+        object_type=object_type,
+    )
     warnings = list(fact.warnings)
     subject_id = q.ensure_entity(cur, fact.subject, fact.subject_type, properties, warnings)
     if fact.is_value:
@@ -1088,12 +1414,15 @@ def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, v
         object_id = q.ensure_entity(cur, fact.object, fact.object_type, None, warnings)
         object_value, object_key = None, object_id
     if fact.end is None:
-        existing = cur.execute("SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? "
-                               "AND valid_to IS NULL", (subject_id, fact.predicate, object_key)).fetchone()
+        existing = cur.execute(
+            "SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? AND valid_to IS NULL",
+            (subject_id, fact.predicate, object_key),
+        ).fetchone()
     else:
-        existing = cur.execute("SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? "
-                               "AND from_us = ? AND to_us = ?",
-                               (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key)).fetchone()
+        existing = cur.execute(
+            "SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? AND from_us = ? AND to_us = ?",
+            (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key),
+        ).fetchone()
     if existing:
         return AddResult(q.fact(cur, existing[0]), False, tuple(warnings))
     _preds.ensure_labels(cur, [(fact.predicate, fact.predicate_label)])
@@ -1103,9 +1432,24 @@ def _add(cur: Cursor, rules: Rules, subject: str, predicate: str, obj: str, *, v
         """INSERT INTO facts(subject, predicate, object_id, object_value, object_key, valid_from, valid_to,
                from_us, to_us, confidence, source, source_closet, recorded_at, invalidated_at, ended_by)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
-        (subject_id, fact.predicate, object_id, object_value, object_key, fact.start.text if fact.start else None,
-         fact.end.text if fact.end else None, fact.from_key, fact.to_key, fact.confidence, fact.source, fact.closet,
-         recorded, recorded if ended else None, fact.source if ended else None)).fetchone()[0]
+        (
+            subject_id,
+            fact.predicate,
+            object_id,
+            object_value,
+            object_key,
+            fact.start.text if fact.start else None,
+            fact.end.text if fact.end else None,
+            fact.from_key,
+            fact.to_key,
+            fact.confidence,
+            fact.source,
+            fact.closet,
+            recorded,
+            recorded if ended else None,
+            fact.source if ended else None,
+        ),
+    ).fetchone()[0]
     return AddResult(q.fact(cur, fact_id), True, tuple(warnings))
 
 
@@ -1144,11 +1488,26 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
             switch = new.valid_from
             open_old = [f for f in running if f.valid_to is None]
             if overlaps and len(open_old) == 1:
-                suggestion = {"action": "supersede", "subject": new.subject_name, "predicate": predicate,
-                              "old_object": open_old[0].object_name, "new_object": new.object_name,
-                              "at": new.valid_from}
-    return ConflictGroup(subject, facts[0].subject_name, predicate, len({_object_key(f) for f in facts}),
-                         states.count("current"), tuple(facts), len(scheduled), switch, overlaps, suggestion)
+                suggestion = {
+                    "action": "supersede",
+                    "subject": new.subject_name,
+                    "predicate": predicate,
+                    "old_object": open_old[0].object_name,
+                    "new_object": new.object_name,
+                    "at": new.valid_from,
+                }
+    return ConflictGroup(
+        subject,
+        facts[0].subject_name,
+        predicate,
+        len({_object_key(f) for f in facts}),
+        states.count("current"),
+        tuple(facts),
+        len(scheduled),
+        switch,
+        overlaps,
+        suggestion,
+    )
 
 
 def _count(cur: Cursor, sql: str, params: dict[str, Any]) -> int:
@@ -1164,7 +1523,9 @@ def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
     """
     rows = cur.execute(
         "SELECT id, subject, predicate, object_id, object_key, valid_to IS NULL, from_us, to_us FROM facts "
-        "WHERE subject IN (:s, :d) OR object_id IN (:s, :d) ORDER BY from_us, id", {"s": src, "d": dst}).fetchall()
+        "WHERE subject IN (:s, :d) OR object_id IN (:s, :d) ORDER BY from_us, id",
+        {"s": src, "d": dst},
+    ).fetchall()
     keep: set[tuple[Any, ...]] = set()
     drop: list[tuple[int]] = []
     for fact_id, subject, predicate, object_id, object_key, current, from_key, to_key in rows:
@@ -1198,14 +1559,18 @@ def _query_sql(d: Dialect, direction: str, where: str, other: bool, preds: bool,
     parts, counts = [], []
     if direction in ("outgoing", "both"):
         cond = f"f.subject = {entity}{outgoing_other}{where}"
-        parts.append(f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
-                     f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}")
+        parts.append(
+            f"SELECT {FACT_READ}, 'outgoing' AS direction, f.valid_from IS NULL AS unknown_start,"
+            f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}"
+        )
         counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
     if direction in ("incoming", "both"):
         self_loop = f" AND f.subject <> {entity}" if direction == "both" else ""
         cond = f"f.object_id = {entity}{self_loop}{incoming_other}{where}"
-        parts.append(f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
-                     f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}")
+        parts.append(
+            f"SELECT {FACT_READ}, 'incoming' AS direction, f.valid_from IS NULL AS unknown_start,"
+            f" f.from_us AS start_key, {q.EVENT_SETTINGS} FROM {FACT_FROM} WHERE {cond}"
+        )
         counts.append(f"(SELECT count(*) FROM facts f WHERE {cond})")
     sql = named + " UNION ALL ".join(parts) + " ORDER BY unknown_start, start_key, 1"
     if paged:
@@ -1230,9 +1595,11 @@ def _search_sql(d: Dialect, where: str, value: bool, paged: bool) -> str:
     whose object key is ``:o`` (``value``: the text's key itself; else the entity the name ``:o`` resolves to),
     then the value predicates and event settings (:data:`~._queries.EVENT_SETTINGS`) of the same snapshot."""
     obj = ":o" if value else f"({q.lookup_sql('o')})"
-    sql = (f"SELECT {FACT_READ}, (SELECT value FROM settings WHERE key = 'value_predicates'), {q.EVENT_SETTINGS} "
-           f"FROM {FACT_FROM} WHERE f.predicate = COALESCE((SELECT predicate FROM predicate_aliases WHERE alias = :p), "
-           f":p) AND f.object_key = {obj}{where} {ORDER}")
+    sql = (
+        f"SELECT {FACT_READ}, (SELECT value FROM settings WHERE key = 'value_predicates'), {q.EVENT_SETTINGS} "
+        f"FROM {FACT_FROM} WHERE f.predicate = COALESCE((SELECT predicate FROM predicate_aliases WHERE alias = :p), "
+        f":p) AND f.object_key = {obj}{where} {ORDER}"
+    )
     return sql + " LIMIT :limit OFFSET :offset" if paged else sql
 
 
@@ -1254,4 +1621,3 @@ def _strings(values: Any, field: str) -> list[str]:
     if isinstance(values, str) or not all(isinstance(v, str) for v in values):
         raise InvalidRequest(f"{field} must be a list of names", field=field, value=repr(values))
     return list(values)
-

@@ -44,8 +44,18 @@ ATTEMPTS = 6
 #: ... of which the first ones alongside other writers; the rest alone.
 OPTIMISTIC = 3
 _LOCK_CLASS = 0x6B67  # "kg": the first key of kgtoolkit's advisory locks; the second is the schema's hash
-_KGTOOLKIT_TABLES = ("entities", "facts", "aliases", "memories", "settings", "embeddings", "predicates",
-                     "predicate_aliases", "not_duplicates", "search_generation")
+_KGTOOLKIT_TABLES = (
+    "entities",
+    "facts",
+    "aliases",
+    "memories",
+    "settings",
+    "embeddings",
+    "predicates",
+    "predicate_aliases",
+    "not_duplicates",
+    "search_generation",
+)
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 #: A load of more facts than this, and at least as many as the graph holds, builds the facts indexes after it ...
@@ -61,8 +71,10 @@ class PostgresDialect(Dialect):
     no_limit: ClassVar[int | None] = None
     memory_order: ClassVar[str] = "seq"
     # The transactions still running when the snapshot was taken: xmin (the oldest) and xmax (the next to start).
-    snapshot_bounds: ClassVar[str] = ("CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT), "
-                                      "CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT)")
+    snapshot_bounds: ClassVar[str] = (
+        "CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT), "
+        "CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT)"
+    )
 
     def list_param(self, values: Iterable[Any]) -> Any:
         return list(values)
@@ -85,17 +97,28 @@ class PostgresDialect(Dialect):
     def ordered_concat(self, expr: str, separator: str, source: str, order: str) -> str:
         return f"SELECT string_agg({expr}, {separator} ORDER BY {order}) FROM {source}"
 
-    def text_match(self, table: str, words: Sequence[str], *, every: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+    def text_match(
+        self, table: str, words: Sequence[str], *, every: bool = False
+    ) -> tuple[dict[str, str], dict[str, Any]]:
         """PostgreSQL: the table's tsvector against the OR (``every``: AND) of one ``phraseto_tsquery('english',
         word)`` per word, scored by ``ts_rank``."""
         words = [w for w in words if w.strip()]
-        query = (" && " if every else " || ").join(f"phraseto_tsquery('english', CAST(:w{i} AS TEXT))"
-                                                    for i in range(len(words)))
+        query = (" && " if every else " || ").join(
+            f"phraseto_tsquery('english', CAST(:w{i} AS TEXT))" for i in range(len(words))
+        )
         key = "x.fact_id" if table == "fact_search" else "x.id"
         if not words:
             return {"from": f"{table} x", "key": key, "newest": key, "score": "0.0", "where": "1 = 0"}, {}
-        return ({"from": f"{table} x CROSS JOIN (SELECT {query} AS q) qq", "key": key, "newest": key,
-                 "score": "ts_rank(x.tsv, qq.q)", "where": "x.tsv @@ qq.q"}, {f"w{i}": w for i, w in enumerate(words)})
+        return (
+            {
+                "from": f"{table} x CROSS JOIN (SELECT {query} AS q) qq",
+                "key": key,
+                "newest": key,
+                "score": "ts_rank(x.tsv, qq.q)",
+                "where": "x.tsv @@ qq.q",
+            },
+            {f"w{i}": w for i, w in enumerate(words)},
+        )
 
 
 _QUOTED = re.compile(r"('(?:[^']|'')*')")
@@ -176,8 +199,9 @@ class PostgresBackend(Backend):
         try:
             import psycopg
         except ImportError as exc:
-            raise missing_dependency("psycopg", "postgres", needed_for="a PostgreSQL graph", cause=exc, field="db",
-                                     value=str(location)) from exc
+            raise missing_dependency(
+                "psycopg", "postgres", needed_for="a PostgreSQL graph", cause=exc, field="db", value=str(location)
+            ) from exc
         self._psycopg = psycopg
         self._conn: psycopg.Connection[Any] | None = None
         self._closed = False  # close() was called: never reconnect
@@ -194,8 +218,12 @@ class PostgresBackend(Backend):
     def _connect(self) -> psycopg.Connection[Any]:
         pg = self._psycopg
         try:
-            conn: psycopg.Connection[Any] = pg.connect(self.location.url or "", autocommit=True, application_name="kgtoolkit",
-                                   connect_timeout=max(1, min(int(self.timeout), 30)))
+            conn: psycopg.Connection[Any] = pg.connect(
+                self.location.url or "",
+                autocommit=True,
+                application_name="kgtoolkit",
+                connect_timeout=max(1, min(int(self.timeout), 30)),
+            )
         except pg.OperationalError as exc:
             raise self._connect_error(exc) from exc
         conn.execute(f"SET lock_timeout = {int(self.timeout * 1000)}")
@@ -213,9 +241,12 @@ class PostgresBackend(Backend):
             with conn.cursor() as cur:
                 schema, key = _one(cur, "SELECT current_schema(), hashtext(COALESCE(current_schema(), ''))")
                 if schema is None:
-                    raise StoreError(f"{self.location} has no schema to create the graph in (the search_path names "
-                                     "none that exists); create it, or fix options=-csearch_path in the URL",
-                                     field="db", value=str(self.location))
+                    raise StoreError(
+                        f"{self.location} has no schema to create the graph in (the search_path names "
+                        "none that exists); create it, or fix options=-csearch_path in the URL",
+                        field="db",
+                        value=str(self.location),
+                    )
                 self._schema_key = int(key)
                 cur.execute("BEGIN")
                 try:
@@ -239,30 +270,51 @@ class PostgresBackend(Backend):
     def _version(self, cur: psycopg.Cursor[Any]) -> int:
         exists = _one(cur, "SELECT to_regclass('kgtoolkit_schema') IS NOT NULL")[0]
         if not exists:
-            taken = [r[0] for r in cur.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                "AND table_name = ANY(%s) ORDER BY table_name", (list(_KGTOOLKIT_TABLES),)).fetchall()]
+            taken = [
+                r[0]
+                for r in cur.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                    "AND table_name = ANY(%s) ORDER BY table_name",
+                    (list(_KGTOOLKIT_TABLES),),
+                ).fetchall()
+            ]
             if taken:
-                raise StoreError(f"{self.location} already has tables of another program ({', '.join(taken)}) in its "
-                                 "schema; give kgtoolkit a schema of its own (?options=-csearch_path%3Dkg in the URL)",
-                                 field="db", value=str(self.location))
+                raise StoreError(
+                    f"{self.location} already has tables of another program ({', '.join(taken)}) in its "
+                    "schema; give kgtoolkit a schema of its own (?options=-csearch_path%3Dkg in the URL)",
+                    field="db",
+                    value=str(self.location),
+                )
             return 0
         version = int(_one(cur, "SELECT version FROM kgtoolkit_schema")[0])
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.location} has schema version {version}, newer than this kgtoolkit understands "
-                             f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="db", value=str(self.location))
+            raise StoreError(
+                f"{self.location} has schema version {version}, newer than this kgtoolkit understands "
+                f"({SCHEMA_VERSION}); upgrade kgtoolkit",
+                field="db",
+                value=str(self.location),
+            )
         return version
 
     def _migrate(self, cur: psycopg.Cursor[Any], version: int) -> None:
         if self.read_only:
             if version == 0:
-                raise NotFound(f"no graph in {self.location} yet; a graph is created by its first write (open it "
-                               "without read_only)", field="db", value=str(self.location))
-            raise StoreError(f"{self.location} needs a schema upgrade; open it once without read_only", field="db",
-                             value=str(self.location))
+                raise NotFound(
+                    f"no graph in {self.location} yet; a graph is created by its first write (open it "
+                    "without read_only)",
+                    field="db",
+                    value=str(self.location),
+                )
+            raise StoreError(
+                f"{self.location} needs a schema upgrade; open it once without read_only",
+                field="db",
+                value=str(self.location),
+            )
         if version == 0:
-            cur.execute("CREATE TABLE kgtoolkit_schema (version INTEGER NOT NULL, graph_id TEXT NOT NULL, "
-                        "created_at TEXT NOT NULL)")
+            cur.execute(
+                "CREATE TABLE kgtoolkit_schema (version INTEGER NOT NULL, graph_id TEXT NOT NULL, "
+                "created_at TEXT NOT NULL)"
+            )
             cur.execute("CREATE SEQUENCE kgtoolkit_revision")
             cur.execute("INSERT INTO kgtoolkit_schema VALUES (0, %s, %s)", (uuid.uuid4().hex, now_text()))
         for step in MIGRATIONS[self.kind][version:]:
@@ -273,8 +325,9 @@ class PostgresBackend(Backend):
     def _connection(self) -> psycopg.Connection[Any]:
         """The open connection, reconnecting when the last one broke (a restarted server, a dropped link)."""
         if self._closed:
-            raise StoreError(f"the graph {self.location} is closed; open it again", field="db",
-                             value=str(self.location))
+            raise StoreError(
+                f"the graph {self.location} is closed; open it again", field="db", value=str(self.location)
+            )
         if self._conn is None or self._conn.closed or self._conn.broken:
             if self._conn is not None:
                 self._conn.close()
@@ -285,14 +338,18 @@ class PostgresBackend(Backend):
 
     def _error(self, exc: Exception) -> KGError:
         """A psycopg (or ADBC) error as a kgtoolkit error, by its sqlstate (see :mod:`._failures`)."""
-        return postgres_failure(exc, where=str(self.location), timeout=self.timeout,
-                                connection_error=self._psycopg.OperationalError)
+        return postgres_failure(
+            exc, where=str(self.location), timeout=self.timeout, connection_error=self._psycopg.OperationalError
+        )
 
     # ------------------------------------------------------------------ transactions
 
     def _refuse_write(self) -> None:
-        raise ReadOnly(f"{self.location} is open read-only; open it without read_only to change it", field="db",
-                       value=str(self.location))
+        raise ReadOnly(
+            f"{self.location} is open read-only; open it without read_only to change it",
+            field="db",
+            value=str(self.location),
+        )
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Cursor]:
@@ -376,10 +433,13 @@ class PostgresBackend(Backend):
                     return fn(cur)
             except self._psycopg.Error as exc:
                 if attempt == ATTEMPTS - 1:
-                    raise StoreError(f"the graph at {self.location} was changed by concurrent writes {ATTEMPTS} times "
-                                     f"while this write ran ({exc.sqlstate}); nothing was written; retry",
-                                     field="db", value=str(self.location)) from exc
-                time.sleep(min(0.2, 0.002 * 2 ** attempt) * (0.5 + random.random()))
+                    raise StoreError(
+                        f"the graph at {self.location} was changed by concurrent writes {ATTEMPTS} times "
+                        f"while this write ran ({exc.sqlstate}); nothing was written; retry",
+                        field="db",
+                        value=str(self.location),
+                    ) from exc
+                time.sleep(min(0.2, 0.002 * 2**attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
@@ -403,8 +463,9 @@ class PostgresBackend(Backend):
 
     def _adbc_connection(self) -> Any:
         if self._closed:
-            raise StoreError(f"the graph {self.location} is closed; open it again", field="db",
-                             value=str(self.location))
+            raise StoreError(
+                f"the graph {self.location} is closed; open it again", field="db", value=str(self.location)
+            )
         if self._adbc is None:
             needed_for = "reading a PostgreSQL graph into Arrow"
             adbc_driver_manager = require("adbc_driver_manager", "postgres", needed_for=needed_for)
@@ -440,8 +501,9 @@ class PostgresBackend(Backend):
         finally:
             stmt.close()
 
-    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
-                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+    def read_arrow(
+        self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
+    ) -> tuple[list[pa.Table], list[pa.Table]]:
         import adbc_driver_manager
 
         with self._adbc_lock:
@@ -451,8 +513,10 @@ class PostgresBackend(Backend):
                 try:
                     parts = []
                     if split is not None:  # one part: the bounds as literals (binding any value imports pandas)
-                        sql = _NAMED.sub(lambda m: {"_lo": str(1 - 2**63), "_hi": str(2**63 - 1)}.get(m.group(1), m.group(0)),
-                                         split[0])
+                        sql = _NAMED.sub(
+                            lambda m: {"_lo": str(1 - 2**63), "_hi": str(2**63 - 1)}.get(m.group(1), m.group(0)),
+                            split[0],
+                        )
                         parts.append(self._arrow(conn, sql, split[1]))
                     extra = [self._arrow(conn, sql, params) for sql, params in queries]
                 finally:
@@ -461,8 +525,11 @@ class PostgresBackend(Backend):
                 self._close_adbc()
                 if getattr(exc, "sqlstate", None) in ("25006", "55P03", "57014", "53100", "XX001", "XX002"):
                     raise self._error(exc) from exc
-                raise StoreError(f"cannot read {self.location} into Arrow: {str(exc).splitlines()[0]}", field="db",
-                                 value=str(self.location)) from exc
+                raise StoreError(
+                    f"cannot read {self.location} into Arrow: {str(exc).splitlines()[0]}",
+                    field="db",
+                    value=str(self.location),
+                ) from exc
         return parts, extra
 
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -501,9 +568,10 @@ class PostgresBackend(Backend):
 
     def _defer(self, cur: Cursor) -> list[str] | None:
         """Lock the tables, drop the indexes and foreign keys; the statements that make them again (None: not now)."""
-        owner = cur.execute("SELECT bool_and(pg_has_role(current_user, relowner, 'USAGE')) FROM pg_class WHERE oid IN "
-                            "(CAST('facts' AS regclass), CAST('entities' AS regclass), CAST('fact_search' AS regclass))"
-                            ).fetchone()[0]
+        owner = cur.execute(
+            "SELECT bool_and(pg_has_role(current_user, relowner, 'USAGE')) FROM pg_class WHERE oid IN "
+            "(CAST('facts' AS regclass), CAST('entities' AS regclass), CAST('fact_search' AS regclass))"
+        ).fetchone()[0]
         if not owner:
             return None
         (timeout,) = cur.execute("SELECT current_setting('lock_timeout')").fetchone()
@@ -522,7 +590,9 @@ class PostgresBackend(Backend):
             "FROM pg_index i "
             "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
             "WHERE i.indrelid IN (CAST('facts' AS regclass), CAST('fact_search' AS regclass)) "
-            "AND c.relname = ANY(?) ORDER BY c.relname", (_DEFERRED_INDEXES,)).fetchall()
+            "AND c.relname = ANY(?) ORDER BY c.relname",
+            (_DEFERRED_INDEXES,),
+        ).fetchall()
         keys = cur.execute(
             "SELECT 'ALTER TABLE facts DROP CONSTRAINT ' || quote_ident(conname), "
             "'ALTER TABLE facts ADD CONSTRAINT ' || quote_ident(conname) || ' ' || pg_get_constraintdef(oid) "
@@ -536,8 +606,10 @@ class PostgresBackend(Backend):
     def text_index_paused(self, cur: Cursor) -> Iterator[None]:
         """The trigger disabled in the transaction (ALTER TABLE is transactional) and enabled again; a user who
         does not own the table (so may not alter it) keeps the per-row trigger."""
-        after, owner = cur.execute("SELECT (SELECT COALESCE(max(id), 0) FROM facts), pg_has_role(current_user, "
-                                   "relowner, 'USAGE') FROM pg_class WHERE oid = CAST('facts' AS regclass)").fetchone()
+        after, owner = cur.execute(
+            "SELECT (SELECT COALESCE(max(id), 0) FROM facts), pg_has_role(current_user, "
+            "relowner, 'USAGE') FROM pg_class WHERE oid = CAST('facts' AS regclass)"
+        ).fetchone()
         if not owner:
             yield
             return
@@ -548,8 +620,10 @@ class PostgresBackend(Backend):
         cur.execute("ALTER TABLE facts ENABLE TRIGGER fact_search_sync")
 
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:
-        cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"
-                    f" (SELECT count(*) > 0 FROM {table}))")
+        cur.execute(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1),"
+            f" (SELECT count(*) > 0 FROM {table}))"
+        )
 
     # ------------------------------------------------------------------ what a graph is
 
@@ -598,8 +672,9 @@ def _copy_text(frame: pl.DataFrame) -> bytes:
                 column = column.str.replace_all(char, escaped, literal=True)
         columns.append(column)
     buffer = io.BytesIO()
-    frame.select(columns).write_csv(buffer, include_header=False, separator="\t", quote_style="never",
-                                    null_value="\\N", line_terminator="\n")
+    frame.select(columns).write_csv(
+        buffer, include_header=False, separator="\t", quote_style="never", null_value="\\N", line_terminator="\n"
+    )
     return buffer.getvalue()
 
 

@@ -52,8 +52,11 @@ def read_aliases(cur: Cursor) -> dict[str, str]:
 
 def rules(cur: Cursor, config: Any = None, *, comma_guard: bool | None = None) -> Rules:
     """The rules of ``add`` under the graph's settings and predicate aliases, read in this transaction."""
-    return Rules(config if config is not None else q.read_config(cur), comma_guard=comma_guard,
-                 predicate_aliases=read_aliases(cur))
+    return Rules(
+        config if config is not None else q.read_config(cur),
+        comma_guard=comma_guard,
+        predicate_aliases=read_aliases(cur),
+    )
 
 
 def check_used(cur: Cursor, dialect: Dialect, predicates: Iterable[str], *, field: str = "predicates") -> list[str]:
@@ -67,8 +70,13 @@ def check_used(cur: Cursor, dialect: Dialect, predicates: Iterable[str], *, fiel
         if cur.execute("SELECT 1 FROM facts WHERE predicate = ? LIMIT 1", (pred,)).fetchone() is None:
             suggestions = _suggest(cur, dialect, pred)
             hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-            raise NotFound(f"no fact uses the predicate {pred!r} ({field}).{hint} `kgtoolkit predicates` lists "
-                           "the predicates in use.", field=field, value=given, suggestions=suggestions)
+            raise NotFound(
+                f"no fact uses the predicate {pred!r} ({field}).{hint} `kgtoolkit predicates` lists "
+                "the predicates in use.",
+                field=field,
+                value=given,
+                suggestions=suggestions,
+            )
         if pred not in out:
             out.append(pred)
     return out
@@ -78,9 +86,12 @@ def _suggest(cur: Cursor, d: Dialect, pred: str) -> list[str]:
     """Up to five predicates in use that contain ``pred`` or a word of it (or that it contains), most used first."""
     found: list[str] = []
     for probe in [pred] + [t for t in pred.split("_") if len(t) >= 3]:
-        for (p,) in cur.execute(f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
-                                f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
-                                "predicate LIMIT 5", {"p": probe}).fetchall():
+        for (p,) in cur.execute(
+            f"SELECT predicate FROM facts WHERE {d.contains('predicate', ':p')} OR "
+            f"{d.contains(':p', 'predicate')} GROUP BY predicate ORDER BY count(*) DESC, "
+            "predicate LIMIT 5",
+            {"p": probe},
+        ).fetchall():
             if p not in found:
                 found.append(p)
     if len(found) < 5:  # a typo: the nearest predicates by spelling (the predicates table holds one row each)
@@ -121,15 +132,21 @@ def _move_settings(cur: Cursor, old: str, new: str) -> tuple[str, ...]:
     for key in PREDICATE_SETTINGS:
         names: frozenset[str] = getattr(config, key)
         if old in names:
-            cur.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
-                        "excluded.value", (key, json.dumps(sorted((names - {old}) | {new}))))
+            cur.execute(
+                "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(sorted((names - {old}) | {new}))),
+            )
             moved.append(key)
     return tuple(moved)
 
 
 def _aliases_of(cur: Cursor, predicate: str) -> tuple[str, ...]:
-    return tuple(r[0] for r in cur.execute("SELECT alias FROM predicate_aliases WHERE predicate = ? ORDER BY alias",
-                                           (predicate,)).fetchall())
+    return tuple(
+        r[0]
+        for r in cur.execute(
+            "SELECT alias FROM predicate_aliases WHERE predicate = ? ORDER BY alias", (predicate,)
+        ).fetchall()
+    )
 
 
 # ---------------------------------------------------------------------- writes
@@ -146,20 +163,32 @@ def add_alias(cur: Cursor, alias: str, predicate: str) -> PredicateAlias:
     key = rules_.bounded(normalize_name(alias, field="alias"), "alias")
     target = rules_.predicate(predicate)  # through an alias: an alias always names a canonical predicate
     if key == target:
-        raise InvalidRequest(f"{alias!r} and {predicate!r} are the same predicate ({target!r}); an alias names "
-                             "another predicate", field="alias", value=alias)
+        raise InvalidRequest(
+            f"{alias!r} and {predicate!r} are the same predicate ({target!r}); an alias names another predicate",
+            field="alias",
+            value=alias,
+        )
     existing = rules_.predicate_aliases.get(key)
     if existing is not None and existing != target:
-        raise AliasConflict(f"{alias!r} is already an alias of the predicate {existing!r}; an alias names one "
-                            f"predicate. To fold {existing!r} into {target!r}: `kgtoolkit rename-predicate "
-                            f"{existing} {target}`", field="alias", value=alias, predicate=existing)
+        raise AliasConflict(
+            f"{alias!r} is already an alias of the predicate {existing!r}; an alias names one "
+            f"predicate. To fold {existing!r} into {target!r}: `kgtoolkit rename-predicate "
+            f"{existing} {target}`",
+            field="alias",
+            value=alias,
+            predicate=existing,
+        )
     if existing is None:
         count = _facts(cur, key)
         if count:
-            raise AliasConflict(f"the predicate {key!r} has {count} fact(s); an alias cannot be a predicate in use. "
-                                f"To fold its facts into {target!r} (and make it an alias): `kgtoolkit "
-                                f"rename-predicate {key} {target}` or rename_predicate({key!r}, {target!r})",
-                                field="alias", value=alias, facts=count)
+            raise AliasConflict(
+                f"the predicate {key!r} has {count} fact(s); an alias cannot be a predicate in use. "
+                f"To fold its facts into {target!r} (and make it an alias): `kgtoolkit "
+                f"rename-predicate {key} {target}` or rename_predicate({key!r}, {target!r})",
+                field="alias",
+                value=alias,
+                facts=count,
+            )
         ensure_labels(cur, [(target, _label(predicate, target))])
         cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (target, key))  # no chains
         cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (key, target))
@@ -175,25 +204,38 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
         rules_ = rules(cur)
         src = rules_.bounded(normalize_name(old, field="old"), "old")
         if src in rules_.predicate_aliases:
-            raise InvalidRequest(f"{old!r} is already an alias of the predicate {rules_.predicate_aliases[src]!r}; "
-                                 "its facts are stored under that predicate, so there is nothing to rename",
-                                 field="old", value=old, predicate=rules_.predicate_aliases[src])
+            raise InvalidRequest(
+                f"{old!r} is already an alias of the predicate {rules_.predicate_aliases[src]!r}; "
+                "its facts are stored under that predicate, so there is nothing to rename",
+                field="old",
+                value=old,
+                predicate=rules_.predicate_aliases[src],
+            )
         dst = rules_.predicate(new)
         if src == dst:
-            raise InvalidRequest(f"{old!r} and {new!r} are the same predicate ({dst!r}); nothing to rename",
-                                 field="new", value=new)
+            raise InvalidRequest(
+                f"{old!r} and {new!r} are the same predicate ({dst!r}); nothing to rename", field="new", value=new
+            )
         moved = _facts(cur, src)
         if not moved:
-            raise NotFound(f"no fact uses the predicate {src!r}, so there is nothing to rename; `kgtoolkit predicates` "
-                           "lists the predicates in use (to make a name without facts another name of a predicate: "
-                           "`kgtoolkit alias-predicate`)", field="old", value=old)
+            raise NotFound(
+                f"no fact uses the predicate {src!r}, so there is nothing to rename; `kgtoolkit predicates` "
+                "lists the predicates in use (to make a name without facts another name of a predicate: "
+                "`kgtoolkit alias-predicate`)",
+                field="old",
+                value=old,
+            )
         in_use = _facts(cur, dst)
         if in_use and rules_.is_value(src) != rules_.is_value(dst):
             value, entity = (src, dst) if rules_.is_value(src) else (dst, src)
-            raise InvalidRequest(f"{value!r} is a value predicate (its objects are text) and {entity!r} is not (its "
-                                 "objects are entities); facts of the two kinds cannot become one predicate: rename "
-                                 "into a predicate of the same kind, or into an unused one",
-                                 field="new", value=new, predicate=dst)
+            raise InvalidRequest(
+                f"{value!r} is a value predicate (its objects are text) and {entity!r} is not (its "
+                "objects are entities); facts of the two kinds cannot become one predicate: rename "
+                "into a predicate of the same kind, or into an unused one",
+                field="new",
+                value=new,
+                predicate=dst,
+            )
         deduplicated = _fold(cur, src, dst)
         cur.execute("UPDATE facts SET predicate = ? WHERE predicate = ?", (dst, src))
         ensure_labels(cur, [(dst, _label(new, dst))])
@@ -211,8 +253,11 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
 def _fold(cur: Cursor, src: str, dst: str) -> int:
     """Before ``src``'s facts become ``dst``'s: delete the rows that would then be duplicates, as a merge does
     (identical current facts keep the earliest start; identical history rows keep one)."""
-    rows = cur.execute("SELECT id, subject, object_key, object_id IS NULL, valid_to IS NULL, from_us, to_us FROM facts "
-                       "WHERE predicate IN (?, ?) ORDER BY from_us, id", (src, dst)).fetchall()
+    rows = cur.execute(
+        "SELECT id, subject, object_key, object_id IS NULL, valid_to IS NULL, from_us, to_us FROM facts "
+        "WHERE predicate IN (?, ?) ORDER BY from_us, id",
+        (src, dst),
+    ).fetchall()
     keep: set[tuple[Any, ...]] = set()
     drop: list[tuple[int]] = []
     for fact_id, subject, object_key, is_value, current, from_key, to_key in rows:
@@ -229,8 +274,9 @@ def _fold(cur: Cursor, src: str, dst: str) -> int:
 # ---------------------------------------------------------------------- reads
 
 
-def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: int,
-                    clock: Clock) -> tuple[list[PredicateInfo], int]:
+def predicates_page(
+    cur: Cursor, dialect: Dialect, limit: int | None, offset: int, clock: Clock
+) -> tuple[list[PredicateInfo], int]:
     """Every predicate in use (most facts first, then id) with its label, counts and aliases; and how many."""
     params = {**clock.params(), **q.page(dialect, limit, offset)}
     # Four grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index
@@ -249,23 +295,34 @@ def predicates_page(cur: Cursor, dialect: Dialect, limit: int | None, offset: in
                   COALESCE(o.c, 0) - COALESCE(s.c, 0) + COALESCE(b.c, 0), count(*) OVER ()
            FROM n LEFT JOIN o ON o.predicate = n.predicate LEFT JOIN s ON s.predicate = n.predicate
                   LEFT JOIN b ON b.predicate = n.predicate LEFT JOIN predicates p ON p.id = n.predicate
-           ORDER BY n.n DESC, n.predicate LIMIT :limit OFFSET :offset""", params).fetchall()
+           ORDER BY n.n DESC, n.predicate LIMIT :limit OFFSET :offset""",
+        params,
+    ).fetchall()
     total = int(rows[0][4]) if rows else int(cur.execute("SELECT count(DISTINCT predicate) FROM facts").fetchone()[0])
     aliases: dict[str, list[str]] = {}
     if rows:
         names = dialect.list_param([r[0] for r in rows])
-        for alias, target in cur.execute(f"SELECT alias, predicate FROM predicate_aliases WHERE predicate IN "
-                                         f"{dialect.values('names')} ORDER BY alias", {"names": names}).fetchall():
+        for alias, target in cur.execute(
+            f"SELECT alias, predicate FROM predicate_aliases WHERE predicate IN "
+            f"{dialect.values('names')} ORDER BY alias",
+            {"names": names},
+        ).fetchall():
             aliases.setdefault(target, []).append(alias)
-    events = q.event_rule(cur)  # a declared event is never current (contract §12); one by its bounds ends on its start day
+    events = q.event_rule(
+        cur
+    )  # a declared event is never current (contract §12); one by its bounds ends on its start day
 
     def current(predicate: str, count: int) -> int:
         return 0 if events.graph or predicate in events.predicates else count
 
-    return [PredicateInfo(p, label, int(n), current(p, int(c)), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows], total
+    return [
+        PredicateInfo(p, label, int(n), current(p, int(c)), tuple(aliases.get(p, ()))) for p, label, n, c, _ in rows
+    ], total
 
 
 def predicate_aliases(cur: Cursor) -> list[PredicateAlias]:
     """Every predicate alias, ordered by the predicate it names, then alias."""
-    return [PredicateAlias(a, p) for a, p in
-            cur.execute("SELECT alias, predicate FROM predicate_aliases ORDER BY predicate, alias").fetchall()]
+    return [
+        PredicateAlias(a, p)
+        for a, p in cur.execute("SELECT alias, predicate FROM predicate_aliases ORDER BY predicate, alias").fetchall()
+    ]

@@ -78,8 +78,10 @@ LENGTH_SETTINGS = {"max_name_length": 1_000_000, "max_value_length": 100_000_000
 #: The entity id a normalised name ``:k`` resolves to: exact id, then alias; never fuzzy.
 def lookup_sql(param: str = "k") -> str:
     """The SELECT resolving the normalised name in ``:param`` to an entity id (exact id, then alias)."""
-    return (f"SELECT id FROM entities WHERE id = :{param} UNION ALL "
-            f"SELECT entity_id FROM aliases WHERE alias = :{param} LIMIT 1")
+    return (
+        f"SELECT id FROM entities WHERE id = :{param} UNION ALL "
+        f"SELECT entity_id FROM aliases WHERE alias = :{param} LIMIT 1"
+    )
 
 
 LOOKUP = lookup_sql()
@@ -105,7 +107,10 @@ def not_found(cur: Cursor, dialect: Dialect, name: str, field: str) -> NotFound:
     return NotFound(
         f"no entity named {name!r} ({field}); names resolve exactly or through an alias, never by "
         f"guessing.{hint} Use the exact name or register an alias with `alias`.",
-        field=field, value=name, suggestions=suggestions)
+        field=field,
+        value=name,
+        suggestions=suggestions,
+    )
 
 
 def suggest(cur: Cursor, dialect: Dialect, key: str, limit: int = 5) -> list[str]:
@@ -119,51 +124,62 @@ def suggest(cur: Cursor, dialect: Dialect, key: str, limit: int = 5) -> list[str
         rows = cur.execute(
             f"""SELECT name, entity FROM (
                    SELECT e.name AS name, e.id AS entity FROM entities e
-                   WHERE {d.contains('e.id', ':p')} OR (length(e.id) >= 3 AND {d.contains(':p', 'e.id')})
+                   WHERE {d.contains("e.id", ":p")} OR (length(e.id) >= 3 AND {d.contains(":p", "e.id")})
                    UNION
                    SELECT a.name, a.entity_id FROM aliases a
-                   WHERE {d.contains('a.alias', ':p')} OR (length(a.alias) >= 3 AND {d.contains(':p', 'a.alias')})) m
+                   WHERE {d.contains("a.alias", ":p")} OR (length(a.alias) >= 3 AND {d.contains(":p", "a.alias")})) m
                ORDER BY (SELECT count(*) FROM facts WHERE subject = m.entity)
                       + (SELECT count(*) FROM facts WHERE object_id = m.entity) DESC, name
                LIMIT 20""",
-            {"p": probe}).fetchall()
+            {"p": probe},
+        ).fetchall()
         for spelling, entity_id in rows:
             found.setdefault(str(spelling), str(entity_id))
         if len(found) >= limit:
             break
     if key:  # a typo: the nearest ids that begin as it does (a range of the primary key)
-        near = dict(cur.execute("SELECT id, name FROM entities WHERE id >= :lo AND id < :hi LIMIT 200000",
-                                {"lo": key[0], "hi": chr(ord(key[0]) + 1)}).fetchall())
+        near = dict(
+            cur.execute(
+                "SELECT id, name FROM entities WHERE id >= :lo AND id < :hi LIMIT 200000",
+                {"lo": key[0], "hi": chr(ord(key[0]) + 1)},
+            ).fetchall()
+        )
         for spelling in close_matches(key, near, limit=limit):
             found.setdefault(spelling, normalize_name(spelling))
     return nearest(key, found)[:limit]
 
 
 def entity(cur: Cursor, entity_id: str) -> Entity:
-    row = cur.execute("SELECT id, name, type, properties, created_at FROM entities WHERE id = ?",
-                      (entity_id,)).fetchone()
+    row = cur.execute(
+        "SELECT id, name, type, properties, created_at FROM entities WHERE id = ?", (entity_id,)
+    ).fetchone()
     return Entity(row[0], row[1], row[2], json.loads(row[3]), row[4])
 
 
-def ensure_entity(cur: Cursor, name: Name, type_: str | None, properties: Mapping[str, Any] | None,
-                  warnings: list[str]) -> str:
+def ensure_entity(
+    cur: Cursor, name: Name, type_: str | None, properties: Mapping[str, Any] | None, warnings: list[str]
+) -> str:
     """The id of the entity ``name`` resolves to, created if missing; its type upgraded from ``unknown``
     (never downgraded: another concrete type only warns) and ``properties`` merged in (these win)."""
     entity_id = lookup(cur, name.id)
     props = json_object(properties, "properties")
     if entity_id is None:
-        cur.execute("INSERT INTO entities(id, name, type, properties, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (name.id, name.display, type_ or "unknown", json.dumps(props or {}), now_text()))
+        cur.execute(
+            "INSERT INTO entities(id, name, type, properties, created_at) VALUES (?, ?, ?, ?, ?)",
+            (name.id, name.display, type_ or "unknown", json.dumps(props or {}), now_text()),
+        )
         return name.id
     if type_ or props:
-        current_type, stored = cur.execute("SELECT type, properties FROM entities WHERE id = ?",
-                                           (entity_id,)).fetchone()
+        current_type, stored = cur.execute(
+            "SELECT type, properties FROM entities WHERE id = ?", (entity_id,)
+        ).fetchone()
         new_type = upgraded_type(current_type, type_)
         if type_ not in (None, "unknown", current_type) and new_type == current_type:
             warnings.append(f"{entity_id!r} is a {current_type}; kept that type (this write said {type_})")
         merged = {**json.loads(stored), **(props or {})}
-        cur.execute("UPDATE entities SET type = ?, properties = ? WHERE id = ?",
-                    (new_type, json.dumps(merged), entity_id))
+        cur.execute(
+            "UPDATE entities SET type = ?, properties = ? WHERE id = ?", (new_type, json.dumps(merged), entity_id)
+        )
     return entity_id
 
 
@@ -190,32 +206,39 @@ def stored_value_predicates(value_predicates: str | None) -> frozenset[str]:
 #: Two result columns, each one of the settings the event rule reads (NULL when never set), for a read that
 #: takes the rule in its own statement (so in its snapshot) instead of a statement before it: give their values
 #: to :func:`stored_event_rule`.
-EVENT_SETTINGS = ("(SELECT value FROM settings WHERE key = 'events'), "
-                  "(SELECT value FROM settings WHERE key = 'event_predicates')")
+EVENT_SETTINGS = (
+    "(SELECT value FROM settings WHERE key = 'events'), (SELECT value FROM settings WHERE key = 'event_predicates')"
+)
 
 
 @functools.lru_cache(maxsize=64)
 def stored_event_rule(events: str | None, event_predicates: str | None) -> EventRule:
     """The event rule of the stored settings ``events`` and ``event_predicates`` (their JSON texts; None: not set)."""
-    return EventRule(bool(json.loads("false" if events is None else events)),
-                     frozenset(json.loads("[]" if event_predicates is None else event_predicates)))
+    return EventRule(
+        bool(json.loads("false" if events is None else events)),
+        frozenset(json.loads("[]" if event_predicates is None else event_predicates)),
+    )
 
 
 def fact(cur: Cursor, fact_id: int, events: EventRule | None = None) -> Fact:
     """The fact with this id (``events``: the graph's rule, read when not given)."""
-    return row_fact(cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone(),
-                    events=event_rule(cur) if events is None else events)
+    return row_fact(
+        cur.execute(f"{FACT_SELECT} WHERE f.id = ?", (fact_id,)).fetchone(),
+        events=event_rule(cur) if events is None else events,
+    )
 
 
-def row_fact(row: Sequence[Any], *, events: EventRule, direction: str | None = None,
-             known_at: str | None = None) -> Fact:
+def row_fact(
+    row: Sequence[Any], *, events: EventRule, direction: str | None = None, known_at: str | None = None
+) -> Fact:
     """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``),
     its kind by the graph's event rule ``events`` (:func:`event_rule`)."""
     return row_facts(((*row[:15], direction),), events=events, known_at=known_at, directions=True)[0]
 
 
-def row_facts(rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str | None = None,
-              directions: bool = False) -> list[Fact]:
+def row_facts(
+    rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str | None = None, directions: bool = False
+) -> list[Fact]:
     """:func:`row_fact` of each row (its first 15 columns; ``directions``: its 16th is the fact's direction), in one
     loop: a read of many rows spends most of its Python here."""
     # events.kind(predicate, valid_from, valid_to) inline (_records.is_event: the graph or the predicate declared, or
@@ -228,8 +251,27 @@ def row_facts(rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str
         if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
             valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
         event = graph or (valid_from is not None and valid_from == valid_to) or predicate in declared
-        append(make(r[0], r[1], r[2], predicate, r[4], r[5], bool(r[6]), valid_from, valid_to, r[9], r[10], r[11],
-                    r[12], invalidated_at, ended_by, r[15] if directions else None, "event" if event else "state"))
+        append(
+            make(
+                r[0],
+                r[1],
+                r[2],
+                predicate,
+                r[4],
+                r[5],
+                bool(r[6]),
+                valid_from,
+                valid_to,
+                r[9],
+                r[10],
+                r[11],
+                r[12],
+                invalidated_at,
+                ended_by,
+                r[15] if directions else None,
+                "event" if event else "state",
+            )
+        )
     return out
 
 
@@ -246,8 +288,9 @@ def current_sql(alias: str = "f") -> str:
     return current(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), NOW, NOW_DAY_LAST).text
 
 
-def time_filter(as_of: TimeInput | None, known_at: TimeInput | None,
-                current_only: bool) -> tuple[str, dict[str, Any], str | None]:
+def time_filter(
+    as_of: TimeInput | None, known_at: TimeInput | None, current_only: bool
+) -> tuple[str, dict[str, Any], str | None]:
     """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.
 
     ``current_only`` keeps the facts current at the real now (contract §4, :func:`kgtoolkit._validity.current`; by

@@ -144,16 +144,18 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:  # noqa: C901  (over the
 
                 def read_upper() -> None:
                     try:
-                        upper["path"] = _write(conns[1].table(
-                            split["sql"], _values(split["params"], {"lo": mid, "hi": hi + 1})), folder)
+                        upper["path"] = _write(
+                            conns[1].table(split["sql"], _values(split["params"], {"lo": mid, "hi": hi + 1})), folder
+                        )
                     except BaseException as exc:
                         upper["error"] = exc
 
                 thread = threading.Thread(target=read_upper)
                 thread.start()
                 try:
-                    parts.append(_write(first.table(split["sql"], _values(split["params"], {"lo": lo, "hi": mid})),
-                                        folder))
+                    parts.append(
+                        _write(first.table(split["sql"], _values(split["params"], {"lo": lo, "hi": mid})), folder)
+                    )
                 finally:
                     thread.join()
                 if "error" in upper:

@@ -26,8 +26,16 @@ from .._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 if TYPE_CHECKING:
     from ._backend import Dialect
 
-__all__ = ["COMMA_HINT", "EventRule", "Name", "PreparedFact", "Rules", "comma_refusals", "ends_before_start",
-           "interval_message"]
+__all__ = [
+    "COMMA_HINT",
+    "EventRule",
+    "Name",
+    "PreparedFact",
+    "Rules",
+    "comma_refusals",
+    "ends_before_start",
+    "interval_message",
+]
 
 X = TypeVar("X")
 
@@ -81,8 +89,10 @@ class EventRule:
         """The rule as an SQL condition on the facts row ``alias`` (bind :meth:`params`)."""
         if self.graph:
             return "TRUE"
-        same = (f"({alias}.valid_from IS NOT NULL AND {alias}.valid_to IS NOT NULL "
-                f"AND {alias}.valid_from = {alias}.valid_to)")
+        same = (
+            f"({alias}.valid_from IS NOT NULL AND {alias}.valid_to IS NOT NULL "
+            f"AND {alias}.valid_from = {alias}.valid_to)"
+        )
         if not self.predicates:
             return same
         return f"({same} OR {alias}.predicate IN {d.values(param)})"
@@ -139,8 +149,13 @@ class PreparedFact:
 class Rules:
     """The rules of ``add`` under one graph's settings (``comma_guard`` overrides the setting)."""
 
-    def __init__(self, config: GraphConfig, *, comma_guard: bool | None = None,
-                 predicate_aliases: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        config: GraphConfig,
+        *,
+        comma_guard: bool | None = None,
+        predicate_aliases: Mapping[str, str] | None = None,
+    ) -> None:
         self.config = config
         self.comma_guard = config.comma_guard if comma_guard is None else comma_guard
         #: Predicate alias → the canonical predicate (contract §13): :meth:`predicate` resolves through them.
@@ -154,10 +169,15 @@ class Rules:
         limit: int = getattr(self.config, setting)
         if len(text) > limit:
             elsewhere = " (a long text belongs in a memory: `remember`)" if field != "text" else ""
-            raise InvalidRequest(f"{field} is {len(text):,} characters long, more than this graph's {setting} of "
-                                 f"{limit:,}; shorten it{elsewhere}, or raise the limit: "
-                                 f"`kgtoolkit config --{setting.replace('_', '-')} N` or configure({setting}=N)",
-                                 field=field, value=printable(text[:80]) + "…", length=len(text), limit=limit)
+            raise InvalidRequest(
+                f"{field} is {len(text):,} characters long, more than this graph's {setting} of "
+                f"{limit:,}; shorten it{elsewhere}, or raise the limit: "
+                f"`kgtoolkit config --{setting.replace('_', '-')} N` or configure({setting}=N)",
+                field=field,
+                value=printable(text[:80]) + "…",
+                length=len(text),
+                limit=limit,
+            )
         return text
 
     def predicate(self, text: Any) -> str:
@@ -204,9 +224,13 @@ class Rules:
         key = normalize_name(value, field=field)
         if key not in self.config.types:
             vocabulary = ", ".join(sorted(self.config.types))
-            raise UnknownType(f"{field} {value!r} is not in this graph's vocabulary ({vocabulary}); use one of those, "
-                              "or extend it with configure(types=...) (`kgtoolkit config --add-type`)",
-                              field=field, value=str(value), suggestions=sorted(self.config.types))
+            raise UnknownType(
+                f"{field} {value!r} is not in this graph's vocabulary ({vocabulary}); use one of those, "
+                "or extend it with configure(types=...) (`kgtoolkit config --add-type`)",
+                field=field,
+                value=str(value),
+                suggestions=sorted(self.config.types),
+            )
         return key
 
     @staticmethod
@@ -221,8 +245,9 @@ class Rules:
             except ValueError:
                 number = None
         if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0.0 <= float(number) <= 1.0:
-            raise InvalidRequest(f"confidence must be a number from 0 to 1, not {value!r}", field="confidence",
-                                 value=str(value))
+            raise InvalidRequest(
+                f"confidence must be a number from 0 to 1, not {value!r}", field="confidence", value=str(value)
+            )
         return float(number)
 
     def text(self, value: Any, field: str) -> str | None:
@@ -248,19 +273,38 @@ class Rules:
             return
         subject_bad, object_bad = comma_refusals(has_comma(subject), has_comma(obj), predicate not in COMMA_PREDICATES)
         if subject_bad:
-            raise CommaList(f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
-                            "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
-                            "configure(comma_guard=False)", field="subject", value=subject)
+            raise CommaList(
+                f"subject {subject!r} contains a comma: record one fact per subject. If the comma is part "
+                "of a real name, turn the guard off: `kgtoolkit config --no-comma-guard` or "
+                "configure(comma_guard=False)",
+                field="subject",
+                value=subject,
+            )
         if object_bad:
-            raise CommaList(f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
-                            "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "
-                            "--no-comma-guard` or configure(comma_guard=False)", field="object", value=obj)
+            raise CommaList(
+                f"object {obj!r} contains a comma: add one fact per object (e.g. one {predicate!r} fact "
+                "each). If the comma is part of a real name, turn the guard off: `kgtoolkit config "
+                "--no-comma-guard` or configure(comma_guard=False)",
+                field="object",
+                value=obj,
+            )
 
     # ------------------------------------------------------------------ a whole fact
 
-    def fact(self, subject: Any, predicate: Any, obj: Any, *, valid_from: TimeInput | None = None,
-             valid_to: TimeInput | None = None, confidence: Any = 1.0, source: Any = None,
-             source_closet: Any = None, subject_type: Any = None, object_type: Any = None) -> PreparedFact:
+    def fact(
+        self,
+        subject: Any,
+        predicate: Any,
+        obj: Any,
+        *,
+        valid_from: TimeInput | None = None,
+        valid_to: TimeInput | None = None,
+        confidence: Any = 1.0,
+        source: Any = None,
+        source_closet: Any = None,
+        subject_type: Any = None,
+        object_type: Any = None,
+    ) -> PreparedFact:
         """Every rule of ``add`` on one fact, in the order ``add`` reports them."""
         pred = self.predicate(predicate)
         subject_name = self.name(subject, "subject")
@@ -275,15 +319,28 @@ class Rules:
         end = self.end(valid_to) if valid_to not in (None, "") else None
         self.check_interval(start, end)
         if confidence is None or isinstance(confidence, str):  # add takes a number; only files give text or blanks
-            raise InvalidRequest(f"confidence must be a number from 0 to 1, not {confidence!r}", field="confidence",
-                                 value=confidence)
+            raise InvalidRequest(
+                f"confidence must be a number from 0 to 1, not {confidence!r}", field="confidence", value=confidence
+            )
         conf = self.confidence(confidence)
         warnings: tuple[str, ...] = ()
         if is_value and o_type not in (None, "unknown"):
             warnings = (f"{pred!r} is a value predicate: its object is text, so object_type was ignored",)
-        return PreparedFact(subject_name, pred, is_value, obj_name, start, end, conf, self.source(source),
-                            self.text(source_closet, "source_closet"), s_type, None if is_value else o_type, warnings,
-                            self.predicate_label(predicate, pred))
+        return PreparedFact(
+            subject_name,
+            pred,
+            is_value,
+            obj_name,
+            start,
+            end,
+            conf,
+            self.source(source),
+            self.text(source_closet, "source_closet"),
+            s_type,
+            None if is_value else o_type,
+            warnings,
+            self.predicate_label(predicate, pred),
+        )
 
 
 def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] | None:
@@ -291,8 +348,9 @@ def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] |
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise InvalidRequest(f"{field} must be a JSON object (a mapping), not {type(value).__name__}", field=field,
-                             value=repr(value))
+        raise InvalidRequest(
+            f"{field} must be a JSON object (a mapping), not {type(value).__name__}", field=field, value=repr(value)
+        )
     try:
         text = json.dumps(dict(value), allow_nan=False, ensure_ascii=False)  # NaN/Infinity are not JSON
     except (TypeError, ValueError) as exc:

@@ -31,19 +31,45 @@ __all__ = [
 
 #: Every stored column of each table, in table order.
 FACT_COLUMNS: tuple[str, ...] = (
-    "id", "subject", "predicate", "object_id", "object_value", "object_key", "valid_from", "valid_to", "from_us",
-    "to_us", "confidence", "source", "source_closet", "recorded_at", "invalidated_at", "ended_by")
+    "id",
+    "subject",
+    "predicate",
+    "object_id",
+    "object_value",
+    "object_key",
+    "valid_from",
+    "valid_to",
+    "from_us",
+    "to_us",
+    "confidence",
+    "source",
+    "source_closet",
+    "recorded_at",
+    "invalidated_at",
+    "ended_by",
+)
 ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
 ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
 MEMORY_COLUMNS: tuple[str, ...] = ("id", "text", "source", "created_at", "metadata")
 NOT_DUPLICATE_COLUMNS: tuple[str, ...] = ("kind", "a", "b", "created_at")
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "facts": FACT_COLUMNS, "entities": ENTITY_COLUMNS, "aliases": ALIAS_COLUMNS, "memories": MEMORY_COLUMNS,
+    "facts": FACT_COLUMNS,
+    "entities": ENTITY_COLUMNS,
+    "aliases": ALIAS_COLUMNS,
+    "memories": MEMORY_COLUMNS,
     "not_duplicates": NOT_DUPLICATE_COLUMNS,
 }
 #: The tables of a graph, in an order that satisfies their foreign keys when filled.
-TABLES: tuple[str, ...] = ("settings", "entities", "facts", "aliases", "memories", "predicates", "predicate_aliases",
-                          "not_duplicates")
+TABLES: tuple[str, ...] = (
+    "settings",
+    "entities",
+    "facts",
+    "aliases",
+    "memories",
+    "predicates",
+    "predicate_aliases",
+    "not_duplicates",
+)
 
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
@@ -440,7 +466,13 @@ FACT_SEARCH_FILL: dict[str, str] = {
 #: The indexes on ``facts`` (a big import into a small graph drops them and builds them after; see
 #: ``Backend.fact_indexes_deferred``).
 FACT_INDEXES: dict[str, list[str]] = {
-    kind: list({s.split(" INDEX ")[1].split()[0]: s for step in steps for s in step
-                if " INDEX " in s.upper() and " ON facts(" in s}.values())
+    kind: list(
+        {
+            s.split(" INDEX ")[1].split()[0]: s
+            for step in steps
+            for s in step
+            if " INDEX " in s.upper() and " ON facts(" in s
+        }.values()
+    )
     for kind, steps in MIGRATIONS.items()
 }

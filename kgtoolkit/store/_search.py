@@ -91,10 +91,21 @@ class Watermark:
         """The watermark a manifest holds; None when it holds none, or not one this release reads."""
         try:
             waiting = data["waiting"]
-            mark = cls(str(data["graph"]), int(data["generation"]), int(data["facts"]), int(data["memories"]),
-                       None if data["memory_id"] is None else str(data["memory_id"]),
-                       None if waiting is None else (int(waiting[0]), int(waiting[1]),
-                                                     None if waiting[2] is None else str(waiting[2]), int(waiting[3])))
+            mark = cls(
+                str(data["graph"]),
+                int(data["generation"]),
+                int(data["facts"]),
+                int(data["memories"]),
+                None if data["memory_id"] is None else str(data["memory_id"]),
+                None
+                if waiting is None
+                else (
+                    int(waiting[0]),
+                    int(waiting[1]),
+                    None if waiting[2] is None else str(waiting[2]),
+                    int(waiting[3]),
+                ),
+            )
         except (TypeError, KeyError, ValueError, IndexError):
             return None
         return mark
@@ -121,7 +132,8 @@ def _marks(cur: Any, kg: GraphStore, since: Watermark | None) -> Watermark | Non
                    (SELECT id FROM memories WHERE {d.memory_order} = :m), {d.snapshot_bounds}
             FROM search_generation g LEFT JOIN (SELECT {d.memory_order} AS o, id FROM memories
                                                 ORDER BY {d.memory_order} DESC LIMIT 1) m ON 1 = 1""",
-        {"m": since.memories if since is not None else 0}).fetchone()
+        {"m": since.memories if since is not None else 0},
+    ).fetchone()
     if row is None:  # the row was deleted behind kgtoolkit's back: every read is a full one
         return None
     graph, generation, top_fact, top_memory, top_memory_id, at_mark, xmin, xmax = row
@@ -144,8 +156,7 @@ def graph_texts(kg: GraphStore) -> GraphTexts:
         mark = _marks(cur, kg, None)
         facts = cur.execute(f"{_FACT_TEXT} ORDER BY f.id").fetchall()
         memories = cur.execute("SELECT id, text FROM memories ORDER BY id").fetchall()
-    return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories],
-                      mark or Watermark("", -1), True)
+    return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories], mark or Watermark("", -1), True)
 
 
 def texts_since(kg: GraphStore, since: Watermark) -> GraphTexts | None:
@@ -157,8 +168,9 @@ def texts_since(kg: GraphStore, since: Watermark) -> GraphTexts | None:
         if mark is None:
             return None
         facts = cur.execute(f"{_FACT_TEXT} WHERE f.id > ? ORDER BY f.id", (since.facts,)).fetchall()
-        memories = cur.execute(f"SELECT id, text FROM memories WHERE {d.memory_order} > ? ORDER BY {d.memory_order}",
-                               (since.memories,)).fetchall()
+        memories = cur.execute(
+            f"SELECT id, text FROM memories WHERE {d.memory_order} > ? ORDER BY {d.memory_order}", (since.memories,)
+        ).fetchall()
     return GraphTexts([tuple(r) for r in facts], [tuple(r) for r in memories], mark, False)
 
 
@@ -170,14 +182,17 @@ def lookup_names(kg: GraphStore, keys: Iterable[str]) -> dict[str, str]:
     d = kg._backend.dialect
     with kg._backend.read() as cur:
         rows = cur.execute(
-            f"""SELECT k.value, COALESCE(e.id, a.entity_id) FROM {d.values('keys')} k
+            f"""SELECT k.value, COALESCE(e.id, a.entity_id) FROM {d.values("keys")} k
                LEFT JOIN entities e ON e.id = k.value LEFT JOIN aliases a ON a.alias = k.value
-               WHERE e.id IS NOT NULL OR a.entity_id IS NOT NULL""", {"keys": d.list_param(wanted)}).fetchall()
+               WHERE e.id IS NOT NULL OR a.entity_id IS NOT NULL""",
+            {"keys": d.list_param(wanted)},
+        ).fetchall()
     return dict(rows)
 
 
-def entity_fact_ids(kg: GraphStore, entity_ids: Sequence[str], *, as_of: TimeInput | None = None,
-                    current_only: bool = False) -> list[int]:
+def entity_fact_ids(
+    kg: GraphStore, entity_ids: Sequence[str], *, as_of: TimeInput | None = None, current_only: bool = False
+) -> list[int]:
     """Ids of the facts around these entities (either direction), filtered like :meth:`GraphStore.query`."""
     if not entity_ids:
         return []
@@ -186,13 +201,16 @@ def entity_fact_ids(kg: GraphStore, entity_ids: Sequence[str], *, as_of: TimeInp
     params["e"] = d.list_param(entity_ids)
     with kg._backend.read() as cur:
         rows = cur.execute(
-            f"""SELECT f.id FROM facts f WHERE (f.subject IN {d.values('e')}
-                    OR f.object_id IN {d.values('e')}){where} ORDER BY f.id""", params).fetchall()
+            f"""SELECT f.id FROM facts f WHERE (f.subject IN {d.values("e")}
+                    OR f.object_id IN {d.values("e")}){where} ORDER BY f.id""",
+            params,
+        ).fetchall()
     return [r[0] for r in rows]
 
 
-def valid_fact_ids(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None,
-                   current_only: bool = False) -> set[int]:
+def valid_fact_ids(
+    kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None, current_only: bool = False
+) -> set[int]:
     """The subset of ``ids`` that exist and pass the ``as_of`` / ``current_only`` filters."""
     if not ids:
         return set()
@@ -200,8 +218,9 @@ def valid_fact_ids(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | Non
     where, params, _ = q.time_filter(as_of, None, current_only)
     params["ids"] = d.list_param([int(i) for i in ids])
     with kg._backend.read() as cur:
-        rows = cur.execute(f"SELECT f.id FROM facts f WHERE f.id IN {d.values('ids', 'bigint')}{where}",
-                           params).fetchall()
+        rows = cur.execute(
+            f"SELECT f.id FROM facts f WHERE f.id IN {d.values('ids', 'bigint')}{where}", params
+        ).fetchall()
     return {r[0] for r in rows}
 
 
@@ -211,8 +230,9 @@ def facts_by_ids(kg: GraphStore, ids: Sequence[int]) -> dict[int, Fact]:
         return {}
     d = kg._backend.dialect
     with kg._backend.read() as cur:
-        rows = cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
-                           {"ids": d.list_param([int(i) for i in ids])}).fetchall()
+        rows = cur.execute(
+            f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}", {"ids": d.list_param([int(i) for i in ids])}
+        ).fetchall()
         events = q.event_rule(cur)
     return {r[0]: q.row_fact(r, events=events) for r in rows}
 
@@ -230,7 +250,8 @@ def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
                              AND g.from_us > me.from_us AND g.to_us > me.to_us)
                 {FACT_SELECT}, me, nxt WHERE f.subject = me.subject AND f.predicate = me.predicate
                 AND f.object_key <> me.object_key AND +f.from_us = nxt.start AND f.to_us > me.to_us {ORDER}""",
-            {"id": fact_id}).fetchall()
+            {"id": fact_id},
+        ).fetchall()
         events = q.event_rule(cur)
     return [f for f in (q.row_fact(r, events=events) for r in rows) if f.kind == "state"]  # events replace nothing
 
@@ -238,8 +259,10 @@ def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
 def current_facts(kg: GraphStore, subject: str, predicate: str) -> list[Fact]:
     """The current facts of one (subject id, predicate)."""
     with kg._backend.read() as cur:
-        rows = cur.execute(f"{FACT_SELECT} WHERE f.subject = :s AND f.predicate = :p AND {_CURRENT} {ORDER}",
-                           {"s": subject, "p": predicate, **Clock.real().params()}).fetchall()
+        rows = cur.execute(
+            f"{FACT_SELECT} WHERE f.subject = :s AND f.predicate = :p AND {_CURRENT} {ORDER}",
+            {"s": subject, "p": predicate, **Clock.real().params()},
+        ).fetchall()
         events = q.event_rule(cur)
     return [q.row_fact(r, events=events) for r in rows]
 
@@ -250,8 +273,9 @@ def facts_citing(kg: GraphStore, memory_ids: Sequence[str]) -> dict[str, list[Fa
         return {}
     d = kg._backend.dialect
     with kg._backend.read() as cur:
-        rows = cur.execute(f"{FACT_SELECT} WHERE f.source_closet IN {d.values('m')} {ORDER}",
-                           {"m": d.list_param(memory_ids)}).fetchall()
+        rows = cur.execute(
+            f"{FACT_SELECT} WHERE f.source_closet IN {d.values('m')} {ORDER}", {"m": d.list_param(memory_ids)}
+        ).fetchall()
         events = q.event_rule(cur)
     cited: dict[str, list[Fact]] = {}
     for row in rows:
@@ -268,8 +292,10 @@ def memories_by_ids(kg: GraphStore, ids: Sequence[str]) -> dict[str, Memory]:
 
     d = kg._backend.dialect
     with kg._backend.read() as cur:
-        rows = cur.execute(f"SELECT id, text, source, created_at, metadata FROM memories WHERE id IN {d.values('m')}",
-                           {"m": d.list_param(ids)}).fetchall()
+        rows = cur.execute(
+            f"SELECT id, text, source, created_at, metadata FROM memories WHERE id IN {d.values('m')}",
+            {"m": d.list_param(ids)},
+        ).fetchall()
     return {r[0]: Memory(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows}
 
 
@@ -318,9 +344,10 @@ class _DatabaseCache:
         found: dict[bytes, bytes] = {}
         with self._backend.read() as cur:
             for start in range(0, len(hashes), 5000):
-                chunk = list(hashes[start:start + 5000])
-                for h, vector in cur.execute("SELECT hash, vector FROM embeddings WHERE model = ? AND hash = ANY(?)",
-                                             (model, chunk)).fetchall():
+                chunk = list(hashes[start : start + 5000])
+                for h, vector in cur.execute(
+                    "SELECT hash, vector FROM embeddings WHERE model = ? AND hash = ANY(?)", (model, chunk)
+                ).fetchall():
                     if len(vector) == nbytes:
                         found[bytes(h)] = bytes(vector)
         local = self._fallback(create=False)
@@ -333,8 +360,11 @@ class _DatabaseCache:
         rows = [(model, h, v) for h, v in items]
 
         def write(cur: Any) -> None:
-            cur.executemany("INSERT INTO embeddings(model, hash, vector) VALUES (?, ?, ?) "
-                            "ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector", rows)
+            cur.executemany(
+                "INSERT INTO embeddings(model, hash, vector) VALUES (?, ?, ?) "
+                "ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector",
+                rows,
+            )
 
         if self._writable:
             try:
@@ -348,8 +378,11 @@ class _DatabaseCache:
 
     def count(self, model: str | None = None) -> int:
         with self._backend.read() as cur:
-            stored = int(cur.execute("SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?",
-                                     (model, model)).fetchone()[0])
+            stored = int(
+                cur.execute(
+                    "SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?", (model, model)
+                ).fetchone()[0]
+            )
         local = self._fallback(create=False)
         return stored + (local.count(model) if local is not None else 0)
 
@@ -381,17 +414,20 @@ class FileEmbeddingCache:
         if target != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, hash BLOB NOT NULL, "
-                     "vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, hash BLOB NOT NULL, "
+            "vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
+        )
         return conn
 
     def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
         for start in range(0, len(hashes), 500):
-            chunk = list(hashes[start:start + 500])
+            chunk = list(hashes[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for h, vector in self._conn.execute(
-                    f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *chunk]):
+                f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})", [model, *chunk]
+            ):
                 if len(vector) == nbytes:
                     found[bytes(h)] = bytes(vector)
         return found
@@ -399,16 +435,21 @@ class FileEmbeddingCache:
     def put(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            self._conn.executemany("INSERT OR REPLACE INTO embeddings(model, hash, vector) VALUES (?, ?, ?)",
-                                   [(model, h, v) for h, v in items])
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO embeddings(model, hash, vector) VALUES (?, ?, ?)",
+                [(model, h, v) for h, v in items],
+            )
             self._conn.execute("COMMIT")
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
 
     def count(self, model: str | None = None) -> int:
-        return int(self._conn.execute("SELECT count(*) FROM embeddings WHERE ? IS NULL OR model = ?",
-                                      (model, model)).fetchone()[0])
+        return int(
+            self._conn.execute(
+                "SELECT count(*) FROM embeddings WHERE ? IS NULL OR model = ?", (model, model)
+            ).fetchone()[0]
+        )
 
     def close(self) -> None:
         self._conn.close()
@@ -436,8 +477,9 @@ def _plan(cur: Any, kg: GraphStore, table: str, words: Sequence[str]) -> tuple[l
     for word in words:
         match, params = d.text_match(table, [word])
         params["cap"] = COMMON_ROWS + 1
-        (found,) = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {match['from']} WHERE {match['where']} "
-                               "LIMIT :cap) c", params).fetchone()
+        (found,) = cur.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {match['from']} WHERE {match['where']} LIMIT :cap) c", params
+        ).fetchone()
         if found:  # a word in no row says nothing here
             (rare if found <= COMMON_ROWS else common).append(word)
     return (rare, False) if rare else (common, True)
@@ -447,12 +489,15 @@ def _triple_groups(inner: str) -> str:
     """``inner`` (rows of id, score, subject, predicate, object_key; higher scores better) as one row per triple:
     its latest fact's id and its best score, best first (materialised first: SQLite's bm25 cannot run inside
     the aggregate)."""
-    return (f"WITH m AS MATERIALIZED ({inner}) SELECT max(m.id), max(m.score) FROM m "
-            "GROUP BY m.subject, m.predicate, m.object_key ORDER BY 2 DESC, 1 DESC LIMIT :n")
+    return (
+        f"WITH m AS MATERIALIZED ({inner}) SELECT max(m.id), max(m.score) FROM m "
+        "GROUP BY m.subject, m.predicate, m.object_key ORDER BY 2 DESC, 1 DESC LIMIT :n"
+    )
 
 
-def lexical_facts(kg: GraphStore, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None,
-                  current_only: bool = False) -> list[tuple[int, float]]:
+def lexical_facts(
+    kg: GraphStore, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None, current_only: bool = False
+) -> list[tuple[int, float]]:
     """The facts whose text (subject name, predicate label, object) best matches ``words`` in the graph's
     full-text index (each word as the phrase of its parts; see :func:`_plan` for which words), as (fact id,
     score) best first: one per triple (its latest fact passing the filters), at most ``limit``. At most
@@ -469,12 +514,17 @@ def lexical_facts(kg: GraphStore, words: Sequence[str], limit: int, *, as_of: Ti
             return []
         for all_of in (True, False) if every else (False,):  # no row holds all the common words: any of them
             match, match_params = d.text_match("fact_search", asked, every=all_of)
-            hits = (f"SELECT {match['key']} AS id, {match['score']} AS score FROM {match['from']} "
-                    f"WHERE {match['where']} ORDER BY {match['newest']} DESC LIMIT :scored")
-            inner = (f"SELECT f.id AS id, x.score AS score, f.subject AS subject, f.predicate AS predicate, "
-                     f"f.object_key AS object_key FROM ({hits}) x JOIN facts f ON f.id = x.id WHERE 1 = 1{where}")
-            rows = cur.execute(_triple_groups(inner), {**params, **match_params, "n": int(limit),
-                                                       "scored": SCORED_ROWS}).fetchall()
+            hits = (
+                f"SELECT {match['key']} AS id, {match['score']} AS score FROM {match['from']} "
+                f"WHERE {match['where']} ORDER BY {match['newest']} DESC LIMIT :scored"
+            )
+            inner = (
+                f"SELECT f.id AS id, x.score AS score, f.subject AS subject, f.predicate AS predicate, "
+                f"f.object_key AS object_key FROM ({hits}) x JOIN facts f ON f.id = x.id WHERE 1 = 1{where}"
+            )
+            rows = cur.execute(
+                _triple_groups(inner), {**params, **match_params, "n": int(limit), "scored": SCORED_ROWS}
+            ).fetchall()
             if rows:
                 break
     return [(int(r[0]), float(r[1])) for r in rows]
@@ -491,17 +541,26 @@ def lexical_memories(kg: GraphStore, words: Sequence[str], limit: int) -> list[t
         for all_of in (True, False) if every else (False,):
             match, params = kg._backend.dialect.text_match("memory_search", asked, every=all_of)
             params.update(n=int(limit), scored=SCORED_ROWS)
-            rows = cur.execute(f"""WITH m AS MATERIALIZED (SELECT {match['key']} AS id, {match['score']} AS score
-                                       FROM {match['from']} WHERE {match['where']} ORDER BY {match['newest']} DESC
+            rows = cur.execute(
+                f"""WITH m AS MATERIALIZED (SELECT {match["key"]} AS id, {match["score"]} AS score
+                                       FROM {match["from"]} WHERE {match["where"]} ORDER BY {match["newest"]} DESC
                                        LIMIT :scored)
-                                   SELECT id, score FROM m ORDER BY 2 DESC, 1 LIMIT :n""", params).fetchall()
+                                   SELECT id, score FROM m ORDER BY 2 DESC, 1 LIMIT :n""",
+                params,
+            ).fetchall()
             if rows:
                 break
     return [(str(r[0]), float(r[1])) for r in rows]
 
 
-def entity_triples(kg: GraphStore, sides: Sequence[tuple[str, str]], *, as_of: TimeInput | None = None,
-                   current_only: bool = False, limit: int = 5000) -> list[int]:
+def entity_triples(
+    kg: GraphStore,
+    sides: Sequence[tuple[str, str]],
+    *,
+    as_of: TimeInput | None = None,
+    current_only: bool = False,
+    limit: int = 5000,
+) -> list[int]:
     """One fact per triple around these (entity id, side) pairs (side ``subject``, ``object`` or ``either``):
     the triple's latest fact passing the filters, most occurrences first (at most ``limit``)."""
     if not sides:
@@ -517,9 +576,10 @@ def entity_triples(kg: GraphStore, sides: Sequence[tuple[str, str]], *, as_of: T
     params["n"] = int(limit)
     with kg._backend.read(snapshot=False) as cur:
         rows = cur.execute(
-            f"""SELECT max(f.id) FROM facts f WHERE ({' OR '.join(tests)}){where}
+            f"""SELECT max(f.id) FROM facts f WHERE ({" OR ".join(tests)}){where}
                 GROUP BY f.subject, f.predicate, f.object_key ORDER BY count(*) DESC, 1 DESC LIMIT :n""",
-            params).fetchall()
+            params,
+        ).fetchall()
     return [int(r[0]) for r in rows]
 
 
@@ -529,13 +589,16 @@ def triple_keys(kg: GraphStore, ids: Sequence[int]) -> dict[int, tuple[str, str,
         return {}
     d = kg._backend.dialect
     with kg._backend.read(snapshot=False) as cur:
-        rows = cur.execute(f"SELECT id, subject, predicate, object_key FROM facts WHERE id IN {d.values('ids', 'bigint')}",
-                           {"ids": d.list_param([int(i) for i in ids])}).fetchall()
+        rows = cur.execute(
+            f"SELECT id, subject, predicate, object_key FROM facts WHERE id IN {d.values('ids', 'bigint')}",
+            {"ids": d.list_param([int(i) for i in ids])},
+        ).fetchall()
     return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
 
 
-def triple_dates(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None,
-                 current_only: bool = False) -> dict[int, tuple[int, int, str | None, str | None]]:
+def triple_dates(
+    kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None = None, current_only: bool = False
+) -> dict[int, tuple[int, int, str | None, str | None]]:
     """For each fact id: the facts of its triple that pass the filters, as (the latest one's id, how many,
     the earliest start, the latest start). A current fact counts as the latest. (``object_key || ''`` keeps
     the planner on the (subject, predicate) index: a popular object's (predicate, object) rows are many.)"""
@@ -548,7 +611,9 @@ def triple_dates(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None 
         rows = cur.execute(
             f"""SELECT me.id, f.id, {_CURRENT}, f.from_us, f.valid_from FROM facts me JOIN facts f
                 ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key || '' = me.object_key
-                WHERE me.id IN {d.values('ids', 'bigint')}{where}""", params).fetchall()
+                WHERE me.id IN {d.values("ids", "bigint")}{where}""",
+            params,
+        ).fetchall()
     seen: dict[int, list[tuple[Any, ...]]] = {}
     for me, fid, current, start, text in rows:
         seen.setdefault(int(me), []).append((bool(current), int(start), int(fid), text))
@@ -560,8 +625,9 @@ def triple_dates(kg: GraphStore, ids: Sequence[int], *, as_of: TimeInput | None 
     return out
 
 
-def hop_distances(kg: GraphStore, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None,
-                  max_facts: int = 5000) -> dict[str, int]:
+def hop_distances(
+    kg: GraphStore, entities: Sequence[str], *, hops: int = 2, as_of: TimeInput | None = None, max_facts: int = 5000
+) -> dict[str, int]:
     """Entity id → hops from the nearest of ``entities`` (0 for themselves), walked in the store over the facts
     valid at ``as_of`` (else over every fact, history too), at most ``max_facts`` facts read."""
     distance = {e: 0 for e in entities}

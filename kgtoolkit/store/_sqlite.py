@@ -77,11 +77,17 @@ class SQLiteBackend(Backend):
         except OSError as exc:  # a path component is a file, a name too long, no permission, a full disk ...
             raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from exc
         if missing and self.read_only_reason:
-            raise StoreError(f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
-                             field="path", value=str(self.path))
+            raise StoreError(
+                f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
+                field="path",
+                value=str(self.path),
+            )
         if missing:
-            raise NotFound(f"no graph at {self.path}; check the path (a graph file is created by its first write)",
-                           field="path", value=str(self.path))
+            raise NotFound(
+                f"no graph at {self.path}; check the path (a graph file is created by its first write)",
+                field="path",
+                value=str(self.path),
+            )
         self.read_only = read_only or self.read_only_reason is not None
         self._reopening = False
         try:
@@ -103,8 +109,13 @@ class SQLiteBackend(Backend):
     def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> KGError:
         """The kgtoolkit error for a failure of this graph's database (see :mod:`._failures`)."""
         path = None if self.location.memory else self.path
-        return sqlite_failure(exc, path=path, timeout=self.timeout, opening=opening,
-                              read_only_reason=lambda: None if path is None else refused_reason(path))
+        return sqlite_failure(
+            exc,
+            path=path,
+            timeout=self.timeout,
+            opening=opening,
+            read_only_reason=lambda: None if path is None else refused_reason(path),
+        )
 
     # ------------------------------------------------------------------ connecting
 
@@ -168,13 +179,19 @@ class SQLiteBackend(Backend):
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {version}, newer than this kgtoolkit understands "
-                f"({SCHEMA_VERSION}); upgrade kgtoolkit", field="path", value=str(self.path))
+                f"({SCHEMA_VERSION}); upgrade kgtoolkit",
+                field="path",
+                value=str(self.path),
+            )
         if version == 0:
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables:
                 raise StoreError(
                     f"{self.path} is an SQLite file of another program (tables: {', '.join(sorted(tables))}); "
-                    "open a new file and import it with `kgtoolkit import`", field="path", value=str(self.path))
+                    "open a new file and import it with `kgtoolkit import`",
+                    field="path",
+                    value=str(self.path),
+                )
         return version
 
     def _check_schema(self) -> int:
@@ -190,8 +207,11 @@ class SQLiteBackend(Backend):
         if self._check_schema() == SCHEMA_VERSION:
             return
         if self.read_only:
-            raise StoreError(f"{self.path} needs a schema upgrade; open it once without read_only",
-                             field="path", value=str(self.path))
+            raise StoreError(
+                f"{self.path} needs a schema upgrade; open it once without read_only",
+                field="path",
+                value=str(self.path),
+            )
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = self._schema_version()  # again under the write lock: another process may have won
@@ -208,11 +228,19 @@ class SQLiteBackend(Backend):
 
     def _refuse_write(self) -> None:
         if self.read_only_reason:
-            raise ReadOnly(f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
-                           "this user write access to the file and its folder, or copy the graph elsewhere",
-                           field="path", value=str(self.path), reason=self.read_only_reason)
-        raise ReadOnly(f"{self.path} is open read-only; open it without read_only to change it", field="path",
-                       value=str(self.path), reason="opened read-only")
+            raise ReadOnly(
+                f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
+                "this user write access to the file and its folder, or copy the graph elsewhere",
+                field="path",
+                value=str(self.path),
+                reason=self.read_only_reason,
+            )
+        raise ReadOnly(
+            f"{self.path} is open read-only; open it without read_only to change it",
+            field="path",
+            value=str(self.path),
+            reason="opened read-only",
+        )
 
     def _rollback(self) -> None:
         """End the failed transaction, if SQLite has not ended it already (after a full disk or an I/O error
@@ -312,8 +340,9 @@ class SQLiteBackend(Backend):
         """The URI the reader process opens the file with (read-only; immutable when this side is)."""
         return self._uri(self.path.resolve())
 
-    def read_arrow(self, queries: Sequence[Query], *, split: Query | None = None,
-                   cur: Cursor | None = None) -> tuple[list[pa.Table], list[pa.Table]]:
+    def read_arrow(
+        self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
+    ) -> tuple[list[pa.Table], list[pa.Table]]:
         tables = {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
         if cur is not None:
             return self._read_in(cur, queries, split, tables, in_write=True)
@@ -322,20 +351,27 @@ class SQLiteBackend(Backend):
                 return self._read_here(read_cur, queries, split)
         return self._read_in(None, queries, split, tables, in_write=False)
 
-    def _read_in(self, cur: Cursor | None, queries: Sequence[Query], split: Query | None, tables: set[str], *,
-                 in_write: bool) -> tuple[list[pa.Table], list[pa.Table]]:
+    def _read_in(
+        self, cur: Cursor | None, queries: Sequence[Query], split: Query | None, tables: set[str], *, in_write: bool
+    ) -> tuple[list[pa.Table], list[pa.Table]]:
         if cur is not None and all(self._local(cur, t) for t in tables):
             return self._read_here(cur, queries, split)
         positional = [_positional(sql, params) for sql, params in queries]
         main = None
         if split is not None:
             main = _positional(split[0], {**split[1], "_lo": LO, "_hi": HI})
-        return read_arrow(self.reader_uri, timeout=self.timeout, queries=positional, split=main,
-                          split_min=SPLIT_MIN, pin=not in_write, path=self.path)
+        return read_arrow(
+            self.reader_uri,
+            timeout=self.timeout,
+            queries=positional,
+            split=main,
+            split_min=SPLIT_MIN,
+            pin=not in_write,
+            path=self.path,
+        )
 
     @staticmethod
-    def _read_here(cur: Cursor, queries: Sequence[Query],
-                   split: Query | None) -> tuple[list[pa.Table], list[pa.Table]]:
+    def _read_here(cur: Cursor, queries: Sequence[Query], split: Query | None) -> tuple[list[pa.Table], list[pa.Table]]:
         parts = []
         if split is not None:
             parts.append(_rows_arrow(cur, split[0], {**split[1], "_lo": -(2**63), "_hi": 2**63 - 1}))
@@ -351,8 +387,9 @@ class SQLiteBackend(Backend):
     @contextmanager
     def text_index_paused(self, cur: Cursor) -> Iterator[None]:
         """The insert trigger dropped in the transaction and made again (its own SQL, read from the file)."""
-        found = cur.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'fact_search_insert'"
-                            ).fetchone()
+        found = cur.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'fact_search_insert'"
+        ).fetchone()
         after = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0]
         if found is not None:
             cur.execute("DROP TRIGGER fact_search_insert")
@@ -391,8 +428,6 @@ class SQLiteBackend(Backend):
     def close(self) -> None:
         with self.lock:
             self.conn.close()
-
-
 
 
 class _Statement:

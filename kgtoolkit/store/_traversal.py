@@ -33,8 +33,19 @@ from ._backend import Cursor, Dialect
 from ._rules import EventRule
 from ._schema import FACT_SELECT
 
-__all__ = ["Step", "When", "check_direction", "check_hops", "check_max_facts", "check_predicates", "fetch_facts",
-           "follow", "neighbors", "paths", "when"]
+__all__ = [
+    "Step",
+    "When",
+    "check_direction",
+    "check_hops",
+    "check_max_facts",
+    "check_predicates",
+    "fetch_facts",
+    "follow",
+    "neighbors",
+    "paths",
+    "when",
+]
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 #: The most facts of a path search's enumeration steps (partial paths tried), past which it stops, capped.
@@ -61,8 +72,7 @@ class Step(NamedTuple):
     start: int
 
 
-def when(as_of: TimeInput | None, known_at: TimeInput | None,
-         during: Sequence[TimeInput] | None) -> When:
+def when(as_of: TimeInput | None, known_at: TimeInput | None, during: Sequence[TimeInput] | None) -> When:
     """The time rule: ``as_of`` (valid then), ``during=(start, end)`` (the interval overlaps it), else current
     facts (valid now, started: never a scheduled one); ``known_at`` as the graph believed at that moment."""
     if during is not None:
@@ -73,8 +83,9 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None,
         lo = parse_window(during[0], field="during").lo
         hi = parse_window(during[1], field="during").hi
         if hi < lo:
-            raise IntervalOrder(f"during ends ({during[1]}) before it starts ({during[0]})", field="during",
-                                value=str(during[1]))
+            raise IntervalOrder(
+                f"during ends ({during[1]}) before it starts ({during[0]})", field="during", value=str(during[1])
+            )
         where, params, known = q.time_filter(None, known_at, False)
         start, end = q.interval_keys(known=known is not None)
         params.update(dlo=lo, dhi=hi)
@@ -87,15 +98,21 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None,
 
 def check_direction(direction: str) -> None:
     if direction not in _DIRECTIONS:
-        raise InvalidRequest(f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
-                             field="direction", value=str(direction))
+        raise InvalidRequest(
+            f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
+            field="direction",
+            value=str(direction),
+        )
 
 
 def check_hops(value: object, field: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_HOPS:
-        raise InvalidRequest(f"{field} must be a whole number from 1 to {MAX_HOPS}, not {value!r}; a longer walk "
-                             "reads too much of a big graph (follow the answer's ends onward instead)",
-                             field=field, value=str(value))
+        raise InvalidRequest(
+            f"{field} must be a whole number from 1 to {MAX_HOPS}, not {value!r}; a longer walk "
+            "reads too much of a big graph (follow the answer's ends onward instead)",
+            field=field,
+            value=str(value),
+        )
     return value
 
 
@@ -110,13 +127,15 @@ def check_predicates(cur: Cursor, dialect: Dialect, predicates: Iterable[str] | 
         return None
     out = _preds.check_used(cur, dialect, [predicates] if isinstance(predicates, str) else predicates)
     if not out:
-        raise InvalidRequest("predicates is empty: name at least one, or leave it out for every predicate",
-                             field="predicates")
+        raise InvalidRequest(
+            "predicates is empty: name at least one, or leave it out for every predicate", field="predicates"
+        )
     return out
 
 
-def _around(d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-            w: When) -> tuple[str, dict[str, Any]]:
+def _around(
+    d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None, w: When
+) -> tuple[str, dict[str, Any]]:
     """The statement of the facts around ``frontier`` walked ``direction``, as rows ``(id, here, there, way,
     start)`` (``way`` 0: outgoing, 1: incoming), and its parameters."""
     params: dict[str, Any] = {**w.params, "ids": d.list_param(frontier)}
@@ -126,18 +145,23 @@ def _around(d: Dialect, frontier: Sequence[str], direction: str, predicates: lis
         pred = f" AND f.predicate IN {d.values('preds')}"
     parts = []
     if direction in ("outgoing", "both"):
-        parts.append(f"SELECT f.id AS id, f.subject AS here, f.object_id AS there, 0 AS way, f.from_us AS start "
-                     f"FROM facts f WHERE f.subject IN {d.values('ids')} AND f.object_id IS NOT NULL "
-                     f"AND f.object_id <> f.subject{pred}{w.where}")
+        parts.append(
+            f"SELECT f.id AS id, f.subject AS here, f.object_id AS there, 0 AS way, f.from_us AS start "
+            f"FROM facts f WHERE f.subject IN {d.values('ids')} AND f.object_id IS NOT NULL "
+            f"AND f.object_id <> f.subject{pred}{w.where}"
+        )
     if direction in ("incoming", "both"):
-        parts.append(f"SELECT f.id AS id, f.object_id AS here, f.subject AS there, 1 AS way, f.from_us AS start "
-                     f"FROM facts f WHERE f.object_id IN "
-                     f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}")
+        parts.append(
+            f"SELECT f.id AS id, f.object_id AS here, f.subject AS there, 1 AS way, f.from_us AS start "
+            f"FROM facts f WHERE f.object_id IN "
+            f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}"
+        )
     return " UNION ALL ".join(parts), params
 
 
-def _rows(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-          w: When, room: int) -> tuple[list[tuple[Any, ...]], bool]:
+def _rows(
+    cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None, w: When, room: int
+) -> tuple[list[tuple[Any, ...]], bool]:
     """The rows of :func:`_around` (at most ``room``; ordered by id, outgoing first), and whether there were
     more."""
     if not frontier or room <= 0:
@@ -159,9 +183,19 @@ class _LastHop(NamedTuple):
     page: list[int]
 
 
-def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-              w: When, room: int, found: Iterable[int], known: Iterable[str], skip: int,
-              take: int | None) -> _LastHop:
+def _last_hop(
+    cur: Cursor,
+    d: Dialect,
+    frontier: Sequence[str],
+    direction: str,
+    predicates: list[str] | None,
+    w: When,
+    room: int,
+    found: Iterable[int],
+    known: Iterable[str],
+    skip: int,
+    take: int | None,
+) -> _LastHop:
     """The last hop as :func:`_rows` reads it (its first ``room`` rows by id and way), counted from its light rows
     (id, other end): a hub in the frontier adds thousands of facts that only count, except the page shown, so no
     full fact is made but the page's.
@@ -182,7 +216,9 @@ def _last_hop(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, 
         def lists(order: str, n: int) -> tuple[list[int], list[str]]:  # the first n rows' ids and other ends
             id_array, end_array = cur.execute(
                 f"SELECT {d.array_agg('id')}, {d.array_agg('there')} FROM (SELECT id, there FROM ({sql}) u{order} "
-                "LIMIT :n) v", {**params, "n": n}).fetchone()
+                "LIMIT :n) v",
+                {**params, "n": n},
+            ).fetchone()
             return d.array(id_array), d.array(end_array)
 
         # Any rows first (most hops fit the room); past it, the first ``room`` by id and way, as a capped hop reads.
@@ -204,8 +240,9 @@ def _first_way(fact: Fact, direction: str, frontier: set[str]) -> str:
     return direction
 
 
-def _expand(cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None,
-            w: When, room: int) -> tuple[list[Step], bool]:
+def _expand(
+    cur: Cursor, d: Dialect, frontier: Sequence[str], direction: str, predicates: list[str] | None, w: When, room: int
+) -> tuple[list[Step], bool]:
     """:func:`_rows` as :class:`Step` records."""
     rows, more = _rows(cur, d, frontier, direction, predicates, w, room)
     return [Step(int(r[0]), r[1], r[2], "incoming" if r[3] else "outgoing", int(r[4])) for r in rows], more
@@ -222,8 +259,16 @@ def _walked(cur: Cursor, d: Dialect, ids: Iterable[int], known: str | None) -> C
     """Read the full facts of ``ids`` at once; the answer makes each as walked one way (its ends as known at
     ``known``)."""
     wanted = sorted(set(ids))
-    rows = {int(r[0]): r for r in cur.execute(f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}",
-                                              {"ids": d.list_param(wanted)}).fetchall()} if wanted else {}
+    rows = (
+        {
+            int(r[0]): r
+            for r in cur.execute(
+                f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}", {"ids": d.list_param(wanted)}
+            ).fetchall()
+        }
+        if wanted
+        else {}
+    )
     events = q.event_rule(cur) if wanted else EventRule()
     return lambda fid, way: q.row_fact(rows[fid], events=events, direction=way, known_at=known)
 
@@ -232,17 +277,33 @@ def _names(cur: Cursor, d: Dialect, ids: Iterable[str]) -> dict[str, str]:
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return dict(cur.execute(f"SELECT id, name FROM entities WHERE id IN {d.values('ids')}",
-                            {"ids": d.list_param(wanted)}).fetchall())
+    return dict(
+        cur.execute(
+            f"SELECT id, name FROM entities WHERE id IN {d.values('ids')}", {"ids": d.list_param(wanted)}
+        ).fetchall()
+    )
 
 
 def _cap_note(visited: int, max_facts: int) -> str:
-    return (f"stopped at max_facts={max_facts:,} facts read ({visited:,}): a hub lies within reach, so the answer "
-            "may be incomplete; narrow it with predicates or a date, or raise max_facts")
+    return (
+        f"stopped at max_facts={max_facts:,} facts read ({visited:,}): a hub lies within reach, so the answer "
+        "may be incomplete; narrow it with predicates or a date, or raise max_facts"
+    )
 
 
-def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direction, predicates: list[str] | None,
-              w: When, max_facts: int, limit: int | None, offset: int) -> Neighborhood:
+def neighbors(
+    cur: Cursor,
+    d: Dialect,
+    name: str,
+    *,
+    hops: int,
+    direction: Direction,
+    predicates: list[str] | None,
+    w: When,
+    max_facts: int,
+    limit: int | None,
+    offset: int,
+) -> Neighborhood:
     """The entities and facts within ``hops`` of ``name`` (see :meth:`KnowledgeGraph.neighbors`)."""
     center = q.resolve(cur, d, name)
     distance = {center: 0}
@@ -253,8 +314,9 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
             before = len(found)
             skip = max(offset - before, 0)
             take = None if limit is None else max(limit - max(before - offset, 0), 0)
-            last = _last_hop(cur, d, frontier, direction, predicates, w, max_facts - visited, found, distance,
-                             skip, take)
+            last = _last_hop(
+                cur, d, frontier, direction, predicates, w, max_facts - visited, found, distance, skip, take
+            )
             visited += last.rows
             capped = last.more
             break
@@ -274,7 +336,7 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
         if not frontier:
             break
     order = sorted(found.items(), key=lambda item: (item[1][0], item[0]))
-    page = [(fid, way) for fid, (_, way) in (order[offset:] if limit is None else order[offset:offset + limit])]
+    page = [(fid, way) for fid, (_, way) in (order[offset:] if limit is None else order[offset : offset + limit])]
     total, reached = len(order), len(distance)
     if last is not None:
         total, reached = total + last.facts, reached + last.entities
@@ -289,19 +351,42 @@ def neighbors(cur: Cursor, d: Dialect, name: str, *, hops: int, direction: Direc
     ends = set(names) | {center}
     # An end not reached before the last hop was reached by it.
     entities = sorted((Reached(e, names.get(e, e), distance.get(e, hops)) for e in ends), key=lambda r: (r.hops, r.id))
-    return Neighborhood(center, hops, tuple(entities), tuple(shown), total, reached, offset, visited,
-                        capped, _cap_note(visited, max_facts) if capped else None)
+    return Neighborhood(
+        center,
+        hops,
+        tuple(entities),
+        tuple(shown),
+        total,
+        reached,
+        offset,
+        visited,
+        capped,
+        _cap_note(visited, max_facts) if capped else None,
+    )
 
 
-def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, direction: Direction,
-          predicates: list[str] | None, w: When, time_respecting: bool, max_facts: int,
-          limit: int | None, offset: int = 0) -> Paths:
+def paths(
+    cur: Cursor,
+    d: Dialect,
+    source: str,
+    target: str,
+    *,
+    max_hops: int,
+    direction: Direction,
+    predicates: list[str] | None,
+    w: When,
+    time_respecting: bool,
+    max_facts: int,
+    limit: int | None,
+    offset: int = 0,
+) -> Paths:
     """Paths of at most ``max_hops`` facts from ``source`` to ``target``, shortest first (then by fact ids)."""
     src = q.resolve(cur, d, source, field="source")
     dst = q.resolve(cur, d, target, field="target")
     if src == dst:
-        raise InvalidRequest(f"source and target are the same entity ({src!r}); a path needs two",
-                             field="target", value=target)
+        raise InvalidRequest(
+            f"source and target are the same entity ({src!r}); a path needs two", field="target", value=target
+        )
     back = {"outgoing": "incoming", "incoming": "outgoing", "both": "both"}[direction]
     ends: dict[int, tuple[str, str, int]] = {}  # every fact read: (subject, object, start)
     # Each side: its frontier, the distance of every entity it reached, the way it walks, whether it is done.
@@ -330,10 +415,21 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
             break
     # A lower bound of the hops from each entity to the target: exact within the backward walk's reach, past it
     # one more than that reach (or no way at all, when the backward walk read the target's whole reach).
-    bounds = {side: max_hops + 1 if not frontiers[side] and not capped else max(distance[side].values()) + 1
-              for side in frontiers}
-    found, more_paths, stopped = _enumerate(ends, src, dst, direction, max_hops, time_respecting,
-                                            None if limit is None else offset + limit, distance, bounds)
+    bounds = {
+        side: max_hops + 1 if not frontiers[side] and not capped else max(distance[side].values()) + 1
+        for side in frontiers
+    }
+    found, more_paths, stopped = _enumerate(
+        ends,
+        src,
+        dst,
+        direction,
+        max_hops,
+        time_respecting,
+        None if limit is None else offset + limit,
+        distance,
+        bounds,
+    )
     capped = capped or stopped
     total = None if more_paths else len(found)
     found = found[offset:]
@@ -341,15 +437,28 @@ def paths(cur: Cursor, d: Dialect, source: str, target: str, *, max_hops: int, d
     answer = tuple(tuple(walked(fid, way) for fid, way in p) for p in found)
     note = None
     if capped:
-        note = _cap_note(visited, max_facts) if not stopped else (
-            f"stopped after {MAX_STEPS:,} steps of the path search: the answer may be incomplete; narrow it with "
-            "predicates, a date or fewer max_hops")
+        note = (
+            _cap_note(visited, max_facts)
+            if not stopped
+            else (
+                f"stopped after {MAX_STEPS:,} steps of the path search: the answer may be incomplete; narrow it with "
+                "predicates, a date or fewer max_hops"
+            )
+        )
     return Paths(src, dst, answer, (dst,) if total != 0 else (), total, offset, more_paths, visited, capped, note)
 
 
-def _enumerate(ends: dict[int, tuple[str, str, int]], src: str, dst: str, direction: str, max_hops: int,
-               time_respecting: bool, limit: int | None, distance: dict[str, dict[str, int]],
-               bounds: dict[str, int]) -> tuple[list[list[tuple[int, str]]], bool, bool]:
+def _enumerate(
+    ends: dict[int, tuple[str, str, int]],
+    src: str,
+    dst: str,
+    direction: str,
+    max_hops: int,
+    time_respecting: bool,
+    limit: int | None,
+    distance: dict[str, dict[str, int]],
+    bounds: dict[str, int],
+) -> tuple[list[list[tuple[int, str]]], bool, bool]:
     """Simple paths src → dst over the facts read (``ends``: id → subject, object, start), shortest first, then
     by their fact ids: the paths as (fact id, direction) lists (at most ``limit``), whether more exist, and
     whether the step bound stopped the search.
@@ -412,8 +521,19 @@ def _enumerate(ends: dict[int, tuple[str, str, int]], src: str, dst: str, direct
     return found[:limit] if limit is not None else found, more, stopped
 
 
-def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direction: Direction, w: When,
-           time_respecting: bool, max_facts: int, limit: int | None, offset: int = 0) -> Paths:
+def follow(
+    cur: Cursor,
+    d: Dialect,
+    start: str,
+    predicates: list[str],
+    *,
+    direction: Direction,
+    w: When,
+    time_respecting: bool,
+    max_facts: int,
+    limit: int | None,
+    offset: int = 0,
+) -> Paths:
     """Every branch of the chain ``predicates`` from ``start`` (see :meth:`KnowledgeGraph.follow`)."""
     origin = q.resolve(cur, d, start)
     branches: list[tuple[Step, ...]] = [()]
@@ -444,13 +564,22 @@ def follow(cur: Cursor, d: Dialect, start: str, predicates: list[str], *, direct
     if capped:
         branches = []  # a chain cut short is no answer: say so instead of showing half of it
     branches.sort(key=lambda b: [s.id for s in b])
-    shown = branches[offset:] if limit is None else branches[offset:offset + limit]
+    shown = branches[offset:] if limit is None else branches[offset : offset + limit]
     walked = _walked(cur, d, (s.id for b in shown for s in b), w.known)
     answer = tuple(tuple(walked(s.id, s.direction) for s in b) for b in shown)
     ends_seen: list[str] = []
     for b in branches:
         if b[-1].there not in ends_seen:
             ends_seen.append(b[-1].there)
-    return Paths(origin, None, answer, tuple(ends_seen), len(branches), offset, offset + len(shown) < len(branches),
-                 visited, capped, _cap_note(visited, max_facts) if capped else None)
-
+    return Paths(
+        origin,
+        None,
+        answer,
+        tuple(ends_seen),
+        len(branches),
+        offset,
+        offset + len(shown) < len(branches),
+        visited,
+        capped,
+        _cap_note(visited, max_facts) if capped else None,
+    )

@@ -13,22 +13,28 @@ PER_PAGE = (10, 25, 50, 100)
 
 c = kgdash.ctx()
 st.title("Clean up")
-st.caption("Names that probably mean one thing (\"Postgres\" / \"PostgreSQL\", `uses_db` / `uses_database`), best "
-           "first, each with the reasons it was suggested; nothing changes until you press a button. **Merge** (two "
-           "entities): the other entity's facts move to the one you keep, and its name becomes an alias of it. "
-           "**Make alias** (two predicates): the other predicate's facts fold into the one you keep, and it becomes "
-           "a predicate alias of it. **Not the same**: remembered in the graph, never suggested again.")
+st.caption(
+    'Names that probably mean one thing ("Postgres" / "PostgreSQL", `uses_db` / `uses_database`), best '
+    "first, each with the reasons it was suggested; nothing changes until you press a button. **Merge** (two "
+    "entities): the other entity's facts move to the one you keep, and its name becomes an alias of it. "
+    "**Make alias** (two predicates): the other predicate's facts fold into the one you keep, and it becomes "
+    "a predicate alias of it. **Not the same**: remembered in the graph, never suggested again."
+)
 with st.expander("Why Merge for entities and Make alias for predicates"):
-    st.caption("For two entities, making one name an alias of the other *is* the merge: the library's `alias` refuses "
-               "a name that is an entity already (`alias_conflict`), so **Merge** calls `merge`, which moves the "
-               "facts and keeps the name as an alias. For two predicates there is no merge: **Make alias** calls "
-               "`rename_predicate`, which folds the facts (with their history) and makes the old predicate an alias; "
-               "`alias_predicate` refuses a predicate that has facts, and every predicate listed here has some.")
+    st.caption(
+        "For two entities, making one name an alias of the other *is* the merge: the library's `alias` refuses "
+        "a name that is an entity already (`alias_conflict`), so **Merge** calls `merge`, which moves the "
+        "facts and keeps the name as an alias. For two predicates there is no merge: **Make alias** calls "
+        "`rename_predicate`, which folds the facts (with their history) and makes the old predicate an alias; "
+        "`alias_predicate` refuses a predicate that has facts, and every predicate listed here has some."
+    )
 
 refusal = kgdash.write_refusal(c)
 if refusal:
-    st.info(f"Read-only: {md_text(refusal)}. The candidates are listed; merging, aliasing and marking are "
-            "disabled.", icon=":material/lock:")
+    st.info(
+        f"Read-only: {md_text(refusal)}. The candidates are listed; merging, aliasing and marking are disabled.",
+        icon=":material/lock:",
+    )
 
 
 def _first_page() -> None:
@@ -36,17 +42,37 @@ def _first_page() -> None:
 
 
 a, b, d, e = st.columns([1.3, 1.4, 1, 2])
-kind = a.segmented_control("Kind", list(KINDS), format_func=KINDS.__getitem__, key="cleanup_kind",
-                           default="entities", on_change=_first_page) or "entities"
-min_score = b.slider("Lowest score", 0.5, 1.0, 0.75, 0.01, key="cleanup_min_score", on_change=_first_page,
-                     help="Pairs scoring below this are left out (scores run from 0 to 1; the library's default "
-                          "is 0.75).")
+kind = (
+    a.segmented_control(
+        "Kind",
+        list(KINDS),
+        format_func=KINDS.__getitem__,
+        key="cleanup_kind",
+        default="entities",
+        on_change=_first_page,
+    )
+    or "entities"
+)
+min_score = b.slider(
+    "Lowest score",
+    0.5,
+    1.0,
+    0.75,
+    0.01,
+    key="cleanup_min_score",
+    on_change=_first_page,
+    help="Pairs scoring below this are left out (scores run from 0 to 1; the library's default is 0.75).",
+)
 search, missing = kgdash.search_module()
 with d:
     st.write("")  # level with the other widgets' labels
-    embeddings = st.toggle("By meaning", key="cleanup_embeddings", disabled=search is None, on_change=_first_page,
-                           help=missing or "Also rank names close in meaning (the embeddings of the search extra); "
-                                           "slower.")
+    embeddings = st.toggle(
+        "By meaning",
+        key="cleanup_embeddings",
+        disabled=search is None,
+        on_change=_first_page,
+        help=missing or "Also rank names close in meaning (the embeddings of the search extra); slower.",
+    )
 text = e.text_input("Filter by name", key="cleanup_filter", placeholder="e.g. melbourne", on_change=_first_page)
 
 if st.session_state.get("cleanup_done"):
@@ -76,8 +102,10 @@ if st.session_state.get("cleanup_page", 1) > pages:  # the list got shorter (an 
 page = int(m4.number_input(f"Page (of {pages:,})", 1, pages, key="cleanup_page"))
 
 if not shown:
-    st.success(f"No duplicate {kind[:-1]} candidates{' match the filter' if probe else ''}."
-               + ("" if probe else " Pairs marked not the same are never listed again."))
+    st.success(
+        f"No duplicate {kind[:-1]} candidates{' match the filter' if probe else ''}."
+        + ("" if probe else " Pairs marked not the same are never listed again.")
+    )
 
 
 def _facts(pair_id: str) -> str:
@@ -107,24 +135,48 @@ for n, pair in enumerate(data.page_of(shown, page, per_page)):
     with st.container(border=True, key=f"cleanup_pair_{n}"):
         left, right = st.columns([3, 2])
         shown_a, shown_b = names[pair.a], names[pair.b]
-        left.markdown(f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
-                      f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
-                      f"{md_code(pair.b)} ({_facts(pair.b)})</small>", unsafe_allow_html=True)
+        left.markdown(
+            f"**{md_text(shown_a)}** · **{md_text(shown_b)}**  \n"
+            f"<small>score {pair.score:.2f} · {md_code(pair.a)} ({_facts(pair.a)}) · "
+            f"{md_code(pair.b)} ({_facts(pair.b)})</small>",
+            unsafe_allow_html=True,
+        )
         left.caption("  \n".join(md_text(reason) for reason in pair.reasons))
         best = data.keep_first(pair, counts)  # the side more facts name (then the longer name)
         choices = {i: md_text(_name(i, said)) for i, said in names.items()}  # radio options are Markdown
-        keep = right.radio("Keep", [pair.a, pair.b], index=[pair.a, pair.b].index(best), horizontal=True,
-                           key=f"cleanup_keep_{key}", format_func=choices.__getitem__, disabled=refusal is not None)
+        keep = right.radio(
+            "Keep",
+            [pair.a, pair.b],
+            index=[pair.a, pair.b].index(best),
+            horizontal=True,
+            key=f"cleanup_keep_{key}",
+            format_func=choices.__getitem__,
+            disabled=refusal is not None,
+        )
         other = pair.a if keep == pair.b else pair.b
         x, y = right.columns(2)
-        x.button(verb, key=f"cleanup_{action}_{key}", type="primary", on_click=act, args=(action, pair.a, pair.b, key),
-                 disabled=refusal is not None,
-                 help=f"Disabled: {md_text(refusal)}." if refusal else (
-                     f"Move the facts of {md_text(names[other])} to {md_text(names[keep])}; its name becomes an alias."
-                     if kind == "entities" else
-                     f"Fold the facts of {md_text(other)} into {md_text(keep)}; it becomes a predicate alias."))
-        y.button("Not the same", key=f"cleanup_not_same_{key}", on_click=act, args=("not_same", pair.a, pair.b, key),
-                 disabled=refusal is not None,
-                 help=f"Disabled: {md_text(refusal)}." if refusal else "Remember they differ: never suggested again.")
+        x.button(
+            verb,
+            key=f"cleanup_{action}_{key}",
+            type="primary",
+            on_click=act,
+            args=(action, pair.a, pair.b, key),
+            disabled=refusal is not None,
+            help=f"Disabled: {md_text(refusal)}."
+            if refusal
+            else (
+                f"Move the facts of {md_text(names[other])} to {md_text(names[keep])}; its name becomes an alias."
+                if kind == "entities"
+                else f"Fold the facts of {md_text(other)} into {md_text(keep)}; it becomes a predicate alias."
+            ),
+        )
+        y.button(
+            "Not the same",
+            key=f"cleanup_not_same_{key}",
+            on_click=act,
+            args=("not_same", pair.a, pair.b, key),
+            disabled=refusal is not None,
+            help=f"Disabled: {md_text(refusal)}." if refusal else "Remember they differ: never suggested again.",
+        )
 
 kgdash.footer(c, "cleanup")

@@ -13,9 +13,11 @@ from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
 st.title("Conflicts")
-st.caption("A conflict group is a subject and predicate with more than one object. Closed-out history is listed "
-           "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
-           f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out.")
+st.caption(
+    "A conflict group is a subject and predicate with more than one object. Closed-out history is listed "
+    "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
+    f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out."
+)
 
 table = kgdash.conflict_table(c.path, c.read_only, c.version)  # each predicate labelled (contract §13)
 needs = data.conflict_groups(table, needs_only=True, text="")
@@ -51,13 +53,17 @@ def act(key: str) -> None:
     row = data.fact_row(facts, fact_id)
     try:
         if action == "invalidate":
-            c.kg.invalidate(row["subject"], row["predicate"], row["object"], ended=day.isoformat(), ended_by="dashboard")
+            c.kg.invalidate(
+                row["subject"], row["predicate"], row["object"], ended=day.isoformat(), ended_by="dashboard"
+            )
             st.session_state["conflicts_done"] = f"Ended fact {fact_id} on {day}."
         else:
-            result = c.kg.supersede(row["subject"], row["predicate"], row["object"], new_object, at=day.isoformat(),
-                                    source="dashboard")
-            st.session_state["conflicts_done"] = (f"Superseded fact {fact_id} by {md_text(result.new.object_name)} "
-                                                  f"from {day}.")
+            result = c.kg.supersede(
+                row["subject"], row["predicate"], row["object"], new_object, at=day.isoformat(), source="dashboard"
+            )
+            st.session_state["conflicts_done"] = (
+                f"Superseded fact {fact_id} by {md_text(result.new.object_name)} from {day}."
+            )
     except kgtoolkit.KGError as exc:
         st.session_state["conflicts_error"] = md_text(f"[{exc.code}] {exc.message}")
 
@@ -70,27 +76,47 @@ if st.session_state.get("conflicts_error"):
 for group in data.page_of(shown, page, per_page).iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
     said = group["predicate_label"]  # the predicate as people spell it (contract §13)
-    title = (f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
-             f"{group['current']} current")
+    title = (
+        f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
+        f"{group['current']} current"
+    )
     key = f"{group['subject']}|{group['predicate']}"
     with st.expander(title, expanded=group["needs_action"] and only):
         members = data.group_facts(facts, group["facts"])
         if group["needs_action"] and group["open_since"] is not None:
-            st.caption(f"Contradiction open since {group['open_since']:%Y-%m-%d} "
-                       f"({group['open_for'].days} days): current objects {', '.join(md_text(o) for o in group['current_objects'])}.")
+            st.caption(
+                f"Contradiction open since {group['open_since']:%Y-%m-%d} "
+                f"({group['open_for'].days} days): current objects {', '.join(md_text(o) for o in group['current_objects'])}."
+            )
         kgdash.show_facts(members, key=f"cf_{key}")
         labels = data.current_choices(members)
         if labels:
             options = list(labels)
             a, b, d, e = st.columns([2, 1.4, 1.2, 1.6])
-            fact_id = a.selectbox("Fact", options, format_func=functools.partial(_fact_label, labels), key=f"cf_fact_{key}",
-                                  disabled=c.read_only)
-            action = b.radio("Action", ["invalidate", "supersede"], key=f"cf_action_{key}", disabled=c.read_only,
-                             format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a])
+            fact_id = a.selectbox(
+                "Fact",
+                options,
+                format_func=functools.partial(_fact_label, labels),
+                key=f"cf_fact_{key}",
+                disabled=c.read_only,
+            )
+            action = b.radio(
+                "Action",
+                ["invalidate", "supersede"],
+                key=f"cf_action_{key}",
+                disabled=c.read_only,
+                format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a],
+            )
             day = d.date_input("On", dt.date.today(), key=f"cf_day_{key}", disabled=c.read_only, format="YYYY-MM-DD")
             new_object = e.text_input("New object", key=f"cf_new_{key}", disabled=c.read_only or action != "supersede")
-            st.button("Apply", key=f"cf_apply_{key}", type="primary", disabled=c.read_only or (
-                action == "supersede" and not new_object.strip()), on_click=act, args=(key,),
-                help="Disabled in read-only mode." if c.read_only else None)
+            st.button(
+                "Apply",
+                key=f"cf_apply_{key}",
+                type="primary",
+                disabled=c.read_only or (action == "supersede" and not new_object.strip()),
+                on_click=act,
+                args=(key,),
+                help="Disabled in read-only mode." if c.read_only else None,
+            )
 
 kgdash.footer(c, "conflicts")

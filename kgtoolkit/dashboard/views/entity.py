@@ -19,8 +19,10 @@ st.title("Entity")
 
 entity_id = kgdash.entity_picker(c, label="Entity", key="entity_page", allow_none=False)
 if entity_id is None:
-    st.info("This graph has no entities yet. Add facts with `kgtoolkit add`, or import a file on the "
-            "**Import / export** page.")
+    st.info(
+        "This graph has no entities yet. Add facts with `kgtoolkit add`, or import a file on the "
+        "**Import / export** page."
+    )
     kgdash.footer(c, "entity")
     st.stop()
 
@@ -46,9 +48,13 @@ with props:
     else:
         st.caption("none")
 
-labels = {"current": f"Current ({current.height})", "history": f"History ({facts.height})",
-          "valid": f"Valid {c.date_label} ({as_of_facts.height})", "timeline": "Timeline",
-          "evidence": f"Evidence ({found.cited.height})"}
+labels = {
+    "current": f"Current ({current.height})",
+    "history": f"History ({facts.height})",
+    "valid": f"Valid {c.date_label} ({as_of_facts.height})",
+    "timeline": "Timeline",
+    "evidence": f"Evidence ({found.cited.height})",
+}
 # Nothing current (a historical graph): open on the facts of the sidebar date, else on the history.
 tabs = st.tabs(list(labels.values()), default=labels[found.opening])
 with tabs[0]:
@@ -66,13 +72,28 @@ with tabs[3]:
         if bars.total > limit:
             st.caption(f"The latest {limit} of {bars.total:,} intervals.")
         chart_data = bars.bars.to_pandas()
-        chart = alt.Chart(chart_data).mark_bar(cornerRadius=3, height=14).encode(
-            x=alt.X("start:T", title=None), x2="end:T",
-            y=alt.Y("row:N", sort=chart_data["row"].tolist(), title=None, axis=alt.Axis(labelLimit=420, labelOverlap=False)),
-            color=alt.Color("state:N", scale=alt.Scale(domain=["current", "scheduled", "ended", "occurred"],
-                                                          range=["#3A5F8F", "#C9A227", "#B5B5B5", "#C2570C"]),
-                            legend=alt.Legend(orient="top", title=None)),
-            tooltip=["label", "start:T", "end:T", "state"],
+        chart = (
+            alt.Chart(chart_data)
+            .mark_bar(cornerRadius=3, height=14)
+            .encode(
+                x=alt.X("start:T", title=None),
+                x2="end:T",
+                y=alt.Y(
+                    "row:N",
+                    sort=chart_data["row"].tolist(),
+                    title=None,
+                    axis=alt.Axis(labelLimit=420, labelOverlap=False),
+                ),
+                color=alt.Color(
+                    "state:N",
+                    scale=alt.Scale(
+                        domain=["current", "scheduled", "ended", "occurred"],
+                        range=["#3A5F8F", "#C9A227", "#B5B5B5", "#C2570C"],
+                    ),
+                    legend=alt.Legend(orient="top", title=None),
+                ),
+                tooltip=["label", "start:T", "end:T", "state"],
+            )
         )
         if c.as_of:
             marker = alt.Data(values=[{"d": c.as_of}])  # type: ignore[no-untyped-call]
@@ -88,8 +109,11 @@ with tabs[4]:
         fact = " → ".join(md_text(row[k]) for k in ("subject_name", "predicate_label", "object_name"))
         span = md_text(f"{row['valid_from'] or '?'} … {row['valid_to'] or 'now'}")
         with st.container(border=True):
-            st.markdown(f"**{fact}**  \n<small>{span} · {row.get('state') or ('current' if row['current'] else 'ended')} · "
-                        f"{md_text(row['source_closet'])}</small>", unsafe_allow_html=True)
+            st.markdown(
+                f"**{fact}**  \n<small>{span} · {row.get('state') or ('current' if row['current'] else 'ended')} · "
+                f"{md_text(row['source_closet'])}</small>",
+                unsafe_allow_html=True,
+            )
             try:
                 memory = c.kg.memory(row["source_closet"])
                 st.markdown(f"> {md_text(memory.text)}")

@@ -12,49 +12,87 @@ st.title("Graph")
 
 left, right, a, b = st.columns([2.3, 1.6, 1.1, 1.5])
 center = kgdash.entity_picker(c, label="Centre on", key="graph_entity", allow_none=True, columns=(left, right))
-hops = a.selectbox("Hops", [1, 2, 3], index=1, key="graph_hops", disabled=center is None,
-               help="How far from the centre to go.")
-max_nodes = b.slider("Node cap", 10, 500, 120, step=10, key="graph_cap",
-                     help="At most this many entities are drawn; the notice below says what was left out.")
+hops = a.selectbox(
+    "Hops", [1, 2, 3], index=1, key="graph_hops", disabled=center is None, help="How far from the centre to go."
+)
+max_nodes = b.slider(
+    "Node cap",
+    10,
+    500,
+    120,
+    step=10,
+    key="graph_cap",
+    help="At most this many entities are drawn; the notice below says what was left out.",
+)
 filters = st.expander("Filter by predicate and entity type")
 d, e = filters.columns(2)
 all_predicates = kgdash.predicates(c.path, c.read_only, c.version)
 spelled = kgdash.labels(c.path, c.read_only, c.version)
-preds = d.multiselect("Predicates", all_predicates, key="graph_predicates", placeholder="all predicates",
-                      format_func=lambda p: spelled.get(p, p))
+preds = d.multiselect(
+    "Predicates",
+    all_predicates,
+    key="graph_predicates",
+    placeholder="all predicates",
+    format_func=lambda p: spelled.get(p, p),
+)
 all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
 
-chosen = (c.path, c.read_only, c.version, c.window, center, hops if center else 1, tuple(preds), tuple(types), max_nodes)
+chosen = (
+    c.path,
+    c.read_only,
+    c.version,
+    c.window,
+    center,
+    hops if center else 1,
+    tuple(preds),
+    tuple(types),
+    max_nodes,
+)
 view = kgdash.graph_view(*chosen)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
 current = view.current_edges
 scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
-grouped = (f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
-           if view.fact_count > len(view.edges) else "")
-st.markdown(f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
-            f"(**{current:,}** edges current now, **{len(view.edges) - current:,}** not) · "
-            f"{view.value_facts:,} value facts in tooltips")
+grouped = (
+    f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
+    if view.fact_count > len(view.edges)
+    else ""
+)
+st.markdown(
+    f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
+    f"(**{current:,}** edges current now, **{len(view.edges) - current:,}** not) · "
+    f"{view.value_facts:,} value facts in tooltips"
+)
 if view.notice:
     st.warning(md_text(view.notice), icon=":material/content_cut:")
 if not view.nodes:
     if c.kg.stats().facts == 0:
-        st.info("This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page.")
+        st.info(
+            "This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page."
+        )
     else:
-        st.info(f"No facts match {c.date_label} and these filters. Pick another date, or switch on "
-                "**All dates** in the sidebar.")
+        st.info(
+            f"No facts match {c.date_label} and these filters. Pick another date, or switch on "
+            "**All dates** in the sidebar."
+        )
 else:
     kgdash.show_graph(view, 600)
-    legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in
-                      view.legend)
-    st.markdown(f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
-                "hover for details · double-click a node to recentre</small>", unsafe_allow_html=True)
+    legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in view.legend)
+    st.markdown(
+        f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
+        "hover for details · double-click a node to recentre</small>",
+        unsafe_allow_html=True,
+    )
     names = view.names
     choices = [i for i in names if i != center]
     f, g = st.columns([3, 1])
-    target = f.selectbox("Recentre on a drawn entity", [None, *choices], format_func=lambda i: "—" if i is None else names[i],
-                         key=f"graph_recentre_{center}")
+    target = f.selectbox(
+        "Recentre on a drawn entity",
+        [None, *choices],
+        format_func=lambda i: "—" if i is None else names[i],
+        key=f"graph_recentre_{center}",
+    )
     if target is not None:
         kgdash.set_entity(target)
         st.rerun()

@@ -19,8 +19,11 @@ st.title("Search")
 
 module, why = kgdash.search_module()
 if module is None:
-    st.info(f"**Semantic search is not installed** ({why}). When it is, build the index "
-            "with `kgtoolkit index` and search here; the graph pages work without it.", icon=":material/travel_explore:")
+    st.info(
+        f"**Semantic search is not installed** ({why}). When it is, build the index "
+        "with `kgtoolkit index` and search here; the graph pages work without it.",
+        icon=":material/travel_explore:",
+    )
     kgdash.footer(c, "search")
     st.stop()
 
@@ -33,20 +36,30 @@ except kgtoolkit.KGError as exc:
     st.stop()
 indexed = status.state not in ("missing", "corrupt")
 if not indexed:
-    st.info(f"**This graph is not indexed yet** ({md_text(status.reason)}): words are found already (lexical "
-            "search, the database's own full-text index); for search by meaning build the index with "
-            "`kgtoolkit index` (embedding runs on the CPU, about 280 facts a second)"
-            + (", or here." if not c.read_only else "; read-only mode cannot build it here."), icon=":material/travel_explore:")
-    if st.button("Build the index now", key="search_build", disabled=c.read_only,
-                 help="Disabled in read-only mode." if c.read_only else "Embeds every fact and memory once."):
+    st.info(
+        f"**This graph is not indexed yet** ({md_text(status.reason)}): words are found already (lexical "
+        "search, the database's own full-text index); for search by meaning build the index with "
+        "`kgtoolkit index` (embedding runs on the CPU, about 280 facts a second)"
+        + (", or here." if not c.read_only else "; read-only mode cannot build it here."),
+        icon=":material/travel_explore:",
+    )
+    if st.button(
+        "Build the index now",
+        key="search_build",
+        disabled=c.read_only,
+        help="Disabled in read-only mode." if c.read_only else "Embeds every fact and memory once.",
+    ):
         bar = st.progress(0.0, text="Embedding…")
-        report = index.sync(progress=lambda done, total: bar.progress(done / max(total, 1),
-                                                                             text=f"Embedding {done:,} / {total:,}"))
+        report = index.sync(
+            progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Embedding {done:,} / {total:,}")
+        )
         st.success(f"Indexed: {report.embedded:,} texts embedded in {report.seconds:.1f} s.")
         st.rerun()
 else:
-    st.caption(f"Index: {status.facts:,} facts, {status.memories:,} memories · {md_text(status.state)} · "
-               f"{md_text(status.model)}")
+    st.caption(
+        f"Index: {status.facts:,} facts, {status.memories:,} memories · {md_text(status.state)} · "
+        f"{md_text(status.model)}"
+    )
 
 a, b, d, e = st.columns([4, 1, 1.3, 1.3])
 query = a.text_input("Search facts and memories", key="search_query", placeholder="which queue does my api use?")
@@ -56,23 +69,48 @@ use_date = e.toggle(f"Only {c.date_label}", value=False, key="search_use_date", 
 current_only = e.toggle("Current only", value=False, key="search_current")
 m, r, x = st.columns([2, 1.3, 1.3])
 modes = ["hybrid", "vector", "lexical"] if indexed else ["lexical"]
-mode = m.segmented_control("Ranking", modes, default=modes[0], key="search_mode",
-                           help="hybrid: words, meaning and exact names fused by reciprocal rank; vector: meaning "
-                                "only; lexical: words only (no model).") or modes[0]
-rerank = r.toggle("Near the named entities", value=False, key="search_rerank",
-                  help="Graph rerank: facts fewer hops from the entities the query names rank higher, "
-                       "history lower unless a date is chosen.")
-explain = x.toggle("Explain", value=False, key="search_explain", help="Each hit's lexical, vector, name and graph "
-                                                                     "contributions to its score.")
+mode = (
+    m.segmented_control(
+        "Ranking",
+        modes,
+        default=modes[0],
+        key="search_mode",
+        help="hybrid: words, meaning and exact names fused by reciprocal rank; vector: meaning "
+        "only; lexical: words only (no model).",
+    )
+    or modes[0]
+)
+rerank = r.toggle(
+    "Near the named entities",
+    value=False,
+    key="search_rerank",
+    help="Graph rerank: facts fewer hops from the entities the query names rank higher, "
+    "history lower unless a date is chosen.",
+)
+explain = x.toggle(
+    "Explain",
+    value=False,
+    key="search_explain",
+    help="Each hit's lexical, vector, name and graph contributions to its score.",
+)
 
 if not query.strip():
-    st.caption("Type a question or a few words: rare words (an incident number, a version) are found as "
-               "written, paraphrases by meaning, and the facts of an entity the query names rank high.")
+    st.caption(
+        "Type a question or a few words: rare words (an incident number, a version) are found as "
+        "written, paraphrases by meaning, and the facts of an entity the query names rank high."
+    )
     kgdash.footer(c, "search")
     st.stop()
 
-options = {"k": int(k), "kind": kind, "as_of": c.as_of if use_date else None, "current_only": current_only,
-           "mode": mode, "rerank": "graph" if rerank else None, "explain": explain}
+options = {
+    "k": int(k),
+    "kind": kind,
+    "as_of": c.as_of if use_date else None,
+    "current_only": current_only,
+    "mode": mode,
+    "rerank": "graph" if rerank else None,
+    "explain": explain,
+}
 try:
     with st.spinner("Searching…"):
         result = index.find(query, **options)
@@ -87,20 +125,30 @@ facts = c.facts()
 hits = list(result.hits) if result is not None else []
 if result is not None:
     named = result.named
-    st.caption(f"{len(hits)} result(s)" + (f" · the query names {', '.join(md_text(n.entity) for n in named)}"
-                                           if named else ""))
+    st.caption(
+        f"{len(hits)} result(s)"
+        + (f" · the query names {', '.join(md_text(n.entity) for n in named)}" if named else "")
+    )
 
 
 def _fact_line(f: kgtoolkit.Fact) -> str:
     # Names come from agents: shown as text, never as Markdown or HTML.
-    return (f"{md_text(f.subject_name)} → **{md_text(f.predicate)}** → {md_text(f.object_name)} "
-            f"<small>({md_text(f.valid_from or '?')} … {md_text(f.valid_to or 'now')})</small>")
+    return (
+        f"{md_text(f.subject_name)} → **{md_text(f.predicate)}** → {md_text(f.object_name)} "
+        f"<small>({md_text(f.valid_from or '?')} … {md_text(f.valid_to or 'now')})</small>"
+    )
 
 
 def _why(e: Any) -> str:
-    signals = [f"{name} {value:.4f} (rank {rank_})" for name, value, rank_ in
-               (("lexical", e.lexical, e.lexical_rank), ("vector", e.vector, e.vector_rank),
-                ("name", e.name, e.name_rank)) if rank_ is not None]
+    signals = [
+        f"{name} {value:.4f} (rank {rank_})"
+        for name, value, rank_ in (
+            ("lexical", e.lexical, e.lexical_rank),
+            ("vector", e.vector, e.vector_rank),
+            ("name", e.name, e.name_rank),
+        )
+        if rank_ is not None
+    ]
     graph = f" · graph {e.graph:+.4f} ({e.hops} hops)" if e.hops is not None else ""
     return f"Why: {' + '.join(signals) or 'no signal'}{graph} = {e.total:.4f}"
 
@@ -113,7 +161,9 @@ for rank, hit in enumerate(hits, 1):
             exact = " :blue-badge[named in the query]" if hit.exact else ""
             st.markdown(f"{head} {badge}{exact} {_fact_line(hit.fact)}", unsafe_allow_html=True)
             if hit.count > 1:
-                st.caption(f"Stated {hit.count:,} times, from {md_text(hit.first or '?')} to {md_text(hit.last or '?')}.")
+                st.caption(
+                    f"Stated {hit.count:,} times, from {md_text(hit.first or '?')} to {md_text(hit.last or '?')}."
+                )
             if hit.explain is not None:
                 st.caption(_why(hit.explain))
             if hit.note:
