@@ -114,6 +114,16 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
             raise_if_empty=False,
         )
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
+        ragged = _ragged_line(file, separator, quoted=fmt == "csv")
+        if ragged is not None:
+            number, fields, first = ragged
+            raise InvalidRequest(
+                f"{file.name} line {number} has {fields} fields where its first line has {first}: every line needs "
+                f"the same columns (a line of since/until qualifiers, as some published sets carry, is another "
+                f"layout: give each fact one line with its valid_from and valid_to)",
+                field="line",
+                value=str(number),
+            ) from exc
         raise _polars_error(file, fmt, exc) from exc
     if not header:
         df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
@@ -126,6 +136,27 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
     df = df.with_columns((first + pl.int_range(pl.len(), dtype=pl.Int64) + breaks.cum_sum() - breaks).alias(_LINE))
     data = [c for c in df.columns if c != _LINE]
     return df.filter(~pl.all_horizontal(pl.col(c).is_null() for c in data))  # blank lines are not rows
+
+
+def _ragged_line(file: Path, separator: str, *, quoted: bool) -> tuple[int, int, int] | None:
+    """The first line (number, its field count, the first line's) whose number of fields differs from the first
+    line's, or None: what makes a delimited file unreadable as a table more often than anything else."""
+    import csv
+
+    try:
+        with file.open(encoding="utf-8", newline="") as handle:
+            rows = csv.reader(handle, delimiter=separator, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
+            first = None
+            for row in rows:
+                if not row:
+                    continue  # a blank line is not a row
+                if first is None:
+                    first = len(row)
+                elif len(row) != first:
+                    return rows.line_num, len(row), first
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
 
 
 def _unescape_formula(cell: pl.Expr) -> pl.Expr:
