@@ -179,6 +179,24 @@ def test_churn_of_an_event_graph_shows_its_volume(monkeypatch: pytest.MonkeyPatc
     assert [s.value for s in at.subheader][:2] == ["Events per month", "Added and ended per month"]
 
 
+def test_an_event_graph_says_its_events_in_the_sidebar_and_the_picture(
+    monkeypatch: pytest.MonkeyPatch, past_db: Path
+) -> None:
+    """Events are never current nor ended (contract §12): the sidebar counts them, the Graph page says which
+    edges are events and its legend names their colour (a first use on ICEWS05-15 read "0 current, 0 ended",
+    "0 edges current now, 10 not")."""
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        events = kg.stats().events
+    at = _open(_app(monkeypatch, past_db), "graph")
+    tiles = {m.label: m.value for m in at.sidebar.metric}
+    assert (tiles["Events"], tiles["Current"], tiles["Ended"]) == (f"{events:,}", "0", "0")
+    view = at.session_state["graph_view"]
+    assert view.event_edges == len(view.edges) > 0 and view.current_edges == 0
+    caption = next(m.value for m in at.markdown if "edges current now" in m.value)
+    assert f"**0** not, **{len(view.edges):,}** events)" in caption
+    assert any("events (they occurred)" in m.value for m in at.markdown)
+
+
 def test_the_window_spans_a_month_a_year_or_a_range(monkeypatch: pytest.MonkeyPatch, past_db: Path) -> None:
     at = _open(_app(monkeypatch, past_db, as_of=dt.date(2014, 1, 15)), "graph")
     facts = frames.facts(kgtoolkit.open(past_db, read_only=True)).filter(~pl.col("object_is_value"))

@@ -163,6 +163,11 @@ class GraphView:
         return sum(edge.current for edge in self.edges)
 
     @property
+    def event_edges(self) -> int:
+        """How many edges hold only events (drawn solid in :data:`EVENT_EDGE`: they occurred, never ended)."""
+        return sum(edge.event and not edge.current for edge in self.edges)
+
+    @property
     def legend(self) -> list[tuple[str, str]]:
         """Each entity type drawn and its colour, sorted."""
         return sorted({(n.type, n.color) for n in self.nodes})

@@ -591,6 +591,8 @@ def sidebar(c: Ctx) -> None:
         b.metric("Facts", f"{s['facts']:,}")
         a.metric("Current", f"{s['current']:,}")
         b.metric("Ended", f"{s['ended']:,}")
+        if s["events"]:  # an event graph: its facts are events, never current nor ended (contract §12)
+            a.metric("Events", f"{s['events']:,}")
         types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(s["entities_by_type"]))
         st.caption(
             f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "

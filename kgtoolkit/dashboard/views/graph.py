@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from kgtoolkit.dashboard import kgdash
+from kgtoolkit.dashboard import graphview, kgdash
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -52,7 +52,7 @@ chosen = (
 view = kgdash.graph_view(*chosen)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
-current = view.current_edges
+current, events = view.current_edges, view.event_edges
 scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
 grouped = (
     f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
@@ -61,7 +61,9 @@ grouped = (
 )
 st.markdown(
     f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
-    f"(**{current:,}** edges current now, **{len(view.edges) - current:,}** not) · "
+    f"(**{current:,}** edges current now, **{len(view.edges) - current - events:,}** not"
+    + (f", **{events:,}** events" if events else "")
+    + ") · "
     f"{view.value_facts:,} value facts in tooltips"
 )
 if view.notice:
@@ -81,7 +83,12 @@ else:
     legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in view.legend)
     st.markdown(
         f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
-        "hover for details · double-click a node to recentre</small>",
+        + (
+            f"<span style='color:{graphview.EVENT_EDGE}'>──</span> events (they occurred) &nbsp;·&nbsp; "
+            if events
+            else ""
+        )
+        + "hover for details · double-click a node to recentre</small>",
         unsafe_allow_html=True,
     )
     names = view.names
