@@ -102,6 +102,11 @@ def churn(
     gives only the periods in which the group had an event, so it has no such limit.
     Columns: :data:`CHURN_SCHEMA`, group columns first.
 
+    ``facts`` is a facts frame (:func:`kgtoolkit.frames.facts`, polars or pandas) or the graph itself. Given
+    the graph, the counts are grouped in the engine (SQLite or PostgreSQL, :func:`kgtoolkit.store.churn_counts`):
+    only one row per (group, period) comes back, and the answer (polars) equals this function's on
+    ``frames.facts(kg)``. An ``every`` of several units (``"1h30m"``) has no SQL form: the graph's frame is read.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")

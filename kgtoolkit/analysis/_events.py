@@ -111,6 +111,10 @@ def events(
     both list only the periods in which the group had events. Columns: :data:`EVENTS_SCHEMA`, group columns
     first; sorted by group, then period.
 
+    ``facts`` is a facts frame or the graph itself: given the graph, the events are counted in the engine
+    (:func:`kgtoolkit.store.event_counts`, the event rule of contract §12 in SQL) and the answer equals this
+    function's on ``frames.facts(kg)``; an ``every`` of several units reads the graph's frame instead.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -193,6 +197,9 @@ def event_graph(facts: Frame | KnowledgeGraph, *, start: Moment = None, end: Mom
     ``predicates`` (the distinct predicates, sorted), and the names of the pair's first event. Most events
     first, then by subject and object. Draw it with edge width by ``events``; :func:`kgtoolkit.frames.to_networkx`
     with ``during=(start, end)`` gives the same events one edge each. Columns: :data:`EVENT_GRAPH_SCHEMA`.
+    ``facts`` is a facts frame or the graph itself: given the graph, the events are grouped per (pair,
+    predicate) in the engine (:func:`kgtoolkit.store.event_pairs`) and the answer equals this function's on
+    ``frames.facts(kg)``.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
