@@ -82,8 +82,13 @@ def measure(path: Path, what: str, runs: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # A small middle process, so that ru_maxrss is the measured process's own (Linux carries a parent's peak into
     # a child through fork; see bench_speed.py).
+    middle = "import subprocess, sys; done = subprocess.run(sys.argv[1:]); sys.exit(done.returncode)"
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path), what, str(runs)], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", middle, sys.executable, "-c", _CHILD, str(path), what, str(runs)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     if done.returncode:
         raise RuntimeError(done.stderr)
