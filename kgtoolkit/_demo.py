@@ -7,29 +7,68 @@ memories back some facts. Built through the public API only, so it doubles as an
 
 from __future__ import annotations
 
-import os
+import tempfile
 from pathlib import Path
 
 from ._errors import InvalidRequest
 from .graph import KnowledgeGraph
+from .store import DatabaseName, Location, copy_graph, is_empty, resolve
 
 __all__ = ["build_demo"]
 
 
-def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> KnowledgeGraph:
+def build_demo(path: DatabaseName, *, force: bool = False) -> KnowledgeGraph:
     """Write the demo graph to ``path`` and return it open.
 
-    Refuses to touch an existing file unless ``force`` (then the file is replaced).
+    ``path`` is any graph name (:func:`kgtoolkit.store.resolve`): a file, which ``force`` replaces when it
+    exists (else it is refused), or an empty PostgreSQL database or schema (``postgresql://…``), which gets the
+    demo graph copied in whole; one that holds a graph is refused, ``force`` or not (a shared graph is never
+    replaced by demo data).
     """
-    target = Path(path)
-    if target.exists():
+    location = resolve(path)
+    if location.kind == "postgresql":
+        return _into_postgres(location)
+    target = Path(location.path) if location.path is not None else Path(str(path))
+    if not location.memory and target.exists():
         if not force:
             raise InvalidRequest(
                 f"{target} exists; pass --force (force=True) to replace it", field="path", value=str(target)
             )
         for suffix in ("", "-wal", "-shm"):
             Path(f"{target}{suffix}").unlink(missing_ok=True)
-    kg = KnowledgeGraph(target)
+    kg = KnowledgeGraph(location)
+    try:
+        _write(kg)
+    except BaseException:
+        kg.close()
+        raise
+    return kg
+
+
+def _into_postgres(location: Location) -> KnowledgeGraph:
+    """The demo graph built in a scratch file, then copied whole (ids, times, memories) into an empty database."""
+    kg = KnowledgeGraph(location)
+    try:
+        if not is_empty(kg):
+            raise InvalidRequest(
+                f"{kg.location} already holds a graph; the demo graph goes into an empty PostgreSQL database or "
+                "schema (kgtoolkit never replaces a PostgreSQL graph, force or not)",
+                field="out",
+                value=str(kg.location),
+            )
+        with (
+            tempfile.TemporaryDirectory(prefix="kgtoolkit-demo-") as folder,
+            build_demo(Path(folder) / "demo.sqlite3") as built,
+        ):
+            copy_graph(built, kg)
+    except BaseException:
+        kg.close()
+        raise
+    return kg
+
+
+def _write(kg: KnowledgeGraph) -> None:
+    """The demo graph's facts, entities, aliases and memories, written through the public API."""
     kg.configure(types=kg.config.types | {"service", "team", "database", "queue"})
 
     # People and teams.
@@ -118,4 +157,3 @@ def build_demo(path: str | os.PathLike[str], *, force: bool = False) -> Knowledg
     )
     kg.invalidate("my_api", "uses_queue", "Redis", ended="2026-10-12")
     kg.add("my_api", "uses_queue", "SQLite", valid_from="2026-10-12", object_type="database", source_closet=switch.id)
-    return kg

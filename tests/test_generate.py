@@ -226,3 +226,23 @@ def test_write_generated_refuses_unknown_suffix(tmp_path: Path) -> None:
     with pytest.raises(InvalidRequest, match=r"\.tsv, \.csv"):
         write_generated(tmp_path / "facts.xlsx", 10)
     assert not (tmp_path / "facts.xlsx").exists()
+
+
+def test_the_demo_graph_goes_to_any_graph_name(db_path: Path | str, tmp_path: Path) -> None:
+    """build_demo takes a graph name as every door does: a file, or an empty PostgreSQL database (a URL read as a
+    path once wrote an SQLite file into a folder named 'postgresql:'); a graph is never built over another."""
+    from kgtoolkit._demo import build_demo
+
+    with build_demo(db_path) as kg:
+        assert kg.location == kgtoolkit.store.resolve(db_path) and kg.stats().facts > 40
+        facts = kg.stats().facts
+    assert not (tmp_path / "postgresql:").exists() and not Path("postgresql:").exists()
+    if str(db_path).startswith("postgresql"):
+        with pytest.raises(InvalidRequest, match="already holds a graph"):
+            build_demo(db_path, force=True)  # a shared graph is never replaced, force or not
+    else:
+        with pytest.raises(InvalidRequest, match="exists; pass --force"):
+            build_demo(db_path)
+        build_demo(db_path, force=True).close()
+    with kgtoolkit.open(db_path) as kg:
+        assert kg.stats().facts == facts

@@ -1,8 +1,10 @@
 """Analysis of a graph's history on a facts frame: timelines, Gantt bars, conflicts, churn, connectedness.
 
 Every function takes a frame shaped like :func:`kgtoolkit.frames.facts` (polars; a pandas frame
-is converted and the answer converted back), not the graph, so it works on any filtered frame.
-No SQL here: the store modules read the data, this module only computes on frames.
+is converted and the answer converted back), so it works on any filtered frame. :func:`churn`,
+:func:`events` and :func:`event_graph` also take the graph itself: the store groups the facts in the
+engine (kgtoolkit.store's ``churn_counts``, ``event_counts``, ``event_pairs``) and the answer equals the
+frame path's; :func:`snapshots` reads the graph's frame. No SQL here: the store modules read the data.
 
 Time conventions (the store's, contract §4):
 

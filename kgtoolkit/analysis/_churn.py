@@ -7,6 +7,9 @@ from typing import Literal, cast
 import polars as pl
 
 from .._errors import InvalidRequest
+from ..frames import facts as read_facts
+from ..graph import KnowledgeGraph
+from ..store import churn_counts
 from ._periods import MAX_PERIODS, _at, _check_every, _period_count, _period_start, _too_many_periods
 from ._shared import _FIRST, _MOMENT, Frame, Moment, _empty, _frame, _occurred_at, _out, _since_until, _typed
 
@@ -61,7 +64,7 @@ def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
 
 
 def churn(
-    facts: Frame,
+    facts: Frame | KnowledgeGraph,
     *,
     every: str = "1mo",
     since: Moment = None,
@@ -99,6 +102,11 @@ def churn(
     gives only the periods in which the group had an event, so it has no such limit.
     Columns: :data:`CHURN_SCHEMA`, group columns first.
 
+    ``facts`` is a facts frame (:func:`kgtoolkit.frames.facts`, polars or pandas) or the graph itself. Given
+    the graph, the counts are grouped in the engine (SQLite or PostgreSQL, :func:`kgtoolkit.store.churn_counts`):
+    only one row per (group, period) comes back, and the answer (polars) equals this function's on
+    ``frames.facts(kg)``. An ``every`` of several units (``"1h30m"``) has no SQL form: the graph's frame is read.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -112,7 +120,6 @@ def churn(
         raise InvalidRequest(f"by must be 'subject', 'predicate' or None, not {by!r}", field="by", value=str(by))
     _check_every(every)
     lo, hi = _since_until(since, until)
-    df, was_pandas = _frame(facts)
     keys: list[str] = [] if by is None else [by]
     schema = {
         **({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
@@ -123,7 +130,21 @@ def churn(
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
 
-    events = _events(df, every, keys)
+    read = churn_counts(facts, every, by) if isinstance(facts, KnowledgeGraph) else None
+    names: pl.DataFrame | None = None
+    if read is not None:  # the graph: counted in the engine, one row per (group, period)
+        events, unknowns, names, was_pandas = read.counts, read.unknown_starts, read.names, False
+    else:  # a frame (or a graph with an every SQL cannot key: its frame)
+        df, was_pandas = _frame(read_facts(facts) if isinstance(facts, KnowledgeGraph) else facts)
+        events = _events(df, every, keys)
+        unknown = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event"))
+        unknowns = (
+            unknown.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_baseline"))
+            if keys
+            else pl.DataFrame({"_baseline": [unknown.height]}, schema={"_baseline": pl.Int64()})
+        )
+        if by == "subject":
+            names = df.group_by("subject").agg(pl.col("subject_name").first())
     if by is None:
         if events.height == 0 and (first is None or last is None):
             return _out(_empty(schema), was_pandas)
@@ -136,7 +157,7 @@ def churn(
             raise _too_many_periods(every, lo_us, hi_us, count)
         # Only the window's periods are laid out; the events before it are what was active at its start.
         earlier = events.filter(pl.col("period") < _at(lo_us))
-        unknown_start = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event")).height
+        unknown_start = int(unknowns["_baseline"].sum())
         active = unknown_start + int(earlier["added"].sum()) - int(earlier["ended"].sum())
         baseline = pl.lit(active, pl.Int64)
         grid = pl.select(
@@ -155,12 +176,7 @@ def churn(
         before_window = int(earlier.filter(pl.col("period") == previous)["events"].sum())
     else:
         before_window = 0
-        counts = (
-            df.filter(pl.col("start").is_null() & (pl.col("kind") != "event"))
-            .group_by(keys)
-            .agg(pl.len().cast(pl.Int64).alias("_baseline"))
-        )
-        table = events.join(counts, on=keys, how="left").sort([*keys, "period"])
+        table = events.join(unknowns, on=keys, how="left").sort([*keys, "period"])
         baseline = pl.col("_baseline").fill_null(0)
 
     def before(column: str) -> pl.Expr:  # the sum over the group's earlier periods
@@ -184,8 +200,7 @@ def churn(
         table = table.filter(pl.col("period") >= _at(first))
     if last is not None:
         table = table.filter(pl.col("period") <= _at(last))
-    if by == "subject":
-        names = df.group_by("subject").agg(pl.col("subject_name").first())
+    if names is not None:
         table = table.join(names, on="subject", how="left").sort(["subject", "period"])
     table = table.with_columns(pl.col("period").clip(lower_bound=_FIRST))  # a period begun in year 0
     return _out(_typed(table, schema), was_pandas)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Any, Literal, cast
 
@@ -11,6 +12,7 @@ import polars as pl
 from .._errors import InvalidRequest
 from ..frames import facts as read_facts
 from ..graph import KnowledgeGraph
+from ..store import event_counts, event_pairs
 from ._periods import MAX_PERIODS, _at, _check_every, _period_count, _period_start, _too_many_periods
 from ._shared import (
     _FIRST,
@@ -25,6 +27,8 @@ from ._shared import (
     _typed,
     _window,
 )
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 #: What :func:`events` groups by: the predicate, or the (subject, object) pair of entities.
 EventsBy = Literal["predicate", "pair"]
@@ -85,7 +89,7 @@ def _event_rows(facts: Frame) -> tuple[pl.DataFrame, bool]:
 
 
 def events(
-    facts: Frame,
+    facts: Frame | KnowledgeGraph,
     *,
     every: str = "1mo",
     by: EventsBy | None = None,
@@ -107,6 +111,10 @@ def events(
     both list only the periods in which the group had events. Columns: :data:`EVENTS_SCHEMA`, group columns
     first; sorted by group, then period.
 
+    ``facts`` is a facts frame or the graph itself: given the graph, the events are counted in the engine
+    (:func:`kgtoolkit.store.event_counts`, the event rule of contract §12 in SQL) and the answer equals this
+    function's on ``frames.facts(kg)``; an ``every`` of several units reads the graph's frame instead.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -119,24 +127,33 @@ def events(
         raise InvalidRequest(f"by must be 'predicate', 'pair' or None, not {by!r}", field="by", value=str(by))
     _check_every(every)
     lo, hi = _since_until(since, until)
-    df, was_pandas = _event_rows(facts)
     keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
     names = ["subject_name", "object_name"] if by == "pair" else []
     schema = {
         **{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair" else keys)},
         **EVENTS_SCHEMA,
     }
-    if by == "pair":
-        df = df.filter(~pl.col("object_is_value"))
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
-    if df.height == 0 and (by is not None or first is None or last is None):
+    read = event_counts(facts, every, by) if isinstance(facts, KnowledgeGraph) else None
+    spelled: pl.DataFrame | None = None
+    if read is not None:  # the graph: counted in the engine, one row per (group, period)
+        was_pandas, counted = False, read.select(*keys, "period", "events")
+        if names:  # the names of a pair's entities, the same on each of its rows
+            spelled = read.select(*keys, *names).unique(keys)
+    else:  # a frame (or a graph with an every SQL cannot key: its frame)
+        df, was_pandas = _event_rows(read_facts(facts) if isinstance(facts, KnowledgeGraph) else facts)
+        if by == "pair":
+            df = df.filter(~pl.col("object_is_value"))
+        counted = (
+            df.with_columns(pl.col("start").dt.truncate(every).alias("period"))
+            .group_by([*keys, "period"])
+            .agg(pl.len().cast(pl.Int64).alias("events"))
+        )
+        if names:
+            spelled = df.sort("id").group_by(keys, maintain_order=True).agg(*(pl.col(n).first() for n in names))
+    if counted.height == 0 and (by is not None or first is None or last is None):
         return _out(_empty(schema), was_pandas)
-    counted = (
-        df.with_columns(pl.col("start").dt.truncate(every).alias("period"))
-        .group_by([*keys, "period"])
-        .agg(pl.len().cast(pl.Int64).alias("events"))
-    )
     if by is None:
         seen = counted["period"].to_physical()
         lo_us = first if first is not None else cast(int, seen.min())
@@ -165,14 +182,13 @@ def events(
         table = table.filter(pl.col("period") >= _at(first))
     if last is not None:
         table = table.filter(pl.col("period") <= _at(last))
-    if names:
-        spelled = df.sort("id").group_by(keys, maintain_order=True).agg(*(pl.col(n).first() for n in names))
+    if spelled is not None:
         table = table.join(spelled, on=keys, how="left")
     table = table.sort([*keys, "period"]).with_columns(pl.col("period").clip(lower_bound=_FIRST))
     return _out(_typed(table, schema), was_pandas)
 
 
-def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Frame:
+def event_graph(facts: Frame | KnowledgeGraph, *, start: Moment = None, end: Moment = None) -> Frame:
     """The event graph of a window: one edge per (subject, object) pair of entities, aggregating its events.
 
     Events (as :func:`events` finds them) starting from ``start`` to ``end`` (dates or datetimes, both
@@ -181,6 +197,9 @@ def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Fr
     ``predicates`` (the distinct predicates, sorted), and the names of the pair's first event. Most events
     first, then by subject and object. Draw it with edge width by ``events``; :func:`kgtoolkit.frames.to_networkx`
     with ``during=(start, end)`` gives the same events one edge each. Columns: :data:`EVENT_GRAPH_SCHEMA`.
+    ``facts`` is a facts frame or the graph itself: given the graph, the events are grouped per (pair,
+    predicate) in the engine (:func:`kgtoolkit.store.event_pairs`) and the answer equals this function's on
+    ``frames.facts(kg)``.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -195,12 +214,22 @@ def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Fr
     lo, hi = _moment(start, field="start"), _moment(end, field="end", end=True)
     if lo is not None and hi is not None and hi < lo:
         raise InvalidRequest(f"end {end} is before start {start}", field="end", value=str(end))
-    df, was_pandas = _event_rows(facts)
-    df = df.filter(~pl.col("object_is_value") & _window("start", lo, hi)).sort("id")
     pair = ["subject", "object"]
-    table = (
-        df.group_by(pair, maintain_order=True)
-        .agg(
+    if isinstance(facts, KnowledgeGraph):  # grouped in the engine: one row per (pair, predicate) comes back
+        read = event_pairs(facts, _microseconds(lo), _microseconds(hi))
+        table = read.group_by(pair).agg(
+            pl.col("subject_name").first(),
+            pl.col("object_name").first(),
+            pl.col("events").sum(),
+            pl.col("first").min().cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
+            pl.col("last").max().cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
+            pl.col("predicate").sort().alias("predicates"),
+        )
+        was_pandas = False
+    else:
+        df, was_pandas = _event_rows(facts)
+        df = df.filter(~pl.col("object_is_value") & _window("start", lo, hi)).sort("id")
+        table = df.group_by(pair, maintain_order=True).agg(
             pl.col("subject_name").first(),
             pl.col("object_name").first(),
             pl.len().cast(pl.Int64).alias("events"),
@@ -208,9 +237,13 @@ def event_graph(facts: Frame, *, start: Moment = None, end: Moment = None) -> Fr
             pl.col("start").max().alias("last"),
             pl.col("predicate").unique().sort().alias("predicates"),
         )
-        .sort(["events", *pair], descending=[True, False, False])
-    )
+    table = table.sort(["events", *pair], descending=[True, False, False])
     return _out(_typed(table, EVENT_GRAPH_SCHEMA), was_pandas)
+
+
+def _microseconds(moment: dt.datetime | None) -> int | None:
+    """A UTC datetime as microseconds since 1970 (None stays None)."""
+    return None if moment is None else (moment - _EPOCH) // dt.timedelta(microseconds=1)
 
 
 _METRICS = ("degree", "components")

@@ -288,29 +288,11 @@ def demo(
     """Build the demo graph (a small software organisation over two years) and show what it holds."""
     from .._demo import build_demo
 
-    postgres = _postgres_out(out_text)
-    if postgres is None:
-        kg = build_demo(Path(out_text), force=force)
-    else:  # built in a scratch file, then copied whole (ids, times, memories) into the empty database
-        import tempfile
-
-        from ..store import copy_graph
-
-        kg = KnowledgeGraph(postgres)
-        try:
-            _refuse_a_graph(kg, "demo graph")
-            with (
-                tempfile.TemporaryDirectory(prefix="kgtoolkit-demo-") as folder,
-                build_demo(Path(folder) / "demo.sqlite3") as built,
-            ):
-                copy_graph(built, kg)
-        except BaseException:
-            kg.close()
-            raise
+    kg = build_demo(out_text, force=force)  # a file, or an empty PostgreSQL database (copied in whole)
     with kg:
         result = kg.stats()
         text = kg.summary(8)
-    where = str(postgres) if postgres is not None else str(Path(out_text))
+    where = str(kg.location)
     out.print(
         f"demo graph written to [bold]{escape(where)}[/]: {result.entities} entities, {result.facts} facts "
         f"({result.current} current), {result.aliases} aliases",

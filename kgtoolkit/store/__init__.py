@@ -16,6 +16,7 @@ the seam between what the engines share and what differs::
     _search.py     what semantic search reads, and its embedding cache
     _cleanup.py    what the duplicate candidates and the checks read
     _not_same.py   the pairs a person said are not the same, kept through merges and renames
+    _aggregates.py churn and event counts per period, grouped in the engine (the analysis of a graph)
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
     _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
     _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
@@ -31,6 +32,7 @@ The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolki
 
 from __future__ import annotations
 
+from ._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from ._backend import Backend
 from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
 from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
@@ -47,26 +49,32 @@ __all__ = [
     "ENV_VAR",
     "SCHEMA_VERSION",
     "Backend",
+    "ChurnCounts",
     "DatabaseName",
     "DuplicateInputs",
     "GraphStore",
     "ImportReport",
     "InvalidRows",
     "Location",
+    "PeriodPlan",
     "StructuralRows",
     "check_kind",
+    "churn_counts",
     "connect",
     "copy_graph",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
     "duplicate_inputs",
+    "event_counts",
+    "event_pairs",
     "facts_table",
     "import_facts",
     "import_graph",
     "is_empty",
     "is_kgtoolkit_file",
     "is_sqlite_file",
+    "period_plan",
     "read_foreign",
     "read_table",
     "resolve",

@@ -93,6 +93,10 @@ class Dialect:
         out: list[Any] = json.loads(value)
         return out
 
+    def modulo(self, a: str, b: int) -> str:
+        """The remainder of integers ``a`` / ``b``, with the sign of ``a`` as C (and both engines) divide."""
+        return f"(({a}) % {b})"
+
     def contains(self, haystack: str, needle: str) -> str:
         """True when the text ``needle`` occurs in ``haystack``."""
         return f"instr({haystack}, {needle}) > 0"

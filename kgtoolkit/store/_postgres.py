@@ -88,6 +88,9 @@ class PostgresDialect(Dialect):
     def array(self, value: Any) -> list[Any]:
         return list(value) if value is not None else []  # no rows: NULL
 
+    def modulo(self, a: str, b: int) -> str:
+        return f"mod({a}, {b})"  # '%' would meet the driver's parameter marks
+
     def contains(self, haystack: str, needle: str) -> str:
         return f"strpos({haystack}, {needle}) > 0"
 

@@ -1,0 +1,252 @@
+"""Aggregates computed in the engine: what :func:`kgtoolkit.analysis.churn`, :func:`~kgtoolkit.analysis.events` and
+:func:`~kgtoolkit.analysis.event_graph` read when given the graph instead of a facts frame (issue #32).
+
+The engine reads and groups the facts; only one row per (group, period) comes back. The SQL is written once for both
+engines (integer arithmetic on the stored keys ``from_us``/``to_us``, :mod:`kgtoolkit._time`), and the event rule is
+:class:`~._rules.EventRule`'s, so the counts are those of the frame path by construction.
+
+**Periods** are polars truncations (``dt.truncate(every)``) of the UTC instants, computed from the integer keys:
+
+* a fixed duration of one unit (``"1d"``, ``"12h"``, ``"10d"``, ``"90m"``): ``t - pmod(t, step)`` (polars aligns them
+  on 1970-01-01);
+* weeks (``"1w"``, ``"2w"``): the same on Mondays, counted from Monday 1970-01-05;
+* calendar units (``"1mo"``, ``"3mo"``, ``"1q"``, ``"1y"``, ``"10y"``): the day of the instant (``t`` floored to
+  its UTC day) grouped first, so the calendar arithmetic runs on one row per day, not per fact; the day becomes
+  its month (days-to-civil in integers, proleptic Gregorian as polars), and months are counted in periods from
+  1970-01, as polars counts them. The month number comes back and becomes its first instant in polars.
+
+``pmod`` is the non-negative remainder (``((a % b) + b) % b``: both engines' remainder keeps the sign of ``a``;
+:meth:`~._backend.Dialect.modulo` spells it per engine). Any
+other ``every`` (several units, ``"1mo2d"``, nanoseconds) has no plan here: :func:`period_plan` says None and the
+analysis reads the frame instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Literal
+
+from .._time import OPEN_END, OPEN_START
+from .._validity import DAY_US
+from . import _queries as q
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ._backend import Dialect
+    from ._operations import GraphStore
+
+__all__ = ["ChurnCounts", "PeriodPlan", "churn_counts", "event_counts", "event_pairs", "period_plan"]
+
+_ONE_UNIT = re.compile(r"(\d+)(us|ms|s|m|h|d|w|mo|q|y)")
+_FIXED_US = {"us": 1, "ms": 10**3, "s": 10**6, "m": 60 * 10**6, "h": 3_600 * 10**6, "d": DAY_US}
+_MONTHS = {"mo": 1, "q": 3, "y": 12}
+_MONDAY = 4  # 1970-01-05, the Monday polars counts weeks from (days since 1970-01-01)
+_MONTH_1970 = 1970 * 12  # polars counts calendar periods from 1970-01 (a month number is year × 12 + month − 1)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PeriodPlan:
+    """How one ``every`` is keyed in SQL: ``fixed`` (microseconds from ``origin``, a step of ``step``) or
+    ``months`` (``step`` months counted from 1970-01)."""
+
+    unit: Literal["fixed", "months"]
+    step: int
+    origin: int = 0
+
+
+def period_plan(every: str) -> PeriodPlan | None:
+    """The SQL plan for a (checked) ``every`` of one unit, or None when it has none (the frame path then)."""
+    match = _ONE_UNIT.fullmatch(every) if isinstance(every, str) else None
+    if match is None or int(match[1]) <= 0:
+        return None
+    number, unit = int(match[1]), match[2]
+    if unit in _MONTHS:
+        return PeriodPlan("months", number * _MONTHS[unit])
+    if unit == "w":
+        return PeriodPlan("fixed", number * 7 * DAY_US, _MONDAY * DAY_US)
+    return PeriodPlan("fixed", number * _FIXED_US[unit])
+
+
+def _pmod(d: Dialect, a: str, b: int) -> str:
+    """The remainder of ``a`` / ``b`` from 0 to ``b`` - 1 (floored: a negative ``a`` too)."""
+    return d.modulo(f"{d.modulo(a, b)} + {b}", b)
+
+
+def _bucket(d: Dialect, plan: PeriodPlan, t: str) -> str:
+    """The per-row key of instant ``t``: its period start (fixed), or its UTC day (months)."""
+    if plan.unit == "fixed":
+        return f"({t} - {_pmod(d, f'{t} - {plan.origin}', plan.step)})"
+    return f"(({t} - {_pmod(d, t, DAY_US)}) / {DAY_US})"
+
+
+def _periods(d: Dialect, plan: PeriodPlan, grouped: str, keys: list[str], sums: list[str]) -> str:
+    """Over ``grouped`` (rows of ``keys``, a bucket ``b`` and counts ``sums``): one row per (keys, period ``p``)
+    with the counts summed; ``p`` in microseconds (fixed) or a month number (months)."""
+    carry = ", ".join([*keys, *sums])
+    if plan.unit == "fixed":
+        source, period = grouped, "b"
+    else:
+        # Days to civil dates (H. Hinnant's days_from_civil inverted), on one row per day; z >= 0 from year 0001.
+        source = (
+            f"(SELECT {carry}, (y + CASE WHEN m <= 2 THEN 1 ELSE 0 END) * 12 + m - 1 AS b FROM "
+            f"(SELECT {carry}, yoe + era * 400 AS y, CASE WHEN mp < 10 THEN mp + 3 ELSE mp - 9 END AS m FROM "
+            f"(SELECT {carry}, era, yoe, (5 * (doe - (365 * yoe + yoe / 4 - yoe / 100)) + 2) / 153 AS mp FROM "
+            f"(SELECT {carry}, era, doe, (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 AS yoe FROM "
+            f"(SELECT {carry}, z / 146097 AS era, z - (z / 146097) * 146097 AS doe FROM "
+            f"(SELECT {carry}, b + 719468 AS z FROM {grouped} g0) g1) g2) g3) g4) g5)"
+        )
+        period = f"(b - {_pmod(d, f'b - {_MONTH_1970}', plan.step)})"
+    group = ", ".join([*keys, period])
+    summed = ", ".join(f"CAST(sum({s}) AS BIGINT) AS {s}" for s in sums)  # PostgreSQL: a sum of bigint is numeric
+    return f"SELECT {', '.join([*keys, ''])}{period} AS p, {summed} FROM {source} gp GROUP BY {group}"
+
+
+def _period_column(plan: PeriodPlan) -> pl.Expr:
+    """The period key ``p`` as the period's first instant (UTC datetimes, microseconds)."""
+    import polars as pl
+
+    if plan.unit == "fixed":
+        return pl.col("p").cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("period")
+    return pl.datetime(pl.col("p") // 12, pl.col("p") % 12 + 1, 1, time_unit="us", time_zone="UTC").alias("period")
+
+
+def _frame(rows: list[tuple[object, ...]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    import polars as pl
+
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChurnCounts:
+    """What :func:`churn_counts` reads: ``counts`` (group columns, ``period``, ``added``, ``ended``, ``events``: the
+    (group, period) pairs where anything happened), ``unknown_starts`` (group columns, ``_baseline``: state facts
+    with an unknown start) and, by subject, ``names`` (``subject``, ``subject_name``)."""
+
+    counts: pl.DataFrame
+    unknown_starts: pl.DataFrame
+    names: pl.DataFrame | None
+
+
+def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"] | None) -> ChurnCounts | None:
+    """Per (group, period): state facts started (``added``), ended (``ended``), and events that occurred (at their
+    start, else at their end), as :func:`kgtoolkit.analysis.churn` counts them; None when ``every`` has no
+    :func:`period_plan`."""
+    import polars as pl
+
+    plan = period_plan(every)
+    if plan is None:
+        return None
+    keys: list[str] = [] if by is None else [by]
+    fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
+    gkeys = "".join(f"{k}, " for k in keys)
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        rule = q.event_rule(cur)
+        event = rule.sql(d)
+        occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us ELSE f.to_us END"
+        parts = [  # (added, ended, events) flags, which facts, and their instant
+            ((1, 0, 0), f"NOT {event} AND f.from_us <> {OPEN_START}", "f.from_us"),
+            ((0, 1, 0), f"NOT {event} AND f.to_us <> {OPEN_END}", "f.to_us"),
+            ((0, 0, 1), f"{event} AND (f.from_us <> {OPEN_START} OR f.to_us <> {OPEN_END})", occurred),
+        ]
+        grouped = " UNION ALL ".join(
+            f"SELECT {gkeys}b, {a} * n AS added, {e} * n AS ended, {v} * n AS events FROM "
+            f"(SELECT {fkeys}{_bucket(d, plan, t)} AS b, count(*) AS n FROM facts f WHERE {where} GROUP BY {gkeys}b) x"
+            for (a, e, v), where, t in parts
+        )
+        sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
+        params = rule.params(d)
+        rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
+        unknown = cur.execute(
+            f"SELECT {fkeys}count(*) FROM facts f WHERE NOT {event} AND f.from_us = {OPEN_START} "
+            + (f"GROUP BY {', '.join(f'f.{k}' for k in keys)}" if keys else ""),
+            params,
+        ).fetchall()
+        names = None
+        if by == "subject":
+            named = cur.execute(
+                "SELECT e.id, e.name FROM entities e WHERE EXISTS (SELECT 1 FROM facts f WHERE f.subject = e.id)"
+            ).fetchall()
+            names = _frame(named, {"subject": pl.String(), "subject_name": pl.String()})
+    key_schema: dict[str, pl.DataType] = {k: pl.String() for k in keys}
+    counts = _frame(
+        rows, {**key_schema, "p": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "events": pl.Int64()}
+    )
+    counts = counts.select(*keys, _period_column(plan), "added", "ended", "events")
+    unknown_starts = _frame(unknown, {**key_schema, "_baseline": pl.Int64()})
+    return ChurnCounts(counts, unknown_starts, names)
+
+
+def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | None) -> pl.DataFrame | None:
+    """Per (group, period): the events with a known start, counted at their start, as
+    :func:`kgtoolkit.analysis.events` counts them (group columns, ``period``, ``events``; by pair, events with a
+    value object left out and the names of the pair's entities after ``subject`` and ``object``); None when
+    ``every`` has no :func:`period_plan`."""
+    import polars as pl
+
+    plan = period_plan(every)
+    if plan is None:
+        return None
+    keys = {None: [], "predicate": ["predicate"], "pair": ["subject", "object_id"]}[by]
+    fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
+    gkeys = "".join(f"{k}, " for k in keys)
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        rule = q.event_rule(cur)
+        where = f"{rule.sql(d)} AND f.from_us <> {OPEN_START}" + (
+            " AND f.object_id IS NOT NULL" if by == "pair" else ""
+        )
+        grouped = (
+            f"(SELECT {fkeys}{_bucket(d, plan, 'f.from_us')} AS b, count(*) AS events FROM facts f WHERE {where} "
+            f"GROUP BY {gkeys}b)"
+        )
+        sql = _periods(d, plan, grouped, keys, ["events"])
+        if by == "pair":
+            sql = (
+                f"SELECT c.subject, s.name, c.object_id, o.name, c.p, c.events FROM ({sql}) c "
+                "LEFT JOIN entities s ON s.id = c.subject LEFT JOIN entities o ON o.id = c.object_id"
+            )
+        rows = cur.execute(f"{sql} ORDER BY {gkeys}p", rule.params(d)).fetchall()
+    names = ["subject", "subject_name", "object", "object_name"] if by == "pair" else keys
+    frame = _frame(rows, {**{n: pl.String() for n in names}, "p": pl.Int64(), "events": pl.Int64()})
+    return frame.select(*names, _period_column(plan), "events")
+
+
+def event_pairs(kg: GraphStore, lo: int | None, hi: int | None) -> pl.DataFrame:
+    """The events between two entities with a known start from ``lo`` to ``hi`` (microseconds, both included; None:
+    open), per (subject, object) pair and predicate: ``subject``, ``subject_name``, ``object``, ``object_name``,
+    ``predicate``, ``events``, ``first``, ``last`` (the earliest and latest start, microseconds)."""
+    import polars as pl
+
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        rule = q.event_rule(cur)
+        where = f"{rule.sql(d)} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL"
+        params = rule.params(d)
+        if lo is not None:
+            where += " AND f.from_us >= :lo"
+            params["lo"] = lo
+        if hi is not None:
+            where += " AND f.from_us <= :hi"
+            params["hi"] = hi
+        rows = cur.execute(
+            "SELECT c.subject, s.name, c.object_id, o.name, c.predicate, c.n, c.lo, c.hi FROM "
+            "(SELECT f.subject AS subject, f.object_id AS object_id, f.predicate AS predicate, count(*) AS n, "
+            f"min(f.from_us) AS lo, max(f.from_us) AS hi FROM facts f WHERE {where} "
+            "GROUP BY f.subject, f.object_id, f.predicate) c "
+            "LEFT JOIN entities s ON s.id = c.subject LEFT JOIN entities o ON o.id = c.object_id",
+            params,
+        ).fetchall()
+    schema: dict[str, pl.DataType] = {
+        "subject": pl.String(),
+        "subject_name": pl.String(),
+        "object": pl.String(),
+        "object_name": pl.String(),
+        "predicate": pl.String(),
+        "events": pl.Int64(),
+        "first": pl.Int64(),
+        "last": pl.Int64(),
+    }
+    return _frame(rows, schema)
