@@ -32,7 +32,7 @@ The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolki
 from __future__ import annotations
 
 from ._backend import Backend
-from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
+from ._bulk import ImportReport, InvalidRows, count_facts, facts_batches, facts_table, import_facts, read_table
 from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from ._copy import copy_graph
 from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
@@ -57,10 +57,12 @@ __all__ = [
     "check_kind",
     "connect",
     "copy_graph",
+    "count_facts",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
     "duplicate_inputs",
+    "facts_batches",
     "facts_table",
     "import_facts",
     "import_graph",
