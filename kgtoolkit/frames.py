@@ -168,20 +168,11 @@ def facts(
         current_only=current_only,
         extra=["SELECT id, name, type FROM entities"],
     )
-    names = _table(entity_table).select(
-        pl.col("id").cast(pl.String), pl.col("name").cast(pl.String), pl.col("type").cast(pl.String)
-    )
-    subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
-    objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
     shape = _shaper(kg, current_only)
+    joined = _joiner(entity_table)
 
     def shaped(part: pa.Table) -> pl.DataFrame:
-        # Left joins keeping the left order: the rows stay ordered by id without a sort.
-        return shape(
-            _table(part)
-            .join(subjects, on="subject", how="left", maintain_order="left")
-            .join(objects, on="object_id", how="left", maintain_order="left")
-        )
+        return shape(joined(part))
 
     if len(parts) == 1:
         frame = shaped(parts[0])
@@ -191,6 +182,25 @@ def facts(
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
             frame = pl.concat(list(pool.map(shaped, parts)))
     return _out(frame, backend)
+
+
+def _joiner(entity_table: pa.Table) -> Callable[[pa.Table], pl.DataFrame]:
+    """The step from a facts part to the same part with ``subject_name``, ``subject_type``, ``_object_name`` and
+    ``object_type``, from ``entity_table`` (``id, name, type``) by left joins keeping the rows' (id) order."""
+    names = _table(entity_table).select(
+        pl.col("id").cast(pl.String), pl.col("name").cast(pl.String), pl.col("type").cast(pl.String)
+    )
+    subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
+    objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
+
+    def joined(part: pa.Table) -> pl.DataFrame:
+        return (
+            _table(part)
+            .join(subjects, on="subject", how="left", maintain_order="left")
+            .join(objects, on="object_id", how="left", maintain_order="left")
+        )
+
+    return joined
 
 
 def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], pl.DataFrame]:
@@ -301,8 +311,8 @@ def stream(
 
     def frames() -> Iterator[pl.DataFrame | pd.DataFrame | pa.Table]:
         empty = True
-        for batch in batches:
-            frame = shape(_table(batch).rename({"object_name": "_object_name"}))
+        for batch, names in batches:
+            frame = shape(_joiner(names)(batch))
             if frame.height:
                 empty = False
                 yield frame.to_arrow() if backend == "arrow" else _out(frame, backend)

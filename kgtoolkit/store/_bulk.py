@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from ._operations import GraphStore
 
 __all__ = [
-    "ENTITY_COLUMNS",
     "ImportReport",
     "InvalidRows",
     "count_facts",
@@ -123,8 +122,6 @@ def facts_table(
 
 #: The columns of a fact's end, blanked in a read ``known_at`` a moment before the end was recorded.
 _BLANKED = ("valid_to", "to_us", "invalidated_at", "ended_by")
-#: The entity columns :func:`facts_batches` joins to each fact: the subject's and the object's name and type.
-ENTITY_COLUMNS = ("subject_name", "subject_type", "object_name", "object_type")
 
 
 def _facts_filter(
@@ -194,16 +191,17 @@ def facts_batches(
     predicate: str | None = None,
     entity: str | None = None,
     current_only: bool = False,
-) -> Iterator[pa.Table]:
-    """The facts matching the filters of :func:`read_table`, ``batch_size`` at a time in id order, each batch an
-    Arrow table of ``columns`` and :data:`ENTITY_COLUMNS` (the subject's and object's name and type, joined in
-    SQL by primary key: the entities table is never read whole). Memory is bounded by one batch.
+) -> Iterator[tuple[pa.Table, pa.Table]]:
+    """The facts matching the filters of :func:`read_table`, ``batch_size`` at a time in id order: for each batch,
+    an Arrow table of ``columns`` and one of the entities it names (``id, name, type``: the subjects and objects
+    of the batch only, looked up by key in sorted order; the entities table is never read whole), both read in
+    one snapshot. Memory is bounded by one batch.
 
-    Keyset reads: each batch is one statement, ``f.id > last id seen … ORDER BY f.id LIMIT batch_size``, its own
-    snapshot; the filters (and the clock of ``current_only``) are fixed when the first batch is read. Fact ids are
-    never reused (contract §1), so no fact comes twice; a fact written meanwhile comes if its id is past the
-    batches read (on PostgreSQL, a writer still running may commit an id lower than one already read: that fact
-    is missed), and one changed meanwhile comes as the batch that reads it sees it.
+    Keyset reads: each batch is ``f.id > last id seen … ORDER BY f.id LIMIT batch_size``, its own snapshot; the
+    filters (and the clock of ``current_only``) are fixed when this is called. Fact ids are never reused
+    (contract §1), so no fact comes twice; a fact written meanwhile comes if its id is past the batches read (on
+    PostgreSQL, a writer still running may commit an id lower than one already read: that fact is missed), and
+    one changed meanwhile comes as the batch that reads it sees it.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidRequest(
@@ -213,21 +211,24 @@ def facts_batches(
     if known is not None:
         columns = [*columns, *[c for c in _BLANKED if c not in columns]]
     selected = ", ".join(f"f.{c}" for c in columns)
-    sql = (
-        f"SELECT {selected}, s.name AS subject_name, s.type AS subject_type, o.name AS object_name, "
-        "o.type AS object_type FROM facts f LEFT JOIN entities s ON s.id = f.subject "
-        f"LEFT JOIN entities o ON o.id = f.object_id WHERE f.id > :_after{where} ORDER BY f.id LIMIT :_limit"
+    batch_sql = f"FROM facts f WHERE f.id > :_after{where} ORDER BY f.id LIMIT :_limit"
+    facts_sql = f"SELECT {selected} {batch_sql}"
+    # The batch's entities: an IN list the engine sorts, so the lookups walk the entities' key in order.
+    names_sql = (
+        "SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN ("
+        f"SELECT b.subject FROM (SELECT f.subject {batch_sql}) b "
+        f"UNION SELECT c.object_id FROM (SELECT f.object_id {batch_sql}) c)"
     )
-    names = [*columns, *ENTITY_COLUMNS]
     backend = kg._backend
 
-    def batches() -> Iterator[pa.Table]:  # the filters above are checked now, not at the first batch
+    def batches() -> Iterator[tuple[pa.Table, pa.Table]]:  # the filters above are checked now, not at the first batch
         after = -(2**63)
         while True:
-            _, (batch,) = backend.read_arrow([(sql, {**params, "_after": after, "_limit": batch_size})])
-            batch = _blank_later(_typed(batch, "facts", names), known)
+            bounds = {**params, "_after": after, "_limit": batch_size}
+            _, (batch, names) = backend.read_arrow([(facts_sql, bounds), (names_sql, bounds)])
+            batch = _blank_later(_typed(batch, "facts", columns), known)
             if batch.num_rows:
-                yield batch
+                yield batch, _typed(names, "entities", ("id", "name", "type"))
             if batch.num_rows < batch_size:
                 return
             after = batch["id"][-1].as_py()
