@@ -13,7 +13,7 @@ explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the sam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import polars as pl
@@ -24,7 +24,7 @@ from ._records import DiffBy, is_event
 from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
 from ._validity import Clock, frame_keys, state_expr
 from .graph import KnowledgeGraph
-from .store import ImportReport, facts_table, import_facts, read_table
+from .store import ImportReport, facts_batches, facts_table, import_facts, read_table
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -45,6 +45,7 @@ __all__ = [
     "entities",
     "facts",
     "memories",
+    "stream",
     "to_networkx",
     "to_rustworkx",
     "to_store",
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 Backend = Literal["polars", "pandas"]
+#: :func:`stream`'s backends: polars or pandas frames, or Arrow tables.
+StreamBackend = Literal["polars", "pandas", "arrow"]
 
 
 _MOMENT = pl.Datetime("us", "UTC")
@@ -165,11 +168,45 @@ def facts(
         current_only=current_only,
         extra=["SELECT id, name, type FROM entities"],
     )
+    shape = _shaper(kg, current_only)
+    joined = _joiner(entity_table)
+
+    def shaped(part: pa.Table) -> pl.DataFrame:
+        return shape(joined(part))
+
+    if len(parts) == 1:
+        frame = shaped(parts[0])
+    else:  # each part on its own thread: polars joins one part on one core
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            frame = pl.concat(list(pool.map(shaped, parts)))
+    return _out(frame, backend)
+
+
+def _joiner(entity_table: pa.Table) -> Callable[[pa.Table], pl.DataFrame]:
+    """The step from a facts part to the same part with ``subject_name``, ``subject_type``, ``_object_name`` and
+    ``object_type``, from ``entity_table`` (``id, name, type``) by left joins keeping the rows' (id) order."""
     names = _table(entity_table).select(
         pl.col("id").cast(pl.String), pl.col("name").cast(pl.String), pl.col("type").cast(pl.String)
     )
     subjects = names.rename({"id": "subject", "name": "subject_name", "type": "subject_type"})
     objects = names.rename({"id": "object_id", "name": "_object_name", "type": "object_type"})
+
+    def joined(part: pa.Table) -> pl.DataFrame:
+        return (
+            _table(part)
+            .join(subjects, on="subject", how="left", maintain_order="left")
+            .join(objects, on="object_id", how="left", maintain_order="left")
+        )
+
+    return joined
+
+
+def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    """The step from the stored facts columns (:data:`_FACT_READ`) with the entities' ``subject_name``,
+    ``subject_type``, ``_object_name`` and ``object_type`` to a :func:`facts` frame, typed by
+    :data:`FACTS_SCHEMA`; the graph's settings and the clock (now) are read once, here."""
     config = kg.config
     event = is_event(
         pl.lit(config.events),
@@ -179,58 +216,111 @@ def facts(
     ).fill_null(False)
     kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
     state = state_expr(pl.col("from_us"), pl.col("to_us"), event, Clock.real())  # contract §4, one rule
+    events_out = current_only and bool(config.events or config.event_predicates)  # an event is never current (§12)
 
-    def shaped(part: pa.Table) -> pl.DataFrame:
-        # Left joins keeping the left order: the rows stay ordered by id without a sort.
-        return (
-            _table(part)
-            .join(subjects, on="subject", how="left", maintain_order="left")
-            .join(objects, on="object_id", how="left", maintain_order="left")
-            .select(
-                "id",
-                "subject",
-                "subject_name",
-                "subject_type",
-                "predicate",
-                pl.coalesce("object_id", "object_value").alias("object"),
-                pl.coalesce("_object_name", "object_value").alias("object_name"),
-                "object_type",
-                pl.col("object_id").is_null().alias("object_is_value"),
-                "valid_from",
-                "valid_to",
-                pl.when(pl.col("from_us") != OPEN_START)
-                .then(pl.col("from_us"))
-                .cast(pl.Datetime("us"))
-                .dt.replace_time_zone("UTC")
-                .alias("start"),
-                pl.when(pl.col("to_us") != OPEN_END)
-                .then(pl.col("to_us"))
-                .cast(pl.Datetime("us"))
-                .dt.replace_time_zone("UTC")
-                .alias("end"),
-                (state == "current").alias("current"),
-                state.alias("state"),
-                kind.alias("kind"),
-                "confidence",
-                "source",
-                "source_closet",
-                _moment("recorded_at"),
-                _moment("invalidated_at"),
-                "ended_by",
-            )
+    def shape(frame: pl.DataFrame) -> pl.DataFrame:
+        frame = frame.select(
+            "id",
+            "subject",
+            "subject_name",
+            "subject_type",
+            "predicate",
+            pl.coalesce("object_id", "object_value").alias("object"),
+            pl.coalesce("_object_name", "object_value").alias("object_name"),
+            "object_type",
+            pl.col("object_id").is_null().alias("object_is_value"),
+            "valid_from",
+            "valid_to",
+            pl.when(pl.col("from_us") != OPEN_START)
+            .then(pl.col("from_us"))
+            .cast(pl.Datetime("us"))
+            .dt.replace_time_zone("UTC")
+            .alias("start"),
+            pl.when(pl.col("to_us") != OPEN_END)
+            .then(pl.col("to_us"))
+            .cast(pl.Datetime("us"))
+            .dt.replace_time_zone("UTC")
+            .alias("end"),
+            (state == "current").alias("current"),
+            state.alias("state"),
+            kind.alias("kind"),
+            "confidence",
+            "source",
+            "source_closet",
+            _moment("recorded_at"),
+            _moment("invalidated_at"),
+            "ended_by",
         )
+        if events_out:
+            frame = frame.filter(pl.col("kind") == "state")
+        return frame.cast(FACTS_SCHEMA)  # type: ignore[arg-type]
 
-    if len(parts) == 1:
-        frame = shaped(parts[0])
-    else:  # each part on its own thread: polars joins one part on one core
-        from concurrent.futures import ThreadPoolExecutor
+    return shape
 
-        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-            frame = pl.concat(list(pool.map(shaped, parts)))
-    if current_only and (config.events or config.event_predicates):  # an event is never current (contract §12)
-        frame = frame.filter(pl.col("kind") == "state")
-    schema = FACTS_SCHEMA
-    return _out(frame.cast(schema), backend)  # type: ignore[arg-type]
+
+def stream(
+    kg: KnowledgeGraph,
+    *,
+    batch_size: int = 100_000,
+    as_of: TimeInput | None = None,
+    known_at: TimeInput | None = None,
+    predicate: str | None = None,
+    entity: str | None = None,
+    current_only: bool = False,
+    backend: StreamBackend = "polars",
+) -> Iterator[pl.DataFrame | pd.DataFrame | pa.Table]:
+    """:func:`facts` in batches of at most ``batch_size`` facts, in bounded memory: for a graph too big for one frame.
+
+    Each batch has exactly the columns and types of :func:`facts` (:data:`FACTS_SCHEMA`), the rows in id order, so
+    ``pl.concat(list(stream(kg, ...)))`` equals ``facts(kg, ...)`` for the same filters (filters as there).
+    ``backend``: ``"polars"`` frames, ``"pandas"`` frames or ``"arrow"`` (``pyarrow.Table``). The store reads one
+    batch at a time by fact id, the filters in SQL and each batch's entity names and types looked up by key (the
+    entities table is never read whole), so memory holds one batch, whatever the graph's size. There is always at
+    least one batch: an empty one when nothing matches, so the columns are known.
+
+    **Consistency.** Each batch is its own snapshot, read when the loop asks for it; the filters and the now that
+    ``state``/``current`` are judged at are fixed when :func:`stream` is called. Fact ids are never reused, so no
+    fact comes twice. A fact added while the stream runs comes in a later batch (on PostgreSQL, one whose
+    transaction took its id before a fact already read committed may be missed), and a fact ended meanwhile comes
+    as its batch saw it. For one snapshot of a graph being written, read :func:`facts` (in memory) instead.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> for name in ("Redis", "SQLite", "Kafka"):
+    ...     _ = kg.add("my_api", "uses", name)
+    >>> [batch.height for batch in stream(kg, batch_size=2)]
+    [2, 1]
+    >>> pl.concat(list(stream(kg, batch_size=2))).equals(facts(kg))
+    True
+    """
+    if backend not in ("polars", "pandas", "arrow"):
+        raise InvalidRequest(
+            f"backend must be 'polars', 'pandas' or 'arrow', not {backend!r}", field="backend", value=str(backend)
+        )
+    batches = facts_batches(
+        kg,
+        _FACT_READ,
+        batch_size=batch_size,
+        as_of=as_of,
+        known_at=known_at,
+        predicate=predicate,
+        entity=entity,
+        current_only=current_only,
+    )
+    shape = _shaper(kg, current_only)
+
+    def frames() -> Iterator[pl.DataFrame | pd.DataFrame | pa.Table]:
+        empty = True
+        for batch, names in batches:
+            frame = shape(_joiner(names)(batch))
+            if frame.height:
+                empty = False
+                yield frame.to_arrow() if backend == "arrow" else _out(frame, backend)
+        if empty:
+            frame = pl.DataFrame(schema=FACTS_SCHEMA)
+            yield frame.to_arrow() if backend == "arrow" else _out(frame, backend)
+
+    return frames()
 
 
 def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:

@@ -127,7 +127,10 @@ def export(
     kg: KnowledgeGraph,
     call: Call,
     file: Annotated[
-        Path, typer.Argument(help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump.")
+        Path,
+        typer.Argument(
+            help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump; a new folder with --partition-by."
+        ),
     ],
     format: Annotated[
         str | None, typer.Option("--format", help="csv, tsv, jsonl, parquet or json (default: from the suffix).")
@@ -143,22 +146,49 @@ def export(
             help="CSV/TSV: put a ' before text cells beginning with = + - @ (or a tab or CR) so spreadsheets show them as text instead of running them as formulas; `import` takes the ' off again. --no-escape-formulas writes cells as they are, for programs that are not spreadsheets.",
         ),
     ] = True,
+    partition_by: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-by",
+            help="year, month or day: write FILE as a new folder of Hive-partitioned Parquet by each fact's start (FILE/month=2014-01/part-00000.parquet), in bounded memory; for polars, DuckDB, Spark.",
+        ),
+    ] = None,
 ) -> Answer:
-    """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph."""
-    from ..io import export_file
+    """Export the facts (filtered, or all) to a file; `.json` writes a lossless dump of the whole graph;
+    `--partition-by month` a folder of Parquet files by month for engines built for more."""
+    from ..io import export_file, export_partitioned
 
-    with call.progress(f"exporting {file.name}") as bar:
-        count = export_file(
-            kg,
-            file,
-            format=format,
-            as_of=as_of,
-            current_only=current,
-            predicate=predicate,
-            entity=entity,
-            escape_formulas=escape_formulas,
-            progress=bar,
-        )
+    if partition_by is not None:
+        if format not in (None, "parquet"):
+            raise InvalidRequest(
+                f"--partition-by writes Parquet; --format {format} cannot be partitioned: use --format parquet",
+                field="format",
+                value=format,
+            )
+        with call.progress(f"exporting {file.name}") as bar:
+            count = export_partitioned(
+                kg,
+                file,
+                by=partition_by,  # type: ignore[arg-type]  # checked by export_partitioned
+                as_of=as_of,
+                current_only=current,
+                predicate=predicate,
+                entity=entity,
+                progress=bar,
+            )
+    else:
+        with call.progress(f"exporting {file.name}") as bar:
+            count = export_file(
+                kg,
+                file,
+                format=format,
+                as_of=as_of,
+                current_only=current,
+                predicate=predicate,
+                entity=entity,
+                escape_formulas=escape_formulas,
+                progress=bar,
+            )
     return Answer(
         lambda: {"path": str(file), "rows": count},
         lambda: out.print(f"{count} rows written to {escape(str(file))}", highlight=False),

@@ -77,6 +77,16 @@ from ._export import export_file
 from ._formats import FORMATS
 from ._formats import Progress as Progress  # the type of a progress callback, reachable here as before
 from ._import import import_file
+from ._partitioned import NULL_PARTITION, PARTITIONS, export_partitioned
 from ._read import FIELDS, read_facts_file
 
-__all__ = ["FIELDS", "FORMATS", "export_file", "import_file", "read_facts_file"]
+__all__ = [
+    "FIELDS",
+    "FORMATS",
+    "NULL_PARTITION",
+    "PARTITIONS",
+    "export_file",
+    "export_partitioned",
+    "import_file",
+    "read_facts_file",
+]

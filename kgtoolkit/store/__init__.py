@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from ._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from ._backend import Backend
-from ._bulk import ImportReport, InvalidRows, facts_table, import_facts, read_table
+from ._bulk import ImportReport, InvalidRows, count_facts, facts_batches, facts_table, import_facts, read_table
 from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from ._copy import copy_graph
 from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
@@ -62,12 +62,14 @@ __all__ = [
     "churn_counts",
     "connect",
     "copy_graph",
+    "count_facts",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
     "duplicate_inputs",
     "event_counts",
     "event_pairs",
+    "facts_batches",
     "facts_table",
     "import_facts",
     "import_graph",
