@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Literal
 
@@ -11,6 +12,8 @@ import polars as pl
 
 from .._checks import whole_number
 from .._errors import InvalidRequest
+from ..graph import KnowledgeGraph
+from ..store import changing_pair_facts, volatile_counts
 from ._shared import (
     _MOMENT,
     Frame,
@@ -25,6 +28,8 @@ from ._shared import (
     _typed,
     _window,
 )
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 #: What :func:`most_volatile` groups by: an entity on either side of a fact, the subject only, or the predicate.
 VolatileBy = Literal["entity", "subject", "predicate"]
@@ -66,8 +71,13 @@ CONNECTED_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
+def _microseconds(moment: dt.datetime | None) -> int | None:
+    """A UTC datetime as microseconds since 1970 (the store's instant keys), None as None."""
+    return None if moment is None else (moment - _EPOCH) // dt.timedelta(microseconds=1)
+
+
 def most_volatile(
-    facts: Frame,
+    facts: Frame | KnowledgeGraph,
     *,
     by: VolatileBy = "entity",
     top: int | None = 10,
@@ -86,6 +96,10 @@ def most_volatile(
     ``top=None`` keeps every group. Columns: ``entity, entity_name``, ``subject, subject_name`` or
     ``predicate``, then :data:`VOLATILE_SCHEMA`.
 
+    ``facts`` is a facts frame or the graph itself: given the graph, the counts are grouped in the engine
+    (:func:`kgtoolkit.store.volatile_counts`), one row per group with changes comes back, and the answer (polars)
+    equals this function's on ``frames.facts(kg)``.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -101,6 +115,15 @@ def most_volatile(
         raise InvalidRequest(f"by must be 'entity', 'subject' or 'predicate', not {by!r}", field="by", value=str(by))
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    named = by in ("entity", "subject")
+    keys = [by, f"{by}_name"] if named else ["predicate"]
+    schema = {k: pl.String() for k in keys} | VOLATILE_SCHEMA
+    if isinstance(facts, KnowledgeGraph):  # counted in the engine, ranked here (the engines' collations differ)
+        counted = volatile_counts(facts, by, _microseconds(lo), _microseconds(hi))
+        table = counted.with_columns((pl.col("added") + pl.col("ended") + pl.col("events")).alias("changes")).sort(
+            ["changes", by], descending=[True, False]
+        )
+        return _typed(table if top is None else table.head(top), schema)
     df, was_pandas = _frame(facts)
     if by == "entity":  # each fact once per entity side: the subject, and an entity object other than it
         sides = ["start", "end", "current", "kind"]
@@ -112,8 +135,6 @@ def most_volatile(
                 ),
             ]
         )
-    named = by in ("entity", "subject")
-    keys = [by, f"{by}_name"] if named else ["predicate"]
     state = pl.col("kind") != "event"
     df = df.with_columns(_occurred_at().alias("_occurred"))
     table = (
@@ -132,12 +153,11 @@ def most_volatile(
     )
     if top is not None:
         table = table.head(top)
-    schema = {k: pl.String() for k in keys} | VOLATILE_SCHEMA
     return _out(_typed(table, schema), was_pandas)
 
 
 def most_changed(
-    facts: Frame,
+    facts: Frame | KnowledgeGraph,
     *,
     top: int | None = 10,
     since: Moment = None,
@@ -155,6 +175,10 @@ def most_changed(
     ``multi_valued`` predicates are left out; ties go by
     subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
 
+    ``facts`` is a facts frame or the graph itself: given the graph, the engine reads only the state facts of the
+    pairs that have more than one (:func:`kgtoolkit.store.changing_pair_facts`), and the answer (polars) equals this
+    function's on ``frames.facts(kg)``.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -166,6 +190,8 @@ def most_changed(
     """
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    if isinstance(facts, KnowledgeGraph):  # only the facts of pairs that can have changed
+        facts = changing_pair_facts(facts, _predicates(multi_valued))
     df, was_pandas = _frame(facts)
     df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")).with_columns(
         _object_key()

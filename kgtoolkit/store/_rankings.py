@@ -1,0 +1,181 @@
+"""Rankings and spans computed in the engine: what :func:`kgtoolkit.analysis.most_volatile`,
+:func:`~kgtoolkit.analysis.most_changed` and the dashboard's Churn page read when given the graph instead of a facts
+frame (issue #32).
+
+The counts are those of the frame path by construction: the instants are the stored keys ``from_us``/``to_us``
+(:mod:`kgtoolkit._time`; an open bound is the frame's null), the event rule is :class:`~._rules.EventRule`'s and
+"current" is :func:`~._queries.current_sql` at the real now (contract §4). Ordering and ties are left to polars
+(the engines' collations differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from .._time import OPEN_END, OPEN_START
+from .._validity import Clock
+from . import _queries as q
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ._operations import GraphStore
+
+__all__ = ["changing_pair_facts", "fact_span", "nearest_bounds", "volatile_counts"]
+
+
+def fact_span(kg: GraphStore) -> tuple[int, int] | None:
+    """The first known start and the last known start or end of the graph's facts (microseconds), or None when no
+    fact has a known start."""
+    with kg._read() as cur:
+        lo, hi_start, hi_end = cur.execute(
+            f"SELECT min(CASE WHEN from_us <> {OPEN_START} THEN from_us END), "
+            f"max(CASE WHEN from_us <> {OPEN_START} THEN from_us END), "
+            f"max(CASE WHEN to_us <> {OPEN_END} THEN to_us END) FROM facts"
+        ).fetchone()
+    if lo is None:
+        return None
+    return int(lo), max(int(hi_start), int(hi_end) if hi_end is not None else int(hi_start))
+
+
+def nearest_bounds(kg: GraphStore, before: int, after: int) -> tuple[int | None, int | None]:
+    """The last known end before ``before`` and the first known start from ``after`` (microseconds; None when
+    there is none): the days a view opens on when no fact is valid today."""
+    with kg._read() as cur:
+        last, first = cur.execute(
+            f"SELECT (SELECT max(to_us) FROM facts WHERE to_us <> {OPEN_END} AND to_us < :before), "
+            f"(SELECT min(from_us) FROM facts WHERE from_us <> {OPEN_START} AND from_us >= :after)",
+            {"before": before, "after": after},
+        ).fetchone()
+    return (None if last is None else int(last)), (None if first is None else int(first))
+
+
+def _inside(column: str, lo: int | None, hi: int | None) -> str:
+    """``column`` (an instant key, NULL when unknown) from ``:lo`` to ``:hi`` (both included; None: open)."""
+    cond = f"{column} IS NOT NULL"
+    if lo is not None:
+        cond += f" AND {column} >= :lo"
+    if hi is not None:
+        cond += f" AND {column} <= :hi"
+    return cond
+
+
+def volatile_counts(
+    kg: GraphStore, by: Literal["entity", "subject", "predicate"], lo: int | None, hi: int | None
+) -> pl.DataFrame:
+    """Per entity (either side of a fact: its subject, and its object unless a value or the subject itself), subject
+    or predicate with changes from ``lo`` to ``hi`` (microseconds, both included; None: open): the key (and its
+    name: ``entity_name``, ``subject_name``), ``added`` (state facts started then), ``ended`` (state facts ended
+    then), ``events`` (events that occurred then: at their start, else their end), ``facts`` and ``current`` (the
+    group's facts, and its current ones, whatever the window), as :func:`kgtoolkit.analysis.most_volatile` counts
+    them; unordered."""
+    import polars as pl
+
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        rule = q.event_rule(cur)
+        event = rule.sql(d)
+        start = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"
+        end = f"CASE WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
+        occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
+        flags = (
+            f"CASE WHEN NOT {event} AND {_inside(start, lo, hi)} THEN 1 ELSE 0 END AS a, "
+            f"CASE WHEN NOT {event} AND {_inside(end, lo, hi)} THEN 1 ELSE 0 END AS e, "
+            f"CASE WHEN {event} AND {_inside(occurred, lo, hi)} THEN 1 ELSE 0 END AS v, "
+            f"CASE WHEN NOT {event} AND {q.current_sql('f')} THEN 1 ELSE 0 END AS c"
+        )
+        if by == "entity":
+            sides = (
+                f"SELECT f.subject AS k, {flags} FROM facts f UNION ALL SELECT f.object_id AS k, {flags} FROM facts f "
+                "WHERE f.object_id IS NOT NULL AND f.object_id <> f.subject"
+            )
+        else:
+            sides = f"SELECT f.{by} AS k, {flags} FROM facts f"
+        sums = (
+            "CAST(sum(a) AS BIGINT) AS added, CAST(sum(e) AS BIGINT) AS ended, count(*) AS n, "
+            "CAST(sum(c) AS BIGINT) AS cur, CAST(sum(v) AS BIGINT) AS events"
+        )
+        grouped = f"SELECT k, {sums} FROM ({sides}) s GROUP BY k HAVING sum(a) + sum(e) + sum(v) > 0"
+        if by == "predicate":
+            sql = f"SELECT g.k, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g"
+        else:
+            sql = f"SELECT g.k, n.name, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g " + (
+                "LEFT JOIN entities n ON n.id = g.k"
+            )
+        params = {**rule.params(d), **Clock.real().params()}
+        if lo is not None:
+            params["lo"] = lo
+        if hi is not None:
+            params["hi"] = hi
+        rows = cur.execute(sql, params).fetchall()
+    keys = [by] if by == "predicate" else [by, f"{by}_name"]
+    counts = ("added", "ended", "facts", "current", "events")
+    return pl.DataFrame(
+        rows, schema={**{k: pl.String() for k in keys}, **{c: pl.Int64() for c in counts}}, orient="row"
+    )
+
+
+def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataFrame:
+    """The state facts of the (subject, predicate) pairs whose object may have changed (at least two state facts,
+    the predicate not in ``multi_valued``), with the columns :func:`kgtoolkit.analysis.most_changed` reads (``id``,
+    ``subject``, ``subject_name``, ``predicate``, ``object``, ``object_name``, ``object_is_value``, ``start``,
+    ``end``, ``current``, ``kind``): its answer on these rows is its answer on the whole graph's frame, since a pair
+    of one fact has no change."""
+    import polars as pl
+
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        rule = q.event_rule(cur)
+        state = f"NOT {rule.sql(d)}"
+        params = {**rule.params(d), **Clock.real().params()}
+        if multi_valued:
+            state += f" AND f.predicate NOT IN {d.values('multi_valued')}"
+            params["multi_valued"] = d.list_param(sorted(multi_valued))
+        pairs = (
+            f"SELECT f.subject AS subject, f.predicate AS predicate FROM facts f WHERE {state} "
+            "GROUP BY f.subject, f.predicate HAVING count(*) > 1"
+        )
+        rows = cur.execute(
+            "SELECT f.id, f.subject, s.name, f.predicate, f.object_id, o.name, f.object_value, f.from_us, f.to_us, "
+            f"CASE WHEN {q.current_sql('f')} THEN 1 ELSE 0 END FROM facts f JOIN ({pairs}) p "
+            "ON p.subject = f.subject AND p.predicate = f.predicate "
+            "LEFT JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id "
+            f"WHERE {state}",
+            params,
+        ).fetchall()
+    raw = pl.DataFrame(
+        rows,
+        schema={
+            "id": pl.Int64(),
+            "subject": pl.String(),
+            "subject_name": pl.String(),
+            "predicate": pl.String(),
+            "object_id": pl.String(),
+            "_object_name": pl.String(),
+            "object_value": pl.String(),
+            "from_us": pl.Int64(),
+            "to_us": pl.Int64(),
+            "current": pl.Int64(),
+        },
+        orient="row",
+    )
+
+    def instant(column: str, open_key: int) -> pl.Expr:
+        return (
+            pl.when(pl.col(column) != open_key).then(pl.col(column)).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
+        )
+
+    return raw.select(
+        "id",
+        "subject",
+        "subject_name",
+        "predicate",
+        pl.coalesce("object_id", "object_value").alias("object"),
+        pl.coalesce("_object_name", "object_value").alias("object_name"),
+        pl.col("object_id").is_null().alias("object_is_value"),
+        instant("from_us", OPEN_START).alias("start"),
+        instant("to_us", OPEN_END).alias("end"),
+        (pl.col("current") == 1).alias("current"),
+        pl.lit("state").alias("kind"),
+    )
