@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -177,6 +178,80 @@ def test_churn_of_an_event_graph_shows_its_volume(monkeypatch: pytest.MonkeyPatc
     assert metrics["Busiest month"] == busiest["period"].date().isoformat()
     assert any("Every fact here is an event" in c.value for c in at.caption)
     assert [s.value for s in at.subheader][:2] == ["Events per month", "Added and ended per month"]
+
+
+def _churn_shown(at: AppTest) -> tuple[dict[str, str], list[tuple[object, ...]]]:
+    """The Churn page's metrics, and the rows of its table of the most changed relationships."""
+    return {m.label: m.value for m in at.metric}, list(at.dataframe[0].value.itertuples(index=False))
+
+
+def _churn_answer(db: Path | str) -> tuple[dict[str, str], list[tuple[object, ...]]]:
+    """What the library answers for the page's default view (month, the whole span, top 10), as the page says it."""
+    with kgtoolkit.open(db, read_only=True) as kg:
+        labels = kg.predicate_labels()
+        overall = analysis.churn(kg, every="1mo", since=None, until=None)
+        changed = analysis.most_changed(kg, top=10, multi_valued=kg.config.multi_valued)
+    metrics = {
+        "Added": f"{int(overall['added'].sum()):,}",
+        "Ended": f"{int(overall['ended'].sum()):,}",
+        "Net": f"{int(overall['net'].sum()):+,}",
+    }
+    if int(overall["events"].sum()):
+        metrics["Events"] = f"{int(overall['events'].sum()):,}"
+    rows = [
+        (r["subject_name"], labels.get(r["predicate"], r["predicate"]), r["changes"])
+        for r in changed.iter_rows(named=True)
+    ]
+    return metrics, rows
+
+
+def _same_churn(at: AppTest, db: Path | str) -> None:
+    shown, table = _churn_shown(at)
+    metrics, rows = _churn_answer(db)
+    assert {k: shown[k] for k in metrics} == metrics
+    assert [(r[0], r[1], r[2]) for r in table] == rows
+
+
+def test_the_churn_page_shows_what_the_engine_answers(
+    monkeypatch: pytest.MonkeyPatch, demo_db: Path, past_db: Path
+) -> None:
+    """The page's totals and most changed relationships are ``analysis.churn(kg)`` and ``most_changed(kg)``, each
+    predicate by ``kg.predicate_labels()``."""
+    for db in (demo_db, past_db):
+        _same_churn(_open(_app(monkeypatch, db), "churn"), db)
+
+
+def test_the_churn_page_shows_what_the_engine_answers_on_postgres(
+    monkeypatch: pytest.MonkeyPatch, team_db: str
+) -> None:
+    _same_churn(_open(_app(monkeypatch, team_db), "churn"), team_db)
+
+
+def test_the_churn_page_reads_no_whole_facts_frame(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The Churn page (and the sidebar, and a session's opening day) ask the engine: opened first on a graph
+    never shown before, no page run reads the facts table whole (``frames.facts``, or its ``facts_table``)."""
+    db = tmp_path / "fresh.sqlite3"
+    build_demo(db).close()
+    reads: list[str] = []
+    for name in ("facts", "facts_table"):
+        original = getattr(frames, name)
+
+        def counted(*args: object, _original: Any = original, _name: str = name, **kwargs: object) -> object:
+            reads.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(frames, name, counted)
+    at = _app(monkeypatch, db)
+    at.switch_page("views/churn.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(c.value.startswith(FOOTER) and "· churn ·" in c.value for c in at.caption)
+    assert reads == []
+    _same_churn(at, db)
+    at.selectbox(key="churn_period").set_value("week").run()
+    at.slider(key="churn_window").set_value((dt.date(2025, 1, 1), dt.date(2025, 6, 30))).run()
+    assert not at.exception and reads == []
+    at.switch_page("views/conflicts.py").run()  # a page that lists facts still reads them (the test sees it)
+    assert reads
 
 
 def test_an_event_graph_says_its_events_in_the_sidebar_and_the_picture(

@@ -106,8 +106,8 @@ def test_churn_labels_are_the_graphs_predicate_labels() -> None:
     labels = kg.predicate_labels()
     assert labels["worksat"] == "worksAt" and labels["reports_to"] == "Reports To"
     facts = _facts(kg)
-    tables = data.churn(
-        facts, labels, every="1mo", since="2024-01-01", until="2024-12-31", top=10, multi_valued=kg.config.multi_valued
+    tables = data.churn(  # asked of the graph (the engine); each table equals the frame path's on its frame
+        kg, labels, every="1mo", since="2024-01-01", until="2024-12-31", top=10, multi_valued=kg.config.multi_valued
     )
     raw = analysis.churn(facts, every="1mo", since="2024-01-01", until="2024-12-31", by="predicate")
     assert tables.by_predicate["predicate"].to_list() == [labels[p] for p in raw["predicate"].to_list()]
@@ -123,26 +123,28 @@ def test_churn_labels_are_the_graphs_predicate_labels() -> None:
     assert tables.volatile_moves()["facts"].sum() == int(
         tables.volatile["added"].sum() + tables.volatile["ended"].sum()
     )
+    assert tables.volatile.equals(analysis.most_volatile(facts, top=10, since="2024-01-01", until="2024-12-31"))
+    changed = analysis.most_changed(facts, top=10, since="2024-01-01", until="2024-12-31")
+    assert tables.changed.equals(data.labelled(changed, labels))
 
 
 def test_the_churn_window_runs_from_the_first_start_to_the_last_end() -> None:
     kg = kgtoolkit.open(":memory:")
-    assert data.churn_span(frames.facts(kg)) is None
+    assert data.churn_span(kg) is None
     kg.add("Ada", "worksAt", "Acme", valid_from="2024-01-10", valid_to="2024-06-30")
     kg.add("Ada", "worksAt", "Globex", valid_from="2024-03-01")
-    assert data.churn_span(frames.facts(kg)) == (dt.date(2024, 1, 10), dt.date(2024, 6, 30))
+    assert data.churn_span(kg) == (dt.date(2024, 1, 10), dt.date(2024, 6, 30))
     one = kgtoolkit.open(":memory:")
     one.add("Ann", "visited", "Oslo", valid_from="2014-03-01")
-    assert data.churn_span(frames.facts(one)) == (dt.date(2014, 3, 1), dt.date(2014, 3, 2))  # a slider needs two
+    assert data.churn_span(one) == (dt.date(2014, 3, 1), dt.date(2014, 3, 2))  # a slider needs two
 
 
 def test_an_event_graphs_churn_has_its_volume() -> None:
     kg = kgtoolkit.open(":memory:")
     for day in ("2014-01-03", "2014-02-10", "2014-02-11", "2014-05-01"):
         kg.add("Barack Obama", "criticize", "China", valid_from=day, valid_to=day)
-    facts = _facts(kg)
     tables = data.churn(
-        facts,
+        kg,
         kg.predicate_labels(),
         every="1mo",
         since="2014-01-01",

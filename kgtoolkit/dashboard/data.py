@@ -11,14 +11,15 @@ call these functions on a graph, without a browser or ``AppTest``.
   :func:`kgtoolkit.frames.around`), :func:`timeline`;
 * Graph, Paths and Changes pages: :func:`facts_by_id`, :func:`facts_view`, :func:`path_colors`, :func:`path_steps`,
   :func:`change_colors`, :func:`change_rows`;
-* Churn page: :func:`churn_span`, :func:`churn` (a :class:`Churn`: the tables, labelled, their totals and charts);
+* Churn page: :func:`churn_span`, :func:`churn` (a :class:`Churn`: the tables, labelled, their totals and charts;
+  asked of the engine, no facts frame);
 * Conflicts page: :func:`conflict_table`, :func:`conflict_groups`, :func:`group_facts`, :func:`current_choices`,
   :func:`fact_row`;
 * Clean up page: :func:`matching_pairs`, :func:`keep_first`, :func:`clean_up` (a pair's action, through the
   library);
 * Search page: :func:`relationship_history`;
 * Import / export page: :func:`check_upload`, :func:`import_upload`, :func:`rejects_frame`, :func:`export_bytes`;
-* every page: :func:`fact_table` (a facts frame as listed), :func:`window` and :func:`date_label` (the sidebar's
+* every page: :func:`opening_day` (the day a session opens on, asked of the engine), :func:`fact_table` (a facts frame as listed), :func:`window` and :func:`date_label` (the sidebar's
   time window), :func:`by_count`, :func:`page_count`, :func:`page_of`.
 
 >>> import kgtoolkit
@@ -49,6 +50,7 @@ from kgtoolkit import analysis, frames, io
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.dashboard._text import md_code, md_text
 from kgtoolkit.duplicates import DuplicateCandidate
+from kgtoolkit.store import count_facts, fact_span, nearest_bounds
 
 __all__ = [
     "CLEAN_UP_ACTIONS",
@@ -80,6 +82,7 @@ __all__ = [
     "keep_first",
     "labelled",
     "matching_pairs",
+    "opening_day",
     "page_count",
     "page_of",
     "pair_names",
@@ -94,6 +97,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+_EPOCH = dt.datetime(1970, 1, 1)  # the store's instant keys count microseconds from here (UTC)
 
 
 # ---------------------------------------------------------------------- labels and lookups
@@ -367,19 +372,38 @@ def change_rows(changes: Iterable[Any], labels: Mapping[str, str]) -> pl.DataFra
     return pl.DataFrame(rows, schema={k: pl.String for k in ("at", "change", "subject", "predicate", "from", "to")})
 
 
+# ---------------------------------------------------------------------- the opening day
+
+
+def opening_day(kg: kgtoolkit.KnowledgeGraph, *, today: dt.date) -> tuple[dt.date, str | None]:
+    """:func:`kgtoolkit.dashboard.graphview.opening_day` of the graph's facts, asked of the engine (a count of the
+    facts valid ``today``, the nearest end before it and start after it) instead of read from its whole frame."""
+    if not count_facts(kg, as_of=today.isoformat()) and count_facts(kg):
+        midnight = (dt.datetime.combine(today, dt.time()) - _EPOCH) // dt.timedelta(microseconds=1)
+        before, after = nearest_bounds(kg, midnight, midnight + 86_400_000_000)
+        if before is not None:
+            day = (_EPOCH + dt.timedelta(microseconds=before)).date()
+            return day, f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the last day with facts."
+        if after is not None:
+            day = (_EPOCH + dt.timedelta(microseconds=after)).date()
+            return day, (
+                f"No fact is valid on {today.isoformat()}; showing {day.isoformat()}, the first day with "
+                "facts (every fact starts later)."
+            )
+    return today, None
+
+
 # ---------------------------------------------------------------------- the Churn page
 
 
-def churn_span(facts: pl.DataFrame) -> tuple[dt.date, dt.date] | None:
+def churn_span(kg: kgtoolkit.KnowledgeGraph) -> tuple[dt.date, dt.date] | None:
     """The days the Churn page's window slider runs between: the first start, the last start or end (at least a
-    day later); None when no fact has a known start."""
-    starts = facts["start"].drop_nulls()
-    if facts.height == 0 or starts.len() == 0:
+    day later); None when no fact has a known start. Asked of the engine (:func:`kgtoolkit.store.fact_span`)."""
+    span = fact_span(kg)
+    if span is None:
         return None
-    earliest: dt.datetime = starts.min()  # type: ignore[assignment]  # a datetime column's min
-    latest: dt.datetime = max(starts.max(), facts["end"].drop_nulls().max() or starts.max())  # type: ignore[assignment, type-var]
-    first = earliest.date()
-    return first, max(latest.date(), first + dt.timedelta(days=1))  # a slider needs two different ends
+    first, last = (_EPOCH + dt.timedelta(microseconds=us) for us in span)
+    return first.date(), max(last.date(), first.date() + dt.timedelta(days=1))  # a slider needs two different ends
 
 
 def _naive(frame: pl.DataFrame, *columns: str | pl.Expr) -> pl.DataFrame:
@@ -476,7 +500,7 @@ class Churn:
 
 
 def churn(
-    facts: pl.DataFrame,
+    kg: kgtoolkit.KnowledgeGraph,
     labels: Mapping[str, str],
     *,
     every: str,
@@ -485,14 +509,15 @@ def churn(
     top: int,
     multi_valued: Collection[str],
 ) -> Churn:
-    """The Churn page's tables over ``facts`` per ``every`` (``1mo``…) from ``since`` to ``until``, the ``top``
-    entities and relationships, each predicate as people spell it (``labels``)."""
+    """The Churn page's tables over the graph ``kg`` per ``every`` (``1mo``…) from ``since`` to ``until``, the
+    ``top`` entities and relationships, each predicate as people spell it (``labels``: ``kg.predicate_labels()``).
+    Each is asked of the engine (the analysis given the graph, not a facts frame): no whole frame is read."""
     return Churn(
-        overall=analysis.churn(facts, every=every, since=since, until=until),
-        by_predicate=labelled(analysis.churn(facts, every=every, since=since, until=until, by="predicate"), labels),
-        volatile=analysis.most_volatile(facts, by="entity", top=top, since=since, until=until),
+        overall=analysis.churn(kg, every=every, since=since, until=until),
+        by_predicate=labelled(analysis.churn(kg, every=every, since=since, until=until, by="predicate"), labels),
+        volatile=analysis.most_volatile(kg, by="entity", top=top, since=since, until=until),
         changed=labelled(
-            analysis.most_changed(facts, top=top, since=since, until=until, multi_valued=multi_valued), labels
+            analysis.most_changed(kg, top=top, since=since, until=until, multi_valued=multi_valued), labels
         ),
     )
 

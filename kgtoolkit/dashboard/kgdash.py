@@ -233,8 +233,9 @@ def graph_html(view: graphview.GraphView, height: int) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def opening(path: str, read_only: bool, version: tuple[object, ...], today: dt.date) -> tuple[dt.date, str | None]:
-    """The day a new session opens on (:func:`kgtoolkit.dashboard.graphview.opening_day`), and why when not ``today``."""
-    return graphview.opening_day(facts_frame(path, read_only, version), today=today)
+    """The day a new session opens on (:func:`kgtoolkit.dashboard.data.opening_day`: asked of the engine, no facts
+    frame read), and why when not ``today``."""
+    return data.opening_day(open_graph(path, read_only), today=today)
 
 
 @st.cache_data(show_spinner="Walking the graph…", max_entries=16)
@@ -297,16 +298,16 @@ def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> p
 @st.cache_data(show_spinner=False, max_entries=4)
 def churn_span(path: str, read_only: bool, version: tuple[object, ...]) -> tuple[dt.date, dt.date] | None:
     """The days the Churn page's window runs between (:func:`kgtoolkit.dashboard.data.churn_span`)."""
-    return data.churn_span(facts_frame(path, read_only, version))
+    return data.churn_span(open_graph(path, read_only))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def churn(
     path: str, read_only: bool, version: tuple[object, ...], every: str, since: str, until: str, top: int
 ) -> data.Churn:
-    """The Churn page's tables, labelled (:func:`kgtoolkit.dashboard.data.churn`)."""
+    """The Churn page's tables, labelled (:func:`kgtoolkit.dashboard.data.churn`: asked of the engine)."""
     return data.churn(
-        facts_frame(path, read_only, version),
+        open_graph(path, read_only),
         labels(path, read_only, version),
         every=every,
         since=since,
