@@ -1148,12 +1148,14 @@ class GraphStore:
         events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
         params.update(events.params(d))
         params.update(Clock.real().params())
-        where = (
-            f"predicate NOT IN {d.values('mv')} AND (CAST(:e AS TEXT) IS NULL OR subject = :e) "
-            f"AND NOT {events.sql(d, 'facts')}"
-        )
-        if current_only:
-            where += f" AND {q.current_sql('facts')}"
+
+        def where(alias: str) -> str:  # the facts that count, on the facts row ``alias``
+            cond = (
+                f"{alias}.predicate NOT IN {d.values('mv')} AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
+                f"AND NOT {events.sql(d, alias)}"
+            )
+            return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
+
         return _judged_conflicts(where), params, events
 
     def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
@@ -1485,9 +1487,9 @@ def _object_key(fact: Fact) -> str:
     return fact.object.casefold() if fact.object_is_value else fact.object
 
 
-def _judged_conflicts(where: str) -> str:
+def _judged_conflicts(where: Callable[[str], str]) -> str:
     """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``subject``, ``predicate``)
-    among the facts matching ``where`` (on the table ``facts``, unaliased), with ``needs`` 1 when it needs action.
+    among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action.
 
     The same rule as :func:`_conflict_group`, on the stored keys (bind :meth:`~kgtoolkit._validity.Clock.params`):
     a group has more than one distinct ``object_key``; it needs action with more than one current fact, or when its
@@ -1495,30 +1497,33 @@ def _judged_conflicts(where: str) -> str:
     fact of another object running up to it (``to_us`` at or after S's ``from_us``) that overlaps it: open-ended,
     or the first instant of its end after S's start. That first instant is :func:`kgtoolkit._validity.key` of the
     stored ``valid_to`` text: ``to_us`` itself for a datetime end, the start of the day for a date-only one
-    (stored as ``YYYY-MM-DD``, whose ``to_us`` is the day's last microsecond).
+    (stored as ``YYYY-MM-DD``, whose ``to_us`` is the day's last microsecond). One scan groups the facts; S and
+    the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index, for the groups
+    with a scheduled fact alone.
     """
-    scheduled = v.scheduled(Sql("facts.from_us"), v.NOW).text
-    current = q.current_sql("facts")
+
+    def scheduled(alias: str) -> str:
+        return v.scheduled(Sql(f"{alias}.from_us"), v.NOW).text
+
     first = Sql(f"CASE WHEN length(o.valid_to) = 10 THEN o.to_us - {v.DAY_US - 1} ELSE o.to_us END")
-    return f"""WITH pool AS (
-            SELECT id, subject, predicate, object_key, valid_to, from_us, to_us,
-                   CASE WHEN {scheduled} THEN 1 ELSE 0 END AS sched, CASE WHEN {current} THEN 1 ELSE 0 END AS cur
-            FROM facts WHERE {where}),
-        groups AS (
-            SELECT subject, predicate, sum(CASE WHEN {current} THEN 1 ELSE 0 END) AS n_current,
-                   min(CASE WHEN {scheduled} THEN from_us END) AS s_from
-            FROM facts WHERE {where} GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1),
+    return f"""WITH groups AS (
+            SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
+                   min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from
+            FROM facts g WHERE {where("g")}
+            GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
         firsts AS (
-            SELECT g.subject, g.predicate, min(p.id) AS s_id FROM groups g
-            JOIN pool p ON p.subject = g.subject AND p.predicate = g.predicate AND p.sched = 1 AND p.from_us = g.s_from
-            GROUP BY g.subject, g.predicate),
+            SELECT g.subject, g.predicate, g.s_from, min(s.id) AS s_id FROM groups g
+            JOIN facts s ON s.subject = g.subject AND s.predicate = g.predicate AND s.from_us = g.s_from
+                AND {where("s")}
+            WHERE g.s_from IS NOT NULL
+            GROUP BY g.subject, g.predicate, g.s_from),
         switches AS (
-            SELECT s.subject, s.predicate,
-                   max(CASE WHEN o.valid_to IS NULL OR {(first > Sql("s.from_us")).text} THEN 1 ELSE 0 END) AS overlaps
-            FROM firsts fs JOIN pool s ON s.id = fs.s_id
-            JOIN pool o ON o.subject = s.subject AND o.predicate = s.predicate AND o.sched = 0
-                AND o.object_key <> s.object_key AND {(Sql("o.to_us") >= Sql("s.from_us")).text}
-            GROUP BY s.subject, s.predicate),
+            SELECT fs.subject, fs.predicate,
+                   max(CASE WHEN o.valid_to IS NULL OR {(first > Sql("fs.s_from")).text} THEN 1 ELSE 0 END) AS overlaps
+            FROM firsts fs JOIN facts s ON s.id = fs.s_id
+            JOIN facts o ON o.subject = fs.subject AND o.predicate = fs.predicate AND {where("o")}
+                AND NOT {scheduled("o")} AND o.object_key <> s.object_key AND {(Sql("o.to_us") >= Sql("fs.s_from")).text}
+            GROUP BY fs.subject, fs.predicate),
         judged AS (
             SELECT g.subject, g.predicate,
                    CASE WHEN g.n_current > 1 OR coalesce(w.overlaps, 0) = 1 THEN 1 ELSE 0 END AS needs
