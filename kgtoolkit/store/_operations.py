@@ -65,7 +65,7 @@ from ._diff import diff
 from ._gc import gc_paused
 from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
-from ._rules import Rules, json_object
+from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 
 __all__ = ["GraphStore", "connect"]
@@ -1084,6 +1084,8 @@ class GraphStore:
     ) -> Page[ConflictGroup]:
         """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
 
+        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read: a page
+        costs one pass over the candidate facts in the database, not a read of every group into Python.
         :meth:`conflicts_needing_action` counts those needing action among them.
         """
         groups, total = self._conflicts(entity, current_only, needs_action, limit, offset)
@@ -1094,46 +1096,74 @@ class GraphStore:
     ) -> tuple[list[ConflictGroup], int]:
         """The page of conflict groups asked for, and how many groups there are in all.
 
-        Whether a group needs action depends on its planned switch, judged on its facts in Python
-        (:func:`_conflict_group`), so every group's facts are read and the page is cut afterwards.
+        The groups are found and judged in SQL (:func:`_judged_conflicts`: whether each needs action, by the rule
+        :func:`_conflict_group` applies), sorted and cut there, and counted in the same snapshot; then only the
+        facts of the page's groups are read, and each group is built from them by :func:`_conflict_group`.
         """
         d = self._backend.dialect
-        q.page(d, limit, offset)  # checks limit and offset
+        page = q.page(d, limit, offset)  # checks limit and offset
         with self._read() as cur:
-            params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
-            if entity is not None:
-                params["e"] = q.resolve(cur, d, entity, field="entity")
-            events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
-            params.update(events.params(d))
-            current = f" AND NOT {events.sql(d, 'facts')}"
-            if current_only:
-                params.update(Clock.real().params())
-                current += f" AND {q.current_sql('facts')}"
+            judged, params, events = self._conflict_judgement(cur, entity, current_only)
+            keep = " WHERE needs = 1" if needs_action else ""
             rows = cur.execute(
-                f"""WITH groups AS (
-                        SELECT subject, predicate FROM facts
-                        WHERE predicate NOT IN {d.values("mv")}
-                          AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
-                        GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
-                    {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
-                    WHERE TRUE{current.replace("facts.", "f.")}
-                    ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
-                params,
+                f"{judged} SELECT subject, predicate, count(*) OVER () FROM judged{keep} "
+                "ORDER BY needs DESC, subject, predicate LIMIT :limit OFFSET :offset",
+                {**params, **page},
             ).fetchall()
-        found: dict[tuple[str, str], list[Fact]] = {}
-        for row in rows:
-            fact = q.row_fact(row, events=events)
-            found.setdefault((fact.subject, fact.predicate), []).append(fact)
-        result = [_conflict_group(s, p, facts) for (s, p), facts in found.items()]
-        if needs_action:
-            result = [g for g in result if g.needs_action]
-        result.sort(key=lambda g: (not g.needs_action, g.subject, g.predicate))
-        stop = None if limit is None else offset + limit
-        return result[offset:stop], len(result)
+            if rows:
+                total = int(rows[0][2])
+            else:  # past the last group, or none: count them alone
+                total = _count(cur, f"{judged} SELECT count(*) FROM judged{keep}", params) if offset else 0
+            found: dict[tuple[str, str], list[Fact]] = {(s, p): [] for s, p, _ in rows}
+            if found:
+                found_params: dict[str, Any] = {
+                    **events.params(d),
+                    "ps": d.list_param(sorted({s for s, _ in found})),
+                    "pp": d.list_param(sorted({p for _, p in found})),
+                }
+                where = f"f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
+                if current_only:
+                    found_params.update(Clock.real().params())
+                    where += f" AND {q.current_sql('f')}"
+                facts = cur.execute(
+                    f"{FACT_SELECT} WHERE {where} "
+                    "ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id",
+                    found_params,
+                ).fetchall()
+                for row in facts:  # the page's subjects and predicates: keep the page's pairs
+                    group = found.get((row[1], row[3]))
+                    if group is not None:
+                        group.append(q.row_fact(row, events=events))
+        return [_conflict_group(s, p, facts) for (s, p), facts in found.items()], total
+
+    def _conflict_judgement(
+        self, cur: Cursor, entity: str | None, current_only: bool
+    ) -> tuple[str, dict[str, Any], EventRule]:
+        """The ``WITH … judged AS (…)`` of the conflict groups (:func:`_judged_conflicts`), its parameters (the
+        real now among them) and the graph's event rule."""
+        d = self._backend.dialect
+        params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
+        if entity is not None:
+            params["e"] = q.resolve(cur, d, entity, field="entity")
+        events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
+        params.update(events.params(d))
+        params.update(Clock.real().params())
+
+        def where(alias: str) -> str:  # the facts that count, on the facts row ``alias``
+            cond = (
+                f"{alias}.predicate NOT IN {d.values('mv')} AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
+                f"AND NOT {events.sql(d, alias)}"
+            )
+            return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
+
+        return _judged_conflicts(where), params, events
 
     def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
-        """How many conflict groups need action (more than one current fact, or an overlapping planned switch)."""
-        return self._conflicts(entity, current_only, True, None, 0)[1]
+        """How many conflict groups need action (more than one current fact, or an overlapping planned switch),
+        counted in SQL without reading their facts."""
+        with self._read() as cur:
+            judged, params, _ = self._conflict_judgement(cur, entity, current_only)
+            return _count(cur, f"{judged} SELECT count(*) FROM judged WHERE needs = 1", params)
 
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
         """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
@@ -1455,6 +1485,49 @@ def _add(
 
 def _object_key(fact: Fact) -> str:
     return fact.object.casefold() if fact.object_is_value else fact.object
+
+
+def _judged_conflicts(where: Callable[[str], str]) -> str:
+    """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``subject``, ``predicate``)
+    among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action.
+
+    The same rule as :func:`_conflict_group`, on the stored keys (bind :meth:`~kgtoolkit._validity.Clock.params`):
+    a group has more than one distinct ``object_key``; it needs action with more than one current fact, or when its
+    first scheduled fact S (in store order: ``from_us``, then ``id``; a scheduled fact has a start) has a started
+    fact of another object running up to it (``to_us`` at or after S's ``from_us``) that overlaps it: open-ended,
+    or the first instant of its end after S's start. That first instant is :func:`kgtoolkit._validity.key` of the
+    stored ``valid_to`` text: ``to_us`` itself for a datetime end, the start of the day for a date-only one
+    (stored as ``YYYY-MM-DD``, whose ``to_us`` is the day's last microsecond). One scan groups the facts; S and
+    the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index, for the groups
+    with a scheduled fact alone.
+    """
+
+    def scheduled(alias: str) -> str:
+        return v.scheduled(Sql(f"{alias}.from_us"), v.NOW).text
+
+    first = Sql(f"CASE WHEN length(o.valid_to) = 10 THEN o.to_us - {v.DAY_US - 1} ELSE o.to_us END")
+    return f"""WITH groups AS (
+            SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
+                   min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from
+            FROM facts g WHERE {where("g")}
+            GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
+        firsts AS (
+            SELECT g.subject, g.predicate, g.s_from, min(s.id) AS s_id FROM groups g
+            JOIN facts s ON s.subject = g.subject AND s.predicate = g.predicate AND s.from_us = g.s_from
+                AND {where("s")}
+            WHERE g.s_from IS NOT NULL
+            GROUP BY g.subject, g.predicate, g.s_from),
+        switches AS (
+            SELECT fs.subject, fs.predicate,
+                   max(CASE WHEN o.valid_to IS NULL OR {(first > Sql("fs.s_from")).text} THEN 1 ELSE 0 END) AS overlaps
+            FROM firsts fs JOIN facts s ON s.id = fs.s_id
+            JOIN facts o ON o.subject = fs.subject AND o.predicate = fs.predicate AND {where("o")}
+                AND NOT {scheduled("o")} AND o.object_key <> s.object_key AND {(Sql("o.to_us") >= Sql("fs.s_from")).text}
+            GROUP BY fs.subject, fs.predicate),
+        judged AS (
+            SELECT g.subject, g.predicate,
+                   CASE WHEN g.n_current > 1 OR coalesce(w.overlaps, 0) = 1 THEN 1 ELSE 0 END AS needs
+            FROM groups g LEFT JOIN switches w ON w.subject = g.subject AND w.predicate = g.predicate)"""
 
 
 def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
