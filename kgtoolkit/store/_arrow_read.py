@@ -145,9 +145,9 @@ def read_arrow(
     path: Path | None = None,
 ) -> tuple[list[pa.Table], list[pa.Table]]:
     """Run read queries in the reader process, in one snapshot: ``split`` (the main query, whose SQL has
-    ``f.id >= ? AND f.id < ?`` with :data:`LO`/:data:`HI` among its parameters) in parts ordered by id,
-    and each of ``queries``. ``pin=False`` when this process holds the write lock (no snapshot pinning).
-    ``path``: the graph's file, named in the error when the read fails (see :mod:`._failures`)."""
+    ``f.id >= ? AND f.id <= ?`` with :data:`LO`/:data:`HI` among its parameters: both bounds included, so the
+    largest id, 2**63 - 1, is read too) in parts ordered by id, and each of ``queries``. ``pin=False`` when this
+    process holds the write lock (no snapshot pinning). ``path``: the graph's file, named in the error when the read fails (see :mod:`._failures`)."""
     request: dict[str, Any] = {
         "uri": uri,
         "timeout_ms": int(timeout * 1000),

@@ -187,7 +187,7 @@ class Backend(abc.ABC):
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
     ) -> tuple[list[pa.Table], list[pa.Table]]:
         """Run read queries into Arrow in one snapshot: ``split`` (a facts query whose SQL bounds ``f.id``
-        by ``:_lo`` and ``:_hi``) in parts ordered by id, then each of ``queries``. ``cur``: the write
+        by ``:_lo`` and ``:_hi``, both included) in parts ordered by id, then each of ``queries``. ``cur``: the write
         transaction the read happens in (the read then sees what is committed)."""
 
     @abc.abstractmethod

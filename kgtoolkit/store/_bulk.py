@@ -115,7 +115,7 @@ def facts_table(
     if known is not None:  # the blanking below needs these
         columns = [*columns, *[c for c in _BLANKED if c not in columns]]
     selected = ", ".join(f"f.{c}" for c in columns)
-    split = (f"SELECT {selected} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi{where} ORDER BY f.id", params)
+    split = (f"SELECT {selected} FROM facts f WHERE f.id >= :_lo AND f.id <= :_hi{where} ORDER BY f.id", params)
     parts, others = kg._backend.read_arrow([(sql, {}) for sql in extra], split=split)
     return [_blank_later(_typed(part, "facts", columns), known) for part in parts], others
 
@@ -704,7 +704,7 @@ def _write(
             present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
         else:
             # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
-            parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id < :_hi", {}), cur=cur)
+            parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
             import pyarrow as pa
 
             present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]

@@ -58,7 +58,7 @@ def copy_graph(
                 (f"SELECT {', '.join(TABLE_COLUMNS['not_duplicates'])} FROM not_duplicates ORDER BY kind, a, b", {}),
             ],
             split=(
-                f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id < :_hi ORDER BY f.id",
+                f"SELECT {', '.join(FACT_COLUMNS)} FROM facts f WHERE f.id >= :_lo AND f.id <= :_hi ORDER BY f.id",
                 {},
             ),
         )

@@ -8,7 +8,7 @@ Protocol: one JSON request per line on stdin, one JSON answer per line on stdout
 
     {"uri": "file:...?mode=ro", "timeout_ms": 30000, "dir": "/dev/shm",
      "queries": [{"sql": "...", "params": [...]}, ...],
-     "split": null | {"sql": "... f.id >= ? AND f.id < ? ...", "params": [..., {"$": "lo"}, {"$": "hi"}, ...],
+     "split": null | {"sql": "... f.id >= ? AND f.id <= ? ...", "params": [..., {"$": "lo"}, {"$": "hi"}, ...],
                       "min_rows": 200000, "pin": true}}
 
 Every query runs in one read snapshot. ``split``, when given, is the main query, read as two id
@@ -145,7 +145,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:  # noqa: C901  (over the
                 def read_upper() -> None:
                     try:
                         upper["path"] = _write(
-                            conns[1].table(split["sql"], _values(split["params"], {"lo": mid, "hi": hi + 1})), folder
+                            conns[1].table(split["sql"], _values(split["params"], {"lo": mid, "hi": hi})), folder
                         )
                     except BaseException as exc:
                         upper["error"] = exc
@@ -154,7 +154,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:  # noqa: C901  (over the
                 thread.start()
                 try:
                     parts.append(
-                        _write(first.table(split["sql"], _values(split["params"], {"lo": lo, "hi": mid})), folder)
+                        _write(first.table(split["sql"], _values(split["params"], {"lo": lo, "hi": mid - 1})), folder)
                     )
                 finally:
                     thread.join()
