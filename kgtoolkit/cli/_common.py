@@ -130,9 +130,14 @@ ReadOnlyRule = bool | Callable[[Call, Mapping[str, Any]], bool]
 
 
 def for_search(call: Call, params: Mapping[str, Any]) -> bool:
-    """The graph for search: read-only for a file (the index lives beside it); writable for PostgreSQL, whose
-    embedding cache is a table of the database, so what one machine embeds serves the whole team."""
-    return resolve(call.db).kind != "postgresql"
+    """The graph for search: writable, as the first word search after a big import fills the full-text index in the
+    database (and, on PostgreSQL, the embedding cache is a table of the database, so what one machine embeds
+    serves the whole team); read-only only for a file that does not exist, so a search never makes an empty
+    graph (the open then says there is none). A file this user cannot write opens read-only by itself."""
+    location = resolve(call.db)
+    return (
+        location.kind == "sqlite" and not location.memory and location.path is not None and not location.path.exists()
+    )
 
 
 def _shared(db: bool, json: bool) -> list[inspect.Parameter]:

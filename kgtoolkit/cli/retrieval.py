@@ -47,9 +47,11 @@ def index_(
     ] = False,
     model: ModelOption = None,
 ) -> Answer:
-    """Build or update the semantic search index beside the graph (only new or changed texts are embedded)."""
+    """Build or update the search indexes: the full-text index a big import left to be filled, and the semantic
+    index beside the graph (only new or changed texts are embedded)."""
     from ..search import SearchIndex  # lazily: torch and the model load only for search
 
+    texts = 0 if status else kg.index_text()
     with SearchIndex.open(kg, model=model) as idx:
         if status:
             state = idx.status()
@@ -70,6 +72,8 @@ def index_(
 
     def show() -> None:
         verb = "up to date" if report.state == "fresh" else f"{report.state} → updated"
+        if texts:
+            out.print(f"full-text index: {texts:,} facts of a big import indexed", highlight=False)
         out.print(
             f"index {verb} ({escape(report.reason)}): facts {report.facts.total} ({report.facts.index_type}, "
             f"+{report.facts.added} ~{report.facts.changed} -{report.facts.removed}), memories "
@@ -78,7 +82,7 @@ def index_(
             highlight=False,
         )
 
-    return Answer(report.to_dict, show)
+    return Answer(lambda: {**report.to_dict(), "text_indexed": texts}, show)
 
 
 @command("find", read_only=for_search)

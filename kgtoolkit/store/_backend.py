@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ._location import Location
-from ._schema import FACT_INDEXES
+from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
 
 if TYPE_CHECKING:
     import polars as pl
@@ -205,10 +205,43 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def text_index_paused(self, cur: Cursor) -> AbstractContextManager[None]:
+    def text_index_paused(self, cur: Cursor, *, defer: bool = False) -> AbstractContextManager[None]:
         """Inside a bulk load's transaction: the facts inserted meanwhile skip the full-text index's per-row
-        trigger and are indexed in one statement at the end (contract §15); other transactions never see
-        the trigger missing."""
+        trigger and are indexed in one statement at the end (contract §15), or, with ``defer``, recorded as
+        pending for :meth:`fill_text_index`; other transactions never see the trigger missing."""
+
+    #: The column of ``fact_search`` holding the fact's id.
+    fact_search_key: ClassVar[str] = "rowid"
+
+    def _text_index_after(self, cur: Cursor, after: int, *, defer: bool) -> None:
+        """After a load without the trigger: the facts above ``after`` indexed now, or recorded as pending."""
+        (upto,) = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()
+        if upto <= after:
+            return
+        if defer:
+            cur.execute("INSERT INTO fact_search_pending(lo, hi) VALUES (:lo, :hi)", {"lo": after, "hi": upto})
+        else:
+            self._fill_range(cur, after, upto)
+
+    def _fill_range(self, cur: Cursor, after: int, upto: int) -> None:
+        key = self.fact_search_key
+        # A fact of the range changed since its load (a merge, a rename) was indexed by the update trigger.
+        cur.execute(f"DELETE FROM fact_search WHERE {key} > :after AND {key} <= :upto", {"after": after, "upto": upto})
+        cur.execute(FACT_SEARCH_FILL[self.kind], {"after": after, "upto": upto})
+
+    def text_index_pending(self, cur: Cursor) -> int:
+        """How many fact ids a bulk load left out of the full-text index (an upper bound: ids never used count)."""
+        (n,) = cur.execute("SELECT COALESCE(sum(hi - lo), 0) FROM fact_search_pending").fetchone()
+        return int(n)
+
+    def fill_text_index(self, cur: Cursor) -> int:
+        """Inside a write transaction: index the facts bulk loads left pending, in one statement per load;
+        how many ids that covered."""
+        pending = cur.execute("SELECT lo, hi FROM fact_search_pending ORDER BY lo").fetchall()
+        for lo, hi in pending:
+            self._fill_range(cur, int(lo), int(hi))
+        cur.execute("DELETE FROM fact_search_pending")
+        return sum(int(hi) - int(lo) for lo, hi in pending)
 
     def rebuild_fact_indexes(self, rows: int, existing: int) -> bool:
         """Whether a load of ``rows`` facts into a table of ``existing`` ones should drop and rebuild

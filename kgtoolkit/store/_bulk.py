@@ -48,6 +48,10 @@ Table = Literal["facts", "entities", "aliases", "memories"]
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
 _CHUNK = 50_000
 _PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index after it, not row by row
+#: Facts from which a load leaves the full-text index to the first word search (or ``kgtoolkit index``): filling it
+#: is the biggest single cost of a big SQLite load (tokenising every fact's text), and many loads are never
+#: searched by words before the next one.
+_DEFER_TEXT_INDEX = 100_000
 
 
 def read_table(
@@ -761,16 +765,23 @@ def _write(
         progress(0, total)
     # A big load into a small graph builds the facts indexes after it (see the backends); a big load fills the
     # full-text index in one statement after it, the per-row trigger paused (a small one keeps the trigger:
-    # cheaper than changing the schema).
+    # cheaper than changing the schema), and a very big one leaves that fill to the first word search.
     with (
         backend.fact_indexes_deferred(cur, total, facts_before),
-        backend.text_index_paused(cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
+        backend.text_index_paused(cur, defer=total >= _DEFER_TEXT_INDEX)
+        if total >= _PAUSE_TEXT_INDEX
+        else contextlib.nullcontext(),
     ):
         for chunk in insert.iter_slices(_CHUNK):
             backend.insert_frame(cur, "facts", _INSERTED, chunk)
             done += chunk.height
             if progress:
                 progress(done, total)
+    if total >= _DEFER_TEXT_INDEX and backend.text_index_pending(cur):
+        warnings.append(
+            f"the full-text index of these {total:,} facts is filled by the first word search or `kgtoolkit index` "
+            "(a few seconds per million facts), not by this import"
+        )
     return ImportReport(
         rows=rows.height,
         inserted=total,

@@ -30,7 +30,7 @@ from .._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
-from ._schema import FACT_INDEXES, FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -55,6 +55,7 @@ _KGTOOLKIT_TABLES = (
     "predicate_aliases",
     "not_duplicates",
     "search_generation",
+    "fact_search_pending",
 )
 _RETRY = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
@@ -196,6 +197,7 @@ class _Cursor:
 class PostgresBackend(Backend):
     kind: ClassVar[str] = "postgresql"
     dialect: ClassVar[Dialect] = PostgresDialect()
+    fact_search_key: ClassVar[str] = "fact_id"
 
     def __init__(self, location: Location, *, read_only: bool = False, timeout: float = 30.0) -> None:
         super().__init__(location, read_only=read_only, timeout=timeout)
@@ -606,7 +608,7 @@ class PostgresBackend(Backend):
         return [make for _, make in [*indexes, *keys]]
 
     @contextmanager
-    def text_index_paused(self, cur: Cursor) -> Iterator[None]:
+    def text_index_paused(self, cur: Cursor, *, defer: bool = False) -> Iterator[None]:
         """The trigger disabled in the transaction (ALTER TABLE is transactional) and enabled again; a user who
         does not own the table (so may not alter it) keeps the per-row trigger."""
         after, owner = cur.execute(
@@ -618,8 +620,7 @@ class PostgresBackend(Backend):
             return
         cur.execute("ALTER TABLE facts DISABLE TRIGGER fact_search_sync")
         yield
-        cur.execute("DELETE FROM fact_search WHERE fact_id > ?", (after,))  # none: ids are never reused
-        cur.execute(FACT_SEARCH_FILL["postgresql"], {"after": after})
+        self._text_index_after(cur, after, defer=defer)
         cur.execute("ALTER TABLE facts ENABLE TRIGGER fact_search_sync")
 
     def after_explicit_ids(self, cur: Cursor, table: str) -> None:

@@ -37,7 +37,7 @@ from ._arrow_read import HI, LO, read_arrow
 from ._backend import Backend, Cursor, Dialect, Query
 from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
-from ._schema import FACT_INDEXES, FACT_SEARCH_FILL, MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -385,7 +385,7 @@ class SQLiteBackend(Backend):
         return rows > 10_000 and rows >= existing
 
     @contextmanager
-    def text_index_paused(self, cur: Cursor) -> Iterator[None]:
+    def text_index_paused(self, cur: Cursor, *, defer: bool = False) -> Iterator[None]:
         """The insert trigger dropped in the transaction and made again (its own SQL, read from the file)."""
         found = cur.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'fact_search_insert'"
@@ -395,7 +395,7 @@ class SQLiteBackend(Backend):
             cur.execute("DROP TRIGGER fact_search_insert")
         yield
         if found is not None:
-            cur.execute(FACT_SEARCH_FILL["sqlite"], {"after": after})
+            self._text_index_after(cur, after, defer=defer)
             cur.execute(found[0])
 
     @staticmethod
