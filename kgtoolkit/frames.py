@@ -167,7 +167,7 @@ def facts(
         predicate=predicate,
         entity=entity,
         current_only=current_only,
-        extra=["SELECT id, name, type FROM entities"],
+        names=True,
     )
     shape = _shaper(kg, current_only)
     joined = _joiner(entity_table)
