@@ -1,6 +1,8 @@
 """Aggregates in the engine (issue #32): ``analysis.churn`` and ``analysis.events`` given the graph (SQL) against the
 frame path (``frames.facts`` then the analysis) and a plain-SQL floor (the same counts as one GROUP BY per instant
 column written directly against the facts table, with no event rule and no period arithmetic beyond the day).
+``most_connected`` (``top=50``; the frame path with ``frames.entities``) against one GROUP BY per side fetched
+whole, and ``timeline`` of the most connected entity against a plain read of its facts' rows.
 
 Each measure runs in a fresh Python process: wall time (median of ``--runs`` calls in that process) and the process's
 peak RSS (``ru_maxrss`` of itself, plus its children's: the SQLite Arrow reader of the frame path). SQLite only; the
@@ -37,15 +39,36 @@ FLOOR = {
         f"UNION ALL SELECT 1, to_us / {DAY} FROM facts WHERE to_us <> {OPEN}) x GROUP BY w, d"
     ),
     "events": f"SELECT from_us / {DAY} AS d, count(*) FROM facts WHERE predicate = 'criticize' GROUP BY d",
+    "most_connected": (
+        "SELECT subject, count(*) FROM facts GROUP BY subject",
+        "SELECT object_id, count(*) FROM facts WHERE object_id IS NOT NULL GROUP BY object_id",
+    ),
+    "timeline": ("SELECT * FROM facts WHERE subject = :e OR object_id = :e",),
+}
+with kg._read() as cur:  # the timeline's entity: the one most facts name (not timed)
+    HUB = cur.execute(
+        "SELECT k FROM (SELECT object_id AS k FROM facts WHERE object_id IS NOT NULL) x GROUP BY k "
+        "ORDER BY count(*) DESC, k LIMIT 1"
+    ).fetchone()[0]
+CALLS = {
+    "churn": (lambda: analysis.churn(kg, every="1mo"), lambda: analysis.churn(frames.facts(kg), every="1mo")),
+    "events": (lambda: analysis.events(kg, every="1mo"), lambda: analysis.events(frames.facts(kg), every="1mo")),
+    "most_connected": (
+        lambda: analysis.most_connected(kg, top=50),
+        lambda: analysis.most_connected(frames.facts(kg), frames.entities(kg), top=50),
+    ),
+    "timeline": (
+        lambda: analysis.timeline(kg, entity=HUB),
+        lambda: analysis.timeline(frames.facts(kg), entity=HUB),
+    ),
 }
 def call():
     kind, path_ = what.split(":")
-    if path_ == "sql":
-        return getattr(analysis, kind)(kg, every="1mo")
-    if path_ == "frame":
-        return getattr(analysis, kind)(frames.facts(kg), every="1mo")
+    if path_ in ("sql", "frame"):
+        return CALLS[kind][0 if path_ == "sql" else 1]()
+    floor = FLOOR[kind]
     with kg._read() as cur:
-        return cur.execute(FLOOR[kind]).fetchall()
+        return [cur.execute(sql, {"e": HUB}).fetchall() for sql in ((floor,) if isinstance(floor, str) else floor)]
 times = []
 for _ in range(runs):
     t = time.perf_counter(); call(); times.append(time.perf_counter() - t)
@@ -106,8 +129,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         path = Path(work) / "graph.sqlite3"
         built = build(path, args.facts)
         print(f"built {args.facts:,} facts in {built:.1f} s", flush=True)
-        results: dict[str, Any] = {"facts": args.facts, "runs": args.runs, "engine": "sqlite", "every": "1mo"}
-        for kind in ("churn", "events"):
+        results: dict[str, Any] = {
+            "facts": args.facts,
+            "runs": args.runs,
+            "engine": "sqlite",
+            "every": "1mo",
+            "most_connected": "top=50",
+            "timeline": "entity=the most connected object",
+        }
+        for kind in ("churn", "events", "most_connected", "timeline"):
             row = {p: measure(path, f"{kind}:{p}", args.runs) for p in ("floor", "sql", "frame")}
             floor = row["floor"]["seconds"]
             row["sql_to_floor"] = row["sql"]["seconds"] / floor

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 from ._time import OPEN_END, OPEN_START, now_key, parse_bound
 
@@ -42,6 +42,7 @@ __all__ = [
     "Clock",
     "Sql",
     "current",
+    "end_first_instant",
     "ended",
     "frame_keys",
     "key",
@@ -134,6 +135,33 @@ def ended(start: T, end: T, now: T, day_last: T) -> T:
 def valid_at(start: T, end: T, lo: T, hi: T) -> T:
     """Valid at some instant of ``[lo, hi]`` (an ``as_of`` or a period): both ends of the interval count."""
     return (start <= hi) & (end >= lo)  # type: ignore[operator]
+
+
+@overload
+def end_first_instant(end: int, valid_to: str | None) -> int: ...
+@overload
+def end_first_instant(end: Sql, valid_to: Sql) -> Sql: ...
+def end_first_instant(end: object, valid_to: object) -> object:
+    """The first instant of an end, from its key ``end`` and its stored text ``valid_to``: a date-only end
+    (stored ``YYYY-MM-DD``, keyed to its day's last microsecond) begins at the start of its day, an instant end
+    (``…T…Z``) at itself; an open end stays open. "Ends after S" by this instant is "ends on a later day than S's
+    start" for a date end (the day a fact ends on belongs to the fact starting on it, as for *current*).
+
+    On Python operands it is :func:`key` of the text read as a start; on :class:`Sql` operands (columns) it renders
+    the expression the store runs.
+
+    >>> day, instant = "2026-03-02", "2026-03-02T10:00:00Z"
+    >>> [end_first_instant(key(t, end=True), t) == key(t) for t in (day, instant)]
+    [True, True]
+    >>> end_first_instant(OPEN_END, None) == OPEN_END
+    True
+    >>> print(end_first_instant(Sql("o.to_us"), Sql("o.valid_to")).text)
+    CASE WHEN length(o.valid_to) = 10 THEN o.to_us - 86399999999 ELSE o.to_us END
+    """
+    if isinstance(end, Sql) and isinstance(valid_to, Sql):
+        return Sql(f"CASE WHEN length({valid_to.text}) = 10 THEN {end.text} - {DAY_US - 1} ELSE {end.text} END")
+    assert isinstance(end, int) and (valid_to is None or isinstance(valid_to, str))
+    return end - (DAY_US - 1) if valid_to is not None and len(valid_to) == 10 else end
 
 
 def state(start: int, end: int, now: int, day_last: int, *, event: bool = False) -> str:

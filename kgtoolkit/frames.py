@@ -45,6 +45,7 @@ __all__ = [
     "entities",
     "facts",
     "memories",
+    "named_entities",
     "stream",
     "to_networkx",
     "to_rustworkx",
@@ -166,7 +167,7 @@ def facts(
         predicate=predicate,
         entity=entity,
         current_only=current_only,
-        extra=["SELECT id, name, type FROM entities"],
+        names=True,
     )
     shape = _shaper(kg, current_only)
     joined = _joiner(entity_table)
@@ -565,17 +566,32 @@ def _snapshot(
         "confidence",
         "source",
     )
-    nodes = (
+    return edges, named_entities(frame)
+
+
+def named_entities(facts: pl.DataFrame) -> pl.DataFrame:
+    """The entities a facts frame (:func:`facts`) names, each once, in the order first named: ``id``, ``name``,
+    ``type`` as the first fact naming it says (by fact id, its subject before its object; a value object, such as
+    an email, names no entity).
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("billing", "owned_by", "Payments Team", object_type="company")
+    >>> _ = kg.add("Payments Team", "email", "pay@acme.example")
+    >>> named_entities(facts(kg)).rows()
+    [('billing', 'billing', 'unknown'), ('payments_team', 'Payments Team', 'company')]
+    """
+    return (
         pl.concat(
             [
-                frame.select(
+                facts.select(
                     pl.col("id").alias("_fact"),
                     pl.lit(0).alias("_side"),
                     pl.col("subject").alias("id"),
                     pl.col("subject_name").alias("name"),
                     pl.col("subject_type").alias("type"),
                 ),
-                frame.select(
+                facts.filter(~pl.col("object_is_value")).select(
                     pl.col("id").alias("_fact"),
                     pl.lit(1).alias("_side"),
                     pl.col("object").alias("id"),
@@ -584,11 +600,10 @@ def _snapshot(
                 ),
             ]
         )
-        .sort("_fact", "_side")
+        .sort("_fact", "_side", nulls_last=True)
         .unique("id", keep="first", maintain_order=True)
         .select("id", "name", "type")
     )
-    return edges, nodes
 
 
 def to_networkx(

@@ -120,6 +120,21 @@ def test_around_counts_a_fact_to_itself_once_and_never_a_value() -> None:
         frames.around(every, "loop", direction="sideways")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "when",
+    [{}, {"as_of": "2026-06-01"}, {"current_only": True}, {"known_at": "2020-01-01"}, {"predicate": "uses_queue"}],
+)
+def test_an_entity_frame_is_the_whole_frame_filtered(graph: KnowledgeGraph, when: dict[str, object]) -> None:
+    """An ``entity`` read looks up the names of its facts' entities alone: the rows, names and types are the whole
+    read's rows of that entity (subject, or entity object: a value spelled like its id is not it)."""
+    graph.add("Loop", "related_to", "Loop")
+    graph.add("Loop", "email", "redis")
+    whole = frames.facts(graph, **when)  # type: ignore[arg-type]
+    for entity in ("my_api", "redis", "alice", "acme", "loop"):
+        mine = (pl.col("subject") == entity) | ((pl.col("object") == entity) & ~pl.col("object_is_value"))
+        assert frames.facts(graph, entity=entity, **when).equals(whole.filter(mine))  # type: ignore[arg-type]
+
+
 def test_filters_push_down(graph: KnowledgeGraph) -> None:
     assert set(frames.facts(graph, predicate="Uses Queue")["subject"]) == {"my_api", "billing"}
     assert set(frames.facts(graph, entity="redis")["subject"]) == {"my_api", "billing"}

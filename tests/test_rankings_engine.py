@@ -1,17 +1,25 @@
-"""Rankings and spans in the engine (issue #32): ``analysis.most_volatile`` and ``most_changed`` given the graph
-compute in SQL (kgtoolkit.store's ``volatile_counts``, ``changing_pair_facts``) and answer exactly what the frame
-path answers on ``frames.facts(kg)``, on both engines; the dashboard's span and opening day
-(``kgtoolkit.store.fact_span``, ``nearest_bounds``) equal what it read from the frame."""
+"""Rankings and spans in the engine (issue #32): ``analysis.most_volatile``, ``most_changed`` and ``most_connected``
+given the graph compute in SQL (kgtoolkit.store's ``volatile_counts``, ``changing_pair_facts``, ``connected_counts``)
+and answer exactly what the frame path answers on ``frames.facts(kg)`` (and ``frames.entities(kg)``), on both engines;
+the dashboard's span and opening day (``kgtoolkit.store.fact_span``, ``nearest_bounds``) equal what it read from the
+frame."""
 
 from __future__ import annotations
 
 import datetime as dt
 import itertools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from kgtoolkit import KnowledgeGraph, analysis, frames
+import kgtoolkit
+from kgtoolkit import InvalidRequest, KGError, KnowledgeGraph, analysis, frames
 from kgtoolkit._demo import build_demo
 from kgtoolkit.dashboard import data, graphview
 from kgtoolkit.generate import generate
@@ -33,6 +41,19 @@ def same_rankings(kg: KnowledgeGraph) -> None:
                 analysis.most_changed(kg, top=top, since=since, until=until, multi_valued=multi),
                 analysis.most_changed(facts, top=top, since=since, until=until, multi_valued=multi),
             )
+    same_connections(kg)
+
+
+def same_connections(kg: KnowledgeGraph) -> None:
+    """``most_connected(kg)`` lists every entity of the graph as the frame path does given ``frames.entities(kg)``,
+    ties and cut included; the entities with facts are those the facts frame alone ranks."""
+    facts, entities = frames.facts(kg), frames.entities(kg)
+    for top in (None, 0, 1, 5, 10**6):
+        by_sql = analysis.most_connected(kg, top=top)
+        assert_frame_equal(by_sql, analysis.most_connected(facts, entities, top=top))
+    assert_frame_equal(
+        analysis.most_connected(kg).filter(pl.col("facts") > 0), analysis.most_connected(facts), check_row_order=True
+    )
 
 
 def same_dashboard_days(kg: KnowledgeGraph) -> None:
@@ -62,6 +83,9 @@ def test_generated_graphs_rank_the_same_in_sql(kg: KnowledgeGraph) -> None:
     kg.supersede("Acme", "motto", "Fast", "FAST!", at="2024-06-01")
     kg.add("Acme", "motto", "fast", valid_from="2025-01-01")
     kg.add("Acme", "likes", "Acme", valid_from="2024-03-01")
+    for name in ("Zoë", "Zoe", "Émile", "emile", "Åsa", "a", "_x", "Z9"):  # ties by id, in byte order on both engines
+        kg.add(name, "knows", "Acme")
+    kg.add_entity("Nobody")  # an entity without facts: listed with 0
     same_rankings(kg)
     same_dashboard_days(kg)
 
@@ -82,3 +106,48 @@ def test_a_graph_of_planned_facts_opens_on_its_first_day(kg: KnowledgeGraph) -> 
     kg.add("a", "plans", "b", valid_from="2099-05-04")
     same_dashboard_days(kg)
     assert data.opening_day(kg, today=dt.date(2026, 1, 1))[0] == dt.date(2099, 5, 4)
+
+
+def test_most_connected_on_the_graph_refuses_an_entities_frame(kg: KnowledgeGraph) -> None:
+    kg.add("a", "knows", "b")
+    with pytest.raises(InvalidRequest) as refused:
+        analysis.most_connected(kg, frames.entities(kg))
+    assert refused.value.data["field"] == "entities"
+    for bad in (-1, True, 1.5):
+        with pytest.raises(KGError) as by_sql:
+            analysis.most_connected(kg, top=bad)  # type: ignore[arg-type]
+        with pytest.raises(KGError) as by_frame:
+            analysis.most_connected(frames.facts(kg), top=bad)  # type: ignore[arg-type]
+        assert (by_sql.value.code, by_sql.value.message) == (by_frame.value.code, by_frame.value.message)
+
+
+NAMES = ["Zoë", "Zoe", "zoe_", "Émile", "ÅSA", "a", "b", "Ω"]
+_graphs = itertools.count()
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    facts=st.lists(
+        st.tuples(
+            st.sampled_from(NAMES), st.sampled_from(["knows", "email"]), st.sampled_from([*NAMES, "x@y.example"])
+        ),
+        max_size=16,
+    ),
+    idle=st.lists(st.sampled_from(["Idle", "Zz", "Ä"]), max_size=2),
+    top=st.sampled_from([None, 0, 1, 3]),
+)
+def test_graphs_of_ties_connect_the_same_in_sql(
+    new_db: Callable[[str], Path | str], facts: list[tuple[str, str, str]], idle: list[str], top: Any
+) -> None:
+    with kgtoolkit.open(new_db(f"ties{next(_graphs)}")) as kg:
+        kg.configure(value_predicates={"email"})
+        for subject, predicate, obj in facts:
+            kg.add(subject, predicate, obj)
+        for name in idle:
+            kg.add_entity(name)
+        assert_frame_equal(
+            analysis.most_connected(kg, top=top),
+            analysis.most_connected(frames.facts(kg), frames.entities(kg), top=top),
+        )

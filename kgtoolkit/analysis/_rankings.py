@@ -12,8 +12,9 @@ import polars as pl
 
 from .._checks import whole_number
 from .._errors import InvalidRequest
+from ..frames import named_entities
 from ..graph import KnowledgeGraph
-from ..store import changing_pair_facts, volatile_counts
+from ..store import changing_pair_facts, connected_counts, volatile_counts
 from ._shared import (
     _MOMENT,
     Frame,
@@ -226,7 +227,7 @@ def most_changed(
     return _out(_typed(table, MOST_CHANGED_SCHEMA), was_pandas)
 
 
-def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | None = None) -> Frame:
+def most_connected(facts: Frame | KnowledgeGraph, entities: Frame | None = None, *, top: int | None = None) -> Frame:
     """Entities by the number of facts that touch them, most first (the dashboard's entity lists).
 
     ``outgoing`` counts the facts an entity is the subject of (value facts included: an email is a
@@ -235,7 +236,14 @@ def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | No
     ``entities`` (a frame like :func:`kgtoolkit.frames.entities`: ``id``, ``name``, ``type``) every
     one of them is listed, those without facts with 0, named and typed as it says; without it, the
     entities the facts name, with the names and types of the facts frame (the first fact, by id, that
-    names each). Ties go by id; ``top=None`` keeps every entity. Columns: :data:`CONNECTED_SCHEMA`.
+    names each: :func:`kgtoolkit.frames.named_entities`). Ties go by id; ``top=None`` keeps every entity.
+    Columns: :data:`CONNECTED_SCHEMA`.
+
+    ``facts`` is a facts frame or the graph itself: given the graph, every entity of the graph is listed (those
+    without facts with 0), counted in the engine (:func:`kgtoolkit.store.connected_counts`: one GROUP BY per side,
+    the ranking cut at ``top`` in SQL, only the kept rows' names and types read), and the answer (polars) equals
+    ``most_connected(frames.facts(kg), frames.entities(kg), top=top)``; ``entities`` is then refused. An entity
+    picker's first entities: ``most_connected(kg, top=50)``.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -246,38 +254,28 @@ def most_connected(facts: Frame, entities: Frame | None = None, *, top: int | No
     >>> _ = kg.add("idle", "note", "no relationships", subject_type="project")
     >>> most_connected(frames.facts(kg), top=3).select("id", "facts", "outgoing", "incoming").rows()
     [('billing', 2, 2, 0), ('redis', 2, 0, 2), ('idle', 1, 1, 0)]
+    >>> most_connected(kg, top=3).equals(most_connected(frames.facts(kg), frames.entities(kg), top=3))
+    True
     """
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
-        raise InvalidRequest(f"top must be a whole number or None, not {top!r}", field="top", value=str(top))
+    whole_number(top, field="top", allow_none=True)
+    if isinstance(facts, KnowledgeGraph):  # counted, ranked and cut in the engine
+        if entities is not None:
+            raise InvalidRequest(
+                "given the graph, most_connected lists every entity of it; entities= is for a facts frame",
+                field="entities",
+            )
+        counted = connected_counts(facts, top).with_columns((pl.col("outgoing") + pl.col("incoming")).alias("facts"))
+        return _typed(counted, CONNECTED_SCHEMA)
     df, was_pandas = _frame(facts)
-    df = df.sort("id", nulls_last=True)
-    links = df.filter(~pl.col("object_is_value"))
     outgoing = df.group_by("subject").agg(pl.len().cast(pl.Int64).alias("outgoing")).rename({"subject": "id"})
-    incoming = links.group_by("object").agg(pl.len().cast(pl.Int64).alias("incoming")).rename({"object": "id"})
+    incoming = (
+        df.filter(~pl.col("object_is_value"))
+        .group_by("object")
+        .agg(pl.len().cast(pl.Int64).alias("incoming"))
+        .rename({"object": "id"})
+    )
     if entities is None:
-        named = pl.concat(
-            [
-                df.select(
-                    pl.col("id").alias("_fact"),
-                    pl.lit(0).alias("_side"),
-                    pl.col("subject").alias("id"),
-                    pl.col("subject_name").alias("name"),
-                    pl.col("subject_type").alias("type"),
-                ),
-                links.select(
-                    pl.col("id").alias("_fact"),
-                    pl.lit(1).alias("_side"),
-                    pl.col("object").alias("id"),
-                    pl.col("object_name").alias("name"),
-                    pl.col("object_type").alias("type"),
-                ),
-            ]
-        )
-        listed = (
-            named.sort("_fact", "_side", nulls_last=True)
-            .group_by("id", maintain_order=True)
-            .agg(pl.col("name").first(), pl.col("type").first())
-        )
+        listed = named_entities(df)
     else:
         if not isinstance(entities, pl.DataFrame):
             entities = pl.from_pandas(entities)

@@ -6,10 +6,13 @@ from typing import Literal
 
 import polars as pl
 
-from .._errors import InvalidRequest
+from .._errors import InvalidRequest, NotFound
 from .._names import normalize_name, normalize_predicate
 from .._time import instant_key, parse_window
 from .._validity import Clock, frame_keys, scheduled, state_expr, valid_at
+from ..frames import FACTS_SCHEMA
+from ..frames import facts as read_facts
+from ..graph import KnowledgeGraph
 from ._shared import _LAST, _MOMENT, _ONE_US, _SPAN, FACT_COLUMNS, Frame, Moment, _frame, _now, _out, _typed
 
 #: :func:`timeline`: the event, then every column of the fact, then its length.
@@ -51,7 +54,24 @@ def _filter(df: pl.DataFrame, entity: str | None, predicate: str | None) -> pl.D
     return df
 
 
-def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None = None) -> Frame:
+def _facts_of(facts: Frame | KnowledgeGraph, entity: str | None, predicate: str | None) -> tuple[pl.DataFrame, bool]:
+    """The facts a timeline or Gantt chart of ``entity``/``predicate`` draws, as a typed frame (and whether the
+    input was pandas). Given the graph, only those facts are read (:func:`kgtoolkit.frames.facts`' filters, in
+    SQL), then kept by the frame's rule (ids as given: an alias the store resolves names none of them)."""
+    if isinstance(facts, KnowledgeGraph):
+        key = None if entity is None else normalize_name(entity, field="entity")
+        wanted = None if predicate is None else normalize_predicate(predicate)
+        try:
+            read = read_facts(facts, entity=key, predicate=wanted)
+        except NotFound:  # no entity of that id: no fact names it
+            read = pl.DataFrame(schema=FACTS_SCHEMA)
+        assert isinstance(read, pl.DataFrame)
+        facts = read
+    df, was_pandas = _frame(facts)
+    return _filter(df, entity, predicate), was_pandas
+
+
+def timeline(facts: Frame | KnowledgeGraph, *, entity: str | None = None, predicate: str | None = None) -> Frame:
     """One row per happening, in time order: ``started`` at a fact's start, ``ended`` at its end; an event
     (``kind``, contract §12) has one row, ``occurred`` at its start.
 
@@ -63,6 +83,10 @@ def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None =
     ``entity`` (an entity name, normalised; aliases are not resolved) keeps facts where it is the
     subject or the object; ``predicate`` keeps one predicate.
 
+    ``facts`` is a facts frame or the graph itself: given the graph with ``entity`` or ``predicate``, only those
+    facts are read from the store (the filters run in SQL); without either, the whole graph is read
+    (:func:`kgtoolkit.frames.facts`). The answer (polars) equals this function's on ``frames.facts(kg)``.
+
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -70,8 +94,8 @@ def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None =
     >>> timeline(frames.facts(kg)).select("event", "when", pl.col("duration").dt.total_days()).rows()
     [('started', '2024-01-01', 31), ('ended', '2024-01-31', 31)]
     """
-    df, was_pandas = _frame(facts)
-    df = _filter(df, entity, predicate).with_columns((_closing_end() - pl.col("start")).alias("duration"))
+    df, was_pandas = _facts_of(facts, entity, predicate)
+    df = df.with_columns((_closing_end() - pl.col("start")).alias("duration"))
     event = pl.col("kind") == "event"
     started = df.select(
         pl.when(event).then(pl.lit("occurred")).otherwise(pl.lit("started")).alias("event"),
@@ -92,7 +116,7 @@ def timeline(facts: Frame, *, entity: str | None = None, predicate: str | None =
 
 
 def gantt(
-    facts: Frame,
+    facts: Frame | KnowledgeGraph,
     *,
     now: Moment = None,
     as_of: Moment = None,
@@ -113,7 +137,11 @@ def gantt(
     next midnight (9999-12-31 at its last microsecond, the last datetime; ``duration`` still counts
     the whole day). Facts with an unknown start cannot be drawn and are left out. ``label`` is the
     fact (``subject → predicate → object``, display names) or one of its parts. Sorted by start,
-    then id. Columns: :data:`GANTT_SCHEMA`.
+    then id. Columns: :data:`GANTT_SCHEMA`. ``entity`` and ``predicate`` keep facts as :func:`timeline` does.
+
+    ``facts`` is a facts frame or the graph itself: given the graph with ``entity`` or ``predicate``, only those
+    facts are read from the store (the filters run in SQL); without either, the whole graph is read. The answer
+    (polars) equals this function's on ``frames.facts(kg)``.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -143,8 +171,8 @@ def gantt(
             .then(pl.lit("current"))
             .otherwise(pl.lit("ended"))
         )
-    df, was_pandas = _frame(facts)
-    df = _filter(df, entity, predicate).filter(pl.col("start").is_not_null())
+    df, was_pandas = _facts_of(facts, entity, predicate)
+    df = df.filter(pl.col("start").is_not_null())
     text = {
         "fact": pl.concat_str([pl.col("subject_name"), pl.col("predicate"), pl.col("object_name")], separator=" → "),
         "subject": pl.col("subject_name"),

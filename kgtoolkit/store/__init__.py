@@ -17,7 +17,7 @@ the seam between what the engines share and what differs::
     _cleanup.py    what the duplicate candidates and the checks read
     _not_same.py   the pairs a person said are not the same, kept through merges and renames
     _aggregates.py churn and event counts per period, grouped in the engine (the analysis of a graph)
-    _rankings.py   the most volatile and most changed counts, and the span of the facts, in the engine
+    _rankings.py   the most volatile, most changed and most connected counts, and the span of the facts, in the engine
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
     _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
     _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
@@ -43,7 +43,7 @@ from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
 from ._not_same import check_kind
 from ._operations import GraphStore, connect
-from ._rankings import changing_pair_facts, fact_span, nearest_bounds, volatile_counts
+from ._rankings import changing_pair_facts, connected_counts, fact_span, nearest_bounds, volatile_counts
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "check_kind",
     "churn_counts",
     "connect",
+    "connected_counts",
     "copy_graph",
     "count_facts",
     "dump",

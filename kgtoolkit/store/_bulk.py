@@ -112,15 +112,30 @@ def facts_table(
     entity: str | None = None,
     current_only: bool = False,
     extra: Sequence[str] = (),
+    names: bool = False,
 ) -> tuple[list[pa.Table], list[pa.Table]]:
     """:func:`read_table` of ``facts`` with a choice of ``columns``, in parts ordered by id (one, or two for a
-    big SQLite table read on two connections at once), and ``extra`` queries from the same snapshot."""
+    big SQLite table read on two connections at once), and ``extra`` queries from the same snapshot. ``names``:
+    then (last) the ``id, name, type`` of the entities the facts name: with an ``entity`` filter, those alone
+    (looked up by key); else the whole entities table."""
     where, params, known = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
     if known is not None:  # the blanking below needs these
         columns = [*columns, *[c for c in _BLANKED if c not in columns]]
     selected = ", ".join(f"f.{c}" for c in columns)
     split = (f"SELECT {selected} FROM facts f WHERE f.id >= :_lo AND f.id <= :_hi{where} ORDER BY f.id", params)
-    parts, others = kg._backend.read_arrow([(sql, {}) for sql in extra], split=split)
+    queries: list[tuple[str, dict[str, Any]]] = [(sql, {}) for sql in extra]
+    if names and "e" in params:  # one entity's facts: their entities by key, not the whole table
+        queries.append(
+            (
+                "SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN ("
+                f"SELECT f.subject FROM facts f WHERE TRUE{where} "
+                f"UNION SELECT f.object_id FROM facts f WHERE TRUE{where})",
+                params,
+            )
+        )
+    elif names:
+        queries.append(("SELECT id, name, type FROM entities", {}))
+    parts, others = kg._backend.read_arrow(queries, split=split)
     return [_blank_later(_typed(part, "facts", columns), known) for part in parts], others
 
 

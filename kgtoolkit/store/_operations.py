@@ -1502,9 +1502,8 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     a group has more than one distinct ``object_key``; it needs action with more than one current fact, or when its
     first scheduled fact S (in store order: ``from_us``, then ``id``; a scheduled fact has a start) has a started
     fact of another object running up to it (``to_us`` at or after S's ``from_us``) that overlaps it: open-ended,
-    or the first instant of its end after S's start. That first instant is :func:`kgtoolkit._validity.key` of the
-    stored ``valid_to`` text: ``to_us`` itself for a datetime end, the start of the day for a date-only one
-    (stored as ``YYYY-MM-DD``, whose ``to_us`` is the day's last microsecond). One scan groups the facts; S and
+    or the first instant of its end after S's start (:func:`kgtoolkit._validity.end_first_instant`: ``to_us``
+    itself for a datetime end, the start of the day for a date-only one). One scan groups the facts; S and
     the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index, for the groups
     with a scheduled fact alone.
     """
@@ -1512,7 +1511,7 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     def scheduled(alias: str) -> str:
         return v.scheduled(Sql(f"{alias}.from_us"), v.NOW).text
 
-    first = Sql(f"CASE WHEN length(o.valid_to) = 10 THEN o.to_us - {v.DAY_US - 1} ELSE o.to_us END")
+    first = v.end_first_instant(Sql("o.to_us"), Sql("o.valid_to"))
     return f"""WITH groups AS (
             SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
                    min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from
@@ -1563,7 +1562,7 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
             if v.key(f.valid_to, end=True) >= start:
                 running.append(f)
                 # the end's first instant: a date end on S's start day is the switch day, not an overlap
-                overlaps = overlaps or f.valid_to is None or v.key(f.valid_to) > start
+                overlaps = overlaps or v.end_first_instant(v.key(f.valid_to, end=True), f.valid_to) > start
         if running:
             switch = new.valid_from
             open_old = [f for f in running if f.valid_to is None]

@@ -1,11 +1,12 @@
 """Rankings and spans computed in the engine: what :func:`kgtoolkit.analysis.most_volatile`,
-:func:`~kgtoolkit.analysis.most_changed` and the dashboard's Churn page read when given the graph instead of a facts
-frame (issue #32).
+:func:`~kgtoolkit.analysis.most_changed`, :func:`~kgtoolkit.analysis.most_connected` and the dashboard's Churn page
+read when given the graph instead of a facts frame (issue #32).
 
 The counts are those of the frame path by construction: the instants are the stored keys ``from_us``/``to_us``
 (:mod:`kgtoolkit._time`; an open bound is the frame's null), the event rule is :class:`~._rules.EventRule`'s and
 "current" is :func:`~._queries.current_sql` at the real now (contract §4). Ordering and ties are left to polars
-(the engines' collations differ).
+(the engines' collations differ), except in :func:`connected_counts`, which cuts its top rows in SQL by the entities'
+key (``COLLATE "C"`` on PostgreSQL: byte order, as SQLite and polars compare).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from ._operations import GraphStore
 
-__all__ = ["changing_pair_facts", "fact_span", "nearest_bounds", "volatile_counts"]
+__all__ = ["changing_pair_facts", "connected_counts", "fact_span", "nearest_bounds", "volatile_counts"]
 
 
 def fact_span(kg: GraphStore) -> tuple[int, int] | None:
@@ -178,4 +179,40 @@ def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataF
         instant("to_us", OPEN_END).alias("end"),
         (pl.col("current") == 1).alias("current"),
         pl.lit("state").alias("kind"),
+    )
+
+
+def connected_counts(kg: GraphStore, top: int | None) -> pl.DataFrame:
+    """Every entity of the graph with ``outgoing`` (the facts it is the subject of, values included) and
+    ``incoming`` (the facts whose object it is) counted in the engine, most facts first (``outgoing + incoming``),
+    ties by id (byte order), the first ``top`` (None: all): ``id``, ``name``, ``type``, ``outgoing``, ``incoming``.
+
+    Each side is one GROUP BY over its index (``facts_subject``, ``facts_object``); the ranking is cut in SQL and
+    only the kept rows' names and types are read."""
+    import polars as pl
+
+    d = kg._backend.dialect
+    counted = (
+        "SELECT e.id AS id, coalesce(o.n, 0) AS outgoing, coalesce(i.n, 0) AS incoming FROM entities e "
+        "LEFT JOIN (SELECT f.subject AS k, count(*) AS n FROM facts f GROUP BY f.subject) o ON o.k = e.id "
+        "LEFT JOIN (SELECT f.object_id AS k, count(*) AS n FROM facts f WHERE f.object_id IS NOT NULL "
+        "GROUP BY f.object_id) i ON i.k = e.id "
+        "ORDER BY coalesce(o.n, 0) + coalesce(i.n, 0) DESC, e.id LIMIT :limit"
+    )
+    with kg._read() as cur:
+        rows = cur.execute(
+            "SELECT r.id, e.name, e.type, r.outgoing, r.incoming "
+            f"FROM ({counted}) r JOIN entities e ON e.id = r.id ORDER BY r.outgoing + r.incoming DESC, r.id",
+            {"limit": q.page(d, top, 0)["limit"]},
+        ).fetchall()
+    return pl.DataFrame(
+        rows,
+        schema={
+            "id": pl.String(),
+            "name": pl.String(),
+            "type": pl.String(),
+            "outgoing": pl.Int64(),
+            "incoming": pl.Int64(),
+        },
+        orient="row",
     )
