@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from .graph import KnowledgeGraph
-    from .store import ImportReport
+    from .store import DatabaseName, ImportReport
 
 __all__ = [
     "COLUMNS",
@@ -65,6 +65,7 @@ __all__ = [
     "REORG_FRACTIONS",
     "add_generated",
     "build_demo",
+    "build_generated",
     "generate",
     "write_generated",
 ]
@@ -1001,9 +1002,64 @@ def add_generated(
     >>> add_generated(kg, 200, seed=3).inserted
     0
     """
+    frame = generate(facts, seed=seed, types=True, **options)  # checked before the graph is touched
+    return _add_typed(kg, frame, progress)
+
+
+def build_generated(
+    target: DatabaseName,
+    facts: int,
+    *,
+    seed: int = 7,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> KnowledgeGraph:
+    """Write a generated graph of ``facts`` facts (typed entities, as :func:`add_generated`) to ``target`` and
+    return it open: what ``kgtoolkit generate --out`` does for a graph.
+
+    ``target`` is any graph name (:func:`kgtoolkit.store.resolve`), as :func:`build_demo` takes: a file, which
+    ``force`` replaces when it exists (else it is refused), or an empty PostgreSQL database or schema
+    (``postgresql://…``); one that already holds a graph is refused with :class:`~kgtoolkit.InvalidRequest`,
+    ``force`` or not (a shared graph is never replaced by generated data), and left as it was. The arguments are
+    checked, and the facts generated, before anything is replaced or written.
+
+    >>> with build_generated(":memory:", 300, seed=3) as kg:
+    ...     kg.stats().facts, sorted(kg.stats().entities_by_type) == sorted(ENTITY_TYPES)
+    (300, True)
+    """
+    from .graph import KnowledgeGraph
+    from .store import is_empty, resolve
+
+    location = resolve(target)
+    postgres = location.kind == "postgresql"
+    file = location.path if location.kind == "sqlite" and not location.memory else None
+    if file is not None and file.exists() and not force:
+        raise InvalidRequest(f"{file} exists; pass --force (force=True) to replace it", field="out", value=str(file))
+    frame = generate(facts, seed=seed, types=True, **options)  # the arguments checked before anything is replaced
+    if file is not None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{file}{suffix}").unlink(missing_ok=True)
+    kg = KnowledgeGraph(location)
+    try:
+        if postgres and not is_empty(kg):
+            raise InvalidRequest(
+                f"{kg.location} already holds a graph; the generated graph goes into an empty PostgreSQL "
+                "database or schema (kgtoolkit never replaces a PostgreSQL graph, force or not)",
+                field="out",
+                value=str(kg.location),
+            )
+        _add_typed(kg, frame, progress)
+    except BaseException:
+        kg.close()
+        raise
+    return kg
+
+
+def _add_typed(kg: KnowledgeGraph, frame: pl.DataFrame, progress: Callable[[int, int], None] | None) -> ImportReport:
+    """A generated frame with types into ``kg``: the graph's type vocabulary gains :data:`ENTITY_TYPES` first."""
     from .store import import_facts
 
-    frame = generate(facts, seed=seed, types=True, **options)  # checked before the graph is touched
     kg.configure(types=kg.config.types | set(ENTITY_TYPES))
     report, _ = import_facts(kg, frame, progress=progress)
     return report

@@ -246,3 +246,32 @@ def test_the_demo_graph_goes_to_any_graph_name(db_path: Path | str, tmp_path: Pa
         build_demo(db_path, force=True).close()
     with kgtoolkit.open(db_path) as kg:
         assert kg.stats().facts == facts
+
+
+def test_a_generated_graph_goes_to_any_graph_name(db_path: Path | str, tmp_path: Path) -> None:
+    """build_generated (behind `kgtoolkit generate --out`) takes a graph name as build_demo does: a file, replaced
+    only with force, or an empty PostgreSQL database; a graph holding facts is refused and left as it was."""
+    from kgtoolkit.generate import build_generated
+
+    with build_generated(db_path, 800, seed=6) as kg:
+        assert kg.location == kgtoolkit.store.resolve(db_path)
+        assert kg.stats().facts == 800 and set(kg.stats().entities_by_type) == set(ENTITY_TYPES)
+        stored = Counter((f.subject_name, f.predicate, f.object_name, f.valid_from, f.valid_to) for f in kg.timeline())
+    frame = generate(800, seed=6)
+    assert stored == Counter(frame.select("subject", "predicate", "object", "valid_from", "valid_to").rows())
+    assert not (tmp_path / "postgresql:").exists() and not Path("postgresql:").exists()
+    with pytest.raises(InvalidRequest, match="seed"):
+        build_generated(db_path, 10, seed=-1, force=True)  # checked before anything is replaced
+    if str(db_path).startswith("postgresql"):
+        with pytest.raises(InvalidRequest, match="already holds a graph") as refused:
+            build_generated(db_path, 50, force=True)  # a shared graph is never replaced, force or not
+        assert refused.value.code == "invalid_request" and refused.value.data["field"] == "out"
+    else:
+        with pytest.raises(InvalidRequest, match="exists; pass --force"):
+            build_generated(db_path, 50)
+    with kgtoolkit.open(db_path) as kg:
+        assert kg.stats().facts == 800
+    if not str(db_path).startswith("postgresql"):
+        build_generated(db_path, 50, seed=1, force=True).close()  # a file is replaced whole
+        with kgtoolkit.open(db_path) as kg:
+            assert kg.stats().facts == 50

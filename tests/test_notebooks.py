@@ -113,6 +113,7 @@ def test_the_notebooks_are_there() -> None:
         "03_conflicts_and_timelines.ipynb",
         "04_bulk_import.ipynb",
         "06_paths_and_events.ipynb",
+        "07_parquet_handoff.ipynb",
     } <= names
 
 

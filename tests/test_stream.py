@@ -1,6 +1,6 @@
 """frames.stream (frames.facts in batches, in bounded memory) and io.export_partitioned (Hive-partitioned Parquet),
 on both engines: the concatenated stream is frames.facts for every filter and batch size, and the partitioned folder
-read back by polars is frames.facts with the right partition values.
+read back by polars, and by DuckDB as it is, is frames.facts with the right partition values.
 
 The graphs: the demo graph, a generated one (big enough that an SQLite read goes through the reader process) and
 YAGO11k from the shared data folder (skipped when absent).
@@ -222,6 +222,50 @@ def test_partitioned_export_refuses_and_leaves_nothing_half_done(kg: KnowledgeGr
     with pytest.raises(Interrupted):
         io.export_partitioned(kg, tmp_path / "out", batch_size=1_000, progress=interrupt)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "full"]  # no folder, no temporary one
+
+
+def _duckdb(folder: Path, query: str = "SELECT * FROM facts ORDER BY id") -> Any:
+    """``query`` over the folder as DuckDB reads it as it is: every part file, the partition column from the names."""
+    import duckdb
+
+    connection = duckdb.connect()
+    connection.execute(
+        f"CREATE VIEW facts AS SELECT * FROM read_parquet('{folder.as_posix()}/**/*.parquet', hive_partitioning = true)"
+    )
+    return connection.sql(query)
+
+
+@pytest.mark.parametrize(("by", "duckdb_type"), [("year", "BIGINT"), ("month", "VARCHAR"), ("day", "DATE")])
+def test_duckdb_reads_the_partitioned_folder_as_it_is(
+    kg: KnowledgeGraph, tmp_path: Path, by: str, duckdb_type: str
+) -> None:
+    """The README's DuckDB line, run: the columns of frames.facts and the partition column (typed by DuckDB from the
+    folder names), every fact once, the null partition read as NULL, a filter on the partition column agreeing."""
+    import_facts(kg, generate(6_000, seed=8))
+    folder = tmp_path / "facts"
+    assert io.export_partitioned(kg, folder, by=by, batch_size=2_000) == 6_000  # type: ignore[arg-type]
+    expected = frames.facts(kg)
+    assert isinstance(expected, pl.DataFrame)
+    read = _duckdb(folder)
+    assert read.columns == [*frames.FACTS_SCHEMA, by] and read.shape == (6_000, len(frames.FACTS_SCHEMA) + 1)
+    assert [str(t) for t in read.types][-1] == duckdb_type
+    assert str(read.types[read.columns.index("start")]) == "TIMESTAMP WITH TIME ZONE"
+    back = read.pl().with_columns(pl.selectors.datetime().dt.convert_time_zone("UTC"))
+    assert back.drop(by).equals(expected)
+    wanted = expected.select(_partition_value(by).alias(by))[by]
+    assert back[by].equals(wanted, check_names=False) and 0 < back[by].null_count() == expected["start"].null_count()
+    # SQL over the partition column: NULL for the facts without a start, and a range filter as polars has it
+    assert _duckdb(folder, f"SELECT count(*) FROM facts WHERE {by} IS NULL").fetchall() == [(wanted.null_count(),)]
+    middle = wanted.drop_nulls().sort()[wanted.drop_nulls().len() // 2]
+    literal = f"'{middle}'" if by != "year" else str(middle)
+    [(count,)] = _duckdb(folder, f"SELECT count(*) FROM facts WHERE {by} >= {literal}").fetchall()
+    assert count == (wanted >= middle).sum() > 0
+
+
+def test_duckdb_reads_an_export_of_nothing(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    assert io.export_partitioned(kg, tmp_path / "none", by="month") == 0
+    read = _duckdb(tmp_path / "none")
+    assert read.columns == [*frames.FACTS_SCHEMA, "month"] and read.fetchall() == []
 
 
 # ---------------------------------------------------------------------- the command

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from .._errors import InvalidRequest
 from ..graph import KnowledgeGraph
-from ..store import Location, is_empty, resolve
+from ..store import is_empty, resolve
 from ._common import AsOf, Call, Current, command
 from ._render import Answer, out, warn
 
@@ -264,43 +264,24 @@ def generate(
     ] = False,
 ) -> Answer:
     """Generate a synthetic graph (hubs and leaves, histories, switches, a few conflicts), seeded."""
-    from ..generate import add_generated, write_generated
+    from ..generate import build_generated, write_generated
 
-    postgres = _postgres_out(out_text)
+    postgres = out_text.lower().startswith(("postgresql://", "postgres://"))  # read as text: a Path folds its //
     out_path = Path(out_text)
-    if postgres is None and out_path.exists() and not force:
-        raise InvalidRequest(f"{out_path} exists; pass --force to replace it", field="out", value=str(out_path))
-    if postgres is not None or out_path.suffix in (".sqlite3", ".sqlite", ".db"):
-        if postgres is None:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{out_path}{suffix}").unlink(missing_ok=True)
-        with KnowledgeGraph(postgres or out_path) as kg, call.progress("importing") as bar:
-            if postgres is not None:
-                _refuse_a_graph(kg, "generated graph")
-            rows = add_generated(kg, facts, seed=seed, progress=bar).inserted
+    if postgres or out_path.suffix in (".sqlite3", ".sqlite", ".db"):
+        with (
+            call.progress("importing") as bar,
+            build_generated(out_text, facts, seed=seed, force=force, progress=bar) as kg,
+        ):
+            rows, where = kg.stats().facts, str(kg.location)
     else:
-        rows = write_generated(out_path, facts, seed=seed)
-    where = str(postgres or out_path)
+        if out_path.exists() and not force:
+            raise InvalidRequest(f"{out_path} exists; pass --force to replace it", field="out", value=str(out_path))
+        rows, where = write_generated(out_path, facts, seed=seed), str(out_path)
     return Answer(
         lambda: {"path": where, "facts": rows, "seed": seed},
         lambda: out.print(f"{rows} facts (seed {seed}) written to {escape(where)}", highlight=False),
     )
-
-
-def _postgres_out(text: str) -> Location | None:
-    """The PostgreSQL database an ``--out`` names, or None for a file (read as text: a Path would fold its ``//``)."""
-    return resolve(text) if text.lower().startswith(("postgresql://", "postgres://")) else None
-
-
-def _refuse_a_graph(kg: KnowledgeGraph, what: str) -> None:
-    """A PostgreSQL ``--out`` must hold no graph yet: a shared graph is never replaced by generated data."""
-    if not is_empty(kg):
-        raise InvalidRequest(
-            f"{kg.location} already holds a graph; the {what} goes into an empty PostgreSQL "
-            "database or schema (kgtoolkit never replaces a PostgreSQL graph, --force or not)",
-            field="out",
-            value=str(kg.location),
-        )
 
 
 @command("demo", db=False, json=False)
