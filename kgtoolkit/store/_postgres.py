@@ -63,6 +63,8 @@ _ANALYZE_AFTER = 1000  # rows a bulk load adds to a table before it is analysed
 _DEFER_FROM = 10_000
 #: ... if it gets the tables to itself within this many seconds (else it updates them row by row).
 _DEFER_WAIT = 1.0
+#: The memory each index build of such a load may sort in, when the server allows less (kB).
+_INDEX_BUILD_KB = 256 * 1024
 #: The indexes such a load drops and builds again: the facts table's (all but its primary key) and the full-text one.
 _DEFERRED_INDEXES = [*(s.split(" INDEX ")[1].split()[0] for s in FACT_INDEXES["postgresql"]), "fact_search_tsv"]
 
@@ -568,6 +570,12 @@ class PostgresBackend(Backend):
         behind it; so does a user who does not own the tables."""
         again = self._defer(cur) if rows > _DEFER_FROM and rows >= existing else None
         yield
+        if again:  # the builds sort in memory up to this much each (the server's default is 64 MB), for this load only
+            (kb,) = cur.execute(
+                "SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem'"
+            ).fetchone()
+            if kb < _INDEX_BUILD_KB:
+                cur.execute("SELECT set_config('maintenance_work_mem', ?, TRUE)", (f"{_INDEX_BUILD_KB}kB",))
         for statement in again or ():
             cur.execute(statement)
 
