@@ -1512,28 +1512,26 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
         return v.scheduled(Sql(f"{alias}.from_us"), v.NOW).text
 
     first = v.end_first_instant(Sql("o.to_us"), Sql("o.valid_to"))
+    # S and the facts running up to it are correlated lookups per group (EXISTS), not joins of aggregates: a join
+    # of the groups to an aggregate that PostgreSQL's planner estimates at one row ran as a nested loop that
+    # recomputed it for every group (quadratic in the groups).
     return f"""WITH groups AS (
             SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
                    min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from
             FROM facts g WHERE {where("g")}
             GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
-        firsts AS (
-            SELECT g.subject, g.predicate, g.s_from, min(s.id) AS s_id FROM groups g
-            JOIN facts s ON s.subject = g.subject AND s.predicate = g.predicate AND s.from_us = g.s_from
-                AND {where("s")}
-            WHERE g.s_from IS NOT NULL
-            GROUP BY g.subject, g.predicate, g.s_from),
-        switches AS (
-            SELECT fs.subject, fs.predicate,
-                   max(CASE WHEN o.valid_to IS NULL OR {(first > Sql("fs.s_from")).text} THEN 1 ELSE 0 END) AS overlaps
-            FROM firsts fs JOIN facts s ON s.id = fs.s_id
-            JOIN facts o ON o.subject = fs.subject AND o.predicate = fs.predicate AND {where("o")}
-                AND NOT {scheduled("o")} AND o.object_key <> s.object_key AND {(Sql("o.to_us") >= Sql("fs.s_from")).text}
-            GROUP BY fs.subject, fs.predicate),
         judged AS (
             SELECT g.subject, g.predicate,
-                   CASE WHEN g.n_current > 1 OR coalesce(w.overlaps, 0) = 1 THEN 1 ELSE 0 END AS needs
-            FROM groups g LEFT JOIN switches w ON w.subject = g.subject AND w.predicate = g.predicate)"""
+                   CASE WHEN g.n_current > 1 OR (g.s_from IS NOT NULL AND EXISTS (
+                       SELECT 1 FROM facts s
+                       JOIN facts o ON o.subject = s.subject AND o.predicate = s.predicate AND {where("o")}
+                           AND NOT {scheduled("o")} AND o.object_key <> s.object_key
+                           AND {(Sql("o.to_us") >= Sql("g.s_from")).text}
+                           AND (o.valid_to IS NULL OR {(first > Sql("g.s_from")).text})
+                       WHERE s.id = (SELECT min(s1.id) FROM facts s1 WHERE s1.subject = g.subject
+                                     AND s1.predicate = g.predicate AND s1.from_us = g.s_from AND {where("s1")})))
+                   THEN 1 ELSE 0 END AS needs
+            FROM groups g)"""
 
 
 def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
