@@ -156,7 +156,7 @@ _GENERATE = _PRELUDE + textwrap.dedent("""
         size = min(chunk, n - done)
         frame = generate(size, seed=a["seed"] + part, start=a["start"], days=a["days"]).select(columns)
         if parts > 1:  # disjoint sub-graphs: each part's entities named apart
-            frame = frame.with_columns(pl.lit(f"part{part} ") + pl.col("subject"), pl.lit(f"part{part} ") + pl.col("object"))
+            frame = frame.with_columns((f"part{part} " + pl.col(c)).alias(c) for c in ("subject", "object"))
         index = pl.int_range(done, done + size, eager=True)
         frame = frame.with_columns(pl.when(index % 5 == 0).then(pl.lit(a["event"])).otherwise(pl.col("predicate")).alias("predicate"))
         table = frame.to_arrow().cast(schema)
