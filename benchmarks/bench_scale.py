@@ -133,7 +133,7 @@ _MIDDLE = textwrap.dedent("""
     print(json.dumps({"wall": wall, "maxrss_kb": usage.ru_maxrss, "out": done.stdout.strip()[-20000:]}))
 """)
 
-# What every measuring child starts with: its arguments (one JSON) and a peak reader.
+# What every measuring child starts with: its arguments (one JSON), a peak reader and the mapped graph's share.
 _PRELUDE = textwrap.dedent("""
     import json, sys, time
     def peak_kb(pid="self"):
@@ -142,6 +142,19 @@ _PRELUDE = textwrap.dedent("""
                 return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
         except (OSError, StopIteration):
             return 0
+    def file_kb(path):  # the graph file's pages mapped now (SQLite maps up to 256 MB of it): counted in RSS too
+        total, inside = 0, False
+        try:
+            with open("/proc/self/smaps") as smaps:
+                for line in smaps:
+                    head = line.split()
+                    if head and "-" in head[0] and not head[0].endswith(":"):  # a mapping's first line
+                        inside = len(head) >= 6 and head[5] == path
+                    elif inside and head[0] == "Rss:":
+                        total += int(head[1])
+        except OSError:
+            return 0
+        return total
     a = json.loads(sys.argv[1])
 """)
 
@@ -194,7 +207,7 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
     took = time.perf_counter() - start
     from kgtoolkit.store._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
-    print(json.dumps({"s": took, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "check": check}))
+    print(json.dumps({"s": took, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "file_kb": file_kb(a["db"]), "check": check}))
     _READER.stop()
 """)
 
@@ -506,6 +519,7 @@ class Run:
             "wall": statistics.median(r["wall"] for r in runs),
             "peak_mb": max(r["peak_kb"] for r in runs) / MB,
             "reader_mb": max(r.get("reader_kb", 0) for r in runs) / MB,
+            "file_mb": max(r.get("file_kb", 0) for r in runs) / MB,
             "check": runs[0].get("check"),
             "runs": runs,
         }
@@ -774,6 +788,8 @@ def table(result: dict[str, Any]) -> str:
                 continue
             ours, fl, pol = row["kgtoolkit"], row["floor"], row["polars"]
             reader = f" (+ {ours['reader_mb']:,.0f} MB)" if ours["reader_mb"] else ""
+            if ours.get("file_mb", 0) >= 1:
+                reader += f", {ours['file_mb']:,.0f} MB of it the graph file mapped"
             parts = []
             if row["time_met"] is not None:
                 parts.append(("met" if row["time_met"] else "**missed**") + f" ≤ {TARGET_RATIO:.0f}×")
