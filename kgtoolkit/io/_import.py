@@ -21,7 +21,7 @@ from ..store import (
 )
 from ._dump_import import _import_dump, _load_json
 from ._formats import FORMATS, Progress, _existing, _format
-from ._read import _read
+from ._read import _read, _read_batches
 from ._rejects import _guarded
 
 
@@ -104,6 +104,12 @@ def import_file(
             rejects,
         )
         return dataclasses.replace(report, warnings=tuple(foreign.warnings) + report.warnings)
+    streamed = _read_batches(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
+    if streamed is not None:  # a big file: read, checked and written a batch at a time, in one transaction
+        batches, export, rows = streamed
+        if export:
+            options["allow_commas"] = True
+        return _guarded(lambda: import_facts(kg, batches, dry_run=dry_run, rows=rows, **options), None, rejects)
     frame, export = _read(file, format=fmt, columns=columns, delimiter=delimiter, header=header)
     if export:  # its names were accepted by the graph it came from: the comma guard has nothing to say
         options["allow_commas"] = True

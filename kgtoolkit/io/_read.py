@@ -7,7 +7,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +93,141 @@ def _read(
     ), export
 
 
+#: A file of facts bigger than this (CSV/TSV: bytes; Parquet: rows) is imported in batches of :data:`BATCH_ROWS` rows.
+STREAM_BYTES = 64 * 2**20
+STREAM_ROWS = 1_000_000
+BATCH_ROWS = 250_000
+
+
+def _read_batches(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None,
+    columns: Mapping[str | int, str] | None,
+    delimiter: str | None,
+    header: bool,
+    batch_size: int = BATCH_ROWS,
+) -> tuple[Iterator[pl.DataFrame], bool, int | None] | None:
+    """:func:`_read` in batches of ``batch_size`` rows, for a big CSV, TSV or Parquet file (None for any other:
+    read it whole): the batches (line numbers as the whole read gives them), whether it is a kgtoolkit export, and
+    how many rows it has (Parquet; None for CSV/TSV). The first batch is read here, so a file that cannot be read
+    at all fails now; a later bad line fails when its batch is read."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    file = _existing(path)
+    fmt = _format(file, format, allowed=("csv", "tsv", "jsonl", "parquet"), purpose="read_facts_file")
+    rows: int | None = None
+    if fmt == "parquet":
+        try:
+            rows = pq.read_metadata(file).num_rows
+        except (OSError, ValueError) as exc:
+            raise _polars_error(file, fmt, exc) from exc
+        if rows <= STREAM_ROWS:
+            return None
+        raws = _parquet_batches(file, batch_size)
+    elif fmt in ("csv", "tsv") and file.stat().st_size > STREAM_BYTES:
+        raws = _delimited_batches(file, fmt, delimiter=delimiter, header=header, batch_size=batch_size)
+    else:
+        return None
+    first = next(raws, None)
+    if first is None:
+        return None
+    chosen = _choose(first, file, columns, positional=fmt in ("csv", "tsv") and not header)
+    export = columns is None and header and {c.strip().lower() for c in first.columns} >= _EXPORT_SIGNATURE
+
+    def shaped(raw: pl.DataFrame) -> pl.DataFrame:
+        return raw.select(
+            pl.col(_LINE).cast(pl.Int64).alias("line"),
+            *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
+        )
+
+    def batches() -> Iterator[pl.DataFrame]:
+        yield shaped(first)
+        for raw in raws:
+            yield shaped(raw)
+
+    return batches(), export, rows
+
+
+def _parquet_batches(file: Path, batch_size: int) -> Iterator[pl.DataFrame]:
+    import polars as pl
+
+    offset = 1
+    try:
+        for df in pl.scan_parquet(file).collect_batches(chunk_size=batch_size):
+            yield df.with_columns((offset + pl.int_range(pl.len(), dtype=pl.Int64)).alias(_LINE))
+            offset += df.height
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise _polars_error(file, "parquet", exc) from exc
+
+
+def _delimited_batches(
+    file: Path, fmt: str, *, delimiter: str | None, header: bool, batch_size: int
+) -> Iterator[pl.DataFrame]:
+    """:func:`_read_delimited` a batch at a time: the same cells, line numbers and refusals."""
+    import polars as pl
+
+    separator = _separator(fmt, delimiter)
+    first = 0  # the line of the next batch's first row
+    try:
+        for df in pl.scan_csv(
+            file,
+            separator=separator,
+            quote_char='"' if fmt == "csv" else None,
+            has_header=header,
+            infer_schema=False,
+            raise_if_empty=False,
+        ).collect_batches(chunk_size=batch_size):
+            if not first:
+                first = 1 + (1 + sum(c.count("\n") for c in df.columns) if header else 0)
+            if not header:
+                df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
+            df, first = _numbered(df, first)
+            yield df
+    except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
+        raise _delimited_error(file, fmt, separator, exc) from exc
+
+
+def _separator(fmt: str, delimiter: str | None) -> str:
+    separator = delimiter if delimiter is not None else ("," if fmt == "csv" else "\t")
+    if len(separator) != 1:
+        raise InvalidRequest(f"delimiter must be one character, not {separator!r}", field="delimiter", value=separator)
+    return separator
+
+
+def _delimited_error(file: Path, fmt: str, separator: str, exc: Exception) -> InvalidRequest:
+    ragged = _ragged_line(file, separator, quoted=fmt == "csv")
+    if ragged is not None:
+        number, fields, first = ragged
+        return InvalidRequest(
+            f"{file.name} line {number} has {fields} fields where its first line has {first}: every line needs "
+            f"the same columns (a line of since/until qualifiers, as some published sets carry, is another "
+            f"layout: give each fact one line with its valid_from and valid_to)",
+            field="line",
+            value=str(number),
+        )
+    return _polars_error(file, fmt, exc)
+
+
+def _numbered(df: pl.DataFrame, first: int) -> tuple[pl.DataFrame, int]:
+    """The cells unescaped and each row's line number (``first`` for the first row, then one line per row plus the
+    line breaks inside quoted values), blank lines dropped; and the line after the last row."""
+    import polars as pl
+
+    df = df.with_columns(_unescape_formula(pl.col(c).cast(pl.String)).alias(c) for c in df.columns)
+    if not df.width:
+        return df.with_columns(pl.lit(None, pl.Int64).alias(_LINE)), first
+    breaks = pl.sum_horizontal([pl.col(c).str.count_matches("\n", literal=True).fill_null(0) for c in df.columns])
+    df = df.with_columns(
+        (first + pl.int_range(pl.len(), dtype=pl.Int64) + breaks.cum_sum() - breaks).alias(_LINE),
+        breaks.alias("\x00breaks"),
+    )
+    after = first + df.height + int(df["\x00breaks"].sum() or 0)
+    data = [c for c in df.columns if c not in (_LINE, "\x00breaks")]
+    return df.drop("\x00breaks").filter(~pl.all_horizontal(pl.col(c).is_null() for c in data)), after
+
+
 def _polars_error(file: Path, fmt: str, exc: Exception) -> InvalidRequest:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InvalidRequest(f"cannot read {file} as {fmt.upper()}: {first}", field="path", value=str(file))
@@ -101,9 +236,7 @@ def _polars_error(file: Path, fmt: str, exc: Exception) -> InvalidRequest:
 def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool) -> pl.DataFrame:
     import polars as pl
 
-    separator = delimiter if delimiter is not None else ("," if fmt == "csv" else "\t")
-    if len(separator) != 1:
-        raise InvalidRequest(f"delimiter must be one character, not {separator!r}", field="delimiter", value=separator)
+    separator = _separator(fmt, delimiter)
     try:
         df = pl.read_csv(
             file,
@@ -114,28 +247,12 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
             raise_if_empty=False,
         )
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
-        ragged = _ragged_line(file, separator, quoted=fmt == "csv")
-        if ragged is not None:
-            number, fields, first = ragged
-            raise InvalidRequest(
-                f"{file.name} line {number} has {fields} fields where its first line has {first}: every line needs "
-                f"the same columns (a line of since/until qualifiers, as some published sets carry, is another "
-                f"layout: give each fact one line with its valid_from and valid_to)",
-                field="line",
-                value=str(number),
-            ) from exc
-        raise _polars_error(file, fmt, exc) from exc
+        raise _delimited_error(file, fmt, separator, exc) from exc
     if not header:
         df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
-    df = df.with_columns(_unescape_formula(pl.col(c).cast(pl.String)).alias(c) for c in df.columns)
     # Line numbers: the header's lines, then one line per row plus the line breaks inside quoted values.
     first = 1 + (1 + sum(c.count("\n") for c in df.columns) if header else 0)
-    if not df.width:
-        return df.with_columns(pl.lit(None, pl.Int64).alias(_LINE))
-    breaks = pl.sum_horizontal([pl.col(c).str.count_matches("\n", literal=True).fill_null(0) for c in df.columns])
-    df = df.with_columns((first + pl.int_range(pl.len(), dtype=pl.Int64) + breaks.cum_sum() - breaks).alias(_LINE))
-    data = [c for c in df.columns if c != _LINE]
-    return df.filter(~pl.all_horizontal(pl.col(c).is_null() for c in data))  # blank lines are not rows
+    return _numbered(df, first)[0]  # blank lines are not rows
 
 
 def _ragged_line(file: Path, separator: str, *, quoted: bool) -> tuple[int, int, int] | None:

@@ -21,11 +21,15 @@ _REJECT_COLUMNS = ("line", "field", "value", "code", "reason")
 
 
 def _guarded(
-    run: Callable[[], tuple[ImportReport, pl.DataFrame]], frame: pl.DataFrame, rejects: str | os.PathLike[str] | None
+    run: Callable[[], tuple[ImportReport, pl.DataFrame]],
+    frame: pl.DataFrame | None,
+    rejects: str | os.PathLike[str] | None,
 ) -> ImportReport:
     """Run an import, writing the rejects file (when asked) whether it succeeds or refuses.
 
-    The rejects file's folder is checked first: an import must not commit and then report failure.
+    The rejects file's folder is checked first: an import must not commit and then report failure. ``frame``: the
+    rows read, whose fields the rejects file repeats; None when the import returns its rejects with their fields
+    (an import in batches).
     """
     import polars as pl
 
@@ -36,7 +40,9 @@ def _guarded(
     except InvalidRows as exc:
         if rejects is not None:
             schema = {"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
-            _write_rejects(Path(rejects), pl.DataFrame(exc.data.get("rows", []), schema=schema), frame)
+            found = getattr(exc, "rejected_rows", None)
+            rows = found if found is not None else pl.DataFrame(exc.data.get("rows", []), schema=schema)
+            _write_rejects(Path(rejects), rows, frame)
         raise
     if rejects is not None:
         _write_rejects(Path(rejects), bad, frame)
@@ -65,7 +71,8 @@ def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame |
         bad = pl.DataFrame(
             schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
         )
-    out = bad.select("line", *(["record"] if "record" in bad.columns else []), *_REJECT_COLUMNS[1:])
+    fixed = ["line", *(["record"] if "record" in bad.columns else []), *_REJECT_COLUMNS[1:]]
+    out = bad.select(*fixed, *([c for c in bad.columns if c not in fixed] if frame is None else []))
     if frame is not None:
         fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])
         out = out.join(fields, on="line", how="left", suffix="_row")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
@@ -313,7 +314,7 @@ def _ascii_name(value: pl.Expr, limit: int, *, key: Literal["id", "casefold"]) -
 
 def import_facts(
     kg: GraphStore,
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | Iterable[pl.DataFrame],
     *,
     on_error: Literal["raise", "skip"] = "raise",
     allow_commas: bool = False,
@@ -322,6 +323,7 @@ def import_facts(
     before: Hook | None = None,
     after: Hook | None = None,
     dry_run: bool = False,
+    rows: int | None = None,
 ) -> tuple[ImportReport, pl.DataFrame]:
     """Add many facts at once with :meth:`GraphStore.add`'s rules; whole or nothing.
 
@@ -329,6 +331,12 @@ def import_facts(
     valid_to, confidence, source, source_closet, subject_type, object_type``, and ``line`` (the
     source line of each row, for the report). Current facts already in the graph (or earlier in the
     frame) and identical history rows are skipped, so importing twice changes nothing.
+
+    ``frame`` may also be an iterable of such frames (the batches of one big file, in order): they are checked
+    and written one at a time in the one transaction, so memory is bounded by a batch, not the file; ``rows``
+    (how many rows in all, when known) sizes the progress bar. Then duplicates are found by a 128-bit hash of
+    each fact's key (see :class:`_Load`), the rejected rows come back with their own fields (``…_row`` where a
+    name is taken), and with ``on_error="raise"`` every batch is still checked, so the refusal lists every bad row.
 
     ``on_error="raise"`` refuses the whole frame if any row is bad (:class:`InvalidRows` lists
     them); ``"skip"`` imports the good rows and reports the rest. Returns the report and the
@@ -350,13 +358,20 @@ def import_facts(
         raise InvalidRequest(
             f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
         )
-    missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
-    if missing:
-        raise InvalidRequest(
-            f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
-            "map the columns with the column options",
-            field=missing[0],
+    if not isinstance(frame, pl.DataFrame):
+        return _import_batches(
+            kg,
+            iter(frame),
+            on_error=on_error,
+            allow_commas=allow_commas,
+            source=source,
+            progress=progress,
+            before=before,
+            after=after,
+            dry_run=dry_run,
+            rows=rows,
         )
+    _check_columns(frame)
     backend = kg._backend
 
     def prepared(config: GraphConfig, aliases: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
@@ -364,14 +379,7 @@ def import_facts(
         rows = _prepare(frame, rules, source=source)
         rejects = _rejects(rows)
         if rejects.height and on_error == "raise":
-            raise InvalidRows.refusing(
-                rejects.to_dicts(),
-                _describe,
-                rows=f"{rejects['line'].n_unique():,} row(s)",
-                refused="nothing imported",
-                fix="Fix them, or import the good rows with on_error='skip' (`--on-error skip`); rejects= "
-                "(`--rejects FILE`) writes every bad row to a CSV file",
-            )
+            raise _refused(rejects)
         return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
 
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
@@ -408,6 +416,204 @@ def import_facts(
         types_upgraded=report.types_upgraded + upgraded,
         warnings=tuple(warnings) + report.warnings,
     ), rejects
+
+
+def _check_columns(frame: pl.DataFrame) -> None:
+    missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
+    if missing:
+        raise InvalidRequest(
+            f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
+            "map the columns with the column options",
+            field=missing[0],
+        )
+
+
+def _refused(rejects: pl.DataFrame) -> InvalidRows:
+    return InvalidRows.refusing(
+        rejects.to_dicts(),
+        _describe,
+        rows=f"{rejects['line'].n_unique():,} row(s)",
+        refused="nothing imported",
+        fix="Fix them, or import the good rows with on_error='skip' (`--on-error skip`); rejects= "
+        "(`--rejects FILE`) writes every bad row to a CSV file",
+    )
+
+
+def _import_batches(
+    kg: GraphStore,
+    batches: Iterator[pl.DataFrame],
+    *,
+    on_error: Literal["raise", "skip"],
+    allow_commas: bool,
+    source: str | None,
+    progress: Progress | None,
+    before: Hook | None,
+    after: Hook | None,
+    dry_run: bool,
+    rows: int | None,
+) -> tuple[ImportReport, pl.DataFrame]:
+    """:func:`import_facts` of an iterable of frames: each batch checked and written in turn, in one transaction."""
+
+    backend = kg._backend
+    check = _Checked(on_error, source)
+
+    def rules_of(cur: Cursor) -> Rules:
+        return Rules(
+            q.read_config(cur),
+            comma_guard=False if allow_commas else None,
+            predicate_aliases=_preds.read_aliases(cur),
+        )
+
+    if dry_run:
+        with backend.read() as cur:
+            rules = rules_of(cur)
+        for batch in batches:
+            check(batch, rules)
+        found = check.refuse_if_bad()
+        report = ImportReport(
+            rows=check.seen,
+            inserted=0,
+            duplicates=0,
+            rejected=found["line"].n_unique() if found.height else 0,
+            entities_created=0,
+            types_upgraded=0,
+            rejects=tuple(found.select(_REJECT_FIELDS).to_dicts()),
+        )
+        return report, found
+    inserted = duplicates = upgraded = 0
+    estimate = rows if rows is not None else 2 * _CHUNK
+    with backend.bulk_write() as cur:
+        rules = rules_of(cur)
+        warnings: list[str] = []
+        entities_before = cur.execute("SELECT count(*) FROM entities").fetchone()[0]
+        facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
+        upgraded += before(cur, warnings) if before else 0
+        seeds = (secrets.randbits(63), secrets.randbits(63))
+        load = _Load(
+            aliases=dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall()),
+            known=dict(cur.execute("SELECT id, type FROM entities").fetchall()),
+            seeds=seeds,
+            present=_present_keys(backend, cur, seeds),
+        )
+        if progress:
+            progress(0, estimate)
+        with (
+            backend.fact_indexes_deferred(cur, estimate, facts_before),
+            backend.text_index_paused(cur, defer=estimate >= _DEFER_TEXT_INDEX),
+        ):
+            for batch in batches:
+                good = check(batch, rules)
+                if check.bad and on_error == "raise":
+                    continue  # nothing more is written: every batch is still checked, for the refusal
+                done = _write(backend, cur, good, rules, progress=None, load=load)
+                inserted += done.inserted
+                duplicates += done.duplicates
+                upgraded += done.types_upgraded
+                if progress:
+                    progress(check.seen, max(check.seen, estimate))
+            found = check.refuse_if_bad()
+            pending = estimate >= _DEFER_TEXT_INDEX
+        upgraded += after(cur, warnings) if after else 0
+        created = cur.execute("SELECT count(*) FROM entities").fetchone()[0] - entities_before
+        if pending and backend.text_index_pending(cur):
+            warnings.append(_TEXT_LATER.format(total=inserted))
+    for entity_id, (kept, clash) in load.clashes.items():
+        if clash - {kept}:  # the types the input gave beside the one kept
+            warnings.append(
+                f"{entity_id!r} kept its type {kept}; the input also said {', '.join(sorted(clash - {kept}))}"
+            )
+    report = ImportReport(
+        rows=check.seen,
+        inserted=inserted,
+        duplicates=duplicates,
+        rejected=found["line"].n_unique() if found.height else 0,
+        entities_created=created,
+        types_upgraded=upgraded,
+        warnings=tuple(warnings),
+        rejects=tuple(found.select(_REJECT_FIELDS).to_dicts()),
+    )
+    return report, found
+
+
+@dataclasses.dataclass
+class _Checked:
+    """The rules applied to each batch of a load in turn; the rejects of all of them, with the rows' own fields."""
+
+    on_error: Literal["raise", "skip"]
+    source: str | None
+    bad: list[pl.DataFrame] = dataclasses.field(default_factory=list)
+    seen: int = 0  # rows checked so far
+
+    def __call__(self, batch: pl.DataFrame, rules: Rules) -> pl.DataFrame:
+        """The batch's good rows, prepared (none once a row was refused with ``on_error="raise"``)."""
+        import polars as pl
+
+        _check_columns(batch)
+        if "line" not in batch.columns:  # numbered across the batches, as one frame would be
+            batch = batch.with_columns((self.seen + 1 + pl.int_range(pl.len(), dtype=pl.Int64)).alias("line"))
+        prepared = _prepare(batch, rules, source=self.source)
+        rejected = _rejects(prepared)
+        if rejected.height:
+            fields = batch.select("line", *[pl.col(c).cast(pl.String) for c in batch.columns if c != "line"])
+            self.bad.append(rejected.join(fields, on="line", how="left", suffix="_row"))
+        self.seen += batch.height
+        if self.bad and self.on_error == "raise":
+            return prepared.clear()
+        return prepared.filter(pl.col("_errors").list.len() == 0)
+
+    def refuse_if_bad(self) -> pl.DataFrame:
+        """Every rejected row so far; with ``on_error="raise"`` and any, the refusal (the rejects file gets their
+        fields from ``rejected_rows``)."""
+        import polars as pl
+
+        if not self.bad:
+            return _rejects(pl.DataFrame(schema={"line": pl.Int64, "_errors": pl.List(pl.Null)}))
+        found = pl.concat(self.bad, how="diagonal_relaxed")
+        if self.on_error == "raise":
+            exc = _refused(found.select(_REJECT_FIELDS))
+            exc.rejected_rows = found  # type: ignore[attr-defined]
+            raise exc
+        return found
+
+
+#: The columns of a rejected row in a report.
+_REJECT_FIELDS = ["line", "field", "value", "code", "reason"]
+_TEXT_LATER = (
+    "the full-text index of these {total:,} facts is filled by the first word search or `kgtoolkit index` "
+    "(a few seconds per million facts), not by this import"
+)
+
+
+def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> pl.DataFrame:
+    """The hashes (:class:`_Load`) of the key of every fact in the graph, read a million ids at a time."""
+    import polars as pl
+    import pyarrow as pa
+
+    lo, hi = cur.execute("SELECT min(id), max(id) FROM facts").fetchone()
+    parts = [pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64})]
+    if lo is None:
+        return parts[0]
+    sql = (
+        "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.valid_to IS NULL AS _current, "
+        "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
+        "AS _t FROM facts f WHERE f.id >= :lo AND f.id < :hi"
+    )
+    hasher = _Load(aliases={}, known={}, seeds=seeds, present=parts[0])
+    step = 1_000_000
+    for start in range(int(lo), int(hi) + 1, step):
+        _, (table,) = backend.read_arrow([(sql, {"lo": start, "hi": start + step})], cur=cur)
+        keys = pl.from_arrow(pa.Table.from_batches(table.to_batches(), schema=table.schema))
+        assert isinstance(keys, pl.DataFrame)
+        keys = keys.select(
+            pl.col("_sid").cast(pl.String),
+            pl.col("_predicate").cast(pl.String),
+            pl.col("_okey").cast(pl.String),
+            pl.col("_current").cast(pl.Boolean),
+            pl.col("_f").cast(pl.Int64),
+            pl.col("_t").cast(pl.Int64),
+        )
+        parts.append(hasher.hashes(keys))
+    return pl.concat(parts)
 
 
 def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.DataFrame:
@@ -603,27 +809,87 @@ def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
     return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "code", "reason").sort("line")
 
 
+@dataclasses.dataclass
+class _Load:
+    """What a load in batches carries from one batch to the next (:func:`_write` with ``load``): the aliases, the
+    entities known so far (id → type), the type clashes seen, and the keys of the facts that count as present (the
+    graph's before the load, then each batch's inserted ones) as two 64-bit hashes with random seeds, so that
+    memory stays bounded by the batch (a 128-bit key: two different facts collide with odds under 1e-20 in a
+    load of a billion facts, and the seeds are drawn per load, so no input can be made to collide)."""
+
+    aliases: dict[str, str]
+    known: dict[str, str]
+    seeds: tuple[int, int]
+    present: pl.DataFrame
+    clashes: dict[str, tuple[str, set[str]]] = dataclasses.field(default_factory=dict)
+    #: The entities this load made: a type a later batch gives one of them is its first type, not an upgrade.
+    created: set[str] = dataclasses.field(default_factory=set)
+
+    def made(self, new: pl.DataFrame, upgrades: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """A batch made the entities ``new`` and gave types (``upgrades``: (type, id)): the next batches know them;
+        the upgrades that count (a type given to an entity this load made is its first type, not an upgrade)."""
+        import polars as pl
+
+        self.known.update(new.select("id", pl.col("type").fill_null("unknown")).iter_rows())
+        self.known.update((i, t) for t, i in upgrades)
+        self.created.update(new["id"].to_list())
+        return [(t, i) for t, i in upgrades if i not in self.created]
+
+    def new_facts(self, todo: pl.DataFrame) -> pl.DataFrame:
+        """The rows of ``todo`` (a batch, its own duplicates dropped) whose key is not present yet; they become
+        present."""
+        import polars as pl
+
+        ended = pl.col("_to").is_not_null()
+        hashed = self.hashes(
+            todo.select(
+                "_sid",
+                "_predicate",
+                "_okey",
+                "_current",
+                pl.when(ended).then(pl.col("_from_key")).alias("_f"),
+                pl.when(ended).then(pl.col("_to_key")).alias("_t"),
+            )
+        )
+        seen = self.present.join(hashed.unique(), on=["_h1", "_h2"], how="semi")  # probes the big side once
+        if seen.height:
+            keep = hashed.join(
+                seen.unique().with_columns(_seen=pl.lit(True)), on=["_h1", "_h2"], how="left", maintain_order="left"
+            )["_seen"].is_null()
+            todo, hashed = todo.filter(keep), hashed.filter(keep)
+        self.present = pl.concat([self.present, hashed])
+        return todo
+
+    def hashes(self, keys: pl.DataFrame) -> pl.DataFrame:
+        """The two hashes of each row of ``keys`` (columns :data:`_KEY` in that order and type)."""
+        import polars as pl
+
+        key = pl.struct(*_KEY)
+        return keys.select(key.hash(self.seeds[0]).alias("_h1"), key.hash(self.seeds[1]).alias("_h2"))
+
+
+#: The key a fact is a duplicate by: current facts by triple, ended ones by triple and interval (``_f``, ``_t``
+#: null for a current one).
+_KEY = ("_sid", "_predicate", "_okey", "_current", "_f", "_t")
+
+
 def _write(
-    backend: Backend, cur: Cursor, rows: pl.DataFrame, rules: Rules, *, progress: Progress | None
+    backend: Backend,
+    cur: Cursor,
+    rows: pl.DataFrame,
+    rules: Rules,
+    *,
+    progress: Progress | None,
+    load: _Load | None = None,
 ) -> ImportReport:
-    """Resolve names, create entities, drop duplicates and insert, inside the open transaction."""
+    """Resolve names, create entities, drop duplicates and insert, inside the open transaction. With ``load``, one
+    batch of a bigger load: the caller holds the index deferrals and reports progress, and what later batches need
+    is kept in ``load``."""
     import polars as pl
 
-    d = backend.dialect
     warnings: list[str] = []
-    aliases = dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
-    if _small(cur, rows.height, "entities"):  # read only the entities this frame names (primary key)
-        named = set(
-            pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique().to_list()
-        )
-        named |= {aliases[i] for i in named if i in aliases}
-        existing = dict(
-            cur.execute(
-                f"SELECT id, type FROM entities WHERE id IN {d.values('ids')}", {"ids": d.list_param(sorted(named))}
-            ).fetchall()
-        )
-    else:
-        existing = dict(cur.execute("SELECT id, type FROM entities").fetchall())
+    aliases = load.aliases if load is not None else dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
+    existing = load.known if load is not None else _existing_entities(backend, cur, rows, aliases)
 
     def resolve(ids: pl.Expr) -> pl.Expr:  # exact id, then alias, else the id itself (a new entity)
         alias_hits = {a: e for a, e in aliases.items() if a not in existing}
@@ -686,8 +952,12 @@ def _write(
     ):
         kept = q.upgraded_type(existing.get(entity_id, "unknown"), first_type)
         clash = set(types) - {kept}
-        if clash:
+        if load is not None:  # said once, at the end of the load, with every batch's types
+            load.clashes[entity_id] = (kept, load.clashes.get(entity_id, (kept, set()))[1] | set(types))
+        elif clash:
             warnings.append(f"{entity_id!r} kept its type {kept}; the input also said {', '.join(sorted(clash))}")
+    if load is not None:
+        upgrades = load.made(new, upgrades)
 
     # Duplicates: within the frame (the first of each current triple, of each identical ended fact), then
     # against the graph. A mask in row order: no unique/concat/sort round trip.
@@ -702,54 +972,11 @@ def _write(
             pl.when(ended).then(pl.col("_to_key")).alias("_t"),
         ).is_first_distinct()
     )
-    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0]
-    if facts_before and todo.height:  # nothing to compare against in an empty graph
-        sql = (
-            "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
-            "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f"
-        )
-        schema = {
-            "_sid": pl.String,
-            "_predicate": pl.String,
-            "_okey": pl.String,
-            "_from_key": pl.Int64,
-            "_to_key": pl.Int64,
-            "_current": pl.Boolean,
-        }
-        if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
-            found = cur.execute(
-                f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(todo["_sid"].unique().sort().to_list())}
-            ).fetchall()
-            present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
-        else:
-            # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
-            parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
-            import pyarrow as pa
-
-            present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]
-        present = present.with_columns(pl.col("_current").cast(pl.Boolean))
-        stored_ended = ~pl.col("_current")
-        present = present.select(
-            "_sid",
-            "_predicate",
-            "_okey",
-            "_current",
-            pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
-            pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"),
-        )
-        todo = (
-            todo.with_columns(
-                pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")
-            )
-            .join(
-                present,
-                on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"],
-                how="anti",
-                nulls_equal=True,
-                maintain_order="left",
-            )
-            .drop("_f", "_t")
-        )
+    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0] if load is None else 0
+    if load is not None and todo.height:  # against the facts present before this batch, by their hashes
+        todo = load.new_facts(todo)
+    elif facts_before and todo.height:  # nothing to compare against in an empty graph
+        todo = _not_stored(backend, cur, todo, facts_before)
 
     # Labels (contract §13): each predicate's first spelling in the frame, for the predicates that have none yet.
     spellings = rows.group_by("_predicate", maintain_order=True).agg(pl.col("predicate").first())
@@ -775,6 +1002,18 @@ def _write(
         pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
     )
     total = insert.height
+    if load is not None:
+        for chunk in insert.iter_slices(_CHUNK):
+            backend.insert_frame(cur, "facts", _INSERTED, chunk)
+        return ImportReport(
+            rows=rows.height,
+            inserted=total,
+            duplicates=rows.height - total,
+            rejected=0,
+            entities_created=new.height,
+            types_upgraded=len(upgrades),
+            warnings=(),
+        )
     done = 0
     if progress:
         progress(0, total)
@@ -793,10 +1032,7 @@ def _write(
             if progress:
                 progress(done, total)
     if total >= _DEFER_TEXT_INDEX and backend.text_index_pending(cur):
-        warnings.append(
-            f"the full-text index of these {total:,} facts is filled by the first word search or `kgtoolkit index` "
-            "(a few seconds per million facts), not by this import"
-        )
+        warnings.append(_TEXT_LATER.format(total=total))
     return ImportReport(
         rows=rows.height,
         inserted=total,
@@ -806,6 +1042,79 @@ def _write(
         types_upgraded=len(upgrades),
         warnings=tuple(warnings),
     )
+
+
+def _existing_entities(backend: Backend, cur: Cursor, rows: pl.DataFrame, aliases: Mapping[str, str]) -> dict[str, str]:
+    """The type of each entity the rows name that the graph holds (all of them, for a big import)."""
+    import polars as pl
+
+    d = backend.dialect
+    if not _small(cur, rows.height, "entities"):
+        return dict(cur.execute("SELECT id, type FROM entities").fetchall())
+    named = set(pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique().to_list())
+    named |= {aliases[i] for i in named if i in aliases}
+    return dict(
+        cur.execute(
+            f"SELECT id, type FROM entities WHERE id IN {d.values('ids')}", {"ids": d.list_param(sorted(named))}
+        ).fetchall()
+    )
+
+
+def _not_stored(backend: Backend, cur: Cursor, todo: pl.DataFrame, facts_before: int) -> pl.DataFrame:
+    """The rows of ``todo`` whose fact the graph (of ``facts_before`` facts) does not hold yet (current: by triple;
+    ended: by triple and interval), compared exactly: a small import reads its subjects' facts, a big one the whole
+    table."""
+    import polars as pl
+
+    d = backend.dialect
+    ended = ~pl.col("_current")
+    sql = (
+        "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
+        "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f"
+    )
+    schema = {
+        "_sid": pl.String,
+        "_predicate": pl.String,
+        "_okey": pl.String,
+        "_from_key": pl.Int64,
+        "_to_key": pl.Int64,
+        "_current": pl.Boolean,
+    }
+    if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
+        found = cur.execute(
+            f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(todo["_sid"].unique().sort().to_list())}
+        ).fetchall()
+        present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
+    else:
+        # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
+        parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
+        import pyarrow as pa
+
+        present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]
+    present = present.with_columns(pl.col("_current").cast(pl.Boolean))
+    stored_ended = ~pl.col("_current")
+    present = present.select(
+        "_sid",
+        "_predicate",
+        "_okey",
+        "_current",
+        pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
+        pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"),
+    )
+    todo = (
+        todo.with_columns(
+            pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")
+        )
+        .join(
+            present,
+            on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"],
+            how="anti",
+            nulls_equal=True,
+            maintain_order="left",
+        )
+        .drop("_f", "_t")
+    )
+    return todo
 
 
 def _small(cur: Cursor, rows: int, table: str) -> bool:
