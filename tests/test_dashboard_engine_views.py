@@ -30,18 +30,35 @@ def _whole(kg: KnowledgeGraph, window: str | None) -> pl.DataFrame:
     return frames.valid_at(data.labelled(frames.facts(kg), kg.predicate_labels(), alias="predicate_label"), window)
 
 
-def same_overviews(kg: KnowledgeGraph, windows: list[str | None], caps: tuple[int, ...]) -> None:
+def same_overviews(
+    kg: KnowledgeGraph,
+    windows: list[str | None],
+    caps: tuple[int, ...],
+    centres: int = 3,
+    hops: tuple[int, ...] = (1, 2),
+) -> None:
+    """The overview, and the neighbourhoods of a few entities (the most connected, a middling one, the last)."""
     labels = kg.predicate_labels()
     preds = sorted(p.id for p in kg.predicates())
     types = sorted(kg.stats().entities_by_type)
     filters: list[tuple[list[str] | None, list[str] | None]] = [(None, None), (preds[:2], None), (None, types[:1])]
     filters.append((preds[1:3], types[:2]))
+    ids = analysis.most_connected(frames.facts(kg), frames.entities(kg))["id"].to_list()
+    chosen = [ids[i] for i in sorted({0, len(ids) // 2, len(ids) - 1})][:centres] if ids else []
+    centres_hops = [(c, h) for c in chosen for h in hops]
     for window in windows:
         whole = _whole(kg, window)
         for cap, (p, t) in itertools.product(caps, filters):
             want = graphview.build(whole, predicates=p, types=t, max_nodes=cap)
             got = data.graph_overview(kg, window, labels, predicates=p, types=t, max_nodes=cap)
             assert got == want, (window, cap, p, t)
+        for center, hop in centres_hops:
+            for cap, (p, t) in itertools.product(caps, filters):
+                want = graphview.build(whole, center=center, hops=hop, predicates=p, types=t, max_nodes=cap)
+                got = data.graph_overview(
+                    kg, window, labels, center=center, hops=hop, predicates=p, types=t, max_nodes=cap
+                )
+                assert got == want, (window, center, hop, cap, p, t)
 
 
 def same_pickers_and_entity_pages(kg: KnowledgeGraph, windows: list[str | None]) -> None:
@@ -89,7 +106,7 @@ def test_generated_graphs_draw_and_rank_the_same_from_the_engine(kg: KnowledgeGr
     kg.add("China", "criticize", "Japan", valid_from="2024-02-29", valid_to="2024-02-29")
     kg.add("Acme", "likes", "Acme", valid_from="2024-03-01")  # a fact from an entity to itself
     kg.add("Acme", "email", "a@acme.example", valid_from="2024-01-01")
-    same_overviews(kg, WINDOWS, (1, 10, 120, 500))
+    same_overviews(kg, WINDOWS, (1, 10, 120, 500), hops=(1, 2, 3))
     same_pickers_and_entity_pages(kg, [None, "2024-06", "2024-01-01/2024-02-29"])
     same_conflict_pages(kg, 7)
 
@@ -126,7 +143,7 @@ def test_any_small_graph_draws_the_same_from_the_engine(
             if start is not None and end is not None and end < start:
                 start, end = end, start
             kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
-        same_overviews(kg, [None, "2024-03-15", "2024"], (cap,))
+        same_overviews(kg, [None, "2024-03-15", "2024"], (cap,), centres=3, hops=(1, 3))
 
 
 @pytest.mark.parametrize("bad", [0, -1, True])

@@ -60,6 +60,7 @@ from kgtoolkit.store import (
     fact_span,
     link_ranking,
     nearest_bounds,
+    neighbourhood,
 )
 
 __all__ = [
@@ -370,22 +371,36 @@ def graph_overview(
     window: str | None,
     labels: Mapping[str, str],
     *,
+    center: str | None = None,
+    hops: int = 1,
     predicates: Sequence[str] | None = None,
     types: Sequence[str] | None = None,
     max_nodes: int = 150,
 ) -> graphview.GraphView:
-    """The Graph page's overview (no centre) asked of the engine: the ``max_nodes`` entities with the most
-    relationship facts valid in ``window`` (:func:`kgtoolkit.store.link_ranking`, with ``predicates`` and ``types``)
-    and the facts among them (:func:`kgtoolkit.frames.facts_among`), each predicate labelled; the same view as
-    :func:`kgtoolkit.dashboard.graphview.build` of the whole frame valid then (:func:`kgtoolkit.frames.valid_at`)."""
-    ranking = link_ranking(kg, as_of=window, predicates=predicates or None, types=types or None, limit=max_nodes + 5)
-    kept = [r[0] for r in ranking.ranked[:max_nodes]]
+    """The Graph page's picture asked of the engine: without ``center``, the ``max_nodes`` entities with the most
+    relationship facts valid in ``window`` (:func:`kgtoolkit.store.link_ranking`); with it, its neighbourhood of
+    ``hops`` walked in the engine (:func:`kgtoolkit.store.neighbourhood`); ``predicates`` and ``types`` as the page's
+    filters. Only the facts among the drawn entities are read (:func:`kgtoolkit.frames.facts_among`), each predicate
+    labelled: the same view as :func:`kgtoolkit.dashboard.graphview.build` of the whole frame valid then
+    (:func:`kgtoolkit.frames.valid_at`)."""
+    preds, kinds = predicates or None, types or None
+    if center is None:
+        ranking = link_ranking(kg, as_of=window, predicates=preds, types=kinds, limit=max_nodes + 5)
+        ranked: Sequence[tuple[Any, ...]] = ranking.ranked
+        nodes, links, hidden = ranking.nodes, ranking.links, None
+    else:
+        around = neighbourhood(kg, center, hops=hops, as_of=window, predicates=preds, types=kinds, max_nodes=max_nodes)
+        ranked, nodes, links, hidden = around.ranked, around.nodes, around.links, around.hidden
+    kept = [r[0] for r in ranked[:max_nodes]]
     facts = labelled(frames.facts_among(kg, kept, as_of=window), labels, alias="predicate_label")
     return graphview.build_ranked(
         facts,
-        ranking.ranked,
-        total_nodes=ranking.nodes,
-        total_edges=ranking.links,
+        ranked,
+        total_nodes=nodes,
+        total_edges=links,
+        center=center,
+        hops=hops,
+        hidden=hidden,
         predicates=predicates,
         types=types,
         max_nodes=max_nodes,

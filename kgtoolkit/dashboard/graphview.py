@@ -396,35 +396,48 @@ def _split(
 
 def build_ranked(
     facts: pl.DataFrame,
-    ranked: Sequence[tuple[str, str, str, int]],
+    ranked: Sequence[tuple[Any, ...]],
     *,
     total_nodes: int,
     total_edges: int,
+    center: str | None = None,
+    hops: int = 1,
+    hidden: Mapping[str, int] | None = None,
     predicates: Sequence[str] | None = None,
     types: Sequence[str] | None = None,
     max_nodes: int = 150,
     max_edges: int | None = None,
 ) -> GraphView:
-    """:func:`build`'s overview (no centre) from what the engine answers instead of the whole graph: ``ranked``, the
-    most connected entities (id, name, type, relationship facts; most first, ties by id: at least the first
-    ``max_nodes`` + 5 of them, :func:`kgtoolkit.store.link_ranking`), ``total_nodes``/``total_edges`` (the entities
-    and relationship facts of the whole filtered graph), and ``facts``, the facts among the first ``max_nodes``
-    entities (:func:`kgtoolkit.frames.facts_among`, same date window). The same view as :func:`build` of the whole
-    frame; ``predicates`` and ``types`` as there (the ranking and totals must have been counted with them)."""
+    """:func:`build`'s view from what the engine answers instead of the whole graph.
+
+    ``ranked``: the entities in the order the view takes them, at least the first ``max_nodes`` + 5 (id, name,
+    type, relationship facts, and with a ``center`` the hop: :func:`kgtoolkit.store.link_ranking` for the overview,
+    :func:`kgtoolkit.store.neighbourhood` around a centre); ``total_nodes``/``total_edges``: the entities and
+    relationship facts of the whole filtered graph (or neighbourhood); ``facts``: the facts among the first
+    ``max_nodes`` (:func:`kgtoolkit.frames.facts_among`, same date window); ``hidden``: around a centre, each drawn
+    entity's facts to the left-out ones (the overview counts them from the facts given). The same view as
+    :func:`build` of the whole frame; ``predicates`` and ``types`` as there (the ranking and totals must have been
+    counted with them)."""
+    if hops not in (1, 2, 3):
+        raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
     whole_number(max_nodes, field="max_nodes", low=1)
     edge_cap = 4 * max_nodes if max_edges is None else max_edges
-    values, links = _split(facts, predicates, types, None)
-    kept = [r[0] for r in ranked[:max_nodes]]
-    left_out = [r[0] for r in ranked[max_nodes : max_nodes + 5]]
+    values, links = _split(facts, predicates, types, center)
+    kept = [str(r[0]) for r in ranked[:max_nodes]]
+    left_out = [str(r[0]) for r in ranked[max_nodes : max_nodes + 5]]
     omitted = max(0, total_nodes - len(kept))
-    degree_of = {r[0]: r[3] for r in ranked[: max_nodes + 5]}
+    degree_of = {str(r[0]): int(r[3]) for r in ranked[: max_nodes + 5]}
+    hop_of = {str(r[0]): int(r[4]) for r in ranked[: max_nodes + 5]} if center is not None else {}
     scope = links.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
-    hidden: dict[str, int] = {}
-    if omitted:  # the facts of a drawn entity whose other end is not drawn: its degree less those among the drawn
-        inside = pl.concat([scope.select(pl.col("subject").alias("id")), scope.select(pl.col("object").alias("id"))])
-        among = dict(inside.group_by("id").len().iter_rows())
-        hidden = {n: degree_of[n] - among.get(n, 0) for n in kept if degree_of[n] - among.get(n, 0)}
-    names = {r[0]: (r[1], r[2] or "unknown") for r in ranked[: max_nodes + 5]}
+    if center is not None:
+        hidden = dict(hidden or {}) if omitted else {}
+    else:
+        hidden = {}
+        if omitted:  # a drawn entity's facts whose other end is not drawn: its degree less those among the drawn
+            ends = pl.concat([scope.select(pl.col("subject").alias("id")), scope.select(pl.col("object").alias("id"))])
+            among = dict(ends.group_by("id").len().iter_rows())
+            hidden = {n: degree_of[n] - among.get(n, 0) for n in kept if degree_of[n] - among.get(n, 0)}
+    names = {str(r[0]): (str(r[1]), str(r[2]) or "unknown") for r in ranked[: max_nodes + 5]}
     return _draw(
         scope,
         values,
@@ -432,11 +445,11 @@ def build_ranked(
         left_out,
         omitted,
         degree_of,
-        {},
+        hop_of,
         hidden,
         names,
-        center=None,
-        hops=1,
+        center=center,
+        hops=hops,
         max_nodes=max_nodes,
         total_nodes=total_nodes,
         total_edges=total_edges,

@@ -5,6 +5,11 @@ data work either: frames, rankings, conflict groups and dry-run imports are libr
 shows is made from them by :mod:`kgtoolkit.dashboard.data` (no Streamlit there). This module caches those
 functions' answers and keeps the session's state.
 
+What a page draws is asked of the engine (issue #32): the Graph page's picture (:func:`graph_view`: the most
+connected entities, or a neighbourhood, and the facts among them), the entity pickers' ranking, the Entity page's
+facts, the Conflicts page's counts and page of groups, the facts of a table or a picture by id. The whole facts frame
+(:func:`facts_frame`) is read only for a text filter on the Conflicts page.
+
 Caching:
 
 * the store handle (:func:`open_graph`) and the search index (:func:`search_index`) are
@@ -111,8 +116,6 @@ class Ctx:
     def facts(self) -> pl.DataFrame:
         return facts_frame(self.path, self.read_only, self.version)
 
-    def facts_as_of(self) -> pl.DataFrame:
-        return facts_as_of(self.path, self.read_only, self.version, self.window)
 
 
 def ctx() -> Ctx:
@@ -142,12 +145,6 @@ def facts_frame(path: str, read_only: bool, version: tuple[object, ...]) -> pl.D
 def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, str]:
     """Each predicate's label (its first spelling), by id."""
     return open_graph(path, read_only).predicate_labels()
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
-    """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
-    return frames.valid_at(facts_frame(path, read_only, version), as_of)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -204,21 +201,18 @@ def graph_view(
     types: tuple[str, ...],
     max_nodes: int,
 ) -> graphview.GraphView:
-    """The data behind the Graph page's picture (cached: recentring back and forth is instant). The overview (no
-    centre) asks the engine for the most connected entities and the facts among them
-    (:func:`kgtoolkit.dashboard.data.graph_overview`); a neighbourhood is built from the facts valid then."""
-    if center is None:
-        return data.graph_overview(
-            open_graph(path, read_only),
-            as_of,
-            labels(path, read_only, version),
-            predicates=list(preds) or None,
-            types=list(types) or None,
-            max_nodes=max_nodes,
-        )
-    facts = facts_as_of(path, read_only, version, as_of)
-    return graphview.build(
-        facts, center=center, hops=hops, predicates=list(preds) or None, types=list(types) or None, max_nodes=max_nodes
+    """The data behind the Graph page's picture (cached: recentring back and forth is instant), asked of the engine
+    (:func:`kgtoolkit.dashboard.data.graph_overview`: the most connected entities, or the centre's neighbourhood, and
+    the facts among those drawn)."""
+    return data.graph_overview(
+        open_graph(path, read_only),
+        as_of,
+        labels(path, read_only, version),
+        center=center,
+        hops=hops,
+        predicates=list(preds) or None,
+        types=list(types) or None,
+        max_nodes=max_nodes,
     )
 
 

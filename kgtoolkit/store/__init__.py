@@ -46,11 +46,13 @@ from ._not_same import check_kind
 from ._operations import GraphStore, connect
 from ._overview import (
     LinkRanking,
+    Neighbourhood,
     conflict_counts,
     entity_fact_ranking,
     facts_among,
     facts_with_ids,
     link_ranking,
+    neighbourhood,
     window_keys,
 )
 from ._rankings import changing_pair_facts, fact_span, nearest_bounds, volatile_counts
@@ -69,6 +71,7 @@ __all__ = [
     "InvalidRows",
     "LinkRanking",
     "Location",
+    "Neighbourhood",
     "PeriodPlan",
     "StructuralRows",
     "changing_pair_facts",
@@ -97,6 +100,7 @@ __all__ = [
     "is_sqlite_file",
     "link_ranking",
     "nearest_bounds",
+    "neighbourhood",
     "period_plan",
     "read_foreign",
     "read_table",

@@ -27,11 +27,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LinkRanking",
+    "Neighbourhood",
     "conflict_counts",
     "entity_fact_ranking",
     "facts_among",
     "facts_with_ids",
     "link_ranking",
+    "neighbourhood",
     "window_keys",
 ]
 
@@ -136,6 +138,111 @@ def link_ranking(
             return LinkRanking((), 0, 0, True)
     return LinkRanking(
         tuple((str(e), str(name), str(kind or "unknown"), 0) for e, name, kind, _ in rows), int(rows[0][3]), 0, True
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """The entities within some hops of a centre, as a picture of it chooses them: ``ranked`` (id, name, type,
+    relationship facts, hop; nearest first, then most connected, then by id: the first ``max_nodes`` + 5), of
+    ``nodes`` entities and ``links`` relationship facts among them in all; ``hidden``: for each of the first
+    ``max_nodes``, its facts to the other entities of the neighbourhood (none when every one is drawn)."""
+
+    ranked: tuple[tuple[str, str, str, int, int], ...]
+    nodes: int
+    links: int
+    hidden: dict[str, int]
+
+
+def neighbourhood(
+    kg: GraphStore,
+    center: str,
+    *,
+    hops: int,
+    as_of: TimeInput | None = None,
+    predicates: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    max_nodes: int,
+) -> Neighbourhood:
+    """The entities within ``hops`` of ``center`` (an entity id) over the relationship facts valid in ``as_of``, of
+    ``predicates`` when given, between entities of ``types`` (or the centre) when given, walked breadth-first in the
+    engine; each one's relationship facts over the whole graph so filtered; one snapshot."""
+    d = kg._backend.dialect
+    params: dict[str, Any] = {"center": center}
+    where = _valid(as_of, params)
+    join = ""
+    if predicates:
+        where += f" AND f.predicate IN {_in_list('p', predicates, params)}"
+    if types:
+        join = " JOIN entities se ON se.id = f.subject JOIN entities oe ON oe.id = f.object_id"
+        wanted = _in_list("t", types, params)
+        where += f" AND (se.type IN {wanted} OR f.subject = :center) AND (oe.type IN {wanted} OR f.object_id = :center)"
+    links = f"FROM facts f{join} WHERE f.object_id IS NOT NULL{where}"
+    with kg._read() as cur:
+        hop_of: dict[str, int] = {center: 0}
+        frontier = {center}
+        for hop in range(1, hops + 1):
+            if not frontier:
+                break
+            step = {**params, "front": d.list_param(sorted(frontier))}
+            front = d.values("front")
+            rows = cur.execute(
+                f"SELECT f.object_id {links} AND f.subject IN {front} "
+                f"UNION SELECT f.subject {links} AND f.object_id IN {front}",
+                step,
+            ).fetchall()
+            frontier = {str(r[0]) for r in rows} - hop_of.keys()
+            for node in frontier:
+                hop_of[node] = hop
+        every = {**params, "c": d.list_param(sorted(hop_of))}
+        inside = d.values("c")
+        degree_of = dict(
+            cur.execute(
+                f"SELECT e, count(*) FROM (SELECT f.subject AS e {links} AND f.subject IN {inside} "
+                f"UNION ALL SELECT f.object_id {links} AND f.object_id IN {inside}) ends GROUP BY e",
+                every,
+            ).fetchall()
+        )
+        ranked = sorted(hop_of, key=lambda n: (hop_of[n], -degree_of.get(n, 0), n))
+        total = int(
+            cur.execute(
+                f"SELECT count(*) {links} AND f.subject IN {inside} AND f.object_id IN {inside}", every
+            ).fetchone()[0]
+        )
+        hidden: dict[str, int] = {}
+        if len(ranked) > max_nodes:
+            every["k"] = d.list_param(sorted(ranked[:max_nodes]))
+            kept = d.values("k")
+            hidden = {
+                str(e): int(n)
+                for e, n in cur.execute(
+                    f"SELECT e, count(*) FROM (SELECT f.subject AS e {links} AND f.subject IN {kept} "
+                    f"AND f.object_id IN {inside} AND f.object_id NOT IN {kept} "
+                    f"UNION ALL SELECT f.object_id {links} AND f.object_id IN {kept} "
+                    f"AND f.subject IN {inside} AND f.subject NOT IN {kept}) ends GROUP BY e",
+                    every,
+                ).fetchall()
+            }
+        shown = ranked[: max_nodes + 5]
+        names = {
+            str(i): (str(n), str(t or "unknown"))
+            for i, n, t in cur.execute(
+                f"SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN {d.values('s')}",
+                {"s": d.list_param(shown)},
+            ).fetchall()
+        }
+        dated: dict[str, Any] = {"center": center, **{k: params[k] for k in ("lo", "hi") if k in params}}
+        if not cur.execute(  # a centre no fact names then is drawn by its id, as the frame path draws it
+            f"SELECT count(*) FROM (SELECT 1 FROM facts f WHERE (f.subject = :center OR f.object_id = :center)"
+            f"{_valid(as_of, {})} LIMIT 1) x",
+            dated,
+        ).fetchone()[0]:
+            names[center] = (center, "unknown")
+    return Neighbourhood(
+        tuple((n, *names.get(n, (n, "unknown")), int(degree_of.get(n, 0)), hop_of[n]) for n in shown),
+        len(ranked),
+        total,
+        hidden,
     )
 
 
