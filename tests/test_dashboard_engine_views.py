@@ -9,6 +9,7 @@ the whole frame, and so are each group's facts."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -20,7 +21,7 @@ import kgtoolkit
 from kgtoolkit import KnowledgeGraph, analysis, frames
 from kgtoolkit.dashboard import data, graphview
 from kgtoolkit.generate import generate
-from kgtoolkit.store import import_facts
+from kgtoolkit.store import _sqlite, import_facts
 
 WINDOWS = [None, "2024-03-15", "2024-06", "2025", "2024-01-01/2024-02-29", "1990-01-01"]
 
@@ -144,6 +145,19 @@ def test_any_small_graph_draws_the_same_from_the_engine(
                 start, end = end, start
             kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
         same_overviews(kg, [None, "2024-03-15", "2024"], (cap,), centres=3, hops=(1, 3))
+
+
+def test_the_reader_process_binds_every_listed_parameter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A big SQLite graph is read in the reader process, where ``:name`` parameters become positional: names with
+    digits (``:i0``, ``:i1``, … of an id list) were left unbound there ("parameter count mismatch", the Graph page's
+    first view at 100,000 facts), while small graphs read in process passed."""
+    with kgtoolkit.open(tmp_path / "big.sqlite3") as kg:
+        import_facts(kg, generate(400, seed=3, start="2024-01-01", days=200), allow_commas=True)
+        labels, here = kg.predicate_labels(), data.graph_overview(kg, None, kg.predicate_labels(), max_nodes=40)
+        ids = [i for e in here.edges for i in e.ids]
+        monkeypatch.setattr(_sqlite, "SMALL", 0)  # every table read in the reader process
+        assert data.graph_overview(kg, None, labels, max_nodes=40) == here
+        assert frames.facts_with_ids(kg, ids)["id"].to_list() == sorted(ids)
 
 
 @pytest.mark.parametrize("bad", [0, -1, True])

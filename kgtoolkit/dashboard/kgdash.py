@@ -117,7 +117,6 @@ class Ctx:
         return facts_frame(self.path, self.read_only, self.version)
 
 
-
 def ctx() -> Ctx:
     """The context of this run; stops the page with a clear message when the graph cannot be opened."""
     path, read_only = settings()
