@@ -236,7 +236,8 @@ def page_of(items: pl.DataFrame | Sequence[T], page: int, per_page: int) -> pl.D
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class EntityChoices:
-    """What an entity picker lists: every id (``known``), the ``top`` most connected, each one's name and fact count."""
+    """What an entity picker lists: the ids of the ranking it was made from (``known``; the dashboard ranks only
+    the ones it lists and looks any other up alone), the ``top`` most connected, each one's name and fact count."""
 
     known: frozenset[str]
     top: tuple[str, ...]
