@@ -54,7 +54,7 @@ def same_overviews(
             got = data.graph_overview(kg, window, labels, predicates=p, types=t, max_nodes=cap)
             assert got == want, (window, cap, p, t)
         for center, hop in centres_hops:
-            for cap, (p, t) in itertools.product(caps, filters):
+            for cap, (p, t) in itertools.product(caps[:3], filters):
                 want = graphview.build(whole, center=center, hops=hop, predicates=p, types=t, max_nodes=cap)
                 got = data.graph_overview(
                     kg, window, labels, center=center, hops=hop, predicates=p, types=t, max_nodes=cap
