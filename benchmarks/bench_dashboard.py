@@ -9,8 +9,8 @@ free port), and drives Debian's Chromium with Playwright (never a downloaded bro
 clock from ``page.goto`` until the vis-network canvas inside the graph's iframe reports drawn nodes
 (``#mynetwork[data-drawn-nodes] > 0``, set on vis-network's ``afterDrawing``):
 
-* ``cold``   the first page load after the server started: reads the file (``frames.facts``),
-             builds the view, renders and draws it (no Streamlit cache yet);
+* ``cold``   the first page load after the server started: asks the engine for the most connected entities
+             and the facts among them (no Streamlit cache yet), builds the view, renders and draws it;
 * ``warm``   a first view on a warm server: a new browser profile (no HTTP cache) on the same server
              (``--repeat`` times; the median is reported): the frames come from the server's cache, the
              page still builds its widgets, and the browser downloads and compiles Streamlit's front end
@@ -19,12 +19,14 @@ clock from ``page.goto`` until the vis-network canvas inside the graph's iframe 
              once (its HTTP cache warm, as for a person opening the dashboard again): what is left is the
              page's run, its widgets' rendering and the drawing;
 * ``date``   changing the sidebar date on a loaded page until the redrawn graph shows other nodes
-             (one in-memory ``as_of`` filter of the cached frame, a new view, a redraw);
+             (the engine asked again for that day, a new view, a redraw);
 * ``floor``  the same, warm and repeat, for a bare Streamlit page that shows only the same picture (the page
              ``render_html`` makes for the default view, in ``st.iframe``): what Streamlit's own front
              end and the drawing cost on this machine now, whatever the Graph page adds.
 
-The default view is the overview (the most connected entities, node cap 120) as of today.
+The default view is the overview (the most connected entities, node cap 120) as of today. ``server_peak_rss_mib``:
+the dashboard server's peak resident memory (``VmHWM``) after the runs, ``server_tree_peak_rss_mib`` with its
+children's (the SQLite reader process).
 Never used as a test.
 """
 
@@ -106,6 +108,36 @@ def _serve(command: list[str], folder: Path, name: str, port_option: str = "--po
             server.kill()
             raise SystemExit(f"{name} did not start: {(folder / f'{name}.log').read_text()[-2000:]}")
         time.sleep(0.1)
+
+
+def _peak_rss_mib(pid: int) -> tuple[float, float]:
+    """The peak resident memory (``VmHWM``, MiB) of process ``pid`` and the sum over it and its children still
+    running (the SQLite reader process the server starts); (0, 0) where /proc cannot say (not Linux)."""
+
+    def hwm(p: int) -> float:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
+    tree, changed = {pid}, True
+    while changed:
+        changed = False
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) not in tree:
+                try:
+                    parent = int(
+                        (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+                    )  # after the name: state, ppid
+                except (OSError, ValueError, IndexError):
+                    continue
+                if parent in tree:
+                    tree.add(int(entry.name))
+                    changed = True
+    return round(hwm(pid), 1), round(sum(hwm(p) for p in tree), 1)
 
 
 def _stop(server: subprocess.Popen) -> None:
@@ -233,6 +265,7 @@ def main() -> None:
             )
             date_s = time.perf_counter() - started
             browser.close()
+        server_rss, tree_rss = _peak_rss_mib(server.pid)
     finally:
         _stop(server)
         if floor_server is not None:
@@ -252,6 +285,8 @@ def main() -> None:
         "repeat_runs_s": [round(r, 3) for r in repeat],
         "floor_repeat_view_s": round(statistics.median(floor_repeat), 3),
         "nodes_drawn": len(nodes.split("|")) if nodes else 0,
+        "server_peak_rss_mib": server_rss,
+        "server_tree_peak_rss_mib": tree_rss,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }
     print(json.dumps(result, indent=2))

@@ -13,7 +13,7 @@ explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import polars as pl
@@ -25,6 +25,8 @@ from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
 from ._validity import Clock, frame_keys, state_expr
 from .graph import KnowledgeGraph
 from .store import ImportReport, facts_batches, facts_table, import_facts, read_table
+from .store import facts_among as _facts_among
+from .store import facts_with_ids as _facts_with_ids
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -44,6 +46,8 @@ __all__ = [
     "diff",
     "entities",
     "facts",
+    "facts_among",
+    "facts_with_ids",
     "memories",
     "named_entities",
     "stream",
@@ -183,6 +187,39 @@ def facts(
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
             frame = pl.concat(list(pool.map(shaped, parts)))
     return _out(frame, backend)
+
+
+def facts_among(kg: KnowledgeGraph, ids: Sequence[str], *, as_of: TimeInput | None = None) -> pl.DataFrame:
+    """The rows of :func:`facts` among a few entities: the facts whose subject is one of ``ids`` (entity ids) and whose
+    object is one of them or a value, valid in ``as_of`` (a day, a month, a year or ``START/END``, as
+    :func:`valid_at` reads it), filtered in SQL; only those entities' names are read. Equal to
+    ``valid_at(facts(kg), as_of)`` kept to those facts, without reading the rest of the graph.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis")
+    >>> _ = kg.add("my_api", "calls", "billing")
+    >>> _ = kg.add("my_api", "url", "https://api.example")
+    >>> facts_among(kg, ["my_api", "redis"])["predicate"].to_list()
+    ['uses_queue', 'url']
+    """
+    part, names = _facts_among(kg, _FACT_READ, list(ids), as_of=as_of)
+    return _shaper(kg, False)(_joiner(names)(part))
+
+
+def facts_with_ids(kg: KnowledgeGraph, ids: Iterable[int]) -> pl.DataFrame:
+    """The rows of :func:`facts` whose id is one of ``ids``, by id, read alone (and the names of the entities they
+    name): a few facts for a table or a picture, without reading the rest of the graph.
+
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> a = kg.add("my_api", "uses_queue", "Redis").fact.id
+    >>> _ = kg.add("my_api", "calls", "billing")
+    >>> facts_with_ids(kg, [a, 99])["object_name"].to_list()
+    ['Redis']
+    """
+    part, names = _facts_with_ids(kg, _FACT_READ, list(ids))
+    return _shaper(kg, False)(_joiner(names)(part))
 
 
 def _joiner(entity_table: pa.Table) -> Callable[[pa.Table], pl.DataFrame]:

@@ -227,9 +227,11 @@ def test_the_churn_page_shows_what_the_engine_answers_on_postgres(
     _same_churn(_open(_app(monkeypatch, team_db), "churn"), team_db)
 
 
-def test_the_churn_page_reads_no_whole_facts_frame(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The Churn page (and the sidebar, and a session's opening day) ask the engine: opened first on a graph
-    never shown before, no page run reads the facts table whole (``frames.facts``, or its ``facts_table``)."""
+def test_the_first_views_read_no_whole_facts_frame(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every page's first view asks the engine for what it draws (issue #32): opened on a graph never shown before,
+    the Churn page (and the sidebar, and a session's opening day), the Graph page's overview, the Entity page (and
+    every entity picker), the Conflicts page, the Paths, Changes, Clean up and Import / export pages read no facts
+    table whole (``frames.facts``, or its ``facts_table``); a text filter on the Conflicts page still does."""
     db = tmp_path / "fresh.sqlite3"
     build_demo(db).close()
     reads: list[str] = []
@@ -250,8 +252,18 @@ def test_the_churn_page_reads_no_whole_facts_frame(monkeypatch: pytest.MonkeyPat
     at.selectbox(key="churn_period").set_value("week").run()
     at.slider(key="churn_window").set_value((dt.date(2025, 1, 1), dt.date(2025, 6, 30))).run()
     assert not at.exception and reads == []
-    at.switch_page("views/conflicts.py").run()  # a page that lists facts still reads them (the test sees it)
-    assert reads
+    for page in ("graph", "entity", "conflicts", "paths", "changes", "cleanup", "import_export"):
+        at.switch_page(f"views/{page}.py").run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert any(c.value.startswith(FOOTER) for c in at.caption), page
+        assert reads == [], page
+    assert at.session_state["entity"]  # the Entity page chose one: the Graph page now centres on it
+    at.switch_page("views/conflicts.py").run()
+    at.toggle(key="conflicts_only").set_value(False).run()
+    at.number_input(key="conflicts_page").set_value(2).run()
+    assert not at.exception and reads == []
+    at.text_input(key="conflicts_filter").set_value("owned").run()  # a text filter reads every group (the test sees it)
+    assert not at.exception and reads
 
 
 def test_an_event_graph_says_its_events_in_the_sidebar_and_the_picture(

@@ -78,7 +78,9 @@ def test_batches_write_what_the_whole_frame_writes(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.integers(0, 120), size=st.integers(1, 50), start=st.integers(0, 30))
-def test_any_batch_size_is_the_whole_import(tmp_path_factory: pytest.TempPathFactory, n: int, size: int, start: int) -> None:
+def test_any_batch_size_is_the_whole_import(
+    tmp_path_factory: pytest.TempPathFactory, n: int, size: int, start: int
+) -> None:
     folder = tmp_path_factory.mktemp("b")
     frame = rows(n, start=start)
     with kgtoolkit.open(folder / "a.sqlite3") as whole, kgtoolkit.open(folder / "b.sqlite3") as batched:

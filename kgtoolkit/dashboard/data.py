@@ -6,14 +6,17 @@ function here (or from ``kgtoolkit.frames``, ``analysis``, ``io``, :mod:`kgtoolk
 call these functions on a graph, without a browser or ``AppTest``.
 
 * labels: :func:`labelled` (each predicate as people spell it, contract §13: the one place a page's frame gets them);
-* entity lists: :func:`entity_choices`, :func:`entity_fact_counts`, :func:`predicate_fact_counts`;
-* Entity page: :func:`entity_facts` (the facts :meth:`KnowledgeGraph.query` answers, through
-  :func:`kgtoolkit.frames.around`), :func:`timeline`;
+* entity lists: :func:`entity_ranking` (asked of the engine), :func:`entity_choices`, :func:`entity_fact_counts`,
+  :func:`predicate_fact_counts`;
+* Entity page: :func:`entity_page_facts` (the entity's facts read from the store), :func:`entity_facts` (the facts
+  :meth:`KnowledgeGraph.query` answers, through :func:`kgtoolkit.frames.around`), :func:`timeline`;
+* Graph page: :func:`graph_overview` (the most connected entities and the facts among them, asked of the engine);
 * Graph, Paths and Changes pages: :func:`facts_by_id`, :func:`facts_view`, :func:`path_colors`, :func:`path_steps`,
   :func:`change_colors`, :func:`change_rows`;
 * Churn page: :func:`churn_span`, :func:`churn` (a :class:`Churn`: the tables, labelled, their totals and charts;
   asked of the engine, no facts frame);
-* Conflicts page: :func:`conflict_table`, :func:`conflict_groups`, :func:`group_facts`, :func:`current_choices`,
+* Conflicts page: :func:`conflict_page` (one page of groups, asked of the engine), :func:`conflict_counts`,
+  :func:`conflict_table` (every group, from a facts frame: what a text filter still reads), :func:`conflict_groups`, :func:`group_facts`, :func:`current_choices`,
   :func:`fact_row`;
 * Clean up page: :func:`matching_pairs`, :func:`keep_first`, :func:`clean_up` (a pair's action, through the
   library);
@@ -50,11 +53,21 @@ from kgtoolkit import analysis, frames, io
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.dashboard._text import md_code, md_text
 from kgtoolkit.duplicates import DuplicateCandidate
-from kgtoolkit.store import count_facts, fact_span, nearest_bounds
+from kgtoolkit.store import (
+    conflict_counts,
+    connected_counts,
+    count_facts,
+    fact_span,
+    link_ranking,
+    nearest_bounds,
+    neighbourhood,
+)
 
 __all__ = [
     "CLEAN_UP_ACTIONS",
+    "RANKING_SCHEMA",
     "Churn",
+    "ConflictPage",
     "EntityChoices",
     "EntityFacts",
     "Timeline",
@@ -65,18 +78,23 @@ __all__ = [
     "churn",
     "churn_span",
     "clean_up",
+    "conflict_counts",
     "conflict_groups",
+    "conflict_page",
     "conflict_table",
     "current_choices",
     "date_label",
     "entity_choices",
     "entity_fact_counts",
     "entity_facts",
+    "entity_page_facts",
+    "entity_ranking",
     "export_bytes",
     "fact_row",
     "fact_table",
     "facts_by_id",
     "facts_view",
+    "graph_overview",
     "group_facts",
     "import_upload",
     "keep_first",
@@ -218,12 +236,36 @@ def page_of(items: pl.DataFrame | Sequence[T], page: int, per_page: int) -> pl.D
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class EntityChoices:
-    """What an entity picker lists: every id (``known``), the ``top`` most connected, each one's name and fact count."""
+    """What an entity picker lists: the ids of the ranking it was made from (``known``; the dashboard ranks only
+    the ones it lists and looks any other up alone), the ``top`` most connected, each one's name and fact count."""
 
     known: frozenset[str]
     top: tuple[str, ...]
     names: dict[str, str]
     counts: dict[str, int]
+
+
+#: :func:`entity_ranking`'s columns (those of :func:`kgtoolkit.analysis.most_connected` a picker reads).
+RANKING_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(),
+    "name": pl.String(),
+    "type": pl.String(),
+    "facts": pl.Int64(),
+    "outgoing": pl.Int64(),
+    "incoming": pl.Int64(),
+}
+
+
+def entity_ranking(
+    kg: kgtoolkit.KnowledgeGraph, *, limit: int | None = None, ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Entities by the facts naming them, most first, ties by id (:data:`RANKING_SCHEMA`), counted in the engine
+    (:func:`kgtoolkit.store.connected_counts`, as :func:`kgtoolkit.analysis.most_connected` counts them): ``limit``
+    the first ones, ``ids`` only those."""
+    if ids is not None and not ids:
+        return pl.DataFrame(schema=RANKING_SCHEMA)
+    counted = connected_counts(kg, limit, ids=ids)
+    return counted.with_columns((pl.col("outgoing") + pl.col("incoming")).alias("facts")).select(*RANKING_SCHEMA)
 
 
 def entity_choices(ranking: pl.DataFrame, limit: int) -> EntityChoices:
@@ -285,6 +327,17 @@ def entity_facts(facts: pl.DataFrame, entity_id: str, window: str | None) -> Ent
     )
 
 
+def entity_page_facts(
+    kg: kgtoolkit.KnowledgeGraph, entity_id: str, window: str | None, labels: Mapping[str, str]
+) -> EntityFacts:
+    """:func:`entity_facts` of the facts naming ``entity_id`` alone, read from the store (:func:`kgtoolkit.frames.stream`
+    filtered by the entity in SQL, names looked up by key), each predicate labelled: the same lists as from the
+    whole facts frame."""
+    found = pl.concat(list(frames.stream(kg, entity=entity_id, batch_size=100_000)))
+    assert isinstance(found, pl.DataFrame)
+    return entity_facts(labelled(found, labels, alias="predicate_label"), entity_id, window)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Timeline:
     """The Entity page's Gantt chart: ``bars`` (``row``, ``label``, ``start``, ``end``, ``state``, ``id``; times
@@ -314,6 +367,47 @@ def timeline(facts: pl.DataFrame, *, as_of: str | None, now: dt.datetime, limit:
 
 
 # ---------------------------------------------------------------------- drawing chosen facts (Paths, Changes)
+
+
+def graph_overview(
+    kg: kgtoolkit.KnowledgeGraph,
+    window: str | None,
+    labels: Mapping[str, str],
+    *,
+    center: str | None = None,
+    hops: int = 1,
+    predicates: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    max_nodes: int = 150,
+) -> graphview.GraphView:
+    """The Graph page's picture asked of the engine: without ``center``, the ``max_nodes`` entities with the most
+    relationship facts valid in ``window`` (:func:`kgtoolkit.store.link_ranking`); with it, its neighbourhood of
+    ``hops`` walked in the engine (:func:`kgtoolkit.store.neighbourhood`); ``predicates`` and ``types`` as the page's
+    filters. Only the facts among the drawn entities are read (:func:`kgtoolkit.frames.facts_among`), each predicate
+    labelled: the same view as :func:`kgtoolkit.dashboard.graphview.build` of the whole frame valid then
+    (:func:`kgtoolkit.frames.valid_at`)."""
+    preds, kinds = predicates or None, types or None
+    if center is None:
+        ranking = link_ranking(kg, as_of=window, predicates=preds, types=kinds, limit=max_nodes + 5)
+        ranked: Sequence[tuple[Any, ...]] = ranking.ranked
+        nodes, links, hidden = ranking.nodes, ranking.links, None
+    else:
+        around = neighbourhood(kg, center, hops=hops, as_of=window, predicates=preds, types=kinds, max_nodes=max_nodes)
+        ranked, nodes, links, hidden = around.ranked, around.nodes, around.links, around.hidden
+    kept = [r[0] for r in ranked[:max_nodes]]
+    facts = labelled(frames.facts_among(kg, kept, as_of=window), labels, alias="predicate_label")
+    return graphview.build_ranked(
+        facts,
+        ranked,
+        total_nodes=nodes,
+        total_edges=links,
+        center=center,
+        hops=hops,
+        hidden=hidden,
+        predicates=predicates,
+        types=types,
+        max_nodes=max_nodes,
+    )
 
 
 def facts_view(facts: pl.DataFrame, colors: Mapping[int, str], max_nodes: int) -> graphview.GraphView:
@@ -529,6 +623,30 @@ def conflict_table(facts: pl.DataFrame, labels: Mapping[str, str], multi_valued:
     """The conflict groups (:func:`kgtoolkit.analysis.conflicts`), those needing action first, each with its
     ``predicate_label``."""
     return labelled(analysis.conflicts(facts, multi_valued=multi_valued), labels, alias="predicate_label")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConflictPage:
+    """One page of conflict groups as the Conflicts page lists them: ``groups`` (rows of :func:`conflict_table`,
+    those of the page alone), ``facts`` (the page's groups' facts, labelled), ``total`` (the groups on every page)."""
+
+    groups: pl.DataFrame
+    facts: pl.DataFrame
+    total: int
+
+
+def conflict_page(
+    kg: kgtoolkit.KnowledgeGraph, labels: Mapping[str, str], *, needs_only: bool, page: int, per_page: int
+) -> ConflictPage:
+    """Page ``page`` (from 1) of the conflict groups (those needing action when ``needs_only``), judged and cut in
+    the engine (:meth:`KnowledgeGraph.conflicts_page`); only the page's groups' facts are read
+    (:func:`kgtoolkit.frames.facts_with_ids`) and made into :func:`conflict_table`'s rows: the rows the whole
+    table lists on that page (:func:`kgtoolkit.analysis.conflicts` equals ``kg.conflicts`` group for group)."""
+    found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page)
+    facts = labelled(
+        frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
+    )
+    return ConflictPage(conflict_table(facts, labels, kg.config.multi_valued), facts, found.total)
 
 
 def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.DataFrame:

@@ -269,7 +269,7 @@ def _names(values: Iterable[str] | None) -> list[str] | None:
 # ---------------------------------------------------------------------- building
 
 
-def build(  # noqa: C901  (over the limit before it was set: to split)
+def build(
     facts: pl.DataFrame,
     *,
     center: str | None = None,
@@ -292,16 +292,7 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
     whole_number(max_nodes, field="max_nodes", low=1)
     edge_cap = 4 * max_nodes if max_edges is None else max_edges
-    values = facts.filter(pl.col("object_is_value"))
-    links = facts.filter(~pl.col("object_is_value"))
-    wanted_predicates = _names(predicates)
-    if wanted_predicates:
-        links = links.filter(pl.col("predicate").is_in(wanted_predicates))
-    wanted_types = _names(types)
-    if wanted_types:
-        keep = pl.col("subject_type").is_in(wanted_types) | (pl.col("subject") == (center or ""))
-        keep_object = pl.col("object_type").is_in(wanted_types) | (pl.col("object") == (center or ""))
-        links = links.filter(keep & keep_object)
+    values, links = _split(facts, predicates, types, center)
 
     # Degree of every entity over the filtered links (both directions).
     ends = pl.concat([links.select(pl.col("subject").alias("id")), links.select(pl.col("object").alias("id"))])
@@ -337,32 +328,6 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         links.filter(pl.col("subject").is_in(ranked) & pl.col("object").is_in(ranked)) if center is not None else links
     )
     total_edges = scope.height
-    # One edge per (subject, predicate, object): its facts' ids, count, span; the latest fact speaks for it.
-    drawn = (
-        scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
-        .sort(["start", "id"], nulls_last=False)
-        .group_by("subject", "predicate", "object", maintain_order=True)
-        .agg(
-            pl.all().last(),
-            pl.col("id").alias("ids"),
-            pl.len().alias("count"),
-            pl.col("valid_from").first().alias("first_from"),
-            pl.col("current").any().alias("any_current"),
-            pl.col("valid_to").is_null().any().alias("open"),
-            pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to"),
-            (pl.col("kind") == "event").all().alias("all_events")
-            if "kind" in scope.columns
-            else pl.lit(False).alias("all_events"),
-        )
-    )
-    drawn = drawn.sort(
-        [pl.col("any_current"), pl.col("all_events"), pl.col("start"), pl.col("id")],
-        descending=[True, True, True, True],
-        nulls_last=True,
-    )
-    edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
-    drawn = drawn.head(edge_cap).sort("id")
-
     # Neighbours each drawn node has outside the drawing (counted by polars: a hub has thousands).
     hidden: dict[str, int] = {}
     if omitted:
@@ -392,6 +357,151 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         .iter_rows()
     ):
         names.setdefault(o, (on, ot or "unknown"))
+
+    return _draw(
+        scope,
+        values,
+        kept,
+        omitted[:5],
+        len(omitted),
+        degree_of,
+        hop_of,
+        hidden,
+        names,
+        center=center,
+        hops=hops,
+        max_nodes=max_nodes,
+        total_nodes=total_nodes,
+        total_edges=total_edges,
+        edge_cap=edge_cap,
+    )
+
+
+def _split(
+    facts: pl.DataFrame, predicates: Sequence[str] | None, types: Sequence[str] | None, center: str | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The value facts, and the relationship facts kept by ``predicates`` and ``types`` (the centre always stays)."""
+    values = facts.filter(pl.col("object_is_value"))
+    links = facts.filter(~pl.col("object_is_value"))
+    wanted_predicates = _names(predicates)
+    if wanted_predicates:
+        links = links.filter(pl.col("predicate").is_in(wanted_predicates))
+    wanted_types = _names(types)
+    if wanted_types:
+        keep = pl.col("subject_type").is_in(wanted_types) | (pl.col("subject") == (center or ""))
+        keep_object = pl.col("object_type").is_in(wanted_types) | (pl.col("object") == (center or ""))
+        links = links.filter(keep & keep_object)
+    return values, links
+
+
+def build_ranked(
+    facts: pl.DataFrame,
+    ranked: Sequence[tuple[Any, ...]],
+    *,
+    total_nodes: int,
+    total_edges: int,
+    center: str | None = None,
+    hops: int = 1,
+    hidden: Mapping[str, int] | None = None,
+    predicates: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    max_nodes: int = 150,
+    max_edges: int | None = None,
+) -> GraphView:
+    """:func:`build`'s view from what the engine answers instead of the whole graph.
+
+    ``ranked``: the entities in the order the view takes them, at least the first ``max_nodes`` + 5 (id, name,
+    type, relationship facts, and with a ``center`` the hop: :func:`kgtoolkit.store.link_ranking` for the overview,
+    :func:`kgtoolkit.store.neighbourhood` around a centre); ``total_nodes``/``total_edges``: the entities and
+    relationship facts of the whole filtered graph (or neighbourhood); ``facts``: the facts among the first
+    ``max_nodes`` (:func:`kgtoolkit.frames.facts_among`, same date window); ``hidden``: around a centre, each drawn
+    entity's facts to the left-out ones (the overview counts them from the facts given). The same view as
+    :func:`build` of the whole frame; ``predicates`` and ``types`` as there (the ranking and totals must have been
+    counted with them)."""
+    if hops not in (1, 2, 3):
+        raise InvalidRequest(f"hops must be 1, 2 or 3, not {hops!r}", field="hops", value=str(hops))
+    whole_number(max_nodes, field="max_nodes", low=1)
+    edge_cap = 4 * max_nodes if max_edges is None else max_edges
+    values, links = _split(facts, predicates, types, center)
+    kept = [str(r[0]) for r in ranked[:max_nodes]]
+    left_out = [str(r[0]) for r in ranked[max_nodes : max_nodes + 5]]
+    omitted = max(0, total_nodes - len(kept))
+    degree_of = {str(r[0]): int(r[3]) for r in ranked[: max_nodes + 5]}
+    hop_of = {str(r[0]): int(r[4]) for r in ranked[: max_nodes + 5]} if center is not None else {}
+    scope = links.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
+    if center is not None:
+        hidden = dict(hidden or {}) if omitted else {}
+    else:
+        hidden = {}
+        if omitted:  # a drawn entity's facts whose other end is not drawn: its degree less those among the drawn
+            ends = pl.concat([scope.select(pl.col("subject").alias("id")), scope.select(pl.col("object").alias("id"))])
+            among = dict(ends.group_by("id").len().iter_rows())
+            hidden = {n: degree_of[n] - among.get(n, 0) for n in kept if degree_of[n] - among.get(n, 0)}
+    names = {str(r[0]): (str(r[1]), str(r[2]) or "unknown") for r in ranked[: max_nodes + 5]}
+    return _draw(
+        scope,
+        values,
+        kept,
+        left_out,
+        omitted,
+        degree_of,
+        hop_of,
+        hidden,
+        names,
+        center=center,
+        hops=hops,
+        max_nodes=max_nodes,
+        total_nodes=total_nodes,
+        total_edges=total_edges,
+        edge_cap=edge_cap,
+    )
+
+
+def _draw(
+    scope: pl.DataFrame,
+    values: pl.DataFrame,
+    kept: Sequence[str],
+    left_out: Sequence[str],
+    omitted: int,
+    degree_of: Mapping[str, int],
+    hop_of: Mapping[str, int],
+    hidden: Mapping[str, int],
+    names: Mapping[str, tuple[str, str]],
+    *,
+    center: str | None,
+    hops: int,
+    max_nodes: int,
+    total_nodes: int,
+    total_edges: int,
+    edge_cap: int,
+) -> GraphView:
+    """The view of the chosen entities ``kept``: the edges of ``scope`` among them (at most ``edge_cap`` facts), the
+    values of ``values`` in their tooltips, named by ``names``; ``left_out``: a few omitted ones to name."""
+    # One edge per (subject, predicate, object): its facts' ids, count, span; the latest fact speaks for it.
+    drawn = (
+        scope.filter(pl.col("subject").is_in(kept) & pl.col("object").is_in(kept))
+        .sort(["start", "id"], nulls_last=False)
+        .group_by("subject", "predicate", "object", maintain_order=True)
+        .agg(
+            pl.all().last(),
+            pl.col("id").alias("ids"),
+            pl.len().alias("count"),
+            pl.col("valid_from").first().alias("first_from"),
+            pl.col("current").any().alias("any_current"),
+            pl.col("valid_to").is_null().any().alias("open"),
+            pl.col("valid_to").sort_by("end", nulls_last=False).last().alias("last_to"),
+            (pl.col("kind") == "event").all().alias("all_events")
+            if "kind" in scope.columns
+            else pl.lit(False).alias("all_events"),
+        )
+    )
+    drawn = drawn.sort(
+        [pl.col("any_current"), pl.col("all_events"), pl.col("start"), pl.col("id")],
+        descending=[True, True, True, True],
+        nulls_last=True,
+    )
+    edges_left = int(drawn["count"].sum()) - int(drawn.head(edge_cap)["count"].sum())  # facts, not edges
+    drawn = drawn.head(edge_cap).sort("id")
 
     node_values: dict[str, list[tuple[str, str, str | None, str | None]]] = {}
     for s, p, v, vf, vt in (
@@ -451,7 +561,7 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
                 event,
             )
         )
-    examples = tuple(names.get(n, (n, ""))[0] for n in omitted[:5])
+    examples = tuple(names.get(n, (n, ""))[0] for n in left_out)
     return GraphView(
         tuple(nodes),
         tuple(edges),
@@ -460,7 +570,7 @@ def build(  # noqa: C901  (over the limit before it was set: to split)
         max_nodes,
         total_nodes,
         total_edges,
-        len(omitted),
+        omitted,
         edges_left,
         examples,
         sum(len(v) for v in node_values.values()),

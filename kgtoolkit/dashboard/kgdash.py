@@ -5,6 +5,11 @@ data work either: frames, rankings, conflict groups and dry-run imports are libr
 shows is made from them by :mod:`kgtoolkit.dashboard.data` (no Streamlit there). This module caches those
 functions' answers and keeps the session's state.
 
+What a page draws is asked of the engine (issue #32): the Graph page's picture (:func:`graph_view`: the most
+connected entities, or a neighbourhood, and the facts among them), the entity pickers' ranking, the Entity page's
+facts, the Conflicts page's counts and page of groups, the facts of a table or a picture by id. The whole facts frame
+(:func:`facts_frame`) is read only for a text filter on the Conflicts page.
+
 Caching:
 
 * the store handle (:func:`open_graph`) and the search index (:func:`search_index`) are
@@ -33,7 +38,7 @@ import streamlit as st
 
 import kgtoolkit
 import kgtoolkit.store
-from kgtoolkit import analysis, frames
+from kgtoolkit import frames
 from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS, data, graphview
 from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
 from kgtoolkit.duplicates import DuplicateCandidate
@@ -111,9 +116,6 @@ class Ctx:
     def facts(self) -> pl.DataFrame:
         return facts_frame(self.path, self.read_only, self.version)
 
-    def facts_as_of(self) -> pl.DataFrame:
-        return facts_as_of(self.path, self.read_only, self.version, self.window)
-
 
 def ctx() -> Ctx:
     """The context of this run; stops the page with a clear message when the graph cannot be opened."""
@@ -144,12 +146,6 @@ def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str,
     return open_graph(path, read_only).predicate_labels()
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def facts_as_of(path: str, read_only: bool, version: tuple[object, ...], as_of: str | None) -> pl.DataFrame:
-    """The facts valid on ``as_of`` (the store's rule), filtered in memory from :func:`facts_frame`."""
-    return frames.valid_at(facts_frame(path, read_only, version), as_of)
-
-
 @st.cache_data(show_spinner=False, max_entries=4)
 def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, Any]:
     return open_graph(path, read_only).stats().to_dict()
@@ -157,24 +153,34 @@ def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def entity_ranking(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    """Every entity with its name, type and fact counts (both directions), most connected first
-    (:func:`kgtoolkit.analysis.most_connected`)."""
-    return analysis.most_connected(facts_frame(path, read_only, version), frames.entities(open_graph(path, read_only)))
+    """Every entity with its name, type and fact counts (both directions), most connected first, counted in the
+    engine (:func:`kgtoolkit.dashboard.data.entity_ranking`: no facts read)."""
+    return data.entity_ranking(open_graph(path, read_only))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def entity_choices(path: str, read_only: bool, version: tuple[object, ...], limit: int) -> data.EntityChoices:
-    """What an entity picker lists (:func:`~kgtoolkit.dashboard.data.entity_choices` of :func:`entity_ranking`),
-    made once per data version, not on every run; never changed."""
-    return data.entity_choices(entity_ranking(path, read_only, version), limit)
+    """What an entity picker lists: the ``limit`` most connected entities, ranked in the engine
+    (:func:`~kgtoolkit.dashboard.data.entity_choices` of :func:`kgtoolkit.dashboard.data.entity_ranking`), made once
+    per data version, not on every run; never changed."""
+    return data.entity_choices(data.entity_ranking(open_graph(path, read_only), limit=limit), limit)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def entity_choice(path: str, read_only: bool, version: tuple[object, ...], entity_id: str) -> tuple[str, int] | None:
+    """One entity a picker holds that its list does not: its name and fact count, or None when the graph has no
+    such entity (any more)."""
+    row = data.entity_ranking(open_graph(path, read_only), ids=[entity_id])
+    return (row["name"][0], int(row["facts"][0])) if row.height else None
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def entity_facts(
     path: str, read_only: bool, version: tuple[object, ...], entity_id: str, window: str | None
 ) -> data.EntityFacts:
-    """The Entity page's lists (:func:`kgtoolkit.dashboard.data.entity_facts`: what ``kg.query`` answers)."""
-    return data.entity_facts(facts_frame(path, read_only, version), entity_id, window)
+    """The Entity page's lists (:func:`kgtoolkit.dashboard.data.entity_page_facts`: what ``kg.query`` answers, the
+    entity's facts alone read from the store)."""
+    return data.entity_page_facts(open_graph(path, read_only), entity_id, window, labels(path, read_only, version))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -194,10 +200,18 @@ def graph_view(
     types: tuple[str, ...],
     max_nodes: int,
 ) -> graphview.GraphView:
-    """The data behind the Graph page's picture (cached: recentring back and forth is instant)."""
-    facts = facts_as_of(path, read_only, version, as_of)
-    return graphview.build(
-        facts, center=center, hops=hops, predicates=list(preds) or None, types=list(types) or None, max_nodes=max_nodes
+    """The data behind the Graph page's picture (cached: recentring back and forth is instant), asked of the engine
+    (:func:`kgtoolkit.dashboard.data.graph_overview`: the most connected entities, or the centre's neighbourhood, and
+    the facts among those drawn)."""
+    return data.graph_overview(
+        open_graph(path, read_only),
+        as_of,
+        labels(path, read_only, version),
+        center=center,
+        hops=hops,
+        predicates=list(preds) or None,
+        types=list(types) or None,
+        max_nodes=max_nodes,
     )
 
 
@@ -213,9 +227,31 @@ def graph_facts(
     types: tuple[str, ...],
     max_nodes: int,
 ) -> pl.DataFrame:
-    """The facts the Graph page draws (:func:`graph_view`'s, each edge's facts), as rows of :func:`facts_as_of`."""
+    """The facts the Graph page draws (:func:`graph_view`'s, each edge's facts), read by id alone, labelled."""
     view = graph_view(path, read_only, version, as_of, center, hops, preds, types, max_nodes)
-    return data.facts_by_id(facts_as_of(path, read_only, version, as_of), view.edge_ids)
+    return facts_with_ids(path, read_only, version, tuple(view.edge_ids))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def facts_with_ids(path: str, read_only: bool, version: tuple[object, ...], ids: tuple[int, ...]) -> pl.DataFrame:
+    """The facts of ``ids`` alone, by id, each predicate labelled (:func:`kgtoolkit.frames.facts_with_ids`)."""
+    return data.labelled(
+        frames.facts_with_ids(open_graph(path, read_only), ids),
+        labels(path, read_only, version),
+        alias="predicate_label",
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def relationship(path: str, read_only: bool, version: tuple[object, ...], subject: str, predicate: str) -> pl.DataFrame:
+    """Every fact of one (subject, predicate), oldest first (:func:`kgtoolkit.dashboard.data.relationship_history`
+    of the subject's facts of that predicate, read alone)."""
+    kg = open_graph(path, read_only)
+    found = pl.concat(list(frames.stream(kg, entity=subject, predicate=predicate)))
+    assert isinstance(found, pl.DataFrame)
+    return data.relationship_history(
+        data.labelled(found, labels(path, read_only, version), alias="predicate_label"), subject, predicate
+    )
 
 
 def _view_bytes(view: graphview.GraphView) -> bytes:
@@ -282,12 +318,33 @@ def facts_view(
 ) -> graphview.GraphView:
     """The facts of ``colors`` drawn as a graph, the edges holding one in its colour
     (:func:`kgtoolkit.dashboard.data.facts_view`); ``ids``: the same facts, the cache's key."""
-    return data.facts_view(facts_frame(path, read_only, version), dict(colors), max_nodes)
+    return data.facts_view(facts_with_ids(path, read_only, version, ids), dict(colors), max_nodes)
+
+
+@st.cache_data(show_spinner="Counting conflicts…", max_entries=4)
+def conflict_counts(path: str, read_only: bool, version: tuple[object, ...]) -> tuple[int, int]:
+    """How many conflict groups there are, and how many need action (:func:`kgtoolkit.store.conflict_counts`)."""
+    return data.conflict_counts(open_graph(path, read_only))
+
+
+@st.cache_resource(show_spinner="Finding conflicts…", max_entries=16)
+def conflict_page(
+    path: str, read_only: bool, version: tuple[object, ...], needs_only: bool, page: int, per_page: int
+) -> data.ConflictPage:
+    """One page of conflict groups and their facts, asked of the engine (:func:`kgtoolkit.dashboard.data.conflict_page`)."""
+    return data.conflict_page(
+        open_graph(path, read_only),
+        labels(path, read_only, version),
+        needs_only=needs_only,
+        page=page,
+        per_page=per_page,
+    )
 
 
 @st.cache_data(show_spinner="Finding conflicts…", max_entries=4)
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
-    """The conflict groups, each predicate labelled (:func:`kgtoolkit.dashboard.data.conflict_table`)."""
+    """Every conflict group, each predicate labelled (:func:`kgtoolkit.dashboard.data.conflict_table` of the whole
+    facts frame): what a text filter on the Conflicts page reads."""
     return data.conflict_table(
         facts_frame(path, read_only, version),
         labels(path, read_only, version),
@@ -444,6 +501,19 @@ def set_entity(entity_id: str | None) -> None:
         del st.query_params["entity"]
 
 
+def _held(
+    c: Ctx, choices: data.EntityChoices, current: str | None
+) -> tuple[str | None, dict[str, str], dict[str, int]]:
+    """The entity a picker holds (None when the graph has it no more) and the names and fact counts it shows: the
+    list's, and the held one's when the list does not have it (typed, or from a link: looked up alone)."""
+    if current is None or current in choices.known:
+        return current, choices.names, choices.counts
+    extra = entity_choice(c.path, c.read_only, c.version, current)
+    if extra is None:
+        return None, choices.names, choices.counts
+    return current, {**choices.names, current: extra[0]}, {**choices.counts, current: extra[1]}
+
+
 def entity_picker(
     c: Ctx,
     *,
@@ -461,8 +531,8 @@ def entity_picker(
     ``state`` key keeps a second choice of its own (the Paths page's target).
     """
     choices = entity_choices(c.path, c.read_only, c.version, limit)
-    known, top, labels, counts = choices.known, choices.top, choices.names, choices.counts
-    current = st.session_state.get(state)
+    top = choices.top
+    current, labels, counts = _held(c, choices, st.session_state.get(state))
 
     def choose(entity_id: str | None) -> None:
         if state == "entity":
@@ -470,8 +540,6 @@ def entity_picker(
         else:
             st.session_state[state] = entity_id
 
-    if current is not None and current not in known:
-        current = None
     ids: list[str | None] = list(top)
     if current is not None and current not in ids:
         ids.append(current)

@@ -17,6 +17,7 @@ the seam between what the engines share and what differs::
     _cleanup.py    what the duplicate candidates and the checks read
     _not_same.py   the pairs a person said are not the same, kept through merges and renames
     _aggregates.py churn and event counts per period, grouped in the engine (the analysis of a graph)
+    _overview.py   the most connected entities and the facts among a few, for a picture of the graph
     _rankings.py   the most volatile, most changed and most connected counts, and the span of the facts, in the engine
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
     _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
@@ -43,6 +44,16 @@ from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
 from ._not_same import check_kind
 from ._operations import GraphStore, connect
+from ._overview import (
+    LinkRanking,
+    Neighbourhood,
+    conflict_counts,
+    facts_among,
+    facts_with_ids,
+    link_ranking,
+    neighbourhood,
+    window_keys,
+)
 from ._rankings import changing_pair_facts, connected_counts, fact_span, nearest_bounds, volatile_counts
 from ._schema import SCHEMA_VERSION
 
@@ -57,12 +68,15 @@ __all__ = [
     "GraphStore",
     "ImportReport",
     "InvalidRows",
+    "LinkRanking",
     "Location",
+    "Neighbourhood",
     "PeriodPlan",
     "StructuralRows",
     "changing_pair_facts",
     "check_kind",
     "churn_counts",
+    "conflict_counts",
     "connect",
     "connected_counts",
     "copy_graph",
@@ -74,14 +88,18 @@ __all__ = [
     "event_counts",
     "event_pairs",
     "fact_span",
+    "facts_among",
     "facts_batches",
     "facts_table",
+    "facts_with_ids",
     "import_facts",
     "import_graph",
     "is_empty",
     "is_kgtoolkit_file",
     "is_sqlite_file",
+    "link_ranking",
     "nearest_bounds",
+    "neighbourhood",
     "period_plan",
     "read_foreign",
     "read_table",
@@ -90,4 +108,5 @@ __all__ = [
     "restore",
     "structural_rows",
     "volatile_counts",
+    "window_keys",
 ]

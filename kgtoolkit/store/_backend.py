@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from .._errors import ReadOnly
 from ._location import Location
 from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
 
@@ -233,6 +234,24 @@ class Backend(abc.ABC):
         """How many fact ids a bulk load left out of the full-text index (an upper bound: ids never used count)."""
         (n,) = cur.execute("SELECT COALESCE(sum(hi - lo), 0) FROM fact_search_pending").fetchone()
         return int(n)
+
+    def index_text(self) -> int:
+        """Index the facts that big loads left out of the full-text index (contract §15), in one write; how many fact
+        ids that covered (0, reading one small table, when nothing was pending). A read-only graph with pending
+        facts is refused: its word search would miss them."""
+        with self.read() as cur:
+            pending = self.text_index_pending(cur)
+        if not pending:
+            return 0
+        try:
+            return self.write(self.fill_text_index)
+        except ReadOnly as exc:
+            raise ReadOnly(
+                f"{pending:,} facts loaded in bulk are not in the full-text index yet, and this graph is open "
+                "read-only: a word search would miss them. Open the graph writable once (`kgtoolkit index`, or any "
+                "word search, fills the index)",
+                **exc.data,
+            ) from exc
 
     def fill_text_index(self, cur: Cursor) -> int:
         """Inside a write transaction: index the facts bulk loads left pending, in one statement per load;

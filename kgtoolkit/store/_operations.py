@@ -67,7 +67,6 @@ from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
 from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
-from ._search import fill_text_index
 
 __all__ = ["GraphStore", "connect"]
 
@@ -1223,7 +1222,7 @@ class GraphStore:
         """Fill the full-text index (contract §15) with the facts a big import left to it; how many fact ids that
         covered (0 when it was complete). The first word search does this by itself; call it (or run
         `kgtoolkit index`) to pay that cost at a time of your choosing. Refused on a read-only graph."""
-        return fill_text_index(self)
+        return self._backend.index_text()
 
     def mark_not_same(self, first: str, second: str, *, kind: str = "entities") -> tuple[str, str, str, str, bool, str]:
         """Record that ``first`` and ``second`` are not the same (entities, or predicates): (a, a's name, b, b's name,

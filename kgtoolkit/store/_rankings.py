@@ -12,7 +12,7 @@ key (``COLLATE "C"`` on PostgreSQL: byte order, as SQLite and polars compare).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._time import OPEN_END, OPEN_START
 from .._validity import Clock
@@ -182,28 +182,34 @@ def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataF
     )
 
 
-def connected_counts(kg: GraphStore, top: int | None) -> pl.DataFrame:
-    """Every entity of the graph with ``outgoing`` (the facts it is the subject of, values included) and
-    ``incoming`` (the facts whose object it is) counted in the engine, most facts first (``outgoing + incoming``),
-    ties by id (byte order), the first ``top`` (None: all): ``id``, ``name``, ``type``, ``outgoing``, ``incoming``.
+def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | None = None) -> pl.DataFrame:
+    """Every entity of the graph (``ids``: only these) with ``outgoing`` (the facts it is the subject of, values
+    included) and ``incoming`` (the facts whose object it is) counted in the engine, most facts first
+    (``outgoing + incoming``), ties by id (byte order), the first ``top`` (None: all): ``id``, ``name``, ``type``,
+    ``outgoing``, ``incoming``.
 
     Each side is one GROUP BY over its index (``facts_subject``, ``facts_object``); the ranking is cut in SQL and
     only the kept rows' names and types are read."""
     import polars as pl
 
     d = kg._backend.dialect
+    params: dict[str, Any] = {"limit": q.page(d, top, 0)["limit"]}
+    only = ""
+    if ids is not None:
+        only = f" WHERE e.id IN {d.values('ids')}"
+        params["ids"] = d.list_param(sorted(set(ids)))
     counted = (
-        "SELECT e.id AS id, coalesce(o.n, 0) AS outgoing, coalesce(i.n, 0) AS incoming FROM entities e "
+        f"SELECT e.id AS id, coalesce(o.n, 0) AS outgoing, coalesce(i.n, 0) AS incoming FROM entities e "
         "LEFT JOIN (SELECT f.subject AS k, count(*) AS n FROM facts f GROUP BY f.subject) o ON o.k = e.id "
         "LEFT JOIN (SELECT f.object_id AS k, count(*) AS n FROM facts f WHERE f.object_id IS NOT NULL "
-        "GROUP BY f.object_id) i ON i.k = e.id "
+        f"GROUP BY f.object_id) i ON i.k = e.id{only} "
         "ORDER BY coalesce(o.n, 0) + coalesce(i.n, 0) DESC, e.id LIMIT :limit"
     )
     with kg._read() as cur:
         rows = cur.execute(
             "SELECT r.id, e.name, e.type, r.outgoing, r.incoming "
             f"FROM ({counted}) r JOIN entities e ON e.id = r.id ORDER BY r.outgoing + r.incoming DESC, r.id",
-            {"limit": q.page(d, top, 0)["limit"]},
+            params,
         ).fetchall()
     return pl.DataFrame(
         rows,

@@ -37,7 +37,6 @@ __all__ = [
     "entity_triples",
     "facts_by_ids",
     "facts_citing",
-    "fill_text_index",
     "graph_texts",
     "hop_distances",
     "lexical_facts",
@@ -496,25 +495,6 @@ def _triple_groups(inner: str) -> str:
     )
 
 
-def fill_text_index(kg: GraphStore) -> int:
-    """Index the facts that big loads left out of the full-text index (contract §15), in one write; how many fact
-    ids that covered (0, reading one small table, when nothing was pending). A read-only graph with pending facts
-    is refused: its word search would miss them."""
-    with kg._backend.read() as cur:
-        pending = kg._backend.text_index_pending(cur)
-    if not pending:
-        return 0
-    try:
-        return kg._backend.write(kg._backend.fill_text_index)
-    except ReadOnly as exc:
-        raise ReadOnly(
-            f"{pending:,} facts loaded in bulk are not in the full-text index yet, and this graph is open "
-            "read-only: a word search would miss them. Open the graph writable once (`kgtoolkit index`, or any "
-            "word search, fills the index)",
-            **exc.data,
-        ) from exc
-
-
 def lexical_facts(
     kg: GraphStore, words: Sequence[str], limit: int, *, as_of: TimeInput | None = None, current_only: bool = False
 ) -> list[tuple[int, float]]:
@@ -527,7 +507,7 @@ def lexical_facts(
         return []
     d = kg._backend.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
-    fill_text_index(kg)
+    kg._backend.index_text()
     with kg._backend.read() as cur:
         asked, every = _plan(cur, kg, "fact_search", words)
         rows: list[Any] = []

@@ -490,4 +490,4 @@ def _positional(sql: str, params: dict[str, Any]) -> tuple[str, list[Any]]:
         values.append(params[match.group(1)])
         return "?"
 
-    return re.sub(r"(?<![:\w]):([a-z_]+)\b", swap, sql), values
+    return re.sub(r"(?<![:\w]):([A-Za-z_]\w*)", swap, sql), values  # PostgreSQL's names: digits after the first

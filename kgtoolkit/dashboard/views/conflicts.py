@@ -19,26 +19,32 @@ st.caption(
     f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out."
 )
 
-table = kgdash.conflict_table(c.path, c.read_only, c.version)  # each predicate labelled (contract §13)
-needs = data.conflict_groups(table, needs_only=True, text="")
+groups, needing = kgdash.conflict_counts(c.path, c.read_only, c.version)  # counted in the engine
 m1, m2, m3 = st.columns(3)
-m1.metric("Groups", f"{table.height:,}")
-m2.metric("Need action", f"{needs.height:,}")
-m3.metric("History only", f"{table.height - needs.height:,}")
+m1.metric("Groups", f"{groups:,}")
+m2.metric("Need action", f"{needing:,}")
+m3.metric("History only", f"{groups - needing:,}")
 if c.read_only:
     st.info("Read-only mode: invalidating and superseding are disabled.", icon=":material/lock:")
 
 f1, f2, f3 = st.columns([1, 2, 1])
-only = f1.toggle("Needs action only", value=needs.height > 0, key="conflicts_only")
+only = f1.toggle("Needs action only", value=needing > 0, key="conflicts_only")
 text = f2.text_input("Filter by subject or predicate", key="conflicts_filter", placeholder="e.g. owned_by")
-shown = data.conflict_groups(table, needs_only=only, text=text)
 per_page = 20
-pages = data.page_count(shown.height, per_page)
+if text.strip():  # a text filter looks at every group: the whole table (each predicate labelled, contract §13)
+    shown = data.conflict_groups(kgdash.conflict_table(c.path, c.read_only, c.version), needs_only=only, text=text)
+    count = shown.height
+else:
+    count = needing if only else groups
+pages = data.page_count(count, per_page)
 page = f3.number_input(f"Page (of {pages})", 1, pages, 1, key="conflicts_page")
-if shown.height == 0:
-    st.success("No conflict groups here." if table.height == 0 or not only else "No group needs action.")
-
-facts = c.facts()
+if count == 0:
+    st.success("No conflict groups here." if groups == 0 or not only else "No group needs action.")
+if text.strip():
+    listed, facts = data.page_of(shown, page, per_page), c.facts()
+else:  # the first view: one page of groups judged and cut in the engine, and their facts alone
+    found = kgdash.conflict_page(c.path, c.read_only, c.version, only, int(page), per_page)
+    listed, facts = found.groups, found.facts
 
 
 def _fact_label(labels: dict[int, str], fact_id: int) -> str:
@@ -73,7 +79,7 @@ if st.session_state.get("conflicts_done"):
 if st.session_state.get("conflicts_error"):
     st.error(st.session_state.pop("conflicts_error"))
 
-for group in data.page_of(shown, page, per_page).iter_rows(named=True):
+for group in listed.iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
     said = group["predicate_label"]  # the predicate as people spell it (contract §13)
     title = (

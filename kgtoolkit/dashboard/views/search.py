@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 import kgtoolkit
-from kgtoolkit.dashboard import data, kgdash
+from kgtoolkit.dashboard import kgdash
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -121,7 +121,6 @@ except Exception as exc:  # keep the page up whatever the search module does
     st.error(md_text(f"Search failed: {type(exc).__name__}: {exc}"))
     result = None
 
-facts = c.facts()
 hits = list(result.hits) if result is not None else []
 if result is not None:
     named = result.named
@@ -168,7 +167,7 @@ for rank, hit in enumerate(hits, 1):
                 st.caption(_why(hit.explain))
             if hit.note:
                 st.caption(md_text(hit.note))
-            same = data.relationship_history(facts, hit.fact.subject, hit.fact.predicate)
+            same = kgdash.relationship(c.path, c.read_only, c.version, hit.fact.subject, hit.fact.predicate)
             if same.height > 1:
                 with st.expander("Graph context: the history of this relationship"):
                     kgdash.show_facts(same, key=f"search_ctx_{rank}")
@@ -182,6 +181,9 @@ for rank, hit in enumerate(hits, 1):
             linked = [ctx.fact for ctx in (*hit.backs, *hit.mentions)]
             if linked:
                 with st.expander(f"Graph context: {len(linked)} related fact(s)"):
-                    kgdash.show_facts(data.facts_by_id(facts, [f.id for f in linked]), key=f"search_mem_{rank}")
+                    kgdash.show_facts(
+                        kgdash.facts_with_ids(c.path, c.read_only, c.version, tuple(f.id for f in linked)),
+                        key=f"search_mem_{rank}",
+                    )
 
 kgdash.footer(c, "search")

@@ -1,0 +1,166 @@
+"""The dashboard's first views asked of the engine (issue #32), each the twin of the whole-frame path it replaced, on
+both engines: the Graph page's overview (``data.graph_overview``: the most connected entities ranked in SQL, the
+facts among them read alone) is the very ``GraphView`` that ``graphview.build`` makes of the whole frame valid then;
+the entity pickers' ranking (``data.entity_ranking``) is ``analysis.most_connected`` of the whole frame; the Entity
+page's lists (``data.entity_page_facts``) are ``data.entity_facts`` of the whole frame; the Conflicts page's counts
+and each page of groups (``data.conflict_counts``, ``data.conflict_page``) are those of ``data.conflict_table`` of
+the whole frame, and so are each group's facts."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import kgtoolkit
+from kgtoolkit import KnowledgeGraph, analysis, frames
+from kgtoolkit.dashboard import data, graphview
+from kgtoolkit.generate import generate
+from kgtoolkit.store import _sqlite, import_facts
+
+WINDOWS = [None, "2024-03-15", "2024-06", "2025", "2024-01-01/2024-02-29", "1990-01-01"]
+
+
+def _whole(kg: KnowledgeGraph, window: str | None) -> pl.DataFrame:
+    """The frame the Graph page drew from before: every fact, labelled, kept to the window (kgdash.facts_as_of)."""
+    return frames.valid_at(data.labelled(frames.facts(kg), kg.predicate_labels(), alias="predicate_label"), window)
+
+
+def same_overviews(
+    kg: KnowledgeGraph,
+    windows: list[str | None],
+    caps: tuple[int, ...],
+    centres: int = 3,
+    hops: tuple[int, ...] = (1, 2),
+) -> None:
+    """The overview, and the neighbourhoods of a few entities (the most connected, a middling one, the last)."""
+    labels = kg.predicate_labels()
+    preds = sorted(p.id for p in kg.predicates())
+    types = sorted(kg.stats().entities_by_type)
+    filters: list[tuple[list[str] | None, list[str] | None]] = [(None, None), (preds[:2], None), (None, types[:1])]
+    filters.append((preds[1:3], types[:2]))
+    ids = analysis.most_connected(frames.facts(kg), frames.entities(kg))["id"].to_list()
+    chosen = [ids[i] for i in sorted({0, len(ids) // 2, len(ids) - 1})][:centres] if ids else []
+    centres_hops = [(c, h) for c in chosen for h in hops]
+    for window in windows:
+        whole = _whole(kg, window)
+        for cap, (p, t) in itertools.product(caps, filters):
+            want = graphview.build(whole, predicates=p, types=t, max_nodes=cap)
+            got = data.graph_overview(kg, window, labels, predicates=p, types=t, max_nodes=cap)
+            assert got == want, (window, cap, p, t)
+        for center, hop in centres_hops:
+            for cap, (p, t) in itertools.product(caps[:3], filters):
+                want = graphview.build(whole, center=center, hops=hop, predicates=p, types=t, max_nodes=cap)
+                got = data.graph_overview(
+                    kg, window, labels, center=center, hops=hop, predicates=p, types=t, max_nodes=cap
+                )
+                assert got == want, (window, center, hop, cap, p, t)
+
+
+def same_pickers_and_entity_pages(kg: KnowledgeGraph, windows: list[str | None]) -> None:
+    facts = frames.facts(kg)
+    ranking = analysis.most_connected(facts, frames.entities(kg))
+    assert_frame_equal(data.entity_ranking(kg), ranking)
+    assert_frame_equal(data.entity_ranking(kg, limit=7), ranking.head(7))
+    some = ranking["id"].to_list()[::5][:6]
+    assert_frame_equal(data.entity_ranking(kg, ids=some), ranking.filter(pl.col("id").is_in(some)))
+    assert data.entity_ranking(kg, ids=[]).height == 0
+    labelled = data.labelled(facts, kg.predicate_labels(), alias="predicate_label")
+    for entity, window in itertools.product(ranking["id"].to_list()[:3] + ranking["id"].to_list()[-2:], windows):
+        want = data.entity_facts(labelled, entity, window)
+        got = data.entity_page_facts(kg, entity, window, kg.predicate_labels())
+        for name in ("history", "current", "valid", "cited"):
+            assert_frame_equal(getattr(got, name), getattr(want, name))
+        assert got.ended == want.ended
+
+
+_FROM_NOW = ["overlap", "open_for"]
+
+
+def same_conflict_pages(kg: KnowledgeGraph, per_page: int) -> None:
+    labels = kg.predicate_labels()
+    whole = data.labelled(frames.facts(kg), labels, alias="predicate_label")
+    table = data.conflict_table(whole, labels, kg.config.multi_valued)
+    needing = data.conflict_groups(table, needs_only=True, text="")
+    assert data.conflict_counts(kg) == (table.height, needing.height)
+    for needs_only in (True, False):
+        shown = data.conflict_groups(table, needs_only=needs_only, text="")
+        for page in range(1, data.page_count(shown.height, per_page) + 2):  # and one past the last
+            found = data.conflict_page(kg, labels, needs_only=needs_only, page=page, per_page=per_page)
+            assert found.total == shown.height
+            want = data.page_of(shown, page, per_page)
+            assert_frame_equal(found.groups.drop(_FROM_NOW), want.drop(_FROM_NOW))  # durations to now: read apart
+            for column in _FROM_NOW:
+                assert found.groups[column].is_null().to_list() == want[column].is_null().to_list()
+            for ids in found.groups["facts"].to_list():
+                assert_frame_equal(data.group_facts(found.facts, ids), data.group_facts(whole, ids))
+
+
+def test_generated_graphs_draw_and_rank_the_same_from_the_engine(kg: KnowledgeGraph) -> None:
+    kg.configure(event_predicates={"criticize"})
+    import_facts(kg, generate(2_500, seed=11, start="2023-11-20", days=900), allow_commas=True)
+    kg.add("China", "criticize", "Japan", valid_from="2024-02-29", valid_to="2024-02-29")
+    kg.add("Acme", "likes", "Acme", valid_from="2024-03-01")  # a fact from an entity to itself
+    kg.add("Acme", "email", "a@acme.example", valid_from="2024-01-01")
+    same_overviews(kg, WINDOWS, (1, 10, 120, 500), hops=(1, 2, 3))
+    same_pickers_and_entity_pages(kg, [None, "2024-06", "2024-01-01/2024-02-29"])
+    same_conflict_pages(kg, 7)
+
+
+def test_a_graph_of_value_facts_only_and_an_empty_one_draw_the_same(kg: KnowledgeGraph) -> None:
+    same_overviews(kg, [None, "2026-01-01"], (1, 5))
+    same_pickers_and_entity_pages(kg, [None])
+    same_conflict_pages(kg, 3)
+    for i in range(8):
+        kg.add(f"svc{i}", "email", f"svc{i}@acme.example", valid_from="2025-01-01")
+        kg.add(f"svc{i}", "url", f"https://svc{i}.example")
+    same_overviews(kg, [None, "2025-06-01", "2024-06-01"], (1, 5, 20))
+    same_pickers_and_entity_pages(kg, [None, "2025"])
+
+
+_names = st.sampled_from(["a", "b", "c", "d", "e", "f", "B", "é", "a b"])
+_days = st.sampled_from([None, "2024-01-01", "2024-03-15", "2024-06-30", "2025-01-01"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=st.lists(
+        st.tuples(_names, st.sampled_from(["uses", "owns", "email"]), _names, _days, _days), min_size=0, max_size=25
+    ),
+    cap=st.integers(1, 6),
+)
+def test_any_small_graph_draws_the_same_from_the_engine(
+    rows: list[tuple[str, str, str, str | None, str | None]], cap: int
+) -> None:
+    """Ties in degree cut at the cap, self loops, entities named alike, open and closed intervals: the same view."""
+    with kgtoolkit.open(":memory:") as kg:
+        kg.configure(value_predicates={"email"})
+        for subject, predicate, obj, start, end in rows:
+            if start is not None and end is not None and end < start:
+                start, end = end, start
+            kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
+        same_overviews(kg, [None, "2024-03-15", "2024"], (cap,), centres=3, hops=(1, 3))
+
+
+def test_the_reader_process_binds_every_listed_parameter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A big SQLite graph is read in the reader process, where ``:name`` parameters become positional: names with
+    digits (``:i0``, ``:i1``, … of an id list) were left unbound there ("parameter count mismatch", the Graph page's
+    first view at 100,000 facts), while small graphs read in process passed."""
+    with kgtoolkit.open(tmp_path / "big.sqlite3") as kg:
+        import_facts(kg, generate(400, seed=3, start="2024-01-01", days=200), allow_commas=True)
+        labels, here = kg.predicate_labels(), data.graph_overview(kg, None, kg.predicate_labels(), max_nodes=40)
+        ids = [i for e in here.edges for i in e.ids]
+        monkeypatch.setattr(_sqlite, "SMALL", 0)  # every table read in the reader process
+        assert data.graph_overview(kg, None, labels, max_nodes=40) == here
+        assert frames.facts_with_ids(kg, ids)["id"].to_list() == sorted(ids)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True])
+def test_a_cap_below_one_is_refused_as_build_refuses_it(kg: KnowledgeGraph, bad: int) -> None:
+    with pytest.raises(kgtoolkit.InvalidRequest):
+        data.graph_overview(kg, None, {}, max_nodes=bad)
