@@ -491,7 +491,7 @@ def _import_batches(
         seeds = (secrets.randbits(63), secrets.randbits(63))
         load = _Load(
             aliases=dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall()),
-            known=dict(cur.execute("SELECT id, type FROM entities").fetchall()),
+            known=_entity_types(backend, cur),
             seeds=seeds,
             present=_present_keys(backend, cur, seeds),
         )
@@ -598,7 +598,7 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> pl.D
         "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
         "AS _t FROM facts f WHERE f.id >= :lo AND f.id < :hi"
     )
-    hasher = _Load(aliases={}, known={}, seeds=seeds, present=parts[0])
+    hasher = _Load(aliases={}, known=pl.DataFrame(), seeds=seeds, present=parts[0])
     step = 1_000_000
     for start in range(int(lo), int(hi) + 1, step):
         _, (table,) = backend.read_arrow([(sql, {"lo": start, "hi": start + step})], cur=cur)
@@ -818,22 +818,43 @@ class _Load:
     load of a billion facts, and the seeds are drawn per load, so no input can be made to collide)."""
 
     aliases: dict[str, str]
-    known: dict[str, str]
+    known: pl.DataFrame  # id, type, made (by this load): every entity so far
     seeds: tuple[int, int]
     present: pl.DataFrame
     clashes: dict[str, tuple[str, set[str]]] = dataclasses.field(default_factory=dict)
-    #: The entities this load made: a type a later batch gives one of them is its first type, not an upgrade.
-    created: set[str] = dataclasses.field(default_factory=set)
+
+    def clash(self, entity_id: str, kept: str, types: set[str], clash: set[str]) -> None:
+        """A batch gave ``entity_id`` the concrete ``types`` and it kept ``kept``: remembered when they clash (or
+        clashed before), to be said once at the end."""
+        if clash or entity_id in self.clashes:
+            self.clashes[entity_id] = (kept, self.clashes.get(entity_id, (kept, set()))[1] | types)
+
+    def existing(self, rows: pl.DataFrame) -> dict[str, str]:
+        """The type of each known entity a batch names (by id, or by an alias of it)."""
+        import polars as pl
+
+        named = pl.concat([rows["_subject"].struct.field("id"), rows["_object_id"]]).drop_nulls().unique()
+        targets = [self.aliases[i] for i in named.to_list() if i in self.aliases] if self.aliases else []
+        ids = pl.concat([named, pl.Series(targets, dtype=pl.String)])
+        return dict(self.known.filter(pl.col("id").is_in(ids.implode())).select("id", "type").iter_rows())
 
     def made(self, new: pl.DataFrame, upgrades: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """A batch made the entities ``new`` and gave types (``upgrades``: (type, id)): the next batches know them;
         the upgrades that count (a type given to an entity this load made is its first type, not an upgrade)."""
         import polars as pl
 
-        self.known.update(new.select("id", pl.col("type").fill_null("unknown")).iter_rows())
-        self.known.update((i, t) for t, i in upgrades)
-        self.created.update(new["id"].to_list())
-        return [(t, i) for t, i in upgrades if i not in self.created]
+        made_here: set[str] = set()
+        if upgrades:
+            typed = pl.DataFrame(upgrades, schema={"new_type": pl.String, "id": pl.String}, orient="row")
+            made_here = set(self.known.filter(pl.col("made") & pl.col("id").is_in(typed["id"].implode()))["id"])
+            self.known = (
+                self.known.join(typed, on="id", how="left")
+                .with_columns(pl.coalesce("new_type", "type").alias("type"))
+                .drop("new_type")
+            )
+        created = new.select("id", pl.col("type").fill_null("unknown"), pl.lit(True).alias("made"))
+        self.known = pl.concat([self.known, created], rechunk=False)
+        return [(t, i) for t, i in upgrades if i not in made_here]
 
     def new_facts(self, todo: pl.DataFrame) -> pl.DataFrame:
         """The rows of ``todo`` (a batch, its own duplicates dropped) whose key is not present yet; they become
@@ -857,7 +878,7 @@ class _Load:
                 seen.unique().with_columns(_seen=pl.lit(True)), on=["_h1", "_h2"], how="left", maintain_order="left"
             )["_seen"].is_null()
             todo, hashed = todo.filter(keep), hashed.filter(keep)
-        self.present = pl.concat([self.present, hashed])
+        self.present = pl.concat([self.present, hashed], rechunk=False)
         return todo
 
     def hashes(self, keys: pl.DataFrame) -> pl.DataFrame:
@@ -889,7 +910,7 @@ def _write(
 
     warnings: list[str] = []
     aliases = load.aliases if load is not None else dict(cur.execute("SELECT alias, entity_id FROM aliases").fetchall())
-    existing = load.known if load is not None else _existing_entities(backend, cur, rows, aliases)
+    existing = load.existing(rows) if load is not None else _existing_entities(backend, cur, rows, aliases)
 
     def resolve(ids: pl.Expr) -> pl.Expr:  # exact id, then alias, else the id itself (a new entity)
         alias_hits = {a: e for a, e in aliases.items() if a not in existing}
@@ -953,7 +974,7 @@ def _write(
         kept = q.upgraded_type(existing.get(entity_id, "unknown"), first_type)
         clash = set(types) - {kept}
         if load is not None:  # said once, at the end of the load, with every batch's types
-            load.clashes[entity_id] = (kept, load.clashes.get(entity_id, (kept, set()))[1] | set(types))
+            load.clash(entity_id, kept, set(types), clash)
         elif clash:
             warnings.append(f"{entity_id!r} kept its type {kept}; the input also said {', '.join(sorted(clash))}")
     if load is not None:
@@ -1042,6 +1063,17 @@ def _write(
         types_upgraded=len(upgrades),
         warnings=tuple(warnings),
     )
+
+
+def _entity_types(backend: Backend, cur: Cursor) -> pl.DataFrame:
+    """Every entity of the graph: ``id``, ``type``, ``made`` (False: not made by the load reading this)."""
+    import polars as pl
+    import pyarrow as pa
+
+    _, (table,) = backend.read_arrow([("SELECT id, type FROM entities", {})], cur=cur)
+    known = pl.from_arrow(pa.Table.from_batches(table.to_batches(), schema=table.schema))
+    assert isinstance(known, pl.DataFrame)
+    return known.select(pl.col("id").cast(pl.String), pl.col("type").cast(pl.String), pl.lit(False).alias("made"))
 
 
 def _existing_entities(backend: Backend, cur: Cursor, rows: pl.DataFrame, aliases: Mapping[str, str]) -> dict[str, str]:
