@@ -1,13 +1,17 @@
-"""Time to first draw of the dashboard's Graph page on a generated graph (100,000 facts by default).
+"""Time to first draw of a dashboard page (Graph or Churn) on a generated graph (100,000 facts by default) or a given one.
 
-    python benchmarks/bench_dashboard.py                    # 100,000 facts, 3 runs
+    python benchmarks/bench_dashboard.py                    # 100,000 facts, 3 runs, the Graph page
     python benchmarks/bench_dashboard.py --facts 250000 --repeat 5 --json out.json
+    python benchmarks/bench_dashboard.py --db graph.sqlite3 --page churn --repeat 3
 
 Generates ``--facts`` facts with ``kgtoolkit.generate`` (seeded), imports them with
-``kgtoolkit.store.import_facts`` into a new file, starts ``kgtoolkit dashboard`` on it (loopback, a
-free port), and drives Debian's Chromium with Playwright (never a downloaded browser). Measured, wall
-clock from ``page.goto`` until the vis-network canvas inside the graph's iframe reports drawn nodes
-(``#mynetwork[data-drawn-nodes] > 0``, set on vis-network's ``afterDrawing``):
+``kgtoolkit.store.import_facts`` into a new file (or, with ``--db``, uses that graph, opened read-only only:
+nothing is written to it), starts ``kgtoolkit dashboard --read-only`` on it (loopback, a free port), and drives
+Debian's Chromium with Playwright (never a downloaded browser). Measured, wall clock from ``page.goto`` until the
+page is drawn: for ``--page graph`` (the default) until the vis-network canvas inside the graph's iframe reports
+drawn nodes (``#mynetwork[data-drawn-nodes] > 0``, set on vis-network's ``afterDrawing``); for ``--page churn``
+(``/churn``) until its first Vega-Lite chart has drawn (a ``canvas`` or ``svg`` in ``stVegaLiteChart``: the page
+has asked the engine for every table, since its charts come after them):
 
 * ``cold``   the first page load after the server started: asks the engine for the most connected entities
              and the facts among them (no Streamlit cache yet), builds the view, renders and draws it;
@@ -18,15 +22,18 @@ clock from ``page.goto`` until the vis-network canvas inside the graph's iframe 
 * ``repeat`` a repeat view on a warm server: a new tab in a browser profile that has opened the page
              once (its HTTP cache warm, as for a person opening the dashboard again): what is left is the
              page's run, its widgets' rendering and the drawing;
-* ``date``   changing the sidebar date on a loaded page until the redrawn graph shows other nodes
+* ``date``   (Graph page) changing the sidebar date on a loaded page until the redrawn graph shows other nodes
              (the engine asked again for that day, a new view, a redraw);
-* ``floor``  the same, warm and repeat, for a bare Streamlit page that shows only the same picture (the page
-             ``render_html`` makes for the default view, in ``st.iframe``): what Streamlit's own front
-             end and the drawing cost on this machine now, whatever the Graph page adds.
+* ``floor``  the same, warm and repeat, for a bare Streamlit page that shows only the same picture: for the Graph
+             page the page ``render_html`` makes for the default view, in ``st.iframe``, its view asked of the
+             engine as the Graph page asks it (``data.opening_day``, ``data.graph_overview``: no facts frame);
+             for the Churn page one Vega-Lite bar chart of 24 made-up months: what Streamlit's own front end and
+             the drawing cost on this machine now, whatever the page adds.
 
-The default view is the overview (the most connected entities, node cap 120) as of today. ``server_peak_rss_mib``:
-the dashboard server's peak resident memory (``VmHWM``) after the runs, ``server_tree_peak_rss_mib`` with its
-children's (the SQLite reader process).
+The Graph page's default view is the overview (the most connected entities, node cap 120) on the session's opening
+day; the Churn page's the whole span by month, top 10. ``server_peak_rss_mib``: the dashboard server's peak resident
+memory (``VmHWM``) after the runs, ``server_tree_peak_rss_mib`` with its children's (the SQLite reader process).
+``load``: the 1-minute load average before and after the runs.
 Never used as a test.
 """
 
@@ -148,30 +155,55 @@ def _stop(server: subprocess.Popen) -> None:
         server.kill()
 
 
-def _floor_page(db: Path, folder: Path) -> Path:
-    """The bare page of the floor, showing the picture the Graph page opens on (overview, node cap 120, today)."""
+FLOOR_CHART_APP = """import altair as alt
+import polars as pl
+import streamlit as st
+
+months = pl.date_range(pl.date(2024, 1, 1), pl.date(2025, 12, 1), "1mo", eager=True)
+frame = pl.DataFrame({"period": months, "facts": [(i * 37) % 100 + 10 for i in range(months.len())]})
+chart = alt.Chart(frame.to_pandas()).mark_bar().encode(x=alt.X("period:T", title=None), y="facts:Q")
+st.altair_chart(chart.properties(height=260), width="stretch")
+"""
+
+
+def _floor_page(db: Path, folder: Path, page: str) -> tuple[Path, float]:
+    """The bare page of the floor and the seconds its data took. Graph: the picture the Graph page opens on
+    (overview, node cap 120, the session's opening day), asked of the engine as the page asks it; Churn: one chart
+    of made-up numbers (no data work)."""
+    script = folder / "floor_app.py"
+    if page == "churn":
+        script.write_text(FLOOR_CHART_APP, encoding="utf-8")
+        return script, 0.0
     import datetime as dt
 
     import kgtoolkit
-    from kgtoolkit import frames
-    from kgtoolkit.dashboard import graphview
+    from kgtoolkit.dashboard import data, graphview
 
+    started = time.perf_counter()
     with kgtoolkit.open(db, read_only=True) as kg:
-        facts = frames.facts(kg)
-    day, _ = graphview.opening_day(facts, today=dt.date.today())
-    view = graphview.build(frames.valid_at(facts, day.isoformat()), max_nodes=120)
+        day, _ = data.opening_day(kg, today=dt.date.today())
+        view = data.graph_overview(kg, day.isoformat(), kg.predicate_labels(), max_nodes=120)
+    took = time.perf_counter() - started
     (folder / "picture.html").write_text(graphview.render_html(view, height=600), encoding="utf-8")
-    script = folder / "floor_app.py"
     script.write_text(FLOOR_APP, encoding="utf-8")
-    return script
+    return script, took
 
 
-def _first_draw(page, url: str) -> tuple[float, str]:
+CHART = '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
+TIMEOUT_MS = 120_000
+
+
+def _first_draw(page, url: str, chart: bool = False) -> tuple[float, str]:
+    """Seconds from ``goto`` until the page is drawn: the graph's canvas has nodes (``chart``: a Vega-Lite chart has
+    drawn); the drawn node ids (empty for a chart)."""
     started = time.perf_counter()
     page.goto(url)
-    handle = page.wait_for_selector('iframe[data-testid="stIFrame"]', timeout=120_000)
+    if chart:
+        page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+        return time.perf_counter() - started, ""
+    handle = page.wait_for_selector('iframe[data-testid="stIFrame"]', timeout=TIMEOUT_MS)
     frame = handle.content_frame()
-    frame.wait_for_function(DRAWN, timeout=120_000)
+    frame.wait_for_function(DRAWN, timeout=TIMEOUT_MS)
     elapsed = time.perf_counter() - started
     return elapsed, frame.evaluate("() => document.getElementById('mynetwork').getAttribute('data-node-ids')")
 
@@ -182,14 +214,28 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--db", type=Path, help="an existing SQLite graph to use (opened read-only) instead of --facts")
+    parser.add_argument(
+        "--page", choices=("graph", "churn"), default="graph", help="the page whose first view is timed"
+    )
+    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for a page to draw")
     options = parser.parse_args()
+    global TIMEOUT_MS
+    TIMEOUT_MS = int(options.timeout * 1000)
 
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
-    db = folder / "generated.sqlite3"
-    import_s = _build(db, options.facts, options.seed)
-    floor_script = _floor_page(db, folder)
+    if options.db is not None:
+        if not options.db.is_file():
+            raise SystemExit(f"--db {options.db}: no such file")
+        db, import_s = options.db.resolve(), None
+    else:
+        db = folder / "generated.sqlite3"
+        import_s = _build(db, options.facts, options.seed)
+    chart = options.page == "churn"
+    load_before = os.getloadavg()
+    floor_script, floor_data_s = _floor_page(db, folder, options.page)
     server, url = _serve(
         [sys.executable, "-m", "kgtoolkit", "dashboard", "--db", str(db), "--read-only"], folder, "server"
     )
@@ -221,64 +267,54 @@ def main() -> None:
             "floor",
             "--server.port",
         )
+        url = f"{url}/churn" if chart else url
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             viewport = {"width": 1280, "height": 800}
             context = browser.new_context(viewport=viewport)
-            cold, nodes = _first_draw(context.new_page(), url)
+            cold, nodes = _first_draw(context.new_page(), url, chart)
             context.close()
             context = browser.new_context(viewport=viewport)
-            _first_draw(context.new_page(), floor_url)  # the floor's own first (cold) load, not counted
+            _first_draw(context.new_page(), floor_url, chart)  # the floor's own first (cold) load, not counted
             context.close()
             warm, floor = [], []
             for _ in range(options.repeat):  # alternately, so both see the same load
                 for target, times in ((url, warm), (floor_url, floor)):
                     context = browser.new_context(viewport=viewport)
-                    times.append(_first_draw(context.new_page(), target)[0])
+                    times.append(_first_draw(context.new_page(), target, chart)[0])
                     context.close()
             # Repeat views: one browser profile per server, opened once; each timed view a new tab in it.
             profiles = {target: browser.new_context(viewport=viewport) for target in (url, floor_url)}
             for target, context in profiles.items():
-                _first_draw(context.new_page(), target)
+                _first_draw(context.new_page(), target, chart)
             repeat, floor_repeat = [], []
             for _ in range(options.repeat):
                 for target, times in ((url, repeat), (floor_url, floor_repeat)):
                     tab = profiles[target].new_page()
-                    times.append(_first_draw(tab, target)[0])
+                    times.append(_first_draw(tab, target, chart)[0])
                     tab.close()
             for context in profiles.values():
                 context.close()
-            context = browser.new_context(viewport=viewport)
-            page = context.new_page()
-            _, before = _first_draw(page, url)
-            field = page.locator('[data-testid="stSidebar"] [data-testid="stDateInput"] input')
-            started = time.perf_counter()
-            field.fill("2024-06-01")
-            field.press("Enter")
-            page.keyboard.press("Escape")
-            page.wait_for_function(
-                "(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
-                " const n = f && f.contentDocument && f.contentDocument.getElementById('mynetwork');"
-                " const ids = n && n.getAttribute('data-node-ids'); return ids && ids !== before; }",
-                arg=before,
-                timeout=120_000,
-            )
-            date_s = time.perf_counter() - started
+            date_s = None if chart else _date_change(browser.new_context(viewport=viewport), url)
             browser.close()
         server_rss, tree_rss = _peak_rss_mib(server.pid)
     finally:
         _stop(server)
         if floor_server is not None:
             _stop(floor_server)
+    load_after = os.getloadavg()
 
     result = {
-        "facts": options.facts,
-        "seed": options.seed,
-        "import_s": round(import_s, 3),
+        "page": options.page,
+        "db": str(options.db) if options.db is not None else None,
+        "facts": _fact_count(db) if options.db is not None else options.facts,
+        "seed": None if options.db is not None else options.seed,
+        "import_s": round(import_s, 3) if import_s is not None else None,
+        "floor_data_s": round(floor_data_s, 3),
         "cold_first_draw_s": round(cold, 3),
         "warm_first_draw_s": round(statistics.median(warm), 3),
         "warm_runs_s": [round(w, 3) for w in warm],
-        "date_change_redraw_s": round(date_s, 3),
+        "date_change_redraw_s": round(date_s, 3) if date_s is not None else None,
         "floor_first_draw_s": round(statistics.median(floor), 3),
         "floor_runs_s": [round(f, 3) for f in floor],
         "repeat_view_s": round(statistics.median(repeat), 3),
@@ -287,11 +323,41 @@ def main() -> None:
         "nodes_drawn": len(nodes.split("|")) if nodes else 0,
         "server_peak_rss_mib": server_rss,
         "server_tree_peak_rss_mib": tree_rss,
+        "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after]},
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }
     print(json.dumps(result, indent=2))
     if options.json:
         options.json.write_text(json.dumps(result, indent=2))
+
+
+def _fact_count(db: Path) -> int:
+    import kgtoolkit
+    from kgtoolkit.store import count_facts
+
+    with kgtoolkit.open(db, read_only=True) as kg:
+        return count_facts(kg)
+
+
+def _date_change(context, url: str) -> float:
+    """Seconds from changing the sidebar date on a loaded Graph page until the redrawn graph shows other nodes."""
+    page = context.new_page()
+    _, before = _first_draw(page, url)
+    field = page.locator('[data-testid="stSidebar"] [data-testid="stDateInput"] input')
+    started = time.perf_counter()
+    field.fill("2024-06-01")
+    field.press("Enter")
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "(before) => { const f = document.querySelector('iframe[data-testid=\"stIFrame\"]');"
+        " const n = f && f.contentDocument && f.contentDocument.getElementById('mynetwork');"
+        " const ids = n && n.getAttribute('data-node-ids'); return ids && ids !== before; }",
+        arg=before,
+        timeout=TIMEOUT_MS,
+    )
+    date_s = time.perf_counter() - started
+    context.close()
+    return date_s
 
 
 if __name__ == "__main__":
