@@ -14,7 +14,7 @@ from .._checks import whole_number
 from .._errors import InvalidRequest
 from ..frames import named_entities
 from ..graph import KnowledgeGraph
-from ..store import changing_pair_facts, connected_counts, volatile_counts
+from ..store import changing_pair_facts, connected_counts, most_changed_pairs, volatile_counts
 from ._shared import (
     _MOMENT,
     Frame,
@@ -176,9 +176,10 @@ def most_changed(
     ``multi_valued`` predicates are left out; ties go by
     subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
 
-    ``facts`` is a facts frame or the graph itself: given the graph, the engine reads only the state facts of the
-    pairs that have more than one (:func:`kgtoolkit.store.changing_pair_facts`), and the answer (polars) equals this
-    function's on ``frames.facts(kg)``.
+    ``facts`` is a facts frame or the graph itself: given the graph, the engine ranks the pairs by their changes
+    (:func:`kgtoolkit.store.most_changed_pairs`: one sort in the database) and only the ``top`` pairs' state facts
+    are read (all pairs with more than one, ``top=None``); the answer (polars) equals this function's on
+    ``frames.facts(kg)``.
 
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
@@ -191,8 +192,12 @@ def most_changed(
     """
     whole_number(top, field="top", allow_none=True)
     lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
-    if isinstance(facts, KnowledgeGraph):  # only the facts of pairs that can have changed
-        facts = changing_pair_facts(facts, _predicates(multi_valued))
+    if isinstance(facts, KnowledgeGraph):  # only the facts of pairs that can have changed: of the top ones, if cut
+        mv = _predicates(multi_valued)
+        pairs = None if top is None else most_changed_pairs(facts, mv, top, _microseconds(lo), _microseconds(hi))
+        if pairs is not None and not pairs:
+            return _out(_empty(MOST_CHANGED_SCHEMA), False)
+        facts = changing_pair_facts(facts, mv, pairs=pairs)
     df, was_pandas = _frame(facts)
     df = df.filter(~pl.col("predicate").is_in(_predicates(multi_valued)) & (pl.col("kind") != "event")).with_columns(
         _object_key()

@@ -54,7 +54,14 @@ from ._overview import (
     neighbourhood,
     window_keys,
 )
-from ._rankings import changing_pair_facts, connected_counts, fact_span, nearest_bounds, volatile_counts
+from ._rankings import (
+    changing_pair_facts,
+    connected_counts,
+    fact_span,
+    most_changed_pairs,
+    nearest_bounds,
+    volatile_counts,
+)
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
@@ -98,6 +105,7 @@ __all__ = [
     "is_kgtoolkit_file",
     "is_sqlite_file",
     "link_ranking",
+    "most_changed_pairs",
     "nearest_bounds",
     "neighbourhood",
     "period_plan",

@@ -24,7 +24,14 @@ if TYPE_CHECKING:
 
     from ._operations import GraphStore
 
-__all__ = ["changing_pair_facts", "connected_counts", "fact_span", "nearest_bounds", "volatile_counts"]
+__all__ = [
+    "changing_pair_facts",
+    "connected_counts",
+    "fact_span",
+    "most_changed_pairs",
+    "nearest_bounds",
+    "volatile_counts",
+]
 
 #: Rows turned into a frame at a time by :func:`_rows_frame`.
 ROWS_PER_FRAME = 100_000
@@ -133,29 +140,71 @@ def volatile_counts(
         )
 
 
-def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataFrame:
+def most_changed_pairs(
+    kg: GraphStore, multi_valued: Sequence[str], top: int, lo: int | None, hi: int | None
+) -> list[tuple[str, str]]:
+    """The ``top`` (subject, predicate) pairs whose object changed most often, as
+    :func:`kgtoolkit.analysis.most_changed` ranks them (changes, then subject, then predicate; byte order on both
+    engines), counted in the engine: each state fact whose ``object_key`` differs from the previous one's in the
+    pair (by start, unknown first, then id) is a change, counted when its start is known and within ``lo``..``hi``
+    (microseconds, None: open). One sort of the state facts in the database; nothing but the pairs comes back."""
+    d = kg._backend.dialect
+    with kg._read() as cur:
+        state, params = _state_facts(cur, d, multi_valued)
+        window = f"x.from_us <> {OPEN_START}"
+        if lo is not None:
+            window += " AND x.from_us >= :lo"
+            params["lo"] = lo
+        if hi is not None:
+            window += " AND x.from_us <= :hi"
+            params["hi"] = hi
+        rows = cur.execute(
+            "SELECT subject, predicate FROM (SELECT x.subject AS subject, x.predicate AS predicate, "
+            f"sum(CASE WHEN x.prev IS NOT NULL AND x.object_key <> x.prev AND {window} THEN 1 ELSE 0 END) AS changes "
+            "FROM (SELECT f.subject AS subject, f.predicate AS predicate, f.object_key AS object_key, "
+            "f.from_us AS from_us, lag(f.object_key) OVER (PARTITION BY f.subject, f.predicate "
+            f"ORDER BY f.from_us, f.id) AS prev FROM facts f WHERE {state}) x "
+            "GROUP BY x.subject, x.predicate) c WHERE changes > 0 ORDER BY changes DESC, subject, predicate LIMIT :top",
+            {**params, "top": int(top)},
+        ).fetchall()
+    return [(str(a), str(b)) for a, b in rows]
+
+
+def _state_facts(cur: Any, d: Any, multi_valued: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The SQL condition (on ``f``) of the state facts of predicates not in ``multi_valued``, and its parameters."""
+    rule = q.event_rule(cur)
+    state = f"NOT {rule.sql(d)}"
+    params = {**rule.params(d), **Clock.real().params()}
+    if multi_valued:
+        state += f" AND f.predicate NOT IN {d.values('multi_valued')}"
+        params["multi_valued"] = d.list_param(sorted(multi_valued))
+    return state, params
+
+
+def changing_pair_facts(
+    kg: GraphStore, multi_valued: Sequence[str], *, pairs: Sequence[tuple[str, str]] | None = None
+) -> pl.DataFrame:
     """The state facts of the (subject, predicate) pairs whose object may have changed (at least two state facts,
-    the predicate not in ``multi_valued``), with the columns :func:`kgtoolkit.analysis.most_changed` reads (``id``,
-    ``subject``, ``subject_name``, ``predicate``, ``object``, ``object_name``, ``object_is_value``, ``start``,
-    ``end``, ``current``, ``kind``): its answer on these rows is its answer on the whole graph's frame, since a pair
-    of one fact has no change."""
+    the predicate not in ``multi_valued``; ``pairs``: only those), with the columns
+    :func:`kgtoolkit.analysis.most_changed` reads (``id``, ``subject``, ``subject_name``, ``predicate``, ``object``,
+    ``object_name``, ``object_is_value``, ``start``, ``end``, ``current``, ``kind``): its answer on these rows is its
+    answer on the whole graph's frame, since a pair of one fact has no change."""
     import polars as pl
 
     d = kg._backend.dialect
     with kg._read() as cur:
-        rule = q.event_rule(cur)
-        state = f"NOT {rule.sql(d)}"
-        params = {**rule.params(d), **Clock.real().params()}
-        if multi_valued:
-            state += f" AND f.predicate NOT IN {d.values('multi_valued')}"
-            params["multi_valued"] = d.list_param(sorted(multi_valued))
-        pairs = (
+        state, params = _state_facts(cur, d, multi_valued)
+        if pairs is not None:  # the pairs' subjects and predicates here, the pairs themselves below
+            state += f" AND f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')}"
+            params["ps"] = d.list_param(sorted({s for s, _ in pairs}))
+            params["pp"] = d.list_param(sorted({p for _, p in pairs}))
+        pairs_sql = (
             f"SELECT f.subject AS subject, f.predicate AS predicate FROM facts f WHERE {state} "
             "GROUP BY f.subject, f.predicate HAVING count(*) > 1"
         )
         found = cur.execute(
             "SELECT f.id, f.subject, s.name, f.predicate, f.object_id, o.name, f.object_value, f.from_us, f.to_us, "
-            f"CASE WHEN {q.current_sql('f')} THEN 1 ELSE 0 END FROM facts f JOIN ({pairs}) p "
+            f"CASE WHEN {q.current_sql('f')} THEN 1 ELSE 0 END FROM facts f JOIN ({pairs_sql}) p "
             "ON p.subject = f.subject AND p.predicate = f.predicate "
             "LEFT JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id "
             f"WHERE {state}",
@@ -182,7 +231,7 @@ def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataF
             pl.when(pl.col(column) != open_key).then(pl.col(column)).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
         )
 
-    return raw.select(
+    out = raw.select(
         "id",
         "subject",
         "subject_name",
@@ -195,6 +244,10 @@ def changing_pair_facts(kg: GraphStore, multi_valued: Sequence[str]) -> pl.DataF
         (pl.col("current") == 1).alias("current"),
         pl.lit("state").alias("kind"),
     )
+    if pairs is None:
+        return out
+    wanted = pl.DataFrame(list(pairs), schema={"subject": pl.String(), "predicate": pl.String()}, orient="row")
+    return out.join(wanted, on=["subject", "predicate"], how="semi", maintain_order="left")
 
 
 def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | None = None) -> pl.DataFrame:
