@@ -81,6 +81,11 @@ class Dialect:
         """A subquery of the values of list parameter ``:param`` (made by :meth:`list_param`)."""
         return f"(SELECT value FROM json_each(:{param}))"
 
+    def in_list(self, expr: str, param: str, kind: str = "text") -> str:
+        """The condition that ``expr`` is one of the values of list parameter ``:param``, for a condition evaluated on
+        every row of a scan (PostgreSQL: ``= ANY`` of the array, not a hashed subplan per row)."""
+        return f"{expr} IN {self.values(param, kind)}"
+
     def array_agg(self, expr: str) -> str:
         """An aggregate of ``expr`` over a query's rows as one value, which :meth:`array` reads as a list: many
         light rows come into Python as one value decoded at once, several times faster than row by row (SQLite: a

@@ -85,6 +85,9 @@ class PostgresDialect(Dialect):
     def values(self, param: str, kind: str = "text") -> str:
         return f"(SELECT unnest(CAST(:{param} AS {kind}[])) AS value)"
 
+    def in_list(self, expr: str, param: str, kind: str = "text") -> str:
+        return f"{expr} = ANY(CAST(:{param} AS {kind}[]))"
+
     def array_agg(self, expr: str) -> str:
         return f"array_agg({expr})"
 

@@ -95,7 +95,7 @@ class EventRule:
         )
         if not self.predicates:
             return same
-        return f"({same} OR {alias}.predicate IN {d.values(param)})"
+        return f"({same} OR {d.in_list(f'{alias}.predicate', param)})"
 
     def not_declared_sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
         """The SQL condition that a fact is not an event *by declaration*: what a current-fact test adds (a
@@ -104,7 +104,7 @@ class EventRule:
             return "FALSE"
         if not self.predicates:
             return "TRUE"
-        return f"{alias}.predicate NOT IN {d.values(param)}"
+        return f"NOT {d.in_list(f'{alias}.predicate', param)}"
 
     def params(self, d: Dialect, param: str = "event_predicates") -> dict[str, Any]:
         """The parameters :meth:`sql` and :meth:`not_declared_sql` bind."""
