@@ -157,3 +157,26 @@ def test_import_file_in_batches_equals_the_whole_file(
     )
     assert (tmp_path / "many.csv").read_text() == (tmp_path / "one.csv").read_text()
     assert (tmp_path / "refused.csv").read_text() == (tmp_path / "one.csv").read_text()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), max_size=40), max_size=12),
+    asked=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), max_size=40),
+)
+def test_the_key_set_answers_as_a_set(batches: list[list[tuple[int, int]]], asked: list[tuple[int, int]]) -> None:
+    """The load's seen keys (sorted runs merged like a binary counter, first halves shared) answer as a Python set."""
+    import numpy as np
+
+    from kgtoolkit.store._keyset import KeySet
+
+    def arrays(keys: list[tuple[int, int]]) -> tuple[Any, Any]:
+        return np.array([a for a, _ in keys], dtype=np.uint64), np.array([b for _, b in keys], dtype=np.uint64)
+
+    keys, model = KeySet(), set()
+    for batch in batches:
+        new = [k for k in dict.fromkeys(batch) if k not in model]  # as a load adds them: only keys not seen yet
+        keys.add(*arrays(new))
+        model.update(new)
+        assert keys.contains(*arrays(asked)).tolist() == [k in model for k in asked]
+    assert len(keys) == len(model)

@@ -9,6 +9,7 @@ the seam between what the engines share and what differs::
     _queries.py    queries the parts share: settings, names, entities, the fact row, time filters
     _operations.py GraphStore: the operations, written once over an injected Backend
     _bulk.py       whole tables as Arrow; many facts in at once
+    _keyset.py     the keys a load in batches has seen: 128-bit hashes in sorted runs, 16 bytes a fact
     _dump.py       the whole graph as plain data, restored exactly or merged
     _dump_check.py the dump's validator: every record checked by the store's rules, every failure collected
     _foreign.py    other programs' SQLite graphs (MemPalace, Flowly), read for an import

@@ -23,6 +23,7 @@ from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Backend, Cursor
+from ._keyset import KeySet
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
 from ._schema import FACT_COLUMNS, TABLE_COLUMNS
 
@@ -584,21 +585,21 @@ _TEXT_LATER = (
 )
 
 
-def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> pl.DataFrame:
+def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeySet:
     """The hashes (:class:`_Load`) of the key of every fact in the graph, read a million ids at a time."""
     import polars as pl
     import pyarrow as pa
 
     lo, hi = cur.execute("SELECT min(id), max(id) FROM facts").fetchone()
-    parts = [pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64})]
+    present = KeySet()
     if lo is None:
-        return parts[0]
+        return present
     sql = (
         "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.valid_to IS NULL AS _current, "
         "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
         "AS _t FROM facts f WHERE f.id >= :lo AND f.id < :hi"
     )
-    hasher = _Load(aliases={}, known=pl.DataFrame(), seeds=seeds, present=parts[0])
+    hasher = _Load(aliases={}, known=pl.DataFrame(), seeds=seeds, present=present)
     step = 1_000_000
     for start in range(int(lo), int(hi) + 1, step):
         _, (table,) = backend.read_arrow([(sql, {"lo": start, "hi": start + step})], cur=cur)
@@ -612,8 +613,9 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> pl.D
             pl.col("_f").cast(pl.Int64),
             pl.col("_t").cast(pl.Int64),
         )
-        parts.append(hasher.hashes(keys))
-    return pl.concat(parts)
+        hashed = hasher.hashes(keys)
+        present.add(hashed["_h1"].to_numpy(), hashed["_h2"].to_numpy())
+    return present
 
 
 def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.DataFrame:
@@ -820,7 +822,7 @@ class _Load:
     aliases: dict[str, str]
     known: pl.DataFrame  # id, type, made (by this load): every entity so far
     seeds: tuple[int, int]
-    present: pl.DataFrame
+    present: KeySet
     clashes: dict[str, tuple[str, set[str]]] = dataclasses.field(default_factory=dict)
 
     def clash(self, entity_id: str, kept: str, types: set[str], clash: set[str]) -> None:
@@ -872,13 +874,12 @@ class _Load:
                 pl.when(ended).then(pl.col("_to_key")).alias("_t"),
             )
         )
-        seen = self.present.join(hashed.unique(), on=["_h1", "_h2"], how="semi")  # probes the big side once
-        if seen.height:
-            keep = hashed.join(
-                seen.unique().with_columns(_seen=pl.lit(True)), on=["_h1", "_h2"], how="left", maintain_order="left"
-            )["_seen"].is_null()
-            todo, hashed = todo.filter(keep), hashed.filter(keep)
-        self.present = pl.concat([self.present, hashed], rechunk=False)
+        first, second = hashed["_h1"].to_numpy(), hashed["_h2"].to_numpy()
+        seen = self.present.contains(first, second)
+        if seen.any():
+            keep = ~seen
+            todo, first, second = todo.filter(pl.Series(keep)), first[keep], second[keep]
+        self.present.add(first, second)
         return todo
 
     def hashes(self, keys: pl.DataFrame) -> pl.DataFrame:
