@@ -7,7 +7,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +75,6 @@ def _read(
     header: bool,
 ) -> tuple[pl.DataFrame, bool]:
     """:func:`read_facts_file`, and whether the file is a kgtoolkit export read as it was written."""
-    import polars as pl
 
     file = _existing(path)
     fmt = _format(file, format, allowed=("csv", "tsv", "jsonl", "parquet"), purpose="read_facts_file")
@@ -85,12 +84,27 @@ def _read(
         raw = _read_jsonl(file)
     else:
         raw = _read_parquet(file)
-    chosen = _choose(raw, file, columns, positional=fmt in ("csv", "tsv") and not header)
-    export = columns is None and header and {c.strip().lower() for c in raw.columns} >= _EXPORT_SIGNATURE
-    return raw.select(
-        pl.col(_LINE).cast(pl.Int64).alias("line"),
-        *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
-    ), export
+    shaped, export = _shape(raw, file, fmt, columns, header)
+    return shaped(raw), export
+
+
+def _shape(
+    first: pl.DataFrame, file: Path, fmt: str, columns: Mapping[str | int, str] | None, header: bool
+) -> tuple[Callable[[pl.DataFrame], pl.DataFrame], bool]:
+    """How a file's raw rows (``first``: them, or its first batch) become the import's columns (``line`` and the
+    fields, as text), and whether the file is a kgtoolkit export read as it was written."""
+    import polars as pl
+
+    chosen = _choose(first, file, columns, positional=fmt in ("csv", "tsv") and not header)
+    export = columns is None and header and {c.strip().lower() for c in first.columns} >= _EXPORT_SIGNATURE
+
+    def shaped(raw: pl.DataFrame) -> pl.DataFrame:
+        return raw.select(
+            pl.col(_LINE).cast(pl.Int64).alias("line"),
+            *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
+        )
+
+    return shaped, bool(export)
 
 
 #: A file of facts bigger than this (CSV/TSV: bytes; Parquet: rows) is imported in batches of :data:`BATCH_ROWS` rows.
@@ -112,7 +126,6 @@ def _read_batches(
     read it whole): the batches (line numbers as the whole read gives them), whether it is a kgtoolkit export, and
     how many rows it has (Parquet; None for CSV/TSV). The first batch is read here, so a file that cannot be read
     at all fails now; a later bad line fails when its batch is read."""
-    import polars as pl
     import pyarrow.parquet as pq
 
     file = _existing(path)
@@ -133,14 +146,7 @@ def _read_batches(
     first = next(raws, None)
     if first is None:
         return None
-    chosen = _choose(first, file, columns, positional=fmt in ("csv", "tsv") and not header)
-    export = columns is None and header and {c.strip().lower() for c in first.columns} >= _EXPORT_SIGNATURE
-
-    def shaped(raw: pl.DataFrame) -> pl.DataFrame:
-        return raw.select(
-            pl.col(_LINE).cast(pl.Int64).alias("line"),
-            *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
-        )
+    shaped, export = _shape(first, file, fmt, columns, header)
 
     def batches() -> Iterator[pl.DataFrame]:
         yield shaped(first)

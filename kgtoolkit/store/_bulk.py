@@ -1024,24 +1024,34 @@ def _write(
         pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
     )
     total = insert.height
-    if load is not None:
+    if load is not None:  # the caller holds the deferrals and reports progress
         for chunk in insert.iter_slices(_CHUNK):
             backend.insert_frame(cur, "facts", _INSERTED, chunk)
-        return ImportReport(
-            rows=rows.height,
-            inserted=total,
-            duplicates=rows.height - total,
-            rejected=0,
-            entities_created=new.height,
-            types_upgraded=len(upgrades),
-            warnings=(),
-        )
-    done = 0
+    else:
+        _insert_facts(backend, cur, insert, facts_before, progress)
+        if total >= _DEFER_TEXT_INDEX and backend.text_index_pending(cur):
+            warnings.append(_TEXT_LATER.format(total=total))
+    return ImportReport(
+        rows=rows.height,
+        inserted=total,
+        duplicates=rows.height - total,
+        rejected=0,
+        entities_created=new.height,
+        types_upgraded=len(upgrades),
+        warnings=tuple(warnings),
+    )
+
+
+def _insert_facts(
+    backend: Backend, cur: Cursor, insert: pl.DataFrame, facts_before: int, progress: Progress | None
+) -> None:
+    """Insert the finished rows, in chunks, with progress. A big load into a small graph builds the facts indexes
+    after it (see the backends); a big load fills the full-text index in one statement after it, the per-row
+    trigger paused (a small one keeps the trigger: cheaper than changing the schema), and a very big one leaves
+    that fill to the first word search."""
+    total, done = insert.height, 0
     if progress:
         progress(0, total)
-    # A big load into a small graph builds the facts indexes after it (see the backends); a big load fills the
-    # full-text index in one statement after it, the per-row trigger paused (a small one keeps the trigger:
-    # cheaper than changing the schema), and a very big one leaves that fill to the first word search.
     with (
         backend.fact_indexes_deferred(cur, total, facts_before),
         backend.text_index_paused(cur, defer=total >= _DEFER_TEXT_INDEX)
@@ -1053,17 +1063,6 @@ def _write(
             done += chunk.height
             if progress:
                 progress(done, total)
-    if total >= _DEFER_TEXT_INDEX and backend.text_index_pending(cur):
-        warnings.append(_TEXT_LATER.format(total=total))
-    return ImportReport(
-        rows=rows.height,
-        inserted=total,
-        duplicates=rows.height - total,
-        rejected=0,
-        entities_created=new.height,
-        types_upgraded=len(upgrades),
-        warnings=tuple(warnings),
-    )
 
 
 def _entity_types(backend: Backend, cur: Cursor) -> pl.DataFrame:
