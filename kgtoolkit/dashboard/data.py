@@ -246,14 +246,7 @@ class EntityChoices:
 
 
 #: :func:`entity_ranking`'s columns (those of :func:`kgtoolkit.analysis.most_connected` a picker reads).
-RANKING_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.String(),
-    "name": pl.String(),
-    "type": pl.String(),
-    "facts": pl.Int64(),
-    "outgoing": pl.Int64(),
-    "incoming": pl.Int64(),
-}
+RANKING_SCHEMA: dict[str, pl.DataType] = analysis.CONNECTED_SCHEMA
 
 
 def entity_ranking(

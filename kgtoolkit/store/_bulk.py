@@ -389,15 +389,7 @@ def import_facts(
         config, aliases = q.read_config(cur), _preds.read_aliases(cur)
     good, rejects, rules = prepared(config, aliases)
     if dry_run:
-        return ImportReport(
-            rows=frame.height,
-            inserted=0,
-            duplicates=0,
-            rejected=rejects["line"].n_unique() if rejects.height else 0,
-            entities_created=0,
-            types_upgraded=0,
-            rejects=tuple(rejects.to_dicts()),
-        ), rejects
+        return _checked_only(frame.height, rejects), rejects
     with backend.bulk_write() as cur:
         if q.read_config(cur) != config or _preds.read_aliases(cur) != aliases:
             good, rejects, rules = prepared(q.read_config(cur), _preds.read_aliases(cur))
@@ -417,6 +409,20 @@ def import_facts(
         types_upgraded=report.types_upgraded + upgraded,
         warnings=tuple(warnings) + report.warnings,
     ), rejects
+
+
+def _checked_only(rows: int, rejects: pl.DataFrame) -> ImportReport:
+    """The report of a dry run: ``rows`` checked, ``rejects`` (line, field, value, code, reason) found, nothing
+    written."""
+    return ImportReport(
+        rows=rows,
+        inserted=0,
+        duplicates=0,
+        rejected=rejects["line"].n_unique() if rejects.height else 0,
+        entities_created=0,
+        types_upgraded=0,
+        rejects=tuple(rejects.to_dicts()),
+    )
 
 
 def _check_columns(frame: pl.DataFrame) -> None:
@@ -471,15 +477,7 @@ def _import_batches(
         for batch in batches:
             check(batch, rules)
         found = check.refuse_if_bad()
-        report = ImportReport(
-            rows=check.seen,
-            inserted=0,
-            duplicates=0,
-            rejected=found["line"].n_unique() if found.height else 0,
-            entities_created=0,
-            types_upgraded=0,
-            rejects=tuple(found.select(_REJECT_FIELDS).to_dicts()),
-        )
+        report = _checked_only(check.seen, found.select(_REJECT_FIELDS))
         return report, found
     inserted = duplicates = upgraded = 0
     estimate = rows if rows is not None else 2 * _CHUNK
