@@ -113,3 +113,24 @@ def test_the_largest_fact_id_is_read_like_any_other(tmp_path, monkeypatch):
         restore(kg, data)
         for ids in three_ways(monkeypatch, lambda: frames.facts(kg)["id"].to_list()):
             assert len(ids) == kg.stats().facts == 30 and ids[-1] == 2**63 - 1
+
+
+def test_a_big_import_finds_the_same_duplicates_when_the_stored_keys_are_read_beside_it(tmp_path, monkeypatch):
+    """An import as big as the graph compares with every stored fact, read in the reader process while the
+    import works on its entities: it finds what the read here finds, and writes the same facts."""
+    first, second = generate(3_000, seed=5), generate(3_000, seed=6)
+    again = pl.concat([first, second, first.head(500)])  # stored, new, and repeated within the file
+
+    def load(name: str) -> tuple[tuple[int, int, int], list[tuple[object, ...]]]:
+        with kgtoolkit.open(tmp_path / name) as kg:
+            import_facts(kg, first)
+            report, _ = import_facts(kg, again)
+            stored = frames.facts(kg).select("subject", "predicate", "object", "valid_from", "valid_to").rows()
+        return (report.inserted, report.duplicates, report.entities_created), stored
+
+    here = load("here.sqlite3")
+    monkeypatch.setattr(_sqlite, "SMALL", 0)
+    monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
+    beside = load("beside.sqlite3")
+    assert beside == here
+    assert here[0][1] >= 3_500  # the stored facts and the repeated rows were found

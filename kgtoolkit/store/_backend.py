@@ -196,6 +196,14 @@ class Backend(abc.ABC):
         by ``:_lo`` and ``:_hi``, both included) in parts ordered by id, then each of ``queries``. ``cur``: the write
         transaction the read happens in (the read then sees what is committed)."""
 
+    def read_arrow_soon(
+        self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor
+    ) -> Callable[[], tuple[list[pa.Table], list[pa.Table]]]:
+        """:meth:`read_arrow` in the write transaction of ``cur``, begun now on a worker thread (the read goes over
+        a connection of its own), so the caller works on meanwhile; calling the result waits for the tables (and
+        raises what the read raised). The caller must not write the tables read until then."""
+        return _in_thread(lambda: self.read_arrow(queries, split=split, cur=cur))
+
     @abc.abstractmethod
     def insert_rows(self, cur: Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert many rows into ``table`` inside the transaction of ``cur`` (executemany, or COPY)."""
@@ -300,3 +308,14 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Close every connection; the backend is unusable afterwards."""
+
+
+def _in_thread(work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` begun on a thread of its own; the result waits for it and returns what it returned."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtoolkit-read")
+    try:
+        return pool.submit(work).result
+    finally:
+        pool.shutdown(wait=False)

@@ -920,18 +920,27 @@ def _write(
         _sname=pl.col("_subject").struct.field("display"),
         _oid=pl.when(pl.col("_value")).then(None).otherwise(resolve(pl.col("_object_id"))),
     ).with_columns(_okey=pl.when(pl.col("_value")).then(pl.col("_object_key")).otherwise(pl.col("_oid")))
+    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0] if load is None else 0
+    # The facts already stored, read while this process works on the entities (nothing writes facts before).
+    stored = _stored_keys(backend, cur, rows, facts_before) if facts_before and rows.height else None
 
-    # Entities: every id named, with its first spelling and first concrete type.
+    # Entities: every id named, with its first spelling and first concrete type. A row counts where it names an
+    # entity the graph lacks or gives a concrete type (most of a re-import counts nowhere).
+    known = pl.Series(list(existing), dtype=pl.String).implode()
+
+    def counting(ids: str, types: str) -> pl.Expr:
+        return ~pl.col(ids).is_in(known) | (pl.col(types).is_not_null() & (pl.col(types) != "unknown"))
+
     named_rows = pl.concat(
         [
-            rows.select(
+            rows.filter(counting("_sid", "_subject_type")).select(
                 pl.col("line"),
                 pl.lit(0).alias("side"),
                 pl.col("_sid").alias("id"),
                 pl.col("_sname").alias("name"),
                 pl.col("_subject_type").alias("type"),
             ),
-            rows.filter(~pl.col("_value")).select(
+            rows.filter(~pl.col("_value") & counting("_oid", "_object_type")).select(
                 pl.col("line"),
                 pl.lit(1).alias("side"),
                 pl.col("_oid").alias("id"),
@@ -979,11 +988,13 @@ def _write(
     if load is not None:
         upgrades = load.made(new, upgrades)
 
-    # Duplicates: within the frame (the first of each current triple, of each identical ended fact), then
-    # against the graph. A mask in row order: no unique/concat/sort round trip.
+    # Duplicates: against the graph, then within the frame (the first of each current triple, of each identical
+    # ended fact; a mask in row order, no unique/concat/sort round trip): the two commute, and a re-import has
+    # nothing left to compare within. A batch of a load compares with the keys present before it, its own first.
     rows = rows.with_columns(_current=pl.col("_to").is_null())
     ended = ~pl.col("_current")
-    todo = rows.filter(
+    todo = _not_stored(rows, stored()) if stored is not None else rows
+    todo = todo.filter(
         pl.struct(
             "_sid",
             "_predicate",
@@ -992,11 +1003,8 @@ def _write(
             pl.when(ended).then(pl.col("_to_key")).alias("_t"),
         ).is_first_distinct()
     )
-    facts_before = cur.execute("SELECT count(*) FROM facts").fetchone()[0] if load is None else 0
     if load is not None and todo.height:  # against the facts present before this batch, by their hashes
         todo = load.new_facts(todo)
-    elif facts_before and todo.height:  # nothing to compare against in an empty graph
-        todo = _not_stored(backend, cur, todo, facts_before)
 
     # Labels (contract §13): each predicate's first spelling in the frame, for the predicates that have none yet.
     spellings = rows.group_by("_predicate", maintain_order=True).agg(pl.col("predicate").first())
@@ -1090,14 +1098,13 @@ def _existing_entities(backend: Backend, cur: Cursor, rows: pl.DataFrame, aliase
     )
 
 
-def _not_stored(backend: Backend, cur: Cursor, todo: pl.DataFrame, facts_before: int) -> pl.DataFrame:
-    """The rows of ``todo`` whose fact the graph (of ``facts_before`` facts) does not hold yet (current: by triple;
-    ended: by triple and interval), compared exactly: a small import reads its subjects' facts, a big one the whole
-    table."""
+def _stored_keys(backend: Backend, cur: Cursor, rows: pl.DataFrame, facts_before: int) -> Callable[[], pl.DataFrame]:
+    """The keys of the stored facts ``rows`` may repeat (the graph holds ``facts_before``): a small import's
+    subjects' facts, read now (the ``facts_subject`` index); for a big one the whole table, read on another
+    connection while the caller works on (call the result to wait for it)."""
     import polars as pl
 
     d = backend.dialect
-    ended = ~pl.col("_current")
     sql = (
         "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
         "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f"
@@ -1110,18 +1117,30 @@ def _not_stored(backend: Backend, cur: Cursor, todo: pl.DataFrame, facts_before:
         "_to_key": pl.Int64,
         "_current": pl.Boolean,
     }
-    if todo.height * 20 < facts_before:  # a small import: its subjects' facts only (facts_subject index)
-        found = cur.execute(
-            f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(todo["_sid"].unique().sort().to_list())}
-        ).fetchall()
+    if rows.height * 20 < facts_before:
+        subjects = rows["_sid"].unique().sort().to_list()
+        found = cur.execute(f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(subjects)}).fetchall()
         present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
-    else:
-        # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
-        parts, _ = backend.read_arrow([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
+        return lambda: present.with_columns(pl.col("_current").cast(pl.Boolean))
+    # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
+    read = backend.read_arrow_soon([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
+
+    def whole() -> pl.DataFrame:
         import pyarrow as pa
 
-        present = pl.from_arrow(pa.concat_tables(parts))  # type: ignore[assignment]
-    present = present.with_columns(pl.col("_current").cast(pl.Boolean))
+        table = pl.from_arrow(pa.concat_tables(read()[0]))
+        assert isinstance(table, pl.DataFrame)
+        return table.with_columns(pl.col("_current").cast(pl.Boolean))
+
+    return whole
+
+
+def _not_stored(todo: pl.DataFrame, present: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``todo`` whose fact is not among the ``present`` ones (:func:`_stored_keys`), compared exactly:
+    current facts by triple, ended ones by triple and interval."""
+    import polars as pl
+
+    ended = ~pl.col("_current")
     stored_ended = ~pl.col("_current")
     present = present.select(
         "_sid",
@@ -1131,7 +1150,7 @@ def _not_stored(backend: Backend, cur: Cursor, todo: pl.DataFrame, facts_before:
         pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
         pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"),
     )
-    todo = (
+    return (
         todo.with_columns(
             pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")
         )
@@ -1144,7 +1163,6 @@ def _not_stored(backend: Backend, cur: Cursor, todo: pl.DataFrame, facts_before:
         )
         .drop("_f", "_t")
     )
-    return todo
 
 
 def _small(cur: Cursor, rows: int, table: str) -> bool:

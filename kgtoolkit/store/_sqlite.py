@@ -25,7 +25,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 from .._errors import KGError, NotFound, ReadOnly, StoreError
 from ._arrow_read import HI, LO, read_arrow
-from ._backend import Backend, Cursor, Dialect, Query
+from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
@@ -350,6 +350,15 @@ class SQLiteBackend(Backend):
             if all(self._local(read_cur, t) for t in tables):
                 return self._read_here(read_cur, queries, split)
         return self._read_in(None, queries, split, tables, in_write=False)
+
+    def read_arrow_soon(
+        self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor
+    ) -> Callable[[], tuple[list[pa.Table], list[pa.Table]]]:
+        tables = {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
+        if all(self._local(cur, t) for t in tables):  # read here, now: the thread may not share the connection
+            read = self._read_here(cur, queries, split)
+            return lambda: read
+        return _in_thread(lambda: self._read_in(None, queries, split, tables, in_write=True))
 
     def _read_in(
         self, cur: Cursor | None, queries: Sequence[Query], split: Query | None, tables: set[str], *, in_write: bool
