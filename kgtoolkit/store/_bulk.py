@@ -692,7 +692,9 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits); ``fast``
         gives, as polars expressions, where a vectorised twin of the rule applies and what it gives there."""
         nonlocal df
-        values = (df[column] if only is None else df.filter(only)[column]).drop_nulls().unique()
+        values = (
+            (df[column] if only is None else df.select(pl.col(column).filter(only)).to_series()).drop_nulls().unique()
+        )
         old, new = values.clear(), pl.Series(values=[], dtype=dtype)
         if fast is not None and values.len():
             ok, result = fast(pl.col(column))
