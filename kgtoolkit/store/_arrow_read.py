@@ -109,6 +109,13 @@ _READER = _Reader()
 atexit.register(_READER.stop)
 
 
+def warm_reader() -> None:
+    """Start the reader process now (it does not wait for it): its start, mostly imports, then overlaps the
+    caller's own work before a whole-table read it knows is coming."""
+    with _READER._lock:
+        _READER._start()
+
+
 def _folder() -> str:
     try:
         if _SHM.is_dir() and os.access(_SHM, os.W_OK) and shutil.disk_usage(_SHM).free >= _SHM_ROOM:

@@ -196,6 +196,10 @@ class Backend(abc.ABC):
         by ``:_lo`` and ``:_hi``, both included) in parts ordered by id, then each of ``queries``. ``cur``: the write
         transaction the read happens in (the read then sees what is committed)."""
 
+    def expect_whole_reads(self) -> None:  # noqa: B027 - a hook with a default
+        """A whole-table read (:meth:`read_arrow`) is coming soon: get ready for it meanwhile (SQLite starts its
+        reader process). Nothing to do by default."""
+
     def read_arrow_soon(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor
     ) -> Callable[[], tuple[list[pa.Table], list[pa.Table]]]:

@@ -387,6 +387,9 @@ def import_facts(
     # inside it in the rare case that the graph's settings changed meanwhile.
     with backend.read() as cur:
         config, aliases = q.read_config(cur), _preds.read_aliases(cur)
+        stored_facts = cur.execute("SELECT max(id) FROM facts").fetchone()[0] is not None
+    if stored_facts and frame.height >= _PAUSE_TEXT_INDEX and not dry_run:  # it will read the stored keys
+        backend.expect_whole_reads()
     good, rejects, rules = prepared(config, aliases)
     if dry_run:
         return _checked_only(frame.height, rejects), rejects

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from .._errors import KGError, NotFound, ReadOnly, StoreError
-from ._arrow_read import HI, LO, read_arrow
+from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
@@ -350,6 +350,10 @@ class SQLiteBackend(Backend):
             if all(self._local(read_cur, t) for t in tables):
                 return self._read_here(read_cur, queries, split)
         return self._read_in(None, queries, split, tables, in_write=False)
+
+    def expect_whole_reads(self) -> None:
+        if not self.location.memory:
+            warm_reader()
 
     def read_arrow_soon(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor
