@@ -1,4 +1,5 @@
-"""The targets of issue 14 (speed), each beside its floor measured in the same run.
+"""The targets of issues 14 (speed) and 33 (bulk load at the engine's speed), each beside its floor measured in
+the same run. Where the two issues set different targets, the table gives issue 33's (the later).
 
     python benchmarks/bench_speed.py                  # 1,000,000 facts, 3 runs each (about 25 min here)
     python benchmarks/bench_speed.py --quick          # 100,000 facts, 2 runs (about 3 min)
@@ -14,14 +15,16 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
                     plain ``sqlite3`` of the TSV's rows (read with ``csv`` before the clock) into a minimal
                     five-column text table with as many indexes as kgtoolkit's facts table (9), in one
                     transaction: ``executemany``, then the indexes built (the faster of the two orders at
-                    this size; see bench_import.py), WAL and ``synchronous=NORMAL`` as kgtoolkit's. Target ≥ 0.6×.
+                    this size; see bench_import.py), WAL and ``synchronous=NORMAL`` as kgtoolkit's. Target ≥ 0.5×
+                    (issue 33; issue 14 asked 0.6×).
 * ``import_pg``     the same process into a fresh PostgreSQL schema (a throwaway server, tests/postgres_server.py)
                     against a plain ``COPY`` of the same rows into the same minimal table, indexes built after,
-                    one transaction. Target ≥ 0.6×. Beside the wall clock: the client's CPU seconds and the
+                    one transaction. Target ≥ 0.5×. Beside the wall clock: the client's CPU seconds and the
                     server's (its processes' CPU from /proc, counted while each load ran).
 * ``reimport``      the same command again on the graph that holds the file (every row a duplicate). ≥ 300,000/s.
 * ``frames``        ``frames.facts(kg)`` (names and types resolved) against an ADBC read (adbc-driver-sqlite) of a
-                    plain table holding the same rows as text in another file. Target ≤ 0.6 s and ≤ 1× the floor.
+                    plain table holding the same rows as text in another file. Target ≤ 1× the floor (issue 33; issue 14
+                    also asked ≤ 0.6 s, shown beside it).
 * ``query``/``search``  p50 of ``kg.query(name)`` and ``kg.search(predicate, object)`` against the raw indexed SQL
                     returning the same rows (bench_suite.point_reads). Target ≤ 1.5×.
 * ``freshness``     with the real model (when semantic search is installed), on the first ``--search-facts``
@@ -666,27 +669,27 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     imp = r["sqlite"]["import"]
     rows.append(
         (
-            f"import {n:,} facts, whole CLI process (SQLite) ≥ 0.6× floor",
+            f"import {n:,} facts, whole CLI process (SQLite) ≥ 0.5× floor",
             f"{imp['seconds']:.1f} s ({imp['rate']:,.0f}/s)",
             f"executemany + 9 indexes {imp['floor_seconds']:.1f} s ({imp['floor_rate']:,.0f}/s)",
             f"{imp['ratio']:.2f}× (CPU time: {imp['cpu_ratio']:.2f}×)",
-            met(imp["ratio"] >= 0.6),
+            met(imp["ratio"] >= 0.5),
         )
     )
     pg = r.get("postgres")
     if isinstance(pg, dict) and "ratio" in pg:
         rows.append(
             (
-                f"import {n:,} facts, whole CLI process (PostgreSQL) ≥ 0.6× floor",
+                f"import {n:,} facts, whole CLI process (PostgreSQL) ≥ 0.5× floor",
                 f"{pg['seconds']:.1f} s ({pg['rate']:,.0f}/s)",
                 f"COPY + 9 indexes {pg['floor_seconds']:.1f} s ({pg['floor_rate']:,.0f}/s)",
                 f"{pg['ratio']:.2f}×"
                 + (f" (CPU time, client and server: {pg['cpu_ratio']:.2f}×)" if "cpu_ratio" in pg else ""),
-                met(pg["ratio"] >= 0.6),
+                met(pg["ratio"] >= 0.5),
             )
         )
     else:
-        rows.append(("import (PostgreSQL) ≥ 0.6× COPY", str(pg), "—", "—", "n/a"))
+        rows.append(("import (PostgreSQL) ≥ 0.5× COPY", str(pg), "—", "—", "n/a"))
     again = r["sqlite"]["reimport"]
     rows.append(
         (
@@ -714,17 +717,15 @@ def targets(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         )
     fr = r.get("frames")
     if fr is None:
-        rows.append(("frames.facts ≤ 0.6 s, ≤ 1× ADBC", "not run", "—", "—", "n/a"))
+        rows.append(("frames.facts ≤ 1× ADBC", "not run", "—", "—", "n/a"))
     else:
         rows.append(
             (
-                f"frames.facts at {n:,} ≤ 0.6 s and ≤ 1× ADBC of a plain text table",
+                f"frames.facts at {n:,} ≤ 1× ADBC of a plain text table",
                 f"{fr['seconds']:.2f} s",
                 f"ADBC read {fr['floor_seconds']:.2f} s",
                 f"{fr['ratio']:.2f}×",
-                met(fr["seconds"] <= 0.6 and fr["ratio"] <= 1.0)
-                + ("" if fr["seconds"] <= 0.6 else " (time)")
-                + ("" if fr["ratio"] <= 1.0 else " (ratio)"),
+                met(fr["ratio"] <= 1.0) + ("" if fr["seconds"] <= 0.6 else " (issue 14's 0.6 s: missed)"),
             )
         )
     for key, label in (
