@@ -180,3 +180,25 @@ def test_the_key_set_answers_as_a_set(batches: list[list[tuple[int, int]]], aske
         model.update(new)
         assert keys.contains(*arrays(asked)).tolist() == [k in model for k in asked]
     assert len(keys) == len(model)
+
+
+def test_a_big_csv_in_batches_has_a_progress_total_from_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CSV does not say how many rows it has: the first batch's bytes per row and the file's size estimate it,
+    for the progress bar's total and the load's choices; the bar ends at the rows there were."""
+    file = tmp_path / "facts.csv"
+    rows(3_000).write_csv(file)
+    monkeypatch.setattr(_read, "STREAM_BYTES", 1)
+    monkeypatch.setattr(_read, "BATCH_ROWS", 200)
+    streamed = _read._read_batches(file, format=None, columns=None, delimiter=None, header=True, batch_size=200)
+    assert streamed is not None
+    assert 0.8 * 3_000 <= (streamed[2] or 0) <= 1.2 * 3_000
+    calls: list[tuple[int, int]] = []
+    with kgtoolkit.open(tmp_path / "g.sqlite3") as kg:
+        kg.configure(types={"place", "person", "unknown"})
+        report = io.import_file(kg, file, progress=lambda done, total: calls.append((done, total)))
+    assert report.rows == 3_000
+    assert 0.8 * 3_000 <= calls[0][1] <= 1.2 * 3_000  # the total shown from the start
+    assert calls[-1] == (3_000, 3_000)
+    assert all(done <= total for done, total in calls)

@@ -124,8 +124,10 @@ def _read_batches(
 ) -> tuple[Iterator[pl.DataFrame], bool, int | None] | None:
     """:func:`_read` in batches of ``batch_size`` rows, for a big CSV, TSV or Parquet file (None for any other:
     read it whole): the batches (line numbers as the whole read gives them), whether it is a kgtoolkit export, and
-    how many rows it has (Parquet; None for CSV/TSV). The first batch is read here, so a file that cannot be read
+    how many rows it has (Parquet: exactly; CSV/TSV: estimated from the first batch, for a progress bar's total and
+    the load's choices, such as building the indexes after it). The first batch is read here, so a file that cannot be read
     at all fails now; a later bad line fails when its batch is read."""
+    import polars as pl
     import pyarrow.parquet as pq
 
     file = _existing(path)
@@ -147,6 +149,10 @@ def _read_batches(
     if first is None:
         return None
     shaped, export = _shape(first, file, fmt, columns, header)
+    if rows is None:  # CSV/TSV: the file's size over the first batch's bytes per row (each cell and its separator)
+        cells = [c for c in first.columns if c != _LINE]
+        per_row = first.select(pl.sum_horizontal(pl.col(c).str.len_bytes().fill_null(0) + 1 for c in cells).mean())
+        rows = max(first.height, int(file.stat().st_size / max(float(per_row.item() or 1.0), 1.0)))
 
     def batches() -> Iterator[pl.DataFrame]:
         yield shaped(first)

@@ -335,7 +335,8 @@ def import_facts(
 
     ``frame`` may also be an iterable of such frames (the batches of one big file, in order): they are checked
     and written one at a time in the one transaction, so memory is bounded by a batch, not the file; ``rows``
-    (how many rows in all, when known) sizes the progress bar. Then duplicates are found by a 128-bit hash of
+    (how many rows in all, when known or estimated) sizes the progress bar and the load's choices (indexes built
+    after it, the full-text index deferred). Then duplicates are found by a 128-bit hash of
     each fact's key (see :class:`_Load`), the rejected rows come back with their own fields (``…_row`` where a
     name is taken), and with ``on_error="raise"`` every batch is still checked, so the refusal lists every bad row.
 
@@ -513,6 +514,8 @@ def _import_batches(
                 upgraded += done.types_upgraded
                 if progress:
                     progress(check.seen, max(check.seen, estimate))
+            if progress:  # the estimate (a CSV's, from its size) met the rows there were
+                progress(check.seen, check.seen)
             found = check.refuse_if_bad()
             pending = estimate >= _DEFER_TEXT_INDEX
         upgraded += after(cur, warnings) if after else 0
