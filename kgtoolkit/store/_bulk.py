@@ -962,7 +962,7 @@ def _write(
         pl.col("name").first(), concrete.first().alias("type"), concrete.unique().alias("types")
     )
     created_at = now_text()
-    new = firsts.filter(~pl.col("id").is_in(list(existing)))
+    new = firsts.filter(~pl.col("id").is_in(known))
     backend.insert_frame(
         cur,
         "entities",
@@ -977,7 +977,7 @@ def _write(
     )
     upgrades = [
         (q.upgraded_type(existing[i], t), i)
-        for i, t in firsts.filter(pl.col("id").is_in(list(existing)) & pl.col("type").is_not_null())
+        for i, t in firsts.filter(pl.col("id").is_in(known) & pl.col("type").is_not_null())
         .select("id", "type")
         .iter_rows()
         if existing[i] == "unknown"
