@@ -89,13 +89,15 @@ def _periods(d: Dialect, plan: PeriodPlan, grouped: str, keys: list[str], sums: 
         source, period = grouped, "b"
     else:
         # Days to civil dates (H. Hinnant's days_from_civil inverted), on one row per day; z >= 0 from year 0001.
+        # Each level kept apart (Dialect.fence): merged, they are one expression repeating every level's terms.
+        f = d.fence
         source = (
             f"(SELECT {carry}, (y + CASE WHEN m <= 2 THEN 1 ELSE 0 END) * 12 + m - 1 AS b FROM "
             f"(SELECT {carry}, yoe + era * 400 AS y, CASE WHEN mp < 10 THEN mp + 3 ELSE mp - 9 END AS m FROM "
             f"(SELECT {carry}, era, yoe, (5 * (doe - (365 * yoe + yoe / 4 - yoe / 100)) + 2) / 153 AS mp FROM "
             f"(SELECT {carry}, era, doe, (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 AS yoe FROM "
             f"(SELECT {carry}, z / 146097 AS era, z - (z / 146097) * 146097 AS doe FROM "
-            f"(SELECT {carry}, b + 719468 AS z FROM {grouped} g0) g1) g2) g3) g4) g5)"
+            f"(SELECT {carry}, b + 719468 AS z FROM {grouped} g0{f}) g1{f}) g2{f}) g3{f}) g4{f}) g5)"
         )
         period = f"(b - {_pmod(d, f'b - {_MONTH_1970}', plan.step)})"
     group = ", ".join([*keys, period])
