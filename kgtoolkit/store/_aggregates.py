@@ -147,18 +147,20 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
     with kg._read() as cur:
         rule = q.event_rule(cur)
         event = rule.sql(d)
-        occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us ELSE f.to_us END"
-        # The state facts with an unknown start are counted by the scan of the starts, in the NULL bucket (so their
-        # period is NULL): one scan of the facts fewer.
-        parts = [  # (added, ended, events) flags, which facts, and their instant
-            ((1, 0, 0), f"NOT {event}", f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"),
-            ((0, 1, 0), f"NOT {event} AND f.to_us <> {OPEN_END}", "f.to_us"),
-            ((0, 0, 1), f"{event} AND (f.from_us <> {OPEN_START} OR f.to_us <> {OPEN_END})", occurred),
-        ]
-        grouped = " UNION ALL ".join(
-            f"SELECT {gkeys}b, {a} * n AS added, {e} * n AS ended, {v} * n AS events FROM "
-            f"(SELECT {fkeys}{_bucket(d, plan, t)} AS b, count(*) AS n FROM facts f WHERE {where} GROUP BY {gkeys}b) x"
-            for (a, e, v), where, t in parts
+        # Two scans, as the floor's: the starts of the state facts and the events (at their start, else at their
+        # end) in one, an unknown start in the NULL bucket (its period NULL: the unknown starts); the ends of the
+        # state facts in the other. The rule is evaluated once per row, in a subquery kept apart (Dialect.fence).
+        ikeys = "".join(f"i.{k} AS {k}, " for k in keys)
+        tagged = f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM facts f{d.fence}) i"
+        first = (
+            f"CASE WHEN i.e = 1 THEN (CASE WHEN i.from_us <> {OPEN_START} THEN i.from_us ELSE i.to_us END) "
+            f"WHEN i.from_us <> {OPEN_START} THEN i.from_us END"
+        )
+        grouped = (
+            f"SELECT {ikeys}{_bucket(d, plan, first)} AS b, sum(1 - i.e) AS added, 0 AS ended, sum(i.e) AS events "
+            f"FROM {tagged} WHERE i.e = 0 OR i.from_us <> {OPEN_START} OR i.to_us <> {OPEN_END} GROUP BY {gkeys}b "
+            f"UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0 FROM facts f "
+            f"WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
         )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
         params = rule.params(d)
