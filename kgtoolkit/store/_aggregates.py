@@ -89,13 +89,15 @@ def _periods(d: Dialect, plan: PeriodPlan, grouped: str, keys: list[str], sums: 
         source, period = grouped, "b"
     else:
         # Days to civil dates (H. Hinnant's days_from_civil inverted), on one row per day; z >= 0 from year 0001.
+        # Each level kept apart (Dialect.fence): merged, they are one expression repeating every level's terms.
+        f = d.fence
         source = (
             f"(SELECT {carry}, (y + CASE WHEN m <= 2 THEN 1 ELSE 0 END) * 12 + m - 1 AS b FROM "
             f"(SELECT {carry}, yoe + era * 400 AS y, CASE WHEN mp < 10 THEN mp + 3 ELSE mp - 9 END AS m FROM "
             f"(SELECT {carry}, era, yoe, (5 * (doe - (365 * yoe + yoe / 4 - yoe / 100)) + 2) / 153 AS mp FROM "
             f"(SELECT {carry}, era, doe, (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 AS yoe FROM "
             f"(SELECT {carry}, z / 146097 AS era, z - (z / 146097) * 146097 AS doe FROM "
-            f"(SELECT {carry}, b + 719468 AS z FROM {grouped} g0) g1) g2) g3) g4) g5)"
+            f"(SELECT {carry}, b + 719468 AS z FROM {grouped} g0{f}) g1{f}) g2{f}) g3{f}) g4{f}) g5)"
         )
         period = f"(b - {_pmod(d, f'b - {_MONTH_1970}', plan.step)})"
     group = ", ".join([*keys, period])
@@ -145,25 +147,24 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
     with kg._read() as cur:
         rule = q.event_rule(cur)
         event = rule.sql(d)
-        occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us ELSE f.to_us END"
-        parts = [  # (added, ended, events) flags, which facts, and their instant
-            ((1, 0, 0), f"NOT {event} AND f.from_us <> {OPEN_START}", "f.from_us"),
-            ((0, 1, 0), f"NOT {event} AND f.to_us <> {OPEN_END}", "f.to_us"),
-            ((0, 0, 1), f"{event} AND (f.from_us <> {OPEN_START} OR f.to_us <> {OPEN_END})", occurred),
-        ]
-        grouped = " UNION ALL ".join(
-            f"SELECT {gkeys}b, {a} * n AS added, {e} * n AS ended, {v} * n AS events FROM "
-            f"(SELECT {fkeys}{_bucket(d, plan, t)} AS b, count(*) AS n FROM facts f WHERE {where} GROUP BY {gkeys}b) x"
-            for (a, e, v), where, t in parts
+        # Two scans, as the floor's: the starts of the state facts and the events (at their start, else at their
+        # end) in one, an unknown start in the NULL bucket (its period NULL: the unknown starts); the ends of the
+        # state facts in the other. The rule is evaluated once per row, in a subquery kept apart (Dialect.fence).
+        ikeys = "".join(f"i.{k} AS {k}, " for k in keys)
+        tagged = f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM facts f{d.fence}) i"
+        first = (
+            f"CASE WHEN i.e = 1 THEN (CASE WHEN i.from_us <> {OPEN_START} THEN i.from_us ELSE i.to_us END) "
+            f"WHEN i.from_us <> {OPEN_START} THEN i.from_us END"
+        )
+        grouped = (
+            f"SELECT {ikeys}{_bucket(d, plan, first)} AS b, sum(1 - i.e) AS added, 0 AS ended, sum(i.e) AS events "
+            f"FROM {tagged} WHERE i.e = 0 OR i.from_us <> {OPEN_START} OR i.to_us <> {OPEN_END} GROUP BY {gkeys}b "
+            f"UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0 FROM facts f "
+            f"WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
         )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
         params = rule.params(d)
         rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
-        unknown = cur.execute(
-            f"SELECT {fkeys}count(*) FROM facts f WHERE NOT {event} AND f.from_us = {OPEN_START} "
-            + (f"GROUP BY {', '.join(f'f.{k}' for k in keys)}" if keys else ""),
-            params,
-        ).fetchall()
         names = None
         if by == "subject":
             named = cur.execute(
@@ -174,8 +175,8 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
     counts = _frame(
         rows, {**key_schema, "p": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "events": pl.Int64()}
     )
-    counts = counts.select(*keys, _period_column(plan), "added", "ended", "events")
-    unknown_starts = _frame(unknown, {**key_schema, "_baseline": pl.Int64()})
+    unknown_starts = counts.filter(pl.col("p").is_null()).select(*keys, pl.col("added").alias("_baseline"))
+    counts = counts.filter(pl.col("p").is_not_null()).select(*keys, _period_column(plan), "added", "ended", "events")
     return ChurnCounts(counts, unknown_starts, names)
 
 

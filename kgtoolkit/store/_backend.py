@@ -70,6 +70,8 @@ class Dialect:
     #: Two integers: the oldest transaction still running when the read's snapshot was taken, and the next one to
     #: start. SQLite commits one writer at a time, in id order: nothing a reader cannot see yet can hold a lower id.
     snapshot_bounds: ClassVar[str] = "0, 0"
+    #: What ends a subquery the planner must keep apart, not merge into the query around it (SQLite: nothing).
+    fence: ClassVar[str] = ""
 
     def list_param(self, values: Iterable[Any]) -> Any:
         """A list of values as one parameter, for :meth:`values`."""

@@ -1151,7 +1151,7 @@ class GraphStore:
 
         def where(alias: str) -> str:  # the facts that count, on the facts row ``alias``
             cond = (
-                f"{alias}.predicate NOT IN {d.values('mv')} AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
+                f"NOT ({d.in_list(f'{alias}.predicate', 'mv')}) AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
                 f"AND NOT {events.sql(d, alias)}"
             )
             return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
@@ -1504,7 +1504,7 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     or the first instant of its end after S's start (:func:`kgtoolkit._validity.end_first_instant`: ``to_us``
     itself for a datetime end, the start of the day for a date-only one). One scan groups the facts; S and
     the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index, for the groups
-    with a scheduled fact alone.
+    where some started fact (of any object) ends after S's start alone (``o_last``, a bound the scan computes).
     """
 
     def scheduled(alias: str) -> str:
@@ -1513,23 +1513,28 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     first = v.end_first_instant(Sql("o.to_us"), Sql("o.valid_to"))
     # S and the facts running up to it are correlated lookups per group (EXISTS), not joins of aggregates: a join
     # of the groups to an aggregate that PostgreSQL's planner estimates at one row ran as a nested loop that
-    # recomputed it for every group (quadratic in the groups).
+    # recomputed it for every group (quadratic in the groups). ``o_last``, the latest first instant of an end
+    # among the group's started facts, rules out in the scan the groups where no fact overlaps S whatever its
+    # object (most groups with a scheduled fact: a supersede at a future date ends the old fact on S's start day):
+    # at 1M facts the lookups ran for 437 groups instead of 38,931.
     return f"""WITH groups AS (
             SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
-                   min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from
+                   min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from,
+                   max(CASE WHEN NOT {scheduled("g")} THEN {v.end_first_instant(Sql("g.to_us"), Sql("g.valid_to")).text}
+                       END) AS o_last
             FROM facts g WHERE {where("g")}
             GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
         judged AS (
             SELECT g.subject, g.predicate,
-                   CASE WHEN g.n_current > 1 OR (g.s_from IS NOT NULL AND EXISTS (
-                       SELECT 1 FROM facts s
-                       JOIN facts o ON o.subject = s.subject AND o.predicate = s.predicate AND {where("o")}
-                           AND NOT {scheduled("o")} AND o.object_key <> s.object_key
-                           AND {(Sql("o.to_us") >= Sql("g.s_from")).text}
+                   CASE WHEN g.n_current > 1 THEN 1 WHEN g.o_last > g.s_from THEN CASE WHEN EXISTS (
+                       SELECT 1 FROM facts o
+                       WHERE o.subject = g.subject AND o.predicate = g.predicate AND {where("o")}
+                           AND NOT {scheduled("o")} AND {(Sql("o.to_us") >= Sql("g.s_from")).text}
                            AND (o.valid_to IS NULL OR {(first > Sql("g.s_from")).text})
-                       WHERE s.id = (SELECT min(s1.id) FROM facts s1 WHERE s1.subject = g.subject
-                                     AND s1.predicate = g.predicate AND s1.from_us = g.s_from AND {where("s1")})))
-                   THEN 1 ELSE 0 END AS needs
+                           AND o.object_key <> (SELECT s.object_key FROM facts s WHERE s.subject = g.subject
+                               AND s.predicate = g.predicate AND s.from_us = g.s_from AND {where("s")}
+                               ORDER BY s.id LIMIT 1))
+                   THEN 1 ELSE 0 END ELSE 0 END AS needs
             FROM groups g)"""
 
 

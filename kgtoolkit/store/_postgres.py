@@ -73,6 +73,11 @@ class PostgresDialect(Dialect):
     name: ClassVar[str] = "postgresql"
     no_limit: ClassVar[int | None] = None
     memory_order: ClassVar[str] = "seq"
+    # A subquery with an OFFSET is never pulled up into its parent. Merged, nested subqueries that each use their
+    # inner columns several times (the period arithmetic, store/_aggregates.py) become one expression repeating
+    # every level's terms, which JIT compiles in every parallel worker before the scan (churn of 10M facts: 99
+    # functions, about 11 s per worker, against 6 s of scanning).
+    fence: ClassVar[str] = " OFFSET 0"
     # The transactions still running when the snapshot was taken: xmin (the oldest) and xmax (the next to start).
     snapshot_bounds: ClassVar[str] = (
         "CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT), "
