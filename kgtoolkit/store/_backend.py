@@ -86,6 +86,14 @@ class Dialect:
         every row of a scan (PostgreSQL: ``= ANY`` of the array, not a hashed subplan per row)."""
         return f"{expr} IN {self.values(param, kind)}"
 
+    def in_values(self, expr: str, param: str, values: Sequence[str]) -> tuple[str, dict[str, Any]]:
+        """The condition that the text ``expr`` is one of ``values`` (a few: a setting's predicates), with the
+        parameters it binds (named from ``param``). SQLite: each value its own parameter, ``IN (:p_0, …)``, which a
+        row is checked against faster than against :meth:`in_list`'s ``json_each`` (a diff of 155,000 changed facts:
+        a sixth of its time in two such checks); PostgreSQL: :meth:`in_list` of one array."""
+        names = [f"{param}_{i}" for i in range(len(values))]
+        return f"{expr} IN ({', '.join(f':{n}' for n in names)})", dict(zip(names, values, strict=True))
+
     def array_agg(self, expr: str) -> str:
         """An aggregate of ``expr`` over a query's rows as one value, which :meth:`array` reads as a list: many
         light rows come into Python as one value decoded at once, several times faster than row by row (SQLite: a

@@ -88,6 +88,9 @@ class PostgresDialect(Dialect):
     def in_list(self, expr: str, param: str, kind: str = "text") -> str:
         return f"{expr} = ANY(CAST(:{param} AS {kind}[]))"
 
+    def in_values(self, expr: str, param: str, values: Sequence[str]) -> tuple[str, dict[str, Any]]:
+        return self.in_list(expr, param), {param: self.list_param(values)}
+
     def array_agg(self, expr: str) -> str:
         return f"array_agg({expr})"
 
