@@ -46,10 +46,11 @@ def diff(
     by: DiffBy,
     limit: int | None,
     offset: int,
-    in_engine: bool = True,
+    in_engine: bool | None = None,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`). By valid time the engine pairs the
-    changes (``in_engine``; False: Python, over every changed fact, as by transaction time: the tests' twin)."""
+    changes where :attr:`Dialect.pairs_in_engine` says so (SQLite), Python elsewhere, over every changed fact, as by
+    transaction time. ``in_engine`` True or False forces one way (the tests compare them on both engines)."""
     if by not in ("valid", "known"):
         raise InvalidRequest(f"by must be valid or known, not {by!r}", field="by", value=str(by))
     window_start = parse_window(start, field="from")
@@ -70,9 +71,11 @@ def diff(
     if predicates is not None:
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
         where += f" AND f.predicate IN {d.values('preds')}"
+    engine = by == "valid" and (d.pairs_in_engine if in_engine is None else in_engine)
     if by == "valid":
-        # (valid_from IS NULL) = FALSE, not IS NOT NULL: the form the facts_timeline index answers without the rows.
-        began_sql = f"(f.valid_from IS NULL) = FALSE AND f.from_us BETWEEN :lo AND :hi{where}"
+        # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers without the rows.
+        started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
+        began_sql = f"{started} AND f.from_us BETWEEN :lo AND :hi{where}"
         ended_sql = f"f.valid_to IS NOT NULL AND f.to_us BETWEEN :lo AND :hi{where}"
     else:
         began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
@@ -84,7 +87,7 @@ def diff(
     params.update(event_params)
     multi = q.read_config(cur).multi_valued
     del paging  # checked above, before any work
-    if by == "valid" and in_engine:
+    if engine:
         counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, limit, offset)
     else:
         counts, changes = _in_python(cur, d, params, began_sql, ended_sql, event, multi, by)

@@ -71,6 +71,7 @@ _DEFERRED_INDEXES = [*(s.split(" INDEX ")[1].split()[0] for s in FACT_INDEXES["p
 
 class PostgresDialect(Dialect):
     name: ClassVar[str] = "postgresql"
+    pairs_in_engine: ClassVar[bool] = False
     no_limit: ClassVar[int | None] = None
     memory_order: ClassVar[str] = "seq"
     # The transactions still running when the snapshot was taken: xmin (the oldest) and xmax (the next to start).
