@@ -594,7 +594,8 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeyS
     import polars as pl
     import pyarrow as pa
 
-    lo, hi = cur.execute("SELECT min(id), max(id) FROM facts").fetchone()
+    # Two subqueries, each one seek (min and max in one SELECT: SQLite scans a whole index).
+    lo, hi = cur.execute("SELECT (SELECT min(id) FROM facts), (SELECT max(id) FROM facts)").fetchone()
     present = KeySet()
     if lo is None:
         return present

@@ -71,6 +71,7 @@ _DEFERRED_INDEXES = [*(s.split(" INDEX ")[1].split()[0] for s in FACT_INDEXES["p
 
 class PostgresDialect(Dialect):
     name: ClassVar[str] = "postgresql"
+    pairs_in_engine: ClassVar[bool] = False
     no_limit: ClassVar[int | None] = None
     memory_order: ClassVar[str] = "seq"
     # A subquery with an OFFSET is never pulled up into its parent. Merged, nested subqueries that each use their
@@ -92,6 +93,9 @@ class PostgresDialect(Dialect):
 
     def in_list(self, expr: str, param: str, kind: str = "text") -> str:
         return f"{expr} = ANY(CAST(:{param} AS {kind}[]))"
+
+    def in_values(self, expr: str, param: str, values: Sequence[str]) -> tuple[str, dict[str, Any]]:
+        return self.in_list(expr, param), {param: self.list_param(values)}
 
     def array_agg(self, expr: str) -> str:
         return f"array_agg({expr})"

@@ -112,7 +112,11 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:  # noqa: C901  (over the
                     counter = _Connection(uri, timeout)
                 if counter is not None:
                     try:
-                        lo, hi = counter.table("SELECT min(id), max(id) FROM facts").to_pylist()[0].values()
+                        lo, hi = (
+                            counter.table("SELECT (SELECT min(id) FROM facts) AS lo, (SELECT max(id) FROM facts) AS hi")
+                            .to_pylist()[0]
+                            .values()
+                        )
                     finally:
                         if counter is not pin:
                             counter.close()

@@ -87,15 +87,26 @@ class EventRule:
 
     def sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
         """The rule as an SQL condition on the facts row ``alias`` (bind :meth:`params`)."""
+        return self._sql(alias, d.in_list(f"{alias}.predicate", param) if self.predicates else None)
+
+    def bound(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> tuple[str, dict[str, Any]]:
+        """:meth:`sql` with the parameters it binds, the declared predicates each bound on its own
+        (:meth:`~._backend.Dialect.in_values`): for a rule checked on every row of a large read."""
+        if not self.predicates or self.graph:
+            return self._sql(alias, None), {}
+        declared, params = d.in_values(f"{alias}.predicate", param, sorted(self.predicates))
+        return self._sql(alias, declared), params
+
+    def _sql(self, alias: str, declared: str | None) -> str:
         if self.graph:
             return "TRUE"
         same = (
             f"({alias}.valid_from IS NOT NULL AND {alias}.valid_to IS NOT NULL "
             f"AND {alias}.valid_from = {alias}.valid_to)"
         )
-        if not self.predicates:
+        if declared is None:
             return same
-        return f"({same} OR {d.in_list(f'{alias}.predicate', param)})"
+        return f"({same} OR {declared})"
 
     def not_declared_sql(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> str:
         """The SQL condition that a fact is not an event *by declaration*: what a current-fact test adds (a
