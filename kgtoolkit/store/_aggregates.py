@@ -153,14 +153,15 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
         ]
         grouped = " UNION ALL ".join(
             f"SELECT {gkeys}b, {a} * n AS added, {e} * n AS ended, {v} * n AS events FROM "
-            f"(SELECT {fkeys}{_bucket(d, plan, t)} AS b, count(*) AS n FROM facts f WHERE {where} GROUP BY {gkeys}b) x"
+            f"(SELECT {fkeys}{_bucket(d, plan, t)} AS b, count(*) AS n FROM {d.scan('facts f')} WHERE {where} "
+            f"GROUP BY {gkeys}b) x"
             for (a, e, v), where, t in parts
         )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
         params = rule.params(d)
         rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
         unknown = cur.execute(
-            f"SELECT {fkeys}count(*) FROM facts f WHERE NOT {event} AND f.from_us = {OPEN_START} "
+            f"SELECT {fkeys}count(*) FROM {d.scan('facts f')} WHERE NOT {event} AND f.from_us = {OPEN_START} "
             + (f"GROUP BY {', '.join(f'f.{k}' for k in keys)}" if keys else ""),
             params,
         ).fetchall()
