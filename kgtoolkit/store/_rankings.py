@@ -52,12 +52,13 @@ def _rows_frame(rows: Any, schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 def fact_span(kg: GraphStore) -> tuple[int, int] | None:
     """The first known start and the last known start or end of the graph's facts (microseconds), or None when no
-    fact has a known start."""
+    fact has a known start. Three index seeks (``facts_validity`` for the starts: no key is below ``OPEN_START``;
+    ``facts_ended`` for the ends: a known end is a ``valid_to``), not a scan of every fact (2-6 s at 10M facts)."""
     with kg._read() as cur:
         lo, hi_start, hi_end = cur.execute(
-            f"SELECT min(CASE WHEN from_us <> {OPEN_START} THEN from_us END), "
-            f"max(CASE WHEN from_us <> {OPEN_START} THEN from_us END), "
-            f"max(CASE WHEN to_us <> {OPEN_END} THEN to_us END) FROM facts"
+            f"SELECT (SELECT min(from_us) FROM facts WHERE from_us > {OPEN_START}), "
+            f"(SELECT max(from_us) FROM facts WHERE from_us > {OPEN_START}), "
+            f"(SELECT max(to_us) FROM facts WHERE valid_to IS NOT NULL AND to_us < {OPEN_END})"
         ).fetchone()
     if lo is None:
         return None
