@@ -274,7 +274,7 @@ def test_an_event_graph_says_its_events_in_the_sidebar_and_the_picture(
     "0 edges current now, 10 not")."""
     with kgtoolkit.open(past_db, read_only=True) as kg:
         events = kg.stats().events
-    at = _open(_app(monkeypatch, past_db), "graph")
+    at = _open(_app(monkeypatch, past_db, sidebar_states=True), "graph")  # the sidebar's "States" expander open
     tiles = {m.label: m.value for m in at.sidebar.metric}
     assert (tiles["Events"], tiles["Current"], tiles["Ended"]) == (f"{events:,}", "0", "0")
     view = at.session_state["graph_view"]
@@ -374,6 +374,37 @@ def test_node_cap_shows_what_was_left_out(monkeypatch: pytest.MonkeyPatch, demo_
     view = at.session_state["graph_view"]
     assert len(view.nodes) == 10 and view.omitted_nodes == view.total_nodes - 10 > 0
     assert any("Left out" in w.value for w in at.warning)
+
+
+def test_the_sidebar_counts_on_indexes_and_states_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The sidebar's tiles come from ``graph_counts`` (no scan of the facts' rows); the states (a scan of every fact)
+    only once the "States" expander is open. Answers are cached for the whole server, shared by sessions, keyed on
+    the graph's data version: a write by another handle (another process, for the server) shows in the next
+    session's first view, the cache never serving the count from before it."""
+    db = tmp_path / "demo.sqlite3"
+    build_demo(db).close()
+
+    def tiles(**state: object) -> dict[str, str]:
+        at = _open(_app(monkeypatch, db, read_only=True, **state), "graph")
+        return {m.label: m.value for m in at.sidebar.metric}
+
+    with kgtoolkit.open(db, read_only=True) as kg:
+        before = kg.stats()
+    assert tiles() == {"Entities": f"{before.entities:,}", "Facts": f"{before.facts:,}"}
+    shown = tiles(sidebar_states=True)
+    assert (shown["Current"], shown["Ended"]) == (f"{before.current:,}", f"{before.ended:,}")
+    with kgtoolkit.open(db) as kg:  # another writer; the dashboard reads read-only
+        kg.add("new_service", "uses_queue", "Redis")
+        after = kg.stats()
+    assert after.facts == before.facts + 1
+    shown = tiles(sidebar_states=True)
+    assert (shown["Entities"], shown["Facts"], shown["Current"]) == (
+        f"{after.entities:,}",
+        f"{after.facts:,}",
+        f"{after.current:,}",
+    )
 
 
 def test_read_only_disables_writes(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:

@@ -21,7 +21,7 @@ import kgtoolkit
 from kgtoolkit import KnowledgeGraph, analysis, frames
 from kgtoolkit.dashboard import data, graphview
 from kgtoolkit.generate import generate
-from kgtoolkit.store import _sqlite, import_facts
+from kgtoolkit.store import _sqlite, graph_counts, import_facts, predicates_in_use
 
 WINDOWS = [None, "2024-03-15", "2024-06", "2025", "2024-01-01/2024-02-29", "1990-01-01"]
 
@@ -82,6 +82,20 @@ def same_pickers_and_entity_pages(kg: KnowledgeGraph, windows: list[str | None])
 _FROM_NOW = ["overlap", "open_for"]
 
 
+def same_counts(kg: KnowledgeGraph) -> None:
+    """The sidebar's counts and the Graph page's predicate list, read on indexes (``graph_counts``,
+    ``predicates_in_use``), are those of ``kg.stats()`` and ``kg.predicates()``."""
+    stats, counted = kg.stats(), graph_counts(kg)
+    assert predicates_in_use(kg) == counted.predicates == tuple(sorted(p.id for p in kg.predicates()))
+    assert (counted.entities, dict(counted.entities_by_type), counted.facts, len(counted.predicates)) == (
+        stats.entities,
+        dict(stats.entities_by_type),
+        stats.facts,
+        stats.predicates,
+    )
+    assert (counted.aliases, counted.memories) == (stats.aliases, stats.memories)
+
+
 def same_conflict_pages(kg: KnowledgeGraph, per_page: int) -> None:
     labels = kg.predicate_labels()
     whole = data.labelled(frames.facts(kg), labels, alias="predicate_label")
@@ -107,20 +121,25 @@ def test_generated_graphs_draw_and_rank_the_same_from_the_engine(kg: KnowledgeGr
     kg.add("China", "criticize", "Japan", valid_from="2024-02-29", valid_to="2024-02-29")
     kg.add("Acme", "likes", "Acme", valid_from="2024-03-01")  # a fact from an entity to itself
     kg.add("Acme", "email", "a@acme.example", valid_from="2024-01-01")
+    kg.alias("Acme Incorporated", "Acme")
+    kg.remember("a memory", source="test")
     same_overviews(kg, WINDOWS, (1, 10, 120, 500), hops=(1, 2, 3))
     same_pickers_and_entity_pages(kg, [None, "2024-06", "2024-01-01/2024-02-29"])
     same_conflict_pages(kg, 7)
+    same_counts(kg)
 
 
 def test_a_graph_of_value_facts_only_and_an_empty_one_draw_the_same(kg: KnowledgeGraph) -> None:
     same_overviews(kg, [None, "2026-01-01"], (1, 5))
     same_pickers_and_entity_pages(kg, [None])
     same_conflict_pages(kg, 3)
+    same_counts(kg)
     for i in range(8):
         kg.add(f"svc{i}", "email", f"svc{i}@acme.example", valid_from="2025-01-01")
         kg.add(f"svc{i}", "url", f"https://svc{i}.example")
     same_overviews(kg, [None, "2025-06-01", "2024-06-01"], (1, 5, 20))
     same_pickers_and_entity_pages(kg, [None, "2025"])
+    same_counts(kg)
 
 
 _names = st.sampled_from(["a", "b", "c", "d", "e", "f", "B", "é", "a b"])
@@ -145,6 +164,7 @@ def test_any_small_graph_draws_the_same_from_the_engine(
                 start, end = end, start
             kg.add(subject, predicate, obj, valid_from=start, valid_to=end)
         same_overviews(kg, [None, "2024-03-15", "2024"], (cap,), centres=3, hops=(1, 3))
+        same_counts(kg)
 
 
 def test_the_reader_process_binds_every_listed_parameter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -292,11 +292,10 @@ def test_the_conflicts_page(site, web) -> None:
     tab, watch = web
     url = site[0]
     _visit(tab, f"{url}/conflicts", "· conflicts ·")
-    assert tab.locator('[data-testid="stExpander"]').count() == 1  # the group that needs action
+    groups = '[data-testid="stMainBlockContainer"] [data-testid="stExpander"]'  # not the sidebar's "States"
+    assert tab.locator(groups).count() == 1  # the group that needs action
     tab.get_by_text("Needs action only").click()  # off: the history-only group too
-    tab.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stExpander\"]').length === 2", timeout=30_000
-    )
+    tab.wait_for_function(f"() => document.querySelectorAll('{groups}').length === 2", timeout=30_000)
     _wait(tab, "· conflicts ·")
     _open_expanders(tab)
     _assert_text(

@@ -120,7 +120,7 @@ def most_volatile(
     keys = [by, f"{by}_name"] if named else ["predicate"]
     schema = {k: pl.String() for k in keys} | VOLATILE_SCHEMA
     if isinstance(facts, KnowledgeGraph):  # counted in the engine, ranked here (the engines' collations differ)
-        counted = volatile_counts(facts, by, _microseconds(lo), _microseconds(hi))
+        counted = volatile_counts(facts, by, _microseconds(lo), _microseconds(hi), top=top)
         table = counted.with_columns((pl.col("added") + pl.col("ended") + pl.col("events")).alias("changes")).sort(
             ["changes", by], descending=[True, False]
         )

@@ -8,15 +8,18 @@ functions' answers and keeps the session's state.
 What a page draws is asked of the engine (issue #32): the Graph page's picture (:func:`graph_view`: the most
 connected entities, or a neighbourhood, and the facts among them), the entity pickers' ranking, the Entity page's
 facts, the Conflicts page's counts and page of groups, the facts of a table or a picture by id. The whole facts frame
-(:func:`facts_frame`) is read only for a text filter on the Conflicts page.
+(:func:`facts_frame`) is read only for a text filter on the Conflicts page. The sidebar's counts and the predicate
+filter's list are read on indexes (:func:`counts`); the states of every fact (:func:`stats`, a scan of every fact)
+only once the sidebar's "States" expander is opened.
 
 Caching:
 
 * the store handle (:func:`open_graph`) and the search index (:func:`search_index`) are
   ``st.cache_resource``: one per (file, mode), shared by every session;
-* frames and other results are cached keyed on the file's **data version** (:func:`data_version`:
-  size and modification time of the file and its ``-wal``), so a widget change reuses them and a
-  write (here or by another process) is picked up on the next run;
+* frames and other results are cached for the whole server (every session shares them), keyed on the graph's
+  **data version** (:func:`data_version`: size and modification time of the file and its ``-wal``; on
+  PostgreSQL the graph's revision, advanced by every write), so a widget change and a new session reuse them and
+  a write (here or by another process) is picked up on the next run, never served from before it;
 * the frames (polars frames are never changed in place here) and the Graph page's view and page are
   ``st.cache_resource``: every run gets the cached object itself. ``st.cache_data`` would hand out a
   copy (pickled, then read back: 0.2 s for the facts frame of 100,000 facts, on every run); the
@@ -148,7 +151,16 @@ def labels(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str,
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def stats(path: str, read_only: bool, version: tuple[object, ...]) -> dict[str, Any]:
+    """Every count of :meth:`KnowledgeGraph.stats` (one scan of every fact: 13-23 s at 10M facts); the sidebar
+    reads it only once its "States" expander is opened."""
     return open_graph(path, read_only).stats().to_dict()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def counts(path: str, read_only: bool, version: tuple[object, ...]) -> kgtoolkit.store.GraphCounts:
+    """The counts every page's sidebar shows (:func:`kgtoolkit.store.graph_counts`: entities and their types, facts,
+    the predicates in use, aliases, memories; no scan of the facts' rows)."""
+    return kgtoolkit.store.graph_counts(open_graph(path, read_only))
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -183,9 +195,9 @@ def entity_facts(
     return data.entity_page_facts(open_graph(path, read_only), entity_id, window, labels(path, read_only, version))
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
 def predicates(path: str, read_only: bool, version: tuple[object, ...]) -> list[str]:
-    return [p.id for p in open_graph(path, read_only).predicates()]
+    """The predicates in use, by id (:func:`counts`: found on the index, not counted)."""
+    return list(counts(path, read_only, version).predicates)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -603,7 +615,7 @@ def _on_date_change() -> None:
 
 
 def sidebar(c: Ctx) -> None:
-    s = stats(c.path, c.read_only, c.version)
+    n = counts(c.path, c.read_only, c.version)
     with st.sidebar:
         st.markdown("### :material/hub: kgtoolkit")
         where = str(c.kg.location.path.parent) if c.kg.location.path is not None else c.kg.backend
@@ -656,17 +668,27 @@ def sidebar(c: Ctx) -> None:
             st.caption(md_text(notice[1]))
         st.toggle("All dates (whole history)", key="all_time", help="Ignore the date: every fact, current and ended.")
         a, b = st.columns(2)
-        a.metric("Entities", f"{s['entities']:,}")
-        b.metric("Facts", f"{s['facts']:,}")
-        a.metric("Current", f"{s['current']:,}")
-        b.metric("Ended", f"{s['ended']:,}")
-        if s["events"]:  # an event graph: its facts are events, never current nor ended (contract §12)
-            a.metric("Events", f"{s['events']:,}")
-        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(s["entities_by_type"]))
+        a.metric("Entities", f"{n.entities:,}")
+        b.metric("Facts", f"{n.facts:,}")
+        types = ", ".join(f"{md_text(k)} {v:,}" for k, v in data.by_count(dict(n.entities_by_type)))
         st.caption(
-            f"{s['predicates']:,} predicates · {s['value_facts']:,} value facts · {s['aliases']:,} aliases · "
-            f"{s['memories']:,} memories" + (f"  \nTypes: {types}" if types else "")
+            f"{len(n.predicates):,} predicates · {n.aliases:,} aliases · {n.memories:,} memories"
+            + (f"  \nTypes: {types}" if types else "")
         )
+        # The states need a scan of every fact (13-23 s at 10M): counted once the expander is opened, not on a
+        # first view (then cached per data version like every count here).
+        box, shown = lazy_expander("States: current, ended, events", key="sidebar_states")
+        if shown:
+            s = stats(c.path, c.read_only, c.version)
+            with box:
+                a, b = st.columns(2)
+                a.metric("Current", f"{s['current']:,}")
+                b.metric("Ended", f"{s['ended']:,}")
+                if s["events"]:  # an event graph: its facts are events, never current nor ended (contract §12)
+                    a.metric("Events", f"{s['events']:,}")
+                if s["scheduled"]:
+                    b.metric("Scheduled", f"{s['scheduled']:,}")
+                st.caption(f"{s['value_facts']:,} value facts")
 
 
 def footer(c: Ctx, page: str) -> None:

@@ -46,13 +46,16 @@ from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, r
 from ._not_same import check_kind
 from ._operations import GraphStore, connect
 from ._overview import (
+    GraphCounts,
     LinkRanking,
     Neighbourhood,
     conflict_counts,
     facts_among,
     facts_with_ids,
+    graph_counts,
     link_ranking,
     neighbourhood,
+    predicates_in_use,
     window_keys,
 )
 from ._rankings import (
@@ -73,6 +76,7 @@ __all__ = [
     "ChurnCounts",
     "DatabaseName",
     "DuplicateInputs",
+    "GraphCounts",
     "GraphStore",
     "ImportReport",
     "InvalidRows",
@@ -100,6 +104,7 @@ __all__ = [
     "facts_batches",
     "facts_table",
     "facts_with_ids",
+    "graph_counts",
     "import_facts",
     "import_graph",
     "is_empty",
@@ -110,6 +115,7 @@ __all__ = [
     "nearest_bounds",
     "neighbourhood",
     "period_plan",
+    "predicates_in_use",
     "read_foreign",
     "read_table",
     "resolve",

@@ -151,7 +151,7 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
         # end) in one, an unknown start in the NULL bucket (its period NULL: the unknown starts); the ends of the
         # state facts in the other. The rule is evaluated once per row, in a subquery kept apart (Dialect.fence).
         ikeys = "".join(f"i.{k} AS {k}, " for k in keys)
-        tagged = f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM facts f{d.fence}) i"
+        tagged = f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM {d.scan('facts f')}{d.fence}) i"
         first = (
             f"CASE WHEN i.e = 1 THEN (CASE WHEN i.from_us <> {OPEN_START} THEN i.from_us ELSE i.to_us END) "
             f"WHEN i.from_us <> {OPEN_START} THEN i.from_us END"
@@ -159,7 +159,7 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
         grouped = (
             f"SELECT {ikeys}{_bucket(d, plan, first)} AS b, sum(1 - i.e) AS added, 0 AS ended, sum(i.e) AS events "
             f"FROM {tagged} WHERE i.e = 0 OR i.from_us <> {OPEN_START} OR i.to_us <> {OPEN_END} GROUP BY {gkeys}b "
-            f"UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0 FROM facts f "
+            f"UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0 FROM {d.scan('facts f')} "
             f"WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
         )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])

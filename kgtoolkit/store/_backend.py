@@ -113,6 +113,13 @@ class Dialect:
         out: list[Any] = json.loads(value)
         return out
 
+    def scan(self, table: str) -> str:
+        """``table`` (with its alias) read whole, row by row, for a query that groups or counts every row: SQLite's
+        planner (no statistics) otherwise walks an index whose order matches the GROUP BY and looks every row up in
+        the table, a random read per fact (churn by predicate at 10M facts: 180 s, against one pass of the table).
+        PostgreSQL's planner weighs that itself."""
+        return f"{table} NOT INDEXED"
+
     def modulo(self, a: str, b: int) -> str:
         """The remainder of integers ``a`` / ``b``, with the sign of ``a`` as C (and both engines) divide."""
         return f"(({a}) % {b})"

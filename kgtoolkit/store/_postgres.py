@@ -103,6 +103,9 @@ class PostgresDialect(Dialect):
     def array(self, value: Any) -> list[Any]:
         return list(value) if value is not None else []  # no rows: NULL
 
+    def scan(self, table: str) -> str:
+        return table
+
     def modulo(self, a: str, b: int) -> str:
         return f"mod({a}, {b})"  # '%' would meet the driver's parameter marks
 

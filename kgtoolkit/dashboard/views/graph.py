@@ -35,7 +35,7 @@ preds = d.multiselect(
     placeholder="all predicates",
     format_func=lambda p: spelled.get(p, p),
 )
-all_types = sorted(kgdash.stats(c.path, c.read_only, c.version)["entities_by_type"])
+all_types = sorted(t for t, _ in kgdash.counts(c.path, c.read_only, c.version).entities_by_type)
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
 
 chosen = (
@@ -69,7 +69,7 @@ st.markdown(
 if view.notice:
     st.warning(md_text(view.notice), icon=":material/content_cut:")
 if not view.nodes:
-    if c.kg.stats().facts == 0:
+    if kgdash.counts(c.path, c.read_only, c.version).facts == 0:
         st.info(
             "This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page."
         )
