@@ -23,6 +23,7 @@ from ._bulk import _typed
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ._backend import Cursor
     from ._operations import GraphStore
 
 __all__ = [
@@ -305,8 +306,11 @@ def predicates_in_use(kg: GraphStore) -> tuple[str, ...]:
     skipping along the ``facts_predicate`` index from one predicate to the next (one index seek per predicate,
     whatever the number of facts; ``predicates()`` counts every fact of each, 13-19 s at 10M facts)."""
     with kg._read() as cur:
-        rows = cur.execute(_PREDICATES_IN_USE).fetchall()
-    return tuple(sorted(str(r[0]) for r in rows))
+        return _predicates_in_use(cur)
+
+
+def _predicates_in_use(cur: Cursor) -> tuple[str, ...]:
+    return tuple(sorted(str(r[0]) for r in cur.execute(_PREDICATES_IN_USE).fetchall()))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -336,8 +340,7 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
         facts = int(cur.execute("SELECT count(*) FROM facts").fetchone()[0])
         aliases = int(cur.execute("SELECT count(*) FROM aliases").fetchone()[0])
         memories = int(cur.execute("SELECT count(*) FROM memories").fetchone()[0])
-        used = cur.execute(_PREDICATES_IN_USE).fetchall()
-    predicates = tuple(sorted(str(r[0]) for r in used))
+        predicates = _predicates_in_use(cur)
     return GraphCounts(sum(n for _, n in by_type), by_type, facts, predicates, aliases, memories)
 
 
