@@ -1149,15 +1149,14 @@ def _not_stored(todo: pl.DataFrame, present: pl.DataFrame) -> pl.DataFrame:
     current facts by triple, ended ones by triple and interval."""
     import polars as pl
 
-    ended = ~pl.col("_current")
-    stored_ended = ~pl.col("_current")
+    ended = ~pl.col("_current")  # compared by interval too
     present = present.select(
         "_sid",
         "_predicate",
         "_okey",
         "_current",
-        pl.when(stored_ended).then(pl.col("_from_key")).alias("_f"),
-        pl.when(stored_ended).then(pl.col("_to_key")).alias("_t"),
+        pl.when(ended).then(pl.col("_from_key")).alias("_f"),
+        pl.when(ended).then(pl.col("_to_key")).alias("_t"),
     )
     return (
         todo.with_columns(

@@ -189,7 +189,7 @@ def _state_facts(cur: Any, d: Any, multi_valued: Sequence[str]) -> tuple[str, di
     state = f"NOT {rule.sql(d)}"
     params = {**rule.params(d), **Clock.real().params()}
     if multi_valued:
-        state += f" AND f.predicate NOT IN {d.values('multi_valued')}"
+        state += f" AND NOT ({d.in_list('f.predicate', 'multi_valued')})"  # per row: = ANY on PostgreSQL
         params["multi_valued"] = d.list_param(sorted(multi_valued))
     return state, params
 
