@@ -146,12 +146,15 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
     d = kg._backend.dialect
     with kg._read() as cur:
         rule = q.event_rule(cur)
-        event = rule.sql(d)
+        event, params = rule.bound(d)  # checked on every row: its predicates bound one by one
         # Two scans, as the floor's: the starts of the state facts and the events (at their start, else at their
         # end) in one, an unknown start in the NULL bucket (its period NULL: the unknown starts); the ends of the
-        # state facts in the other. The rule is evaluated once per row, in a subquery kept apart (Dialect.fence).
+        # state facts in the other. The rule is written once, in the subquery of the rows (not fenced: PostgreSQL
+        # then aggregates in its parallel workers).
         ikeys = "".join(f"i.{k} AS {k}, " for k in keys)
-        tagged = f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM {d.scan('facts f')}{d.fence}) i"
+        tagged = (
+            f"(SELECT {fkeys}f.from_us, f.to_us, CASE WHEN {event} THEN 1 ELSE 0 END AS e FROM {d.scan('facts f')}) i"
+        )
         first = (
             f"CASE WHEN i.e = 1 THEN (CASE WHEN i.from_us <> {OPEN_START} THEN i.from_us ELSE i.to_us END) "
             f"WHEN i.from_us <> {OPEN_START} THEN i.from_us END"
@@ -163,7 +166,6 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
             f"WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
         )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
-        params = rule.params(d)
         rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
         names = None
         if by == "subject":
@@ -195,10 +197,8 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     gkeys = "".join(f"{k}, " for k in keys)
     d = kg._backend.dialect
     with kg._read() as cur:
-        rule = q.event_rule(cur)
-        where = f"{rule.sql(d)} AND f.from_us <> {OPEN_START}" + (
-            " AND f.object_id IS NOT NULL" if by == "pair" else ""
-        )
+        event, params = q.event_rule(cur).bound(d)  # checked on every row: its predicates bound one by one
+        where = f"{event} AND f.from_us <> {OPEN_START}" + (" AND f.object_id IS NOT NULL" if by == "pair" else "")
         grouped = (
             f"(SELECT {fkeys}{_bucket(d, plan, 'f.from_us')} AS b, count(*) AS events FROM facts f WHERE {where} "
             f"GROUP BY {gkeys}b)"
@@ -209,7 +209,7 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
                 f"SELECT c.subject, s.name, c.object_id, o.name, c.p, c.events FROM ({sql}) c "
                 "LEFT JOIN entities s ON s.id = c.subject LEFT JOIN entities o ON o.id = c.object_id"
             )
-        rows = cur.execute(f"{sql} ORDER BY {gkeys}p", rule.params(d)).fetchall()
+        rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
     names = ["subject", "subject_name", "object", "object_name"] if by == "pair" else keys
     frame = _frame(rows, {**{n: pl.String() for n in names}, "p": pl.Int64(), "events": pl.Int64()})
     return frame.select(*names, _period_column(plan), "events")
@@ -223,9 +223,8 @@ def event_pairs(kg: GraphStore, lo: int | None, hi: int | None) -> pl.DataFrame:
 
     d = kg._backend.dialect
     with kg._read() as cur:
-        rule = q.event_rule(cur)
-        where = f"{rule.sql(d)} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL"
-        params = rule.params(d)
+        event, params = q.event_rule(cur).bound(d)
+        where = f"{event} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL"
         if lo is not None:
             where += " AND f.from_us >= :lo"
             params["lo"] = lo

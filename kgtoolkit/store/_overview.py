@@ -23,7 +23,6 @@ from ._bulk import _typed
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ._backend import Cursor
     from ._operations import GraphStore
 
 __all__ = [
@@ -293,24 +292,12 @@ def facts_with_ids(kg: GraphStore, columns: Sequence[str], ids: Sequence[int]) -
     return _typed(facts, "facts", columns), _typed(names, "entities", ("id", "name", "type"))
 
 
-#: The predicates in use, one index seek each (a loose index scan: both engines run it on ``facts_predicate``).
-_PREDICATES_IN_USE = (
-    "WITH RECURSIVE p(x) AS (SELECT min(predicate) FROM facts "
-    "UNION ALL SELECT (SELECT min(f.predicate) FROM facts f WHERE f.predicate > p.x) FROM p "
-    "WHERE p.x IS NOT NULL) SELECT x FROM p WHERE x IS NOT NULL"
-)
-
-
 def predicates_in_use(kg: GraphStore) -> tuple[str, ...]:
     """Every predicate some fact uses, by id (byte order): the ids :meth:`GraphStore.predicates` lists, found by
     skipping along the ``facts_predicate`` index from one predicate to the next (one index seek per predicate,
     whatever the number of facts; ``predicates()`` counts every fact of each, 13-19 s at 10M facts)."""
     with kg._read() as cur:
-        return _predicates_in_use(cur)
-
-
-def _predicates_in_use(cur: Cursor) -> tuple[str, ...]:
-    return tuple(sorted(str(r[0]) for r in cur.execute(_PREDICATES_IN_USE).fetchall()))
+        return q.predicates_in_use(cur)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -340,7 +327,7 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
         facts = int(cur.execute("SELECT count(*) FROM facts").fetchone()[0])
         aliases = int(cur.execute("SELECT count(*) FROM aliases").fetchone()[0])
         memories = int(cur.execute("SELECT count(*) FROM memories").fetchone()[0])
-        predicates = _predicates_in_use(cur)
+        predicates = q.predicates_in_use(cur)
     return GraphCounts(sum(n for _, n in by_type), by_type, facts, predicates, aliases, memories)
 
 
