@@ -44,8 +44,8 @@ process's (a big SQLite read runs ADBC in a reader process). Each row:
 A floor answers the same question without kgtoolkit's rules (current = open end, not "valid now"; no replacements,
 no planned switches): what the engine's plain grouping costs. Targets (issue 32): every analysis call (churn,
 events, conflicts, diff, stats) ≤ 2× its plain-SQL floor and ≤ 600 MB peak (its process and its reader process
-together); streaming (``stream``, ``export``) ≤ 600 MB; the import's row shows issue 14's target (≥ 0.6× the
-floor's rate, i.e. ≤ 1.67× its time). Peak RSS on PostgreSQL is the client's: the server's memory is not counted.
+together); streaming (``stream``, ``export``) ≤ 600 MB; the import's row shows issue 33's target (≥ 0.5× the
+floor's rate, i.e. ≤ 2× its time; issue 14 asked 0.6×) and its peak RSS beside issue 33's 1.5 GB. Peak RSS on PostgreSQL is the client's: the server's memory is not counted.
 
 ``--repeat R`` runs each process R times: the median time and the largest peak are shown. ``--keep`` keeps the
 source Parquet and the graphs in ``--workdir`` (the PostgreSQL server's data folder too, stopped cleanly) and a
@@ -92,7 +92,7 @@ EVENT = "criticize"  # a fifth of the source's rows: an event predicate of the g
 START, DAYS = "2018-01-01", 3650  # ten years, the last one still to come (planned switches)
 MONTH = "2022-06"  # the month of the diff
 TARGET_RATIO, TARGET_MB = 2.0, 600.0
-IMPORT_RATE = 0.6  # issue 14: import ≥ 0.6× the floor's rate
+IMPORT_RATE = 0.5  # issue 33: import ≥ 0.5× the floor's rate (issue 14 asked 0.6×)
 DAY_US = 86_400_000_000
 SOURCE_COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source")
 PG_USER = "kgbench"
@@ -772,10 +772,11 @@ def table(result: dict[str, Any]) -> str:
         note = " (built earlier)" if imp.get("reused") else ""
         if floor:
             ratio = imp["s"] / floor["s"]
-            met = "met" if ratio <= 1 / IMPORT_RATE else "missed"
+            met = "met" if ratio <= 1 / IMPORT_RATE else "**missed**"
+            rss = "met" if imp["peak_mb"] <= 1536 else "**missed**"
             lines.append(
                 f"| {engine} | import, whole process{note} | {fmt_s(imp['s'])}, {imp['peak_mb']:,.0f} MB | "
-                f"{fmt_s(floor['s'])} | – | {ratio:.2f}× | {met} (≤ {1 / IMPORT_RATE:.2f}×, issue 14) |"
+                f"{fmt_s(floor['s'])} | – | {ratio:.2f}× | {met} ≤ {1 / IMPORT_RATE:.0f}×, {rss} ≤ 1.5 GB (issue 33) |"
             )
         else:
             lines.append(
