@@ -125,8 +125,8 @@ def _read_batches(
     """:func:`_read` in batches of ``batch_size`` rows, for a big CSV, TSV or Parquet file (None for any other:
     read it whole): the batches (line numbers as the whole read gives them), whether it is a kgtoolkit export, and
     how many rows it has (Parquet: exactly; CSV/TSV: estimated from the first batch, for a progress bar's total and
-    the load's choices, such as building the indexes after it). The first batch is read here, so a file that cannot be read
-    at all fails now; a later bad line fails when its batch is read."""
+    the load's choices, such as building the indexes after it). The first batch is read here, so a file that cannot
+    be read at all fails now; a later bad line fails when its batch is read."""
     import polars as pl
     import pyarrow.parquet as pq
 

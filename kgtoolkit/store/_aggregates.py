@@ -224,13 +224,9 @@ def event_pairs(kg: GraphStore, lo: int | None, hi: int | None) -> pl.DataFrame:
     d = kg._backend.dialect
     with kg._read() as cur:
         event, params = q.event_rule(cur).bound(d)
-        where = f"{event} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL"
-        if lo is not None:
-            where += " AND f.from_us >= :lo"
-            params["lo"] = lo
-        if hi is not None:
-            where += " AND f.from_us <= :hi"
-            params["hi"] = hi
+        known, bounds = q.inside("f.from_us", lo, hi)
+        where = f"{event} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL AND {known}"
+        params.update(bounds)
         rows = cur.execute(
             "SELECT c.subject, s.name, c.object_id, o.name, c.predicate, c.n, c.lo, c.hi FROM "
             "(SELECT f.subject AS subject, f.object_id AS object_id, f.predicate AS predicate, count(*) AS n, "

@@ -100,6 +100,11 @@ class _Reader:
         except subprocess.TimeoutExpired:
             proc.kill()
 
+    def start(self) -> None:
+        """Start the process now, if it is not running, without asking it anything."""
+        with self._lock:
+            self._start()
+
     def stop(self) -> None:
         with self._lock:
             self._stop()
@@ -112,8 +117,7 @@ atexit.register(_READER.stop)
 def warm_reader() -> None:
     """Start the reader process now (it does not wait for it): its start, mostly imports, then overlaps the
     caller's own work before a whole-table read it knows is coming."""
-    with _READER._lock:
-        _READER._start()
+    _READER.start()
 
 
 def _folder() -> str:

@@ -589,6 +589,31 @@ _TEXT_LATER = (
 )
 
 
+#: The key of each stored fact (:data:`_KEY`'s columns: ``_f``, ``_t`` null for a current fact), read by the
+#: duplicate checks; a condition on ``f`` follows.
+_STORED_KEYS = (
+    "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.valid_to IS NULL AS _current, "
+    "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
+    "AS _t FROM facts f WHERE "
+)
+
+
+def _typed_keys(keys: pa.Table | list[tuple[Any, ...]]) -> pl.DataFrame:
+    """Stored keys (:data:`_STORED_KEYS`' rows, as Arrow or tuples) as a frame of :data:`_KEY`'s columns and types."""
+    import polars as pl
+
+    frame = pl.DataFrame(keys, schema=list(_KEY), orient="row") if isinstance(keys, list) else pl.from_arrow(keys)
+    assert isinstance(frame, pl.DataFrame)
+    return frame.select(
+        pl.col("_sid").cast(pl.String),
+        pl.col("_predicate").cast(pl.String),
+        pl.col("_okey").cast(pl.String),
+        pl.col("_current").cast(pl.Boolean),
+        pl.col("_f").cast(pl.Int64),
+        pl.col("_t").cast(pl.Int64),
+    )
+
+
 def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeySet:
     """The hashes (:class:`_Load`) of the key of every fact in the graph, read a million ids at a time."""
     import polars as pl
@@ -599,26 +624,12 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeyS
     present = KeySet()
     if lo is None:
         return present
-    sql = (
-        "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.valid_to IS NULL AS _current, "
-        "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
-        "AS _t FROM facts f WHERE f.id >= :lo AND f.id < :hi"
-    )
     hasher = _Load(aliases={}, known=pl.DataFrame(), seeds=seeds, present=present)
     step = 1_000_000
     for start in range(int(lo), int(hi) + 1, step):
-        _, (table,) = backend.read_arrow([(sql, {"lo": start, "hi": start + step})], cur=cur)
-        keys = pl.from_arrow(pa.Table.from_batches(table.to_batches(), schema=table.schema))
-        assert isinstance(keys, pl.DataFrame)
-        keys = keys.select(
-            pl.col("_sid").cast(pl.String),
-            pl.col("_predicate").cast(pl.String),
-            pl.col("_okey").cast(pl.String),
-            pl.col("_current").cast(pl.Boolean),
-            pl.col("_f").cast(pl.Int64),
-            pl.col("_t").cast(pl.Int64),
-        )
-        hashed = hasher.hashes(keys)
+        query = (f"{_STORED_KEYS}f.id >= :lo AND f.id < :hi", {"lo": start, "hi": start + step})
+        _, (table,) = backend.read_arrow([query], cur=cur)
+        hashed = hasher.hashes(_typed_keys(pa.Table.from_batches(table.to_batches(), schema=table.schema)))
         present.add(hashed["_h1"].to_numpy(), hashed["_h2"].to_numpy())
     return present
 
@@ -1111,35 +1122,18 @@ def _stored_keys(backend: Backend, cur: Cursor, rows: pl.DataFrame, facts_before
     """The keys of the stored facts ``rows`` may repeat (the graph holds ``facts_before``): a small import's
     subjects' facts, read now (the ``facts_subject`` index); for a big one the whole table, read on another
     connection while the caller works on (call the result to wait for it)."""
-    import polars as pl
-
     d = backend.dialect
-    sql = (
-        "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.from_us AS _from_key, "
-        "f.to_us AS _to_key, f.valid_to IS NULL AS _current FROM facts f"
-    )
-    schema = {
-        "_sid": pl.String,
-        "_predicate": pl.String,
-        "_okey": pl.String,
-        "_from_key": pl.Int64,
-        "_to_key": pl.Int64,
-        "_current": pl.Boolean,
-    }
     if rows.height * 20 < facts_before:
-        subjects = rows["_sid"].unique().sort().to_list()
-        found = cur.execute(f"{sql} WHERE f.subject IN {d.values('s')}", {"s": d.list_param(subjects)}).fetchall()
-        present = pl.DataFrame(found, orient="row", schema={**schema, "_current": pl.Int64})
-        return lambda: present.with_columns(pl.col("_current").cast(pl.Boolean))
+        subjects = d.list_param(rows["_sid"].unique().sort().to_list())
+        present = _typed_keys(cur.execute(f"{_STORED_KEYS}f.subject IN {d.values('s')}", {"s": subjects}).fetchall())
+        return lambda: present
     # The whole table, in two id ranges read at once where the backend can (a big SQLite file).
-    read = backend.read_arrow_soon([], split=(f"{sql} WHERE f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
+    read = backend.read_arrow_soon([], split=(f"{_STORED_KEYS}f.id >= :_lo AND f.id <= :_hi", {}), cur=cur)
 
     def whole() -> pl.DataFrame:
         import pyarrow as pa
 
-        table = pl.from_arrow(pa.concat_tables(read()[0]))
-        assert isinstance(table, pl.DataFrame)
-        return table.with_columns(pl.col("_current").cast(pl.Boolean))
+        return _typed_keys(pa.concat_tables(read()[0]))
 
     return whole
 
@@ -1150,25 +1144,11 @@ def _not_stored(todo: pl.DataFrame, present: pl.DataFrame) -> pl.DataFrame:
     import polars as pl
 
     ended = ~pl.col("_current")  # compared by interval too
-    present = present.select(
-        "_sid",
-        "_predicate",
-        "_okey",
-        "_current",
-        pl.when(ended).then(pl.col("_from_key")).alias("_f"),
-        pl.when(ended).then(pl.col("_to_key")).alias("_t"),
-    )
     return (
         todo.with_columns(
             pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")
         )
-        .join(
-            present,
-            on=["_sid", "_predicate", "_okey", "_current", "_f", "_t"],
-            how="anti",
-            nulls_equal=True,
-            maintain_order="left",
-        )
+        .join(present, on=list(_KEY), how="anti", nulls_equal=True, maintain_order="left")
         .drop("_f", "_t")
     )
 

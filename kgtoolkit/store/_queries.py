@@ -190,6 +190,17 @@ def upgraded_type(current: str, incoming: str | None) -> str:
     return current
 
 
+def inside(column: str, lo: int | None, hi: int | None) -> tuple[str, dict[str, int]]:
+    """The condition that ``column`` (an instant key, NULL when unknown) is from ``lo`` to ``hi`` (microseconds, both
+    included; None: open), and the parameters it binds (``:lo``, ``:hi``)."""
+    cond, params = f"{column} IS NOT NULL", {}
+    if lo is not None:
+        cond, params["lo"] = f"{cond} AND {column} >= :lo", lo
+    if hi is not None:
+        cond, params["hi"] = f"{cond} AND {column} <= :hi", hi
+    return cond, params
+
+
 #: The predicates in use, one index seek each (a loose index scan: both engines run it on ``facts_predicate``).
 _PREDICATES_IN_USE = (
     "WITH RECURSIVE p(x) AS (SELECT min(predicate) FROM facts "

@@ -77,16 +77,6 @@ def nearest_bounds(kg: GraphStore, before: int, after: int) -> tuple[int | None,
     return (None if last is None else int(last)), (None if first is None else int(first))
 
 
-def _inside(column: str, lo: int | None, hi: int | None) -> str:
-    """``column`` (an instant key, NULL when unknown) from ``:lo`` to ``:hi`` (both included; None: open)."""
-    cond = f"{column} IS NOT NULL"
-    if lo is not None:
-        cond += f" AND {column} >= :lo"
-    if hi is not None:
-        cond += f" AND {column} <= :hi"
-    return cond
-
-
 def volatile_counts(
     kg: GraphStore,
     by: Literal["entity", "subject", "predicate"],
@@ -101,8 +91,8 @@ def volatile_counts(
     then), ``events`` (events that occurred then: at their start, else their end), ``facts`` and ``current`` (the
     group's facts, and its current ones, whatever the window), as :func:`kgtoolkit.analysis.most_volatile` counts
     them; unordered. ``top``: only the ``top`` groups with the most changes (``added + ended + events``), ties by key
-    in byte order (the columns are ``COLLATE "C"`` on PostgreSQL), cut in the engine: only those rows (and names) come back, not one
-    per entity of the graph."""
+    in byte order (the columns are ``COLLATE "C"`` on PostgreSQL), cut in the engine: only those rows (and names)
+    come back, not one per entity of the graph."""
     import polars as pl
 
     d = kg._backend.dialect
@@ -112,10 +102,11 @@ def volatile_counts(
         start = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"
         end = f"CASE WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
         occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
+        (started, window), (ended, _), (happened, _) = (q.inside(c, lo, hi) for c in (start, end, occurred))
         flags = (
-            f"CASE WHEN NOT {event} AND {_inside(start, lo, hi)} THEN 1 ELSE 0 END AS a, "
-            f"CASE WHEN NOT {event} AND {_inside(end, lo, hi)} THEN 1 ELSE 0 END AS e, "
-            f"CASE WHEN {event} AND {_inside(occurred, lo, hi)} THEN 1 ELSE 0 END AS v, "
+            f"CASE WHEN NOT {event} AND {started} THEN 1 ELSE 0 END AS a, "
+            f"CASE WHEN NOT {event} AND {ended} THEN 1 ELSE 0 END AS e, "
+            f"CASE WHEN {event} AND {happened} THEN 1 ELSE 0 END AS v, "
             f"CASE WHEN NOT {event} AND {q.current_sql('f')} THEN 1 ELSE 0 END AS c"
         )
         if by == "entity":
@@ -139,11 +130,7 @@ def volatile_counts(
             sql = f"SELECT g.k, n.name, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g " + (
                 "LEFT JOIN entities n ON n.id = g.k"
             )
-        params = {**rule.params(d), **Clock.real().params()}
-        if lo is not None:
-            params["lo"] = lo
-        if hi is not None:
-            params["hi"] = hi
+        params: dict[str, Any] = {**rule.params(d), **Clock.real().params(), **window}
         if top is not None:
             params["top"] = int(top)
         keys = [by] if by == "predicate" else [by, f"{by}_name"]
@@ -164,13 +151,9 @@ def most_changed_pairs(
     d = kg._backend.dialect
     with kg._read() as cur:
         state, params = _state_facts(cur, d, multi_valued)
-        window = f"x.from_us <> {OPEN_START}"
-        if lo is not None:
-            window += " AND x.from_us >= :lo"
-            params["lo"] = lo
-        if hi is not None:
-            window += " AND x.from_us <= :hi"
-            params["hi"] = hi
+        known, bounds = q.inside("x.from_us", lo, hi)
+        window = f"x.from_us <> {OPEN_START} AND {known}"
+        params.update(bounds)
         rows = cur.execute(
             "SELECT subject, predicate FROM (SELECT x.subject AS subject, x.predicate AS predicate, "
             f"sum(CASE WHEN x.prev IS NOT NULL AND x.object_key <> x.prev AND {window} THEN 1 ELSE 0 END) AS changes "
@@ -185,9 +168,9 @@ def most_changed_pairs(
 
 def _state_facts(cur: Any, d: Any, multi_valued: Sequence[str]) -> tuple[str, dict[str, Any]]:
     """The SQL condition (on ``f``) of the state facts of predicates not in ``multi_valued``, and its parameters."""
-    rule = q.event_rule(cur)
-    state = f"NOT {rule.sql(d)}"
-    params = {**rule.params(d), **Clock.real().params()}
+    event, params = q.event_rule(cur).bound(d)  # checked on every row: its predicates bound one by one
+    state = f"NOT {event}"
+    params.update(Clock.real().params())
     if multi_valued:
         state += f" AND NOT ({d.in_list('f.predicate', 'multi_valued')})"  # per row: = ANY on PostgreSQL
         params["multi_valued"] = d.list_param(sorted(multi_valued))

@@ -346,7 +346,7 @@ class SQLiteBackend(Backend):
     def read_arrow(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
     ) -> tuple[list[pa.Table], list[pa.Table]]:
-        tables = {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
+        tables = _tables_read(queries, split)
         if cur is not None:
             return self._read_in(cur, queries, split, tables, in_write=True)
         with self.read() as read_cur:
@@ -361,7 +361,7 @@ class SQLiteBackend(Backend):
     def read_arrow_soon(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor
     ) -> Callable[[], tuple[list[pa.Table], list[pa.Table]]]:
-        tables = {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
+        tables = _tables_read(queries, split)
         if all(self._local(cur, t) for t in tables):  # read here, now: the thread may not share the connection
             read = self._read_here(cur, queries, split)
             return lambda: read
@@ -485,6 +485,11 @@ def _tables(sql: str) -> list[str]:
     import re
 
     return sorted(set(re.findall(r"\b(?:FROM|JOIN)\s+(facts|entities|aliases|memories)\b", sql)))
+
+
+def _tables_read(queries: Sequence[Query], split: Query | None) -> set[str]:
+    """The graph tables a read of ``queries`` and ``split`` reads."""
+    return {table for sql, _ in ([split] if split else []) + list(queries) for table in _tables(sql)}
 
 
 def _rows_arrow(cur: Cursor, sql: str, params: dict[str, Any]) -> pa.Table:
