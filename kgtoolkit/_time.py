@@ -21,6 +21,7 @@ from typing import NamedTuple
 from ._errors import InvalidDate
 
 __all__ = [
+    "DAY_US",
     "OPEN_END",
     "OPEN_START",
     "Bound",
@@ -40,7 +41,7 @@ TimeInput = str | dt.date | dt.datetime
 
 OPEN_START = -(2**62)
 OPEN_END = 2**62
-_DAY_US = 86_400_000_000
+DAY_US = 86_400_000_000  # a day in the keys' unit (microseconds)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ONE_US = dt.timedelta(microseconds=1)
 
@@ -90,7 +91,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
         return _datetime_text(moment), _us(moment), _us(moment)
     if isinstance(value, dt.date):
         key = _day_key(value.year, value.month, value.day)
-        return value.isoformat(), key, key + _DAY_US - 1
+        return value.isoformat(), key, key + DAY_US - 1
     if not isinstance(value, str):
         raise _fail(field, value, f"expected text, got {type(value).__name__}")
     text = value.strip()
@@ -115,7 +116,7 @@ def _parse(value: TimeInput, field: str) -> tuple[str, int, int]:
         return (
             text,
             _day_key(first.year, first.month, first.day),
-            _day_key(last.year, last.month, last.day) + _DAY_US - 1,
+            _day_key(last.year, last.month, last.day) + DAY_US - 1,
         )
     if _DATETIME.fullmatch(text):
         try:

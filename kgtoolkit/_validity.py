@@ -31,7 +31,7 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
-from ._time import OPEN_END, OPEN_START, now_key, parse_bound
+from ._time import DAY_US, OPEN_END, OPEN_START, now_key, parse_bound
 
 if TYPE_CHECKING:
     import polars as pl
@@ -51,8 +51,6 @@ __all__ = [
     "state_expr",
     "valid_at",
 ]
-
-DAY_US = 86_400_000_000
 
 T = TypeVar("T")
 

@@ -55,6 +55,34 @@ def test_a_fact_of_one_day_or_instant_is_an_event(kg: KnowledgeGraph) -> None:
     assert kg.fact(record["id"]).kind == "event"  # every read says it
 
 
+# (valid_from, valid_to, is it an event?) at every precision a bound is stored with: the engine tests the keys
+# first (less than a day apart) and the texts after, so spans shorter than a day with other texts stay states.
+_PRECISIONS = [
+    ("2014", "2014", False),  # a year: stored as 2014-01-01 … 2014-12-31
+    ("2014-01", "2014-01", False),  # a month
+    ("2014-01-02", "2014-01-02", True),
+    ("2014-01-02T00:00:00Z", "2014-01-02T00:00:00Z", True),
+    ("2014-01-02T10:00:00+02:00", "2014-01-02T08:00:00Z", True),  # the same instant, stored in UTC
+    ("2014-01-02", "2014-01-02T00:00:00Z", False),  # keys equal, texts not
+    ("2014-01-02T00:00:00Z", "2014-01-02T23:59:59.999999Z", False),  # a day less a microsecond
+    ("2014-01-02T00:00:00Z", "2014-01-02", False),
+    ("2014-01-02", "2014-01-03", False),
+    (None, "2014-01-02", False),
+    ("2014-01-02", None, False),
+]
+
+
+def test_the_engine_applies_the_rule_at_every_precision(kg: KnowledgeGraph) -> None:
+    for n, (start, end, _) in enumerate(_PRECISIONS):
+        kg.add("clock", "ticks", f"t{n}", valid_from=start, valid_to=end)
+    want = {f"t{n}": event for n, (_, _, event) in enumerate(_PRECISIONS)}
+    assert {o: kind == "event" for o, (kind, _) in _kinds(kg, "clock").items()} == want  # the records (Python)
+    assert kg.stats().events == sum(want.values())  # the engine's scan
+    in_engine = analysis.events(kg, every="1y")
+    assert in_engine.equals(analysis.events(frames.facts(kg), every="1y"))
+    assert int(in_engine["events"].sum()) == sum(want.values())
+
+
 def test_declared_event_predicates_and_event_graphs(kg: KnowledgeGraph) -> None:
     kg.add("rebels", "attacked", "convoy", valid_from="2014-03-01")
     kg.add("rebels", "controls", "town", valid_from="2014-01-01", valid_to="2014-06-30")

@@ -27,8 +27,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Literal
 
-from .._time import OPEN_END, OPEN_START
-from .._validity import DAY_US
+from .._time import DAY_US, OPEN_END, OPEN_START
 from . import _queries as q
 
 if TYPE_CHECKING:

@@ -20,14 +20,13 @@ from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
 from .._records import Change, ChangeKind, Diff, DiffBy
-from .._time import TimeInput, key_to_text, parse_window
+from .._time import DAY_US, TimeInput, key_to_text, parse_window
 from . import _queries as q
 from ._backend import Cursor, Dialect
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
 
-_DAY_US = 86_400_000_000
 _RANK = {"replaced": 0, "ended": 1, "began": 2, "occurred": 3}
 
 
@@ -181,7 +180,7 @@ def _valid_in_engine(
     entity's id, or the value casefolded: :func:`_same_object`). The page is read after, in time order from the same
     indexes, only as far as it needs."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
-    params = {**params, **multi_params, "day": _DAY_US}
+    params = {**params, **multi_params, "day": DAY_US}
     rows = cur.execute(
         f"""WITH c AS MATERIALIZED (
             SELECT f.id AS id, f.subject AS subject, f.predicate AS predicate, f.object_key AS okey,
@@ -216,7 +215,7 @@ def _valid_in_engine(
         f"WHERE {ended_sql}) x ORDER BY x.k"
     )
     # Enough for the page and a day's changes (the keys of a day's starts, or of its ends, tie), at first.
-    days = max(1, (int(params["hi"]) - int(params["lo"])) // _DAY_US + 1)
+    days = max(1, (int(params["hi"]) - int(params["lo"])) // DAY_US + 1)
     size = 2 * wanted + (counts[0] + counts[1] + counts[3]) // days + 64
     while True:
         if wanted >= total:
@@ -336,7 +335,7 @@ def _candidates(
                 continue
             new_start = new.start
             assert new_start is not None
-            if (old_start is None or new_start >= old_start) and new_start <= old_end + _DAY_US:
+            if (old_start is None or new_start >= old_start) and new_start <= old_end + DAY_US:
                 candidates.append((abs(old_end - new_start), old.id, new.id))
                 new_rows[new.id] = new
     return candidates, new_rows
