@@ -15,6 +15,7 @@ is unknown); by transaction time, when the graph recorded it. The next event is 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -48,8 +49,8 @@ def diff(
     in_engine: bool | None = None,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`). By valid time the engine pairs the
-    changes where :attr:`Dialect.pairs_in_engine` says so (SQLite), Python elsewhere, over every changed fact, as by
-    transaction time. ``in_engine`` True or False forces one way (the tests compare them on both engines)."""
+    changes; by transaction time (whose keys are texts) Python does, over light rows of every changed fact.
+    ``in_engine=False`` pairs in Python by valid time too (the tests compare the two ways on both engines)."""
     if by not in ("valid", "known"):
         raise InvalidRequest(f"by must be valid or known, not {by!r}", field="by", value=str(by))
     window_start = parse_window(start, field="from")
@@ -70,7 +71,7 @@ def diff(
     if predicates is not None:
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
         where += f" AND f.predicate IN {d.values('preds')}"
-    engine = by == "valid" and (d.pairs_in_engine if in_engine is None else in_engine)
+    engine = by == "valid" and in_engine is not False
     if by == "valid":
         # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers without the rows.
         started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
@@ -171,25 +172,23 @@ def _valid_in_engine(
     """By valid time, paired in the engine: Python sees the counts, the candidate pairs and one page's rows, never
     every changed fact (at 10M facts a month changes 155,000 facts, whose rows alone cost more than the answer).
 
-    The changed facts are read once, in id order (the ids from the two time indexes, then the rows: a walk of the
-    table in its own order, about half the cost of reading them in time order), into ``c``; the counts and the
-    candidate pairs (an ended fact and a begun one of the same subject and predicate with another object, the new
-    one starting while the old one held or the day after it ended) come from it in one statement: the new facts
-    scanned, the ended ones looked up (the smaller side, indexed by SQLite on the fly; ``CROSS JOIN`` keeps that
-    order there, a plain join elsewhere). Two objects are the same when their kind and ``object_key`` are (the
-    entity's id, or the value casefolded: :func:`_same_object`). The page is read after, in time order from the same
-    indexes, only as far as it needs."""
+    The changed facts are read once, found by both time indexes (:meth:`~._backend.Dialect.either`), into ``c``;
+    the counts and the candidate pairs (an ended fact and a begun one of the same subject and predicate with another
+    object, the new one starting while the old one held or the day after it ended) come from it in one statement:
+    the new facts scanned, the ended ones looked up (SQLite: the smaller side, indexed on the fly, an order
+    ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~._backend.Dialect.wide_read`). Two objects are the same
+    when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
+    page is read after, in time order from the same indexes, only as far as it needs."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
     params = {**params, **multi_params, "day": DAY_US}
-    rows = cur.execute(
-        f"""WITH c AS MATERIALIZED (
+    with d.wide_read(cur):
+        rows = cur.execute(
+            f"""WITH c AS MATERIALIZED (
             SELECT f.id AS id, f.subject AS subject, f.predicate AS predicate, f.object_key AS okey,
                 {_flag("f.object_id IS NULL")} AS is_value, f.from_us AS s, f.to_us AS e,
                 {_flag("f.valid_from IS NOT NULL")} AS has_s, {_flag(began_sql)} AS b, {_flag(ended_sql)} AS en,
                 {_flag(event)} AS ev
-            FROM facts f
-            WHERE f.id IN (
-                SELECT f.id FROM facts f WHERE {began_sql} UNION ALL SELECT f.id FROM facts f WHERE {ended_sql}))
+            FROM facts f WHERE {d.either(began_sql, ended_sql)})
         SELECT 0, count(*) FILTER (WHERE b = 1 AND ev = 0), count(*) FILTER (WHERE en = 1 AND ev = 0),
             count(*) FILTER (WHERE ev = 1 AND (b = 1 OR (en = 1 AND has_s = 0)))
         FROM c
@@ -198,37 +197,40 @@ def _valid_in_engine(
         FROM c n CROSS JOIN c o
         WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0 AND n.b = 1
             AND n.ev = 0 AND NOT ({multi_sql}) AND o.id <> n.id AND (o.is_value <> n.is_value OR o.okey <> n.okey) AND (o.has_s = 0 OR n.s >= o.s) AND n.s <= o.e + :day""",
-        params,
-    ).fetchall()
+            params,
+        ).fetchall()
     (_, began, ended, occurred), *candidates = sorted(rows)
     pairs = _match([(dist, old, new) for _, dist, old, new in candidates])
     paired_new = {new: old for old, new in pairs.items()}
     counts = (int(began), int(ended), len(pairs), int(occurred))
     total = counts[0] + counts[1] + counts[3] - counts[2]
     wanted = total if limit is None else min(total, offset + limit)
-    # The page: the changed facts in time order (a fact that began and ended in the window comes twice), read as far
-    # as the page needs; rows of one key are taken whole (the engine orders by key alone; ties are ordered here).
-    stream = (
-        f"SELECT x.k, x.id, x.b, x.ev, x.has_s FROM ("
-        f"SELECT f.from_us AS k, f.id AS id, 1 AS b, {_flag(event)} AS ev, 1 AS has_s FROM facts f WHERE {began_sql} "
-        f"UNION ALL SELECT f.to_us, f.id, 0, {_flag(event)}, {_flag('f.valid_from IS NOT NULL')} FROM facts f "
-        f"WHERE {ended_sql}) x ORDER BY x.k"
+    # The page: the changed facts in time order (a fact that began and ended in the window comes twice), each side
+    # read in its index's order as far as the page needs and merged here (one statement ordering both sides read
+    # every changed row on PostgreSQL: 0.6 s at 10M facts, against 0.05 s). Ties are ordered here.
+    sides = (
+        f"SELECT f.from_us, f.id, 1, {_flag(event)}, 1 FROM facts f WHERE {began_sql} ORDER BY f.from_us",
+        f"SELECT f.to_us, f.id, 0, {_flag(event)}, {_flag('f.valid_from IS NOT NULL')} FROM facts f "
+        f"WHERE {ended_sql} ORDER BY f.to_us",
     )
     # Enough for the page and a day's changes (the keys of a day's starts, or of its ends, tie), at first.
     days = max(1, (int(params["hi"]) - int(params["lo"])) // DAY_US + 1)
     size = 2 * wanted + (counts[0] + counts[1] + counts[3]) // days + 64
     while True:
-        if wanted >= total:
-            read = cur.execute(stream, params).fetchall()
-            complete = True
-        else:
-            read = cur.execute(f"{stream} LIMIT :n", {**params, "n": size}).fetchall()
-            complete = len(read) < size
-            if not complete:
-                last = read[-1][0]
-                read = [r for r in read if r[0] != last]  # its key's rows may go on past the limit
+        limited = wanted < total
+        reads = [
+            cur.execute(f"{side} LIMIT :n", {**params, "n": size}).fetchall()
+            if limited
+            else cur.execute(side, params).fetchall()
+            for side in sides
+        ]
+        # A side cut at its limit may go on with its last key's rows: the changes are whole below the lowest such key.
+        cut = [rows[-1][0] for rows in reads if limited and len(rows) == size]
+        whole_below = min(cut) if cut else None
         changes: list[_Entry] = []
-        for key, fact_id, is_began, is_event, has_start in read:
+        for key, fact_id, is_began, is_event, has_start in heapq.merge(*reads):
+            if whole_below is not None and key >= whole_below:
+                break
             if is_event:
                 if is_began or not has_start:  # at its start; at its end when the start is unknown
                     changes.append(
@@ -242,7 +244,7 @@ def _valid_in_engine(
                     changes.append((key, _RANK["replaced"], fact_id, "replaced", old, fact_id, fact_id, True))
             elif fact_id not in pairs:
                 changes.append((key, _RANK["ended"], fact_id, "ended", fact_id, None, fact_id, False))
-        if complete or len(changes) >= wanted:
+        if not cut or len(changes) >= wanted:
             changes.sort()
             return counts, changes
         size *= 4
@@ -269,20 +271,20 @@ def _in_python(
         )
     else:
         bounds = "f.recorded_at, f.invalidated_at"
-    columns = (
-        f"f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, {event}"
-    )
-
-    def read(condition: str) -> list[_Row]:
-        rows = cur.execute(f"SELECT {columns} FROM facts f WHERE {condition}", params)
-        if by == "valid":
-            return list(map(_Row._make, rows))
-        return [
-            _Row(i, s, p, o, v, _key(start), None if end is None else _key(end), e)
-            for i, s, p, o, v, start, end, e in rows
+    # Both sides in one read: each changed fact's row once (Dialect.either; PostgreSQL at 10M facts: 0.9 -> 0.55 s).
+    with d.wide_read(cur):
+        rows = cur.execute(
+            f"SELECT f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, "
+            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)} FROM facts f WHERE {d.either(began_sql, ended_sql)}",
+            params,
+        ).fetchall()
+    if by == "known":
+        rows = [
+            (i, s, p, o, v, _key(start), None if end is None else _key(end), *rest)
+            for i, s, p, o, v, start, end, *rest in rows
         ]
-
-    began, ended = read(began_sql), read(ended_sql)
+    began = [_Row._make(r[:8]) for r in rows if r[8]]
+    ended = [_Row._make(r[:8]) for r in rows if r[9]]
     # Events occurred (at their start; at their end when the start is unknown): never began, ended or replaced.
     occurred = {f.id: f for f in began if f.event}
     if by == "valid":
