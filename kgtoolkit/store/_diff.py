@@ -46,7 +46,7 @@ def diff(
     by: DiffBy,
     limit: int | None,
     offset: int,
-    in_engine: bool | None = None,
+    in_engine: bool = True,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`). By valid time the engine pairs the
     changes; by transaction time (whose keys are texts) Python does, over light rows of every changed fact.
@@ -71,7 +71,7 @@ def diff(
     if predicates is not None:
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
         where += f" AND f.predicate IN {d.values('preds')}"
-    engine = by == "valid" and in_engine is not False
+    engine = by == "valid" and in_engine
     if by == "valid":
         # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers without the rows.
         started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
