@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import postgres_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,29 @@ def test_a_page_past_many_changes_of_one_day_is_whole(kg: KnowledgeGraph) -> Non
         want = paired(kg, **month, in_engine=False, limit=limit, offset=offset)
         assert want.changes == whole.changes[offset : None if limit is None else offset + limit]
         assert paired(kg, **month, in_engine=True, limit=limit, offset=offset).to_dict() == want.to_dict()
+
+
+def test_postgresql_puts_back_the_settings_of_a_diffs_read(postgres: postgres_server.Server) -> None:
+    """PostgreSQL reads a diff's changed facts under settings of its own (a larger work_mem, no JIT, no nested loop):
+    they hold for that statement only, so the reads after it (a page of facts with their names) plan as before."""
+    show = "SELECT " + ", ".join(f"current_setting('{name}')" for name in ("work_mem", "jit", "enable_nestloop"))
+    with kgtoolkit.open(postgres.new_schema()) as kg:
+        kg.add("api", "uses", "redis", valid_from="2024-01-01")
+        kg.supersede("api", "uses", "redis", "sqlite", at="2024-02-01")
+        with kg._read() as cur:
+            before = tuple(cur.execute(show).fetchone())
+            for in_engine in (True, False):
+                got = store_diff(
+                    cur,
+                    kg._backend.dialect,
+                    "2024-02",
+                    "2024-02",
+                    by="valid",
+                    entity=None,
+                    predicates=None,
+                    limit=None,
+                    offset=0,
+                    in_engine=in_engine,
+                )
+                assert got.replaced == 1
+                assert tuple(cur.execute(show).fetchone()) == before
