@@ -271,11 +271,12 @@ def _in_python(
         )
     else:
         bounds = "f.recorded_at, f.invalidated_at"
-    # Both sides in one read: each changed fact's row once (Dialect.either; PostgreSQL at 10M facts: 0.9 -> 0.55 s).
+    # Both sides in one read, each changed fact's row once: by transaction time (no index) one scan, not two; by valid
+    # time the engine ORs its two indexes (PostgreSQL at 10M facts: 0.9 -> 0.55 s against two reads).
     with d.wide_read(cur):
         rows = cur.execute(
             f"SELECT f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, "
-            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)} FROM facts f WHERE {d.either(began_sql, ended_sql)}",
+            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)} FROM facts f WHERE ({began_sql}) OR ({ended_sql})",
             params,
         ).fetchall()
     if by == "known":
