@@ -1189,7 +1189,7 @@ class GraphStore:
         events apart from the state facts (contract §12)."""
         d = self._backend.dialect
         with self._read() as cur:
-            by_type = dict(cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type").fetchall())
+            t = q.table_counts(cur)  # on the tables and indexes; the facts' states below in one scan
             # Events are counted apart (contract §12); the rule checked on every row, its predicates bound one by one.
             event, params = q.event_rule(cur).bound(d)
             keys = (Sql("from_us"), Sql("to_us"), v.NOW, v.NOW_DAY_LAST)  # the states of contract §4
@@ -1199,9 +1199,7 @@ class GraphStore:
                 f"count(*) FILTER (WHERE object_id IS NULL), count(*) FILTER (WHERE {event}) FROM facts f",
                 {**Clock.real().params(), **params},
             ).fetchone()
-            predicates = len(q.predicates_in_use(cur))  # on the index, not counted in the scan
-            aliases = cur.execute("SELECT count(*) FROM aliases").fetchone()[0]
-            memories = cur.execute("SELECT count(*) FROM memories").fetchone()[0]
+        by_type = dict(t.entities_by_type)
         return Stats(
             sum(by_type.values()),
             by_type,
@@ -1209,9 +1207,9 @@ class GraphStore:
             current,
             ended,
             values,
-            predicates,
-            aliases,
-            memories,
+            len(t.predicates),
+            t.aliases,
+            t.memories,
             facts - current - ended - events,
             events,
         )

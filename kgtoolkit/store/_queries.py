@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._checks import MAX_INT64, whole_number
 from .._errors import NotFound
@@ -213,6 +213,25 @@ def predicates_in_use(cur: Cursor) -> tuple[str, ...]:
     """Every predicate some fact uses, by id (byte order), skipping along the ``facts_predicate`` index from one
     predicate to the next: one seek per predicate, whatever the number of facts."""
     return tuple(sorted(str(r[0]) for r in cur.execute(_PREDICATES_IN_USE).fetchall()))
+
+
+class TableCounts(NamedTuple):
+    """The counts of a graph that need no scan of the facts' rows, shared by ``stats`` and ``graph_counts``."""
+
+    entities_by_type: tuple[tuple[str, int], ...]
+    predicates: tuple[str, ...]  # in use (:func:`predicates_in_use`)
+    aliases: int
+    memories: int
+
+
+def table_counts(cur: Cursor) -> TableCounts:
+    """:class:`TableCounts`: the entities grouped by type, the predicates in use, the aliases and the memories."""
+    by_type = tuple(
+        (str(t), int(n)) for t, n in cur.execute("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type")
+    )
+    aliases = int(cur.execute("SELECT count(*) FROM aliases").fetchone()[0])
+    memories = int(cur.execute("SELECT count(*) FROM memories").fetchone()[0])
+    return TableCounts(by_type, predicates_in_use(cur), aliases, memories)
 
 
 def event_rule(cur: Cursor) -> EventRule:
