@@ -9,7 +9,8 @@ words many ways; each text is looked at in several views:
 * homoglyphs folded to the Latin letters they imitate (Cyrillic ``І``, Greek ``ο``: from Unicode's
   confusables data, through ``confusable_homoglyphs``);
 * spaced-out letters joined (``i g n o r e``), leetspeak undone (``1gn0r3``);
-* base64 runs decoded and the text rot13-decoded.
+* words split by hyphens or dots joined (``ig-nore prev-ious``);
+* base64 runs, percent-encoding and backslash escapes decoded, and the text rot13-decoded.
 
 It withholds, with a reason code each:
 
@@ -27,6 +28,8 @@ It withholds, with a reason code each:
 ``role_change``   another role for the model ("you're now …", "adopt the persona of …", "stay in character")
 ``tool_call``     imitated tool calls (JSON calls, ``<tool_call>``, ``Action:`` lines), an imitated end of the
                   data, or an order to run a tool or a command
+``address``       text addressing an AI or assistant (a word for one, in any of some thirty languages, followed by
+                  a colon or a comma, or beside a second-person word): "Standing guidance for the AI: …"
 ``directive``     strict texts only (value facts and long texts): text addressing the model or the
                   reader with a command ("you must …", "the assistant should …")
 
@@ -42,6 +45,7 @@ import binascii
 import codecs
 import re
 import unicodedata
+import urllib.parse
 from functools import lru_cache
 
 __all__ = ["REASONS", "looks_like_injection", "screen"]
@@ -58,6 +62,7 @@ REASONS: dict[str, str] = {
     "override": "claims that the rules or the policy have changed",
     "role_change": "attempts to give the model another role",
     "tool_call": "imitated tool calls or an imitated end of the data",
+    "address": "text addressing an AI or assistant",
 }
 
 _INVISIBLE = re.compile(
@@ -68,6 +73,9 @@ _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "|": "i", "+": "t"}
 )
 _SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][\s.\-_*·•]){2,}[^\W\d_](?![^\W_])")
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])[-‐‑‒–—.·•/]+(?=[^\W\d_])")
+_PERCENT = re.compile(r"(?:%[0-9a-f]{2}){4,}", re.IGNORECASE)
+_ESCAPES = re.compile(r"(?:\\(?:x[0-9a-f]{2}|u[0-9a-f]{4})){4,}", re.IGNORECASE)
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 
 _INSTRUCTION = re.compile(
@@ -105,6 +113,52 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
+# "Ignore the instructions" in more languages, as two classes that meet within a clause in either order (a verb-final
+# language puts the rules first): a verb of disregarding and a noun for instructions, rules or the prompt.
+_DISREGARD = (
+    r"(zignoruj\w*|ignoruj\w*|zapomnij\w*|pomi[nń]\w*|yok\s*say\w*|g[öo]rmezden\s+gel\w*|unut\w*|bo[şs]ver\w*|"
+    r"b[ỏo]\s+qua|ph[ớo]t\s+l[ờo]|qu[êe]n\s+(đi|h[ếe]t)|l[ờo]\s+đi|अनदेखा|भूल\s+जा\w*|नज़रअंदाज़|नजरअंदाज|"
+    r"puuza|sahau|kalimutan|balewalain|huwag\s+pansinin|ipagwalang[\s-]bahala|ohita|unohda|sivuuta|j[äa]t[äa]\s+"
+    r"huomiotta|hagyd?\s+figyelmen\s+k[íi]v[üu]l|hagyja\s+figyelmen|felejtsd?\s+el|ne\s+vedd\s+figyelembe|"
+    r"ignoruj|zapome[ňn]\w*|nev[šs][íi]mej|ignor[ăa]|uit[ăa]|ignorera|gl[öo]m|ignorer|glem|무시|잊어|تجاهل|انس|"
+    r"abaikan|lupakan|ігноруй\w*|забудь\w*|αγνόησε|ξέχασε|התעלם|שכח|ละเว้น|เพิกเฉย|ลืม)"
+)
+_RULES = (
+    r"(instrukc\w*|instrukcj\w*|instruks\w*|instruktion\w*|instruc[tț]iun\w*|polece[nń]\w*|zasad\w*|regu[lł]\w*|"
+    r"talimat\w*|kural\w*|komut\w*|y[öo]nerge\w*|h[ưu][ớo]ng\s+d[ẫa]n|ch[ỉi]\s+(d[ẫa]n|th[ịi])|quy\s+t[ắa]c|"
+    r"निर्देश\w*|नियम\w*|आदेश\w*|maagizo|maelekezo|sheria|amri|tagubilin|utos|panuto|patakaran|ohje\w*|s[äa][äa]nt\w*|"
+    r"k[äa]sk\w*|utas[íi]t[áa]s\w*|szab[áa]ly\w*|parancs\w*|pokyn\w*|pravidl\w*|regler|지시|지침|명령|규칙|"
+    r"التعليمات|تعليمات|القواعد|الأوامر|instruksi|perintah|aturan|arahan|інструкці\w*|правил\w*|вказів\w*|"
+    r"οδηγίες|κανόνες|εντολές|הוראות|כללים|הנחיות|คำสั่ง|คำแนะนำ|กฎ|prompt\w*)"
+)
+_FOREIGN_INSTRUCTION = re.compile(
+    rf"{_DISREGARD}[^.!?;\n。]{{0,60}}?{_RULES}|{_RULES}[^.!?;\n。]{{0,60}}?{_DISREGARD}", re.IGNORECASE
+)
+
+# Words for an AI or an assistant, in some thirty languages (and the common model names). Alone they are a topic
+# ("AI assistant ChatGPT" is a fine name); addressed, by a colon or a comma after them or a second-person word
+# beside them, they are a message to the model.
+_AI = (
+    r"(ai|a\.i\.|ki|ia|si|yz|llms?|gpt|chatgpt|claude|gemini|copilot|chat\s*bot|chatbot|bot|assistants?|assistent\w*|"
+    r"assistente|asistente|asystent\w*|asistan\w*|asisten|avustaja\w*|asszisztens\w*|ассистент\w*|асистент\w*|"
+    r"помощник\w*|помічник\w*|ии|ші|msaidizi|katulong|tro\s+ly|trợ\s+lý|सहायक|एआई|yapay\s+zek\w*|tekoäly\w*|"
+    r"sztuczn\w+\s+inteligencj\w*|trí\s+tuệ\s+nhân\s+tạo|akili\s+bandia|mesterséges\s+intelligenci\w*|"
+    r"umělá\s+inteligence|intelligence\s+artificielle|inteligencia\s+artificial|intelligenza\s+artificiale|"
+    r"künstliche\s+intelligenz|language\s+model|model\s+językow\w*|dil\s+model\w*|mô\s+hình\s+ngôn\s+ngữ|"
+    r"人工智能|人工知能|助手|助理|アシスタント|인공지능|어시스턴트|مساعد|الذكاء\s+الاصطناعي|עוזר|בינה\s+מלאכותית|"
+    r"ผู้ช่วย|βοηθ\w*|τεχνητή\s+νοημοσύνη)"
+)
+_YOU = (
+    r"(you|your|yours|du|dich|dir|dein\w*|tu|te|ti|tú|usted|vous|votre|vos|ton|ta|tes|jij|jouw|ty|ciebie|cię|"
+    r"twój|twoje|sen|senin|sana|siz|bạn|आप|तुम|wewe|ikaw|mo|sinä|sinun|sinulle|ön|neked|te|ты|тебе|вы|вам|ви|"
+    r"你|您|あなた|당신|너|أنت|אתה|คุณ|εσύ|kamu|anda)"
+)
+_ADDRESS = re.compile(
+    rf"(?<![\w.]){_AI}(?![\w])\s*[:：,，!]|(?<![\w.]){_AI}(?![\w])[^.!?\n]{{0,40}}(?<![\w]){_YOU}(?![\w])"
+    rf"|(?<![\w]){_YOU}(?![\w])[^.!?\n]{{0,40}}(?<![\w.]){_AI}(?![\w])",
+    re.IGNORECASE,
+)
+
 _ROLE = re.compile(
     r"""
       <\s*/?\s*(system|assistant|user|developer|instructions?|admin|root|tool|function|sys|prompt)\b[^>]*>
@@ -113,20 +167,23 @@ _ROLE = re.compile(
     | (^|\n)\s*>?\s*(system|assistant|user|developer|human|ai)\s*[:：]
     | (^|\n)\s*\#{1,6}\s*(system|instructions?|new\s+task|developer|admin|assistant)\b
     | \{\{\s*(system|user|assistant)\b
+    | ["']role["']\s*:\s*["'](system|assistant|user|developer|tool)["']
     """,
     re.IGNORECASE | re.VERBOSE,
 )
 
 _LINK = re.compile(r"!?\[[^\]\n]{0,200}\]\(\s*<?\s*(https?:|ftp:|//|data:|javascript:|file:)", re.IGNORECASE)
+_AUTOLINK = re.compile(r"<\s*[a-z][a-z0-9+.-]{1,31}:[^\s<>]*>|<\s*www\.[^\s<>]+>", re.IGNORECASE)
 _REFERENCE_LINK = re.compile(r"^\s*\[[^\]]{1,100}\]:\s*(https?:|//)", re.IGNORECASE | re.MULTILINE)
 _HTML = re.compile(r"<\s*/?\s*[a-z][a-z0-9-]*(\s+[^<>]*)?/?\s*>|<!--|&#x?[0-9a-f]+;|\bjavascript:", re.IGNORECASE)
 
 _DIRECTIVE = re.compile(
     r"""
-      \b(you|your|assistant|the\s+ai|the\s+model|llm|chatbot|claude|gpt|gemini|copilot|agent)\b[\s\w,']{0,30}
+      \b(you|your|assistant|the\s+ai|the\s+model|llm|chatbot|claude|gpt|gemini|copilot)\b[\s\w,']{0,30}
           \b(must|should|shall|need\s+to|have\s+to|are\s+required|will\s+now|always|never)\b
-    | ^\s*(please\s+)?(ignore|disregard|forget|obey|follow|execute|run|print|reveal|output|respond|reply|answer|say|tell|send|delete|call)\b
-    | \b(immediately|right\s+now|without\s+(asking|telling|confirmation))\b
+    | ^\s*(please\s+)?(ignore|disregard|forget|obey|reveal|respond|reply)\b
+    | \b(tell|inform|say\s+to|answer|reply\s+to|respond\s+to)\s+the\s+(user|human|customer|caller|operator)\b
+    | \bwithout\s+(asking|telling|confirmation|checking\s+with)\b
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -273,14 +330,18 @@ def _views(text: str) -> list[str]:
     raw = _plain(text)
     plain = raw.replace("_", " ")
     folded = _folded(plain)
-    views = [raw, plain, folded, _joined(folded)]
+    views = [raw, plain, folded, _joined(folded), _HYPHENATED.sub("", folded)]
     views.append(_joined(folded.translate(_LEET)))
     return list(dict.fromkeys(views))
 
 
 def _decoded(text: str) -> list[str]:
-    """What obvious encodings of ``text`` say: base64 runs, and rot13 of the whole."""
+    """What obvious encodings of ``text`` say: base64 runs, percent-encoding, backslash escapes, rot13 of the whole."""
     out = [codecs.encode(text, "rot13")]
+    if _PERCENT.search(text):
+        out.append(urllib.parse.unquote(text))
+    for run in _ESCAPES.findall(text):
+        out.append(run.encode("ascii").decode("unicode_escape", errors="replace"))
     for run in _BASE64.findall(text):
         padded = run + "=" * (-len(run) % 4)
         try:
@@ -296,11 +357,16 @@ def _decoded(text: str) -> list[str]:
 def _reasons(text: str, *, strict: bool, depth: int) -> list[str]:
     reasons: list[str] = []
     views = _views(text)
-    if any(_INSTRUCTION.search(v) for v in views) or any(_COMPACT.search(re.sub(r"[^a-z]", "", v)) for v in views[2:]):
+    compact = (re.sub(r"[^a-z]", "", v) for v in views[2:])
+    if any(_INSTRUCTION.search(v) or _FOREIGN_INSTRUCTION.search(v) for v in views) or any(
+        map(_COMPACT.search, compact)
+    ):
         reasons.append("instruction")
+    if any(_ADDRESS.search(v) for v in views[:3]):
+        reasons.append("address")
     if any(_ROLE.search(v) for v in views[:3]):
         reasons.append("role_tag")
-    if _LINK.search(text) or _REFERENCE_LINK.search(text):
+    if _LINK.search(text) or _REFERENCE_LINK.search(text) or _AUTOLINK.search(text):
         reasons.append("link")
     if _HTML.search(views[0]):
         reasons.append("html")

@@ -1,46 +1,99 @@
-"""The prompt summary (contract §5 ``summary``): what the graph holds, for an agent's system prompt.
+"""The prompt summary (contract §5 ``summary``, §16): what the graph holds, for an agent's system prompt.
 
-The summary goes into a prompt, so every fact it would print passes the screen of
-:mod:`kgtoolkit._screen` first (names and predicates, and a value fact's text strictly); a fact that
-reads like instructions to the model is withheld, and the summary says how many were and why (reason
-codes, never the payload). Names and values are printed as Markdown code spans (:func:`quoted`), so no
-link, image or tag in them renders.
+The summary is safe by construction, and screened as a second line:
+
+* **Structure only.** It inlines entity names, types, predicate labels and short values: one line each, at
+  most :data:`INLINE_WORDS` words and :data:`INLINE_CHARS` characters. Free text never goes in: a note, a longer
+  value or name, a text of several lines, and every memory. The summary counts them and says how to read them
+  through the tool (``query``, ``find``), where they arrive as JSON data, never as prompt text.
+* **Every stored string inert.** A name or value is a Markdown code span (:func:`quoted`); a predicate label or
+  a type is plain only when it is words alone (:func:`label`), else a code span too. Line breaks, control and
+  format characters are taken out first, so no stored text can start a line, a link, an image, a tag or a role
+  marker.
+* **Screened.** What is inlined passes :func:`kgtoolkit._screen.screen` (names and predicates; a value strictly,
+  and the fact's line as a whole). A fact that reads like instructions is withheld; the summary counts it with
+  its reasons (codes, never the payload).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._errors import InvalidRequest
 from ._records import Fact
 from ._screen import REASONS, looks_like_injection, screen
 from ._time import TimeInput
+from .store import graph_counts
 
 if TYPE_CHECKING:
     from .store import GraphStore
 
-__all__ = ["looks_like_injection", "quoted", "summary"]
+__all__ = ["FREE_TEXT_PREDICATES", "INLINE_CHARS", "INLINE_WORDS", "label", "looks_like_injection", "quoted", "summary"]
 
 _STYLES = {"main": "# Knowledge Graph", "subagent": "## Known Facts"}
 _PER_ENTITY = 12
 
-_MARKDOWN = re.compile(r"([\\`*\[\]<>!|#~])")
+#: The most words and characters of a text the summary inlines; a longer one is free text.
+INLINE_WORDS = 12
+INLINE_CHARS = 100
+#: Value predicates whose objects are free text, never inlined whatever their length.
+FREE_TEXT_PREDICATES: frozenset[str] = frozenset({"note"})
+
+_BREAKS = re.compile(r"[\s\u2028\u2029\x85]+")
+# A label shown as plain text: words of letters and digits, joined by spaces and the marks names use. No mark
+# that Markdown reads (`*_[]<>!|#~`), no colon or dot (a URL, an autolink), no leading hyphen (a list).
+_PLAIN = re.compile(r"[^\W_](?:[\w '’,&/()-]*[^\W_)]|[\w '’,&/()-]*\))?")
+_WORD = re.compile(r"\w+")
+# CJK, Thai and other scripts written without spaces: every two characters count as a word.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _one_line(text: str) -> str:
+    """``text`` as one line: line breaks as spaces, control and format characters (zero-width, bidi) taken out."""
+    kept = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf") or c in "\t\n\r")
+    return _BREAKS.sub(" ", kept).strip()
 
 
 def quoted(text: str) -> str:
-    """``text`` as a Markdown code span: shown as it is, never read as Markdown or HTML (no link, image or
-    tag inside a code span renders). The fence is longer than any run of backticks in the text."""
+    """``text`` as a Markdown code span on one line: shown as it is, never read as Markdown or HTML (no link,
+    image or tag inside a code span renders). The fence is longer than any run of backticks in the text.
+
+    >>> quoted("![x](https://evil.example/p.png)")
+    '`![x](https://evil.example/p.png)`'
+    >>> quoted("a `b` c")
+    '`` a `b` c ``'
+    """
+    text = _one_line(text)
     run = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (run + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or run else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _plain_markdown(text: str) -> str:
-    return _MARKDOWN.sub(r"\\\1", text)
+def label(text: str) -> str:
+    """A predicate label or a type, inert: plain when it is words alone, else a code span (:func:`quoted`).
+
+    >>> label("uses queue"), label("Arrest, detain, or charge with legal action")
+    ('uses queue', 'Arrest, detain, or charge with legal action')
+    >>> label("![s](https://evil.example/p.png?q=chat)")
+    '`![s](https://evil.example/p.png?q=chat)`'
+    """
+    line = _one_line(text)
+    return line if _PLAIN.fullmatch(line) else quoted(line)
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text)) + len(_UNSPACED.findall(text)) // 2
+
+
+def _inline(text: str) -> bool:
+    """True when ``text`` is short structure the summary may inline: one line, few words and characters."""
+    return "\n" not in text and len(text) <= INLINE_CHARS and _words(text) <= INLINE_WORDS
 
 
 def _line(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None, *, span: bool = True) -> str:
@@ -50,7 +103,7 @@ def _line(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None, *
     if fact.valid_to and span:
         dates.append(f"until {fact.valid_to}")
     when = f" ({', '.join(dates)})" if dates else ""
-    predicate = _plain_markdown((labels or {}).get(fact.predicate, fact.predicate))
+    predicate = label((labels or {}).get(fact.predicate, fact.predicate))
     if fact.subject == entity_id:
         return f"- {predicate} → {quoted(fact.object_name)}{when}"
     return f"- {quoted(fact.subject_name)} → {predicate} → {quoted(fact.object_name)}{when}"
@@ -62,28 +115,103 @@ def _planned(fact: Fact, entity_id: str, labels: Mapping[str, str] | None = None
     return f"{_line(fact, entity_id, labels, span=False)[2:]} from {fact.valid_from}{until}"
 
 
-def _reasons(fact: Fact, label: str | None = None) -> tuple[str, ...]:
-    """Why the summary withholds a fact (reason codes of :func:`kgtoolkit._screen.screen`), if it does:
-    names and predicates (the id and the label shown) are screened; a value fact's text strictly."""
+def _free_text(fact: Fact, label_text: str) -> bool:
+    """True when the fact holds free text, never inlined: a note, or a name, label or value past the budget."""
+    if fact.object_is_value and fact.predicate in FREE_TEXT_PREDICATES:
+        return True
+    return not all(_inline(t) for t in (fact.subject_name, label_text, fact.object_name))
+
+
+def _reasons(fact: Fact, label_text: str) -> tuple[str, ...]:
+    """Why the summary withholds a fact it would inline (reason codes of :func:`kgtoolkit._screen.screen`): each
+    name and the predicate (id and label), a value strictly, and the fact's line as one sentence (an instruction
+    split over subject, predicate and object)."""
     found: list[str] = []
     texts = (
         (fact.subject_name, False),
         (fact.predicate, False),
-        (label or fact.predicate, False),
+        (label_text, False),
         (fact.object_name, fact.object_is_value),
+        (f"{fact.subject_name} {label_text} {fact.object_name}", False),
     )
     for text, strict in texts:
         found += [r for r in screen(text, strict=strict) if r not in found]
     return tuple(found)
 
 
+@dataclass
+class _Left:
+    """What the summary leaves out: facts withheld by the screen (with their reasons) and free-text facts."""
+
+    withheld: set[int] = field(default_factory=set)
+    reasons: Counter[str] = field(default_factory=Counter)
+    free: set[int] = field(default_factory=set)
+    free_predicates: Counter[str] = field(default_factory=Counter)
+
+    def lines(self, memories: int) -> list[str]:
+        out: list[str] = []
+        if self.free:
+            kinds = ", ".join(label(p) for p, _ in self.free_predicates.most_common(5))
+            out += [
+                f"_{len(self.free)} fact(s) hold free text ({kinds}) and are not inlined: read them as data with the "
+                "tool's `query` action (`subject`, `predicates`)._",
+                "",
+            ]
+        if memories:
+            out += [f"_The graph keeps {memories:,} memories (notes of evidence): search them with `find`._", ""]
+        if self.withheld:
+            listed = ", ".join(
+                f"{REASONS[code]} ({n})" for code, n in sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+            out += [
+                f"_{len(self.withheld)} fact(s) withheld from this summary: {listed}. They are in the graph "
+                "(query them to see them)._",
+                "",
+            ]
+        return out
+
+
 def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: TimeInput | None = None) -> str:
     """Compact Markdown of the top entities (by current-fact count) and their current facts.
 
-    ``style="main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``. With
-    ``as_of``, "current" means valid on that date. Without it, scheduled facts (contract §4: starting after
-    now) are not current: an entity's are listed on one ``Planned:`` line, screened alike. Each fact is printed once, under the first
-    listed entity it touches; facts that look like prompt injection are withheld and counted.
+    Parameters
+    ----------
+    kg
+        The graph.
+    limit
+        How many entities, the best connected first.
+    style
+        ``"main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``.
+    as_of
+        "Current" means valid on that date. Without it, scheduled facts (contract §4: starting after now) are not
+        current: an entity's are listed on one ``Planned:`` line, screened alike.
+
+    Returns
+    -------
+    str
+        Markdown. Each fact is printed once, under the first listed entity it touches. Only structure is inlined
+        (names, types, labels, short values, every one inert); free text and memories are counted, and facts that
+        read like instructions are withheld and counted (contract §16).
+
+    Raises
+    ------
+    InvalidRequest
+        A ``style`` other than ``main`` or ``subagent``.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("Ann", "role", "Engineer")
+    >>> _ = kg.add("Ann", "note", "Prefers async reviews; ask before pinging on weekends.")
+    >>> print(kg.summary())
+    # Knowledge Graph
+    <BLANKLINE>
+    ## `Ann`
+    - role → `Engineer`
+    <BLANKLINE>
+    _1 fact(s) hold free text (note) and are not inlined: read them as data with the tool's `query` action (`subject`, `predicates`)._
+    <BLANKLINE>
     """
     if style not in _STYLES:
         raise InvalidRequest(f"style must be 'main' or 'subagent', not {style!r}", field="style", value=str(style))
@@ -97,10 +225,9 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
     lines = [heading, ""]
     labels = kg.predicate_labels()
     if as_of is not None:
-        lines += [f"_Facts valid on {as_of}._", ""]
+        lines += [f"_Facts valid on {as_of}._", ""]  # a date: top_entities read it
     printed: set[int] = set()
-    withheld: set[int] = set()
-    reasons: Counter[str] = Counter()
+    left = _Left()
     for entity, _count in top:
         facts = kg.query(entity.id, as_of=as_of)
         shown: list[str] = []
@@ -108,12 +235,17 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
         more = 0
         for fact in facts:
             state = "current" if as_of is not None else fact.state
-            if state in ("ended", "occurred") or fact.id in printed or fact.id in withheld:  # events: §12
+            if state in ("ended", "occurred") or fact.id in printed or fact.id in left.withheld:  # events: §12
                 continue
-            why = _reasons(fact, labels.get(fact.predicate))
+            label_text = labels.get(fact.predicate, fact.predicate)
+            if _free_text(fact, label_text):
+                left.free.add(fact.id)
+                left.free_predicates[label_text] += 1
+                continue
+            why = _reasons(fact, label_text)
             if why:
-                withheld.add(fact.id)
-                reasons.update(why)
+                left.withheld.add(fact.id)
+                left.reasons.update(why)
                 continue
             printed.add(fact.id)
             if state == "scheduled":
@@ -127,7 +259,7 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
                 more += 1
         if not shown:
             continue
-        kind = f" ({entity.type})" if entity.type != "unknown" else ""
+        kind = f" ({label(entity.type)})" if entity.type != "unknown" else ""
         lines.append(f"{sub} {quoted(entity.name)}{kind}")
         lines += shown
         if planned:
@@ -135,13 +267,5 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
         if more:
             lines.append(f"- … and {more} more")
         lines.append("")
-    if withheld:
-        listed = ", ".join(
-            f"{REASONS[code]} ({n})" for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
-        )
-        lines.append(
-            f"_{len(withheld)} fact(s) withheld from this summary: {listed}. They are in the graph "
-            "(query them to see them)._"
-        )
-        lines.append("")
+    lines += left.lines(graph_counts(kg).memories)
     return "\n".join(lines).rstrip() + "\n"
