@@ -333,6 +333,7 @@ class GraphConfig(_Record):
     ``max_name_length``: the longest entity name, alias, predicate or type (characters);
     ``max_value_length``: the longest value object, source or memory text (characters);
     ``single_valued``: predicates holding one object at a time (``check`` reports overlaps, contract §14);
+    ``one_holder``: predicates whose object has one subject at a time (a new subject is a replacement, contract §14);
     ``events``: every fact of the graph is an event; ``event_predicates``: predicates whose facts are events
     (contract §12).
     """
@@ -346,6 +347,7 @@ class GraphConfig(_Record):
     single_valued: frozenset[str] = frozenset()
     events: bool = False
     event_predicates: frozenset[str] = frozenset()
+    one_holder: frozenset[str] = frozenset()
 
 
 # ------------------------------------------------------------------ multi-hop reads and diffs (contract §11)

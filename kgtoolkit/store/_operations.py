@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import uuid
@@ -202,6 +203,7 @@ class GraphStore:
         single_valued: Collection[str] | None = None,
         events: bool | None = None,
         event_predicates: Collection[str] | None = None,
+        one_holder: Collection[str] | None = None,
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
@@ -209,8 +211,10 @@ class GraphStore:
         are normalised as entity names are, and one that is not valid Unicode is refused
         (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
         ``max_name_length`` and ``max_value_length`` bound what is written from now on (stored texts stay).
-        ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); a predicate
-        cannot be both multi- and single-valued (:class:`InvalidRequest`). ``events`` declares every fact of the
+        ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); ``one_holder``
+        predicates one subject at a time per object (a new subject for an object is a replacement in ``diff``;
+        ``conflicts`` and ``check`` judge them per object); a multi-valued predicate is neither
+        (:class:`InvalidRequest`). ``events`` declares every fact of the
         graph an event, ``event_predicates`` the facts of those predicates (contract §12: events are never current,
         ended, replaced nor in conflicts); both apply to stored facts at once, as the rule is read, not stored.
 
@@ -237,6 +241,8 @@ class GraphStore:
             updates["event_predicates"] = json.dumps(
                 sorted(self._setting_names(event_predicates, "event_predicates", "predicate"))
             )
+        if one_holder is not None:
+            updates["one_holder"] = json.dumps(sorted(self._setting_names(one_holder, "one_holder", "predicate")))
         for key, flag in (("comma_guard", comma_guard), ("events", events)):
             if flag is not None:
                 if not isinstance(flag, bool):
@@ -261,17 +267,11 @@ class GraphStore:
                         value=sorted(missing),
                     )
             before = q.read_config(cur)
-            both = set(json.loads(updates["multi_valued"]) if "multi_valued" in updates else before.multi_valued) & set(
-                json.loads(updates["single_valued"]) if "single_valued" in updates else before.single_valued
-            )
-            if both:
-                raise InvalidRequest(
-                    f"{', '.join(sorted(both))} cannot be both multi-valued and single-valued; remove "
-                    "it from one list (`kgtoolkit config --remove-multi-valued P` or "
-                    "`--remove-single-valued P`)",
-                    field="single_valued",
-                    value=sorted(both),
+            _preds.check_exclusive(
+                dataclasses.replace(
+                    before, **{key: frozenset(json.loads(updates[key])) for key in _preds.PREDICATE_SETTINGS if key in updates}
                 )
+            )
             cur.executemany(
                 "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 list(updates.items()),
@@ -295,6 +295,7 @@ class GraphStore:
                     "value_predicates": "--remove-value-predicate",
                     "multi_valued": "--remove-multi-valued",
                     "single_valued": "--remove-single-valued",
+                    "one_holder": "--remove-one-holder",
                     "event_predicates": "--remove-event-predicate",
                 }[setting]
                 raise InvalidName(
