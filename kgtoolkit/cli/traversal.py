@@ -257,9 +257,12 @@ def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]
             what = escape(_object(c.new if c.kind in ("began", "occurred") else c.old))
         style = _KIND_STYLE[c.kind]
         either = c.new or c.old
-        subject = either.subject_name if either is not None else c.subject
+        subject = escape(either.subject_name if either is not None else c.subject)
+        if c.old is not None and c.new is not None and c.old.subject != c.new.subject:  # a one holder's successor
+            subject = f"{escape(c.old.subject_name)} → {escape(c.new.subject_name)}"
+            what = escape(_object(c.new))
         table.add_row(
-            escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(labels.get(c.predicate, c.predicate)), what
+            escape(c.at), f"[{style}]{c.kind}[/]", subject, escape(labels.get(c.predicate, c.predicate)), what
         )
     return table
 
