@@ -592,7 +592,7 @@ def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 @action(
     "check",
-    "Check the graph: each finding has a stable code (single_valued_overlap, scheduled_overlap, "
+    "Check the graph: each finding has a stable code (single_valued_overlap, one_holder_overlap, scheduled_overlap, "
     "dangling_source_closet, entity_without_facts, duplicate_candidate), a message saying what to do, and the facts "
     "and entities concerned. Use before relying on the graph or after a large import; clean is true when there "
     "are none.",
