@@ -78,7 +78,9 @@ ENDED = _param("ended", "string", "When the fact stopped being true (default: to
 ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
 OLD_OBJECT = _param("old_object", "string", "The object being replaced (supersede).")
 NEW_OBJECT = _param("new_object", "string", "The object that replaces it (supersede).")
-AT = _param("at", "string", "When the new object replaced the old one (default: today).")
+OLD_SUBJECT = _param("old_subject", "string", "The holder being replaced (supersede_holder).")
+NEW_SUBJECT = _param("new_subject", "string", "The holder that replaces it (supersede_holder).")
+AT = _param("at", "string", "When the new object (or holder) replaced the old one (default: today).")
 ENTITY = _param("entity", "string", "Entity an alias names.")
 STYLE = _param(
     "style", "string", "main (# Knowledge Graph heading) or subagent (## Known Facts).", enum=("main", "subagent")
@@ -223,6 +225,28 @@ def _supersede_rules(p: dict[str, Any]) -> list[str]:
 )
 def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     return kg.supersede(p.pop("subject"), p.pop("predicate"), p.pop("old_object"), p.pop("new_object"), **p).to_dict()
+
+
+@action(
+    "supersede_holder",
+    "Replace the holder (subject) of a current fact at one moment, atomically: ends old_subject–predicate–object "
+    "at `at` and adds new_subject–predicate–object from `at` (e.g. Ann holds_office Mayor → Ben on 2024-01-01). "
+    "Use when an office, role or asset passes to someone else; declare such predicates one holder "
+    "(`kgtoolkit config --add-one-holder`) so diff shows the handover as replaced.",
+    OBJECT.but(required=True, description="The entity or value held (the office, the company)."),
+    PREDICATE.but(required=True),
+    OLD_SUBJECT.but(required=True),
+    NEW_SUBJECT.but(required=True),
+    AT,
+    CONFIDENCE.but(default=1),
+    SOURCE,
+    SOURCE_CLOSET,
+    SUBJECT_TYPE.but(description="Type of the new holder, when it is created."),
+)
+def _supersede_holder(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.supersede_holder(
+        p.pop("object"), p.pop("predicate"), p.pop("old_subject"), p.pop("new_subject"), **p
+    ).to_dict()
 
 
 @action(

@@ -23,7 +23,18 @@ from ..graph import KnowledgeGraph
 from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, action_help, command
 from ._render import Answer, facts_answer, facts_table, how_many, label, out, past, print_table, warn
 
-__all__ = ["COMPACT_GROUPS", "add", "conflicts", "invalidate", "query", "remember", "search", "supersede", "timeline"]
+__all__ = [
+    "COMPACT_GROUPS",
+    "add",
+    "conflicts",
+    "invalidate",
+    "query",
+    "remember",
+    "search",
+    "supersede",
+    "supersede_holder",
+    "timeline",
+]
 
 COMPACT_GROUPS = 10
 """More conflict groups than this are printed as one compact table, a row per group."""
@@ -137,6 +148,39 @@ def supersede(
         source=source,
         source_closet=source_closet,
         object_type=object_type,
+    )
+    labels = kg.predicate_labels()
+    return Answer(
+        result.to_dict, lambda: out.print(facts_table([result.old, result.new], title="superseded", labels=labels))
+    )
+
+
+@command("supersede-holder")
+def supersede_holder(
+    kg: KnowledgeGraph,
+    obj: Annotated[str, typer.Argument(metavar="OBJECT")],
+    predicate: Annotated[str, typer.Argument()],
+    old_subject: Annotated[str, typer.Argument(metavar="OLD")],
+    new_subject: Annotated[str, typer.Argument(metavar="NEW")],
+    at: Annotated[str | None, typer.Option(help="When NEW took over from OLD (default: today, UTC).")] = None,
+    confidence: Annotated[float, typer.Option(help="0 to 1, of NEW's fact.")] = 1.0,
+    source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[
+        str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")
+    ] = None,
+    subject_type: Annotated[str | None, typer.Option("--subject-type", help="Type of NEW.")] = None,
+) -> Answer:
+    """Hand OBJECT over from holder OLD to NEW at one moment (a one-holder predicate: holds_office), atomically."""
+    result = kg.supersede_holder(
+        obj,
+        predicate,
+        old_subject,
+        new_subject,
+        at=at,
+        confidence=confidence,
+        source=source,
+        source_closet=source_closet,
+        subject_type=subject_type,
     )
     labels = kg.predicate_labels()
     return Answer(

@@ -520,6 +520,63 @@ class GraphStore:
 
         return self._backend.write(write)
 
+    def supersede_holder(
+        self,
+        object: str,
+        predicate: str,
+        old_subject: str,
+        new_subject: str,
+        *,
+        at: TimeInput | None = None,
+        confidence: float = 1.0,
+        source: str | None = None,
+        source_closet: str | None = None,
+        subject_type: str | None = None,
+    ) -> SupersedeResult:
+        """Atomically end ``old_subject → predicate → object`` at ``at`` and add ``new_subject → predicate →
+        object`` from ``at``: the object's holder changes (a one-holder predicate, contract §14), as
+        :meth:`supersede` changes a subject's object.
+
+        ``at`` defaults to today (UTC); on that day both facts are valid (both ends count). ``subject_type`` is the
+        type of ``new_subject`` when it is created.
+
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.configure(one_holder={"holds_office"})
+        >>> _ = kg.add("Ann", "holds_office", "Mayor", valid_from="2020-01-01")
+        >>> switch = kg.supersede_holder("Mayor", "holds_office", "Ann", "Ben", at="2024-01-01")
+        >>> switch.old.subject, switch.old.valid_to, switch.new.subject, switch.new.valid_from
+        ('ann', '2024-01-01', 'ben', '2024-01-01')
+        """
+
+        def write(cur: Cursor) -> SupersedeResult:
+            rules = _preds.rules(cur)
+            pred = rules.predicate(predicate)
+            if normalize_name(old_subject, field="old_subject") == normalize_name(new_subject, field="new_subject"):
+                raise InvalidRequest(
+                    "old_subject and new_subject are the same; nothing to supersede",
+                    field="new_subject",
+                    value=new_subject,
+                )
+            moment = at if at not in (None, "") else today()
+            old = self._invalidate(cur, rules, old_subject, pred, object, moment, source, field="at")
+            added = _add(
+                cur,
+                rules,
+                new_subject,
+                pred,
+                object,
+                valid_from=moment,
+                valid_to=None,
+                confidence=confidence,
+                source=source,
+                source_closet=source_closet,
+                subject_type=subject_type,
+                object_type=None,
+                properties=None,
+            )
+            return SupersedeResult(old, added.fact, added.created, added.warnings)
+
+        return self._backend.write(write)
+
     def alias(self, name: str, entity: str) -> Alias:
         """Register ``name`` as another name of ``entity``.
 
