@@ -141,18 +141,20 @@ def check(
             ids = tuple(f.id for f in group.facts)
             hint = ""
             if group.suggestion:
+                before, after = ("old_subject", "new_subject") if group.by == "object" else ("old_object", "new_object")
                 hint = (
-                    f" (supersede at {group.suggestion['at']}: {group.suggestion['old_object']} → "
-                    f"{group.suggestion['new_object']})"
+                    f" ({group.suggestion['action']} at {group.suggestion['at']}: {group.suggestion[before]} → "
+                    f"{group.suggestion[after]})"
                 )
+            about = group.subject_name if group.by == "subject" else group.object_name
             found.append(
                 Finding(
                     "scheduled_overlap",
-                    f"{group.subject_name} → {group.predicate}: a fact scheduled "
+                    f"{about} → {group.predicate}: a fact scheduled "
                     f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
                     f"at the switch{hint}",
                     ids,
-                    (group.subject,),
+                    (group.subject,) if group.subject is not None else tuple(dict.fromkeys(f.subject for f in group.facts)),
                     group.predicate,
                 )
             )

@@ -296,7 +296,10 @@ def timeline(
 @command("conflicts", read_only=True)
 def conflicts(
     kg: KnowledgeGraph,
-    entity: Annotated[str | None, typer.Argument(help="Only this subject's conflicts.")] = None,
+    entity: Annotated[
+        str | None,
+        typer.Argument(help="Only this subject's conflicts (and, for one-holder predicates, this object's)."),
+    ] = None,
     current: Current = False,
     needs_action: Annotated[
         bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")
@@ -306,7 +309,8 @@ def conflicts(
     ] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many groups first.")] = 0,
 ) -> Answer:
-    """(subject, predicate) pairs with more than one object; those with several current facts first.
+    """(subject, predicate) pairs with more than one object, (object, predicate) pairs of one-holder predicates with
+    more than one subject; those with several current facts first.
 
     More than a few groups print as one compact table, a row per group."""
     page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
@@ -335,12 +339,15 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mappin
         table.add_column(column, justify="right" if column == "current" else "left")
     for group in groups:
         objects: list[str] = []
+        subjects: list[str] = []
         for fact in group.facts:
             shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
             if shown not in objects:
                 objects.append(shown)
+            if fact.subject_name not in subjects:
+                subjects.append(fact.subject_name)
         table.add_row(
-            escape(group.subject_name),
+            escape(", ".join(subjects)),  # one subject; the holders of an object (a one-holder predicate)
             escape(label(group.predicate, labels)),
             escape(", ".join(objects)),
             str(group.current),
@@ -355,8 +362,13 @@ def _group_title(group: ConflictGroup, labels: Mapping[str, str] | None = None) 
     if group.planned_switch:
         flag += f"  planned switch at {escape(group.planned_switch)}"
     if group.suggestion:
-        flag += f" (supersede at {escape(group.planned_switch or '')})"
+        flag += f" ({group.suggestion['action'].replace('_', '-')} at {escape(group.planned_switch or '')})"
+    if group.by == "object":  # a one-holder predicate: the holders of one object
+        return (
+            f"{escape(group.object_name or '')} · {escape(label(group.predicate, labels))}: {group.subjects} holders, "
+            f"{group.current} current{flag}"
+        )
     return (
-        f"{escape(group.subject_name)} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
+        f"{escape(group.subject_name or '')} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
         f"{group.current} current{flag}"
     )

@@ -9,7 +9,7 @@ begun). An end and a start of the same subject and predicate with another object
 Multi-valued predicates never pair: a new object there is one more, not a replacement. A **one-holder** predicate
 (``config.one_holder``: one subject at a time per object, a holder of an office) pairs by object instead: an end
 and a start of the same predicate and object with another subject are one replacement (old holder -> new), by the
-same rule; it pairs by subject as well only when it is single-valued too (:func:`_unpaired_by_subject`).
+same rule; it pairs by subject as well only when it is single-valued too (:func:`~kgtoolkit._names.not_by_subject`).
 
 An **event** (contract §12: its predicate or graph is declared one, or ``valid_from`` = ``valid_to``) neither
 begins, ends nor is replaced: it **occurred** in the window when its start falls in it (its end, when the start
@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
-from .._records import Change, ChangeKind, Diff, DiffBy, GraphConfig
+from .._names import not_by_subject
+from .._records import Change, ChangeKind, Diff, DiffBy
 from .._time import DAY_US, TimeInput, key_to_text, parse_window
 from . import _queries as q
 from ._backend import Cursor, Dialect
@@ -89,7 +90,8 @@ def diff(
     event, event_params = q.event_rule(cur).bound(d)
     params.update(event_params)
     config = q.read_config(cur)
-    multi, holders = _unpaired_by_subject(config), config.one_holder
+    multi = not_by_subject(config.multi_valued, config.one_holder, config.single_valued)
+    holders = config.one_holder
     del paging  # checked above, before any work
     if engine:
         counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, holders, limit, offset)
@@ -141,12 +143,6 @@ _Entry = tuple[int, int, int, ChangeKind, int | None, int | None, int, bool]
 #: The counts of an answer: facts that began and ended (each replacement counted on both sides), replacements and
 #: events that occurred.
 _Counts = tuple[int, int, int, int]
-
-
-def _unpaired_by_subject(config: GraphConfig) -> frozenset[str]:
-    """The predicates that never pair by subject: the multi-valued ones (a new object is one more), and the
-    one-holder ones that are not also single-valued (they are about their object: a holder may hold two)."""
-    return config.multi_valued | (config.one_holder - config.single_valued)
 
 
 def _holder_pairs_sql(d: Dialect, holders: frozenset[str]) -> tuple[str, dict[str, Any]]:
