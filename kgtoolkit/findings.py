@@ -154,7 +154,9 @@ def check(
                     f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
                     f"at the switch{hint}",
                     ids,
-                    (group.subject,) if group.subject is not None else tuple(dict.fromkeys(f.subject for f in group.facts)),
+                    (group.subject,)
+                    if group.subject is not None
+                    else tuple(dict.fromkeys(f.subject for f in group.facts)),
                     group.predicate,
                 )
             )

@@ -394,7 +394,11 @@ def _holder_candidates(
         assert old.end is not None
         for new in by_object.get((old.predicate, old.object_is_value, _object_key(old)), ()):
             assert new.start is not None
-            if new.subject != old.subject and (old.start is None or new.start >= old.start) and new.start <= old.end + DAY_US:
+            if (
+                new.subject != old.subject
+                and (old.start is None or new.start >= old.start)
+                and new.start <= old.end + DAY_US
+            ):
                 candidates.append((abs(old.end - new.start), old.id, new.id))
                 new_rows[new.id] = new
     return candidates, new_rows

@@ -13,7 +13,6 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import uuid
@@ -275,11 +274,7 @@ class GraphStore:
                         value=sorted(missing),
                     )
             before = q.read_config(cur)
-            _preds.check_exclusive(
-                dataclasses.replace(
-                    before, **{key: frozenset(json.loads(updates[key])) for key in _preds.PREDICATE_SETTINGS if key in updates}
-                )
-            )
+            _preds.check_exclusive(before, {key: json.loads(value) for key, value in updates.items()})
             cur.executemany(
                 "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 list(updates.items()),

@@ -11,12 +11,12 @@ chains, no cycles), and never a predicate that has facts (those are folded with 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, close_matches, normalize_name, normalize_predicate
-from .._records import PredicateAlias, PredicateInfo, PredicateRename
+from .._records import GraphConfig, PredicateAlias, PredicateInfo, PredicateRename
 from .._validity import Clock
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
@@ -57,12 +57,17 @@ _REMOVE_OPTION = {
 }
 
 
-def check_exclusive(settings: Any) -> None:
+def check_exclusive(config: GraphConfig, updates: Mapping[str, Any] | None = None) -> None:
     """Refuse a predicate in two lists that exclude each other (:data:`EXCLUSIVE_SETTINGS`): a multi-valued
-    predicate is neither single-valued nor one-holder (:class:`InvalidRequest`). ``settings`` has the lists as
-    attributes (a :class:`~kgtoolkit.GraphConfig`)."""
+    predicate is neither single-valued nor one-holder (:class:`InvalidRequest`). The lists are ``config``'s, each
+    replaced by its new value in ``updates`` when there is one."""
+    changed = updates or {}
+
+    def names(key: str) -> set[str]:
+        return set(changed[key] if key in changed else getattr(config, key))
+
     for first, second, what in EXCLUSIVE_SETTINGS:
-        both = set(getattr(settings, first)) & set(getattr(settings, second))
+        both = names(first) & names(second)
         if both:
             raise InvalidRequest(
                 f"{', '.join(sorted(both))} cannot be both {what}; remove it from one list "
