@@ -238,7 +238,9 @@ def test_each_check_code_on_a_small_graph(kg: kgtoolkit.KnowledgeGraph) -> None:
     overlap, holders, scheduled, dangling, lonely, duplicate = page
     ids = {(f.subject_name, f.predicate, f.object_name): f.id for who in ("Ann", "Bo", "Cy") for f in kg.query(who)}
     assert holders.facts == (ids["Bo", "chairs", "Board"], ids["Cy", "chairs", "Board"])
-    assert holders.entities == ("bo", "cy") and holders.predicate == "chairs" and "--remove-one-holder" in holders.message
+    assert (
+        holders.entities == ("bo", "cy") and holders.predicate == "chairs" and "--remove-one-holder" in holders.message
+    )
     assert (
         overlap.facts == (ids["Ann", "works_at", "Acme"], ids["Ann", "works_at", "Initech"])
         and overlap.entities == ("ann",)
