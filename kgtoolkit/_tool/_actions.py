@@ -379,8 +379,10 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 @action(
     "conflicts",
-    "Review contradictions: every (subject, predicate) with more than one object, with its facts. Groups with more "
-    "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. A fact "
+    "Review contradictions: every (subject, predicate) with more than one object, with its facts (for a one-holder "
+    "predicate, every (object, predicate) with more than one subject: by is object). Groups with more "
+    "than one current fact are flagged needs_action: resolve them with kg_supersede (kg_supersede_holder) or "
+    "kg_invalidate. A fact "
     "starting after today is scheduled, not current; with a current one it is a planned_switch, flagged when both "
     "would be valid at once, with the supersede request that resolves it as suggestion. Closed-out "
     "history is listed too (current_only to skip it). Use after adding facts or when answers disagree. Groups "
@@ -563,7 +565,8 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 @action(
     "diff",
     "What changed between two dates: facts that began, facts that ended, and replacements (the same subject and "
-    "predicate going from an old object to a new one, with the switch date), in time order. by known: what the "
+    "predicate going from an old object to a new one, with the switch date; for a one-holder predicate, the same "
+    "object going from an old holder to a new one), in time order. by known: what the "
     "graph learned between two moments instead. Events (facts of one day or instant, or of event predicates) are "
     "never begun, ended or replaced: they occurred (kind occurred). name and predicates narrow it; began, ended, "
     "replaced and occurred count each kind in the whole answer.",

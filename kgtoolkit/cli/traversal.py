@@ -284,7 +284,8 @@ def diff(
     limit: Limit = None,
     offset: Offset = 0,
 ) -> Answer:
-    """What changed between two dates: facts that began, ended, or were replaced (old → new); events that occurred."""
+    """What changed between two dates: facts that began, ended, or were replaced (old → new object; a one-holder
+    predicate's old → new holder); events that occurred."""
     found: Diff = kg.diff(
         start, end, entity=entity, predicates=predicate, by="known" if known else "valid", limit=limit, offset=offset
     )
