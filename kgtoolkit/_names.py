@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._errors import CommaList, InvalidName, InvalidRequest
@@ -31,6 +31,7 @@ __all__ = [
     "nearest",
     "normalize_name",
     "normalize_predicate",
+    "not_by_subject",
     "printable",
     "printable_data",
 ]
@@ -41,6 +42,17 @@ DEFAULT_VALUE_PREDICATES: frozenset[str] = frozenset(
 )
 # Relations where several current objects are normal, so `conflicts` leaves them out.
 DEFAULT_MULTI_VALUED: frozenset[str] = frozenset({"depends_on", "knows", "member_of", "related_to", "note"})
+
+
+def not_by_subject(
+    multi_valued: Iterable[str], one_holder: Iterable[str] = (), single_valued: Iterable[str] = ()
+) -> frozenset[str]:
+    """The predicates never judged by subject (``conflicts`` groups, ``diff`` replacements, contract §14): the
+    multi-valued ones (a new object is one more), and the one-holder ones not also single-valued (they are judged by
+    object: one holder may hold several objects)."""
+    return frozenset(multi_valued) | (frozenset(one_holder) - frozenset(single_valued))
+
+
 # Predicates whose object may contain a comma even with the guard on.
 COMMA_PREDICATES: frozenset[str] = frozenset({"email", "phone", "address", "note", "url"})
 

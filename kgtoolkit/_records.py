@@ -19,6 +19,7 @@ __all__ = [
     "Alias",
     "Change",
     "ChangeKind",
+    "ConflictAxis",
     "ConflictGroup",
     "CopyReport",
     "Diff",
@@ -57,6 +58,8 @@ FactState = Literal["current", "scheduled", "ended", "occurred"]
 #: A fact's kind (contract §12): ``event`` (it happened at a time: its predicate or its whole graph is declared
 #: an event, or its ``valid_from`` equals its ``valid_to``) or ``state`` (it holds over an interval).
 FactKind = Literal["state", "event"]
+#: Which side a conflict group is about: its subject (the default), or its object (a one-holder predicate).
+ConflictAxis = Literal["subject", "object"]
 
 
 def fact_state(
@@ -266,20 +269,23 @@ class MergeResult(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConflictGroup(_Record):
-    """A (subject, predicate) pair with more than one distinct object.
+    """A (subject, predicate) pair with more than one distinct object; for a one-holder predicate
+    (``config.one_holder``, ``by="object"``), an (object, predicate) pair with more than one subject (holder).
 
     ``current`` and ``scheduled`` count its facts in those states. ``planned_switch`` is the start of its
-    first scheduled fact when a started fact of another object runs up to it (an open-ended one, or one
-    ending on or after that start): a switch planned for that date. ``switch_overlaps`` when both would be valid at once
-    after that start (the other fact is open-ended or ends after the start's day); ``suggestion`` is then the
-    agent-tool request that resolves it (a ``supersede`` at that date), when one does.
+    first scheduled fact when a started fact of another object (holder) runs up to it (an open-ended one, or one
+    ending on or after that start): a switch planned for that date. ``switch_overlaps`` when both would be valid at
+    once after that start (the other fact is open-ended or ends after the start's day); ``suggestion`` is then the
+    agent-tool request that resolves it (a ``supersede``, or ``supersede_holder``, at that date), when one does.
 
     ``needs_action`` when more than one of its facts is current, or a planned switch overlaps; closed-out
-    history alone is a review item, not a contradiction.
+    history alone is a review item, not a contradiction. ``by`` says which side the group is about: ``subject``
+    (``subject`` and ``subject_name`` set, ``object`` and ``object_name`` None) or ``object`` (the reverse);
+    ``objects`` and ``subjects`` count the distinct objects and subjects of its facts.
     """
 
-    subject: str
-    subject_name: str
+    subject: str | None
+    subject_name: str | None
     predicate: str
     objects: int
     current: int
@@ -288,6 +294,10 @@ class ConflictGroup(_Record):
     planned_switch: str | None = None
     switch_overlaps: bool = False
     suggestion: Mapping[str, Any] | None = None
+    by: ConflictAxis = "subject"
+    object: str | None = None
+    object_name: str | None = None
+    subjects: int = 1
 
     def __post_init__(self) -> None:
         if self.suggestion is not None:
@@ -333,6 +343,7 @@ class GraphConfig(_Record):
     ``max_name_length``: the longest entity name, alias, predicate or type (characters);
     ``max_value_length``: the longest value object, source or memory text (characters);
     ``single_valued``: predicates holding one object at a time (``check`` reports overlaps, contract §14);
+    ``one_holder``: predicates whose object has one subject at a time (a new subject is a replacement, contract §14);
     ``events``: every fact of the graph is an event; ``event_predicates``: predicates whose facts are events
     (contract §12).
     """
@@ -346,6 +357,7 @@ class GraphConfig(_Record):
     single_valued: frozenset[str] = frozenset()
     events: bool = False
     event_predicates: frozenset[str] = frozenset()
+    one_holder: frozenset[str] = frozenset()
 
 
 # ------------------------------------------------------------------ multi-hop reads and diffs (contract §11)

@@ -6,8 +6,11 @@ code                       finding
 ``single_valued_overlap``  two state facts of a single-valued predicate (``config.single_valued``), same subject,
                            other objects, valid at once (an end on the other's start day is a switch, as
                            after ``supersede``, not an overlap); scheduled facts are the next code's
+``one_holder_overlap``     two state facts of a one-holder predicate (``config.one_holder``), same object, other
+                           subjects, valid at once (two holders of one office), by the same rule
 ``scheduled_overlap``      a scheduled fact whose start another object's fact of the same subject and
-                           predicate (not multi-valued) would still be valid after: the planned switch of
+                           predicate (not multi-valued) would still be valid after (for a one-holder
+                           predicate: another subject's fact of the same object): the planned switch of
                            ``conflicts`` that needs action
 ``dangling_source_closet`` a fact whose ``source_closet`` names no memory (a URL, holding ``://``, is not
                            a memory id and is not reported)
@@ -46,6 +49,7 @@ __all__ = ["CODES", "Finding", "check"]
 #: Every code ``check`` reports, in the order findings come.
 CODES: tuple[str, ...] = (
     "single_valued_overlap",
+    "one_holder_overlap",
     "scheduled_overlap",
     "dangling_source_closet",
     "entity_without_facts",
@@ -53,31 +57,58 @@ CODES: tuple[str, ...] = (
 )
 
 
-def _single_valued(kg: GraphStore, rows: list[tuple[int, str, str, str, int, int | None, str | None]]) -> list[Finding]:
-    found: list[Finding] = []
+_Rows = list[tuple[int, str, str, str, int, int | None, str | None]]
+
+
+def _overlaps(rows: _Rows) -> list[tuple[str, str, int, str, int, str]]:
+    """The overlapping pairs among rows (id, anchor, predicate, other, start, end, valid_from) of one anchor and
+    predicate and another ``other``: (anchor, predicate, id a, other a, id b, other b). A scheduled fact is left
+    to ``scheduled_overlap`` (a planned switch)."""
+    found = []
     groups: dict[tuple[str, str], list[tuple[int, str, int, int]]] = {}
     now = now_key()
-    for fact_id, subject, predicate, key, start, end, _valid_from in rows:
+    for fact_id, anchor, predicate, other, start, end, _valid_from in rows:
         if end is None and scheduled(start, now):
             continue  # an open-ended fact starting later: scheduled_overlap's (a planned switch)
-        groups.setdefault((subject, predicate), []).append((fact_id, key, start, OPEN_END if end is None else end))
-    for (subject, predicate), facts in groups.items():
-        for i, (id_a, key_a, start_a, end_a) in enumerate(facts):
-            for id_b, key_b, start_b, end_b in facts[i + 1 :]:
-                if key_a != key_b and start_a < end_b and start_b < end_a:
-                    found.append(
-                        Finding(
-                            "single_valued_overlap",
-                            f"{subject} has two {predicate} facts valid at once (facts {id_a} and {id_b}), and "
-                            f"{predicate} is single-valued: end one (invalidate) or replace it at the right date "
-                            "(supersede); if it may hold several objects, `kgtoolkit config --remove-single-valued "
-                            f"{predicate}`",
-                            (id_a, id_b),
-                            (subject,),
-                            predicate,
-                        )
-                    )
+        groups.setdefault((anchor, predicate), []).append((fact_id, other, start, OPEN_END if end is None else end))
+    for (anchor, predicate), facts in groups.items():
+        for i, (id_a, other_a, start_a, end_a) in enumerate(facts):
+            for id_b, other_b, start_b, end_b in facts[i + 1 :]:
+                if other_a != other_b and start_a < end_b and start_b < end_a:
+                    found.append((anchor, predicate, id_a, other_a, id_b, other_b))
     return found
+
+
+def _single_valued(rows: _Rows) -> list[Finding]:
+    return [
+        Finding(
+            "single_valued_overlap",
+            f"{subject} has two {predicate} facts valid at once (facts {id_a} and {id_b}), and "
+            f"{predicate} is single-valued: end one (invalidate) or replace it at the right date "
+            "(supersede); if it may hold several objects, `kgtoolkit config --remove-single-valued "
+            f"{predicate}`",
+            (id_a, id_b),
+            (subject,),
+            predicate,
+        )
+        for subject, predicate, id_a, _, id_b, _ in _overlaps(rows)
+    ]
+
+
+def _one_holder(rows: _Rows) -> list[Finding]:
+    return [
+        Finding(
+            "one_holder_overlap",
+            f"{obj} has two holders of {predicate} valid at once ({holder_a} in fact {id_a}, {holder_b} in fact "
+            f"{id_b}), and {predicate} is one holder: end one (invalidate) or hand it over at the right date "
+            "(supersede-holder); if it may have several, `kgtoolkit config --remove-one-holder "
+            f"{predicate}`",
+            (id_a, id_b),
+            (holder_a, holder_b),
+            predicate,
+        )
+        for obj, predicate, id_a, holder_a, id_b, holder_b in _overlaps(rows)
+    ]
 
 
 def check(
@@ -97,9 +128,12 @@ def check(
             suggestions=list(CODES),
         )
     found: list[Finding] = []
-    rows = structural_rows(kg, sorted(kg.config.single_valued))
+    config = kg.config
+    rows = structural_rows(kg, sorted(config.single_valued), sorted(config.one_holder))
     if "single_valued_overlap" in wanted:
-        found += _single_valued(kg, rows.single_valued)
+        found += _single_valued(rows.single_valued)
+    if "one_holder_overlap" in wanted:
+        found += _one_holder(rows.one_holder)
     if "scheduled_overlap" in wanted:
         for group in kg.conflicts(needs_action=True):
             if not group.switch_overlaps:
@@ -107,18 +141,22 @@ def check(
             ids = tuple(f.id for f in group.facts)
             hint = ""
             if group.suggestion:
+                before, after = ("old_subject", "new_subject") if group.by == "object" else ("old_object", "new_object")
                 hint = (
-                    f" (supersede at {group.suggestion['at']}: {group.suggestion['old_object']} → "
-                    f"{group.suggestion['new_object']})"
+                    f" ({group.suggestion['action']} at {group.suggestion['at']}: {group.suggestion[before]} → "
+                    f"{group.suggestion[after]})"
                 )
+            about = group.subject_name if group.by == "subject" else group.object_name
             found.append(
                 Finding(
                     "scheduled_overlap",
-                    f"{group.subject_name} → {group.predicate}: a fact scheduled "
+                    f"{about} → {group.predicate}: a fact scheduled "
                     f"from {group.planned_switch} overlaps one that stays valid after it; end the old one "
                     f"at the switch{hint}",
                     ids,
-                    (group.subject,),
+                    (group.subject,)
+                    if group.subject is not None
+                    else tuple(dict.fromkeys(f.subject for f in group.facts)),
                     group.predicate,
                 )
             )

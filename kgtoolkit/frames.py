@@ -481,18 +481,21 @@ def to_store(
     return report
 
 
-#: :func:`diff`: one row per change (contract §11); ``old_*`` empty for ``began``, ``new_*`` for ``ended``.
+#: :func:`diff`: one row per change (contract §11); ``old_*`` empty for ``began``, ``new_*`` for ``ended``. A
+#: replaced holder of a one-holder predicate has another ``old_subject`` and ``new_subject`` (``subject`` is the new).
 DIFF_SCHEMA: dict[str, pl.DataType] = {
     "kind": pl.String(),
     "at": pl.String(),
     "subject": pl.String(),
     "predicate": pl.String(),
     "old_id": pl.Int64(),
+    "old_subject": pl.String(),
     "old_object": pl.String(),
     "old_object_name": pl.String(),
     "old_valid_from": pl.String(),
     "old_valid_to": pl.String(),
     "new_id": pl.Int64(),
+    "new_subject": pl.String(),
     "new_object": pl.String(),
     "new_object_name": pl.String(),
     "new_valid_from": pl.String(),
@@ -528,6 +531,7 @@ def diff(
         rows["predicate"].append(c.predicate)
         for side, fact in (("old", c.old), ("new", c.new)):
             rows[f"{side}_id"].append(None if fact is None else fact.id)
+            rows[f"{side}_subject"].append(None if fact is None else fact.subject)
             rows[f"{side}_object"].append(None if fact is None else fact.object)
             rows[f"{side}_object_name"].append(None if fact is None else fact.object_name)
             rows[f"{side}_valid_from"].append(None if fact is None else fact.valid_from)

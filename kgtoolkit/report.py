@@ -149,7 +149,13 @@ def _collect(
         entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=hi)
         predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=hi)
         changed = analysis.most_changed(facts, top=top, since=lo, until=hi, multi_valued=config.multi_valued)
-    groups = analysis.conflicts(facts, multi_valued=config.multi_valued, now=now)
+    groups = analysis.conflicts(
+        facts,
+        multi_valued=config.multi_valued,
+        one_holder=config.one_holder,
+        single_valued=config.single_valued,
+        now=now,
+    )
     open_conflicts = groups.filter(pl.col("needs_action"))
     # Shown by their labels (first spellings, contract §13): the tables and charts read these frames.
     labels = kg.predicate_labels()
@@ -311,7 +317,13 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     )
     listed = data.conflicts.sort("open_for", descending=True, nulls_last=True, maintain_order=True)
     conflict_rows = [
-        [r["subject_name"], r["predicate"], _names(r["current_objects"]), _day(r["open_since"]), _days(r["open_for"])]
+        [
+            r["subject_name"] if r["by"] == "subject" else r["object_name"],  # a one-holder group: its object
+            r["predicate"],
+            _names(r["current_objects"] if r["by"] == "subject" else r["current_subjects"]),
+            _day(r["open_since"]),
+            _days(r["open_for"]),
+        ]
         for r in listed.head(_CONFLICT_ROWS).iter_rows(named=True)
     ]
     shown = f" ({_CONFLICT_ROWS} longest open of {_n(listed.height)})" if listed.height > _CONFLICT_ROWS else ""

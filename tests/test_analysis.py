@@ -178,6 +178,12 @@ def ref_conflicts(kg: KnowledgeGraph, now: dt.datetime) -> list[dict[str, Any]]:
                 "scheduled": g.scheduled,
                 "planned_switch": g.planned_switch,
                 "switch_overlaps": g.switch_overlaps,
+                "by": g.by,
+                "object": g.object,
+                "object_name": g.object_name,
+                "subjects": g.subjects,
+                "subject_names": list(dict.fromkeys(f.subject_name for f in g.facts)),
+                "current_subjects": [f.subject_name for f in current],
             }
         )
     return out

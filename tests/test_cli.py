@@ -1026,6 +1026,7 @@ def test_config_show(db_path: Path) -> None:
         "single_valued": [],
         "events": False,
         "event_predicates": [],
+        "one_holder": [],
     }
     text = ok("config", "--db", db_path)
     assert row_with(text, "types")[1:] == ["company,", "event,", "person,", "project,", "unknown"]
@@ -1436,6 +1437,7 @@ READS: dict[str, tuple[tuple[str, ...], set[str]]] = {
             "single_valued",
             "events",
             "event_predicates",
+            "one_holder",
         },
     ),
     "duplicates": (("duplicates",), {"candidates"} | PAGED),

@@ -220,18 +220,27 @@ def test_each_check_code_on_a_small_graph(kg: kgtoolkit.KnowledgeGraph) -> None:
     kg.add_entity("Lonely Entity")
     kg.add("Dee", "works_at", "Postgres", valid_from="2020-01-01", valid_to="2021-01-01")
     kg.add("Eli", "knows", "PostgreSQL")
+    kg.configure(one_holder={"chairs"})
+    kg.add("Ann", "chairs", "Board", valid_from="2020-01-01", valid_to="2022-01-01")
+    kg.add("Bo", "chairs", "Board", valid_from="2022-01-01")  # a handover on the end day: no overlap
+    kg.add("Cy", "chairs", "Board", valid_from="2023-01-01", valid_to="2024-01-01")  # two holders at once
     page = kg.check()
     codes = [f.code for f in page]
     assert codes == [
         "single_valued_overlap",
+        "one_holder_overlap",
         "scheduled_overlap",
         "dangling_source_closet",
         "entity_without_facts",
         "duplicate_candidate",
     ]
     assert codes == sorted(codes, key=CODES.index) and set(codes) == set(CODES)
-    overlap, scheduled, dangling, lonely, duplicate = page
-    ids = {(f.subject_name, f.predicate, f.object_name): f.id for who in ("Ann", "Cy") for f in kg.query(who)}
+    overlap, holders, scheduled, dangling, lonely, duplicate = page
+    ids = {(f.subject_name, f.predicate, f.object_name): f.id for who in ("Ann", "Bo", "Cy") for f in kg.query(who)}
+    assert holders.facts == (ids["Bo", "chairs", "Board"], ids["Cy", "chairs", "Board"])
+    assert (
+        holders.entities == ("bo", "cy") and holders.predicate == "chairs" and "--remove-one-holder" in holders.message
+    )
     assert (
         overlap.facts == (ids["Ann", "works_at", "Acme"], ids["Ann", "works_at", "Initech"])
         and overlap.entities == ("ann",)
@@ -245,6 +254,7 @@ def test_each_check_code_on_a_small_graph(kg: kgtoolkit.KnowledgeGraph) -> None:
         assert finding.message and finding.to_dict()["code"] == finding.code
     assert [f.code for f in kg.check(codes=["entity_without_facts"])] == ["entity_without_facts"]
     assert kg.check(limit=2, offset=1).items == page.items[1:3]
+    assert [f.code for f in kg.check(codes=["one_holder_overlap"])] == ["one_holder_overlap"]
     with pytest.raises(kgtoolkit.InvalidRequest):
         kg.check(codes=["no_such_code"])
     kg.not_duplicates("Postgres", "PostgreSQL")

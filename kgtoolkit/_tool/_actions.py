@@ -78,7 +78,9 @@ ENDED = _param("ended", "string", "When the fact stopped being true (default: to
 ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
 OLD_OBJECT = _param("old_object", "string", "The object being replaced (supersede).")
 NEW_OBJECT = _param("new_object", "string", "The object that replaces it (supersede).")
-AT = _param("at", "string", "When the new object replaced the old one (default: today).")
+OLD_SUBJECT = _param("old_subject", "string", "The holder being replaced (supersede_holder).")
+NEW_SUBJECT = _param("new_subject", "string", "The holder that replaces it (supersede_holder).")
+AT = _param("at", "string", "When the new object (or holder) replaced the old one (default: today).")
 ENTITY = _param("entity", "string", "Entity an alias names.")
 STYLE = _param(
     "style", "string", "main (# Knowledge Graph heading) or subagent (## Known Facts).", enum=("main", "subagent")
@@ -226,6 +228,28 @@ def _supersede(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 
 @action(
+    "supersede_holder",
+    "Replace the holder (subject) of a current fact at one moment, atomically: ends old_subject–predicate–object "
+    "at `at` and adds new_subject–predicate–object from `at` (e.g. Ann holds_office Mayor → Ben on 2024-01-01). "
+    "Use when an office, role or asset passes to someone else; declare such predicates one holder "
+    "(`kgtoolkit config --add-one-holder`) so diff shows the handover as replaced.",
+    OBJECT.but(required=True, description="The entity or value held (the office, the company)."),
+    PREDICATE.but(required=True),
+    OLD_SUBJECT.but(required=True),
+    NEW_SUBJECT.but(required=True),
+    AT,
+    CONFIDENCE.but(default=1),
+    SOURCE,
+    SOURCE_CLOSET,
+    SUBJECT_TYPE.but(description="Type of the new holder, when it is created."),
+)
+def _supersede_holder(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    return kg.supersede_holder(
+        p.pop("object"), p.pop("predicate"), p.pop("old_subject"), p.pop("new_subject"), **p
+    ).to_dict()
+
+
+@action(
     "search",
     "Facts by relationship type, optionally pointing at one object (predicate uses_queue, object SQLite: "
     "everything that uses SQLite as a queue). Use when you know the relationship but not the subject.",
@@ -355,8 +379,10 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 @action(
     "conflicts",
-    "Review contradictions: every (subject, predicate) with more than one object, with its facts. Groups with more "
-    "than one current fact are flagged needs_action: resolve them with kg_supersede or kg_invalidate. A fact "
+    "Review contradictions: every (subject, predicate) with more than one object, with its facts (for a one-holder "
+    "predicate, every (object, predicate) with more than one subject: by is object). Groups with more "
+    "than one current fact are flagged needs_action: resolve them with kg_supersede (kg_supersede_holder) or "
+    "kg_invalidate. A fact "
     "starting after today is scheduled, not current; with a current one it is a planned_switch, flagged when both "
     "would be valid at once, with the supersede request that resolves it as suggestion. Closed-out "
     "history is listed too (current_only to skip it). Use after adding facts or when answers disagree. Groups "
@@ -539,7 +565,8 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 @action(
     "diff",
     "What changed between two dates: facts that began, facts that ended, and replacements (the same subject and "
-    "predicate going from an old object to a new one, with the switch date), in time order. by known: what the "
+    "predicate going from an old object to a new one, with the switch date; for a one-holder predicate, the same "
+    "object going from an old holder to a new one), in time order. by known: what the "
     "graph learned between two moments instead. Events (facts of one day or instant, or of event predicates) are "
     "never begun, ended or replaced: they occurred (kind occurred). name and predicates narrow it; began, ended, "
     "replaced and occurred count each kind in the whole answer.",
@@ -592,7 +619,7 @@ def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 @action(
     "check",
-    "Check the graph: each finding has a stable code (single_valued_overlap, scheduled_overlap, "
+    "Check the graph: each finding has a stable code (single_valued_overlap, one_holder_overlap, scheduled_overlap, "
     "dangling_source_closet, entity_without_facts, duplicate_candidate), a message saying what to do, and the facts "
     "and entities concerned. Use before relying on the graph or after a large import; clean is true when there "
     "are none.",

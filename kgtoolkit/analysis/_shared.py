@@ -140,9 +140,9 @@ def _object_key() -> pl.Expr:
     return pl.when(pl.col("object_is_value")).then(folded).otherwise(pl.col("object")).alias("_key")
 
 
-def _predicates(names: Iterable[str]) -> list[str]:
+def _predicates(names: Iterable[str], field: str = "multi_valued") -> list[str]:
     if isinstance(names, str):
-        raise InvalidRequest("multi_valued must be a collection of predicates, not one string", field="multi_valued")
+        raise InvalidRequest(f"{field} must be a collection of predicates, not one string", field=field)
     return sorted({normalize_predicate(n) for n in names})
 
 

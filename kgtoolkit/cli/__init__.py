@@ -8,7 +8,7 @@ The package, by concern (each command module registers its commands on :data:`ap
 - :mod:`._common`: the Typer app, the global and shared options, and :func:`~._common.command`, the one
   runner that opens the graph, calls the body and renders its answer (``--json`` or a table);
 - :mod:`._render`: the consoles, JSON output, the tables of facts and the words that count;
-- :mod:`.facts` (add, invalidate, supersede, remember, query, search, timeline, conflicts),
+- :mod:`.facts` (add, invalidate, supersede, supersede-holder, remember, query, search, timeline, conflicts),
   :mod:`.entities` (merge, alias, aliases), :mod:`.predicates` (alias-predicate, rename-predicate,
   predicates), :mod:`.admin` (config, stats, summary, where), :mod:`.cleanup` (duplicates, not-duplicate,
   check), :mod:`.traversal` (neighbors, path, follow, diff), :mod:`.transfer` (import, export, copy,
@@ -35,6 +35,7 @@ HELP_ORDER = (
     "add",
     "invalidate",
     "supersede",
+    "supersede-holder",
     "remember",
     "merge",
     "alias",

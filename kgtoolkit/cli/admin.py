@@ -42,6 +42,14 @@ def config(
         typer.Option("--add-single-valued", help="Predicate holding one object at a time (check reports overlaps)."),
     ] = None,
     remove_single_valued: Annotated[list[str] | None, typer.Option("--remove-single-valued")] = None,
+    add_one_holder: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add-one-holder",
+            help="Predicate whose object has one subject at a time (holds_office): a new subject is a replacement.",
+        ),
+    ] = None,
+    remove_one_holder: Annotated[list[str] | None, typer.Option("--remove-one-holder")] = None,
     events: Annotated[
         bool | None, typer.Option("--events/--no-events", help="Every fact of the graph is an event (ICEWS, GDELT).")
     ] = None,
@@ -60,7 +68,7 @@ def config(
         int | None, typer.Option("--max-value-length", help="Longest value, source or memory text written from now on.")
     ] = None,
 ) -> Answer:
-    """Show or change the graph's settings: types, value predicates, multi- and single-valued predicates, events, comma guard, lengths."""
+    """Show or change the graph's settings: types, value predicates, multi-, single-valued and one-holder predicates, events, comma guard, lengths."""
     changes = any(
         x
         for x in (
@@ -72,6 +80,8 @@ def config(
             remove_multi_valued,
             add_single_valued,
             remove_single_valued,
+            add_one_holder,
+            remove_one_holder,
             add_event_predicate,
             remove_event_predicate,
         )
@@ -84,6 +94,7 @@ def config(
                 value_predicates=_edit(current.value_predicates, add_value_predicate, remove_value_predicate),
                 multi_valued=_edit(current.multi_valued, add_multi_valued, remove_multi_valued),
                 single_valued=_edit(current.single_valued, add_single_valued, remove_single_valued),
+                one_holder=_edit(current.one_holder, add_one_holder, remove_one_holder),
                 events=events,
                 event_predicates=_edit(current.event_predicates, add_event_predicate, remove_event_predicate),
                 comma_guard=comma_guard,
@@ -97,6 +108,7 @@ def config(
         table.add_row("value predicates", escape(", ".join(sorted(map(printable, current.value_predicates)))))
         table.add_row("multi-valued", escape(", ".join(sorted(map(printable, current.multi_valued)))))
         table.add_row("single-valued", escape(", ".join(sorted(map(printable, current.single_valued)))))
+        table.add_row("one holder", escape(", ".join(sorted(map(printable, current.one_holder)))))
         table.add_row("events", "every fact" if current.events else "off (single-day facts and event predicates only)")
         table.add_row("event predicates", escape(", ".join(sorted(map(printable, current.event_predicates)))))
         table.add_row("comma guard", "on" if current.comma_guard else "off")

@@ -23,7 +23,18 @@ from ..graph import KnowledgeGraph
 from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, action_help, command
 from ._render import Answer, facts_answer, facts_table, how_many, label, out, past, print_table, warn
 
-__all__ = ["COMPACT_GROUPS", "add", "conflicts", "invalidate", "query", "remember", "search", "supersede", "timeline"]
+__all__ = [
+    "COMPACT_GROUPS",
+    "add",
+    "conflicts",
+    "invalidate",
+    "query",
+    "remember",
+    "search",
+    "supersede",
+    "supersede_holder",
+    "timeline",
+]
 
 COMPACT_GROUPS = 10
 """More conflict groups than this are printed as one compact table, a row per group."""
@@ -144,6 +155,39 @@ def supersede(
     )
 
 
+@command("supersede-holder")
+def supersede_holder(
+    kg: KnowledgeGraph,
+    obj: Annotated[str, typer.Argument(metavar="OBJECT")],
+    predicate: Annotated[str, typer.Argument()],
+    old_subject: Annotated[str, typer.Argument(metavar="OLD")],
+    new_subject: Annotated[str, typer.Argument(metavar="NEW")],
+    at: Annotated[str | None, typer.Option(help="When NEW took over from OLD (default: today, UTC).")] = None,
+    confidence: Annotated[float, typer.Option(help="0 to 1, of NEW's fact.")] = 1.0,
+    source: Annotated[str | None, typer.Option(help="Who asserts it (default: agent).")] = None,
+    source_closet: Annotated[
+        str | None, typer.Option("--closet", "--source-closet", help="Pointer to the evidence.")
+    ] = None,
+    subject_type: Annotated[str | None, typer.Option("--subject-type", help="Type of NEW.")] = None,
+) -> Answer:
+    """Hand OBJECT over from holder OLD to NEW at one moment (a one-holder predicate: holds_office), atomically."""
+    result = kg.supersede_holder(
+        obj,
+        predicate,
+        old_subject,
+        new_subject,
+        at=at,
+        confidence=confidence,
+        source=source,
+        source_closet=source_closet,
+        subject_type=subject_type,
+    )
+    labels = kg.predicate_labels()
+    return Answer(
+        result.to_dict, lambda: out.print(facts_table([result.old, result.new], title="superseded", labels=labels))
+    )
+
+
 def _metadata(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
@@ -252,7 +296,10 @@ def timeline(
 @command("conflicts", read_only=True)
 def conflicts(
     kg: KnowledgeGraph,
-    entity: Annotated[str | None, typer.Argument(help="Only this subject's conflicts.")] = None,
+    entity: Annotated[
+        str | None,
+        typer.Argument(help="Only this subject's conflicts (and, for one-holder predicates, this object's)."),
+    ] = None,
     current: Current = False,
     needs_action: Annotated[
         bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")
@@ -262,7 +309,8 @@ def conflicts(
     ] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many groups first.")] = 0,
 ) -> Answer:
-    """(subject, predicate) pairs with more than one object; those with several current facts first.
+    """(subject, predicate) pairs with more than one object, (object, predicate) pairs of one-holder predicates with
+    more than one subject; those with several current facts first.
 
     More than a few groups print as one compact table, a row per group."""
     page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
@@ -291,12 +339,15 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mappin
         table.add_column(column, justify="right" if column == "current" else "left")
     for group in groups:
         objects: list[str] = []
+        subjects: list[str] = []
         for fact in group.facts:
             shown = f'"{fact.object_name}"' if fact.object_is_value else fact.object_name
             if shown not in objects:
                 objects.append(shown)
+            if fact.subject_name not in subjects:
+                subjects.append(fact.subject_name)
         table.add_row(
-            escape(group.subject_name),
+            escape(", ".join(subjects)),  # one subject; the holders of an object (a one-holder predicate)
             escape(label(group.predicate, labels)),
             escape(", ".join(objects)),
             str(group.current),
@@ -311,8 +362,13 @@ def _group_title(group: ConflictGroup, labels: Mapping[str, str] | None = None) 
     if group.planned_switch:
         flag += f"  planned switch at {escape(group.planned_switch)}"
     if group.suggestion:
-        flag += f" (supersede at {escape(group.planned_switch or '')})"
+        flag += f" ({group.suggestion['action'].replace('_', '-')} at {escape(group.planned_switch or '')})"
+    if group.by == "object":  # a one-holder predicate: the holders of one object
+        return (
+            f"{escape(group.object_name or '')} · {escape(label(group.predicate, labels))}: {group.subjects} holders, "
+            f"{group.current} current{flag}"
+        )
     return (
-        f"{escape(group.subject_name)} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
+        f"{escape(group.subject_name or '')} · {escape(label(group.predicate, labels))}: {group.objects} objects, "
         f"{group.current} current{flag}"
     )

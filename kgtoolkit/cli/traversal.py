@@ -257,9 +257,12 @@ def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]
             what = escape(_object(c.new if c.kind in ("began", "occurred") else c.old))
         style = _KIND_STYLE[c.kind]
         either = c.new or c.old
-        subject = either.subject_name if either is not None else c.subject
+        subject = escape(either.subject_name if either is not None else c.subject)
+        if c.old is not None and c.new is not None and c.old.subject != c.new.subject:  # a one holder's successor
+            subject = f"{escape(c.old.subject_name)} → {escape(c.new.subject_name)}"
+            what = escape(_object(c.new))
         table.add_row(
-            escape(c.at), f"[{style}]{c.kind}[/]", escape(subject), escape(labels.get(c.predicate, c.predicate)), what
+            escape(c.at), f"[{style}]{c.kind}[/]", subject, escape(labels.get(c.predicate, c.predicate)), what
         )
     return table
 
@@ -281,7 +284,8 @@ def diff(
     limit: Limit = None,
     offset: Offset = 0,
 ) -> Answer:
-    """What changed between two dates: facts that began, ended, or were replaced (old → new); events that occurred."""
+    """What changed between two dates: facts that began, ended, or were replaced (old → new object; a one-holder
+    predicate's old → new holder); events that occurred."""
     found: Diff = kg.diff(
         start, end, entity=entity, predicates=predicate, by="known" if known else "valid", limit=limit, offset=offset
     )

@@ -612,10 +612,18 @@ def churn(
 # ---------------------------------------------------------------------- the Conflicts page
 
 
-def conflict_table(facts: pl.DataFrame, labels: Mapping[str, str], multi_valued: Collection[str]) -> pl.DataFrame:
-    """The conflict groups (:func:`kgtoolkit.analysis.conflicts`), those needing action first, each with its
-    ``predicate_label``."""
-    return labelled(analysis.conflicts(facts, multi_valued=multi_valued), labels, alias="predicate_label")
+def conflict_table(
+    facts: pl.DataFrame,
+    labels: Mapping[str, str],
+    multi_valued: Collection[str],
+    *,
+    one_holder: Collection[str] = (),
+    single_valued: Collection[str] = (),
+) -> pl.DataFrame:
+    """The conflict groups (:func:`kgtoolkit.analysis.conflicts`: pass the graph's ``multi_valued``, ``one_holder`` and
+    ``single_valued``), those needing action first, each with its ``predicate_label``."""
+    found = analysis.conflicts(facts, multi_valued=multi_valued, one_holder=one_holder, single_valued=single_valued)
+    return labelled(found, labels, alias="predicate_label")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -639,18 +647,22 @@ def conflict_page(
     facts = labelled(
         frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
     )
-    return ConflictPage(conflict_table(facts, labels, kg.config.multi_valued), facts, found.total)
+    config = kg.config
+    table = conflict_table(
+        facts, labels, config.multi_valued, one_holder=config.one_holder, single_valued=config.single_valued
+    )
+    return ConflictPage(table, facts, found.total)
 
 
 def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.DataFrame:
     """The groups the page lists: those needing action when ``needs_only``, and those whose subject (its id or
-    name) or predicate contains ``text`` (ignoring case) when it is not blank."""
+    name; the object of a one-holder group) or predicate contains ``text`` (ignoring case) when it is not blank."""
     shown = table.filter(pl.col("needs_action")) if needs_only else table
     probe = text.strip().casefold()
     if probe:
         shown = shown.filter(
-            pl.col("subject").str.contains(probe, literal=True)
-            | pl.col("subject_name").str.to_lowercase().str.contains(probe, literal=True)
+            pl.coalesce("subject", "object").str.contains(probe, literal=True)
+            | pl.coalesce("subject_name", "object_name").str.to_lowercase().str.contains(probe, literal=True)
             | pl.col("predicate").str.contains(probe, literal=True)
         )
     return shown

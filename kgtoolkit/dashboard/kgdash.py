@@ -357,10 +357,13 @@ def conflict_page(
 def conflict_table(path: str, read_only: bool, version: tuple[object, ...]) -> pl.DataFrame:
     """Every conflict group, each predicate labelled (:func:`kgtoolkit.dashboard.data.conflict_table` of the whole
     facts frame): what a text filter on the Conflicts page reads."""
+    config = open_graph(path, read_only).config
     return data.conflict_table(
         facts_frame(path, read_only, version),
         labels(path, read_only, version),
-        open_graph(path, read_only).config.multi_valued,
+        config.multi_valued,
+        one_holder=config.one_holder,
+        single_valued=config.single_valued,
     )
 
 

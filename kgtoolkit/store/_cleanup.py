@@ -8,6 +8,7 @@ this module only reads the database, each read in one snapshot. The pairs marked
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._time import parse_bound
@@ -57,14 +58,16 @@ def duplicate_inputs(graph: GraphStore, kind: str) -> DuplicateInputs:
 class StructuralRows:
     """What the structural checks read, in one snapshot: the facts of single-valued predicates (id, subject,
     predicate, object_key, from_us, end-day start key or None), facts whose closet names no memory
-    (id, closet), and entities no fact names (id, name)."""
+    (id, closet), and entities no fact names (id, name); ``one_holder``: the facts of one-holder predicates as
+    (id, object_key, predicate, subject, from_us, end-day start key or None, valid_from), by object."""
 
     single_valued: list[tuple[int, str, str, str, int, int | None, str | None]]
     dangling: list[tuple[int, str]]
     lonely: list[tuple[str, str]]
+    one_holder: list[tuple[int, str, str, str, int, int | None, str | None]] = dataclasses.field(default_factory=list)
 
 
-def structural_rows(graph: GraphStore, single_valued: list[str]) -> StructuralRows:
+def structural_rows(graph: GraphStore, single_valued: list[str], one_holder: Sequence[str] = ()) -> StructuralRows:
     backend = graph._backend
     d = backend.dialect
     with backend.read() as cur:
@@ -73,6 +76,11 @@ def structural_rows(graph: GraphStore, single_valued: list[str]) -> StructuralRo
             f"SELECT id, subject, predicate, object_key, from_us, valid_to, valid_from FROM facts f "
             f"WHERE predicate IN {d.values('sv')} AND NOT {events.sql(d)} ORDER BY subject, predicate, from_us, id",
             {"sv": d.list_param(single_valued), **events.params(d)},
+        ).fetchall()
+        holders = cur.execute(  # the facts_predicate index (predicate, object_key)
+            f"SELECT id, object_key, predicate, subject, from_us, valid_to, valid_from FROM facts f "
+            f"WHERE predicate IN {d.values('oh')} AND NOT {events.sql(d)} ORDER BY object_key, predicate, from_us, id",
+            {"oh": d.list_param(list(one_holder)), **events.params(d)},
         ).fetchall()
         dangling = [
             (int(r[0]), str(r[1]))
@@ -89,9 +97,14 @@ def structural_rows(graph: GraphStore, single_valued: list[str]) -> StructuralRo
                 "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_id = e.id) ORDER BY e.id"
             )
         ]
+    return StructuralRows(_keyed(rows), dangling, lonely, _keyed(holders))
+
+
+def _keyed(rows: Sequence[Sequence[Any]]) -> list[tuple[int, str, str, str, int, int | None, str | None]]:
+    """Rows of facts to compare for overlaps, each with its end's key (None when open)."""
     facts = []
-    for fact_id, subject, predicate, key, from_us, valid_to, valid_from in rows:
+    for fact_id, anchor, predicate, other, from_us, valid_to, valid_from in rows:
         # an end compares as the start of its day: an end on the next fact's start day is a switch (supersede)
         end = None if valid_to is None else parse_bound(valid_to, field="valid_to").key
-        facts.append((int(fact_id), str(subject), str(predicate), str(key), int(from_us), end, valid_from))
-    return StructuralRows(facts, dangling, lonely)
+        facts.append((int(fact_id), str(anchor), str(predicate), str(other), int(from_us), end, valid_from))
+    return facts

@@ -6,7 +6,10 @@ recorded it and ended when the graph recorded its end (a fact recorded already e
 begun). An end and a start of the same subject and predicate with another object are one
 **replacement** when the new fact starts while the old one held or on the day after it ended (as
 ``supersede`` writes them, both on the switch day); each fact pairs at most once, the closest first.
-Multi-valued predicates never pair: a new object there is one more, not a replacement.
+Multi-valued predicates never pair: a new object there is one more, not a replacement. A **one-holder** predicate
+(``config.one_holder``: one subject at a time per object, a holder of an office) pairs by object instead: an end
+and a start of the same predicate and object with another subject are one replacement (old holder -> new), by the
+same rule; it pairs by subject as well only when it is single-valued too (:func:`~kgtoolkit._names.not_by_subject`).
 
 An **event** (contract §12: its predicate or graph is declared one, or ``valid_from`` = ``valid_to``) neither
 begins, ends nor is replaced: it **occurred** in the window when its start falls in it (its end, when the start
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
+from .._names import not_by_subject
 from .._records import Change, ChangeKind, Diff, DiffBy
 from .._time import DAY_US, TimeInput, key_to_text, parse_window
 from . import _queries as q
@@ -85,12 +89,14 @@ def diff(
         )
     event, event_params = q.event_rule(cur).bound(d)
     params.update(event_params)
-    multi = q.read_config(cur).multi_valued
+    config = q.read_config(cur)
+    multi = not_by_subject(config.multi_valued, config.one_holder, config.single_valued)
+    holders = config.one_holder
     del paging  # checked above, before any work
     if engine:
-        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, limit, offset)
+        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, holders, limit, offset)
     else:
-        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, event, multi, by)
+        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, event, multi, holders, by)
     page = changes[offset:] if limit is None else changes[offset : offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[4:6] if i is not None), None)
 
@@ -139,6 +145,25 @@ _Entry = tuple[int, int, int, ChangeKind, int | None, int | None, int, bool]
 _Counts = tuple[int, int, int, int]
 
 
+def _holder_pairs_sql(d: Dialect, holders: frozenset[str]) -> tuple[str, dict[str, Any]]:
+    """The engine's candidate replacements of one-holder predicates, a ``UNION ALL`` arm over ``c`` (see
+    :func:`_valid_in_engine`): an ended fact and a begun one of the same predicate and object with another subject,
+    the new one starting while the old one held or the day after it ended. Empty when no predicate is one holder."""
+    if not holders:
+        return "", {}
+    holder_sql, holder_params = d.in_values("o.predicate", "holders", sorted(holders))
+    return (
+        f"""
+        UNION ALL
+        SELECT 1, abs(o.e - n.s), o.id, n.id
+        FROM c n CROSS JOIN c o
+        WHERE n.okey = o.okey AND n.is_value = o.is_value AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0
+            AND n.b = 1 AND n.ev = 0 AND {holder_sql} AND n.subject <> o.subject AND (o.has_s = 0 OR n.s >= o.s)
+            AND n.s <= o.e + :day""",
+        holder_params,
+    )
+
+
 def _match(candidates: list[tuple[int, int, int]]) -> dict[int, int]:
     """The replacements among candidate pairs (distance, old id, new id): each fact paired at most once, the
     closest pair first, then the lower ids. Answers old id → new id."""
@@ -166,6 +191,7 @@ def _valid_in_engine(
     ended_sql: str,
     event: str,
     multi: frozenset[str],
+    holders: frozenset[str],
     limit: int | None,
     offset: int,
 ) -> tuple[_Counts, list[_Entry]]:
@@ -178,9 +204,11 @@ def _valid_in_engine(
     the new facts scanned, the ended ones looked up (SQLite: the smaller side, indexed on the fly, an order
     ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~._backend.Dialect.wide_read`). Two objects are the same
     when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
-    page is read after, in time order from the same indexes, only as far as it needs."""
+    page is read after, in time order from the same indexes, only as far as it needs. One-holder predicates add the
+    pairs by object (:func:`_holder_pairs_sql`)."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
-    params = {**params, **multi_params, "day": DAY_US}
+    holder_arm, holder_params = _holder_pairs_sql(d, holders)
+    params = {**params, **multi_params, **holder_params, "day": DAY_US}
     with d.wide_read(cur):
         rows = cur.execute(
             f"""WITH c AS MATERIALIZED (
@@ -196,7 +224,7 @@ def _valid_in_engine(
         SELECT 1, abs(o.e - n.s), o.id, n.id
         FROM c n CROSS JOIN c o
         WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0 AND n.b = 1
-            AND n.ev = 0 AND NOT ({multi_sql}) AND o.id <> n.id AND (o.is_value <> n.is_value OR o.okey <> n.okey) AND (o.has_s = 0 OR n.s >= o.s) AND n.s <= o.e + :day""",
+            AND n.ev = 0 AND NOT ({multi_sql}) AND o.id <> n.id AND (o.is_value <> n.is_value OR o.okey <> n.okey) AND (o.has_s = 0 OR n.s >= o.s) AND n.s <= o.e + :day{holder_arm}""",
             params,
         ).fetchall()
     (_, began, ended, occurred), *candidates = sorted(rows)
@@ -258,6 +286,7 @@ def _in_python(
     ended_sql: str,
     event: str,
     multi: frozenset[str],
+    holders: frozenset[str],
     by: DiffBy,
 ) -> tuple[_Counts, list[_Entry]]:
     """Every change, paired in Python over light rows of every changed fact (ids and keys: no names, no joins, no
@@ -294,6 +323,10 @@ def _in_python(
     ended = [f for f in ended if not f.event]
 
     candidates, new_rows = _candidates(began, ended, multi)
+    if holders:  # one-holder predicates: pairs by object too
+        holder_candidates, holder_rows = _holder_candidates(began, ended, holders)
+        candidates += holder_candidates
+        new_rows.update(holder_rows)
     pairs = _match(candidates)
     paired_new = set(pairs.values())
     changes: list[_Entry] = []
@@ -342,6 +375,38 @@ def _candidates(
                 candidates.append((abs(old_end - new_start), old.id, new.id))
                 new_rows[new.id] = new
     return candidates, new_rows
+
+
+def _holder_candidates(
+    began: list[_Row], ended: list[_Row], holders: frozenset[str]
+) -> tuple[list[tuple[int, int, int]], dict[int, _Row]]:
+    """The candidate replacements of one-holder predicates among light rows: an ended and a begun fact of the same
+    predicate and object (:func:`_object_key`) with another subject, by the rule of :func:`_candidates`."""
+    by_object: dict[tuple[str, bool, str], list[_Row]] = {}
+    for f in began:
+        if f.predicate in holders:
+            by_object.setdefault((f.predicate, f.object_is_value, _object_key(f)), []).append(f)
+    candidates: list[tuple[int, int, int]] = []
+    new_rows: dict[int, _Row] = {}
+    for old in ended:
+        if old.predicate not in holders:
+            continue
+        assert old.end is not None
+        for new in by_object.get((old.predicate, old.object_is_value, _object_key(old)), ()):
+            assert new.start is not None
+            if (
+                new.subject != old.subject
+                and (old.start is None or new.start >= old.start)
+                and new.start <= old.end + DAY_US
+            ):
+                candidates.append((abs(old.end - new.start), old.id, new.id))
+                new_rows[new.id] = new
+    return candidates, new_rows
+
+
+def _object_key(f: _Row) -> str:
+    """The object as the store keys it: the entity's id, or the value up to case."""
+    return f.object.casefold() if f.object_is_value else f.object
 
 
 class _Row(NamedTuple):

@@ -429,7 +429,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
     vocabulary: frozenset[str] | None = DEFAULT_TYPES
     c.at("config", config)
     for key, value in config.items():
-        if key in ("types", "value_predicates", "multi_valued", "single_valued", "event_predicates"):
+        if key in ("types", "value_predicates", "multi_valued", "single_valued", "event_predicates", "one_holder"):
             names = _names(c, key, value)
             if names is None:
                 vocabulary = None if key == "types" else vocabulary  # the entities' types cannot be judged

@@ -33,11 +33,19 @@ from .._errors import (
     UnknownType,
 )
 from .._limits import DEFAULT_MAX_FACTS
-from .._names import DEFAULT_VALUE_PREDICATES, clean_text, normalize_name, normalize_predicate, printable
+from .._names import (
+    DEFAULT_VALUE_PREDICATES,
+    clean_text,
+    normalize_name,
+    normalize_predicate,
+    not_by_subject,
+    printable,
+)
 from .._page import Page
 from .._records import (
     AddResult,
     Alias,
+    ConflictAxis,
     ConflictGroup,
     Diff,
     DiffBy,
@@ -202,6 +210,7 @@ class GraphStore:
         single_valued: Collection[str] | None = None,
         events: bool | None = None,
         event_predicates: Collection[str] | None = None,
+        one_holder: Collection[str] | None = None,
     ) -> GraphConfig:
         """Replace some settings of this graph (each given set replaces the stored one).
 
@@ -209,8 +218,10 @@ class GraphStore:
         are normalised as entity names are, and one that is not valid Unicode is refused
         (:class:`InvalidName`); removing a type some entity has is refused (:class:`UnknownType`).
         ``max_name_length`` and ``max_value_length`` bound what is written from now on (stored texts stay).
-        ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); a predicate
-        cannot be both multi- and single-valued (:class:`InvalidRequest`). ``events`` declares every fact of the
+        ``single_valued`` predicates hold one object at a time (``check`` reports overlaps); ``one_holder``
+        predicates one subject at a time per object (a new subject for an object is a replacement in ``diff``;
+        ``conflicts`` and ``check`` judge them per object); a multi-valued predicate is neither
+        (:class:`InvalidRequest`). ``events`` declares every fact of the
         graph an event, ``event_predicates`` the facts of those predicates (contract §12: events are never current,
         ended, replaced nor in conflicts); both apply to stored facts at once, as the rule is read, not stored.
 
@@ -237,6 +248,8 @@ class GraphStore:
             updates["event_predicates"] = json.dumps(
                 sorted(self._setting_names(event_predicates, "event_predicates", "predicate"))
             )
+        if one_holder is not None:
+            updates["one_holder"] = json.dumps(sorted(self._setting_names(one_holder, "one_holder", "predicate")))
         for key, flag in (("comma_guard", comma_guard), ("events", events)):
             if flag is not None:
                 if not isinstance(flag, bool):
@@ -261,17 +274,7 @@ class GraphStore:
                         value=sorted(missing),
                     )
             before = q.read_config(cur)
-            both = set(json.loads(updates["multi_valued"]) if "multi_valued" in updates else before.multi_valued) & set(
-                json.loads(updates["single_valued"]) if "single_valued" in updates else before.single_valued
-            )
-            if both:
-                raise InvalidRequest(
-                    f"{', '.join(sorted(both))} cannot be both multi-valued and single-valued; remove "
-                    "it from one list (`kgtoolkit config --remove-multi-valued P` or "
-                    "`--remove-single-valued P`)",
-                    field="single_valued",
-                    value=sorted(both),
-                )
+            _preds.check_exclusive(before, {key: json.loads(value) for key, value in updates.items()})
             cur.executemany(
                 "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 list(updates.items()),
@@ -295,6 +298,7 @@ class GraphStore:
                     "value_predicates": "--remove-value-predicate",
                     "multi_valued": "--remove-multi-valued",
                     "single_valued": "--remove-single-valued",
+                    "one_holder": "--remove-one-holder",
                     "event_predicates": "--remove-event-predicate",
                 }[setting]
                 raise InvalidName(
@@ -513,6 +517,63 @@ class GraphStore:
                 source_closet=source_closet,
                 subject_type=None,
                 object_type=object_type,
+                properties=None,
+            )
+            return SupersedeResult(old, added.fact, added.created, added.warnings)
+
+        return self._backend.write(write)
+
+    def supersede_holder(
+        self,
+        object: str,
+        predicate: str,
+        old_subject: str,
+        new_subject: str,
+        *,
+        at: TimeInput | None = None,
+        confidence: float = 1.0,
+        source: str | None = None,
+        source_closet: str | None = None,
+        subject_type: str | None = None,
+    ) -> SupersedeResult:
+        """Atomically end ``old_subject → predicate → object`` at ``at`` and add ``new_subject → predicate →
+        object`` from ``at``: the object's holder changes (a one-holder predicate, contract §14), as
+        :meth:`supersede` changes a subject's object.
+
+        ``at`` defaults to today (UTC); on that day both facts are valid (both ends count). ``subject_type`` is the
+        type of ``new_subject`` when it is created.
+
+        >>> kg = kgtoolkit.open(":memory:"); _ = kg.configure(one_holder={"holds_office"})
+        >>> _ = kg.add("Ann", "holds_office", "Mayor", valid_from="2020-01-01")
+        >>> switch = kg.supersede_holder("Mayor", "holds_office", "Ann", "Ben", at="2024-01-01")
+        >>> switch.old.subject, switch.old.valid_to, switch.new.subject, switch.new.valid_from
+        ('ann', '2024-01-01', 'ben', '2024-01-01')
+        """
+
+        def write(cur: Cursor) -> SupersedeResult:
+            rules = _preds.rules(cur)
+            pred = rules.predicate(predicate)
+            if normalize_name(old_subject, field="old_subject") == normalize_name(new_subject, field="new_subject"):
+                raise InvalidRequest(
+                    "old_subject and new_subject are the same; nothing to supersede",
+                    field="new_subject",
+                    value=new_subject,
+                )
+            moment = at if at not in (None, "") else today()
+            old = self._invalidate(cur, rules, old_subject, pred, object, moment, source, field="at")
+            added = _add(
+                cur,
+                rules,
+                new_subject,
+                pred,
+                object,
+                valid_from=moment,
+                valid_to=None,
+                confidence=confidence,
+                source=source,
+                source_closet=source_closet,
+                subject_type=subject_type,
+                object_type=None,
                 properties=None,
             )
             return SupersedeResult(old, added.fact, added.created, added.warnings)
@@ -1106,57 +1167,77 @@ class GraphStore:
             judged, params, events = self._conflict_judgement(cur, entity, current_only)
             keep = " WHERE needs = 1" if needs_action else ""
             rows = cur.execute(
-                f"{judged} SELECT subject, predicate, count(*) OVER () FROM judged{keep} "
-                "ORDER BY needs DESC, subject, predicate LIMIT :limit OFFSET :offset",
+                f"{judged} SELECT axis, anchor, predicate, count(*) OVER () FROM judged{keep} "
+                "ORDER BY needs DESC, anchor, predicate, axis LIMIT :limit OFFSET :offset",
                 {**params, **page},
             ).fetchall()
             if rows:
-                total = int(rows[0][2])
+                total = int(rows[0][3])
             else:  # past the last group, or none: count them alone
                 total = _count(cur, f"{judged} SELECT count(*) FROM judged{keep}", params) if offset else 0
-            found: dict[tuple[str, str], list[Fact]] = {(s, p): [] for s, p, _ in rows}
-            if found:
+            found: dict[tuple[int, str, str], list[Fact]] = {(int(x), a, p): [] for x, a, p, _ in rows}
+            for axis, column in ((0, "subject"), (1, "object_key")):  # the facts of the page's groups, by axis
+                wanted = [(a, p) for x, a, p in found if x == axis]
+                if not wanted:
+                    continue
                 found_params: dict[str, Any] = {
                     **events.params(d),
-                    "ps": d.list_param(sorted({s for s, _ in found})),
-                    "pp": d.list_param(sorted({p for _, p in found})),
+                    "ps": d.list_param(sorted({a for a, _ in wanted})),
+                    "pp": d.list_param(sorted({p for _, p in wanted})),
                 }
-                where = f"f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
+                where = f"f.{column} IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
                 if current_only:
                     found_params.update(Clock.real().params())
                     where += f" AND {q.current_sql('f')}"
                 facts = cur.execute(
                     f"{FACT_SELECT} WHERE {where} "
-                    "ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id",
+                    f"ORDER BY f.{column}, f.predicate, f.valid_from IS NULL, f.from_us, f.id",
                     found_params,
                 ).fetchall()
-                for row in facts:  # the page's subjects and predicates: keep the page's pairs
-                    group = found.get((row[1], row[3]))
+                for row in facts:  # the page's anchors and predicates: keep the page's pairs
+                    fact = q.row_fact(row, events=events)
+                    group = found.get((axis, fact.subject if axis == 0 else _object_key(fact), fact.predicate))
                     if group is not None:
-                        group.append(q.row_fact(row, events=events))
-        return [_conflict_group(s, p, facts) for (s, p), facts in found.items()], total
+                        group.append(fact)
+        axes: tuple[ConflictAxis, ConflictAxis] = ("subject", "object")
+        return [_conflict_group(a, p, facts, by=axes[x]) for (x, a, p), facts in found.items()], total
 
     def _conflict_judgement(
         self, cur: Cursor, entity: str | None, current_only: bool
     ) -> tuple[str, dict[str, Any], EventRule]:
         """The ``WITH … judged AS (…)`` of the conflict groups (:func:`_judged_conflicts`), its parameters (the
-        real now among them) and the graph's event rule."""
+        real now among them) and the graph's event rule. Groups by subject leave out the predicates
+        :func:`~kgtoolkit._names.not_by_subject` names; one-holder predicates are grouped by object."""
         d = self._backend.dialect
-        params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
+        config = q.read_config(cur)
+        params: dict[str, Any] = {
+            "mv": d.list_param(sorted(not_by_subject(config.multi_valued, config.one_holder, config.single_valued))),
+            "oh": d.list_param(sorted(config.one_holder)),
+            "e": None,
+        }
         if entity is not None:
             params["e"] = q.resolve(cur, d, entity, field="entity")
         events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
         params.update(events.params(d))
         params.update(Clock.real().params())
 
-        def where(alias: str) -> str:  # the facts that count, on the facts row ``alias``
-            cond = (
-                f"NOT ({d.in_list(f'{alias}.predicate', 'mv')}) AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
-                f"AND NOT {events.sql(d, alias)}"
-            )
+        def kept(alias: str, cond: str) -> str:
+            cond += f" AND NOT {events.sql(d, alias)}"
             return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
 
-        return _judged_conflicts(where), params, events
+        def where(alias: str) -> str:  # the facts that count by subject, on the facts row ``alias``
+            return kept(
+                alias,
+                f"NOT ({d.in_list(f'{alias}.predicate', 'mv')}) AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e)",
+            )
+
+        def holders(alias: str) -> str:  # the facts of one-holder predicates, by object (the entity: the object)
+            return kept(
+                alias,
+                f"{d.in_list(f'{alias}.predicate', 'oh')} AND (CAST(:e AS TEXT) IS NULL OR {alias}.object_id = :e)",
+            )
+
+        return _judged_conflicts(where, holders if config.one_holder else None), params, events
 
     def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
         """How many conflict groups need action (more than one current fact, or an overlapping planned switch),
@@ -1491,18 +1572,32 @@ def _object_key(fact: Fact) -> str:
     return fact.object.casefold() if fact.object_is_value else fact.object
 
 
-def _judged_conflicts(where: Callable[[str], str]) -> str:
-    """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``subject``, ``predicate``)
-    among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action.
+def _judged_conflicts(where: Callable[[str], str], holders: Callable[[str], str] | None = None) -> str:
+    """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``axis`` 0, ``anchor`` the
+    subject, and ``predicate``) among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action; and,
+    given ``holders``, the groups of one-holder predicates (``axis`` 1, ``anchor`` the ``object_key``) among the facts
+    ``holders(alias)`` keeps, judged by the same rule with subject and object swapped (:func:`_judged_axis`)."""
+    parts = [_judged_axis(where, "s", "subject", "object_key")]
+    union = "SELECT 0 AS axis, anchor, predicate, needs FROM judged_s"
+    if holders is not None:
+        parts.append(_judged_axis(holders, "o", "object_key", "subject"))
+        union += " UNION ALL SELECT 1, anchor, predicate, needs FROM judged_o"
+    return f"WITH {', '.join(parts)}, judged AS ({union})"
+
+
+def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str) -> str:
+    """``groups_<name> AS (…), judged_<name> AS (…)``: the groups of one ``anchor`` and predicate with more than one
+    ``other`` (subject and object_key, or the reverse for one-holder predicates), each judged.
 
     The same rule as :func:`_conflict_group`, on the stored keys (bind :meth:`~kgtoolkit._validity.Clock.params`):
-    a group has more than one distinct ``object_key``; it needs action with more than one current fact, or when its
+    a group has more than one distinct ``other``; it needs action with more than one current fact, or when its
     first scheduled fact S (in store order: ``from_us``, then ``id``; a scheduled fact has a start) has a started
-    fact of another object running up to it (``to_us`` at or after S's ``from_us``) that overlaps it: open-ended,
+    fact of another ``other`` running up to it (``to_us`` at or after S's ``from_us``) that overlaps it: open-ended,
     or the first instant of its end after S's start (:func:`kgtoolkit._validity.end_first_instant`: ``to_us``
     itself for a datetime end, the start of the day for a date-only one). One scan groups the facts; S and
-    the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index, for the groups
-    where some started fact (of any object) ends after S's start alone (``o_last``, a bound the scan computes).
+    the facts running up to it are then looked up by the ``(subject, predicate, from_us)`` index (by object:
+    ``(predicate, object_key)``), for the groups where some started fact (of any ``other``) ends after S's start
+    alone (``o_last``, a bound the scan computes).
     """
 
     def scheduled(alias: str) -> str:
@@ -1515,37 +1610,43 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     # among the group's started facts, rules out in the scan the groups where no fact overlaps S whatever its
     # object (most groups with a scheduled fact: a supersede at a future date ends the old fact on S's start day):
     # at 1M facts the lookups ran for 437 groups instead of 38,931.
-    return f"""WITH groups AS (
-            SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
+    return f"""groups_{name} AS (
+            SELECT g.{anchor} AS anchor, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
                    min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from,
                    max(CASE WHEN NOT {scheduled("g")} THEN {v.end_first_instant(Sql("g.to_us"), Sql("g.valid_to")).text}
                        END) AS o_last
             FROM facts g WHERE {where("g")}
-            GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
-        judged AS (
-            SELECT g.subject, g.predicate,
+            GROUP BY g.{anchor}, g.predicate HAVING count(DISTINCT g.{other}) > 1),
+        judged_{name} AS (
+            SELECT g.anchor, g.predicate,
                    CASE WHEN g.n_current > 1 THEN 1 WHEN g.o_last > g.s_from THEN CASE WHEN EXISTS (
                        SELECT 1 FROM facts o
-                       WHERE o.subject = g.subject AND o.predicate = g.predicate AND {where("o")}
+                       WHERE o.{anchor} = g.anchor AND o.predicate = g.predicate AND {where("o")}
                            AND NOT {scheduled("o")} AND {(Sql("o.to_us") >= Sql("g.s_from")).text}
                            AND (o.valid_to IS NULL OR {(first > Sql("g.s_from")).text})
-                           AND o.object_key <> (SELECT s.object_key FROM facts s WHERE s.subject = g.subject
+                           AND o.{other} <> (SELECT s.{other} FROM facts s WHERE s.{anchor} = g.anchor
                                AND s.predicate = g.predicate AND s.from_us = g.s_from AND {where("s")}
                                ORDER BY s.id LIMIT 1))
                    THEN 1 ELSE 0 END ELSE 0 END AS needs
-            FROM groups g)"""
+            FROM groups_{name} g)"""
 
 
-def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
+def _conflict_group(anchor: str, predicate: str, facts: list[Fact], *, by: ConflictAxis = "subject") -> ConflictGroup:
     """One conflict group from its facts in store order (contract §5 ``conflicts``), with its planned switch.
 
-    The planned switch is at the start of the first scheduled fact S, when a started fact of another object runs
-    up to it: one open-ended, or one whose end is on or after S's start (a current fact ending before S starts
-    leaves a gap, no switch). It overlaps when that fact is open-ended or ends after S's start day (an end on S's
-    start day is the switch day itself, as after ``supersede`` at a future date: the old fact is current until
-    then, contract §4); then ``supersede`` at S's start resolves it, when exactly one such fact is open-ended
-    (:func:`analysis.conflicts` computes the same on a frame).
+    ``by="subject"``: the facts of one subject and predicate, with more than one object; ``by="object"``: of one
+    object and a one-holder predicate, with more than one subject (holder), judged by the same rule with the two
+    sides swapped. The planned switch is at the start of the first scheduled fact S, when a started fact of another
+    object (holder) runs up to it: one open-ended, or one whose end is on or after S's start (a current fact ending
+    before S starts leaves a gap, no switch). It overlaps when that fact is open-ended or ends after S's start day
+    (an end on S's start day is the switch day itself, as after ``supersede`` at a future date: the old fact is
+    current until then, contract §4); then ``supersede`` (``supersede_holder``) at S's start resolves it, when
+    exactly one such fact is open-ended (:func:`analysis.conflicts` computes the same on a frame).
     """
+
+    def other(f: Fact) -> str:  # the side that varies within the group
+        return _object_key(f) if by == "subject" else f.subject
+
     states = [f.state for f in facts]
     scheduled = [f for f, state in zip(facts, states, strict=True) if state == "scheduled"]
     switch: str | None = None
@@ -1557,7 +1658,7 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
         start = v.key(new.valid_from)
         running: list[Fact] = []
         for f, state in zip(facts, states, strict=True):
-            if _object_key(f) == _object_key(new) or state == "scheduled":
+            if other(f) == other(new) or state == "scheduled":
                 continue
             if v.key(f.valid_to, end=True) >= start:
                 running.append(f)
@@ -1567,17 +1668,28 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
             switch = new.valid_from
             open_old = [f for f in running if f.valid_to is None]
             if overlaps and len(open_old) == 1:
-                suggestion = {
-                    "action": "supersede",
-                    "subject": new.subject_name,
-                    "predicate": predicate,
-                    "old_object": open_old[0].object_name,
-                    "new_object": new.object_name,
-                    "at": new.valid_from,
-                }
+                if by == "subject":
+                    suggestion = {
+                        "action": "supersede",
+                        "subject": new.subject_name,
+                        "predicate": predicate,
+                        "old_object": open_old[0].object_name,
+                        "new_object": new.object_name,
+                        "at": new.valid_from,
+                    }
+                else:
+                    suggestion = {
+                        "action": "supersede_holder",
+                        "object": new.object_name,
+                        "predicate": predicate,
+                        "old_subject": open_old[0].subject_name,
+                        "new_subject": new.subject_name,
+                        "at": new.valid_from,
+                    }
+    held = by == "object"
     return ConflictGroup(
-        subject,
-        facts[0].subject_name,
+        None if held else anchor,
+        None if held else facts[0].subject_name,
         predicate,
         len({_object_key(f) for f in facts}),
         states.count("current"),
@@ -1586,6 +1698,10 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
         switch,
         overlaps,
         suggestion,
+        by,
+        facts[0].object if held else None,
+        facts[0].object_name if held else None,
+        len({f.subject for f in facts}),
     )
 
 

@@ -11,12 +11,12 @@ chains, no cycles), and never a predicate that has facts (those are folded with 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._errors import AliasConflict, InvalidRequest, NotFound
 from .._names import clean_text, close_matches, normalize_name, normalize_predicate
-from .._records import PredicateAlias, PredicateInfo, PredicateRename
+from .._records import GraphConfig, PredicateAlias, PredicateInfo, PredicateRename
 from .._validity import Clock
 from . import _queries as q
 from ._backend import Backend, Cursor, Dialect
@@ -31,6 +31,7 @@ __all__ = [
     "add_alias",
     "alias_predicate",
     "canonical",
+    "check_exclusive",
     "check_used",
     "ensure_labels",
     "labels",
@@ -42,7 +43,38 @@ __all__ = [
 ]
 
 #: The settings that name predicates (each moves from the old predicate to the new one on a rename).
-PREDICATE_SETTINGS = ("value_predicates", "multi_valued", "event_predicates")
+PREDICATE_SETTINGS = ("value_predicates", "multi_valued", "event_predicates", "single_valued", "one_holder")
+
+#: Settings no predicate may be in together, and the option of ``kgtoolkit config`` that removes one from each.
+EXCLUSIVE_SETTINGS = (
+    ("multi_valued", "single_valued", "multi-valued and single-valued"),
+    ("multi_valued", "one_holder", "multi-valued and one-holder"),
+)
+_REMOVE_OPTION = {
+    "multi_valued": "--remove-multi-valued",
+    "single_valued": "--remove-single-valued",
+    "one_holder": "--remove-one-holder",
+}
+
+
+def check_exclusive(config: GraphConfig, updates: Mapping[str, Any] | None = None) -> None:
+    """Refuse a predicate in two lists that exclude each other (:data:`EXCLUSIVE_SETTINGS`): a multi-valued
+    predicate is neither single-valued nor one-holder (:class:`InvalidRequest`). The lists are ``config``'s, each
+    replaced by its new value in ``updates`` when there is one."""
+    changed = updates or {}
+
+    def names(key: str) -> set[str]:
+        return set(changed[key] if key in changed else getattr(config, key))
+
+    for first, second, what in EXCLUSIVE_SETTINGS:
+        both = names(first) & names(second)
+        if both:
+            raise InvalidRequest(
+                f"{', '.join(sorted(both))} cannot be both {what}; remove it from one list "
+                f"(`kgtoolkit config {_REMOVE_OPTION[first]} P` or `{_REMOVE_OPTION[second]} P`)",
+                field=second,
+                value=sorted(both),
+            )
 
 
 def read_aliases(cur: Cursor) -> dict[str, str]:
@@ -194,6 +226,7 @@ def add_alias(cur: Cursor, alias: str, predicate: str) -> PredicateAlias:
         cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (key, target))
         cur.execute("DELETE FROM predicates WHERE id = ?", (key,))
         _move_settings(cur, key, target)
+        check_exclusive(q.read_config(cur))
     return PredicateAlias(key, target)
 
 
@@ -243,6 +276,7 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
         cur.execute("UPDATE predicate_aliases SET predicate = ? WHERE predicate = ?", (dst, src))
         cur.execute("INSERT INTO predicate_aliases(alias, predicate) VALUES (?, ?)", (src, dst))
         settings = _move_settings(cur, src, dst)
+        check_exclusive(q.read_config(cur))  # old single-valued or one-holder into a multi-valued new: refused
         repoint_not_same(cur, src, dst, "predicates")  # a pair marked not the same stays remembered
         label = cur.execute("SELECT label FROM predicates WHERE id = ?", (dst,)).fetchone()[0]
         return PredicateRename(src, dst, label, moved, deduplicated, _aliases_of(cur, dst), settings)

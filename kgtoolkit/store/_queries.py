@@ -67,6 +67,7 @@ def read_config(cur: Cursor) -> GraphConfig:
         single_valued=names("single_valued", frozenset()),
         events=json.loads(stored.get("events", "false")),
         event_predicates=names("event_predicates", frozenset()),
+        one_holder=names("one_holder", frozenset()),
         **{key: int(json.loads(stored[key])) for key in LENGTH_SETTINGS if key in stored},
     )
 

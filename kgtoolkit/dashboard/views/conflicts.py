@@ -14,7 +14,8 @@ from kgtoolkit.dashboard._text import md_text
 c = kgdash.ctx()
 st.title("Conflicts")
 st.caption(
-    "A conflict group is a subject and predicate with more than one object. Closed-out history is listed "
+    "A conflict group is a subject and predicate with more than one object (for a one-holder predicate, an object "
+    "and predicate with more than one holder). Closed-out history is listed "
     "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
     f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out."
 )
@@ -63,6 +64,13 @@ def act(key: str) -> None:
                 row["subject"], row["predicate"], row["object"], ended=day.isoformat(), ended_by="dashboard"
             )
             st.session_state["conflicts_done"] = f"Ended fact {fact_id} on {day}."
+        elif state[f"cf_by_{key}"] == "object":  # a one-holder group: a new holder of the object
+            result = c.kg.supersede_holder(
+                row["object"], row["predicate"], row["subject"], new_object, at=day.isoformat(), source="dashboard"
+            )
+            st.session_state["conflicts_done"] = (
+                f"Superseded fact {fact_id} by {md_text(result.new.subject_name)} from {day}."
+            )
         else:
             result = c.kg.supersede(
                 row["subject"], row["predicate"], row["object"], new_object, at=day.isoformat(), source="dashboard"
@@ -82,17 +90,27 @@ if st.session_state.get("conflicts_error"):
 for group in listed.iter_rows(named=True):
     flag = ":red[:material/error: needs action]" if group["needs_action"] else ":gray[:material/history: history]"
     said = group["predicate_label"]  # the predicate as people spell it (contract §13)
+    held = group["by"] == "object"  # a one-holder predicate: the holders of one object
     title = (
-        f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
+        f"{flag} · {md_text(said)} → **{md_text(group['object_name'])}** · {group['subjects']} holders, "
+        f"{group['current']} current"
+        if held
+        else f"{flag} · **{md_text(group['subject_name'])}** → {md_text(said)} · {group['objects']} objects, "
         f"{group['current']} current"
     )
-    key = f"{group['subject']}|{group['predicate']}"
+    key = f"{group['by']}|{group['subject'] or group['object']}|{group['predicate']}"
+    st.session_state[f"cf_by_{key}"] = group["by"]
     with st.expander(title, expanded=group["needs_action"] and only):
         members = data.group_facts(facts, group["facts"])
         if group["needs_action"] and group["open_since"] is not None:
             st.caption(
                 f"Contradiction open since {group['open_since']:%Y-%m-%d} "
-                f"({group['open_for'].days} days): current objects {', '.join(md_text(o) for o in group['current_objects'])}."
+                f"({group['open_for'].days} days): current "
+                + (
+                    f"holders {', '.join(md_text(o) for o in group['current_subjects'])}."
+                    if held
+                    else f"objects {', '.join(md_text(o) for o in group['current_objects'])}."
+                )
             )
         kgdash.show_facts(members, key=f"cf_{key}")
         labels = data.current_choices(members)
@@ -114,7 +132,11 @@ for group in listed.iter_rows(named=True):
                 format_func=lambda a: {"invalidate": "End it", "supersede": "Replace it"}[a],
             )
             day = d.date_input("On", dt.date.today(), key=f"cf_day_{key}", disabled=c.read_only, format="YYYY-MM-DD")
-            new_object = e.text_input("New object", key=f"cf_new_{key}", disabled=c.read_only or action != "supersede")
+            new_object = e.text_input(
+                "New holder" if held else "New object",
+                key=f"cf_new_{key}",
+                disabled=c.read_only or action != "supersede",
+            )
             st.button(
                 "Apply",
                 key=f"cf_apply_{key}",
