@@ -311,6 +311,8 @@ def test_cli_errors_name_cli_options(db_path: Path | str, tmp_path: Path) -> Non
     code, err = _cli("import", odd, "--db", db_path, "--format", "tsv")
     assert code == 1 and "--map head=subject --map rel=predicate" in err and "--no-header" in err
     assert "columns=" not in err and "header=" not in err
+    code, err = _cli("import", curated, "--db", db_path, "--map", "subj=subject")
+    assert code == 1 and "--map subj=subject names a column curated.tsv does not have" in err
     code, err = _cli("import", curated, "--db", db_path)
     assert code == 0 and "warning 2 name(s) or value(s) hold a comma" in err and "--comma-guard refuses them" in err
 

@@ -147,7 +147,8 @@ def export(
     file: Annotated[
         Path,
         typer.Argument(
-            help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump; a new folder with --partition-by."
+            help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump, each compressed "
+            "with .gz, .bz2 or .zst after it (facts.csv.gz); a new folder with --partition-by."
         ),
     ],
     format: Annotated[

@@ -60,7 +60,9 @@ def read_facts_file(
     ``header=False``) to those fields; unknown columns are ignored. Raises :class:`InvalidRequest`
     naming what is missing and what the file has when ``subject, predicate, object`` are not found.
     In CSV/TSV a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken off
-    (the escape :func:`export_file` writes against spreadsheet formulas).
+    (the escape :func:`export_file` writes against spreadsheet formulas), and a row with fewer fields than the
+    header gets its reason in ``_malformed`` (the import refuses it). A compressed file (``.gz``, ``.bz2``,
+    ``.zst``) is read by its suffix.
     """
     return _read(path, format=format, columns=columns, delimiter=delimiter, header=header)[0]
 
@@ -507,21 +509,24 @@ def _choose(
         source = str(key)
         if field not in FIELDS:
             raise InvalidRequest(
-                f"columns maps {source!r} to {field!r}, which is not a field; fields: {', '.join(FIELDS)}",
+                f"columns={{{source!r}: {field!r}}}: {field!r} is not a field; fields: {', '.join(FIELDS)}",
                 field="columns",
                 value=str(field),
             )
         actual = source if source in present else by_name.get(source.strip().lower())
         if actual is None:
             raise InvalidRequest(
-                f"columns names {source!r}, which {file.name} does not have (it has: "
+                f"columns={{{source!r}: {field!r}}} names a column {file.name} does not have (it has: "
                 f"{', '.join(present) or 'no columns'})",
                 field="columns",
                 value=source,
             )
         if field in chosen:
             raise InvalidRequest(
-                f"columns maps both {chosen[field]!r} and {source!r} to {field!r}", field="columns", value=field
+                f"columns={{{chosen[field]!r}: {field!r}}} and columns={{{source!r}: {field!r}}} map two columns to "
+                f"{field!r}: map one",
+                field="columns",
+                value=field,
             )
         chosen[field] = actual
     if positional and columns is None:
