@@ -89,9 +89,10 @@ def warn(warnings: Iterable[str]) -> None:
 
 
 # A library parameter named in a message as Python writes it: ``name=`` and its value, if any (a quoted text, a
-# dict of texts, True/False, a number or an upper-case placeholder such as FILE).
+# dict of texts, True/False, a number or an upper-case placeholder such as FILE); never inside a quoted value
+# (``no entity 'limit=5'``).
 _KEYWORD = re.compile(
-    r"\b([a-z][a-z0-9_]*)=(?:('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\}|True\b|False\b|[A-Z][A-Z_]*\b"
+    r"(?<![\w'\"-])([a-z][a-z0-9_]*)=(?:('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\}|True\b|False\b|[A-Z][A-Z_]*\b"
     r"|-?\d[\w.]*)|(?=[\s,;:.)]|$))"
 )
 
@@ -106,6 +107,8 @@ def for_cli(message: str, flags: Mapping[str, tuple[str, str | None]] | None = N
     'pass --format NAME, or --on-error skip with --no-header'
     >>> for_cli("map them, e.g. columns={'head': 'subject'}", {"columns": ("--map", None)})
     'map them, e.g. --map head=subject'
+    >>> for_cli("no entity 'limit=5'", {"limit": ("--limit", None)})
+    "no entity 'limit=5'"
     """
 
     flags = (_FLAGS.get() or {}) if flags is None else flags
