@@ -333,8 +333,9 @@ def import_facts(
     ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
     valid_to, confidence, source, source_closet, subject_type, object_type, recorded_at, invalidated_at,
     ended_by`` (who ended an ended fact; default its ``source``), ``line`` (the source line of each row, for the
-    report) and ``_malformed`` (why the reader found the row malformed, which makes it a bad row). Current facts already in the graph (or earlier in the
-    frame) and identical history rows are skipped, so importing twice changes nothing.
+    report) and ``_malformed`` (why the reader found the row malformed, which makes it a bad row). Current facts
+    already in the graph (or earlier in the frame) and identical history rows are skipped, so importing twice
+    changes nothing.
 
     ``frame`` may also be an iterable of such frames (the batches of one big file, in order): they are checked
     and written one at a time in the one transaction, so memory is bounded by a batch, not the file; ``rows``
