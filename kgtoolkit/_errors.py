@@ -135,6 +135,9 @@ class InvalidRows(InvalidRequest):
 
     #: Problems spelled out in the message; ``data["rows"]`` (and an import's rejects file) holds them all.
     LISTED = 5
+    #: At most this many problems in ``data["rows"]`` when the caller counts them (``counts``): a refusal is
+    #: bounded whatever the file; an import's rejects file still receives every one.
+    KEPT = 1_000
 
     @classmethod
     def refusing(
@@ -145,22 +148,30 @@ class InvalidRows(InvalidRequest):
         rows: str,
         refused: str,
         fix: str,
+        counts: Mapping[str, int] | None = None,
     ) -> InvalidRows:
         """The refusal of a whole import: a summary by code, the first few problems one per line, the fix.
 
         ``rows`` counts what is bad (``"3 row(s)"``), ``refused`` says what did not happen (``"nothing
-        imported"``), ``fix`` ends the message.
+        imported"``), ``fix`` ends the message. ``counts`` (problems by code, all of them): ``problems`` are
+        then the first ones only (``data["total"]`` counts them all, ``data["truncated"]`` says whether
+        ``data["rows"]`` misses some).
         """
-        counts = Counter(str(p.get("code")) for p in problems)
-        kinds = ", ".join(f"{n:,} {code}" for code, n in counts.most_common())
+        tally = Counter(dict(counts)) if counts is not None else Counter(str(p.get("code")) for p in problems)
+        total = sum(tally.values())
+        kinds = ", ".join(f"{n:,} {code}" for code, n in tally.most_common())
         first = "".join(f"\n  {describe(p)}" for p in problems[: cls.LISTED])
-        more = (
-            f"\n  … and {len(problems) - cls.LISTED:,} more (every one: the error's data['rows'], or a rejects file)"
-            if len(problems) > cls.LISTED
-            else ""
+        where = (
+            f"the first {len(problems):,} in the error's data['rows'], every one in a rejects file"
+            if len(problems) < total
+            else "every one: the error's data['rows'], or a rejects file"
         )
+        more = f"\n  … and {total - cls.LISTED:,} more ({where})" if total > cls.LISTED else ""
         return cls(
-            f"{len(problems):,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}", rows=list(problems)
+            f"{total:,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}",
+            rows=list(problems),
+            total=total,
+            truncated=len(problems) < total,
         )
 
 

@@ -463,6 +463,7 @@ def to_store(
     *,
     on_error: Literal["raise", "skip"] = "raise",
     allow_commas: bool = False,
+    comma_guard: bool = False,
     source: str | None = None,
 ) -> ImportReport:
     """Write a frame of facts into the graph with :meth:`KnowledgeGraph.add`'s rules, in one transaction.
@@ -470,14 +471,17 @@ def to_store(
     The frame needs ``subject, predicate, object`` (names, as in ``add``; a :func:`facts` frame
     works, its ``subject_name``/``object_name`` are used) and may have ``valid_from, valid_to,
     confidence, source, source_closet, subject_type, object_type``. Facts already current are
-    skipped. Bad rows raise :class:`~kgtoolkit.InvalidRows` unless ``on_error="skip"``.
+    skipped. Bad rows raise :class:`~kgtoolkit.InvalidRows` unless ``on_error="skip"``. Names with commas are
+    taken as written and counted in the warnings, as in every bulk import; ``comma_guard=True`` refuses them.
     """
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
     if "subject_name" in df.columns and "object_name" in df.columns:  # a facts() frame: use the spellings
         df = df.drop([c for c in ("subject", "object") if c in df.columns]).rename(
             {"subject_name": "subject", "object_name": "object"}
         )
-    report, _ = import_facts(kg, df, on_error=on_error, allow_commas=allow_commas, source=source)
+    report, _ = import_facts(
+        kg, df, on_error=on_error, allow_commas=allow_commas, comma_guard=comma_guard, source=source
+    )
     return report
 
 

@@ -50,7 +50,7 @@ def test_a_dry_run_reports_what_the_import_would_and_writes_nothing(
     graph: KnowledgeGraph, upload: Path, dump: Callable[[Path | str], list[str]]
 ) -> None:
     before = dump(where(graph))
-    dry = io.import_file(graph, upload, on_error="skip", dry_run=True)
+    dry = io.import_file(graph, upload, on_error="skip", dry_run=True, comma_guard=True)
     assert dump(where(graph)) == before
     assert (dry.rows, dry.rejected, dry.inserted, dry.duplicates, dry.entities_created) == (6, 4, 0, 0, 0)
     assert _problems(dry) == [
@@ -60,17 +60,18 @@ def test_a_dry_run_reports_what_the_import_would_and_writes_nothing(
         (7, "subject_type", "unknown_type"),
     ]
 
-    real = io.import_file(graph, upload, on_error="skip")
+    real = io.import_file(graph, upload, on_error="skip", comma_guard=True)
     assert (real.rows, real.rejected, real.rejects) == (dry.rows, dry.rejected, dry.rejects)
     assert (real.inserted, real.duplicates) == (1, 1)  # only a real import looks the rows up in the graph
 
 
 def test_a_dry_run_follows_the_graphs_settings_and_the_options(graph: KnowledgeGraph, upload: Path) -> None:
     graph.configure(types=["service"])
-    checked = io.import_file(graph, upload, on_error="skip", allow_commas=True, dry_run=True)
+    checked = io.import_file(graph, upload, on_error="skip", dry_run=True)  # the comma guard is off for a file
     assert _problems(checked) == [(4, "valid_from", "invalid_date"), (6, "valid_to", "interval_order")]
-    graph.configure(comma_guard=False)
-    assert 5 not in {r["line"] for r in io.import_file(graph, upload, on_error="skip", dry_run=True).rejects}
+    assert any("1 name(s) or value(s) hold a comma ('search, billing')" in w for w in checked.warnings)
+    guarded = io.import_file(graph, upload, on_error="skip", dry_run=True, comma_guard=True)
+    assert 5 in {r["line"] for r in guarded.rejects}
 
 
 def test_a_dry_run_refuses_like_the_import_and_writes_the_rejects_file(
@@ -87,7 +88,7 @@ def test_a_dry_run_refuses_like_the_import_and_writes_the_rejects_file(
 
 def test_a_dry_run_works_on_a_read_only_graph(graph: KnowledgeGraph, upload: Path) -> None:
     with kgtoolkit.open(where(graph), read_only=True) as reader:
-        assert io.import_file(reader, upload, on_error="skip", dry_run=True).rejected == 4
+        assert io.import_file(reader, upload, on_error="skip", dry_run=True, comma_guard=True).rejected == 4
         with pytest.raises(kgtoolkit.ReadOnly):
             io.import_file(reader, upload, on_error="skip")
 
@@ -102,7 +103,7 @@ def test_a_dry_run_of_a_dump_is_refused(graph: KnowledgeGraph, tmp_path: Path) -
 def test_the_bulk_import_dry_run_returns_the_bad_rows(graph: KnowledgeGraph, upload: Path) -> None:
     from kgtoolkit.store import import_facts
 
-    report, bad = import_facts(graph, io.read_facts_file(upload), on_error="skip", dry_run=True)
+    report, bad = import_facts(graph, io.read_facts_file(upload), on_error="skip", dry_run=True, comma_guard=True)
     assert bad["line"].unique().sort().to_list() == [4, 5, 6, 7] and report.rejected == 4
     assert graph.stats().facts == 1
 

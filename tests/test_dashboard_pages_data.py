@@ -299,11 +299,11 @@ def test_an_upload_is_checked_without_writing_then_imported(tmp_path: Path) -> N
         + b"Zed,worksAt,Acme,19##,\n"
     )
     target = kgtoolkit.open(tmp_path / "target.sqlite3")
-    rows, dry = data.check_upload(target, name, bad, allow_commas=False, source="upload")
+    rows, dry = data.check_upload(target, name, bad, comma_guard=False, source="upload")
     assert rows.height == 7 and (dry["rows"], dry["rejected"]) == (7, 1) and target.stats().facts == 0
     rejects = data.rejects_frame(dry)
     assert rejects.columns == ["line", "field", "value", "reason"] and rejects["field"].to_list() == ["valid_from"]
-    report = data.import_upload(target, name, bad, allow_commas=False, source="upload")
+    report = data.import_upload(target, name, bad, comma_guard=False, source="upload")
     assert (report.inserted, report.rejected) == (6, 1) and target.stats().facts == 6
     name, _, count = data.export_bytes(target, "", "json")
     assert (name, count) == ("graph.json", 6)

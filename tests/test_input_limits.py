@@ -85,9 +85,9 @@ def test_the_bulk_import_applies_the_same_rules_row_by_row(kg: KnowledgeGraph, t
     file = tmp_path / "facts.jsonl"
     file.write_text("".join(json.dumps(dict(zip(("subject", "predicate", "object"), r))) + "\n" for r in rows))
     with pytest.raises(kgtoolkit.InvalidRows):
-        io.import_file(kg, file)
+        io.import_file(kg, file, comma_guard=True)  # the comma guard of add, asked for
     assert kg.stats().facts == 0  # whole or absent
-    report = io.import_file(kg, file, on_error="skip")
+    report = io.import_file(kg, file, on_error="skip", comma_guard=True)
     assert report.inserted == 2 and report.rejected == 4
     codes = sorted(r["code"] for r in report.rejects)
     assert codes == ["comma_list", "invalid_name", "invalid_request", "invalid_request"]

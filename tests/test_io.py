@@ -683,7 +683,7 @@ def test_bad_rows_refuse_the_whole_file(kg: KnowledgeGraph, tmp_path: Path, dump
     path = tmp_path / "bad.csv"
     path.write_text(BAD_CSV, encoding="utf-8")
     with pytest.raises(InvalidRows) as excinfo:
-        io.import_file(kg, path)
+        io.import_file(kg, path, comma_guard=True)
     error = excinfo.value
     assert error.code == "invalid_rows"
     rows = {(r["line"], r["field"]): r for r in error.data["rows"]}
@@ -706,7 +706,7 @@ def test_bad_rows_refuse_the_whole_file(kg: KnowledgeGraph, tmp_path: Path, dump
 def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path: Path) -> None:
     path, rejects = tmp_path / "bad.csv", tmp_path / "rejects.csv"
     path.write_text(BAD_CSV, encoding="utf-8")
-    report = io.import_file(kg, path, on_error="skip", rejects=rejects)
+    report = io.import_file(kg, path, on_error="skip", rejects=rejects, comma_guard=True)
     assert (report.rows, report.inserted, report.rejected) == (7, 1, 6)
     assert [f.subject for f in kg.timeline()] == ["alice"]
     with rejects.open(encoding="utf-8", newline="") as fh:
@@ -721,9 +721,10 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
     ]
     assert got[0]["subject"] == "Bob" and got[0]["value"] == "19##" and got[0]["reason"]
     assert got[3]["object"] == "Erin, Frank"
-    # The same file with the comma guard off: the comma row is a real name now.
-    report = io.import_file(kg, path, on_error="skip", allow_commas=True)
+    # The same file with the comma guard off (a bulk import's default): the comma row is a real name now.
+    report = io.import_file(kg, path, on_error="skip")
     assert report.inserted == 1 and report.duplicates == 1
+    assert any("1 name(s) or value(s) hold a comma ('Erin, Frank')" in w for w in report.warnings)
 
 
 def test_interrupted_import_leaves_graph_as_before(
@@ -1058,7 +1059,7 @@ def test_flowly_file(kg: KnowledgeGraph, tmp_path: Path) -> None:
     conn.executemany("INSERT INTO aliases (alias, entity_id) VALUES (?, ?)", [("ally", "alice"), ("nocetic", "alice")])
     conn.commit()
     conn.close()
-    report = io.import_file(kg, path, format="sqlite", on_error="skip")
+    report = io.import_file(kg, path, format="sqlite", on_error="skip", comma_guard=True)
     assert (report.rows, report.inserted, report.rejected) == (4, 3, 1)
     assert report.rejects[0]["line"] == 4 and report.rejects[0]["field"] == "object"  # the comma guard holds
     warnings = "\n".join(report.warnings)
@@ -1224,10 +1225,10 @@ def test_a_refusal_is_a_short_summary_and_the_first_rows(kg: KnowledgeGraph, tmp
     rows = [[f"a{i}", "p", "b, c", f"20x{i}"] for i in range(40)]
     path = write_tsv(tmp_path / "bad.tsv", rows, ["subject", "predicate", "object", "valid_from"])
     with pytest.raises(InvalidRows) as refused:
-        io.import_file(kg, path)
+        io.import_file(kg, path, comma_guard=True)
     lines = refused.value.message.splitlines()
     assert lines[0] == "80 problem(s) in 40 row(s), nothing imported (40 invalid_date, 40 comma_list):"
     assert lines[1].startswith("  line 2 valid_from '20x0': ") and len(lines) == 1 + InvalidRows.LISTED + 2
     assert lines[-2] == "  … and 75 more (every one: the error's data['rows'], or a rejects file)"
-    assert "`--on-error skip`" in lines[-1] and "`--rejects FILE`" in lines[-1]
+    assert "on_error='skip'" in lines[-1] and "rejects=FILE" in lines[-1]  # the CLI names --on-error, --rejects
     assert len(refused.value.data["rows"]) == 80 and kg.stats().facts == 0

@@ -9,7 +9,11 @@ result; the runner does the rest, the same way for every command:
    :class:`Call` when the body takes ``call`` (the chosen graph, whether JSON is wanted, progress bars),
    and closes the graph when the body returns;
 3. it renders the body's :class:`~kgtoolkit.cli._render.Answer`: JSON with ``--json``, else its table;
-4. a library error prints ``error [code] message`` on stderr and exits with status 1 (``failure``: another).
+4. a library error prints ``error [code] message`` on stderr and exits with status 1 (``failure``: another); a
+   library parameter the message names (``format=NAME``, ``on_error='skip'``, ``header=False``,
+   ``columns={'head': 'subject'}``) is named as the command's option instead (``--format NAME``, ``--on-error
+   skip``, ``--no-header``, ``--map head=subject``): :func:`for_cli`, for every parameter of the command that
+   bears the library's name.
 
 A read-only command whose table is one line::
 
@@ -35,12 +39,13 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.markup import escape
+from typer.models import OptionInfo
 
 from .._errors import KGError
 from .._tool import registry
 from ..graph import KnowledgeGraph
 from ..store import resolve
-from ._render import Answer, err, out
+from ._render import Answer, err, for_cli, naming, out
 
 __all__ = [
     "AsOf",
@@ -120,9 +125,10 @@ class Call:
         """The graph this call names, opened (read-only for what only reads)."""
         return KnowledgeGraph(self.db, read_only=read_only)
 
-    def progress(self, label: str) -> AbstractContextManager[Progress | None]:
-        """A progress bar on stderr for a long operation; none when the answer is JSON."""
-        return progress_bar(label, enabled=not self.json)
+    def progress(self, label: str, *, before: str = "starting") -> AbstractContextManager[Progress | None]:
+        """A progress bar on stderr for a long operation; none when the answer is JSON. ``before``: what it shows
+        until the operation counts (say, while it reads or waits for a lock)."""
+        return progress_bar(label, enabled=not self.json, before=before)
 
 
 ReadOnlyRule = bool | Callable[[Call, Mapping[str, Any]], bool]
@@ -177,6 +183,7 @@ def command(
             raise TypeError(f"{fn.__name__} declares {', '.join(sorted(clash))} itself; command() adds them")
         wants = {n for n in _INJECTED if n in signature.parameters}
         own = [p for p in signature.parameters.values() if p.name not in _INJECTED]
+        flags = _flags(own)
         context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
 
         @functools.wraps(fn)
@@ -184,12 +191,13 @@ def command(
             own_db, own_json = params.pop("db", None), params.pop("as_json", False)
             given = ctx.obj or {}
             call = Call(own_db if own_db is not None else given.get("db"), bool(own_json) or bool(given.get("json")))
-            try:
-                answer = _answer(fn, call, params, wants, read_only)
-                if answer is not None:
-                    answer.render(call.json)
-            except KGError as exc:
-                fail(exc, failure)
+            with naming(flags):  # messages and warnings name this command's options
+                try:
+                    answer = _answer(fn, call, params, wants, read_only)
+                    if answer is not None:
+                        answer.render(call.json)
+                except KGError as exc:
+                    fail(exc, failure, flags)
             if answer is not None and answer.exit:
                 raise typer.Exit(answer.exit)
 
@@ -214,10 +222,29 @@ def _answer(
         return fn(kg=kg, **params)
 
 
-def fail(exc: KGError, status: int = 1) -> NoReturn:
-    """Print a library error as ``error [code] message`` on stderr and exit with ``status``."""
-    err.print(f"[bold red]error[/] [red]\\[{exc.code}][/] {escape(exc.message)}", highlight=False)
+def fail(exc: KGError, status: int = 1, flags: Mapping[str, tuple[str, str | None]] | None = None) -> NoReturn:
+    """Print a library error as ``error [code] message`` on stderr and exit with ``status``; the library parameters
+    it names are named as the command's options (``flags``, see :func:`~kgtoolkit.cli._render.for_cli`)."""
+    message = for_cli(exc.message, flags)
+    err.print(f"[bold red]error[/] [red]\\[{exc.code}][/] {escape(message)}", highlight=False)
     raise typer.Exit(status) from exc
+
+
+def _flags(parameters: list[inspect.Parameter]) -> dict[str, tuple[str, str | None]]:
+    """Each option of a command by its parameter's name: (its flag, its "off" flag of a ``--x/--no-x`` pair)."""
+    flags: dict[str, tuple[str, str | None]] = {}
+    for parameter in parameters:
+        info = next((m for m in getattr(parameter.annotation, "__metadata__", ()) if isinstance(m, OptionInfo)), None)
+        if info is None:
+            continue
+        declared = [d for d in (info.default, *(info.param_decls or ())) if isinstance(d, str) and d.startswith("-")]
+        on, off = "--" + parameter.name.replace("_", "-"), None
+        for decl in declared:
+            first, _, second = decl.partition("/")
+            if first.strip().startswith("--"):
+                on, off = first.strip(), second.strip() or None
+        flags[parameter.name] = (on, off)
+    return flags
 
 
 def show_location(call: Call) -> None:
@@ -234,11 +261,13 @@ def action_help(action: str, param: str) -> str:
 
 
 @contextmanager
-def progress_bar(label: str, *, enabled: bool) -> Iterator[Progress | None]:
+def progress_bar(label: str, *, enabled: bool, before: str = "starting") -> Iterator[Progress | None]:
     """A rich progress bar on stderr, fed by ``callback(done, total)``; nothing when disabled.
 
     When stderr is not a terminal (a log file, a CI job), a plain line every few seconds instead
-    (``embedding: 12,000 of 90,730 (13%)``), so a long run is never silent.
+    (``embedding: 12,000 of 90,730 (13%)``), so a long run is never silent. The bar counts only what it was told:
+    until the first call it shows ``before`` (what the operation does meanwhile: reading, waiting for a lock), and a
+    total of 0 is "nothing to do", never "0 of 0".
     """
     if not enabled:
         yield None
@@ -246,21 +275,21 @@ def progress_bar(label: str, *, enabled: bool) -> Iterator[Progress | None]:
     if not err.is_terminal:
         yield progress_lines(label)
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bar
 
     with Bar(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("{task.fields[count]}"),
         TimeRemainingColumn(),
         console=err,
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(label, total=None, count=before)
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            bar.update(task, completed=done, total=total or None, count=_count(done, total))
 
         yield update
 
@@ -272,12 +301,17 @@ def progress_lines(label: str, *, every: float = 5.0) -> Progress:
 
     def update(done: int, total: int) -> None:
         nonlocal since, wrote
-        finished = bool(total) and done >= total
+        finished = done >= total
         if time.monotonic() - since < every and not (finished and wrote):
             return
         share = f" ({done / total:.0%})" if total else ""
-        sys.stderr.write(f"{label}: {done:,} of {total:,}{share}\n")
+        sys.stderr.write(f"{label}: {_count(done, total)}{share}\n")
         sys.stderr.flush()
         since, wrote = time.monotonic(), not finished
 
     return update
+
+
+def _count(done: int, total: int) -> str:
+    """What a progress display says of ``progress(done, total)``: ``12,000 of 90,730``, or "nothing to do"."""
+    return f"{done:,} of {total:,}" if total else ("nothing to do" if not done else f"{done:,}")

@@ -6,10 +6,15 @@ and the JSON a command prints look the same whichever command prints them. Nothi
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
+import re
+import shlex
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 from rich import box
@@ -78,9 +83,69 @@ def emit(data: Any) -> None:
 
 
 def warn(warnings: Iterable[str]) -> None:
-    """Each warning of a result on stderr: ``warning …``."""
+    """Each warning of a result on stderr: ``warning …``, naming the command's options (:func:`for_cli`)."""
     for warning in warnings:
-        err.print(f"[yellow]warning[/] {escape(warning)}", highlight=False)
+        err.print(f"[yellow]warning[/] {escape(for_cli(warning))}", highlight=False)
+
+
+# A library parameter named in a message as Python writes it: ``name=`` and its value, if any (a quoted text, a
+# dict of texts, True/False, a number or an upper-case placeholder such as FILE); never inside a quoted value
+# (``no entity 'limit=5'``).
+_KEYWORD = re.compile(
+    r"(?<![\w'\"-])([a-z][a-z0-9_]*)=(?:('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\{[^{}]*\}|True\b|False\b|[A-Z][A-Z_]*\b"
+    r"|-?\d[\w.]*)|(?=[\s,;:.)]|$))"
+)
+
+
+def for_cli(message: str, flags: Mapping[str, tuple[str, str | None]] | None = None) -> str:
+    """``message`` with each library parameter it names (``name=value``) that is one of ``flags`` (a command's
+    options by parameter name, see ``kgtoolkit.cli._common._flags``; default: those of the command running, see
+    :func:`naming`) written as that option on the command line.
+
+    >>> for_cli("pass format=NAME, or on_error='skip' with header=False", {"format": ("--format", None),
+    ...     "on_error": ("--on-error", None), "header": ("--header", "--no-header")})
+    'pass --format NAME, or --on-error skip with --no-header'
+    >>> for_cli("map them, e.g. columns={'head': 'subject'}", {"columns": ("--map", None)})
+    'map them, e.g. --map head=subject'
+    >>> for_cli("no entity 'limit=5'", {"limit": ("--limit", None)})
+    "no entity 'limit=5'"
+    """
+
+    flags = (_FLAGS.get() or {}) if flags is None else flags
+
+    def option(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        if name not in flags:
+            return match.group(0)
+        on, off = flags[name]
+        if value is None:
+            return on
+        if value in ("True", "False"):
+            return on if value == "True" else off or f"no {on}"
+        if value[0] in "'\"{":
+            try:
+                parsed = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                return match.group(0)
+            if isinstance(parsed, dict):
+                return " ".join(f"{on} {shlex.quote(f'{k}={v}')}" for k, v in parsed.items())
+            return f"{on} {shlex.quote(str(parsed))}"
+        return f"{on} {value}"
+
+    return _KEYWORD.sub(option, message)
+
+
+_FLAGS: ContextVar[Mapping[str, tuple[str, str | None]] | None] = ContextVar("kgtoolkit_cli_flags", default=None)
+
+
+@contextmanager
+def naming(flags: Mapping[str, tuple[str, str | None]]) -> Iterator[None]:
+    """While a command runs: its options, which :func:`for_cli` names in its errors and warnings."""
+    token = _FLAGS.set(flags)
+    try:
+        yield
+    finally:
+        _FLAGS.reset(token)
 
 
 def label(predicate: str, labels: Mapping[str, str] | None) -> str:

@@ -42,13 +42,16 @@ def import_(
     call: Call,
     file: Annotated[
         Path,
-        typer.Argument(help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph."),
+        typer.Argument(
+            help="CSV, TSV, JSON Lines, Parquet, a kgtoolkit JSON dump, or another tool's SQLite graph; "
+            "compressed ones too (facts.tsv.gz, .bz2, .zst)."
+        ),
     ],
     format: Annotated[
         str | None,
         typer.Option("--format", help="csv, tsv, jsonl, parquet, json or sqlite (default: from the suffix)."),
     ] = None,
-    map_: Annotated[
+    columns: Annotated[
         list[str] | None, typer.Option("--map", help="THEIR_COLUMN=OUR_COLUMN, e.g. head=subject (repeatable).")
     ] = None,
     on_error: Annotated[
@@ -57,15 +60,24 @@ def import_(
     rejects: Annotated[
         Path | None, typer.Option("--rejects", help="Write the bad rows and their reasons here (CSV).")
     ] = None,
-    no_header: Annotated[
+    header: Annotated[
         bool,
         typer.Option(
-            "--no-header", help="CSV/TSV without a header row: columns are 0, 1, 2, … (map them with --map 0=subject)."
+            "--header/--no-header",
+            help="--no-header: CSV/TSV without a header row; columns are 0, 1, 2, … (map them with --map 0=subject).",
+        ),
+    ] = True,
+    delimiter: Annotated[str | None, typer.Option(help="Field separator, when the suffix does not tell.")] = None,
+    comma_guard: Annotated[
+        bool,
+        typer.Option(
+            "--comma-guard",
+            help="Refuse names with commas as packed lists (the guard of `add`); by default a file's names are "
+            "taken as written ('Washington, D.C.') and counted in the warnings.",
         ),
     ] = False,
-    delimiter: Annotated[str | None, typer.Option(help="Field separator, when the suffix does not tell.")] = None,
     allow_commas: Annotated[
-        bool, typer.Option("--allow-commas", help="Accept commas in names (curated data such as 'Washington, D.C.').")
+        bool, typer.Option("--allow-commas", hidden=True, help="The default now: names with commas are accepted.")
     ] = False,
     source: Annotated[str | None, typer.Option(help="Source of rows that name none (default: agent).")] = None,
 ) -> Answer:
@@ -85,18 +97,24 @@ def import_(
     )
     refused = False
     try:  # opened here, not by the runner: a refused import into a new file must leave no empty graph behind
-        with call.open() as kg, call.progress(f"importing {file.name}") as bar:
+        with (
+            call.open() as kg,
+            call.progress(
+                f"importing {file.name}", before="reading and checking the rows, then writing (after other writers)"
+            ) as bar,
+        ):
             try:
                 report = import_file(
                     kg,
                     file,
                     format=format,
-                    columns=_mapping(map_),
-                    header=not no_header,
+                    columns=_mapping(columns),
+                    header=header,
                     delimiter=delimiter,
                     on_error=on_error,  # type: ignore[arg-type]
                     rejects=rejects,
                     allow_commas=allow_commas,
+                    comma_guard=comma_guard,
                     source=source,
                     progress=bar,
                 )
@@ -129,7 +147,8 @@ def export(
     file: Annotated[
         Path,
         typer.Argument(
-            help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump; a new folder with --partition-by."
+            help="Where to write: .csv, .tsv, .jsonl, .parquet, or .json for a lossless dump, each compressed "
+            "with .gz, .bz2 or .zst after it (facts.csv.gz); a new folder with --partition-by."
         ),
     ],
     format: Annotated[

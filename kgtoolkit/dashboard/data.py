@@ -776,23 +776,23 @@ def saved(name: str, data: bytes) -> Iterator[Path]:
 
 
 def check_upload(
-    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool, source: str | None
+    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, comma_guard: bool, source: str | None
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """An upload's rows (the preview) and the library's dry run of importing it into ``kg``
     (:func:`kgtoolkit.io.import_file` with ``dry_run``: its settings' rules, nothing written, so a read-only
     graph can check a file too)."""
     with saved(name, data) as file:
         rows = io.read_facts_file(file)
-        report = io.import_file(kg, file, on_error="skip", allow_commas=allow_commas, source=source, dry_run=True)
+        report = io.import_file(kg, file, on_error="skip", comma_guard=comma_guard, source=source, dry_run=True)
     return rows, report.to_dict()
 
 
 def import_upload(
-    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, allow_commas: bool, source: str | None
+    kg: kgtoolkit.KnowledgeGraph, name: str, data: bytes, *, comma_guard: bool, source: str | None
 ) -> kgtoolkit.ImportReport:
     """Import an upload's valid rows into ``kg`` (one transaction; bad rows skipped)."""
     with saved(name, data) as file:
-        return io.import_file(kg, file, on_error="skip", allow_commas=allow_commas, source=source)
+        return io.import_file(kg, file, on_error="skip", comma_guard=comma_guard, source=source)
 
 
 def rejects_frame(dry: Mapping[str, Any]) -> pl.DataFrame:

@@ -393,7 +393,7 @@ def churn(
 def check_upload(
     name: str,
     content: bytes,
-    allow_commas: bool,
+    comma_guard: bool,
     source: str | None,
     path: str,
     read_only: bool,
@@ -402,7 +402,7 @@ def check_upload(
     """The file's rows (the preview) and the library's dry run of the import into this graph
     (:func:`kgtoolkit.dashboard.data.check_upload`). Keyed on the data version: a change of the graph's
     settings is seen."""
-    return data.check_upload(open_graph(path, read_only), name, content, allow_commas=allow_commas, source=source)
+    return data.check_upload(open_graph(path, read_only), name, content, comma_guard=comma_guard, source=source)
 
 
 # ---------------------------------------------------------------------- cleaning up (contract §14)

@@ -24,6 +24,10 @@ sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPa
                                         ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
 =========  ===========================  ===============================================================
 
+Any of these compressed: ``.gz``, ``.bz2`` or ``.zst`` after the suffix (``facts.tsv.gz``), read by pyarrow's codecs
+(an import decompresses into a temporary file first, so a big file is still read in batches) and written so by an
+export.
+
 The graph itself may be an SQLite file or a PostgreSQL database (:func:`kgtoolkit.store.resolve`):
 every format reads and writes the same there (the same file from the same graph, but for the
 transaction times), and the ``sqlite`` format always names a *source* file, whatever holds the graph.
@@ -39,10 +43,12 @@ are not spreadsheets; such a file re-imports the same too, except that a value b
 
 Every value is read as text (``0360-01-01`` and ids stay as written). Columns are matched by name
 (case-insensitive): ``subject, predicate, object`` are needed; ``valid_from, valid_to, confidence,
-source, source_closet, subject_type, object_type, recorded_at, invalidated_at`` are used when present;
-other columns are ignored. A file written by :func:`export_file` re-imports as is, recognised by its
+source, source_closet, subject_type, object_type, recorded_at, invalidated_at, ended_by`` are used when present;
+other columns are ignored. A CSV/TSV row with fewer fields than the header (a file cut mid-row) is a bad row,
+never padded with empty fields. Names with commas are taken as written and counted in the report's warnings
+(``comma_guard=True`` refuses them, contract §2). A file written by :func:`export_file` re-imports as is, recognised by its
 columns (its ``subject_name``/``object_name`` give the spellings, which the comma guard leaves alone as
-the source graph accepted them; ``recorded_at``/``invalidated_at`` are kept; ``subject_type``/``object_type`` the types; a type outside the importing graph's vocabulary
+the source graph accepted them; ``recorded_at``/``invalidated_at``/``ended_by`` are kept; ``subject_type``/``object_type`` the types; a type outside the importing graph's vocabulary
 rejects the row, as in ``add``: extend the vocabulary first, or move whole graphs with the JSON dump). ``columns={"head": "subject", "relation": "predicate", "tail": "object", "start":
 "valid_from", "end": "valid_to"}`` maps other headers. **Header-less** CSV/TSV: pass ``header=False``;
 the columns are then named by position (``"0"``, ``"1"``, …) for ``columns``, and without ``columns``

@@ -14,7 +14,7 @@ from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import dump
 from ..store._failures import os_failure
-from ._formats import Progress, _format
+from ._formats import Progress, _compressing, _compression, _format
 
 if TYPE_CHECKING:
     import polars as pl
@@ -45,7 +45,8 @@ def export_file(
     text formats the instants (``start, end, recorded_at, invalidated_at``) are ISO text with ``Z``,
     in Parquet they are UTC timestamps. TSV has no quoting, so a value holding a tab or line break is
     refused there (use CSV, JSONL or Parquet). ``json``: the lossless dump of the whole graph (no
-    filters). The file is written whole or not at all (a temporary file renamed into place).
+    filters). The file is written whole or not at all (a temporary file renamed into place). A path ending
+    ``.gz``, ``.bz2`` or ``.zst`` is compressed so (``facts.csv.gz``: CSV, gzip), and imports back as it is.
 
     ``escape_formulas`` (CSV and TSV): a text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return gets a ``'`` in front, so a spreadsheet shows it as text instead of running it as
@@ -75,7 +76,7 @@ def export_file(
         total = len(data["facts"])
         if progress:
             progress(0, total)
-        _atomic(target, lambda tmp: _write_dump(data, tmp))
+        _atomic(target, _compressing(_compression(target), lambda tmp: _write_dump(data, tmp)))
         if progress:
             progress(total, total)
         return total
@@ -109,7 +110,7 @@ def export_file(
         "jsonl": lambda tmp: frame.write_ndjson(tmp),
         "parquet": lambda tmp: frame.write_parquet(tmp),
     }
-    _atomic(target, writers[fmt])
+    _atomic(target, _compressing(_compression(target), writers[fmt]))
     if progress:
         progress(total, total)
     return total

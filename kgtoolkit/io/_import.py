@@ -20,7 +20,7 @@ from ..store import (
     read_foreign,
 )
 from ._dump_import import _import_dump, _load_json
-from ._formats import FORMATS, Progress, _existing, _format
+from ._formats import FORMATS, Progress, _decompressed, _existing, _format
 from ._read import _read, _read_batches
 from ._rejects import _guarded
 
@@ -36,6 +36,7 @@ def import_file(
     on_error: Literal["raise", "skip"] = "raise",
     rejects: str | os.PathLike[str] | None = None,
     allow_commas: bool = False,
+    comma_guard: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
     dry_run: bool = False,
@@ -47,12 +48,21 @@ def import_file(
     if any row is bad (:class:`~kgtoolkit.InvalidRows` names line, field, value and reason);
     ``"skip"`` imports the good rows. ``rejects``: a CSV file that receives the bad rows (``line,
     field, value, reason`` and the row's fields, escaped against spreadsheet formulas as
-    :func:`export_file` does), in both modes. ``allow_commas`` turns the comma
-    guard off (curated names such as "Washington, D.C."). ``source`` is the default ``source`` of
-    rows without one. ``progress(done, total)`` is called as facts are written.
+    :func:`export_file` does), in both modes. ``source`` is the default ``source`` of rows without one.
+    ``progress(done, total)`` is called as facts are written.
+
+    The comma guard (contract §2) is for agents, not for files: names with commas (``Washington, D.C.``) are
+    imported as written, and the report's warnings count them. ``comma_guard=True`` refuses them as packed lists
+    (bad rows, with their lines). ``allow_commas`` is the older spelling of the default (no guard, nothing counted).
+
+    A compressed file (``facts.tsv.gz``, ``.bz2``, ``.zst``) is read by its suffix, its format from the suffix
+    before; it is decompressed into a temporary file first.
+
+    A CSV/TSV row with fewer fields than the header (a file cut mid-row) is a bad row, never padded with empty
+    fields.
 
     A JSON dump is restored exactly into an empty graph, after every record is checked: a bad one
-    refuses the whole dump (``on_error``, ``allow_commas`` and ``source`` do not apply), and
+    refuses the whole dump (``on_error``, ``comma_guard`` and ``source`` do not apply), and
     ``rejects`` gets each problem with its ``record``; into a non-empty graph it is merged by the add
     rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
     ``entities``/``triples`` files are read read-only and what was not recognised is listed in
@@ -80,9 +90,25 @@ def import_file(
     options: dict[str, Any] = {
         "on_error": on_error,
         "allow_commas": allow_commas,
+        "comma_guard": comma_guard,
         "source": source,
         "progress": progress,
     }
+    with _decompressed(file) as plain:  # a compressed file: its content, in a temporary file while it is imported
+        return _import(kg, plain, fmt, options, columns, header, delimiter, rejects, dry_run)
+
+
+def _import(
+    kg: KnowledgeGraph,
+    file: Path,
+    fmt: str,
+    options: dict[str, Any],
+    columns: Mapping[str | int, str] | None,
+    header: bool,
+    delimiter: str | None,
+    rejects: str | os.PathLike[str] | None,
+    dry_run: bool,
+) -> ImportReport:
     if fmt == "json":
         return _import_dump(kg, _load_json(file), rejects, options)
     if fmt == "sqlite":

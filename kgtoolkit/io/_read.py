@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest
 from .._names import printable
-from ._formats import _existing, _format
+from ._formats import _decompressed, _existing, _format
 
 if TYPE_CHECKING:
     import polars as pl
@@ -33,9 +32,13 @@ FIELDS: tuple[str, ...] = (
     "object_type",
     "recorded_at",
     "invalidated_at",
+    "ended_by",
 )
 _POSITIONAL = ("subject", "predicate", "object", "valid_from", "valid_to")
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")
+_SHORT = "\x00short"  # while reading: why a CSV/TSV row is malformed (it has fewer fields than the header), else null
+#: The column of :func:`kgtoolkit.store.import_facts` that marks a row the reader found malformed (its reason).
+MALFORMED = "_malformed"
 
 
 # A cell the CSV/TSV export escaped against formulas ('=…, see _export._FORMULA): reading takes one ' off.
@@ -57,7 +60,9 @@ def read_facts_file(
     ``header=False``) to those fields; unknown columns are ignored. Raises :class:`InvalidRequest`
     naming what is missing and what the file has when ``subject, predicate, object`` are not found.
     In CSV/TSV a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken off
-    (the escape :func:`export_file` writes against spreadsheet formulas).
+    (the escape :func:`export_file` writes against spreadsheet formulas), and a row with fewer fields than the
+    header gets its reason in ``_malformed`` (the import refuses it). A compressed file (``.gz``, ``.bz2``,
+    ``.zst``) is read by its suffix.
     """
     return _read(path, format=format, columns=columns, delimiter=delimiter, header=header)[0]
 
@@ -78,14 +83,15 @@ def _read(
 
     file = _existing(path)
     fmt = _format(file, format, allowed=("csv", "tsv", "jsonl", "parquet"), purpose="read_facts_file")
-    if fmt in ("csv", "tsv"):
-        raw = _read_delimited(file, fmt, delimiter=delimiter, header=header)
-    elif fmt == "jsonl":
-        raw = _read_jsonl(file)
-    else:
-        raw = _read_parquet(file)
-    shaped, export = _shape(raw, file, fmt, columns, header)
-    return shaped(raw), export
+    with _decompressed(file) as plain:
+        if fmt in ("csv", "tsv"):
+            raw = _read_delimited(plain, fmt, delimiter=delimiter, header=header)
+        elif fmt == "jsonl":
+            raw = _read_jsonl(plain)
+        else:
+            raw = _read_parquet(plain)
+        shaped, export = _shape(raw, plain, fmt, columns, header)
+        return shaped(raw), export
 
 
 def _shape(
@@ -102,6 +108,7 @@ def _shape(
         return raw.select(
             pl.col(_LINE).cast(pl.Int64).alias("line"),
             *[_as_text(raw, source).alias(field) for field, source in chosen.items()],
+            *([pl.col(_SHORT).alias(MALFORMED)] if _SHORT in raw.columns else []),
         )
 
     return shaped, bool(export)
@@ -182,6 +189,7 @@ def _delimited_batches(
 
     separator = _separator(fmt, delimiter)
     first = 0  # the line of the next batch's first row
+    short = _short_rows(file, separator, quoted=fmt == "csv")
     try:
         for df in pl.scan_csv(
             file,
@@ -196,7 +204,7 @@ def _delimited_batches(
             if not header:
                 df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
             df, first = _numbered(df, first)
-            yield df
+            yield _marked(df, short)
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
         raise _delimited_error(file, fmt, separator, exc) from exc
 
@@ -270,7 +278,86 @@ def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool
         df = df.rename({c: str(i) for i, c in enumerate(df.columns)})
     # Line numbers: the header's lines, then one line per row plus the line breaks inside quoted values.
     first = 1 + (1 + sum(c.count("\n") for c in df.columns) if header else 0)
-    return _numbered(df, first)[0]  # blank lines are not rows
+    return _marked(_numbered(df, first)[0], _short_rows(file, separator, quoted=fmt == "csv"))  # blank lines: no rows
+
+
+# A quoted CSV value on one line (its "" escapes included): taken out before a line's separators are counted.
+_QUOTED = r'"(?:[^"]|"")*"'
+
+
+def _short_rows(file: Path, separator: str, *, quoted: bool) -> pl.DataFrame:
+    """The rows of a CSV/TSV file with fewer fields than its first line (the header): ``line`` (the row's first
+    line) and ``fields``, and the first line's count in ``expected``. A reader pads such a row with nulls, so a
+    file cut mid-row would store a fact without its end; the import refuses it instead. Counted set-wise, one
+    pass over the lines; a CSV with line breaks inside quoted values is counted by Python's csv reader."""
+    import polars as pl
+
+    schema = {_LINE: pl.Int64, "fields": pl.Int64, "expected": pl.Int64}
+    text = pl.col("text").str.strip_suffix("\r")
+    bare = text.str.replace_all(_QUOTED, "") if quoted else text
+    try:
+        lines = (
+            pl.scan_lines(file, name="text")
+            .with_row_index(_LINE, offset=1)
+            .filter(text != "")
+            .select(
+                pl.col(_LINE).cast(pl.Int64),
+                (bare.str.count_matches(separator, literal=True) + 1).cast(pl.Int64).alias("fields"),
+                (bare.str.contains('"', literal=True) if quoted else pl.lit(False)).alias("open"),
+            )
+        )
+        counted = lines.select(pl.col("fields").first().alias("expected"), pl.col("open").any().alias("open")).collect()
+        if not counted.height or counted["expected"][0] is None:
+            return pl.DataFrame(schema=schema)
+        expected = int(counted["expected"][0])
+        if bool(counted["open"][0]):  # a value spans lines: the csv module knows where each row starts
+            return _short_rows_parsed(file, separator, expected, schema)
+        return (
+            lines.filter(pl.col("fields") < expected)
+            .select(_LINE, "fields", pl.lit(expected, pl.Int64).alias("expected"))
+            .collect()
+        )
+    except (pl.exceptions.PolarsError, OSError):  # unreadable: the reader says why
+        return pl.DataFrame(schema=schema)
+
+
+def _short_rows_parsed(file: Path, separator: str, expected: int, schema: Mapping[str, Any]) -> pl.DataFrame:
+    import csv
+
+    import polars as pl
+
+    found: list[tuple[int, int, int]] = []
+    try:
+        with file.open(encoding="utf-8", newline="") as handle:
+            rows = csv.reader(handle, delimiter=separator, quoting=csv.QUOTE_MINIMAL)
+            start = 1
+            for row in rows:
+                if row and len(row) < expected:
+                    found.append((start, len(row), expected))
+                start = rows.line_num + 1
+    except (OSError, UnicodeDecodeError, csv.Error):
+        pass
+    return pl.DataFrame(found, schema=dict(schema), orient="row")
+
+
+def _marked(df: pl.DataFrame, short: pl.DataFrame) -> pl.DataFrame:
+    """The rows read, each row :func:`_short_rows` found with its reason in ``_SHORT``."""
+    import polars as pl
+
+    if not short.height:
+        return df
+    found = short.filter(pl.col(_LINE).is_in(df[_LINE].implode()))
+    if not found.height:
+        return df
+    reason = pl.format(
+        "the row has {} of the header's {} fields: cut short (a file cut mid-row, a field left out?); every row "
+        "needs every column, empty ones included",
+        pl.col("fields"),
+        pl.col("expected"),
+    )
+    reasons = found.select(_LINE, reason.alias(_SHORT))
+    marked = pl.col(_LINE).replace_strict(reasons[_LINE], reasons[_SHORT], default=None, return_dtype=pl.String)
+    return df.with_columns(marked.alias(_SHORT))
 
 
 def _ragged_line(file: Path, separator: str, *, quoted: bool) -> tuple[int, int, int] | None:
@@ -422,21 +509,24 @@ def _choose(
         source = str(key)
         if field not in FIELDS:
             raise InvalidRequest(
-                f"columns maps {source!r} to {field!r}, which is not a field; fields: {', '.join(FIELDS)}",
+                f"columns={{{source!r}: {field!r}}}: {field!r} is not a field; fields: {', '.join(FIELDS)}",
                 field="columns",
                 value=str(field),
             )
         actual = source if source in present else by_name.get(source.strip().lower())
         if actual is None:
             raise InvalidRequest(
-                f"columns names {source!r}, which {file.name} does not have (it has: "
+                f"columns={{{source!r}: {field!r}}} names a column {file.name} does not have (it has: "
                 f"{', '.join(present) or 'no columns'})",
                 field="columns",
                 value=source,
             )
         if field in chosen:
             raise InvalidRequest(
-                f"columns maps both {chosen[field]!r} and {source!r} to {field!r}", field="columns", value=field
+                f"columns={{{chosen[field]!r}: {field!r}}} and columns={{{source!r}: {field!r}}} map two columns to "
+                f"{field!r}: map one",
+                field="columns",
+                value=field,
             )
         chosen[field] = actual
     if positional and columns is None:
@@ -459,30 +549,50 @@ def _choose(
         if data:  # a header-less file read with a header: say so first
             raise InvalidRequest(
                 f"{file.name} has no header line naming subject, predicate and object: its first line ({has}) looks "
-                f"like data ({data}); import it with --no-header (header=False in Python), which reads the columns "
-                f"in the order {', '.join(_POSITIONAL)} (remap them with --map 0=subject …)",
+                f"like data ({data}); import it with header=False, which reads the columns in the order "
+                f"{', '.join(_POSITIONAL)} (remap them with columns={{'0': 'subject'}} and so on)",
                 field=missing[0],
                 value=has,
             )
-        pairs = (
-            (("0", "subject"), ("1", "predicate"), ("2", "object"))
-            if positional
-            else (
-                (present[0] if present else "head", "subject"),
-                (present[1] if len(present) > 1 else "relation", "predicate"),
-                (present[2] if len(present) > 2 else "tail", "object"),
-            )
-        )
-        cli = " ".join(f"--map {shlex.quote(a)}={b}" for a, b in pairs)
-        python = "columns={" + ", ".join(f"{a!r}: {b!r}" for a, b in pairs) + "}"
-        header = "" if positional else "; a file without a header line imports with --no-header (header=False)"
+        pairs = _proposals(present, missing, set(chosen.values()), positional=positional)
+        if pairs:
+            mapping = "columns={" + ", ".join(f"{a!r}: {b!r}" for a, b in pairs) + "}"
+            fix = f"map the file's columns, e.g. {mapping}"
+        else:
+            fix = f"name the file's columns subject, predicate and object, or map them with columns={{'THEIRS': {missing[0]!r}}}"
+        header = "" if positional else "; a file without a header line imports with header=False"
         raise InvalidRequest(
-            f"{file.name} has no column for {', '.join(missing)} (it has: {has}); map the file's "
-            f"columns ({cli} on the command line, {python} in Python){header}",
+            f"{file.name} has no column for {', '.join(missing)} (it has: {has}); {fix}{header}",
             field=missing[0],
             value=has,
         )
     return {field: chosen[field] for field in FIELDS if field in chosen}
+
+
+#: Column names that usually mean one of the needed fields (the names of common triple and knowledge-graph files).
+_LOOKS_LIKE: dict[str, frozenset[str]] = {
+    "subject": frozenset(
+        {"head", "h", "s", "subj", "src", "from_entity", "entity", "entity1", "e1", "node1", "start_node"}
+    ),
+    "predicate": frozenset({"relation", "rel", "r", "p", "pred", "property", "relationship", "edge_type"}),
+    "object": frozenset({"tail", "t", "o", "obj", "dst", "target", "to_entity", "entity2", "e2", "node2", "end_node"}),
+}
+
+
+def _proposals(present: list[str], missing: list[str], taken: set[str], *, positional: bool) -> list[tuple[str, str]]:
+    """Mappings worth proposing for the missing fields: a header-less file's positions, else only the unused
+    columns whose names look like the field (:data:`_LOOKS_LIKE`); none rather than a wrong one."""
+    if positional:
+        return [(str(i), f) for i, f in enumerate(("subject", "predicate", "object")) if f in missing]
+    fields = {c.strip().lower() for c in present} & set(FIELDS)
+    free = [c for c in present if c not in taken and c.strip().lower() not in fields]
+    pairs: list[tuple[str, str]] = []
+    for field in missing:
+        match = next((c for c in free if c.strip().lower() in _LOOKS_LIKE[field]), None)
+        if match is not None:
+            pairs.append((match, field))
+            free.remove(match)
+    return pairs
 
 
 _DATA_LIKE = re.compile(r"^-?\d{1,4}(-\d\d){0,2}([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$|^-?\d+(\.\d+)?$")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from .._errors import InvalidRequest
 from ..store import ImportReport, InvalidRows
 from ._export import _atomic, _escape_formulas
+from ._read import MALFORMED
 
 if TYPE_CHECKING:
     import polars as pl
@@ -74,7 +75,9 @@ def _write_rejects(target: Path, bad: pl.DataFrame | None, frame: pl.DataFrame |
     fixed = ["line", *(["record"] if "record" in bad.columns else []), *_REJECT_COLUMNS[1:]]
     out = bad.select(*fixed, *([c for c in bad.columns if c not in fixed] if frame is None else []))
     if frame is not None:
-        fields = frame.select("line", *[pl.col(c).cast(pl.String) for c in frame.columns if c != "line"])
+        fields = frame.select(
+            "line", *[pl.col(c).cast(pl.String) for c in frame.columns if c not in ("line", MALFORMED)]
+        )
         out = out.join(fields, on="line", how="left", suffix="_row")
     out = _escape_formulas(out)  # the bad rows are meant to be opened in a spreadsheet
     _atomic(target, lambda tmp: out.write_csv(tmp))

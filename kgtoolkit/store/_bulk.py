@@ -48,6 +48,7 @@ Hook = Callable[[Cursor, list[str]], int]
 Table = Literal["facts", "entities", "aliases", "memories"]
 
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
+_MALFORMED = "_malformed"  # a row a reader found malformed: the reason (kgtoolkit.io's MALFORMED)
 _CHUNK = 50_000
 _PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index after it, not row by row
 #: Facts from which a load leaves the full-text index to the first word search (or ``kgtoolkit index``): filling it
@@ -319,6 +320,7 @@ def import_facts(
     *,
     on_error: Literal["raise", "skip"] = "raise",
     allow_commas: bool = False,
+    comma_guard: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
     before: Hook | None = None,
@@ -329,9 +331,11 @@ def import_facts(
     """Add many facts at once with :meth:`GraphStore.add`'s rules; whole or nothing.
 
     ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
-    valid_to, confidence, source, source_closet, subject_type, object_type``, and ``line`` (the
-    source line of each row, for the report). Current facts already in the graph (or earlier in the
-    frame) and identical history rows are skipped, so importing twice changes nothing.
+    valid_to, confidence, source, source_closet, subject_type, object_type, recorded_at, invalidated_at,
+    ended_by`` (who ended an ended fact; default its ``source``), ``line`` (the source line of each row, for the
+    report) and ``_malformed`` (why the reader found the row malformed, which makes it a bad row). Current facts
+    already in the graph (or earlier in the frame) and identical history rows are skipped, so importing twice
+    changes nothing.
 
     ``frame`` may also be an iterable of such frames (the batches of one big file, in order): they are checked
     and written one at a time in the one transaction, so memory is bounded by a batch, not the file; ``rows``
@@ -343,6 +347,12 @@ def import_facts(
     ``on_error="raise"`` refuses the whole frame if any row is bad (:class:`InvalidRows` lists
     them); ``"skip"`` imports the good rows and reports the rest. Returns the report and the
     rejected rows (with ``line``, ``field``, ``value``, ``reason``).
+
+    The comma guard (contract §2) is off for a bulk load, whatever the graph's setting: a curated file's names
+    (``Washington, D.C.``) are what they are. The report's warnings count the names (and values) that hold a
+    comma, which the guard would have refused. ``comma_guard=True`` turns it on: such rows are bad rows.
+    ``allow_commas=True`` (what an export, a copy or a dump brings: names another graph accepted) keeps it off
+    and counts nothing.
 
     ``before`` and ``after`` run inside the same transaction, before and after the facts are
     written (a dump import adds its entities, aliases and memories there); each appends warnings to
@@ -365,7 +375,8 @@ def import_facts(
             kg,
             iter(frame),
             on_error=on_error,
-            allow_commas=allow_commas,
+            guard=comma_guard and not allow_commas,
+            count_commas=not allow_commas,
             source=source,
             progress=progress,
             before=before,
@@ -377,12 +388,11 @@ def import_facts(
     backend = kg._backend
 
     def prepared(config: GraphConfig, aliases: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
-        rules = Rules(config, comma_guard=False if allow_commas else None, predicate_aliases=aliases)
-        rows = _prepare(frame, rules, source=source)
-        rejects = _rejects(rows)
+        rules = Rules(config, comma_guard=comma_guard and not allow_commas, predicate_aliases=aliases)
+        rows, rejects = _prepare(frame, rules, source=source)
         if rejects.height and on_error == "raise":
             raise _refused(rejects)
-        return rows.filter(pl.col("_errors").list.len() == 0), rejects, rules
+        return rows.filter(pl.col("_ok")), rejects, rules
 
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
     # inside it in the rare case that the graph's settings changed meanwhile.
@@ -392,8 +402,11 @@ def import_facts(
     if stored_facts and frame.height >= _PAUSE_TEXT_INDEX and not dry_run:  # it will read the stored keys
         backend.expect_whole_reads()
     good, rejects, rules = prepared(config, aliases)
+    commas = _CommaNames() if not rules.comma_guard and not allow_commas else None
+    if commas is not None:
+        commas.see(good)
     if dry_run:
-        return _checked_only(frame.height, rejects), rejects
+        return _checked_only(frame.height, rejects, commas), rejects
     with backend.bulk_write() as cur:
         if q.read_config(cur) != config or _preds.read_aliases(cur) != aliases:
             good, rejects, rules = prepared(q.read_config(cur), _preds.read_aliases(cur))
@@ -411,11 +424,11 @@ def import_facts(
         rejects=tuple(rejects.to_dicts()),
         entities_created=created,
         types_upgraded=report.types_upgraded + upgraded,
-        warnings=tuple(warnings) + report.warnings,
+        warnings=tuple(warnings) + report.warnings + (commas.warnings() if commas is not None else ()),
     ), rejects
 
 
-def _checked_only(rows: int, rejects: pl.DataFrame) -> ImportReport:
+def _checked_only(rows: int, rejects: pl.DataFrame, commas: _CommaNames | None) -> ImportReport:
     """The report of a dry run: ``rows`` checked, ``rejects`` (line, field, value, code, reason) found, nothing
     written."""
     return ImportReport(
@@ -426,7 +439,52 @@ def _checked_only(rows: int, rejects: pl.DataFrame) -> ImportReport:
         entities_created=0,
         types_upgraded=0,
         rejects=tuple(rejects.to_dicts()),
+        warnings=commas.warnings() if commas is not None else (),
     )
+
+
+@dataclasses.dataclass
+class _CommaNames:
+    """The names and values with a comma that a load let in with the comma guard off (contract §2), for its
+    report: how many distinct ones, and the first few."""
+
+    SHOWN = 3
+    names: set[str] = dataclasses.field(default_factory=set)
+    first: list[str] = dataclasses.field(default_factory=list)
+
+    def see(self, rows: pl.DataFrame) -> None:
+        """Count the names of prepared rows (:func:`_prepare`'s) that the guard would have refused."""
+        import polars as pl
+
+        if not rows.height:
+            return
+        subject = pl.col("_subject").struct.field("display")
+        subject_bad, object_bad = comma_refusals(
+            subject.str.contains(COMMA_PATTERN),
+            pl.col("_object_text").str.contains(COMMA_PATTERN),
+            ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)),
+        )
+        found = pl.concat(
+            [
+                rows.filter(subject_bad).select(subject.alias("name")),
+                rows.filter(object_bad).select(pl.col("_object_text").alias("name")),
+            ],
+            how="vertical_relaxed",
+        )["name"].unique(maintain_order=True)
+        for name in found.to_list():
+            if name not in self.names:
+                self.names.add(name)
+                if len(self.first) < self.SHOWN:
+                    self.first.append(name)
+
+    def warnings(self) -> tuple[str, ...]:
+        if not self.names:
+            return ()
+        shown = ", ".join(repr(n) for n in self.first) + (", …" if len(self.names) > len(self.first) else "")
+        return (
+            f"{len(self.names):,} name(s) or value(s) hold a comma ({shown}), imported as written; "
+            "comma_guard=True refuses them as packed lists",
+        )
 
 
 def _check_columns(frame: pl.DataFrame) -> None:
@@ -440,14 +498,19 @@ def _check_columns(frame: pl.DataFrame) -> None:
 
 
 def _refused(rejects: pl.DataFrame) -> InvalidRows:
-    return InvalidRows.refusing(
-        rejects.to_dicts(),
+    """The refusal of a load: the first :data:`InvalidRows.KEPT` problems in ``data["rows"]``, all of them counted
+    (by code, set-wise) and in ``rejected_rows`` (what a rejects file receives)."""
+    counts = rejects["code"].value_counts(sort=True)
+    exc = InvalidRows.refusing(
+        rejects.head(InvalidRows.KEPT).to_dicts(),
         _describe,
         rows=f"{rejects['line'].n_unique():,} row(s)",
         refused="nothing imported",
-        fix="Fix them, or import the good rows with on_error='skip' (`--on-error skip`); rejects= "
-        "(`--rejects FILE`) writes every bad row to a CSV file",
+        fix="Fix them, or import the good rows with on_error='skip'; rejects=FILE writes every bad row to a CSV file",
+        counts=dict(counts.iter_rows()),
     )
+    exc.rejected_rows = rejects  # type: ignore[attr-defined]
+    return exc
 
 
 def _import_batches(
@@ -455,7 +518,8 @@ def _import_batches(
     batches: Iterator[pl.DataFrame],
     *,
     on_error: Literal["raise", "skip"],
-    allow_commas: bool,
+    guard: bool,
+    count_commas: bool,
     source: str | None,
     progress: Progress | None,
     before: Hook | None,
@@ -466,14 +530,10 @@ def _import_batches(
     """:func:`import_facts` of an iterable of frames: each batch checked and written in turn, in one transaction."""
 
     backend = kg._backend
-    check = _Checked(on_error, source)
+    check = _Checked(on_error, source, _CommaNames() if count_commas and not guard else None)
 
     def rules_of(cur: Cursor) -> Rules:
-        return Rules(
-            q.read_config(cur),
-            comma_guard=False if allow_commas else None,
-            predicate_aliases=_preds.read_aliases(cur),
-        )
+        return Rules(q.read_config(cur), comma_guard=guard, predicate_aliases=_preds.read_aliases(cur))
 
     if dry_run:
         with backend.read() as cur:
@@ -481,7 +541,7 @@ def _import_batches(
         for batch in batches:
             check(batch, rules)
         found = check.refuse_if_bad()
-        report = _checked_only(check.seen, found.select(_REJECT_FIELDS))
+        report = _checked_only(check.seen, found.select(_REJECT_FIELDS), check.commas)
         return report, found
     inserted = duplicates = upgraded = 0
     estimate = rows if rows is not None else 2 * _CHUNK
@@ -534,7 +594,7 @@ def _import_batches(
         rejected=found["line"].n_unique() if found.height else 0,
         entities_created=created,
         types_upgraded=upgraded,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings) + (check.commas.warnings() if check.commas is not None else ()),
         rejects=tuple(found.select(_REJECT_FIELDS).to_dicts()),
     )
     return report, found
@@ -546,6 +606,7 @@ class _Checked:
 
     on_error: Literal["raise", "skip"]
     source: str | None
+    commas: _CommaNames | None = None  # counted with the guard off
     bad: list[pl.DataFrame] = dataclasses.field(default_factory=list)
     seen: int = 0  # rows checked so far
 
@@ -556,15 +617,19 @@ class _Checked:
         _check_columns(batch)
         if "line" not in batch.columns:  # numbered across the batches, as one frame would be
             batch = batch.with_columns((self.seen + 1 + pl.int_range(pl.len(), dtype=pl.Int64)).alias("line"))
-        prepared = _prepare(batch, rules, source=self.source)
-        rejected = _rejects(prepared)
+        prepared, rejected = _prepare(batch, rules, source=self.source)
         if rejected.height:
-            fields = batch.select("line", *[pl.col(c).cast(pl.String) for c in batch.columns if c != "line"])
+            fields = batch.select(
+                "line", *[pl.col(c).cast(pl.String) for c in batch.columns if c not in ("line", _MALFORMED)]
+            )
             self.bad.append(rejected.join(fields, on="line", how="left", suffix="_row"))
         self.seen += batch.height
         if self.bad and self.on_error == "raise":
             return prepared.clear()
-        return prepared.filter(pl.col("_errors").list.len() == 0)
+        good = prepared.filter(pl.col("_ok"))
+        if self.commas is not None:
+            self.commas.see(good)
+        return good
 
     def refuse_if_bad(self) -> pl.DataFrame:
         """Every rejected row so far; with ``on_error="raise"`` and any, the refusal (the rejects file gets their
@@ -572,7 +637,7 @@ class _Checked:
         import polars as pl
 
         if not self.bad:
-            return _rejects(pl.DataFrame(schema={"line": pl.Int64, "_errors": pl.List(pl.Null)}))
+            return _no_rejects()
         found = pl.concat(self.bad, how="diagonal_relaxed")
         if self.on_error == "raise":
             exc = _refused(found.select(_REJECT_FIELDS))
@@ -634,8 +699,9 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeyS
     return present
 
 
-def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.DataFrame:
-    """Apply the rules to a frame of raw rows; each row gets ``_errors``: a list of (field, value, code, reason)."""
+def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Apply the rules to a frame of raw rows: the rows, each with ``_ok`` (it breaks no rule), and the problems
+    (``line, field, value, code, reason``, by line)."""
     import polars as pl
 
     text_columns = (
@@ -650,6 +716,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         "object_type",
         "recorded_at",
         "invalidated_at",
+        "ended_by",
     )
     df = frame.select(
         (
@@ -676,20 +743,20 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
             for c in text_columns[3:]
         ],
         (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
+        (pl.col(_MALFORMED) if _MALFORMED in frame.columns else pl.lit(None, pl.String)).alias(_MALFORMED),
     )
-    errors: list[pl.Expr] = []
+    # Each problem is a condition and what to report where it holds. They are gathered set-wise at the end, one
+    # filter each over the bad rows alone (a list column of structs per row costs seconds per 100,000 rows).
+    problems: list[tuple[pl.Expr, pl.Expr]] = []
 
     def problem(when: pl.Expr, column: str, value: pl.Expr, code: pl.Expr | str, reason: pl.Expr | str) -> None:
-        errors.append(
-            pl.when(when).then(
-                pl.struct(
-                    field=pl.lit(column),
-                    value=value.cast(pl.String),
-                    code=pl.lit(code) if isinstance(code, str) else code,
-                    reason=pl.lit(reason) if isinstance(reason, str) else reason,
-                )
-            )
+        report = pl.struct(
+            field=pl.lit(column),
+            value=value.cast(pl.String),
+            code=pl.lit(code) if isinstance(code, str) else code,
+            reason=pl.lit(reason) if isinstance(reason, str) else reason,
         )
+        problems.append((when.fill_null(False), report))
 
     def failures(column: str, failed: dict[Any, tuple[str, str]], *, only: pl.Expr | None = None) -> None:
         if failed:
@@ -727,6 +794,8 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         df = df.with_columns((mapped if only is None else pl.when(only).then(mapped)).alias(out))
         failures(column, failed, only=only)
 
+    # A row the reader found malformed (a CSV/TSV row with fewer fields than the header: a file cut mid-row).
+    problem(pl.col(_MALFORMED).is_not_null(), "fields", pl.lit(""), "invalid_request", pl.col(_MALFORMED))
     for column in ("subject", "predicate", "object"):  # a missing cell; a blank one fails its rule below
         problem(pl.col(column).is_null(), column, pl.lit(""), "invalid_name", f"{column} is empty")
     name = pl.Struct({"display": pl.String, "id": pl.String})
@@ -755,6 +824,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
     for column in ("subject_type", "object_type"):
         checked(column, functools.partial(rules.entity_type, field=column), f"_{column}", pl.String)
     checked("confidence", rules.confidence, "_confidence", pl.Float64)
+    checked("ended_by", functools.partial(rules.text, field="ended_by"), "_ended_by", pl.String)
     # Transaction times a file carries (an export of another graph): kept, so known_at answers as there.
     now = now_text()
     for column in ("recorded_at", "invalidated_at"):
@@ -797,14 +867,20 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
         problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")
     default_source = rules.source(source)
-    return df.with_columns(
-        _errors=pl.concat_list(errors).list.drop_nulls() if errors else pl.lit([]),
+    df = df.with_columns(
+        _ok=~pl.any_horizontal(when for when, _ in problems) if problems else pl.lit(True),
         _source=pl.col("source").fill_null(default_source),
         _closet=pl.col("source_closet"),
         _object_text=pl.col("_object").struct.field("display"),
         _object_key=pl.col("_object").struct.field("id"),
         _object_id=pl.when(~pl.col("_value")).then(pl.col("_object").struct.field("id")),
     )
+    if df["_ok"].all():
+        return df, _no_rejects()
+    bad = df.filter(~pl.col("_ok"))
+    found = [bad.filter(when).select("line", report.alias("_problem")) for when, report in problems]
+    rejects = pl.concat(found).sort("line", maintain_order=True).unnest("_problem")  # a row's problems in rule order
+    return df, rejects.select("line", "field", pl.col("value").cast(pl.String), "code", "reason")
 
 
 def _describe(problem: Mapping[str, Any]) -> str:
@@ -818,15 +894,12 @@ def _fields(name: Name) -> dict[str, str]:
     return {"display": name.display, "id": name.id}  # dataclasses.asdict is ten times slower
 
 
-def _rejects(rows: pl.DataFrame) -> pl.DataFrame:
+def _no_rejects() -> pl.DataFrame:
     import polars as pl
 
-    bad = rows.filter(pl.col("_errors").list.len() > 0).select("line", "_errors").explode("_errors")
-    if bad.height == 0:
-        return pl.DataFrame(
-            schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
-        )
-    return bad.unnest("_errors").select("line", "field", pl.col("value").cast(pl.String), "code", "reason").sort("line")
+    return pl.DataFrame(
+        schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
+    )
 
 
 @dataclasses.dataclass
@@ -1047,7 +1120,7 @@ def _write(
         pl.when(pl.col("_to").is_not_null())
         .then(pl.col("_invalidated_at").fill_null(pl.lit(recorded)))
         .alias("_invalidated"),
-        pl.when(pl.col("_to").is_not_null()).then(pl.col("_source")).alias("_ended_by"),
+        pl.when(pl.col("_to").is_not_null()).then(pl.coalesce("_ended_by", "_source")).alias("_ended_by"),
     )
     total = insert.height
     if load is not None:  # the caller holds the deferrals and reports progress

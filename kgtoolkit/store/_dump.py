@@ -238,6 +238,7 @@ def import_graph(
     predicate_aliases: Iterable[tuple[str, str]] = (),
     on_error: Literal["raise", "skip"] = "raise",
     allow_commas: bool = False,
+    comma_guard: bool = False,
     source: str | None = None,
     progress: Progress | None = None,
 ) -> tuple[ImportReport, pl.DataFrame]:
@@ -269,6 +270,7 @@ def import_graph(
         facts,
         on_error=on_error,
         allow_commas=allow_commas,
+        comma_guard=comma_guard,
         source=source,
         progress=progress,
         before=add_entities,

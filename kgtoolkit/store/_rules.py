@@ -39,8 +39,8 @@ __all__ = [
 
 X = TypeVar("X")
 
-#: How to get past the comma guard, for a bulk load.
-COMMA_HINT = "(a packed list?); import with allow_commas (--allow-commas) if it is a real name"
+#: How to get past the comma guard, for a bulk load (which has it only when asked: contract §2).
+COMMA_HINT = "(a packed list?); import without comma_guard=True if it is a real name"
 _INTERVAL = "{field} {end} is before valid_from {start}; an interval cannot end before it starts"
 
 

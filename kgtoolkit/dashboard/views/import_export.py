@@ -33,12 +33,17 @@ with upload_tab:
         "source, source_closet, subject_type, object_type (used when present).",
     )
     a, b = st.columns(2)
-    allow_commas = a.toggle("Allow commas in names (curated data)", key="import_commas")
+    comma_guard = a.toggle(
+        "Refuse names with commas (the comma guard)",
+        key="import_commas",
+        help="Off: names such as 'Washington, D.C.' are taken as written and counted. On: such rows are bad rows "
+        "(packed lists, as an agent might write them).",
+    )
     source = b.text_input("Default source", key="import_source", placeholder="e.g. crm-export")
     if upload is not None:
         try:
             rows, dry = kgdash.check_upload(
-                upload.name, upload.getvalue(), allow_commas, source.strip() or None, c.path, c.read_only, c.version
+                upload.name, upload.getvalue(), comma_guard, source.strip() or None, c.path, c.read_only, c.version
             )
         except kgtoolkit.KGError as exc:
             st.error(md_text(f"[{exc.code}] {exc.message}"))
@@ -72,7 +77,7 @@ with upload_tab:
             ):
                 try:
                     report = data.import_upload(
-                        c.kg, upload.name, upload.getvalue(), allow_commas=allow_commas, source=source.strip() or None
+                        c.kg, upload.name, upload.getvalue(), comma_guard=comma_guard, source=source.strip() or None
                     )
                 except kgtoolkit.KGError as exc:
                     st.error(md_text(f"[{exc.code}] {exc.message}"))
