@@ -27,6 +27,8 @@ __all__ = [
     "clean_text",
     "close_matches",
     "has_comma",
+    "inert",
+    "inert_json",
     "loose_key",
     "nearest",
     "normalize_name",
@@ -52,7 +54,11 @@ COMMA_PATTERN = (
 _COMMAS = re.compile(COMMA_PATTERN)
 # Control characters no name or text needs (tab, line feed and carriage return are whitespace and stay), and the
 # bidirectional embedding, override and isolate controls that make text display other than it reads.
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_CLASS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_CONTROLS = re.compile(f"[{_CONTROL_CLASS}]")
+# What a terminal must never receive from stored text: the controls above and a carriage return (which
+# rewrites the line it ends). Tab and line feed lay text out and stay.
+_INERT = re.compile(f"[\r{_CONTROL_CLASS}]")
 _APOSTROPHES = re.compile("['\u2019]")
 _SEPARATORS = re.compile(r"[\s_]+")
 _WHITESPACE = re.compile(r"\s+")
@@ -67,6 +73,30 @@ def printable(text: str) -> str:
     'caf\\\\udce9'
     """
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def inert(text: str) -> str:
+    """``text`` with every control character written as its escape (``\\x1b``, ``\\u202e``, ``\\r``): what a
+    terminal is given, so stored text never moves the cursor, sets a title or reorders what is shown.
+
+    >>> inert("ok\\x1b]0;owned\\x07 \\u202eevil")
+    'ok\\\\x1b]0;owned\\\\x07 \\\\u202eevil'
+    """
+    if _INERT.search(text) is None:
+        return text
+    return _INERT.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def inert_json(text: str) -> str:
+    """JSON ``text`` with every control character left raw by ``json.dumps(ensure_ascii=False)`` (DEL, the C1
+    controls, the bidirectional ones) written as its ``\\uXXXX`` escape: the same JSON, inert on a terminal.
+
+    >>> inert_json('{"name": "a\\x9b31m"}')
+    '{"name": "a\\\\u009b31m"}'
+    """
+    if _INERT.search(text) is None:
+        return text
+    return _INERT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def printable_data(value: Any) -> Any:
