@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit.cli import app
 
@@ -73,3 +74,160 @@ def test_json_output_is_the_stored_text_exactly_and_inert(db_path: Path | str, s
     assert LIVE.search(stdout) is None
     answer = json.loads(stdout)
     assert answer["facts"][0]["subject_name"] == HOSTILE  # the JSON is the same text, its controls escaped
+
+
+# ---------------------------------------------------------------------- control characters refused on every write
+
+BAD_DATA = [
+    {"note": "a\x1b]0;owned\x07"},
+    {"k\x1b[2J": "v"},
+    {"team": {"lead": ["Bo", "x\u202ey"]}},
+    {"nul": "a\x00b"},
+    {"c1": "\x9b31m"},
+]
+
+
+@pytest.mark.parametrize("data", BAD_DATA, ids=range(len(BAD_DATA)))
+def test_properties_and_metadata_refuse_control_characters_at_every_door(
+    kg: KnowledgeGraph, db_path: Path | str, dump: Callable[[Path | str], list[str]], data: dict[str, Any]
+) -> None:
+    from kgtoolkit import mcp_server, run_tool
+
+    kg.add("Alice", "works_at", "Acme")
+    before = dump(db_path)
+    with pytest.raises(kgtoolkit.InvalidRequest, match="control character"):
+        kg.add_entity("Alice", properties=data)
+    with pytest.raises(kgtoolkit.InvalidRequest, match="control character"):
+        kg.add("Bob", "knows", "Alice", properties=data)
+    with pytest.raises(kgtoolkit.InvalidRequest, match="control character") as caught:
+        kg.remember("a note", metadata=data)
+    assert caught.value.data["field"].startswith("metadata")
+    for answer in (
+        run_tool({"action": "add", "subject": "Alice", "properties": data}, kg=kg),
+        run_tool({"action": "remember", "text": "a note", "metadata": data}, kg=kg),
+        mcp_server.call(
+            kg, "kg_add", {"subject": "Carol", "predicate": "knows", "object": "Alice", "properties": data}
+        ),
+        mcp_server.call(kg, "kg_remember", {"text": "a note", "metadata": data}),
+    ):
+        assert answer["ok"] is False and answer["error"]["code"] == "invalid_request", answer
+    assert dump(db_path) == before
+    kg.remember("tabs\tand\nnew lines stay", metadata={"lines": "one\ntwo\tthree"})  # whitespace is no control
+
+
+def _dump_with(kg: KnowledgeGraph) -> dict[str, Any]:
+    from kgtoolkit.store import dump
+
+    kg.add("Alice", "works_at", "Acme")
+    kg.add("Alice", "knows", "Bob")
+    kg.remember("evidence", metadata={"page": 3})
+    return json.loads(json.dumps(dump(kg)))
+
+
+@pytest.mark.parametrize(
+    "edit, record, field",
+    [
+        (lambda d: d["memories"][0].__setitem__("text", "evidence \x1b]0;owned\x07"), "memories[0]", "text"),
+        (lambda d: d["memories"][0].__setitem__("source", "\u202etnega"), "memories[0]", "source"),
+        (lambda d: d["memories"][0].__setitem__("metadata", {"k": "\x1b[2J"}), "memories[0]", "metadata"),
+        (lambda d: d["memories"][0].__setitem__("metadata", {"\x07": 1}), "memories[0]", "metadata"),
+        (lambda d: d["entities"][0].__setitem__("properties", {"a": ["\x9b"]}), "entities[0]", "properties"),
+        (lambda d: d["facts"][0].__setitem__("source", "agent\x1b[31m"), "facts[0]", "source"),
+        (lambda d: d["facts"][0].__setitem__("ended_by", None), None, None),  # a control: a dump that passes
+    ],
+)
+def test_a_dump_holding_control_characters_is_refused_naming_the_record(
+    kg: KnowledgeGraph, new_db: Callable[[str], Path | str], edit: Any, record: str | None, field: str | None
+) -> None:
+    from kgtoolkit.store import restore
+
+    data = _dump_with(kg)
+    edit(data)
+    with KnowledgeGraph(new_db("target")) as target:
+        if record is None:
+            restore(target, data)
+            return
+        with pytest.raises(kgtoolkit.InvalidRows) as caught:
+            restore(target, data)
+        assert [(r["record"], r["field"]) for r in caught.value.data["rows"]] == [(record, field)]
+        assert "control character" in caught.value.data["rows"][0]["reason"]
+        assert target.stats().facts == 0 and target.stats().memories == 0
+
+
+def test_a_dump_with_a_fact_id_past_the_bound_is_refused_and_one_at_it_leaves_room(
+    kg: KnowledgeGraph, new_db: Callable[[str], Path | str]
+) -> None:
+    """issue 44: a dump with fact id 2**63 - 1 restored, and every later add failed with a false "disk is full"."""
+    from kgtoolkit._checks import MAX_FACT_ID
+    from kgtoolkit.store import restore
+
+    data = _dump_with(kg)
+    for too_big in (2**63 - 1, MAX_FACT_ID + 1):
+        data["facts"][1]["id"] = too_big
+        with KnowledgeGraph(new_db("target")) as target:
+            with pytest.raises(kgtoolkit.InvalidRows) as caught:
+                restore(target, data)
+            [row] = caught.value.data["rows"]
+            assert (row["record"], row["field"]) == ("facts[1]", "id") and "2**53" in row["reason"]
+            assert target.stats().facts == 0
+    data["facts"][1]["id"] = MAX_FACT_ID
+    with KnowledgeGraph(new_db("target")) as target:
+        restore(target, data)
+        added = target.add("Carol", "knows", "Dave").fact
+        assert added.id > MAX_FACT_ID
+
+
+def _source_with(db: Path | str, sql: Callable[..., list[Any]], statement: str) -> None:
+    with KnowledgeGraph(db) as kg:
+        _dump_with(kg)
+    sql(db, statement)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE memories SET text = 'evidence \x1b]0;owned\x07'",
+        "UPDATE entities SET name = 'Ali\u202eec' WHERE id = 'alice'",
+        "UPDATE entities SET properties = '{\"k\": \"\\u001b[2J\"}' WHERE id = 'alice'",
+        "UPDATE memories SET metadata = '{\"\\u0007\": 1}'",
+        "UPDATE facts SET source = 'agent\x9b31m' WHERE predicate = 'knows'",
+        "UPDATE facts SET id = 9223372036854775806 WHERE predicate = 'knows'",
+    ],
+)
+def test_copy_refuses_a_source_holding_what_a_write_refuses(
+    db_path: Path | str, new_db: Callable[[str], Path | str], sql: Callable[..., list[Any]], statement: str
+) -> None:
+    from kgtoolkit.store import copy_graph
+
+    _source_with(db_path, sql, statement)
+    with KnowledgeGraph(db_path) as source, KnowledgeGraph(new_db("target")) as target:
+        with pytest.raises(kgtoolkit.InvalidRequest, match=r"2\*\*53|control character"):
+            copy_graph(source, target)
+        assert target.stats().facts == 0 and target.stats().memories == 0 and target.stats().entities == 0
+
+
+def test_copy_takes_text_that_only_looks_like_an_escape(
+    db_path: Path | str, new_db: Callable[[str], Path | str]
+) -> None:
+    from kgtoolkit.store import copy_graph, dump
+
+    with KnowledgeGraph(db_path) as kg:
+        kg.add_entity("Alice", properties={"regex": "\\u001b is ESC", "lines": "a\nb\tc"})
+        kg.remember("a \\x1b written out", metadata={"path": "C:\\u0007dir"})
+    with KnowledgeGraph(db_path) as source, KnowledgeGraph(new_db("target")) as target:
+        copy_graph(source, target)
+        assert dump(target) == dump(source)
+
+
+@pytest.mark.parametrize("field", ["source", "source_closet"])
+def test_a_bulk_import_refuses_a_source_with_a_control_character(
+    kg: KnowledgeGraph, tmp_path: Path, field: str
+) -> None:
+    from kgtoolkit import io
+
+    path = tmp_path / "bulk.tsv"
+    path.write_text(f"subject\tpredicate\tobject\t{field}\nAlice\tknows\tBob\tcrm\x1b[2J\nBob\tknows\tCarol\tcrm\n")
+    with pytest.raises(kgtoolkit.InvalidRows) as caught:
+        io.import_file(kg, path)
+    assert [(r["line"], r["field"]) for r in caught.value.data["rows"]] == [(2, field)]  # the file's line
+    assert kg.stats().facts == 0
