@@ -231,3 +231,45 @@ def test_a_bulk_import_refuses_a_source_with_a_control_character(
         io.import_file(kg, path)
     assert [(r["line"], r["field"]) for r in caught.value.data["rows"]] == [(2, field)]  # the file's line
     assert kg.stats().facts == 0
+
+
+# ---------------------------------------------------------------------- read-only writes nothing anywhere
+
+
+def _files(*roots: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``roots``: its size and modification time."""
+    return {
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
+        for root in roots
+        if root.exists()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["no index yet", "an index written before"])
+def test_search_on_a_read_only_graph_creates_and_writes_no_file(
+    db_path: Path | str, tmp_path: Path, search_model: Any, indexed: bool
+) -> None:
+    """issue 44: `dashboard --read-only` created <db>.search/embeddings.sqlite3 beside the graph. A read-only
+    graph reads an index that is there, keeps what it embeds in memory, and creates or writes nothing."""
+    from kgtoolkit.search import SearchIndex, index_folder
+
+    with KnowledgeGraph(db_path) as kg:
+        kg.add("my_api", "uses_queue", "Redis")
+        kg.remember("we moved the job queue to Redis")
+        if indexed:
+            with SearchIndex.open(kg, model=search_model) as idx:
+                idx.sync()
+    folders = [tmp_path, Path(tmp_path / ".cache")]  # beside an SQLite file; PostgreSQL's local cache folder
+    before = _files(*folders)
+    with KnowledgeGraph(db_path, read_only=True) as kg:
+        folder = index_folder(kg)
+        with SearchIndex.open(kg, model=search_model) as idx:
+            hits = idx.find("which queue does my api use", k=3)
+            assert hits.hits and idx.sync().embedded == 0  # embedded once, in memory
+    # SQLite's own coordination files of the graph (-wal, -shm), which any reader of a WAL file in a writable
+    # folder makes, hold no data: left out. Nothing of the search index is made or touched.
+    after = {k: v for k, v in _files(*folders).items() if not k.endswith(("sqlite3-wal", "sqlite3-shm"))}
+    assert after == {k: v for k, v in before.items() if not k.endswith(("sqlite3-wal", "sqlite3-shm"))}
+    assert folder is not None and (folder.exists() == indexed or not isinstance(db_path, Path))

@@ -66,18 +66,21 @@ def _file_digest(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _file_lock(folder: Path | None, exclusive: bool) -> Iterator[None]:
-    """Hold ``folder/.lock``: exclusive to write the files, shared to read them (nothing without a folder)."""
-    if folder is None:
+def _file_lock(folder: Path | None, exclusive: bool, *, create: bool = True) -> Iterator[None]:
+    """Hold ``folder/.lock``: exclusive to write the files, shared to read them (nothing without a folder).
+    ``create=False`` (a read-only graph's reader) creates nothing: no lock file yet, no lock (the checksums
+    still catch a folder half written)."""
+    if folder is None or (not create and not (folder / ".lock").exists()):
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: atomic replaces and checksums still hold
         yield
         return
-    with (folder / ".lock").open("a+") as handle:
+    with (folder / ".lock").open("a+" if create else "r") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
             yield
@@ -90,10 +93,11 @@ def _has_index(folder: Path | None) -> bool:
     return folder is not None and (folder / "manifest.json").exists()
 
 
-def _read_index(folder: Path, model: str) -> tuple[dict[str, _Part], dict[str, Any]]:
+def _read_index(folder: Path, model: str, *, create: bool = True) -> tuple[dict[str, _Part], dict[str, Any]]:
     """The parts and the manifest in ``folder``, every file checked against its checksum; raises one of
-    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match)."""
-    with _file_lock(folder, exclusive=False):
+    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match). ``create=False``:
+    for a read-only graph, which creates no file (not even the lock's)."""
+    with _file_lock(folder, exclusive=False, create=create):
         manifest: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
         if manifest.get("format") != _FORMAT or manifest.get("model") != model:
             raise ValueError("it was written by another format or model")
