@@ -273,3 +273,76 @@ def test_search_on_a_read_only_graph_creates_and_writes_no_file(
     after = {k: v for k, v in _files(*folders).items() if not k.endswith(("sqlite3-wal", "sqlite3-shm"))}
     assert after == {k: v for k, v in before.items() if not k.endswith(("sqlite3-wal", "sqlite3-shm"))}
     assert folder is not None and (folder.exists() == indexed or not isinstance(db_path, Path))
+
+
+# ---------------------------------------------------------------------- files holding graph data are 0600
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+@pytest.mark.sqlite_only  # the graph's own files: PostgreSQL keeps them in the server
+def test_a_new_graph_file_and_its_wal_and_shm_are_0600(tmp_path: Path) -> None:
+    import os
+
+    old = os.umask(0o022)  # the usual umask, which left them 0644
+    try:
+        with KnowledgeGraph(tmp_path / "g.sqlite3") as kg:
+            kg.add("Alice", "works_at", "Acme")
+            files = [tmp_path / f"g.sqlite3{suffix}" for suffix in ("", "-wal", "-shm")]
+            assert {p.name: _mode(p) for p in files if p.exists()} == {p.name: 0o600 for p in files}
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "g.sqlite3") == 0o600
+
+
+def test_dumps_exports_rejects_and_reports_are_0600(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    import os
+
+    from kgtoolkit import io, report
+
+    kg.add("Alice", "works_at", "Acme", valid_from="2026-01-01")
+    kg.supersede("Alice", "works_at", "Acme", "Initech", at="2026-06-01")
+    kg.remember("a private note")
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "out"
+        out.mkdir()
+        written = []
+        for name in ("dump.json", "facts.csv", "facts.tsv", "facts.jsonl", "facts.parquet"):
+            io.export_file(kg, out / name)
+            written.append(out / name)
+        io.export_partitioned(kg, out / "parts", by="year")
+        written += [p for p in (out / "parts").rglob("*") if p.is_file()]
+        html, markdown = report.churn_report(kg, out=out / "report.html", every="1mo")
+        written += [html, markdown]
+        bad = tmp_path / "bad.tsv"
+        bad.write_text("subject\tpredicate\tobject\nAlice\tknows\t\n")
+        with pytest.raises(kgtoolkit.InvalidRows):
+            io.import_file(kg, bad, rejects=out / "rejects.csv")
+        written.append(out / "rejects.csv")
+    finally:
+        os.umask(old)
+    assert {str(p.relative_to(out)): _mode(p) for p in written} == {str(p.relative_to(out)): 0o600 for p in written}
+    assert _mode(out / "parts") == 0o700
+
+
+def test_the_search_index_files_are_0600(kg: KnowledgeGraph, search_model: Any) -> None:
+    import os
+
+    from kgtoolkit.search import SearchIndex, index_folder
+
+    kg.add("my_api", "uses_queue", "Redis")
+    kg.remember("we moved the job queue to Redis")
+    old = os.umask(0o022)
+    try:
+        with SearchIndex.open(kg, model=search_model) as idx:
+            idx.sync()
+    finally:
+        os.umask(old)
+    folder = index_folder(kg)
+    assert folder is not None
+    files = [p for p in folder.rglob("*") if p.is_file() and p.name != ".lock"]
+    assert files and {p.name: _mode(p) for p in files} == {p.name: 0o600 for p in files}
+    assert _mode(folder) == 0o700

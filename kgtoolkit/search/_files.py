@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._private import private_file, private_folder
 from .._time import now_text
 from ..graph import KnowledgeGraph
 from ._faiss import _PARTS, _faiss, _nprobe, _Part
@@ -74,7 +75,7 @@ def _file_lock(folder: Path | None, exclusive: bool, *, create: bool = True) -> 
         yield
         return
     if create:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: atomic replaces and checksums still hold
@@ -150,11 +151,11 @@ def _write_index(
                     key_array = np.array([], dtype="<U1")
                 # Raw bytes, 16 per row: a fixed-width "S16" string would drop trailing NUL bytes.
                 hash_array = np.frombuffer(b"".join(part.hashes[k] for k in keys), dtype=np.uint8).reshape(-1, 16)
-                tmp = folder / f".{kind}.faiss.{os.getpid()}.tmp"
+                tmp = private_file(folder / f".{kind}.faiss.{os.getpid()}.tmp")
                 faiss.write_index(part.index, str(tmp))
                 files[f"{kind}.faiss"] = _file_digest(tmp)
                 os.replace(tmp, folder / f"{kind}.faiss")
-                tmp = folder / f".{kind}.keys.{os.getpid()}.tmp"
+                tmp = private_file(folder / f".{kind}.keys.{os.getpid()}.tmp")
                 with tmp.open("wb") as handle:
                     np.savez(handle, keys=key_array, hashes=hash_array)
                 files[f"{kind}.keys.npz"] = _file_digest(tmp)
@@ -174,7 +175,7 @@ def _write_index(
                 "graph_location": location,
                 "updated_at": now_text(),
             }
-            tmp = folder / f".manifest.{os.getpid()}.tmp"
+            tmp = private_file(folder / f".manifest.{os.getpid()}.tmp")
             tmp.write_text(json.dumps(manifest, indent=1))
             os.replace(tmp, folder / "manifest.json")
     except OSError:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._embedding import Embedder, _embedder
+from .._private import private_folder
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import _search as store
@@ -65,7 +66,7 @@ class SearchIndex:
         self.writable = not kg.read_only
         if directory is not None and self.writable:
             try:
-                directory.mkdir(parents=True, exist_ok=True)
+                private_folder(directory)
             except OSError:
                 self.directory = self.folder = None  # cannot write beside the graph: keep it in memory
         self.cache = store.embedding_cache(kg, self.directory if self.writable else None)

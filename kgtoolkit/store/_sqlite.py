@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from .._errors import KGError, NotFound, ReadOnly, StoreError
+from .._private import private_file
 from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
@@ -91,6 +92,8 @@ class SQLiteBackend(Backend):
         self.read_only = read_only or self.read_only_reason is not None
         self._reopening = False
         try:
+            if not self.read_only and not memory and not self.path.exists():
+                private_file(self.path, exclusive=True)  # 0600, and its -wal and -shm with it (contract §8)
             self._connect()
             if not self.read_only:
                 self._enable_wal()
