@@ -465,7 +465,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
                 )
                 continue
         else:  # a setting this version does not use: kept, if it is JSON
-            problem = _json_problem(value) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
+            problem = _json_problem({key: value}) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
             if problem:
                 c.fail(str(key), value, "invalid_request", f"the setting {key!r} must be JSON: {problem}")
                 continue
