@@ -20,10 +20,15 @@ from typing import Literal, overload
 
 from ._errors import InvalidRequest
 
-__all__ = ["MAX_INT64", "whole_number"]
+__all__ = ["MAX_FACT_ID", "MAX_INT64", "whole_number"]
 
 MAX_INT64 = 2**63 - 1
 """The largest whole number either database stores (a signed 64-bit integer)."""
+
+MAX_FACT_ID = 2**53
+"""The largest fact id a restore or a copy accepts (contract §9). Every JSON reader holds it exactly (JavaScript
+and other readers of numbers as doubles misread larger ones: two facts would share an id), and it leaves
+2**63 - 1 - 2**53 ids for the writes that follow (a restored id of 2**63 - 1 left none: every add failed)."""
 
 
 def _shown(bound: int) -> str:

@@ -21,7 +21,16 @@ from typing import Any
 
 from ._errors import InvalidRequest
 
-__all__ = ["DEFAULT_MAX_FACTS", "MAX_DEPTH", "MAX_HOPS", "MAX_REQUEST_BYTES", "check_request", "depth", "parse_request"]
+__all__ = [
+    "DEFAULT_MAX_FACTS",
+    "MAX_DEPTH",
+    "MAX_HOPS",
+    "MAX_REQUEST_BYTES",
+    "check_request",
+    "depth",
+    "parse_request",
+    "too_deep",
+]
 
 #: The largest request text, in bytes of UTF-8: room for a value at the default ``max_value_length``.
 MAX_REQUEST_BYTES = 1_048_576
@@ -33,7 +42,8 @@ DEFAULT_MAX_FACTS = 10_000
 MAX_HOPS = 4
 
 
-def _too_deep() -> InvalidRequest:
+def too_deep() -> InvalidRequest:
+    """The refusal of a request nested deeper than :data:`MAX_DEPTH`."""
     return InvalidRequest(
         f"the request is nested more than {MAX_DEPTH} levels deep; parameters are names, texts, "
         "numbers and short lists",
@@ -75,16 +85,16 @@ def parse_request(text: str | bytes) -> Any:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise _too_deep() from None  # the interpreter's own frames would be a thousand lines of noise
+        raise too_deep() from None  # the interpreter's own frames would be a thousand lines of noise
     if depth(value) > MAX_DEPTH:
-        raise _too_deep()
+        raise too_deep()
     return value
 
 
 def check_request(value: Any) -> Any:
     """``value`` (a request already parsed, as MCP hands it over) when it is small and shallow enough."""
     if depth(value) > MAX_DEPTH:
-        raise _too_deep()
+        raise too_deep()
     size = len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
     if size > MAX_REQUEST_BYTES:
         raise _too_big(size)

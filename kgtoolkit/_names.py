@@ -22,11 +22,16 @@ __all__ = [
     "DEFAULT_TYPES",
     "DEFAULT_VALUE_PREDICATES",
     "check_commas",
+    "check_data",
     "check_text",
     "check_unicode",
     "clean_text",
     "close_matches",
+    "control_regex",
     "has_comma",
+    "has_control",
+    "inert",
+    "inert_json",
     "loose_key",
     "nearest",
     "normalize_name",
@@ -64,7 +69,11 @@ COMMA_PATTERN = (
 _COMMAS = re.compile(COMMA_PATTERN)
 # Control characters no name or text needs (tab, line feed and carriage return are whitespace and stay), and the
 # bidirectional embedding, override and isolate controls that make text display other than it reads.
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_CLASS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_CONTROLS = re.compile(f"[{_CONTROL_CLASS}]")
+# What a terminal must never receive from stored text: the controls above and a carriage return (which
+# rewrites the line it ends). Tab and line feed lay text out and stay.
+_INERT = re.compile(f"[\r{_CONTROL_CLASS}]")
 _APOSTROPHES = re.compile("['\u2019]")
 _SEPARATORS = re.compile(r"[\s_]+")
 _WHITESPACE = re.compile(r"\s+")
@@ -79,6 +88,30 @@ def printable(text: str) -> str:
     'caf\\\\udce9'
     """
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def inert(text: str) -> str:
+    """``text`` with every control character written as its escape (``\\x1b``, ``\\u202e``, ``\\r``): what a
+    terminal is given, so stored text never moves the cursor, sets a title or reorders what is shown.
+
+    >>> inert("ok\\x1b]0;owned\\x07 \\u202eevil")
+    'ok\\\\x1b]0;owned\\\\x07 \\\\u202eevil'
+    """
+    if _INERT.search(text) is None:
+        return text
+    return _INERT.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def inert_json(text: str) -> str:
+    """JSON ``text`` with every control character left raw by ``json.dumps(ensure_ascii=False)`` (DEL, the C1
+    controls, the bidirectional ones) written as its ``\\uXXXX`` escape: the same JSON, inert on a terminal.
+
+    >>> inert_json('{"name": "a\\x9b31m"}')
+    '{"name": "a\\\\u009b31m"}'
+    """
+    if _INERT.search(text) is None:
+        return text
+    return _INERT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def printable_data(value: Any) -> Any:
@@ -136,6 +169,46 @@ def check_text(text: str, *, field: str, error: type[InvalidRequest] = InvalidNa
             value=printable(text[:200]),
         )
     return text
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character :func:`check_text` refuses (a control character, a bidi control).
+
+    >>> has_control("a\\x1b[2J"), has_control("two\\nlines")
+    (True, False)
+    """
+    return _CONTROLS.search(text) is not None
+
+
+def control_regex() -> str:
+    """:func:`check_text`'s characters as a regular expression in RE2's syntax (``\\x{202a}``), for engines that
+    match in bulk (Arrow's compute functions)."""
+    ranges = re.findall("(.)(?:-(.))?", _CONTROL_CLASS, re.DOTALL)
+    return "[" + "".join(f"\\x{{{ord(a):x}}}" + (f"-\\x{{{ord(b):x}}}" if b else "") for a, b in ranges) + "]"
+
+
+def check_data(value: Any, *, field: str, error: type[InvalidRequest] = InvalidRequest) -> Any:
+    """``value`` (JSON data: properties, metadata) when every text in it, keys included, passes :func:`check_text`;
+    else ``error`` naming where (``properties.notes[2]``). Walked without recursion.
+
+    >>> check_data({"team": {"lead": "Bo\\x1b[2J"}}, field="properties")
+    Traceback (most recent call last):
+    ...
+    kgtoolkit._errors.InvalidRequest: properties.team.lead 'Bo\\x1b[2J' holds a control character (U+001B) ...
+    """
+    pending: list[tuple[str, Any]] = [(field, value)]
+    while pending:
+        where, item = pending.pop()
+        if isinstance(item, str):
+            check_text(item, field=where, error=error)
+        elif isinstance(item, Mapping):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    check_text(key, field=f"{where} key", error=error)
+                pending.append((f"{where}.{key}", inner))
+        elif isinstance(item, (list, tuple)):
+            pending.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
+    return value
 
 
 def has_comma(text: str) -> bool:

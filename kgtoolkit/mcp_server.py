@@ -33,8 +33,10 @@ The ``mcp`` package (the official SDK, 2.x) is imported only when the server sta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Mapping
@@ -44,6 +46,8 @@ from typing import Any
 
 from . import _tool
 from ._errors import InvalidRequest, KGError, MissingDependency  # MissingDependency lived here: still importable
+from ._limits import too_deep
+from ._names import printable
 from .graph import KnowledgeGraph
 from .store import resolve
 
@@ -297,17 +301,225 @@ def build_server(kg: KnowledgeGraph | None, failure: dict[str, Any] | None = Non
     )
 
 
+# ---------------------------------------------------------------------- the wire: every request answered
+
+# The SDK's stdio reader drops a line its parser refuses (a lone surrogate, nesting deeper than its parser
+# goes, an integer past Python's 4,300 digits, a malformed envelope): the client would wait forever. Each
+# line is read here first; the SDK sees only the lines it parses, and the others are answered here.
+_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(true|false|null)|([{}\[\]:,]))')
+_MAX_ID = 2**63
+_WANTED = {("jsonrpc",): "jsonrpc", ("id",): "id", ("method",): "method", ("params", "name"): "name"}
+
+
+def envelope_of(line: str) -> dict[str, Any]:
+    """What can be read of a line's JSON-RPC envelope, whatever else it holds: ``jsonrpc``, ``id``,
+    ``method`` and ``params.name``, as far as they are JSON texts or whole numbers (an ``id`` of another
+    kind, or not valid Unicode, is left out). Scanned token by token, so any depth and any number reads.
+
+    >>> envelope_of('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "kg_add", "arguments": '
+    ...             + "[" * 5000 + "]" * 5000 + "}}")
+    {'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call', 'name': 'kg_add'}
+    >>> envelope_of("not json")
+    {}
+    """
+    found: dict[str, Any] = {}
+    path: list[str | None] = []  # the key of each open object (None: a list, or an object awaiting its key)
+    kinds: list[str] = []
+    key: str | None = None
+    expect_key = False
+    pos = 0
+    while pos < len(line):
+        token = _TOKEN.match(line, pos)
+        if token is None or token.end() == pos:
+            break
+        pos = token.end()
+        text, number, _literal, mark = token.groups()
+        if mark in ("{", "["):
+            path.append(key)
+            kinds.append(mark)
+            key, expect_key = None, mark == "{"
+        elif mark in ("}", "]"):
+            if not kinds:
+                break
+            kinds.pop()
+            key = path.pop()
+            expect_key = False
+        elif mark == ",":
+            expect_key = bool(kinds) and kinds[-1] == "{"
+            if expect_key:
+                key = None
+        elif mark == ":":
+            expect_key = False
+        elif expect_key and text is not None:
+            try:
+                key = json.loads(text)
+            except ValueError:
+                key = None
+        elif 0 < len(kinds) <= 2 and all(k == "{" for k in kinds) and key is not None and None not in path[1:]:
+            name = _WANTED.get((*path[1:], key))  # type: ignore[arg-type]  # None is ruled out just above
+            if name is not None:
+                found[name] = _scalar(name, text, number)
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _scalar(name: str, text: str | None, number: str | None) -> Any:
+    """A string token's text (valid Unicode), or an ``id``'s whole number (within 64 bits); else None."""
+    if text is not None:
+        with contextlib.suppress(ValueError):  # UnicodeEncodeError is a ValueError
+            value = json.loads(text)
+            value.encode("utf-8")
+            return value
+    elif number is not None and name == "id" and number.lstrip("-").isdigit() and len(number) <= 20:
+        return int(number) if abs(int(number)) < _MAX_ID else None
+    return None
+
+
+def _parse_problem(line: str) -> tuple[Any, InvalidRequest | None, bool]:
+    """The line's JSON (Python's reading, which admits lone surrogates), or why it has none that can be read;
+    and whether the line is JSON at all (nesting or a number past what can be read is JSON still)."""
+    if not line.strip():
+        return None, InvalidRequest("the line is empty: each line is one JSON-RPC message", field="request"), False
+    try:
+        return json.loads(line), None, True
+    except RecursionError:
+        return None, too_deep(), True
+    except ValueError as exc:
+        if "integer string conversion" in str(exc) or "Exceeds the limit" in str(exc):
+            problem = InvalidRequest(
+                "the request holds a number of more than 4,300 digits; numbers are counts and limits", field="request"
+            )
+            return None, problem, True
+        return None, InvalidRequest(f"the line is not valid JSON: {printable(str(exc))}", field="request"), False
+
+
+def _why(exc: Exception) -> str:
+    """The first reason a validation error gives, in a line."""
+    errors = getattr(exc, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:  # an error whose errors() itself fails: its text
+        first = None
+    text = (
+        f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        if first and first.get("loc")
+        else (first["msg"] if first else str(exc).splitlines()[0])
+    )
+    return printable(text)
+
+
+async def answer_line(
+    line: str, answer_tool: Any, types: Any
+) -> Any | None:  # a JSONRPCResponse or JSONRPCError; None: the SDK reads the line
+    """The answer to a line the SDK cannot read (None when it can).
+
+    A ``tools/call`` whose envelope reads (``jsonrpc`` 2.0, an ``id``, ``params.name``) is answered as a tool
+    call: what the agent tool says of its arguments (``invalid_request`` for text that is not valid Unicode,
+    nesting past 32 levels, a number too long to read). Another line with a readable ``id`` gets a JSON-RPC
+    error with that id (-32600 for a malformed envelope, -32602 for unreadable parameters); a line with
+    none gets the JSON-RPC parse error with ``id: null`` (-32600 when it is JSON, but not a request).
+    """
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception as exc:  # the SDK's reason, when ours has none
+        refused = exc
+    else:
+        if not (isinstance(message, types.JSONRPCNotification) and '"id"' in line):
+            return None
+        # a request whose id is neither text nor a whole number (an object, null) reads as a notification
+        value, _, _ = _parse_problem(line)
+        if not (isinstance(value, dict) and "id" in value):
+            return None
+        reason = "not a JSON-RPC 2.0 request: its id must be a string or a whole number"
+        return types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=types.INVALID_REQUEST, message=reason)
+        )
+    head = envelope_of(line)
+    value, problem, is_json = _parse_problem(line)
+    rid = head.get("id")
+    if rid is None or not is_json:
+        code = types.PARSE_ERROR if problem is not None else types.INVALID_REQUEST
+        reason = (
+            problem.message if problem is not None else "a JSON-RPC 2.0 message is an object with jsonrpc, id, method"
+        )
+        return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=reason))
+    well_formed = head.get("jsonrpc") == "2.0" and isinstance(head.get("method"), str)
+    if well_formed and head["method"] == "tools/call" and isinstance(head.get("name"), str):
+        arguments = None
+        if problem is None:
+            params = value.get("params") if isinstance(value, dict) else None
+            arguments = params.get("arguments", {}) if isinstance(params, dict) else None
+        if problem is not None or isinstance(arguments, dict):
+            answer = (
+                _tool.envelope(error=problem) if problem is not None else await answer_tool(head["name"], arguments)
+            )
+            text, answer = _tool.answer_json(answer)
+            result = {
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": answer,
+                "isError": not answer["ok"],
+            }
+            return types.JSONRPCResponse(jsonrpc="2.0", id=rid, result=result)
+    reason = problem.message if problem is not None else _why(refused)
+    if not well_formed:
+        code, reason = types.INVALID_REQUEST, f"not a JSON-RPC 2.0 request ({reason})"
+    else:
+        code = types.INVALID_PARAMS
+    return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=reason))
+
+
+class _Lines:
+    """stdin for the SDK's stdio transport: the lines it can read; every other line answered here."""
+
+    def __init__(self, answer_tool: Any, types: Any) -> None:
+        import anyio
+
+        self.source = anyio.wrap_file(sys.stdin.buffer)
+        self.answer_tool, self.types = answer_tool, types
+        self.out: Any = None  # the transport's write stream, set once it exists
+        self.ready = anyio.Event()
+
+    async def __aiter__(self) -> Any:
+        from mcp.shared.message import SessionMessage
+
+        async for raw in self.source:
+            # Bytes that are not UTF-8 become lone surrogates, which the dispatcher refuses (invalid_request).
+            line = raw.decode("utf-8", "surrogateescape")
+            try:
+                answer = await answer_line(line, self.answer_tool, self.types)
+            except Exception as exc:  # the transport must survive every line
+                answer = self.types.JSONRPCError(
+                    jsonrpc="2.0",
+                    id=None,
+                    error=self.types.ErrorData(
+                        code=self.types.INTERNAL_ERROR, message=printable(f"{type(exc).__name__}: {exc}")
+                    ),
+                )
+            if answer is None:
+                yield line
+            else:
+                await self.ready.wait()
+                await self.out.send(SessionMessage(answer))
+
+
 def serve(db: str | os.PathLike[str] | None = None) -> None:
-    """Serve the graph at ``db`` (see :func:`~kgtoolkit.store.resolve`) over MCP stdio until stdin closes."""
-    _import_sdk()  # a clear error before anything else
+    """Serve the graph at ``db`` (see :func:`~kgtoolkit.store.resolve`) over MCP stdio until stdin closes.
+
+    Every request with an id is answered, whatever the line holds (:func:`answer_line`)."""
+    _, types = _import_sdk()  # a clear error before anything else
     import anyio
     from mcp.server.stdio import stdio_server
 
     kg, failure = _open(db)
     server = build_server(kg, failure)
 
+    async def answer_tool(tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(partial(call, kg, tool, arguments, failure))
+
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        lines = _Lines(answer_tool, types)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.out = write_stream
+            lines.ready.set()
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:

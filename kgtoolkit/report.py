@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._checks import whole_number
 from ._errors import InvalidRequest
+from ._private import private_file
 from ._time import TimeInput
 
 if TYPE_CHECKING:
@@ -101,8 +102,8 @@ def churn_report(
     markdown = target.with_suffix(".md")
     data = _collect(kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(_html(data), encoding="utf-8")
-    markdown.write_text(_markdown(data, target.name), encoding="utf-8")
+    private_file(target).write_text(_html(data), encoding="utf-8")  # 0600: a report shows the graph's facts
+    private_file(markdown).write_text(_markdown(data, target.name), encoding="utf-8")
     return target, markdown
 
 

@@ -1218,13 +1218,21 @@ def test_tool_in_process(db_path: Path) -> None:
     assert answer["ok"] is True and answer["result"]["facts"] == 2
 
 
+def test_tool_answers_every_line_blank_ones_too(db_path: Path | str) -> None:
+    """issue 44: a whitespace-only line got no answer, so a client counting answers waited forever."""
+    text = ok("--db", db_path, "tool", input='{"action": "stats"}\n   \n\t\n\n{"action": "stats"}\n')
+    answers = [json.loads(line) for line in text.splitlines()]
+    assert [a["ok"] for a in answers] == [True, False, False, False, True]
+    assert all(a["error"]["code"] == "invalid_request" and "empty" in a["error"]["message"] for a in answers[1:4])
+
+
 @pytest.mark.sqlite_only  # a file that is not a database; PostgreSQL: test_unusable_postgres_url_…
 def test_tool_on_a_broken_file_answers_every_line(tmp_path: Path) -> None:
     broken = tmp_path / "notes.sqlite3"
     broken.write_text("not a database\n")
     text = ok("--db", broken, "tool", input='{"action": "stats"}\n\n{"action": "query", "name": "x"}\n')
     answers = [json.loads(line) for line in text.splitlines()]
-    assert len(answers) == 2
+    assert len(answers) == 3  # the blank line too (issue 44)
     assert all(a["ok"] is False and a["error"]["code"] == "store_error" for a in answers)
     assert broken.read_text() == "not a database\n"
 
@@ -2114,21 +2122,22 @@ def test_script_tool_answers_one_json_line_per_request(script: str, tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and done.stderr == ""
     answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(answers) == 8  # the blank line is skipped
-    assert [a["ok"] for a in answers] == [True, False, False, False, True, False, False, True]
+    assert len(answers) == 9  # the blank line is answered too (issue 44)
+    assert [a["ok"] for a in answers] == [True, False, False, False, False, True, False, False, True]
     assert all(set(a) == ({"ok", "result"} if a["ok"] else {"ok", "error"}) for a in answers)
     assert [a["error"]["code"] for a in answers if not a["ok"]] == [
+        "invalid_request",
         "invalid_request",
         "invalid_request",
         "invalid_request",
         "not_found",
         "invalid_date",
     ]
-    assert "not valid JSON" in answers[1]["error"]["message"]
-    assert "unknown action 'fly'" in answers[2]["error"]["message"] and "add" in answers[2]["error"]["suggestions"]
-    assert answers[4]["result"]["entity"] == "my_api" and answers[4]["result"]["count"] == 1
-    assert answers[5]["error"]["suggestions"] == ["my_api"]
-    assert answers[7]["result"]["facts"] == 1
+    assert "not valid JSON" in answers[1]["error"]["message"] and "empty" in answers[2]["error"]["message"]
+    assert "unknown action 'fly'" in answers[3]["error"]["message"] and "add" in answers[3]["error"]["suggestions"]
+    assert answers[5]["result"]["entity"] == "my_api" and answers[5]["result"]["count"] == 1
+    assert answers[6]["error"]["suggestions"] == ["my_api"]
+    assert answers[8]["result"]["facts"] == 1
     with kgtoolkit.open(db, read_only=True) as kg:
         assert [f.object for f in kg.query("my_api")] == ["redis"]
 

@@ -651,3 +651,53 @@ def test_the_dashboard_without_its_extra_through_the_cli(tmp_path: Path, package
         "pip install 'kgtoolkit[dashboard]'",
     )
     assert "the dashboard" in line
+
+
+def test_no_write_goes_into_a_file_a_read_found_damaged(tmp_path: Path) -> None:
+    """issue 44: writes succeeded on a file whose reads reported corrupt. Once a read finds damage, every write of
+    that graph is refused (corrupt), and the file is left exactly as it was."""
+    from kgtoolkit.generate import generate
+
+    path = tmp_path / "graph.sqlite3"
+    with kgtoolkit.open(path) as kg:
+        kgtoolkit.store.import_facts(kg, generate(30_000, seed=1))
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        leaves = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'facts' AND pagetype = 'leaf'")]
+    finally:
+        conn.close()
+    garble(path, (sorted(leaves)[len(leaves) // 2] - 1) * 4096, 4096)
+    with kgtoolkit.open(path) as kg:
+        with pytest.raises(Corrupt):
+            frames.facts(kg)  # the read that finds the damage (in the reader process)
+        before = path.read_bytes()
+        for write in (
+            lambda: kg.add("brand new", "uses", "something"),
+            lambda: kg.remember("a note"),
+            lambda: kg.add_entity("another"),
+        ):
+            with pytest.raises(Corrupt) as caught:
+                write()
+            _assert_corrupt(caught.value, path)
+            assert "nothing was written" in caught.value.message
+        answer = kgtoolkit.run_tool({"action": "add", "subject": "x", "predicate": "p", "object": "y"}, kg=kg)
+        assert answer["error"]["code"] == "corrupt"
+    wal = Path(f"{path}-wal")
+    assert path.read_bytes() == before and (not wal.exists() or wal.stat().st_size == 0)
+
+
+def test_an_empty_file_is_named_as_such_and_a_write_starts_a_graph_in_it(tmp_path: Path) -> None:
+    """issue 44: a 0-byte file read as "needs a schema upgrade". Read, it is an empty file holding no graph;
+    opened to write, it becomes a new graph (SQLite's own reading of an empty file)."""
+    path = tmp_path / "graph.sqlite3"
+    path.touch()
+    with pytest.raises(StoreError) as caught:
+        kgtoolkit.open(path, read_only=True)
+    assert caught.value.code == "store_error" and caught.value.data["empty"] is True
+    assert "empty file (0 bytes)" in caught.value.message and "upgrade" not in caught.value.message
+    assert path.stat().st_size == 0
+    with kgtoolkit.open(path) as kg:
+        kg.add("a", "p", "b")
+    with kgtoolkit.open(path, read_only=True) as kg:
+        assert kg.stats().facts == 1

@@ -278,7 +278,7 @@ def test_every_write_path_restores_exactly(fresh, tmp_path: Path) -> None:
     demo.add("Acme", "note", "Lisbon, Portugal")
     tsv = write_tsv(
         tmp_path / "bulk.tsv",
-        [["  Spaced   Out ", "Works At", "acme", "2026", "2026-06", "\x1c"], ["Q", "note", " Loud ", "", "", " hr "]],
+        [["  Spaced   Out ", "Works At", "acme", "2026", "2026-06", "crm"], ["Q", "note", " Loud ", "", "", " hr "]],
         header=["subject", "predicate", "object", "valid_from", "valid_to", "source"],
     )
     io.import_file(demo, tsv)

@@ -399,3 +399,123 @@ def test_actions_added_to_the_agent_tool_become_tools(monkeypatch: pytest.Monkey
         _tool.action(
             "typo", "A parameter of the wrong JSON type, refused when it is declared.", _tool.Param("text", "integer")
         )(_echo)
+
+
+def _request(rid: int, method: str, params: str) -> bytes:
+    return f'{{"jsonrpc": "2.0", "id": {rid}, "method": "{method}", "params": {params}}}'.encode()
+
+
+def _tool_call(rid: int, arguments: str, tool: str = "kg_add") -> bytes:
+    """A tools/call line as bytes: its arguments' text exactly as given (escapes included)."""
+    return _request(rid, "tools/call", f'{{"name": "{tool}", "arguments": {arguments}}}')
+
+
+# (line, the id it is answered with, what the answer is: a tool error code, or a JSON-RPC error code)
+HOSTILE_LINES: list[tuple[str, bytes, int | None, str | int]] = [
+    ("lone surrogate in an argument", _tool_call(1, '{"subject": "a\\ud800"}'), 1, "invalid_request"),
+    ("lone surrogate in a key", _tool_call(2, '{"\\udc00": 1}'), 2, "invalid_request"),
+    (
+        "bytes that are not UTF-8",
+        _tool_call(3, '{"subject": "caf"}').replace(b'caf"', b'caf\xe9"'),
+        3,
+        "invalid_request",
+    ),
+    ("nesting of 600 levels", _tool_call(4, '{"subject": ' + "[" * 600 + "]" * 600 + "}"), 4, "invalid_request"),
+    (
+        "nesting of 50,000 levels",
+        _tool_call(5, '{"subject": ' + "[" * 50_000 + "]" * 50_000 + "}"),
+        5,
+        "invalid_request",
+    ),
+    ("an integer of 5,000 digits", _tool_call(6, '{"subject": ' + "9" * 5000 + "}"), 6, "invalid_request"),
+    ("a surrogate in the tool name", _tool_call(7, "{}", tool="kg_\\ud800"), 7, -32602),
+    (
+        "a surrogate in a prompt argument",
+        _request(8, "prompts/get", '{"name": "kg_summary", "arguments": {"as_of": "\\ud800"}}'),
+        8,
+        -32602,
+    ),
+    (
+        "deep params of another method",
+        _request(9, "resources/read", '{"uri": ' + "[" * 600 + "]" * 600 + "}"),
+        9,
+        -32602,
+    ),
+    ("jsonrpc 1.0", b'{"jsonrpc": "1.0", "id": 10, "method": "tools/list"}', 10, -32600),
+    ("no method", b'{"jsonrpc": "2.0", "id": 11}', 11, -32600),
+    ("params not an object", b'{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": "\\ud800"}', 12, -32602),
+    ("not JSON", b"hello", None, -32700),
+    ("a truncated line", b'{"jsonrpc": "2.0", "id": 13, "method": "tools/li', 13, -32700),
+    ("whitespace only", b"   \t", None, -32700),
+    ("a JSON array", b"[1, 2]", None, -32600),
+    ("an id that is an object", b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}', None, -32600),
+    ("an id of 5,000 digits", b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "tools/list"}', None, -32700),
+]
+
+
+class _Wire:
+    """The server as a subprocess spoken to line by line, without a client library (which would refuse to send these)."""
+
+    def __init__(self, tmp_path: Path, db: Path | str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kgtoolkit", "mcp", "--db", str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(tmp_path / "wire.log", "wb"),  # noqa: SIM115 - the process owns it
+        )
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 60) -> dict[str, Any]:
+        import selectors
+
+        assert self.proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            assert sel.select(timeout), f"no answer within {timeout} s"
+        return dict(json.loads(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(60)
+
+
+def test_every_request_is_answered_whatever_its_line_holds(tmp_path: Path, db_path: Path | str) -> None:
+    """issue 44: the SDK drops a line its parser refuses, and the client waited forever. Each hostile line is
+    answered (with its id where one can be read, else id null) and the server keeps serving."""
+    wire = _Wire(tmp_path, db_path)
+    try:
+        wire.send(
+            _request(
+                0,
+                "initialize",
+                json.dumps(
+                    {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+                )
+                .encode()
+                .decode(),
+            )
+        )
+        assert wire.receive()["id"] == 0
+        wire.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        for what, line, rid, expected in HOSTILE_LINES:
+            wire.send(line)
+            answer = wire.receive()
+            assert answer["id"] == rid, (what, answer)
+            if isinstance(expected, str):
+                envelope = answer["result"]["structuredContent"]
+                assert answer["result"]["isError"] is True and envelope["error"]["code"] == expected, (what, answer)
+                assert json.loads(answer["result"]["content"][0]["text"]) == envelope
+            else:
+                assert answer["error"]["code"] == expected and answer["error"]["message"], (what, answer)
+            wire.send(_tool_call(1000, '{"subject": "still", "predicate": "serves", "object": "requests"}'))
+            after = wire.receive()
+            assert after["id"] == 1000 and after["result"]["structuredContent"]["ok"], (what, after)
+    finally:
+        wire.close()
+    with KnowledgeGraph(db_path) as kg:  # nothing the hostile lines held was written
+        assert kg.stats().entities == 2 and kg.stats().facts == 1

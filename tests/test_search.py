@@ -364,18 +364,20 @@ def test_a_read_only_graph_is_searched_without_writing_it(
     embedder: Counting,
     dump: Callable[[Path | str], list[str]],
 ) -> None:
-    """Read-only is read-only: PostgreSQL's vectors then go to a local cache file, not to the database."""
+    """Read-only is read-only: the vectors stay in memory, never in the database nor in a file (issue 44)."""
     before = dump(db_path)
     with kgtoolkit.open(db_path, read_only=True) as reader:
         result = SearchIndex.open(reader, model=embedder).find(QUEUE_QUESTION, k=2)
         assert {h.fact.object_name for h in result.hits} == {"Redis", "SQLite"}
         assert result.synced is not None and result.synced.embedded == 6
     assert dump(db_path) == before
+    folder = index_folder(kg)
+    assert folder is None or not folder.exists()  # not even the folder: nothing was kept
     embedder.reset()
-    kg.remember("The queue moved again")  # a writable index after it: only the new text is embedded
+    kg.remember("The queue moved again")  # a writable index after it embeds every text, and keeps them
     report = SearchIndex.open(kg, model=embedder).sync()
-    assert (report.state, report.embedded) == ("stale", 1) and embedder.reset() == ["The queue moved again"]
-    assert SearchIndex.open(kg, model=embedder).sync(rebuild=True).embedded == 0  # the read-only one's vectors serve
+    assert (report.state, report.embedded) == ("missing", 7)
+    assert SearchIndex.open(kg, model=embedder).sync(rebuild=True).embedded == 0  # the writable one's vectors serve
 
 
 def test_the_approximate_index_above_the_threshold(

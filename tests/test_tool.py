@@ -609,3 +609,46 @@ def test_garbage_pile(kg: KnowledgeGraph) -> None:
         assert isinstance(answer, dict) and isinstance(answer["ok"], bool)
         json.dumps(answer, allow_nan=False)
     assert kg.stats().facts == 0
+
+
+@pytest.mark.parametrize("key", ["as_of", "known_at"])
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_date_is_invalid_date_never_no_date(kg: KnowledgeGraph, key: str, blank: str) -> None:
+    """issue 44: ``"as_of": ""`` printed "Facts valid on ." (summary) and read as no filter elsewhere."""
+    kg.add("Alice", "works_at", "Acme")
+    for request in (
+        {"action": "summary"},
+        {"action": "query", "name": "Alice"},
+        {"action": "search", "predicate": "works_at"},
+    ):
+        if key == "known_at" and request["action"] == "summary":
+            continue
+        answer = call(kg, **request, **{key: blank})
+        assert answer["ok"] is False and answer["error"]["code"] == "invalid_date", (request, answer)
+        assert answer["error"]["field"] == key
+    for key_, blank_ in (("since", ""), ("until", " ")):
+        assert call(kg, action="timeline", **{key_: blank_})["error"]["code"] == "invalid_date"
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1001, 10**6])
+def test_summary_limit_is_one_to_a_thousand(kg: KnowledgeGraph, limit: int) -> None:
+    """issue 44: a limit of 0 said the graph had no current facts; no limit had an upper bound."""
+    kg.add("Alice", "works_at", "Acme")
+    answer = call(kg, action="summary", limit=limit)
+    assert (
+        answer["ok"] is False and answer["error"]["code"] == "invalid_request" and answer["error"]["field"] == "limit"
+    )
+    assert "1 to 1,000" in answer["error"]["message"]
+    assert "alice" in call(kg, action="summary", limit=1000)["result"]["markdown"].lower()
+    limit = kgtoolkit._tool.registry()["summary"].input_schema()["properties"]["limit"]  # the schema says so
+    assert (limit["minimum"], limit["maximum"]) == (1, 1000)
+
+
+def test_a_blank_request_is_invalid_request(kg: KnowledgeGraph) -> None:
+    for blank in ("", "   ", "\t\n", b" "):
+        answer = run_tool(blank, kg=kg)
+        assert (
+            answer["ok"] is False
+            and answer["error"]["code"] == "invalid_request"
+            and "empty" in answer["error"]["message"]
+        )

@@ -411,7 +411,9 @@ def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "summary",
     "Compact Markdown of the best-connected entities and their current facts. Use at the start of a task to load "
     "what the team already knows (style subagent for a shorter heading).",
-    LIMIT.but(description="How many entities (default 20).", default=20),
+    LIMIT.but(
+        description=f"How many entities, 1 to {MAX_LIMIT:,} (default 20).", default=20, minimum=1, maximum=MAX_LIMIT
+    ),
     STYLE.but(default="main"),
     AS_OF.but(description="The current facts of this date instead of today."),
     read_only=True,

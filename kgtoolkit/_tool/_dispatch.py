@@ -9,13 +9,13 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._errors import InvalidRequest, KGError
+from .._errors import InvalidDate, InvalidRequest, KGError
 from .._limits import check_request, parse_request
 from .._names import check_unicode, printable, printable_data
 from .._page import Page
 from .._records import ConflictGroup, Fact
 from ..graph import KnowledgeGraph
-from ._registry import DEFAULT_LIMIT, MAX_LIMIT, Action, registry
+from ._registry import DEFAULT_LIMIT, MAX_LIMIT, Action, Param, registry
 
 
 def facts_result(facts: Iterable[Fact], **extra: Any) -> dict[str, Any]:
@@ -93,7 +93,8 @@ def _check_text(request: Mapping[str, Any]) -> None:
             pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
 
 
-def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
+def _decoded(request: Any) -> Any:
+    """The request as JSON data: text and UTF-8 bytes parsed (within the limits), data checked against them."""
     if isinstance(request, bytes):
         try:
             request = request.decode("utf-8-sig")
@@ -103,14 +104,22 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
                 f"position {exc.start}); send JSON encoded as UTF-8"
             ) from exc
     if isinstance(request, str):
+        if not request.strip():
+            raise InvalidRequest("the request is empty: send one JSON object with an 'action' (one per line)")
         try:
             request = parse_request(request)
         except ValueError as exc:
             raise InvalidRequest(f"the request is not valid JSON: {printable(str(exc))}") from exc
     else:
         check_request(request)
+    return request
+
+
+def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
+    request = _decoded(request)
     if not isinstance(request, Mapping):
         raise InvalidRequest("the request must be a JSON object with an 'action'")
+    _check_dates(request)
     if not all(isinstance(key, str) for key in request):
         raise InvalidRequest("every parameter name must be text", field="action")
     _check_text(request)
@@ -141,11 +150,42 @@ def _validate(request: Any) -> tuple[Action, dict[str, Any]]:
             raise InvalidRequest(f"{key} must be a JSON {kind}, not {json.dumps(value)}", field=key, value=str(value))
     if act.paged:
         _check_page(params)
+    _check_bounds(params, allowed)
     also = act.rules(params) if act.rules is not None else []
     missing = [k for k in act.required if k not in params or params[k] == ""] + also
     if missing:
         raise InvalidRequest(f"{name} needs {', '.join(missing)}", field=missing[0])
     return act, params
+
+
+#: The date filters whose blank text is no date (never "today", never "no filter"): ``invalid_date``.
+_DATE_FILTERS = ("as_of", "known_at", "since", "until", "from", "to")
+
+
+def _check_dates(request: Mapping[str, Any]) -> None:
+    """A date filter given as blank text is ``invalid_date`` (it used to read as no filter: "Facts valid on .")."""
+    for key in _DATE_FILTERS:
+        if isinstance(request.get(key), str) and not request[key].strip():
+            raise InvalidDate(
+                f"{key} is empty; give a date (YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime), or leave {key} out",
+                field=key,
+                value=request[key],
+            )
+
+
+def _check_bounds(params: dict[str, Any], allowed: Mapping[str, Param]) -> None:
+    """Every whole-number parameter within the bounds its declaration states (``hops`` 1 to 4, summary's
+    ``limit`` 1 to :data:`MAX_LIMIT`): the schema an agent reads is the rule the tool keeps."""
+    for key, value in params.items():
+        param = allowed[key]
+        low, high = param.minimum, param.maximum
+        if param.type != "integer" or (low is None and high is None):
+            continue
+        if (low is not None and value < low) or (high is not None and value > high):
+            span = f"from {low:,.0f}" + (f" to {high:,.0f}" if high is not None else "")
+            raise InvalidRequest(
+                f"{key} must be a whole number {span}, not {value}", field=key, value=str(value), maximum=high
+            )
 
 
 def _check_page(params: dict[str, Any]) -> None:

@@ -20,9 +20,10 @@ from typing import Any, Protocol
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 from rich.table import Table
 
-from .._names import printable_data
+from .._names import inert, inert_json, printable_data
 from .._page import Page
 from .._records import Fact
 from .._tool import facts_result, page_result
@@ -42,9 +43,22 @@ __all__ = [
     "warn",
 ]
 
+
+class _InertConsole(Console):
+    """A console whose text never drives the terminal: the one place the CLI's text reaches it (contract §2).
+
+    A graph restored from a dump, copied, or written by another program may hold escape sequences; every
+    text segment is made inert (:func:`~kgtoolkit._names.inert`) as it is written, after rich has laid it
+    out; rich's own styles and controls are drawn as usual.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(s if s.control else Segment(inert(s.text), s.style) for s in buffer)
+
+
 # Piped output keeps whole names: a wide page instead of the 80 columns rich assumes off a terminal.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
-err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 240)
+out = _InertConsole(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
+err = _InertConsole(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 240)
 
 RICH_ROWS = 200
 """Above this many rows a table is written as plain aligned text (rich takes ~1.5 ms a row)."""
@@ -79,7 +93,7 @@ def emit(data: Any) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = json.dumps(printable_data(data), ensure_ascii=False, indent=2)
-    out.out(text, highlight=False)
+    out.out(inert_json(text), highlight=False)
 
 
 def warn(warnings: Iterable[str]) -> None:
@@ -217,7 +231,7 @@ def print_table(table: Table) -> None:
     title = [Text.from_markup(str(table.title)).plain] if table.title else []
     rule = "  ".join("─" * w for w in widths)
     text = "\n".join([*title, line(0), rule, *(line(i) for i in range(1, len(columns[0])))])
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(inert(text) + "\n")  # the plain form bypasses the console: inert here too
     sys.stdout.flush()
 
 

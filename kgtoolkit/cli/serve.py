@@ -53,9 +53,7 @@ def tool(
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
     stdout = getattr(sys.stdout, "buffer", None)
     try:
-        for line in stdin:
-            if not line.strip():
-                continue
+        for line in stdin:  # every line is answered, a blank one too (invalid_request)
             text, _ = answer_json(failure or run_tool(line, kg=kg))
             if stdout is not None:
                 stdout.write(text.encode("utf-8") + b"\n")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import InvalidRequest
+from .._private import private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import dump
@@ -156,10 +157,10 @@ def _dump_to(data: Mapping[str, Any], fh: IO[str]) -> None:
 
 
 def _atomic(target: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, then rename it into place."""
+    """Write through a temporary file in the same folder (created 0600), then rename it into place."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        write(tmp)
+        write(private_file(tmp))  # 0600: a dump holds every memory (contract §8)
         os.replace(tmp, target)
     except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store._failures)
         tmp.unlink(missing_ok=True)

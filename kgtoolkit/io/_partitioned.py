@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .._errors import InvalidRequest
+from .._private import FOLDER_MODE, private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import count_facts
@@ -95,7 +96,7 @@ def export_partitioned(
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)  # a leftover of a process that had this id and was killed
-        tmp.mkdir()
+        tmp.mkdir(mode=FOLDER_MODE)
         for number, batch in enumerate(batches):
             assert isinstance(batch, pl.DataFrame)
             if number == 0 and batch.height == 0:  # nothing matched: one empty file keeps the columns
@@ -121,5 +122,5 @@ def export_partitioned(
 
 
 def _write(frame: pl.DataFrame, path: Path) -> None:
-    path.parent.mkdir(exist_ok=True)
-    frame.write_parquet(path)
+    path.parent.mkdir(exist_ok=True, mode=FOLDER_MODE)
+    frame.write_parquet(private_file(path))

@@ -25,9 +25,11 @@ Storage: ``<db>.search/`` beside the graph file holds ``embeddings.sqlite3`` (ve
 text hash, so no text is embedded twice) and one folder per model with ``facts.faiss``,
 ``memories.faiss``, their keys, and ``manifest.json`` (what the index covers, and a checksum of each
 file). A PostgreSQL graph keeps the embeddings in its database (``embeddings``: each text is embedded
-once for every process and machine; a graph open read-only keeps the vectors it computes in a local
-``embeddings.sqlite3`` instead) and the index files in a local cache folder named by the graph's
-identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. Freshness: the
+once for every process and machine; a database user who may only read keeps the vectors it computes in
+a local ``embeddings.sqlite3`` instead) and the index files in a local cache folder named by the graph's
+identity (:func:`index_folder`), rebuilt from the database's embeddings when missing. A graph open
+read-only writes nothing anywhere: it reads the index files that are there and keeps what it embeds in
+memory (no folder, lock, cache or index file is created or written). Freshness: the
 manifest records the watermark of the graph the index covers, kept by the database itself (schema step
 8): facts above its id and memories above its order are new, and are read and embedded alone; a write
 that changes or removes a text already embedded moves its generation, and the index is then compared

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._private import private_file, private_folder
 from .._time import now_text
 from ..graph import KnowledgeGraph
 from ._faiss import _PARTS, _faiss, _nprobe, _Part
@@ -66,18 +67,21 @@ def _file_digest(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _file_lock(folder: Path | None, exclusive: bool) -> Iterator[None]:
-    """Hold ``folder/.lock``: exclusive to write the files, shared to read them (nothing without a folder)."""
-    if folder is None:
+def _file_lock(folder: Path | None, exclusive: bool, *, create: bool = True) -> Iterator[None]:
+    """Hold ``folder/.lock``: exclusive to write the files, shared to read them (nothing without a folder).
+    ``create=False`` (a read-only graph's reader) creates nothing: no lock file yet, no lock (the checksums
+    still catch a folder half written)."""
+    if folder is None or (not create and not (folder / ".lock").exists()):
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        private_folder(folder)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: atomic replaces and checksums still hold
         yield
         return
-    with (folder / ".lock").open("a+") as handle:
+    with (folder / ".lock").open("a+" if create else "r") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
             yield
@@ -90,10 +94,11 @@ def _has_index(folder: Path | None) -> bool:
     return folder is not None and (folder / "manifest.json").exists()
 
 
-def _read_index(folder: Path, model: str) -> tuple[dict[str, _Part], dict[str, Any]]:
+def _read_index(folder: Path, model: str, *, create: bool = True) -> tuple[dict[str, _Part], dict[str, Any]]:
     """The parts and the manifest in ``folder``, every file checked against its checksum; raises one of
-    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match)."""
-    with _file_lock(folder, exclusive=False):
+    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match). ``create=False``:
+    for a read-only graph, which creates no file (not even the lock's)."""
+    with _file_lock(folder, exclusive=False, create=create):
         manifest: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
         if manifest.get("format") != _FORMAT or manifest.get("model") != model:
             raise ValueError("it was written by another format or model")
@@ -146,11 +151,11 @@ def _write_index(
                     key_array = np.array([], dtype="<U1")
                 # Raw bytes, 16 per row: a fixed-width "S16" string would drop trailing NUL bytes.
                 hash_array = np.frombuffer(b"".join(part.hashes[k] for k in keys), dtype=np.uint8).reshape(-1, 16)
-                tmp = folder / f".{kind}.faiss.{os.getpid()}.tmp"
+                tmp = private_file(folder / f".{kind}.faiss.{os.getpid()}.tmp")
                 faiss.write_index(part.index, str(tmp))
                 files[f"{kind}.faiss"] = _file_digest(tmp)
                 os.replace(tmp, folder / f"{kind}.faiss")
-                tmp = folder / f".{kind}.keys.{os.getpid()}.tmp"
+                tmp = private_file(folder / f".{kind}.keys.{os.getpid()}.tmp")
                 with tmp.open("wb") as handle:
                     np.savez(handle, keys=key_array, hashes=hash_array)
                 files[f"{kind}.keys.npz"] = _file_digest(tmp)
@@ -170,7 +175,7 @@ def _write_index(
                 "graph_location": location,
                 "updated_at": now_text(),
             }
-            tmp = folder / f".manifest.{os.getpid()}.tmp"
+            tmp = private_file(folder / f".manifest.{os.getpid()}.tmp")
             tmp.write_text(json.dumps(manifest, indent=1))
             os.replace(tmp, folder / "manifest.json")
     except OSError:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._embedding import Embedder, _embedder
+from .._private import private_folder
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import _search as store
@@ -60,12 +61,15 @@ class SearchIndex:
         self._state, self._reason = "missing", "no index yet"
         self._token: tuple[Any, ...] | None = None
         self._queries: dict[str, np.ndarray] = {}
-        if directory is not None:
+        # A read-only graph writes nothing anywhere (contract §8): it reads the index files that are there,
+        # keeps what it embeds in memory, and never creates the folder, a lock or the embedding cache's file.
+        self.writable = not kg.read_only
+        if directory is not None and self.writable:
             try:
-                directory.mkdir(parents=True, exist_ok=True)
+                private_folder(directory)
             except OSError:
                 self.directory = self.folder = None  # cannot write beside the graph: keep it in memory
-        self.cache = store.embedding_cache(kg, self.directory)
+        self.cache = store.embedding_cache(kg, self.directory if self.writable else None)
         self._load()
 
     @classmethod
@@ -99,7 +103,7 @@ class SearchIndex:
             self._state, self._reason = "missing", "no index on disk yet"
             return
         try:
-            parts, manifest = _read_index(self.folder, self.embedder.name)
+            parts, manifest = _read_index(self.folder, self.embedder.name, create=self.writable)
         except _UNREADABLE as exc:
             self._parts = _empty_parts()
             self._state, self._reason = "corrupt", f"the index in {self.folder} is unusable ({exc}); rebuilding"
@@ -109,7 +113,7 @@ class SearchIndex:
         self._state, self._reason = "loaded", "read from disk"
 
     def _save(self) -> None:
-        if self.folder is None:
+        if self.folder is None or not self.writable:
             return
         _write_index(
             self.folder,

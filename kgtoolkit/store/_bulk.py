@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
-from .._names import COMMA_PATTERN, COMMA_PREDICATES, normalize_predicate
+from .._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
 from .._records import GraphConfig, ImportReport
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
 from . import _predicates as _preds
@@ -825,6 +825,14 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[
         checked(column, functools.partial(rules.entity_type, field=column), f"_{column}", pl.String)
     checked("confidence", rules.confidence, "_confidence", pl.Float64)
     checked("ended_by", functools.partial(rules.text, field="ended_by"), "_ended_by", pl.String)
+    for column in ("source", "source_closet"):  # text hygiene and length, as add checks them (contract §2)
+        checked(
+            column,
+            functools.partial(rules.text, field=column),
+            f"_{column}_checked",
+            pl.String,
+            fast=functools.partial(_plain_text, limit=rules.config.max_value_length),
+        )
     # Transaction times a file carries (an export of another graph): kept, so known_at answers as there.
     now = now_text()
     for column in ("recorded_at", "invalidated_at"):
@@ -888,6 +896,12 @@ def _describe(problem: Mapping[str, Any]) -> str:
     value = str(problem["value"])
     shown = value if len(value) <= 60 else value[:57] + "..."
     return f"line {problem['line']} {problem['field']} {shown!r}: {problem['reason']}"
+
+
+def _plain_text(column: pl.Expr, *, limit: int) -> tuple[pl.Expr, pl.Expr]:
+    """Where :meth:`Rules.text` surely passes a value as it is (at most ``limit`` characters, no control
+    character; already trimmed), vectorised."""
+    return (column.str.len_chars() <= limit) & ~column.str.contains(control_regex()), column
 
 
 def _fields(name: Name) -> dict[str, str]:

@@ -8,16 +8,21 @@ source is then merged by the add rules, as importing its dump would (new ids, du
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .._checks import MAX_FACT_ID
 from .._errors import InvalidRequest
+from .._names import check_data, check_text, control_regex, printable
 from .._records import CopyReport
 from ._bulk import _typed
 from ._dump import _empty
 from ._schema import FACT_COLUMNS, TABLE_COLUMNS
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from ._operations import GraphStore
 
 __all__ = ["CopyReport", "copy_graph"]
@@ -64,6 +69,11 @@ def copy_graph(
         )
     )
     facts = [_typed(p, "facts") for p in parts]
+    _check_copied(
+        [("entities", entities), ("aliases", aliases), ("memories", memories), ("settings", settings)]
+        + [("predicates", labels), ("predicate_aliases", predicate_aliases), ("not_duplicates", not_duplicates)]
+        + [("facts", part) for part in facts]
+    )
     total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
     done = 0
     backend = target._backend
@@ -110,6 +120,59 @@ def copy_graph(
         memories.num_rows,
         settings.num_rows,
     )
+
+
+_JSON_COLUMNS = frozenset({"properties", "metadata", "value"})
+# A JSON text's escape of a character check_text refuses (json.dumps writes the C0 controls so).
+_ESCAPED_CONTROL = r"\\u(00[01][0-9a-fA-F]|007[fF]|00[89][0-9a-fA-F]|202[a-eA-E]|206[6-9])"
+
+
+def _check_copied(tables: list[tuple[str, pa.Table]]) -> None:
+    """Refuse a source holding what a write refuses (contract §2, §9): a control character in any text (a JSON
+    column's keys and texts too), a fact id past :data:`MAX_FACT_ID`. Matched in bulk, by Arrow; a row found is
+    named, and nothing is written."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pattern = control_regex()
+    for name, table in tables:
+        if name == "facts" and table.num_rows and (pc.max(table["id"]).as_py() or 0) > MAX_FACT_ID:
+            raise InvalidRequest(
+                f"the source holds a fact id past 2**53 ({MAX_FACT_ID:,}), which a restore refuses: a larger id "
+                "leaves no room for the ids of later writes; export it (`kgtoolkit export x.json`), renumber the "
+                "facts and import the dump",
+                field="id",
+                value=str(pc.max(table["id"]).as_py()),
+            )
+        for column in table.column_names:
+            values = table[column]
+            if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+                continue
+            found = pc.match_substring_regex(values, pattern)
+            if column in _JSON_COLUMNS:
+                found = pc.or_(found, pc.match_substring_regex(values, _ESCAPED_CONTROL))
+            for row in pc.indices_nonzero(pc.fill_null(found, False)).to_pylist():
+                _refuse_row(name, column, table.slice(row, 1).to_pylist()[0])
+
+
+def _refuse_row(name: str, column: str, row: dict[str, Any]) -> None:
+    """Raise for the row ``row`` of ``name`` whose ``column`` holds a control character (a JSON column's escape
+    may be text that only looks like one: then the row passes)."""
+    value = row[column]
+    key = next((str(row[k]) for k in ("id", "alias", "key", "a") if k in row), "?")
+    where = f"{name} {key!r}: {column}"
+    try:
+        if column in _JSON_COLUMNS:
+            check_data(json.loads(value), field=where)
+        else:
+            check_text(value, field=where, error=InvalidRequest)
+    except InvalidRequest as exc:
+        raise InvalidRequest(
+            f"the source holds text a write refuses; nothing was copied: {exc.message}. Fix it in the source "
+            "(or export it, edit the dump and import that)",
+            field=column,
+            value=printable(str(value)[:200]),
+        ) from None
 
 
 def _is_empty(kg: GraphStore) -> bool:

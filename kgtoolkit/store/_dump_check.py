@@ -12,7 +12,7 @@ kgtoolkit wrote always passes.
   text (:func:`clean_text`: trimmed, inner whitespace collapsed); ``type`` in the dump's
   ``config.types`` (the default vocabulary if it has none); ``properties`` a JSON object;
   ``created_at`` a transaction time.
-- facts: ``id`` a unique whole number from 1 to 2**63 - 1; ``subject`` an entity of the dump;
+- facts: ``id`` a unique whole number from 1 to 2**53 (:data:`~kgtoolkit._checks.MAX_FACT_ID`); ``subject`` an entity of the dump;
   ``predicate`` normalised; exactly one of ``object_id`` (an entity of the dump) and
   ``object_value`` (clean text); ``valid_from``/``valid_to`` null or a bound as the store keeps it
   (a full date ``YYYY-MM-DD`` or a UTC datetime ending in ``Z``, as :func:`parse_bound` writes
@@ -31,8 +31,9 @@ kgtoolkit wrote always passes.
 - predicate_aliases: ``alias`` and ``predicate`` normalised; ``alias`` unique, no predicate of the
   dump's facts, and no alias's ``predicate`` (aliases do not chain).
 
-Text is never empty or only whitespace, and is valid Unicode (no lone surrogate, which a JSON
-``\\ud800`` escape can give); JSON values hold no NaN or Infinity. A transaction time is UTC
+Text is never empty or only whitespace, is valid Unicode (no lone surrogate, which a JSON
+``\\ud800`` escape can give) and holds no control character (contract §2: memories, properties and
+metadata, keys included); JSON values hold no NaN or Infinity. A transaction time is UTC
 ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, as :func:`kgtoolkit._time.now_text` writes it. Not required:
 that ``invalidated_at`` follows ``recorded_at`` (a clock set back can break that), that a
 ``source_closet`` names a memory, that history rows are distinct (the store keeps repeats).
@@ -46,12 +47,16 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeGuard, cast
 
+from .._checks import MAX_FACT_ID
 from .._errors import InvalidRequest, KGError, StoreError
 from .._names import (
     DEFAULT_MULTI_VALUED,
     DEFAULT_TYPES,
     DEFAULT_VALUE_PREDICATES,
+    check_data,
+    check_text,
     clean_text,
+    has_control,
     normalize_name,
     normalize_predicate,
 )
@@ -70,7 +75,7 @@ _DEFAULTS: dict[str, Any] = {
 
 _TRANSACTION_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z", re.ASCII)
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_MAX_ID = 2**63 - 1  # SQLite's largest integer
+_MAX_ID = MAX_FACT_ID  # room left above it for the ids later writes give (contract §9)
 _SHOWN = 200  # characters of a bad non-text value kept in a report
 
 
@@ -179,7 +184,10 @@ def _json_problem(value: Any) -> str | None:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         return f"it holds a value that is not JSON ({exc})"
-    return None if _unicode(text) else "it holds text that is not valid Unicode (a lone surrogate)"
+    if not _unicode(text):
+        return "it holds text that is not valid Unicode (a lone surrogate)"
+    failed = _attempt(lambda v: check_data(value, field=v), "it")  # a control character, in a key or a text
+    return failed.reason if isinstance(failed, _Failure) else None
 
 
 def _is_id(value: Any) -> TypeGuard[int]:
@@ -247,10 +255,11 @@ class _Checker:
 
     # The checks of one field: ``row[key]``, reported on failure.
 
-    def text(self, row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
-        """Text (``optional``: or null, which a missing key is too)."""
+    def text(self, row: Mapping[str, Any], key: str, *, optional: bool = False, controls: bool = True) -> str | None:
+        """Text (``optional``: or null, which a missing key is too), without a control character (contract §2;
+        ``controls=False``: the caller's own rule checks them)."""
         value = row.get(key)
-        if type(value) is str and value.isascii():  # the common case, first
+        if type(value) is str and value.isascii() and (not controls or not has_control(value)):  # the common case
             return value
         if value is None and optional:
             return None
@@ -266,6 +275,9 @@ class _Checker:
         if not _unicode(value):
             self.fail(key, value, "invalid_request", f"{key} is not valid Unicode text (it holds a lone surrogate)")
             return None
+        if controls and has_control(value):
+            self.fail(key, value, *_attempt(lambda v: check_text(v, field=key, error=InvalidRequest), value))
+            return None
         return value
 
     def label(self, row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
@@ -278,7 +290,7 @@ class _Checker:
 
     def clean(self, row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
         """Text as :func:`clean_text` leaves it (trimmed, inner whitespace collapsed): names, value objects."""
-        value = self.text(row, key, optional=optional)
+        value = self.text(row, key, optional=optional, controls=False)  # clean_text refuses them (invalid_name)
         if value is None:
             return None
         cleaned = _attempt(lambda v: clean_text(v, field=key), value)
@@ -453,7 +465,7 @@ def _check_config(c: _Checker, config: Mapping[str, Any]) -> tuple[list[tuple[st
                 )
                 continue
         else:  # a setting this version does not use: kept, if it is JSON
-            problem = _json_problem(value) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
+            problem = _json_problem({key: value}) if isinstance(key, str) else f"its name is {_kind(key)}, not text"
             if problem:
                 c.fail(str(key), value, "invalid_request", f"the setting {key!r} must be JSON: {problem}")
                 continue
@@ -533,7 +545,10 @@ def _check_facts(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]) 
                 "id",
                 fact_id,
                 "invalid_request",
-                "id is missing" if "id" not in row else "id must be a whole number from 1 to 2**63 - 1",
+                "id is missing"
+                if "id" not in row
+                else f"id must be a whole number from 1 to 2**53 ({_MAX_ID:,}): a larger id leaves no room for the "
+                "ids of later writes, and JSON readers that hold numbers as doubles misread it",
             )
         elif ids.setdefault(line, i) != i:
             c.fail("id", fact_id, "invalid_request", f"id {fact_id} is also facts[{ids[line]}]'s; a fact id is unique")

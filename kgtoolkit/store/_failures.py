@@ -42,6 +42,7 @@ from .._errors import Corrupt, DiskFull, KGError, Locked, ReadOnly, StoreError
 __all__ = [
     "CORRUPT_HINT",
     "SQLITE_MAGIC",
+    "corrupt_error",
     "is_sqlite_failure",
     "os_failure",
     "postgres_connect_failure",
@@ -159,7 +160,8 @@ def _disk_full(path: Path | None, why: str, detail: str) -> DiskFull:
     )
 
 
-def _corrupt(path: Path | None, detail: str) -> Corrupt:
+def corrupt_error(path: Path | None, detail: str) -> Corrupt:
+    """The ``corrupt`` error for the graph file ``path``, ``detail`` saying what found it."""
     where = str(path) if path is not None else "the graph"
     return Corrupt(
         f"the graph file {where} is corrupt ({detail}): some of its pages are damaged; {CORRUPT_HINT} "
@@ -189,7 +191,7 @@ def sqlite_failure(
     if isinstance(exc, sqlite3.ProgrammingError) and "closed database" in detail:
         return StoreError(f"the graph {where} is closed; open it again", **data)
     if name.startswith("SQLITE_CORRUPT") or (name == "SQLITE_NOTADB" and _has_magic(path)):
-        return _corrupt(path, detail)
+        return corrupt_error(path, detail)
     if name == "SQLITE_NOTADB":
         return StoreError(
             f"cannot open {where} as a knowledge graph: {detail} (it has no SQLite header: another "
@@ -241,7 +243,7 @@ def sqlite_text_failure(message: str, *, path: Path | None, timeout: float) -> K
     """:func:`sqlite_failure` for an SQLite error known only by its message (the reader process's answer)."""
     text = message.lower()
     if "malformed" in text or "corrupt" in text or ("not a database" in text and _has_magic(path)):
-        return _corrupt(path, message.strip().splitlines()[0])
+        return corrupt_error(path, message.strip().splitlines()[0])
     if "database or disk is full" in text:
         return _disk_full(path, _no_room(path) or "the disk is full", message.strip().splitlines()[0])
     if "no space left" in text or "disk quota" in text:  # the reader's result files (nothing is written to the graph)

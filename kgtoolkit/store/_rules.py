@@ -19,7 +19,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
-from .._names import COMMA_PREDICATES, check_text, clean_text, has_comma, normalize_name, normalize_predicate, printable
+from .._names import (
+    COMMA_PREDICATES,
+    check_data,
+    check_text,
+    clean_text,
+    has_comma,
+    normalize_name,
+    normalize_predicate,
+    printable,
+)
 from .._records import FactKind, GraphConfig, is_event
 from .._time import DAY_US, OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
@@ -356,7 +365,8 @@ class Rules:
 
 
 def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] | None:
-    """A JSON object (properties, metadata) as a plain dict, or None; NaN and other non-JSON values refused."""
+    """A JSON object (properties, metadata) as a plain dict, or None; NaN and other non-JSON values refused, and
+    text holding a control character anywhere in it, keys included (contract §2)."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -369,4 +379,4 @@ def json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any] |
         raise InvalidRequest(f"{field} must hold JSON values only: {exc}", field=field, value=repr(value)) from exc
     check_text(text, field=field, error=InvalidRequest)  # a key or value that is not valid Unicode
     plain: dict[str, Any] = json.loads(text)
-    return plain
+    return check_data(plain, field=field)  # and no control character in any key or text (contract §2)

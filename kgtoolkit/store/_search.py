@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._errors import ReadOnly, StoreError
+from .._private import private_file
 from .._records import Fact, Memory
 from .._time import TimeInput
 from .._validity import Clock
@@ -398,6 +399,8 @@ class FileEmbeddingCache:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         target = ":memory:" if path is None else str(path)
+        if path is not None and not path.exists():
+            private_file(path, exclusive=True)  # 0600, its -wal and -shm too: vectors of the graph's texts
         try:
             self._conn = self._connect(target)
         except sqlite3.DatabaseError as exc:

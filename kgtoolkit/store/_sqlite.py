@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from .._errors import KGError, NotFound, ReadOnly, StoreError
+from .._private import private_file
 from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
-from ._failures import is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
+from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
@@ -63,6 +64,7 @@ class SQLiteBackend(Backend):
         assert location.path is not None
         self.path = location.path
         self._immutable = False
+        self._corrupt: KGError | None = None  # what a read found damaged: writes are refused from then on
         memory = location.memory
         try:
             if not memory and not read_only:
@@ -91,6 +93,8 @@ class SQLiteBackend(Backend):
         self.read_only = read_only or self.read_only_reason is not None
         self._reopening = False
         try:
+            if not self.read_only and not memory and not self.path.exists():
+                private_file(self.path, exclusive=True)  # 0600, and its -wal and -shm with it (contract §8)
             self._connect()
             if not self.read_only:
                 self._enable_wal()
@@ -109,13 +113,25 @@ class SQLiteBackend(Backend):
     def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> KGError:
         """The kgtoolkit error for a failure of this graph's database (see :mod:`._failures`)."""
         path = None if self.location.memory else self.path
-        return sqlite_failure(
+        failure = sqlite_failure(
             exc,
             path=path,
             timeout=self.timeout,
             opening=opening,
             read_only_reason=lambda: None if path is None else refused_reason(path),
         )
+        self._found(failure)
+        return failure
+
+    def _found(self, failure: KGError) -> None:
+        """Remember a read's finding that the file is damaged: no write goes into it from then on (contract §6)."""
+        if failure.code == "corrupt":
+            self._corrupt = failure
+
+    def _refuse_corrupt(self) -> None:
+        raise corrupt_error(
+            self.path, "a read found damaged pages, so no write goes into it: nothing was written"
+        ) from self._corrupt
 
     # ------------------------------------------------------------------ connecting
 
@@ -202,16 +218,31 @@ class SQLiteBackend(Backend):
         finally:
             self._rollback()
 
+    def _no_graph_yet(self) -> StoreError:
+        """Why a file opened read-only cannot be read: empty (no graph yet, contract §8), or of an older schema."""
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:  # no tables either (_schema_version refused another program's)
+            empty = self.path.stat().st_size == 0
+            return StoreError(
+                f"{self.path} is "
+                + ("an empty file (0 bytes)" if empty else "an SQLite database without tables")
+                + ": it holds no graph. Check the path; a write to it (not read-only) starts a new graph there",
+                field="path",
+                value=str(self.path),
+                empty=True,
+            )
+        return StoreError(
+            f"{self.path} needs a schema upgrade; open it once without read_only",
+            field="path",
+            value=str(self.path),
+        )
+
     def _migrate(self) -> None:
         conn = self.conn
         if self._check_schema() == SCHEMA_VERSION:
             return
         if self.read_only:
-            raise StoreError(
-                f"{self.path} needs a schema upgrade; open it once without read_only",
-                field="path",
-                value=str(self.path),
-            )
+            raise self._no_graph_yet()
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = self._schema_version()  # again under the write lock: another process may have won
@@ -283,6 +314,8 @@ class SQLiteBackend(Backend):
         """``BEGIN IMMEDIATE`` for writes (no lock upgrades, so no deadlock); ``BEGIN`` for reads."""
         if write and self.read_only:
             self._refuse_write()
+        if write and self._corrupt is not None:
+            self._refuse_corrupt()
         with self.lock:
             with self._translated():
                 cur = self.conn.cursor()
@@ -347,12 +380,16 @@ class SQLiteBackend(Backend):
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
     ) -> tuple[list[pa.Table], list[pa.Table]]:
         tables = _tables_read(queries, split)
-        if cur is not None:
-            return self._read_in(cur, queries, split, tables, in_write=True)
-        with self.read() as read_cur:
-            if all(self._local(read_cur, t) for t in tables):
-                return self._read_here(read_cur, queries, split)
-        return self._read_in(None, queries, split, tables, in_write=False)
+        try:
+            if cur is not None:
+                return self._read_in(cur, queries, split, tables, in_write=True)
+            with self.read() as read_cur:
+                if all(self._local(read_cur, t) for t in tables):
+                    return self._read_here(read_cur, queries, split)
+            return self._read_in(None, queries, split, tables, in_write=False)
+        except KGError as exc:  # the reader process's findings count as this graph's
+            self._found(exc)
+            raise
 
     def expect_whole_reads(self) -> None:
         if not self.location.memory:
