@@ -251,6 +251,8 @@ def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], 
         pl.col("predicate").is_in(sorted(config.event_predicates)),
         pl.col("valid_from"),
         pl.col("valid_to"),
+        pl.col("recorded_at"),
+        pl.col("invalidated_at"),
     ).fill_null(False)
     kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
     state = state_expr(pl.col("from_us"), pl.col("to_us"), event, Clock.real())  # contract §4, one rule
@@ -585,11 +587,6 @@ def _snapshot(
     frame = frame.filter(~pl.col("object_is_value"))
     if wanted is not None:
         frame = frame.filter(pl.col("predicate").is_in(wanted))
-    kind = (
-        pl.col("kind")
-        if "kind" in frame.columns
-        else pl.when(pl.col("valid_from") == pl.col("valid_to")).then(pl.lit("event")).otherwise(pl.lit("state"))
-    )
     edges = frame.select(
         "subject",
         "object",
@@ -599,7 +596,7 @@ def _snapshot(
         "valid_from",
         "valid_to",
         "state",
-        kind.alias("kind"),
+        "kind",
         "confidence",
         "source",
     )

@@ -55,7 +55,7 @@ from .._records import (
     Stats,
     SupersedeResult,
 )
-from .._time import TimeInput, now_text, parse_window, today
+from .._time import TimeInput, now_text, now_text_after, parse_window, today
 from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
@@ -421,7 +421,7 @@ class GraphStore:
         subject_id = q.resolve(cur, d, subject, field="subject")
         object_key = rules.value(obj).id if rules.is_value(pred) else q.resolve(cur, d, obj, field="object")
         row = cur.execute(
-            "SELECT id, from_us, valid_from FROM facts WHERE subject = ? AND predicate = ? "
+            "SELECT id, from_us, valid_from, recorded_at FROM facts WHERE subject = ? AND predicate = ? "
             "AND object_key = ? AND valid_to IS NULL",
             (subject_id, pred, object_key),
         ).fetchone()
@@ -452,7 +452,7 @@ class GraphStore:
                 value=obj,
                 history=[f.to_dict() for f in history],
             )
-        fact_id, from_key, valid_from = row
+        fact_id, from_key, valid_from, recorded_at = row
         if end.key < from_key:
             raise IntervalOrder(
                 f"{field} {end.text} is before the fact's valid_from {valid_from}; "
@@ -462,7 +462,7 @@ class GraphStore:
             )
         cur.execute(
             "UPDATE facts SET valid_to = ?, to_us = ?, invalidated_at = ?, ended_by = ? WHERE id = ?",
-            (end.text, end.key, now_text(), by, fact_id),
+            (end.text, end.key, now_text_after(recorded_at), by, fact_id),  # recorded later than the fact (§12)
         )
         return q.fact(cur, fact_id)
 
