@@ -1245,7 +1245,8 @@ class GraphStore:
     ) -> Neighborhood:
         """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
 
-        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current;
+        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current, or an
+        event that has occurred at any date (contract §11: an event is never current);
         ``known_at`` as the graph believed then; ``predicates`` only these. Facts come ordered by the hop
         that reached them, then id, one page (``limit``/``offset``; ``limit=None`` for all) of the ``total``;
         at most ``max_facts`` facts are read (``capped`` and ``note`` say when that stopped the walk).
@@ -1257,10 +1258,10 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(hops, "hops")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
+            w = t.when(cur, d, as_of, known_at, during)
             preds = t.check_predicates(cur, d, predicates)
             return t.neighbors(
                 cur,
@@ -1305,10 +1306,10 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(max_hops, "max_hops")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
+            w = t.when(cur, d, as_of, known_at, during)
             preds = t.check_predicates(cur, d, predicates)
             return t.paths(
                 cur,
@@ -1353,10 +1354,10 @@ class GraphStore:
             predicates = [predicates]
         t.check_hops(len(predicates), "predicates (how many)")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur:
+            w = t.when(cur, d, as_of, known_at, during)
             preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
             return t.follow(
                 cur,
