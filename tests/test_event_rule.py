@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -217,6 +218,37 @@ def test_an_end_recorded_in_the_microsecond_of_its_fact_still_reads_as_later(kg:
         fact = kg.invalidate("x", "p", f"o{i}", ended=D)
         assert fact.invalidated_at is not None and fact.invalidated_at > fact.recorded_at
         assert fact.kind == "state"
+
+
+def test_agents_correcting_facts_all_day_make_no_events(db_path: Path | str) -> None:
+    """The issue's case: agents superseding each other's facts today (the default switch day), each on its own
+    handle at once; every middle fact begins and ends today, and none of them is an event."""
+    with kgtoolkit.open(db_path) as kg:
+        for agent in range(3):
+            kg.add(f"service {agent}", "runs_on", "host 0", valid_from="2026-01-01")
+
+    def agent(number: int) -> None:
+        with kgtoolkit.open(db_path) as kg:
+            for step in range(12):
+                kg.supersede(f"service {number}", "runs_on", f"host {step}", f"host {step + 1}")
+                if step % 4 == 0:  # and an event written as one, among the corrections
+                    kg.add(
+                        f"service {number}",
+                        "restarted",
+                        "ops",
+                        valid_from=f"2026-01-{step + 2:02d}",
+                        valid_to=f"2026-01-{step + 2:02d}",
+                    )
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(agent, range(3)))
+    with kgtoolkit.open(db_path) as kg:
+        stats = kg.stats()
+        assert (stats.events, stats.current, stats.facts) == (9, 3, 3 * 13 + 9)
+        middles = [f for f in kg.timeline() if f.predicate == "runs_on" and f.valid_from == f.valid_to]
+        assert len(middles) == 3 * 11 and {(f.kind, f.state) for f in middles} == {("state", "ended")}
+        assert frames.facts(kg).filter(pl.col("kind") == "event").height == 9
+        assert kg.diff("2000", "2999", limit=None).occurred == 9
 
 
 # ---------------------------------------------------------------------- against a plain model
