@@ -3,8 +3,9 @@ and chains of predicates, walked breadth-first, one frontier at a time, in SQL.
 
 Each step reads the facts around a whole frontier in one statement (the frontier's ids as one list
 parameter, so SQLite's parameter limit never bites), through the covering indexes ``facts_walk_out`` and
-``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row); only ids, ends
-and starts are read while walking, the full facts only for the answer. Every hop obeys one time rule
+``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row, but for a one-day
+fact an undated walk reads its row to tell an event from a state); only ids, ends and starts are read while
+walking, the full facts only for the answer. Every hop obeys one time rule
 (:func:`when`): valid at ``as_of``, overlapping ``during``, or (by default) a current state fact or an event
 that has occurred; ``known_at`` answers as the graph believed then. A bound on the facts read
 (``max_facts``) keeps a hub from blowing up a call, and the answer says when it was hit.
@@ -108,7 +109,7 @@ def when(
     events = q.event_rule(cur)
     params.update(Clock.real().params())
     params.update(events.params(d))
-    now = current(start, end, NOW, NOW_DAY_LAST).text  # walked(...) = current(...) | occurred(...), disjointly:
+    now = current(start, end, NOW, NOW_DAY_LAST).text  # _validity.walked: current(...) | occurred(...)
     event = occurred(start, NOW, Sql(events.sql(d))).text
     ended = (Sql("f.to_us") <= NOW_DAY_LAST).text
     return When(where, params, known, (f" AND {now}", f" AND {ended} AND NOT {now} AND {event}"))
