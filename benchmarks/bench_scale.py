@@ -44,7 +44,8 @@ process's (a big SQLite read runs ADBC in a reader process). Each row:
 
 A floor answers the same question without kgtoolkit's rules (current = open end, not "valid now"; no replacements,
 no planned switches): what the engine's plain grouping costs. Every floor (and polars) tells events from states by
-the contract's rule as a plain user writes it, the event predicate or ``valid_from = valid_to`` (before stop 42
+the contract's rule as a plain user writes it, the event predicate or ``valid_from = valid_to`` (and, in SQL,
+``invalidated_at = recorded_at``: written so; the source Parquet's rows are all written whole) (before stop 42
 churn, conflicts, diff and stats tested the predicate alone, and diff counted an event's end too).
 
 Targets (issue 32): every analysis call (churn, events, conflicts, diff, stats) ≤ 2× its plain-SQL floor and
@@ -647,8 +648,12 @@ def import_floor(r: Run, engine: str, server: PgServer | None) -> dict[str, Any]
 
 def floor_sql(r: Run, op: str) -> list[str]:
     """The plain SQL of ``op``'s floor (the same on both engines)."""
-    # The contract's event rule (§12) as a plain user writes it: the declared predicate, or a fact of one day.
-    events = f"(predicate = '{EVENT}' OR (valid_from IS NOT NULL AND valid_to IS NOT NULL AND valid_from = valid_to))"
+    # The contract's event rule (§12) as a plain user writes it: the declared predicate, or a fact written with one
+    # day as both bounds (its end recorded with it).
+    events = (
+        f"(predicate = '{EVENT}' OR (valid_from IS NOT NULL AND valid_to IS NOT NULL AND valid_from = valid_to "
+        "AND invalidated_at = recorded_at))"
+    )
     if op == "churn":
         return [
             f"SELECT k, d, count(*) FROM (SELECT CASE WHEN {events} THEN 2 ELSE 0 END AS k, from_us / {DAY_US} AS d "

@@ -56,7 +56,8 @@ T = TypeVar("T")
 FactState = Literal["current", "scheduled", "ended", "occurred"]
 
 #: A fact's kind (contract §12): ``event`` (it happened at a time: its predicate or its whole graph is declared
-#: an event, or its ``valid_from`` equals its ``valid_to``) or ``state`` (it holds over an interval).
+#: an event, or it was written with its ``valid_from`` equal to its ``valid_to``) or ``state`` (it holds over an
+#: interval).
 FactKind = Literal["state", "event"]
 #: Which side a conflict group is about: its subject (the default), or its object (a one-holder predicate).
 ConflictAxis = Literal["subject", "object"]
@@ -83,19 +84,30 @@ def fact_state(
     )
 
 
-def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T) -> T:
+def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T, recorded_at: T, invalidated_at: T) -> T:
     """The event rule (contract §12): a fact is an *event* when its whole graph is declared an event graph
-    (``graph_events``), or its predicate is declared an event predicate (``declared``), or its ``valid_from``
-    equals its ``valid_to`` as stored (the same day, or the same instant in UTC: it happened then; a partial date
-    is stored as its period's first and last day, so ``2014`` … ``2014`` holds for a year). Else a *state* fact.
+    (``graph_events``), or its predicate is declared an event predicate (``declared``), or it was *written* with
+    its ``valid_from`` equal to its ``valid_to`` as stored (the same day, or the same instant in UTC: it happened
+    then; a partial date is stored as its period's first and last day, so ``2014`` … ``2014`` holds for a year).
+    Else a *state* fact.
 
-    Works on plain values (``valid_from``/``valid_to`` texts or None) and on polars expressions alike (a null
-    bound compares as not equal; the polars caller fills nulls with false).
+    Written so: its end was recorded with the fact (``invalidated_at`` equal to ``recorded_at``, as ``add`` and
+    import write a fact given both bounds; no ``invalidated_at`` counts the same). A state fact that
+    ``invalidate`` or ``supersede`` ended on the day it began has equal bounds too, but its end was recorded
+    later: it stays a state fact (a same-day correction is not an occurrence).
+
+    Works on plain values (bounds and transaction times as stored texts, or None) and on polars expressions alike
+    (a null bound compares as not equal; the polars caller fills nulls with false).
     """
     if isinstance(valid_from, str | None):
-        same: Any = valid_from is not None and valid_from == valid_to
-    else:  # a polars expression
-        same = valid_from == valid_to
+        same: Any = (
+            valid_from is not None
+            and valid_from == valid_to
+            and (invalidated_at is None or invalidated_at == recorded_at)
+        )
+    else:  # polars expressions
+        written = invalidated_at.is_null() | invalidated_at.eq_missing(recorded_at)  # type: ignore[attr-defined]
+        same = (valid_from == valid_to) & written
     return graph_events | declared | same  # type: ignore[operator]
 
 
@@ -139,7 +151,8 @@ class Fact(_Record):
     """A triple with its validity interval, its ``kind`` and its ``state`` (contract §4, §12).
 
     ``kind`` is ``event`` when the fact happened at a time rather than held over an interval (its predicate
-    or its whole graph is declared an event, or ``valid_from`` equals ``valid_to``), else ``state``.
+    or its whole graph is declared an event, or it was written with ``valid_from`` equal to ``valid_to``: not
+    ended on its start day by a later ``invalidate`` or ``supersede``), else ``state``.
     A state fact is ``current`` iff it has started (no ``valid_from``, or one at or before now) and has not
     ended (no ``valid_to``, or one after now: a date end ``D`` ends it on ``D``, the day its successor starts);
     one starting after now is ``scheduled``; one whose end has come is ``ended`` (:mod:`._validity`). An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.

@@ -31,6 +31,7 @@ __all__ = [
     "key_to_text",
     "now_key",
     "now_text",
+    "now_text_after",
     "parse_bound",
     "parse_transaction_time",
     "parse_window",
@@ -176,6 +177,20 @@ def now_key() -> int:
 def now_text() -> str:
     """Now, as transaction-time text (``2026-12-02T12:00:00.123456Z``)."""
     return dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def now_text_after(moment: str) -> str:
+    """:func:`now_text`, or the microsecond after ``moment`` (a transaction-time text) when now is ``moment``:
+    an end recorded after its fact then reads as recorded later, never as written with it (contract §12).
+
+    >>> now_text_after("2026-12-02T12:00:00.999999Z") > "2026-12-02T12:00:00.999999Z"
+    True
+    """
+    text = now_text()
+    if text != moment:
+        return text
+    later = dt.datetime.fromisoformat(moment[:-1]) + dt.timedelta(microseconds=1)
+    return later.isoformat(timespec="microseconds") + "Z"
 
 
 def parse_transaction_time(value: str, *, field: str, now: str | None = None) -> str:

@@ -46,10 +46,12 @@ __all__ = [
     "ended",
     "frame_keys",
     "key",
+    "occurred",
     "scheduled",
     "state",
     "state_expr",
     "valid_at",
+    "walked",
 ]
 
 T = TypeVar("T")
@@ -128,6 +130,17 @@ def scheduled(start: T, now: T) -> T:
 def ended(start: T, end: T, now: T, day_last: T) -> T:
     """Has started and is no longer current (its end is at or before now, or is today's date end)."""
     return (start <= now) & ((end <= now) | (end == day_last))  # type: ignore[operator]
+
+
+def occurred(start: T, now: T, event: T) -> T:
+    """An event (``event``: a boolean operand, contract §12) that has occurred: it has started, whatever its end."""
+    return (start <= now) & event  # type: ignore[operator]
+
+
+def walked(start: T, end: T, now: T, day_last: T, event: T) -> T:
+    """A hop of a walk without a date (contract §11): a current fact, or an event that has occurred, at any date
+    (an event is never current: a walk over current facts alone would find no hop in an event graph)."""
+    return current(start, end, now, day_last) | occurred(start, now, event)  # type: ignore[operator]
 
 
 def valid_at(start: T, end: T, lo: T, hi: T) -> T:

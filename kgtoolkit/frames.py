@@ -251,6 +251,8 @@ def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], 
         pl.col("predicate").is_in(sorted(config.event_predicates)),
         pl.col("valid_from"),
         pl.col("valid_to"),
+        pl.col("recorded_at"),
+        pl.col("invalidated_at"),
     ).fill_null(False)
     kind = pl.when(event).then(pl.lit("event")).otherwise(pl.lit("state"))
     state = state_expr(pl.col("from_us"), pl.col("to_us"), event, Clock.real())  # contract §4, one rule
@@ -552,8 +554,8 @@ EDGE_ATTRIBUTES = ("id", "predicate", "label", "valid_from", "valid_to", "state"
 def _snapshot(
     kg: KnowledgeGraph, as_of: TimeInput | None, during: Sequence[TimeInput] | None, predicates: Sequence[str] | None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The facts between two entities valid at ``as_of``, overlapping ``during``, or current (the traversal's
-    time rule, contract §11), as (edges, nodes) frames."""
+    """The facts between two entities valid at ``as_of``, overlapping ``during``, or current state facts and
+    events that have occurred (the traversal's time rule, contract §11), as (edges, nodes) frames."""
     from ._errors import IntervalOrder, InvalidRequest, NotFound
 
     if during is not None:
@@ -587,17 +589,18 @@ def _snapshot(
         frame = facts(kg)
         assert isinstance(frame, pl.DataFrame)
         frame = frame.filter(_validity.valid_at(*frame_keys(), pl.lit(lo), pl.lit(hi)))
-    else:
-        frame = facts(kg, as_of=as_of) if as_of not in (None, "") else facts(kg, current_only=True)
+    elif as_of not in (None, ""):
+        frame = facts(kg, as_of=as_of)
         assert isinstance(frame, pl.DataFrame)
+    else:  # a current state fact or an event that has occurred, at any date (the walk's rule)
+        frame = facts(kg)
+        assert isinstance(frame, pl.DataFrame)
+        clock = Clock.real()
+        event = pl.col("kind") == "event"
+        frame = frame.filter(_validity.walked(*frame_keys(), pl.lit(clock.now), pl.lit(clock.day_last), event))
     frame = frame.filter(~pl.col("object_is_value"))
     if wanted is not None:
         frame = frame.filter(pl.col("predicate").is_in(wanted))
-    kind = (
-        pl.col("kind")
-        if "kind" in frame.columns
-        else pl.when(pl.col("valid_from") == pl.col("valid_to")).then(pl.lit("event")).otherwise(pl.lit("state"))
-    )
     edges = frame.select(
         "subject",
         "object",
@@ -607,7 +610,7 @@ def _snapshot(
         "valid_from",
         "valid_to",
         "state",
-        kind.alias("kind"),
+        "kind",
         "confidence",
         "source",
     )
@@ -661,8 +664,8 @@ def to_networkx(
     """The graph at a date (or over a window) as a networkx ``MultiDiGraph``: one edge per fact.
 
     The facts are those a traversal walks (contract §11): valid at ``as_of``, overlapping ``during=(start,
-    end)``, or (by default) current; ``predicates`` keeps these (names or aliases; one the graph does not
-    use is :class:`~kgtoolkit.NotFound`). Only facts between two entities are edges (a value such as an
+    end)``, or (by default) current state facts and the events that have occurred, at any date; ``predicates``
+    keeps these (names or aliases; one the graph does not use is :class:`~kgtoolkit.NotFound`). Only facts between two entities are edges (a value such as an
     email is no node). Nodes are entity ids with ``name`` and ``type``; each edge is keyed by the fact's id
     and carries :data:`EDGE_ATTRIBUTES`: ``id``, ``predicate``, ``label`` (its display spelling),
     ``valid_from``, ``valid_to``, ``state``, ``kind`` (``event`` or ``state``), ``confidence``, ``source``.

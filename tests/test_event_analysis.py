@@ -299,8 +299,10 @@ def test_to_networkx_holds_the_facts_valid_then(rows: Any, day: int, span: int) 
             kg, overlapping
         )
         now = dt.datetime.now(UTC)
-        current = [f for f in facts if f.valid_to is None and (start_of(f.valid_from) or now) <= now]
-        assert exported(frames.to_networkx(kg)) == expected_graph(kg, current)
+        # By default the walk's facts (contract §11): the current ones and the events that have occurred.
+        started = [f for f in facts if (start_of(f.valid_from) or now) <= now]
+        walked = [f for f in started if f.valid_to is None or is_event(f)]
+        assert exported(frames.to_networkx(kg)) == expected_graph(kg, walked)
 
 
 def test_edges_carry_the_fact_and_nodes_their_entity(kg: KnowledgeGraph) -> None:

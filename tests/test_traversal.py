@@ -33,8 +33,9 @@ def _day(rng: random.Random) -> str:
     return (dt.date(2020, 1, 1) + dt.timedelta(days=rng.randrange(5 * 365))).isoformat()
 
 
-def build(kg: KnowledgeGraph, seed: int, n: int = 36) -> list[Fact]:
-    """A random graph of about ``n`` facts; the facts as stored."""
+def build(kg: KnowledgeGraph, seed: int, n: int = 36, events: int = 0) -> list[Fact]:
+    """A random graph of about ``n`` facts and ``events`` one-day events (a few still to come); the facts as
+    stored."""
     rng = random.Random(seed)
     for _ in range(n):
         s, o = rng.sample(ENTITIES, 2)
@@ -43,20 +44,28 @@ def build(kg: KnowledgeGraph, seed: int, n: int = 36) -> list[Fact]:
         if rng.random() < 0.4:
             end = (dt.date.fromisoformat(start or "2020-01-01") + dt.timedelta(days=rng.randrange(0, 900))).isoformat()
         kg.add(s, rng.choice(PREDICATES), o, valid_from=start, valid_to=end)
+    for _ in range(events):
+        s, o = rng.sample(ENTITIES, 2)
+        day = "2090-01-01" if rng.random() < 0.2 else _day(rng)
+        kg.add(s, rng.choice(PREDICATES), o, valid_from=day, valid_to=day)
     kg.add("e0", "p", "e0")  # a self-loop: never a hop
     kg.add("e1", "email", "e1@example.com")  # a value fact: never a hop
     return kg.timeline(limit=None)
 
 
 def valid(f: Fact, rule: dict[str, Any]) -> bool:
-    """The time rule of every hop, on the dates as text (every date here is a whole day)."""
+    """The time rule of every hop, on the dates as text (every date here is a whole day): by default a current fact
+    (a date end D ends it on D), or an event (every fact here is written by add: one day as both bounds) that has
+    occurred, at any date."""
     lo, hi = f.valid_from or "0000", f.valid_to or "9999"
     if "as_of" in rule:
         return lo <= rule["as_of"] <= hi
     if "during" in rule:
         a, b = rule["during"]
         return lo <= b and hi >= a
-    return f.valid_to is None and lo <= TODAY
+    if f.valid_from is not None and f.valid_from == f.valid_to:
+        return lo <= TODAY
+    return lo <= TODAY and (f.valid_to is None or f.valid_to > TODAY)
 
 
 def hops_of(
@@ -175,14 +184,14 @@ def walked(path: tuple[Fact, ...]) -> list[tuple[int, str]]:
 
 
 @pytest.fixture
-def graphs(new_db: Callable[[str], Path | str]) -> Iterator[Callable[[int], tuple[KnowledgeGraph, list[Fact]]]]:
-    """``graphs(seed)``: a new graph on this backend, filled by :func:`build`."""
+def graphs(new_db: Callable[[str], Path | str]) -> Iterator[Callable[..., tuple[KnowledgeGraph, list[Fact]]]]:
+    """``graphs(seed, events=0)``: a new graph on this backend, filled by :func:`build`."""
     opened: list[KnowledgeGraph] = []
 
-    def make(seed: int) -> tuple[KnowledgeGraph, list[Fact]]:
+    def make(seed: int, events: int = 0) -> tuple[KnowledgeGraph, list[Fact]]:
         kg = kgtoolkit.open(new_db("graph"))
         opened.append(kg)
-        return kg, build(kg, seed)
+        return kg, build(kg, seed, events=events)
 
     yield make
     for kg in opened:
@@ -192,10 +201,10 @@ def graphs(new_db: Callable[[str], Path | str]) -> Iterator[Callable[[int], tupl
 # ---------------------------------------------------------------------- neighbors, paths, follow vs the model
 
 
-def test_neighbors_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, list[Fact]]]) -> None:
+def test_neighbors_match_the_model(graphs: Callable[..., tuple[KnowledgeGraph, list[Fact]]]) -> None:
     rng = random.Random(7)
     for seed in range(3):
-        kg, facts = graphs(seed)
+        kg, facts = graphs(seed, events=10 * seed)  # seeds 1 and 2: events beside the states
         for rule in RULES:
             for direction in ("outgoing", "incoming", "both"):
                 hops, center = rng.randint(1, 3), rng.choice(ENTITIES[:6])
@@ -223,11 +232,11 @@ def test_neighbors_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph,
                 assert first.truncated == (len(order) > 3) and first.next_offset == (3 if len(order) > 3 else None)
 
 
-def test_paths_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, list[Fact]]]) -> None:
+def test_paths_match_the_model(graphs: Callable[..., tuple[KnowledgeGraph, list[Fact]]]) -> None:
     rng = random.Random(11)
     nonempty = 0
     for seed in range(3):
-        kg, facts = graphs(seed)
+        kg, facts = graphs(seed, events=10 * seed)  # seeds 1 and 2: events beside the states
         for rule in RULES:
             for direction in ("outgoing", "both"):
                 for time_respecting in (False, True):
@@ -269,10 +278,10 @@ def test_paths_match_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, lis
     assert nonempty >= 5  # the generated graphs do have paths to compare
 
 
-def test_follow_matches_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, list[Fact]]]) -> None:
+def test_follow_matches_the_model(graphs: Callable[..., tuple[KnowledgeGraph, list[Fact]]]) -> None:
     rng = random.Random(5)
     for seed in range(3):
-        kg, facts = graphs(seed)
+        kg, facts = graphs(seed, events=10 * seed)  # seeds 1 and 2: events beside the states
         for rule in RULES:
             for _ in range(3):
                 start = rng.choice(ENTITIES[:6])
@@ -477,7 +486,7 @@ def _changes(d: kgtoolkit.Diff) -> list[tuple[str, str, int | None, int | None]]
     return [(c.kind, c.at, c.old.id if c.old else None, c.new.id if c.new else None) for c in d.changes]
 
 
-def test_diff_matches_the_model(graphs: Callable[[int], tuple[KnowledgeGraph, list[Fact]]]) -> None:
+def test_diff_matches_the_model(graphs: Callable[..., tuple[KnowledgeGraph, list[Fact]]]) -> None:
     rng = random.Random(3)
     for seed in range(2):
         kg, facts = graphs(100 + seed)

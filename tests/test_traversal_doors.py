@@ -315,3 +315,34 @@ def test_path_without_entities_still_prints_the_location_and_says_it_moved(db_pa
     assert code == 0 and where.strip() == str(__import__("kgtoolkit").store.resolve(db_path))
     code, text, note = _cli("--db", db_path, "path")
     assert code == 0 and text == where and "moved to `kgtoolkit where`" in note
+
+
+def test_every_door_walks_the_events_that_occurred_without_a_date(db_path: Any) -> None:
+    """An event graph has hops without a date (contract §11, §12): the library, the tool, MCP and the CLI give the
+    same answer, and none of them prints `none` for leaders who met."""
+    with KnowledgeGraph(db_path) as kg:
+        kg.add("Barack Obama", "Make a visit", "Raúl Castro", valid_from="2014-04-11", valid_to="2014-04-11")
+        kg.add("Raúl Castro", "Host a visit", "Nicolás Maduro", valid_from="2014-05-02", valid_to="2014-05-02")
+        kg.add("Nicolás Maduro", "Criticize", "Barack Obama", valid_from="2090-01-01", valid_to="2090-01-01")
+        path = plain(kg.paths("Barack Obama", "Nicolás Maduro", limit=100).to_dict())
+        near = plain(kg.neighbors("Raúl Castro", limit=100).to_dict())
+        chain = plain(kg.follow("Barack Obama", ["make a visit", "host a visit"]).to_dict())
+        assert [[f["predicate"] for f in p] for p in path["paths"]] == [["make_a_visit", "host_a_visit"]]
+        assert {f["state"] for f in near["facts"]} == {"occurred"} and near["total"] == 2
+        assert chain["ends"] == ["nicolás_maduro"]
+        assert ok(kg, action="path", source="Barack Obama", target="Nicolás Maduro") == path
+        assert ok(kg, action="neighbors", name="Raúl Castro") == near
+        assert ok(kg, action="follow", name="Barack Obama", predicates=["make a visit", "host a visit"]) == chain
+        served = mcp_server.call(kg, "kg_path", {"source": "Barack Obama", "target": "Nicolás Maduro"})
+        assert served["result"] == path
+        assert mcp_server.call(kg, "kg_neighbors", {"name": "Raúl Castro"})["result"] == near
+    code, text, _ = _cli("--db", db_path, "path", "Barack Obama", "Nicolás Maduro")
+    assert code == 0 and "Barack Obama —Make a visit→ Raúl Castro —Host a visit→ Nicolás Maduro" in text
+    code, text, _ = _cli("--db", db_path, "--json", "path", "Barack Obama", "Nicolás Maduro")
+    assert json.loads(text) == path
+    code, text, _ = _cli("--db", db_path, "--json", "neighbors", "Raúl Castro")
+    assert json.loads(text)["facts"] == near["facts"]
+    code, text, _ = _cli("--db", db_path, "follow", "Barack Obama", "make a visit", "host a visit")
+    assert code == 0 and text.splitlines()[0] == "barack_obama Make a visit → Host a visit: nicolás_maduro"
+    code, text, _ = _cli("--db", db_path, "path", "Nicolás Maduro", "Barack Obama", "--direction", "outgoing")
+    assert code == 0 and "none" in text  # the criticism has not occurred yet

@@ -502,8 +502,9 @@ BY = _param(
 @action(
     "neighbors",
     "The entities and facts within a few hops of one entity (hops 1 to 4), walked in the graph: what surrounds it, "
-    "who or what it is connected to and how far. Every hop is a current fact (as_of: valid on that date; during: "
-    "overlapping [start, end]; known_at: as believed then); predicates narrows the walk to those relationships. "
+    "who or what it is connected to and how far. Every hop is a current fact or an event that has occurred, at any "
+    "date (as_of: valid on that date; during: overlapping [start, end]; known_at: as believed then); predicates "
+    "narrows the walk to those relationships. "
     "capped and note say when a hub stopped the walk early.",
     NAME.but(required=True, description="The entity to start from: exact name or alias (never fuzzy)."),
     HOPS.but(default=1),
@@ -525,8 +526,9 @@ def _neighbors(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "path",
     "How two entities are connected: the shortest paths first, each a list of facts (a chain of precise hops, e.g. "
     "billing owned_by payments_team reports_to Dana), at most max_hops long. Use for multi-hop questions instead "
-    "of chaining queries. Each fact's direction is the way the hop went; as_of asks about a date, during about a "
-    "window [start, end]; time_respecting keeps paths that go forward in time.",
+    "of chaining queries. Each fact's direction is the way the hop went. Every hop is a current fact or an event "
+    "that has occurred, at any date; as_of asks about a date, during about a window [start, end]; time_respecting "
+    "keeps paths that go forward in time.",
     SOURCE.but(required=True, description="The entity the path starts at: exact name or alias."),
     TARGET.but(required=True),
     MAX_HOPS.but(default=4),
@@ -548,8 +550,9 @@ def _path(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "follow",
     "Follow a chain of relationship types from one entity, every branch: name billing_service, predicates "
     "[owned_by, reports_to] answers who the owners of billing_service report to (ends), with the facts of each "
-    "branch (paths). One hop per predicate, 1 to 4; direction incoming walks each hop from object to subject; as_of "
-    "or during [start, end] choose the facts by date.",
+    "branch (paths). One hop per predicate, 1 to 4; direction incoming walks each hop from object to subject; each "
+    "hop is a current fact or an event that has occurred, at any date, unless as_of or during [start, end] choose "
+    "the facts by date.",
     NAME.but(required=True, description="The entity the chain starts at: exact name or alias."),
     PREDICATES.but(required=True, description="The relationships to follow, in order, one hop each (1 to 4)."),
     DIRECTION.but(default="outgoing"),

@@ -77,15 +77,11 @@ def _polars(facts: Frame) -> tuple[pl.DataFrame, bool]:
 
 def _event_rows(facts: Frame) -> tuple[pl.DataFrame, bool]:
     """The events of a facts frame that can be dated: a ``kind`` column saying ``"event"`` when the frame has
-    one, else a fact whose ``valid_from`` equals its ``valid_to`` (one day or one instant); a known start."""
+    one, else the event rule on its bounds (:func:`._shared._frame`: one day or one instant, written so); a known
+    start."""
     raw, was_pandas = _polars(facts)
     df, _ = _frame(raw)
-    if "kind" in raw.columns:
-        flag = (raw.get_column("kind").cast(pl.String) == "event").fill_null(False)
-    else:
-        flag = df.select((pl.col("valid_from") == pl.col("valid_to")).fill_null(False)).to_series()
-    df = df.with_columns(flag.alias("_event")).filter(pl.col("_event") & pl.col("start").is_not_null())
-    return df.drop("_event"), was_pandas
+    return df.filter((pl.col("kind") == "event").fill_null(False) & pl.col("start").is_not_null()), was_pandas
 
 
 def events(

@@ -72,8 +72,9 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         elif dtype != pl.Null:
             raise InvalidRequest(f"column {column!r} must hold datetimes (UTC), not {dtype}", field=column)
     if "kind" not in df.columns:  # the bounds' part of the event rule (contract §12); declarations need the graph
+        moments = [pl.col(c) if c in df.columns else pl.lit(None) for c in ("recorded_at", "invalidated_at")]
         same = (
-            is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to")).fill_null(False)
+            is_event(pl.lit(False), pl.lit(False), pl.col("valid_from"), pl.col("valid_to"), *moments).fill_null(False)
             if "valid_from" in df.columns and "valid_to" in df.columns
             else pl.lit(False)
         )

@@ -33,7 +33,8 @@ During = Annotated[
     typer.Option(
         "--during",
         metavar="START END",
-        help="Hops whose validity overlaps this window (instead of --as-of).",
+        help="Hops whose validity overlaps this window (instead of --as-of). With neither, a hop is a current fact "
+        "or an event that has occurred, at any date (an event is never current).",
         show_default=False,
     ),
 ]

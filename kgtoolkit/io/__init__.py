@@ -65,8 +65,8 @@ normalised, types in the dump's own vocabulary, dates and transaction times in t
 references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit.store._dump_check``); one
 bad record refuses the whole dump, and :class:`~kgtoolkit.InvalidRows` names every problem with its
 ``record`` (``facts[3]``, ``config``) and, for a fact, its id as ``line``. Into a graph that is **not
-empty** a dump is merged by the add rules, like any other import: facts get new ids and transaction
-times, facts already there are skipped, entity types are upgraded from ``unknown`` and properties
+empty** a dump is merged by the add rules, like any other import: facts get new ids and keep their
+transaction times (as an export's rows do), facts already there are skipped, entity types are upgraded from ``unknown`` and properties
 merged, aliases registered unless they clash, memories added unless their id exists or they break
 the dump's rules; the graph's settings stay. Both are reported.
 

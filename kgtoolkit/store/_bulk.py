@@ -1131,8 +1131,9 @@ def _write(
         "_source",
         "_closet",
         pl.col("_recorded_at").fill_null(pl.lit(recorded)).alias("_recorded"),
+        # An end given without invalidated_at is written with the fact: recorded when it was (contract §12).
         pl.when(pl.col("_to").is_not_null())
-        .then(pl.col("_invalidated_at").fill_null(pl.lit(recorded)))
+        .then(pl.col("_invalidated_at").fill_null(pl.col("_recorded_at").fill_null(pl.lit(recorded))))
         .alias("_invalidated"),
         pl.when(pl.col("_to").is_not_null()).then(pl.coalesce("_ended_by", "_source")).alias("_ended_by"),
     )

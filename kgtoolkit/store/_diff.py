@@ -28,6 +28,7 @@ from .._records import Change, ChangeKind, Diff, DiffBy
 from .._time import DAY_US, TimeInput, key_to_text, parse_window
 from . import _queries as q
 from ._backend import Cursor, Dialect
+from ._rules import ended_later_sql
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
@@ -83,10 +84,7 @@ def diff(
         ended_sql = f"f.valid_to IS NOT NULL AND f.to_us BETWEEN :lo AND :hi{where}"
     else:
         began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
-        ended_sql = (
-            f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
-            f"BETWEEN :klo AND :khi{where}"
-        )
+        ended_sql = f"{ended_later_sql('f')} AND f.invalidated_at BETWEEN :klo AND :khi{where}"
     event, event_params = q.event_rule(cur).bound(d)
     params.update(event_params)
     config = q.read_config(cur)

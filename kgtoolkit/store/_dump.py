@@ -373,8 +373,9 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
     """A :func:`dump` as :func:`import_graph`'s inputs: facts frame, entities, aliases, memories.
 
     Merging a dump this way (into a graph that is not empty) follows the add rules: facts get new
-    ids and transaction times, identical current facts and identical history rows are skipped, the
-    graph's settings stay. A reject's ``line`` is the fact's id in the dump. A record that is not an
+    ids and keep their transaction times (as an export's rows do: whether an end was written with its fact
+    or recorded later decides an event, contract §12), identical current facts and identical history rows
+    are skipped, the graph's settings stay. A reject's ``line`` is the fact's id in the dump. A record that is not an
     object, or a field of the wrong kind (a number for a name, an id that is not a whole number from
     1 to 2**63 - 1, text that is not valid Unicode), raises :class:`InvalidRequest` naming it;
     memories are checked as :func:`restore` checks them, and those that fail are left out (a warning).
@@ -401,6 +402,8 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
             "confidence",
             "source",
             "source_closet",
+            "recorded_at",
+            "invalidated_at",
         )
     }
     for i, row in enumerate(sections["facts"]):
@@ -423,6 +426,9 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         columns["confidence"].append(_float(_field(fact, "confidence", (int, float), where)))
         columns["source"].append(_field(fact, "source", _TEXT, where))
         columns["source_closet"].append(_field(fact, "source_closet", _OPT, where))
+        # Kept, as an export's are (contract §9): they say whether an end was written with its fact (§12).
+        columns["recorded_at"].append(_field(fact, "recorded_at", _OPT, where))
+        columns["invalidated_at"].append(_field(fact, "invalidated_at", _OPT, where))
     frame = pl.DataFrame(
         {
             k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.Float64 if k == "confidence" else pl.String)

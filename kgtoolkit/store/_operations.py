@@ -63,7 +63,7 @@ from .._records import (
     Stats,
     SupersedeResult,
 )
-from .._time import TimeInput, now_text, parse_window, today
+from .._time import TimeInput, now_text, now_text_after, parse_window, today
 from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
@@ -425,7 +425,7 @@ class GraphStore:
         subject_id = q.resolve(cur, d, subject, field="subject")
         object_key = rules.value(obj).id if rules.is_value(pred) else q.resolve(cur, d, obj, field="object")
         row = cur.execute(
-            "SELECT id, from_us, valid_from FROM facts WHERE subject = ? AND predicate = ? "
+            "SELECT id, from_us, valid_from, recorded_at FROM facts WHERE subject = ? AND predicate = ? "
             "AND object_key = ? AND valid_to IS NULL",
             (subject_id, pred, object_key),
         ).fetchone()
@@ -456,7 +456,7 @@ class GraphStore:
                 value=obj,
                 history=[f.to_dict() for f in history],
             )
-        fact_id, from_key, valid_from = row
+        fact_id, from_key, valid_from, recorded_at = row
         if end.key < from_key:
             raise IntervalOrder(
                 f"{field} {end.text} is before the fact's valid_from {valid_from}; "
@@ -466,7 +466,7 @@ class GraphStore:
             )
         cur.execute(
             "UPDATE facts SET valid_to = ?, to_us = ?, invalidated_at = ?, ended_by = ? WHERE id = ?",
-            (end.text, end.key, now_text(), by, fact_id),
+            (end.text, end.key, now_text_after(recorded_at), by, fact_id),  # recorded later than the fact (§12)
         )
         return q.fact(cur, fact_id)
 
@@ -1326,7 +1326,8 @@ class GraphStore:
     ) -> Neighborhood:
         """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
 
-        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current;
+        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current, or an
+        event that has occurred at any date (contract §11: an event is never current);
         ``known_at`` as the graph believed then; ``predicates`` only these. Facts come ordered by the hop
         that reached them, then id, one page (``limit``/``offset``; ``limit=None`` for all) of the ``total``;
         at most ``max_facts`` facts are read (``capped`` and ``note`` say when that stopped the walk).
@@ -1338,10 +1339,10 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(hops, "hops")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
+            w = t.when(cur, d, as_of, known_at, during)
             preds = t.check_predicates(cur, d, predicates)
             return t.neighbors(
                 cur,
@@ -1386,10 +1387,10 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(max_hops, "max_hops")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
+            w = t.when(cur, d, as_of, known_at, during)
             preds = t.check_predicates(cur, d, predicates)
             return t.paths(
                 cur,
@@ -1434,10 +1435,10 @@ class GraphStore:
             predicates = [predicates]
         t.check_hops(len(predicates), "predicates (how many)")
         t.check_max_facts(max_facts)
-        w = t.when(as_of, known_at, during)
         d = self._backend.dialect
         q.page(d, limit, offset)
         with self._read() as cur:
+            w = t.when(cur, d, as_of, known_at, during)
             preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
             return t.follow(
                 cur,

@@ -286,8 +286,9 @@ def row_facts(
 ) -> list[Fact]:
     """:func:`row_fact` of each row (its first 15 columns; ``directions``: its 16th is the fact's direction), in one
     loop: a read of many rows spends most of its Python here."""
-    # events.kind(predicate, valid_from, valid_to) inline (_records.is_event: the graph or the predicate declared, or
-    # the same stored bounds): a call per row would cost a tenth of a one-row read.
+    # events.kind(predicate, valid_from, valid_to, recorded_at, invalidated_at) inline (_records.is_event: the graph or
+    # the predicate declared, or the same stored bounds written with the fact): a call per row would cost a tenth of
+    # a one-row read.
     graph, declared, make = events.graph, events.predicates, make_fact
     out: list[Fact] = []
     append = out.append
@@ -295,7 +296,15 @@ def row_facts(
         predicate, valid_from, valid_to, invalidated_at, ended_by = r[3], r[7], r[8], r[13], r[14]
         if known_at is not None and invalidated_at is not None and invalidated_at > known_at:
             valid_to = invalidated_at = ended_by = None  # its end was not yet known at known_at
-        event = graph or (valid_from is not None and valid_from == valid_to) or predicate in declared
+        event = (
+            graph
+            or (
+                valid_from is not None
+                and valid_from == valid_to
+                and (invalidated_at is None or invalidated_at == r[12])
+            )
+            or predicate in declared
+        )
         append(
             make(
                 r[0],

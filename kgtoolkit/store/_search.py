@@ -638,9 +638,9 @@ def hop_distances(
     if not entities:
         return distance
     d = kg._backend.dialect
-    w = t.when(as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
     frontier, room = list(distance), max_facts
     with kg._backend.read() as cur:
+        w = t.when(cur, d, as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
         for hop in range(1, hops + 1):
             steps, _ = t._expand(cur, d, frontier, "both", None, w, room)
             room -= len(steps)

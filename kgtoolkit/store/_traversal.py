@@ -3,10 +3,11 @@ and chains of predicates, walked breadth-first, one frontier at a time, in SQL.
 
 Each step reads the facts around a whole frontier in one statement (the frontier's ids as one list
 parameter, so SQLite's parameter limit never bites), through the covering indexes ``facts_walk_out`` and
-``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row); only ids, ends
-and starts are read while walking, the full facts only for the answer. Every hop obeys one time rule
-(:func:`when`): valid at ``as_of``, overlapping ``during``, or (by default) current; ``known_at`` answers
-as the graph believed then. A bound on the facts read
+``facts_walk_in`` (both ends, the interval keys, the predicate: a hop reads no table row, but for a one-day
+fact an undated walk reads its row to tell an event from a state); only ids, ends and starts are read while
+walking, the full facts only for the answer. Every hop obeys one time rule
+(:func:`when`): valid at ``as_of``, overlapping ``during``, or (by default) a current state fact or an event
+that has occurred; ``known_at`` answers as the graph believed then. A bound on the facts read
 (``max_facts``) keeps a hub from blowing up a call, and the answer says when it was hit.
 
 ``paths`` walks from both ends (the smaller frontier first) until the two walks together cover
@@ -26,7 +27,7 @@ from .._errors import IntervalOrder, InvalidRequest
 from .._limits import MAX_HOPS
 from .._records import Direction, Fact, Neighborhood, Paths, Reached
 from .._time import TimeInput, parse_window
-from .._validity import Sql, valid_at
+from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred, valid_at
 from . import _predicates as _preds
 from . import _queries as q
 from ._backend import Cursor, Dialect
@@ -55,11 +56,13 @@ MAX_FACTS_LIMIT = 1_000_000
 
 
 class When(NamedTuple):
-    """The time rule of every hop: SQL conditions on ``f``, their parameters, and the ``known_at`` text."""
+    """The time rule of every hop: SQL conditions on ``f``, their parameters, and the ``known_at`` text; ``either``:
+    disjoint conditions a hop meets one of (each read on its own: see :func:`when`), none for one read."""
 
     where: str
     params: dict[str, Any]
     known: str | None
+    either: tuple[str, ...] = ()
 
 
 class Step(NamedTuple):
@@ -72,9 +75,13 @@ class Step(NamedTuple):
     start: int
 
 
-def when(as_of: TimeInput | None, known_at: TimeInput | None, during: Sequence[TimeInput] | None) -> When:
-    """The time rule: ``as_of`` (valid then), ``during=(start, end)`` (the interval overlaps it), else current
-    facts (valid now, started: never a scheduled one); ``known_at`` as the graph believed at that moment."""
+def when(
+    cur: Cursor, d: Dialect, as_of: TimeInput | None, known_at: TimeInput | None, during: Sequence[TimeInput] | None
+) -> When:
+    """The time rule: ``as_of`` (valid then), ``during=(start, end)`` (the interval overlaps it), else a current
+    state fact (valid now, started: never a scheduled one) or an event that has occurred, at any date (contract
+    §11, §12: an event is never current, so an event graph would have no hop); ``known_at`` as the graph believed
+    at that moment. The graph's event rule is read from ``cur`` for the default."""
     if during is not None:
         if as_of not in (None, ""):
             raise InvalidRequest("give as_of or during, not both", field="during", value=str(during))
@@ -92,8 +99,20 @@ def when(as_of: TimeInput | None, known_at: TimeInput | None, during: Sequence[T
         return When(f"{where} AND {valid_at(start, end, Sql(':dlo'), Sql(':dhi')).text}", params, known)
     if as_of not in (None, ""):
         return When(*q.time_filter(as_of, known_at, False))
-    # Current (contract §4): a test on from_us and to_us alone, columns the walk's covering indexes hold.
-    return When(*q.time_filter(None, known_at, True))
+    # Current, or an event that occurred (_validity.walked), read as two disjoint halves: the current facts through
+    # the walk's covering indexes (the integer keys decide, an end after now is a range of them), then the other
+    # started facts that are events (their one-day test first, on the keys: only those rows are read from the table).
+    # A started fact that is not current ends at the latest today (its key at most :now_day_last): said outright,
+    # that range leads both engines to the walk's indexes for the second half too.
+    where, params, known = q.time_filter(None, known_at, False)
+    start, end = q.interval_keys(known=known is not None)
+    events = q.event_rule(cur)
+    params.update(Clock.real().params())
+    params.update(events.params(d))
+    now = current(start, end, NOW, NOW_DAY_LAST).text  # _validity.walked: current(...) | occurred(...)
+    event = occurred(start, NOW, Sql(events.sql(d))).text
+    ended = (Sql("f.to_us") <= NOW_DAY_LAST).text
+    return When(where, params, known, (f" AND {now}", f" AND {ended} AND NOT {now} AND {event}"))
 
 
 def check_direction(direction: str) -> None:
@@ -144,18 +163,19 @@ def _around(
         params["preds"] = d.list_param(predicates)
         pred = f" AND f.predicate IN {d.values('preds')}"
     parts = []
-    if direction in ("outgoing", "both"):
-        parts.append(
-            f"SELECT f.id AS id, f.subject AS here, f.object_id AS there, 0 AS way, f.from_us AS start "
-            f"FROM facts f WHERE f.subject IN {d.values('ids')} AND f.object_id IS NOT NULL "
-            f"AND f.object_id <> f.subject{pred}{w.where}"
-        )
-    if direction in ("incoming", "both"):
-        parts.append(
-            f"SELECT f.id AS id, f.object_id AS here, f.subject AS there, 1 AS way, f.from_us AS start "
-            f"FROM facts f WHERE f.object_id IN "
-            f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}"
-        )
+    for either in w.either or ("",):
+        if direction in ("outgoing", "both"):
+            parts.append(
+                f"SELECT f.id AS id, f.subject AS here, f.object_id AS there, 0 AS way, f.from_us AS start "
+                f"FROM facts f WHERE f.subject IN {d.values('ids')} AND f.object_id IS NOT NULL "
+                f"AND f.object_id <> f.subject{pred}{w.where}{either}"
+            )
+        if direction in ("incoming", "both"):
+            parts.append(
+                f"SELECT f.id AS id, f.object_id AS here, f.subject AS there, 1 AS way, f.from_us AS start "
+                f"FROM facts f WHERE f.object_id IN "
+                f"{d.values('ids')} AND f.object_id <> f.subject{pred}{w.where}{either}"
+            )
     return " UNION ALL ".join(parts), params
 
 

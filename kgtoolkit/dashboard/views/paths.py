@@ -12,7 +12,8 @@ FIRST, OTHER = "#E45756", "#F58518"  # the shortest path, the others
 c = kgdash.ctx()
 st.title("Paths")
 st.caption(
-    "Every hop is a fact valid on the sidebar's day (current facts with **All dates** on), shortest paths "
+    "Every hop is a fact valid on the sidebar's day (with **All dates** on: current facts, and events at any "
+    "date), shortest paths "
     "first. A multi-hop question answered step by step: *billing → owned_by → payments team → reports_to → Dana*."
 )
 
