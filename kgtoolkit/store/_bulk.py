@@ -360,6 +360,8 @@ def import_facts(
         raise InvalidRequest(
             f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
         )
+    if not dry_run:
+        kg._backend.create()  # an import writes: a new graph is made first (a dry run reads the graph that is there)
     if not isinstance(frame, pl.DataFrame):
         return _import_batches(
             kg,

@@ -113,6 +113,8 @@ def copy_graph(
 
 
 def _is_empty(kg: GraphStore) -> bool:
+    if kg._backend.missing:  # a graph not made yet holds nothing
+        return True
     with kg._backend.read() as cur:
         return _empty(cur)
 
