@@ -66,6 +66,7 @@ from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
 from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
+from ._sqlite import read_or_blank
 
 __all__ = ["GraphStore", "connect"]
 
@@ -185,8 +186,9 @@ class GraphStore:
 
     @property
     def config(self) -> GraphConfig:
-        """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard."""
-        with self._read() as cur:
+        """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard (a graph
+        not made yet has a new graph's)."""
+        with read_or_blank(self._backend) as cur:
             return q.read_config(cur)
 
     def configure(  # noqa: C901  (over the limit before it was set: to split)

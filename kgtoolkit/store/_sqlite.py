@@ -497,6 +497,22 @@ class SQLiteBackend(Backend):
             self.conn.close()
 
 
+@contextmanager
+def read_or_blank(backend: Backend) -> Iterator[Cursor]:
+    """A read of the graph; for a graph not made yet, a read of a blank graph in memory: what a new graph starts
+    with (its settings, for ``config`` and a dry run's checks), read without making anything (contract §8)."""
+    if not backend.missing:
+        with backend.read() as cur:
+            yield cur
+        return
+    blank = SQLiteBackend(Location("sqlite", path=Path(":memory:")))
+    try:
+        with blank.read() as cur:
+            yield cur
+    finally:
+        blank.close()
+
+
 class _Statement:
     """:meth:`SQLiteBackend.statement`: a cursor under the lock, closed after; a failure of the database in the
     block leaves it as a kgtoolkit error (as :meth:`SQLiteBackend._translated`). A class rather than nested
