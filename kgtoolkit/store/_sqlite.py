@@ -84,8 +84,8 @@ class SQLiteBackend(Backend):
 
     def _no_graph(self) -> NotFound:
         return NotFound(
-            f"no graph at {self.path}; check the path (a graph file is created by its first write, "
-            "or by open(..., create=True))",
+            f"no graph at {self.path}; check the path (a graph is created by its first write: add a fact or "
+            "import a file there; in Python, open(..., create=True) makes an empty one)",
             field="path",
             value=str(self.path),
         )
