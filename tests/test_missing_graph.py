@@ -187,3 +187,13 @@ def test_read_only_a_graph_never_written_is_not_found_on_both_engines(new_db: Ca
         kg.add("a", "p", "b")
     with kgtoolkit.open(name, read_only=True) as kg:
         assert kg.stats().facts == 1
+
+
+def test_the_dashboard_refuses_a_graph_never_written_on_both_engines(new_db: Callable[[str], Path | str]) -> None:
+    pytest.importorskip("streamlit")
+    pytest.importorskip("pyvis")
+    name = str(new_db("never"))
+    done = runner.invoke(app, ["dashboard", "--db", name, "--port", "1"])
+    assert done.exit_code == 1 and "[not_found]" in done.output and "no graph" in done.output, done.output
+    with pytest.raises(kgtoolkit.NotFound):  # and it made nothing: still no graph to read
+        kgtoolkit.open(name, read_only=True)
