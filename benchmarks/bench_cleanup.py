@@ -12,7 +12,10 @@
 * **quality**: the recall at 10 (a planted duplicate's original among the 10 best candidates naming
   the duplicate) and the precision (the share of listed candidates that are planted pairs) on that
   graph, and on 3,000 real YAGO11k names with 300 planted duplicates (the test's setting; real names
-  are distinct things, so a candidate between two of them counts against precision).
+  are distinct things, so a candidate between two of them counts against precision); and the precision and
+  recall on the labelled sample of tests/labelled_duplicates.py (true duplicates and hard negatives a person has
+  judged), without and with two shared neighbours on every labelled pair. ``--quality-only`` measures only the
+  quality (no timed runs on the big graph).
 Never used as a test; no test asserts a time.
 """
 
@@ -33,9 +36,11 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import polars as pl
+from labelled_duplicates import evaluate
 from planted_duplicates import generated_names, measure, plant, real_names
 
 import kgtoolkit
+from kgtoolkit.duplicates import DEFAULT_MIN_SCORE, Name, rank
 from kgtoolkit.store import duplicate_inputs, import_facts
 
 
@@ -67,6 +72,7 @@ def main() -> dict[str, Any]:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--quality-only", action="store_true", help="only the candidates' quality, no timed runs")
     args = parser.parse_args()
     out: dict[str, Any] = {
         "entities": args.entities,
@@ -74,7 +80,17 @@ def main() -> dict[str, Any]:
         "repeat": args.repeat,
         "names": "YAGO11k words recombined" if real_names() else "made-up",
     }
+    for neighbours in (False, True):
+        figures = evaluate(rank, Name, min_score=DEFAULT_MIN_SCORE, neighbours=neighbours)
+        figures.pop("scores")
+        out[f"quality_labelled{'_neighbours' if neighbours else ''}"] = figures
     with tempfile.TemporaryDirectory() as tmp:
+        if args.quality_only:
+            _quality_real(out, Path(tmp), args.seed)
+            print(json.dumps(out, indent=2))
+            if args.json:
+                args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+            return out
         names = generated_names(args.entities - args.planted, seed=args.seed)
         planted = plant(names, args.planted, seed=args.seed)
         kg = build(Path(tmp) / "big.sqlite3", names, planted, args.seed)
@@ -97,17 +113,22 @@ def main() -> dict[str, Any]:
         out["check_findings"] = findings.total
         out["quality_generated"] = measure(page, planted)
         kg.close()
-        real = real_names()
-        if real is not None:
-            base = random.Random(args.seed).sample(real, 3000)
-            planted_real = plant(base, 300)
-            small = build(Path(tmp) / "real.sqlite3", base, planted_real, args.seed)
-            out["quality_yago11k"] = measure(small.duplicates(embeddings=False), planted_real)
-            small.close()
+        _quality_real(out, Path(tmp), args.seed)
     print(json.dumps(out, indent=2))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return out
+
+
+def _quality_real(out: dict[str, Any], tmp: Path, seed: int) -> None:
+    """Recall and precision on 3,000 real YAGO11k names with 300 planted duplicates (when the data is there)."""
+    real = real_names()
+    if real is not None:
+        base = random.Random(seed).sample(real, 3000)
+        planted_real = plant(base, 300)
+        small = build(tmp / "real.sqlite3", base, planted_real, seed)
+        out["quality_yago11k"] = measure(small.duplicates(embeddings=False), planted_real)
+        small.close()
 
 
 if __name__ == "__main__":

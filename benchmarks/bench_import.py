@@ -151,7 +151,7 @@ def floor_rows(path: Path) -> tuple[list[tuple], list[tuple]]:
 
 def floor_insert(path: Path, entities: list[tuple], facts: list[tuple], *, rebuild: bool) -> float:
     """Plain sqlite3: schema by kgtoolkit.open, then one transaction of two executemany calls."""
-    kgtoolkit.open(fresh(path)).close()  # the same schema, WAL mode (persistent)
+    kgtoolkit.open(fresh(path), create=True).close()  # the same schema, WAL mode (persistent)
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("PRAGMA synchronous = NORMAL")  # as kgtoolkit's connections

@@ -36,7 +36,7 @@ def build_demo(path: DatabaseName, *, force: bool = False) -> KnowledgeGraph:
             )
         for suffix in ("", "-wal", "-shm"):
             Path(f"{target}{suffix}").unlink(missing_ok=True)
-    kg = KnowledgeGraph(location)
+    kg = KnowledgeGraph(location, create=True)
     try:
         _write(kg)
     except BaseException:

@@ -97,6 +97,20 @@ ABBREVIATIONS: Mapping[str, str] = {
 }
 #: Words left out of initials and of the word-order test.
 STOPWORDS = frozenset({"of", "the", "and", "for", "in", "de", "la", "le", "du", "des", "a", "an", "at", "on"})
+#: A company's legal form (folded): it says what kind of company, not which one, so initials leave it out and a
+#: name without it is not "a word less" ("Acme" / "Acme Inc.").
+DESIGNATORS = frozenset(
+    {"incorporated", "corporation", "company", "limited", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "lp", "llp"}
+)
+#: Initials are evidence by their length: two letters are the initials of many names, so they need shared neighbours
+#: to be listed (alone they score below the default ``min_score``); three or more stand on their own.
+INITIALS_SCORE = {2: 0.6, 3: 0.84}
+#: The score of initials that several names of the graph share (which one is meant?), at most.
+AMBIGUOUS_INITIALS = 0.7
+#: At most this score, before neighbours, for two names one of which has a whole word the other lacks
+#: ("President" / "Vice President", "Getafe CF" / "Getafe CF B"): a word more names another thing, however alike the
+#: spellings, and neighbours (at most +0.15) cannot lift it to the default ``min_score`` alone.
+WORD_ADDED = 0.55
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -110,6 +124,7 @@ class Name:
 
 _SPLIT = re.compile(r"[^\w&+]+|_+")
 _DIGITS = re.compile(r"\d+")
+_QUALIFIER = re.compile(r"\([^)]*\)")  # "David Freeman (footballer)": which one, not part of the name's initials
 
 
 def fold(name: str) -> tuple[str, ...]:
@@ -173,16 +188,33 @@ class _Folded:
             self.raw.append(raw)
             self.words.append(words)
             found: set[str] = set()
-            if len(raw) >= 2:
-                found.update(("".join(w[0] for w in raw), "".join(w[0] for w in raw if w not in stop)))
-                if words != raw:
-                    found.update(("".join(w[0] for w in words), "".join(w[0] for w in words if w not in stop)))
+            named = raw if "(" not in text else tuple(w for w in split(_QUALIFIER.sub(" ", text)) if w)
+            if len(named) >= 2:  # with and without stopwords; never a legal form ("AbbVie Inc." is not "AI")
+                kept = [w for w in named if abbreviations.get(w, w) not in DESIGNATORS]
+                found.update(("".join(w[0] for w in kept), "".join(w[0] for w in kept if w not in stop)))
+                expanded = [abbreviations.get(w, w) for w in kept]
+                if expanded != kept:
+                    found.update(("".join(w[0] for w in expanded), "".join(w[0] for w in expanded if w not in stop)))
             self.initials.append({i for i in found if len(i) >= 2})
         self.text = [" ".join(w) for w in self.words]
         self.compact = ["".join(w) for w in self.raw]
         self.bag = [tuple(sorted(words)) for words in self.words]
         self.sorted = [" ".join(w for w in bag if w not in stop) or " ".join(bag) for bag in self.bag]
         self.numbers = [tuple(_DIGITS.findall(t)) if any(c.isdigit() for c in t) else () for t in self.text]
+        #: How many names have each initials: initials several names share say less about which one is meant.
+        self.initials_count: dict[str, int] = {}
+        for found in self.initials:
+            for key in found:
+                self.initials_count[key] = self.initials_count.get(key, 0) + 1
+
+    def initials_score(self, short: int) -> float:
+        """The score of name ``short`` (one word) being the initials of another name: by the initials' length,
+        and lower when several names of the graph have them."""
+        key = self.compact[short]
+        score = INITIALS_SCORE.get(len(key), 0.88)
+        if self.initials_count.get(key, 0) > 1:
+            score = min(score, AMBIGUOUS_INITIALS)
+        return score
 
 
 def _pairs(f: _Folded) -> tuple[Any, Any]:
@@ -257,9 +289,11 @@ def _member(codes: Any, some: Any) -> Any:
     return some[at] == codes
 
 
-def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list[str], bool]:
-    """The score of two names by their spelling alone, why, and whether a word of one has no counterpart in
-    the other (another thing named alike: "Spain national team" / "France national team")."""
+def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list[str], bool, bool]:
+    """The score of two names by their spelling alone, why, whether a word of each has no counterpart in
+    the other (another thing named alike: "Spain national team" / "France national team"), and whether the
+    spelling says two things however close their meanings: a whole word more in one ("President" / "Vice
+    President"), or other numbers ("Apollo 11" / "Apollo 12")."""
     a, b = f.names[i].name, f.names[j].name
     reasons: list[str] = []
     score = ratio
@@ -274,7 +308,7 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
         )
     )
     short, long = (a, b) if len("".join(ra)) < len("".join(rb)) else (b, a)
-    differs = False
+    differs = apart = False
     if f.text[i] == f.text[j]:
         score = max(score, 0.98 if ra == rb else 0.95)
         reasons.append(
@@ -295,10 +329,10 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
             score = max(score, 0.9)
             reasons.append(f"{short!r} abbreviates {long!r}")
         if len(ra) == 1 and f.compact[i] in f.initials[j]:
-            score = max(score, 0.88)
+            score = f.initials_score(i)
             reasons.append(f"{a!r} is the initials of {b!r}")
         elif len(rb) == 1 and f.compact[j] in f.initials[i]:
-            score = max(score, 0.88)
+            score = f.initials_score(j)
             reasons.append(f"{b!r} is the initials of {a!r}")
         ca, cb = f.compact[i], f.compact[j]
         short_c, long_c, short, long = (ca, cb, a, b) if len(ca) < len(cb) else (cb, ca, b, a)
@@ -314,6 +348,12 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
                 all(any(_word_match(x, y) for y in wb) for x in wa)
                 or all(any(_word_match(x, y) for x in wa) for y in wb)
             )
+            more = _word_added(wa, wb) or _word_added(wb, wa)
+            if more and not differs:
+                score = min(score, WORD_ADDED)
+                reasons.append(f"names {round(ratio * 100)}% alike")
+                reasons.append(f"but {more!r} is a word more")
+                apart = True
     alike_only = not reasons
     if not reasons or (0.8 <= ratio < 1 and f.text[i] != f.text[j]):
         reasons.append(f"names {round(ratio * 100)}% alike")
@@ -323,7 +363,21 @@ def _name_reasons(f: _Folded, i: int, j: int, ratio: float) -> tuple[float, list
     if f.numbers[i] != f.numbers[j]:
         score *= 0.6  # "Apollo 11" and "Apollo 12" are two things
         reasons.append("but their numbers differ")
-    return score, reasons, differs
+        apart = True
+    return score, reasons, differs, apart
+
+
+def _word_added(extra: set[str], other: set[str]) -> str | None:
+    """A word of ``extra`` (the words only one name has) with no counterpart among ``other`` (the other name's own
+    words), when every word of ``other`` has one in ``extra``: the first name is the second plus a word.
+    Stopwords and legal forms are not words that make another thing, nor is a piece of one of the other's words
+    split off ("Don t" / "Dont")."""
+    meaningful = sorted(w for w in extra if w not in STOPWORDS and w not in DESIGNATORS)
+    joined = "".join(sorted(other))
+    alone = [x for x in meaningful if not any(_word_match(x, y) for y in other) and x not in joined]
+    if not alone or not all(any(_word_match(y, x) for x in extra) for y in other):
+        return None
+    return alone[0]
 
 
 def rank(
@@ -399,7 +453,7 @@ def rank(
             continue
         if (min(x.id, y.id), max(x.id, y.id)) in skipped:
             continue
-        score, reasons, differs = _name_reasons(f, i, j, ratio)
+        score, reasons, differs, apart = _name_reasons(f, i, j, ratio)
         if differs and not shared:
             score *= 0.8
             reasons.append("but a word differs")
@@ -410,7 +464,9 @@ def rank(
             score = min(1.0, score + min(0.15, 0.05 + 0.05 * shared))
             reasons.append(f"{shared} shared neighbour{'s' if shared > 1 else ''}")
         cosine = extra.get(code)
-        if cosine is not None and min(0.95, cosine) > score:  # the meaning lifts the pair: spelling is beside the point
+        # the meaning lifts the pair: spelling is beside the point (but not over what the spelling says apart: a
+        # name and itself plus a word, or with another number, are close in meaning by the words they share)
+        if cosine is not None and not apart and min(0.95, cosine) > score:
             score = min(0.95, cosine)
             reasons = [r for r in reasons if not r.startswith(("names ", "but a word", "but the names"))]
         if cosine is not None:

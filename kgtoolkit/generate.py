@@ -1040,7 +1040,7 @@ def build_generated(
     if file is not None:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{file}{suffix}").unlink(missing_ok=True)
-    kg = KnowledgeGraph(location)
+    kg = KnowledgeGraph(location, create=True)
     try:
         if postgres and not is_empty(kg):
             raise InvalidRequest(

@@ -27,10 +27,19 @@ __all__ = ["KnowledgeGraph", "open"]
 
 
 def open(
-    db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0, backend: Backend | None = None
+    db: DatabaseName | None = None,
+    *,
+    read_only: bool = False,
+    timeout: float = 30.0,
+    backend: Backend | None = None,
+    create: bool = False,
 ) -> KnowledgeGraph:
-    """Open (creating on first use) the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…``
-    (see :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
+    """Open the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…`` (see
+    :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
+
+    Reads never create a graph: a file that does not exist is made by the graph's first write (or at once with
+    ``create=True``), and a read before then raises :class:`~kgtoolkit.NotFound` naming the path. A PostgreSQL
+    database (or schema) gets the graph's tables when it is opened for writing.
 
     ``backend``: a :class:`~kgtoolkit.store.Backend` to run on instead (from :func:`kgtoolkit.store.connect`, or
     a subclass of an engine's that instruments it); then ``db`` is left out.
@@ -39,7 +48,7 @@ def open(
     >>> kg.stats().facts
     0
     """
-    return KnowledgeGraph(db, read_only=read_only, timeout=timeout, backend=backend)
+    return KnowledgeGraph(db, read_only=read_only, timeout=timeout, backend=backend, create=create)
 
 
 class KnowledgeGraph(GraphStore):
@@ -48,7 +57,7 @@ class KnowledgeGraph(GraphStore):
     Safe to share between threads of one process; several processes (on several machines, for
     PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
     is one transaction, whole or absent; never two identical current facts; ``supersede`` and
-    ``merge`` atomic. ``location`` says where the graph is; ``path`` is its file (None for PostgreSQL).
+    ``merge`` atomic. ``location`` says where the graph is (``location.path``: its SQLite file, None for PostgreSQL).
     """
 
     # ------------------------------------------------------------------ cleaning up (contract §14)

@@ -184,7 +184,7 @@ def _collect(
         headline.append(("top-entity", "most volatile entity", str(entities["entity_name"][0])))
     return _Data(
         title=title or "Knowledge-graph churn report",
-        graph=str(kg.path),
+        graph=str(kg.location),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         every=every,
         window=window,

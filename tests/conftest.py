@@ -159,8 +159,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def kg(db_path: Path | str) -> Iterator[KnowledgeGraph]:
-    """A fresh graph (an SQLite file, or a PostgreSQL schema), closed after the test."""
-    graph = kgtoolkit.open(db_path)
+    """A fresh, empty graph (an SQLite file, or a PostgreSQL schema), made at once and closed after the test."""
+    graph = kgtoolkit.open(db_path, create=True)
     try:
         yield graph
     finally:

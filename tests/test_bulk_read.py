@@ -64,7 +64,7 @@ def test_a_running_write_makes_the_read_use_one_connection(graph, monkeypatch):
     monkeypatch.setattr(_sqlite, "SMALL", 0)
     monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
     expected = frames.facts(graph)
-    writer = sqlite3.connect(graph.path, isolation_level=None)
+    writer = sqlite3.connect(str(graph.location.path), isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")
         writer.execute("DELETE FROM facts")  # not committed: readers still see every fact
@@ -78,7 +78,7 @@ def test_read_only_graph_reads_the_same(graph, monkeypatch):
     monkeypatch.setattr(_sqlite, "SMALL", 0)
     monkeypatch.setattr(_sqlite, "SPLIT_MIN", 10)
     expected = frames.facts(graph)
-    with kgtoolkit.open(graph.path, read_only=True) as ro:
+    with kgtoolkit.open(graph.location, read_only=True) as ro:
         assert frames.facts(ro).equals(expected)
 
 

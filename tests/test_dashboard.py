@@ -22,7 +22,7 @@ import kgtoolkit
 from kgtoolkit import analysis, dashboard, frames
 from kgtoolkit._demo import build_demo
 from kgtoolkit.dashboard import graphview
-from kgtoolkit.dashboard._text import md_text, plain
+from kgtoolkit.dashboard._text import md_code, md_text, plain
 from kgtoolkit.store import dump
 
 APP = dashboard.SCRIPT  # the script the package ships (kgtoolkit/dashboard/app.py)
@@ -41,7 +41,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def empty_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("dash") / "empty.sqlite3"
-    kgtoolkit.open(path).close()
+    kgtoolkit.open(path, create=True).close()
     return path
 
 
@@ -72,6 +72,16 @@ def test_every_page_runs_on_the_demo_graph(monkeypatch: pytest.MonkeyPatch, demo
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_on_an_empty_graph(monkeypatch: pytest.MonkeyPatch, empty_db: Path, page: str) -> None:
     _open(_app(monkeypatch, empty_db), page)
+
+
+def test_a_missing_graph_is_said_not_shown_blank(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Reads never create a graph (contract §8): a mistyped path says there is none, and makes nothing."""
+    missing = tmp_path / "typo.sqlite3"
+    at = _app(monkeypatch, missing)
+    at.run()
+    assert not at.exception
+    assert [e.value.split(" · ")[0] for e in at.error] == [f"No graph at {md_code(str(missing))}"]
+    assert "kgtoolkit import FILE --db" in at.error[0].value and not missing.exists()
 
 
 def test_a_source_checkout_runs_the_same_app(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:
@@ -615,11 +625,53 @@ def test_the_cleanup_page_lists_the_librarys_candidates_with_their_reasons(
     assert not [b for b in at.button if b.key.startswith("cleanup_merge_")]
 
 
+def _confirm(at: AppTest, key: str) -> None:
+    """Merge / Make alias a pair: the first click asks, Confirm does it."""
+    at.button(key=f"cleanup_{key}").click().run()
+    _ok(at)
+    at.button(key=f"cleanup_confirm_{key.split('_', 1)[1]}").click().run()
+
+
+def test_merge_asks_first_and_only_confirm_merges(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
+    at = _open(_app(monkeypatch, planted_db), "cleanup")
+    key = "entities|postgres|postgresql"
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        before = dump(kg)
+    assert not [b for b in at.button if b.key.startswith("cleanup_confirm_")] and not at.warning
+    at.button(key=f"cleanup_merge_{key}").click().run()
+    _ok(at)
+    assert [w.value for w in at.warning] == [
+        "Merge **Postgres** into **PostgreSQL**? **PostgreSQL** is kept; the 1 fact of **Postgres** move to it, and "
+        "`Postgres` becomes an alias of it. The dashboard cannot undo a merge."
+    ]
+    assert {b.key for b in at.button if b.key.startswith(("cleanup_confirm_", "cleanup_cancel_"))} == {
+        f"cleanup_confirm_{key}",
+        f"cleanup_cancel_{key}",
+    }
+    assert at.button(key=f"cleanup_confirm_{key}").label == "Confirm merge" and not at.success
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert dump(kg) == before  # the first click changed nothing
+    assert POSTGRES in _pairs(at)
+    # the kept side chosen after asking: the question says so, and Confirm merges that way
+    at.radio(key=f"cleanup_keep_{key}").set_value("postgres").run()
+    assert "**Postgres** is kept" in at.warning[0].value
+    at.button(key=f"cleanup_cancel_{key}").click().run()
+    _ok(at)
+    assert not at.warning and not [b for b in at.button if b.key.startswith("cleanup_confirm_")]
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert dump(kg) == before and POSTGRES in _pairs(at)  # Cancel changed nothing
+    _confirm(at, f"merge_{key}")
+    _ok(at)
+    assert at.success[0].value.startswith("Merged **PostgreSQL** into **Postgres**") and not at.warning
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert kg.resolve("PostgreSQL") == "postgres"
+
+
 def test_merge_moves_the_facts_to_the_entity_kept(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
     at = _open(_app(monkeypatch, planted_db), "cleanup")
     # Postgres and PostgreSQL have one fact each: the longer name is kept unless another is chosen
     assert at.radio(key="cleanup_keep_entities|postgres|postgresql").value == "postgresql"
-    at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()
+    _confirm(at, "merge_entities|postgres|postgresql")
     _ok(at)
     assert at.success[0].value == (
         "Merged **Postgres** into **PostgreSQL**: 1 fact moved; `Postgres` is an alias of it now."
@@ -633,7 +685,7 @@ def test_merge_moves_the_facts_to_the_entity_kept(monkeypatch: pytest.MonkeyPatc
         }
     # the other side kept: International Business Machines folds into IBM
     at.radio(key="cleanup_keep_entities|ibm|international_business_machines").set_value("ibm").run()
-    at.button(key="cleanup_merge_entities|ibm|international_business_machines").click().run()
+    _confirm(at, "merge_entities|ibm|international_business_machines")
     _ok(at)
     assert "into **IBM**" in at.success[0].value and IBM not in _pairs(at)
     with kgtoolkit.open(planted_db, read_only=True) as kg:
@@ -646,6 +698,13 @@ def test_make_alias_folds_one_predicate_into_the_other(monkeypatch: pytest.Monke
     key = "predicates|uses_database|uses_db"
     assert at.radio(key=f"cleanup_keep_{key}").value == "uses_database"
     at.button(key=f"cleanup_alias_{key}").click().run()
+    assert [w.value for w in at.warning] == [
+        "Fold `uses_db` into `uses_database`? `uses_database` is kept; the 1 fact of `uses_db` fold into it, and "
+        "`uses_db` becomes a predicate alias of it. The dashboard cannot undo this."
+    ]
+    with kgtoolkit.open(planted_db, read_only=True) as kg:
+        assert "uses_db" in {p.id for p in kg.predicates()}  # asked, not done
+    at.button(key=f"cleanup_confirm_{key}").click().run()
     _ok(at)
     assert at.success[0].value == ("Folded 1 fact of `uses_db` into `uses_database`; `uses_db` is an alias of it now.")
     assert frozenset(("uses_db", "uses_database")) not in _pairs(at)
@@ -685,11 +744,12 @@ def test_not_the_same_is_remembered_and_never_listed_again(
 
 def test_an_action_that_fails_shows_the_librarys_error(monkeypatch: pytest.MonkeyPatch, planted_db: Path | str) -> None:
     at = _open(_app(monkeypatch, planted_db), "cleanup")
+    at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()  # asked
     with kgtoolkit.open(planted_db) as kg:  # meanwhile, someone else merges the pair
         kg.merge("Postgres", "PostgreSQL")
         with pytest.raises(kgtoolkit.KGError) as raised:
             kg.merge("postgres", "postgresql")  # what the stale button asks for: the pair's ids
-    at.button(key="cleanup_merge_entities|postgres|postgresql").click().run()
+    at.button(key="cleanup_confirm_entities|postgres|postgresql").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == [md_text(f"[{raised.value.code}] {raised.value.message}")]
     assert POSTGRES not in _pairs(at) and MELBOURNE in _pairs(at)  # the list is the graph's as it is now

@@ -300,7 +300,8 @@ def test_an_upload_is_checked_without_writing_then_imported(tmp_path: Path) -> N
     )
     target = kgtoolkit.open(tmp_path / "target.sqlite3")
     rows, dry = data.check_upload(target, name, bad, comma_guard=False, source="upload")
-    assert rows.height == 7 and (dry["rows"], dry["rejected"]) == (7, 1) and target.stats().facts == 0
+    assert rows.height == 7 and (dry["rows"], dry["rejected"]) == (7, 1)
+    assert not (tmp_path / "target.sqlite3").exists()  # checked by a new graph's settings; nothing made (contract §8)
     rejects = data.rejects_frame(dry)
     assert rejects.columns == ["line", "field", "value", "reason"] and rejects["field"].to_list() == ["valid_from"]
     report = data.import_upload(target, name, bad, comma_guard=False, source="upload")

@@ -297,6 +297,20 @@ def test_every_page_sends_stored_text_escaped(monkeypatch: pytest.MonkeyPatch, h
             break  # these pages do not depend on the chosen entity
 
 
+def test_the_merge_question_sends_the_names_escaped(monkeypatch: pytest.MonkeyPatch, hostile_db) -> None:
+    """Merge asks first, naming both sides: hostile names stay text there too."""
+    db, _ = hostile_db
+    at = _open(_app(monkeypatch, db, cleanup_min_score=0.5), "cleanup")
+    merges = [b.key for b in at.button if b.key.startswith("cleanup_merge_")]
+    assert len(merges) >= 2
+    for key in merges:
+        at.button(key=key).click().run()
+        assert len(at.warning) == 1 and at.warning[0].value.startswith("Merge ")
+        sent = _assert_inert(at)
+        assert at.warning[0].value in sent
+        at.button(key=key.replace("cleanup_merge_", "cleanup_cancel_")).click().run()
+
+
 def test_the_entity_page_shows_the_escaped_forms(monkeypatch: pytest.MonkeyPatch, hostile_db) -> None:
     db, ids = hostile_db
     at = _open(_app(monkeypatch, db, entity=ids[f"id:{hostile.IMAGE}"], all_time=True), "entity")

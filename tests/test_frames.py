@@ -158,7 +158,7 @@ def test_known_at_blanks_ends_recorded_later(db_path: Path) -> None:
 
 
 def test_empty_graph_has_the_full_schema(db_path: Path) -> None:
-    kg = kgtoolkit.open(db_path)
+    kg = kgtoolkit.open(db_path, create=True)
     for loader, schema in (
         (frames.facts, frames.FACTS_SCHEMA),
         (frames.entities, frames.ENTITIES_SCHEMA),

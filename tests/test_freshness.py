@@ -59,7 +59,7 @@ class HashEmbedder:
 
 def where(kg: KnowledgeGraph) -> Path | str:
     """The graph's file or URL, for raw SQL from another connection."""
-    return kg.path if kg.path is not None else str(kg.location.url)
+    return kg.location.path if kg.location.path is not None else str(kg.location.url)
 
 
 def expected(kg: KnowledgeGraph) -> dict[str, dict[Any, bytes]]:

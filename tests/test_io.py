@@ -87,7 +87,7 @@ def fresh(new_db: Callable[[str], Path | str]) -> Callable[[str], KnowledgeGraph
     opened: list[KnowledgeGraph] = []
 
     def make(name: str = "fresh") -> KnowledgeGraph:
-        graph = kgtoolkit.open(new_db(name))
+        graph = kgtoolkit.open(new_db(name), create=True)
         opened.append(graph)
         return graph
 

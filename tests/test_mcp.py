@@ -190,7 +190,7 @@ def test_text_that_is_not_unicode_does_not_kill_the_server(tmp_path: Path, db_pa
     an answer carrying it used to kill the server (the SDK cannot serialise it). Now it comes back escaped."""
     import sqlite3
 
-    KnowledgeGraph(db_path).close()
+    KnowledgeGraph(db_path, create=True).close()
     with sqlite3.connect(db_path) as conn:  # what `kgtoolkit config --add-type $'caf\xe9'` used to store
         conn.execute(
             "INSERT OR REPLACE INTO settings(key, value) VALUES ('types', ?)",
@@ -213,7 +213,7 @@ def test_a_request_holding_text_that_is_not_unicode_is_refused(db_path: Path | s
     """Such text is refused by the dispatcher both doors share, before it reaches either database."""
     from kgtoolkit import mcp_server
 
-    with KnowledgeGraph(db_path) as kg:
+    with KnowledgeGraph(db_path, create=True) as kg:
         before = dump(db_path)
         answer = mcp_server.call(kg, "kg_add", {"subject": "caf\udce9", "predicate": "in", "object": "Paris"})
         assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"

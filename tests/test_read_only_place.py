@@ -85,5 +85,12 @@ def test_cli_reads_and_refuses_writes_clearly(read_only_graph: Path) -> None:
 
 
 def test_a_new_graph_in_such_a_folder_is_refused_clearly(read_only_graph: Path) -> None:
-    with pytest.raises(kgtoolkit.StoreError, match="cannot create a graph"):
-        kgtoolkit.open(read_only_graph.with_name("new.sqlite3"))
+    new = read_only_graph.with_name("new.sqlite3")
+    with kgtoolkit.open(
+        new
+    ) as kg:  # opening makes nothing: a read says there is no graph, a write that none can be made
+        with pytest.raises(kgtoolkit.NotFound, match="no graph at"):
+            kg.stats()
+        with pytest.raises(kgtoolkit.StoreError, match="cannot create a graph"):
+            kg.add("a", "p", "b")
+    assert not new.exists()

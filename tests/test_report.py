@@ -132,7 +132,7 @@ def test_report_escapes_names(tmp_path: Path) -> None:
 
 
 def test_report_empty_graph(tmp_path: Path) -> None:
-    kg = kgtoolkit.open(tmp_path / "empty.sqlite3")
+    kg = kgtoolkit.open(tmp_path / "empty.sqlite3", create=True)
     html_path, md_path = churn_report(kg, out=tmp_path / "empty.html")
     page = html_path.read_text(encoding="utf-8")
     assert_offline(page)

@@ -235,7 +235,7 @@ def test_missing_or_tampered_index_is_detected_and_rebuilt(
     folder = idx.folder
     assert folder is not None and folder.parent == index_folder(kg)
     if kg.backend == "sqlite":  # beside the graph's file
-        assert folder.parent == Path(f"{kg.path}.search")
+        assert folder.parent == Path(f"{kg.location.path}.search")
     else:  # a local cache, named by the graph's identity (HOME is tmp_path in the tests)
         assert folder.parent == tmp_path / ".cache" / "kgtoolkit" / "search" / kg.identity()
     assert {p.name for p in folder.iterdir()} >= {

@@ -1239,7 +1239,7 @@ class TestResolvePath:
         env = tmp_path / "sub" / "env.db"
         monkeypatch.setenv("KGTOOLKIT_DB", str(env))
         with kgtoolkit.open() as kg:
-            assert kg.path == env
+            assert kg.location.path == env
             kg.add("a", "p", "b")
         assert kgtoolkit.run_tool({"action": "stats"})["result"]["facts"] == 1
         with KnowledgeGraph() as kg:
@@ -1259,7 +1259,6 @@ class TestResolvePath:
         bad = tmp_path / "plain.txt" / "sub" / "graph.sqlite3"
         too_long = tmp_path / ("g" * 300 + ".sqlite3")
         for path, read_only, error in (
-            (bad, False, StoreError),
             (too_long, False, StoreError),
             (too_long, True, StoreError),
             (bad, True, NotFound),
@@ -1267,6 +1266,13 @@ class TestResolvePath:
             with pytest.raises(error) as err:
                 kgtoolkit.open(path, read_only=read_only)
             assert err.value.data["field"] == "path" and str(path) in err.value.message
+        with kgtoolkit.open(bad) as kg:  # no graph there yet: a read says so, a write cannot make one
+            with pytest.raises(NotFound) as err:
+                kg.stats()
+            assert err.value.data["field"] == "path" and str(bad) in err.value.message
+            with pytest.raises(StoreError) as err:
+                kg.add("a", "p", "b")
+            assert err.value.data["field"] == "path" and str(bad) in err.value.message
         assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.txt"]
 
     def test_other_folders_created(self, tmp_path: Path) -> None:

@@ -282,7 +282,7 @@ class Twins:
     def __init__(self, new_db: Callable[[str], Path | str], sql: Callable[..., Any]) -> None:
         self.sql = sql
         self.names = (new_db("bulk"), new_db("rows"))
-        self.bulk, self.rows = (kgtoolkit.open(name) for name in self.names)
+        self.bulk, self.rows = (kgtoolkit.open(name, create=True) for name in self.names)
         self.starts: dict[tuple[int, bool], dict[str, Any]] = {}
 
     def reset(self, filler: int = 0, guard: bool = True) -> tuple[kgtoolkit.KnowledgeGraph, kgtoolkit.KnowledgeGraph]:

@@ -450,8 +450,15 @@ def test_db_argument_and_broken_file(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert run_tool({"action": "add", "subject": "a", "predicate": "p", "object": "b"}, db=path)["ok"] is True
     assert run_tool({"action": "stats"}, db=path)["result"]["facts"] == 1
     (tmp_path / "plain.txt").write_text("a file, not a folder")
-    unusable = run_tool({"action": "stats"}, db=tmp_path / "plain.txt" / "sub" / "g.db")
+    nowhere = tmp_path / "plain.txt" / "sub" / "g.db"
+    unread = run_tool({"action": "stats"}, db=nowhere)  # no graph there: reads never create one (contract §8)
+    assert (
+        unread["ok"] is False and unread["error"]["code"] == "not_found" and str(nowhere) in unread["error"]["message"]
+    )
+    unusable = run_tool({"action": "add", "subject": "a", "predicate": "p", "object": "b"}, db=nowhere)
     assert unusable["ok"] is False and unusable["error"]["code"] == "store_error"
+    missing = tmp_path / "typo.db"
+    assert run_tool({"action": "stats"}, db=missing)["error"]["code"] == "not_found" and not missing.exists()
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"not a database at all" * 100)
     answer = run_tool({"action": "stats"}, db=broken)

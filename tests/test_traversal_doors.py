@@ -293,6 +293,27 @@ def test_the_commands(db_path: Any) -> None:
     assert code == 1 and "[not_found]" in message and "billing_service" in message
 
 
+def test_a_page_of_paths_says_how_many_in_words(db_path: Any) -> None:
+    """Paths' total is null when the search stopped at the page's end (contract §11): the header says how many are
+    shown and where the next page starts, never "3 of more paths"."""
+    with KnowledgeGraph(db_path) as kg:
+        for i in range(6):
+            kg.add("a", "p", f"m{i}")
+            kg.add(f"m{i}", "q", "b")
+    pages = {
+        ("--limit", "3"): "paths from a to b (3 paths shown; more exist: --offset 3)",
+        ("--limit", "3", "--offset", "3"): "paths from a to b (3 of 6 paths)",
+        ("--limit", "10"): "paths from a to b (6 paths)",
+        ("--limit", "1"): "paths from a to b (1 path shown; more exist: --offset 1)",
+        ("--limit", "0"): "paths from a to b: none shown; some exist: raise --limit",
+        ("--offset", "40"): "paths from a to b: none (offset 40 is past them)",
+    }
+    for options, header in pages.items():
+        code, text, _ = _cli("--db", db_path, "path", "a", "b", *options)
+        assert code == 0 and text.splitlines()[0] == header, (options, text)
+        assert " of more " not in text
+
+
 def test_the_commands_show_predicates_as_first_spelt_and_events_as_events(db_path: Any) -> None:
     """ICEWS-style labels ("Make a visit"), not ids (make_a_visit), in every traversal table (contract §13);
     an event is an event, not an ended fact (§12)."""

@@ -121,9 +121,10 @@ class Call:
     db: str | None = None
     json: bool = False
 
-    def open(self, *, read_only: bool = False) -> KnowledgeGraph:
-        """The graph this call names, opened (read-only for what only reads)."""
-        return KnowledgeGraph(self.db, read_only=read_only)
+    def open(self, *, read_only: bool = False, create: bool = False) -> KnowledgeGraph:
+        """The graph this call names, opened (read-only for what only reads; ``create``: made now if it does not
+        exist, for a command that writes after reading)."""
+        return KnowledgeGraph(self.db, read_only=read_only, create=create)
 
     def progress(self, label: str, *, before: str = "starting") -> AbstractContextManager[Progress | None]:
         """A progress bar on stderr for a long operation; none when the answer is JSON. ``before``: what it shows

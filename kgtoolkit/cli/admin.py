@@ -86,7 +86,7 @@ def config(
             remove_event_predicate,
         )
     ) or any(x is not None for x in (comma_guard, max_name_length, max_value_length, events))
-    with call.open(read_only=not changes) as kg:  # opened here: read-only unless a setting changes
+    with call.open(read_only=not changes, create=changes) as kg:  # opened here: read-only unless a setting changes
         current = kg.config
         if changes:
             current = kg.configure(

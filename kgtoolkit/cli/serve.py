@@ -14,10 +14,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from .._errors import InvalidRequest, KGError, missing_dependency
+from .._errors import InvalidRequest, KGError, NotFound, StoreError, missing_dependency
 from .._tool import TOOL_SCHEMA, answer_json, envelope, registry, run_tool
 from ..graph import KnowledgeGraph
-from ..store import resolve
+from ..store import Location, resolve
 from ._common import Call, command
 from ._render import emit, err, out
 
@@ -89,6 +89,25 @@ def mcp_(
     out.out(text, end="", highlight=False)
 
 
+def _graph_there(location: Location) -> None:
+    """Refuse to serve a graph that does not exist (a mistyped ``--db``), saying how to make one: the dashboard
+    shows a graph, it does not make an empty one."""
+    hint = (
+        "check --db (or $KGTOOLKIT_DB); to start a graph there, write to it first "
+        f"(kgtoolkit add … --db {location}, kgtoolkit import FILE --db {location}, or kgtoolkit demo --out {location})"
+    )
+    if location.path is not None:
+        if not location.path.exists():
+            raise NotFound(f"no graph at {location}; {hint}", field="db", value=str(location))
+        return
+    try:  # PostgreSQL: a database or schema with no graph in it yet
+        KnowledgeGraph(location, read_only=True).close()
+    except NotFound as exc:
+        raise NotFound(f"no graph in {location} yet; {hint}", field="db", value=str(location)) from exc
+    except StoreError:  # one to upgrade, say: the open below, writable, says what it says
+        pass
+
+
 @command("dashboard", json=False)
 def dashboard(
     call: Call,
@@ -117,11 +136,8 @@ def dashboard(
             field="dashboard",
             value=str(script),
         )
-    if read_only and location.path is not None and not location.path.exists():
-        raise InvalidRequest(
-            f"no graph at {location}; read-only mode needs an existing file", field="db", value=str(location)
-        )
-    KnowledgeGraph(location, read_only=read_only).close()  # fail here, clearly; and create a new graph on first use
+    _graph_there(location)
+    KnowledgeGraph(location, read_only=read_only).close()  # fail here, clearly (a file this user cannot open, say)
     target = str(location.path.resolve()) if location.path is not None else (location.url or "")
     env = {**os.environ, "KGTOOLKIT_DB": target, "KGTOOLKIT_DASHBOARD_READ_ONLY": "1" if read_only else "0"}
     # -P (safe path): the working directory is not put on sys.path, so a folder named kgtoolkit beside the

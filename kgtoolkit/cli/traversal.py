@@ -75,16 +75,26 @@ def _during(value: tuple[str, str] | None) -> tuple[str, str] | None:
     return None if value is None else (value[0], value[1])
 
 
+def paths_shown(found: Paths) -> str:
+    """How many paths a page shows, in words: ``3 paths``, ``3 of 10 paths``, or, when the search stopped at the
+    page's end without counting the rest (``total`` null, contract §11), ``3 paths shown; more exist: --offset 3``."""
+    if found.total is None:
+        more = f"; more exist: --offset {found.next_offset:,}" if found.next_offset is not None else ""
+        return f"{plural(found.count, 'path')} shown{more}"
+    return plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {found.total:,} paths"
+
+
 def _show_paths(found: Paths, title: str, labels: Mapping[str, str]) -> None:
     if not found.paths:
-        out.print(
-            f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
-            highlight=False,
-        )
+        if found.total is None and found.truncated:  # --limit 0: none asked for, some there
+            out.print(f"{escape(title)}: none shown; some exist: raise --limit", highlight=False)
+        else:
+            out.print(
+                f"{escape(title)}: none" + (f" (offset {found.offset:,} is past them)" if found.total else ""),
+                highlight=False,
+            )
     else:
-        total = f"{found.total:,}" if found.total is not None else "more"
-        shown = plural(found.count, "path") if found.total == found.count else f"{found.count:,} of {total} paths"
-        out.print(f"[bold]{escape(title)}[/] ({shown})", highlight=False)
+        out.print(f"[bold]{escape(title)}[/] ({paths_shown(found)})", highlight=False)
         for number, p in enumerate(found.paths, start=found.offset + 1):
             dates = ", ".join(f"{f.valid_from or '?'}…{f.valid_to or ''}" for f in p)
             dated = any(f.valid_from or f.valid_to for f in p)

@@ -714,6 +714,22 @@ def _facts(n: int) -> str:
 CLEAN_UP_ACTIONS: dict[str, tuple[str, ...]] = {"entities": ("merge", "not_same"), "predicates": ("alias", "not_same")}
 
 
+def clean_up_preview(kind: str, keep: str, drop: str, moved: int) -> str:
+    """What a Merge (entities) or Make alias (predicates) will do, asked before it is done, as Markdown: which side
+    is kept, how many facts move (``moved``: the facts naming ``drop``), and what becomes of the other name."""
+    if kind == "entities":
+        return (
+            f"Merge **{md_text(drop)}** into **{md_text(keep)}**? **{md_text(keep)}** is kept; the "
+            f"{_facts(moved)} of **{md_text(drop)}** move to it, and {md_code(drop)} becomes an alias of it. "
+            "The dashboard cannot undo a merge."
+        )
+    return (
+        f"Fold {md_code(drop)} into {md_code(keep)}? {md_code(keep)} is kept; the {_facts(moved)} of "
+        f"{md_code(drop)} fold into it, and {md_code(drop)} becomes a predicate alias of it. The dashboard cannot "
+        "undo this."
+    )
+
+
 def clean_up(kg: kgtoolkit.KnowledgeGraph, kind: str, action: str, keep: str, drop: str) -> str:
     """One Clean up action on a duplicate pair, through the library; what it did, as Markdown (names escaped).
 

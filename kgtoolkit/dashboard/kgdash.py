@@ -128,6 +128,13 @@ def ctx() -> Ctx:
     except kgtoolkit.KGError as exc:
         st.error(f"Cannot open the graph at {md_code(path)} · {md_text(exc.message)}")
         st.stop()
+    file = kg.location.path
+    if file is not None and not kg.location.memory and not file.exists():  # reads never make a graph (contract §8)
+        st.error(
+            f"No graph at {md_code(path)} · check the path; to start one there, write to it first "
+            f"({md_code('kgtoolkit add … --db ' + path)}, {md_code('kgtoolkit import FILE --db ' + path)}) and reload"
+        )
+        st.stop()
     return Ctx(kg, path, read_only)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import InvalidRequest
@@ -113,7 +112,8 @@ def _import(
         return _import_dump(kg, _load_json(file), rejects, options)
     if fmt == "sqlite":
         if is_kgtoolkit_file(file):
-            if kg.path is not None and not kg.location.memory and Path(kg.path).resolve() == file.resolve():
+            file_of = kg.location.path
+            if file_of is not None and not kg.location.memory and file_of.resolve() == file.resolve():
                 raise InvalidRequest(
                     f"{file} is this graph's own file; nothing to import", field="path", value=str(file)
                 )

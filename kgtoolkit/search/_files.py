@@ -52,8 +52,8 @@ def index_folder(kg: KnowledgeGraph) -> Path | None:
     """
     if kg.location.memory:
         return None
-    if kg.path is not None:
-        return Path(f"{kg.path}.search")
+    if kg.location.path is not None:
+        return Path(f"{kg.location.path}.search")
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "kgtoolkit" / "search" / _slug(kg.identity())
 

@@ -180,6 +180,16 @@ class Backend(abc.ABC):
         self.timeout = timeout
         self.lock = threading.RLock()
 
+    @property
+    def missing(self) -> bool:
+        """The graph's database does not exist yet: reads would say so, and the first write makes it."""
+        return False
+
+    def create(self) -> None:  # noqa: B027 - a hook with a default
+        """Make the graph's database now if it does not exist yet (a write does so by itself; a read never does).
+
+        Nothing to do by default: an engine that makes its graph when it connects (PostgreSQL's schema)."""
+
     # ------------------------------------------------------------------ transactions
 
     @abc.abstractmethod

@@ -26,6 +26,7 @@ from ._backend import Backend, Cursor
 from ._keyset import KeySet
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
 from ._schema import FACT_COLUMNS, TABLE_COLUMNS
+from ._sqlite import read_or_blank
 
 if TYPE_CHECKING:
     import polars as pl
@@ -370,6 +371,8 @@ def import_facts(
         raise InvalidRequest(
             f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
         )
+    if not dry_run:
+        kg._backend.create()  # an import writes: a new graph is made first (a dry run reads the graph that is there)
     if not isinstance(frame, pl.DataFrame):
         return _import_batches(
             kg,
@@ -396,7 +399,7 @@ def import_facts(
 
     # The rules run before the write lock is taken (a bad file never holds up other writers), and again
     # inside it in the rare case that the graph's settings changed meanwhile.
-    with backend.read() as cur:
+    with read_or_blank(backend) as cur:
         config, aliases = q.read_config(cur), _preds.read_aliases(cur)
         stored_facts = cur.execute("SELECT max(id) FROM facts").fetchone()[0] is not None
     if stored_facts and frame.height >= _PAUSE_TEXT_INDEX and not dry_run:  # it will read the stored keys
@@ -536,7 +539,7 @@ def _import_batches(
         return Rules(q.read_config(cur), comma_guard=guard, predicate_aliases=_preds.read_aliases(cur))
 
     if dry_run:
-        with backend.read() as cur:
+        with read_or_blank(backend) as cur:
             rules = rules_of(cur)
         for batch in batches:
             check(batch, rules)

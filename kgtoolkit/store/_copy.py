@@ -176,6 +176,8 @@ def _refuse_row(name: str, column: str, row: dict[str, Any]) -> None:
 
 
 def _is_empty(kg: GraphStore) -> bool:
+    if kg._backend.missing:  # a graph not made yet holds nothing
+        return True
     with kg._backend.read() as cur:
         return _empty(cur)
 

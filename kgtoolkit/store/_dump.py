@@ -146,6 +146,8 @@ def dump(kg: GraphStore) -> dict[str, Any]:
 def is_empty(kg: GraphStore) -> bool:
     """True when the graph holds no entity, fact, alias, memory or predicate alias (settings, and the labels of
     predicates no fact uses, do not count)."""
+    if kg._backend.missing:  # a graph not made yet holds nothing (and a read would say there is none)
+        return True
     with kg._backend.read() as cur:
         return _empty(cur)
 
@@ -253,6 +255,7 @@ def import_graph(
     clash (a warning). Facts follow ``import_facts`` exactly (duplicates skipped, bad rows raise or
     are skipped).
     """
+    kg._backend.create()  # it writes: a new graph is made first
     config = kg.config
     pairs = list(predicate_aliases)
 

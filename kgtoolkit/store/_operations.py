@@ -17,7 +17,6 @@ import functools
 import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from .. import _validity as v
@@ -75,6 +74,7 @@ from ._location import DatabaseName, Location, resolve
 from ._not_same import mark_not_same, repoint_not_same
 from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
+from ._sqlite import read_or_blank
 
 __all__ = ["GraphStore", "connect"]
 
@@ -108,7 +108,7 @@ class GraphStore:
     Safe to share between threads of one process; several processes (on several machines, for
     PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
     is one transaction, whole or absent; never two identical current facts; ``supersede`` and
-    ``merge`` atomic. ``location`` says where the graph is; ``path`` is its file (None for PostgreSQL).
+    ``merge`` atomic. ``location`` says where the graph is (``location.path``: its SQLite file, None for PostgreSQL).
     """
 
     def __init__(
@@ -118,12 +118,17 @@ class GraphStore:
         read_only: bool = False,
         timeout: float = 30.0,
         backend: Backend | None = None,
+        create: bool = False,
     ) -> None:
         if backend is not None and db is not None:
             raise InvalidRequest(
                 "give either db or backend, not both: a backend already knows its database", field="backend"
             )
+        if create and read_only:
+            raise InvalidRequest("a graph opened read_only cannot be created; give one or the other", field="create")
         self._backend = backend if backend is not None else connect(db, read_only=read_only, timeout=timeout)
+        if create:
+            self._backend.create()
         self.location: Location = self._backend.location
         self._kept: dict[str, Any] = {}
         #: Whether each predicate (normalised, as given) was a value predicate when last searched: the guess
@@ -131,11 +136,6 @@ class GraphStore:
         self._value_guess = _Guesses()
 
     # ------------------------------------------------------------------ plumbing
-
-    @property
-    def path(self) -> Path | None:
-        """The graph's SQLite file (``Path(":memory:")`` in memory), or None for PostgreSQL."""
-        return self.location.path
 
     @property
     def read_only(self) -> bool:
@@ -194,8 +194,9 @@ class GraphStore:
 
     @property
     def config(self) -> GraphConfig:
-        """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard."""
-        with self._read() as cur:
+        """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard (a graph
+        not made yet has a new graph's)."""
+        with read_or_blank(self._backend) as cur:
             return q.read_config(cur)
 
     def configure(  # noqa: C901  (over the limit before it was set: to split)
@@ -229,6 +230,7 @@ class GraphStore:
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
         ['company', 'event', 'person']
         """
+        self._backend.create()  # it writes: a new graph is made first (a refusal may read its settings)
         updates: dict[str, str] = {}
         if types is not None:
             vocabulary = self._setting_names(types, "types", "type")
@@ -684,6 +686,7 @@ class GraphStore:
 
     def remember(self, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None) -> Memory:
         """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
+        self._backend.create()  # it writes: a new graph is made first (the rules read its settings)
         rules = Rules(self.config)
         body = (rules.text(text, "text") or "") if isinstance(text, str) else ""
         if not body:

@@ -65,35 +65,72 @@ class SQLiteBackend(Backend):
         self.path = location.path
         self._immutable = False
         self._corrupt: KGError | None = None  # what a read found damaged: writes are refused from then on
+        self._reopening = False
+        #: A file that does not exist yet, opened for writing: reads say there is no graph, and the first write
+        #: (or :meth:`create`) makes it. Reads never create a graph (contract §8).
+        self._pending = False
         memory = location.memory
         try:
-            if not memory and not read_only:
+            exists = memory or self.path.exists()
+            if exists and not memory and not read_only:
+                self.read_only_reason = unwritable(self.path)
+        except OSError as exc:  # a name too long, no permission ...
+            raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from exc
+        if not exists and read_only:
+            raise self._no_graph()
+        self.read_only = read_only or self.read_only_reason is not None
+        if exists:
+            self._open_file()
+        else:
+            self._pending = True
+
+    def _no_graph(self) -> NotFound:
+        return NotFound(
+            f"no graph at {self.path}; check the path (a graph is created by its first write: add a fact or "
+            "import a file there; in Python, open(..., create=True) makes an empty one)",
+            field="path",
+            value=str(self.path),
+        )
+
+    @property
+    def missing(self) -> bool:
+        return self._pending and not self.path.exists()
+
+    def create(self) -> None:
+        """Make the graph's file now, if it does not exist yet (its folder too); reads never do."""
+        with self.lock:
+            if not self._pending:
+                return
+            try:
                 folder = self.path.parent
                 if not folder.exists():
                     default_folder = DEFAULT_PATH.expanduser().parent
                     folder.mkdir(parents=True, exist_ok=True, mode=0o700 if folder == default_folder else 0o777)
-            missing = read_only and not memory and not self.path.exists()
-            if not memory and not read_only:
-                self.read_only_reason = unwritable(self.path)
-                missing = bool(self.read_only_reason) and not self.path.exists()
-        except OSError as exc:  # a path component is a file, a name too long, no permission, a full disk ...
-            raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from exc
-        if missing and self.read_only_reason:
-            raise StoreError(
-                f"cannot create a graph at {self.path}: {self.read_only_reason}; choose another path",
-                field="path",
-                value=str(self.path),
-            )
-        if missing:
-            raise NotFound(
-                f"no graph at {self.path}; check the path (a graph file is created by its first write)",
-                field="path",
-                value=str(self.path),
-            )
-        self.read_only = read_only or self.read_only_reason is not None
-        self._reopening = False
+                reason = unwritable(self.path)
+            except OSError as exc:  # a path component is a file, a name too long, no permission, a full disk ...
+                raise os_failure(exc, path=self.path, doing="use", hint="choose another path") from exc
+            if reason is not None and not self.path.exists():
+                raise StoreError(
+                    f"cannot create a graph at {self.path}: {reason}; choose another path",
+                    field="path",
+                    value=str(self.path),
+                )
+            self.read_only_reason = reason
+            self.read_only = reason is not None
+            self._open_file()
+            self._pending = False
+
+    def _ready(self) -> None:
+        """Before a read: a graph whose file is still missing has none to read, unless another process made it."""
+        if self._pending:
+            with self.lock:
+                if self._pending and not self.path.exists():
+                    raise self._no_graph()
+                self.create()
+
+    def _open_file(self) -> None:
         try:
-            if not self.read_only and not memory and not self.path.exists():
+            if not self.read_only and not self.location.memory and not self.path.exists():
                 private_file(self.path, exclusive=True)  # 0600, and its -wal and -shm with it (contract §8)
             self._connect()
             if not self.read_only:
@@ -314,8 +351,14 @@ class SQLiteBackend(Backend):
         """``BEGIN IMMEDIATE`` for writes (no lock upgrades, so no deadlock); ``BEGIN`` for reads."""
         if write and self.read_only:
             self._refuse_write()
-        if write and self._corrupt is not None:
-            self._refuse_corrupt()
+        if write:
+            self.create()
+            if self.read_only:  # the folder made for it turned out read-only
+                self._refuse_write()
+            if self._corrupt is not None:
+                self._refuse_corrupt()
+        else:
+            self._ready()
         with self.lock:
             with self._translated():
                 cur = self.conn.cursor()
@@ -332,6 +375,7 @@ class SQLiteBackend(Backend):
         return _Statement(self)
 
     def fetch_all(self, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[Any]:
+        self._ready()
         with self.lock:
             try:
                 return self.conn.execute(sql, params).fetchall()
@@ -351,6 +395,8 @@ class SQLiteBackend(Backend):
     @contextmanager
     def bulk_write(self) -> Iterator[Cursor]:
         """A write transaction with foreign-key checks off: a bulk load checks every reference itself."""
+        if not self.read_only:
+            self.create()
         with self.lock:
             self._foreign_keys(False)
             try:
@@ -462,6 +508,8 @@ class SQLiteBackend(Backend):
 
     def change_token(self) -> tuple[Any, ...]:
         """SQLite's data_version (other connections' commits) and this connection's total_changes (its own)."""
+        if self._pending:
+            return 0, 0
         with self.lock, self._translated():
             return self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes
 
@@ -480,7 +528,26 @@ class SQLiteBackend(Backend):
 
     def close(self) -> None:
         with self.lock:
+            if self._pending:  # nothing to close: a closed connection makes every later use fail as a closed graph's
+                self._pending = False
+                self.conn = sqlite3.connect(":memory:")
             self.conn.close()
+
+
+@contextmanager
+def read_or_blank(backend: Backend) -> Iterator[Cursor]:
+    """A read of the graph; for a graph not made yet, a read of a blank graph in memory: what a new graph starts
+    with (its settings, for ``config`` and a dry run's checks), read without making anything (contract §8)."""
+    if not backend.missing:
+        with backend.read() as cur:
+            yield cur
+        return
+    blank = SQLiteBackend(Location("sqlite", path=Path(":memory:")))
+    try:
+        with blank.read() as cur:
+            yield cur
+    finally:
+        blank.close()
 
 
 class _Statement:
@@ -495,6 +562,7 @@ class _Statement:
 
     def __enter__(self) -> Cursor:
         backend = self._backend
+        backend._ready()
         backend.lock.acquire()
         try:
             self._cur = backend.conn.cursor()

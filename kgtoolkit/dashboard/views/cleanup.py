@@ -18,7 +18,8 @@ st.caption(
     "first, each with the reasons it was suggested; nothing changes until you press a button. **Merge** (two "
     "entities): the other entity's facts move to the one you keep, and its name becomes an alias of it. "
     "**Make alias** (two predicates): the other predicate's facts fold into the one you keep, and it becomes "
-    "a predicate alias of it. **Not the same**: remembered in the graph, never suggested again."
+    "a predicate alias of it. Both say what they will do and wait for **Confirm**. **Not the same**: remembered "
+    "in the graph, never suggested again."
 )
 with st.expander("Why Merge for entities and Make alias for predicates"):
     st.caption(
@@ -117,8 +118,18 @@ def _name(pair_id: str, name: str) -> str:
     return f"{name}  ·  {_facts(pair_id)}"
 
 
+def ask(key: str) -> None:
+    """A first click on Merge / Make alias: the pair shows what will happen, and waits for Confirm or Cancel."""
+    st.session_state["cleanup_confirm"] = key
+
+
+def cancel() -> None:
+    st.session_state.pop("cleanup_confirm", None)
+
+
 def act(action: str, a_id: str, b_id: str, key: str) -> None:
     """Apply a pair's button as the pair's form reads now (the kept side is its radio's)."""
+    st.session_state.pop("cleanup_confirm", None)
     keep = st.session_state.get(f"cleanup_keep_{key}", b_id)
     drop = a_id if keep == b_id else b_id
     try:
@@ -159,8 +170,8 @@ for n, pair in enumerate(data.page_of(shown, page, per_page)):
             verb,
             key=f"cleanup_{action}_{key}",
             type="primary",
-            on_click=act,
-            args=(action, pair.a, pair.b, key),
+            on_click=ask,
+            args=(key,),
             disabled=refusal is not None,
             help=f"Disabled: {md_text(refusal)}."
             if refusal
@@ -178,5 +189,17 @@ for n, pair in enumerate(data.page_of(shown, page, per_page)):
             disabled=refusal is not None,
             help=f"Disabled: {md_text(refusal)}." if refusal else "Remember they differ: never suggested again.",
         )
+        if refusal is None and st.session_state.get("cleanup_confirm") == key:
+            shown_keep, shown_other = (names[keep], names[other]) if kind == "entities" else (keep, other)
+            st.warning(data.clean_up_preview(kind, shown_keep, shown_other, counts.get(other, 0)))
+            yes, no, _ = st.columns([1, 1, 2])
+            yes.button(
+                f"Confirm {verb.lower()}",
+                key=f"cleanup_confirm_{key}",
+                type="primary",
+                on_click=act,
+                args=(action, pair.a, pair.b, key),
+            )
+            no.button("Cancel", key=f"cleanup_cancel_{key}", on_click=cancel)
 
 kgdash.footer(c, "cleanup")
