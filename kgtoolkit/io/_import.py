@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import InvalidRequest
