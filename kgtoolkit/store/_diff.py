@@ -8,6 +8,12 @@ begun). An end and a start of the same subject and predicate with another object
 ``supersede`` writes them, both on the switch day); each fact pairs at most once, the closest first.
 Multi-valued predicates never pair: a new object there is one more, not a replacement.
 
+A **renewal** (``renewed``, paired before replacements): a fact that began back to back with an ended fact of the
+same subject, predicate and object (on its last day or the day after: :func:`kgtoolkit._validity.back_to_back`) is
+one continuing fact, not an end and a start (terms of office, leases renewed); which pairs renew is
+:mod:`._renewals`' rule. It is one change at the new fact's start, counted in ``renewed`` and neither in ``began``
+nor ``ended``; the old fact's end, in the window or not, is no change. ``renewals=False`` gives the raw view.
+
 An **event** (contract §12: its predicate or graph is declared one, or ``valid_from`` = ``valid_to``) neither
 begins, ends nor is replaced: it **occurred** in the window when its start falls in it (its end, when the start
 is unknown); by transaction time, when the graph recorded it. The next event is no replacement of the last.
@@ -21,14 +27,18 @@ from typing import Any, NamedTuple
 
 from .._errors import IntervalOrder, InvalidRequest
 from .._records import Change, ChangeKind, Diff, DiffBy
-from .._time import DAY_US, TimeInput, key_to_text, parse_window
+from .._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
+from .._validity import back_to_back
 from . import _queries as q
 from ._backend import Cursor, Dialect
+from ._renewals import NEAR_DAYS, mutual, pairs_sql
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
 
-_RANK = {"replaced": 0, "ended": 1, "began": 2, "occurred": 3}
+_RANK = {"renewed": 0, "replaced": 1, "ended": 2, "began": 3, "occurred": 4}
+#: The keys of the first and last instants of the years 0001 and 9999, where a window's near days stop.
+_FIRST_KEY, _LAST_KEY = parse_window("0001").lo, parse_window("9999").hi
 
 
 def _key(text: str) -> int:
@@ -47,10 +57,12 @@ def diff(
     limit: int | None,
     offset: int,
     in_engine: bool = True,
+    renewals: bool = True,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`). By valid time the engine pairs the
     changes; by transaction time (whose keys are texts) Python does, over light rows of every changed fact.
-    ``in_engine=False`` pairs in Python by valid time too (the tests compare the two ways on both engines)."""
+    ``in_engine=False`` pairs in Python by valid time too (the tests compare the two ways on both engines).
+    ``renewals=False``: no renewals (the raw view, every end and start apart)."""
     if by not in ("valid", "known"):
         raise InvalidRequest(f"by must be valid or known, not {by!r}", field="by", value=str(by))
     window_start = parse_window(start, field="from")
@@ -63,34 +75,68 @@ def diff(
             value=window_end.text,
         )
     paging = q.page(d, limit, offset)
-    params: dict[str, Any] = {"lo": lo, "hi": hi, "klo": key_to_text(lo), "khi": key_to_text(hi)}
-    where = ""
+    # The near days: a renewal of a change in the window is looked for that far either side (._renewals).
+    near_lo, near_hi = max(lo - NEAR_DAYS * DAY_US, _FIRST_KEY), min(hi + NEAR_DAYS * DAY_US, _LAST_KEY)
+    params: dict[str, Any] = {
+        "lo": lo,
+        "hi": hi,
+        "klo": key_to_text(lo),
+        "khi": key_to_text(hi),
+        "nlo": near_lo,
+        "nhi": near_hi,
+        "knlo": key_to_text(near_lo),
+        "knhi": key_to_text(near_hi),
+    }
     if entity not in (None, ""):
         params["e"] = q.resolve(cur, d, entity)
-        where += " AND (f.subject = :e OR f.object_id = :e)"
     if predicates is not None:
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
-        where += f" AND f.predicate IN {d.values('preds')}"
+
+    def where(alias: str) -> str:
+        """``entity`` and ``predicates`` on the facts row ``alias``, as ``AND …`` (the renewals read them on the old
+        facts: a renewal's two facts share their subject, predicate and object)."""
+        text = f" AND ({alias}.subject = :e OR {alias}.object_id = :e)" if "e" in params else ""
+        return text + (f" AND {alias}.predicate IN {d.values('preds')}" if "preds" in params else "")
+
     engine = by == "valid" and in_engine
-    if by == "valid":
-        # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers without the rows.
-        started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
-        began_sql = f"{started} AND f.from_us BETWEEN :lo AND :hi{where}"
-        ended_sql = f"f.valid_to IS NOT NULL AND f.to_us BETWEEN :lo AND :hi{where}"
-    else:
-        began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
-        ended_sql = (
+
+    def sides(near: bool) -> tuple[str, str]:
+        """The conditions that a fact began, and ended, in the window (``near``: with its near days)."""
+        if by == "valid":
+            lo_hi = ":nlo AND :nhi" if near else ":lo AND :hi"
+            # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers from the index.
+            started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
+            return (
+                f"{started} AND f.from_us BETWEEN {lo_hi}{where('f')}",
+                f"f.valid_to IS NOT NULL AND f.to_us BETWEEN {lo_hi}{where('f')}",
+            )
+        lo_hi = ":knlo AND :knhi" if near else ":klo AND :khi"
+        return (
+            f"f.recorded_at BETWEEN {lo_hi}{where('f')}",
             f"f.invalidated_at IS NOT NULL AND f.invalidated_at <> f.recorded_at AND f.invalidated_at "
-            f"BETWEEN :klo AND :khi{where}"
+            f"BETWEEN {lo_hi}{where('f')}",
         )
-    event, event_params = q.event_rule(cur).bound(d)
+
+    began_sql, ended_sql = sides(near=False)
+    rule = q.event_rule(cur)
+    event, event_params = rule.bound(d)
     params.update(event_params)
     multi = q.read_config(cur).multi_valued
     del paging  # checked above, before any work
     if engine:
-        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, limit, offset)
+        renewed: dict[int, tuple[int, int, int]] = {}  # old id -> (new id, old end key, new start key)
+        if renewals:
+            event_old, old_params = rule.bound(d, "o", "event_old")
+            event_new, new_params = rule.bound(d, "n", "event_new")
+            rows = cur.execute(
+                pairs_sql("facts o", event_old, event_new, f" AND o.to_us BETWEEN :nlo AND :nhi{where('o')}"),
+                {**params, **old_params, **new_params},
+            ).fetchall()
+            renewed = {int(old): (int(new), int(e), int(s)) for old, new, _, _, e, s in rows}
+        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, renewed, limit, offset)
     else:
-        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, event, multi, by)
+        near_sides = sides(near=True) if renewals else None
+        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, near_sides, event, multi, by)
     page = changes[offset:] if limit is None else changes[offset : offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[4:6] if i is not None), None)
 
@@ -115,18 +161,19 @@ def diff(
         )
         for _, _, _, kind, old, new, dated, at_start in page
     )
-    began, ended, replaced, occurred = counts
+    began, ended, replaced, occurred, renewed_count = counts
     return Diff(
         window_start.text,
         window_end.text,
         by,
         shown,
-        began + ended + occurred - replaced,
+        began + ended + occurred - replaced + renewed_count,
         offset,
         began - replaced,
         ended - replaced,
         replaced,
         occurred,
+        renewed_count,
     )
 
 
@@ -134,9 +181,9 @@ def diff(
 #: (key, rank, id), which never tie. The facts, and so their subject, predicate and dates as written, are read for
 #: one page.
 _Entry = tuple[int, int, int, ChangeKind, int | None, int | None, int, bool]
-#: The counts of an answer: facts that began and ended (each replacement counted on both sides), replacements and
-#: events that occurred.
-_Counts = tuple[int, int, int, int]
+#: The counts of an answer: facts that began and ended (each replacement counted on both sides, renewals on
+#: neither), replacements, events that occurred and renewals.
+_Counts = tuple[int, int, int, int, int]
 
 
 def _match(candidates: list[tuple[int, int, int]]) -> dict[int, int]:
@@ -166,6 +213,7 @@ def _valid_in_engine(
     ended_sql: str,
     event: str,
     multi: frozenset[str],
+    renewed: dict[int, tuple[int, int, int]],
     limit: int | None,
     offset: int,
 ) -> tuple[_Counts, list[_Entry]]:
@@ -178,7 +226,11 @@ def _valid_in_engine(
     the new facts scanned, the ended ones looked up (SQLite: the smaller side, indexed on the fly, an order
     ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~._backend.Dialect.wide_read`). Two objects are the same
     when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
-    page is read after, in time order from the same indexes, only as far as it needs."""
+    page is read after, in time order from the same indexes, only as far as it needs.
+
+    ``renewed`` (old id → new id, old end key, new start key: the renewals near the window, :mod:`._renewals`): a
+    new fact starting in the window is a renewal, an old one ending in it no change; neither pairs as a
+    replacement."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
     params = {**params, **multi_params, "day": DAY_US}
     with d.wide_read(cur):
@@ -200,10 +252,15 @@ def _valid_in_engine(
             params,
         ).fetchall()
     (_, began, ended, occurred), *candidates = sorted(rows)
-    pairs = _match([(dist, old, new) for _, dist, old, new in candidates])
+    lo, hi = int(params["lo"]), int(params["hi"])
+    renew_new = {new: old for old, (new, _, start) in renewed.items() if lo <= start <= hi}  # shown: renewed
+    renew_old = {old for old, (_, end, _) in renewed.items() if lo <= end <= hi}  # no change here
+    pairs = _match(
+        [(dist, old, new) for _, dist, old, new in candidates if old not in renew_old and new not in renew_new]
+    )
     paired_new = {new: old for old, new in pairs.items()}
-    counts = (int(began), int(ended), len(pairs), int(occurred))
-    total = counts[0] + counts[1] + counts[3] - counts[2]
+    counts = (int(began) - len(renew_new), int(ended) - len(renew_old), len(pairs), int(occurred), len(renew_new))
+    total = counts[0] + counts[1] + counts[3] - counts[2] + counts[4]
     wanted = total if limit is None else min(total, offset + limit)
     # The page: the changed facts in time order (a fact that began and ended in the window comes twice), each side
     # read in its index's order as far as the page needs and merged here (one statement ordering both sides read
@@ -214,8 +271,8 @@ def _valid_in_engine(
         f"WHERE {ended_sql} ORDER BY f.to_us",
     )
     # Enough for the page and a day's changes (the keys of a day's starts, or of its ends, tie), at first.
-    days = max(1, (int(params["hi"]) - int(params["lo"])) // DAY_US + 1)
-    size = 2 * wanted + (counts[0] + counts[1] + counts[3]) // days + 64
+    days = max(1, (hi - lo) // DAY_US + 1)
+    size = 2 * wanted + (int(began) + int(ended) + counts[3]) // days + 64
     while True:
         limited = wanted < total
         reads = [
@@ -237,12 +294,15 @@ def _valid_in_engine(
                         (key, _RANK["occurred"], fact_id, "occurred", None, fact_id, fact_id, bool(is_began))
                     )
             elif is_began:
+                renews = renew_new.get(fact_id)
                 old = paired_new.get(fact_id)
-                if old is None:
+                if renews is not None:
+                    changes.append((key, _RANK["renewed"], fact_id, "renewed", renews, fact_id, fact_id, True))
+                elif old is None:
                     changes.append((key, _RANK["began"], fact_id, "began", None, fact_id, fact_id, True))
                 else:
                     changes.append((key, _RANK["replaced"], fact_id, "replaced", old, fact_id, fact_id, True))
-            elif fact_id not in pairs:
+            elif fact_id not in pairs and fact_id not in renew_old:
                 changes.append((key, _RANK["ended"], fact_id, "ended", fact_id, None, fact_id, False))
         if not cut or len(changes) >= wanted:
             changes.sort()
@@ -256,13 +316,16 @@ def _in_python(
     params: dict[str, Any],
     began_sql: str,
     ended_sql: str,
+    near_sides: tuple[str, str] | None,
     event: str,
     multi: frozenset[str],
     by: DiffBy,
 ) -> tuple[_Counts, list[_Entry]]:
     """Every change, paired in Python over light rows of every changed fact (ids and keys: no names, no joins, no
     text bounds; the facts of the page only are read in full, at the end). By transaction time (whose keys are
-    texts), and the twin of :func:`_valid_in_engine` in the tests."""
+    texts), and the twin of :func:`_valid_in_engine` in the tests. ``near_sides`` (the conditions of
+    ``began_sql``/``ended_sql`` over the window and its near days; None: no renewals) reads the facts the renewals
+    are chosen among too."""
     # A bound's key is NULL when it is unknown.
     if by == "valid":
         bounds = (
@@ -271,12 +334,14 @@ def _in_python(
         )
     else:
         bounds = "f.recorded_at, f.invalidated_at"
+    near_began, near_ended = near_sides if near_sides is not None else (began_sql, ended_sql)
     # Both sides in one read, each changed fact's row once: by transaction time (no index) one scan, not two; by valid
     # time the engine ORs its two indexes (PostgreSQL at 10M facts: 0.9 -> 0.55 s against two reads).
     with d.wide_read(cur):
         rows = cur.execute(
             f"SELECT f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, "
-            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)} FROM facts f WHERE ({began_sql}) OR ({ended_sql})",
+            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)}, {_flag(near_began)}, {_flag(near_ended)} "
+            f"FROM facts f WHERE ({near_began}) OR ({near_ended})",
             params,
         ).fetchall()
     if by == "known":
@@ -293,10 +358,27 @@ def _in_python(
     began = [f for f in began if not f.event]
     ended = [f for f in ended if not f.event]
 
+    # Renewals first (._renewals' rule over the facts near the window): shown at the new fact's start when it is in
+    # the window; the old fact's end in the window is no change. Neither pairs as a replacement.
+    renew_new: dict[int, int] = {}
+    renew_old: set[int] = set()
+    if near_sides is not None:
+        states = [(_Row._make(r[:8]), r[10], r[11]) for r in rows if not r[7]]
+        renewals = mutual(_renewal_candidates([f for f, b, _ in states if b], [f for f, _, e in states if e]))
+        began_ids, ended_ids = {f.id for f in began}, {f.id for f in ended}
+        renew_new = {new: old for old, new in renewals.items() if new in began_ids}
+        renew_old = {old for old in renewals if old in ended_ids}
+    changes: list[_Entry] = []
+    for f in began:
+        if f.id in renew_new:
+            assert f.start is not None
+            changes.append((f.start, _RANK["renewed"], f.id, "renewed", renew_new[f.id], f.id, f.id, True))
+    began = [f for f in began if f.id not in renew_new]
+    ended = [f for f in ended if f.id not in renew_old]
+
     candidates, new_rows = _candidates(began, ended, multi)
     pairs = _match(candidates)
     paired_new = set(pairs.values())
-    changes: list[_Entry] = []
     for old_id, new_id in pairs.items():
         new = new_rows[new_id]
         assert new.start is not None
@@ -315,7 +397,24 @@ def _in_python(
         assert key is not None
         changes.append((key, _RANK["occurred"], f.id, "occurred", None, f.id, f.id, at_start))
     changes.sort()  # (key, rank, id) never ties
-    return (len(began), len(ended), len(pairs), len(occurred)), changes
+    return (len(began), len(ended), len(pairs), len(occurred), len(renew_new)), changes
+
+
+def _renewal_candidates(began: list[_Row], ended: list[_Row]) -> list[tuple[int, int, int]]:
+    """The candidate renewals among light rows of state facts (:mod:`._renewals`): (distance, old id, new id), an
+    ended fact and a begun one of the same triple starting back to back with it."""
+    by_triple: dict[tuple[str, str, bool, str], list[_Row]] = {}
+    for f in began:
+        by_triple.setdefault(_triple(f), []).append(f)
+    candidates: list[tuple[int, int, int]] = []
+    for old in ended:
+        assert old.end is not None
+        old_start = OPEN_START if old.start is None else old.start
+        for new in by_triple.get(_triple(old), ()):
+            assert new.start is not None
+            if new.id != old.id and back_to_back(old_start, old.end, new.start):
+                candidates.append((abs(old.end - new.start), old.id, new.id))
+    return candidates
 
 
 def _candidates(
@@ -356,6 +455,11 @@ class _Row(NamedTuple):
     start: int | None
     end: int | None
     event: bool
+
+
+def _triple(f: _Row) -> tuple[str, str, bool, str]:
+    """What makes two facts the same triple: subject, predicate and object (:func:`_same_object`)."""
+    return f.subject, f.predicate, f.object_is_value, f.object.casefold() if f.object_is_value else f.object
 
 
 def _same_object(a: _Row, b: _Row) -> bool:
