@@ -28,10 +28,10 @@ from typing import Any, NamedTuple
 from .._errors import IntervalOrder, InvalidRequest
 from .._records import Change, ChangeKind, Diff, DiffBy
 from .._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
-from .._validity import back_to_back
+from .._validity import Sql, back_to_back
 from . import _queries as q
 from ._backend import Cursor, Dialect
-from ._renewals import NEAR_DAYS, mutual, pairs_sql
+from ._renewals import NEAR_DAYS, mutual
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
@@ -123,19 +123,12 @@ def diff(
     params.update(event_params)
     multi = q.read_config(cur).multi_valued
     del paging  # checked above, before any work
+    near_sides = sides(near=True) if renewals else None
     if engine:
-        renewed: dict[int, tuple[int, int, int]] = {}  # old id -> (new id, old end key, new start key)
-        if renewals:
-            event_old, old_params = rule.bound(d, "o", "event_old")
-            event_new, new_params = rule.bound(d, "n", "event_new")
-            rows = cur.execute(
-                pairs_sql("facts o", event_old, event_new, f" AND o.to_us BETWEEN :nlo AND :nhi{where('o')}"),
-                {**params, **old_params, **new_params},
-            ).fetchall()
-            renewed = {int(old): (int(new), int(e), int(s)) for old, new, _, _, e, s in rows}
-        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, renewed, limit, offset)
+        counts, changes = _valid_in_engine(
+            cur, d, params, began_sql, ended_sql, near_sides, event, multi, limit, offset
+        )
     else:
-        near_sides = sides(near=True) if renewals else None
         counts, changes = _in_python(cur, d, params, began_sql, ended_sql, near_sides, event, multi, by)
     page = changes[offset:] if limit is None else changes[offset : offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[4:6] if i is not None), None)
@@ -211,9 +204,9 @@ def _valid_in_engine(
     params: dict[str, Any],
     began_sql: str,
     ended_sql: str,
+    near_sides: tuple[str, str] | None,
     event: str,
     multi: frozenset[str],
-    renewed: dict[int, tuple[int, int, int]],
     limit: int | None,
     offset: int,
 ) -> tuple[_Counts, list[_Entry]]:
@@ -228,35 +221,51 @@ def _valid_in_engine(
     when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
     page is read after, in time order from the same indexes, only as far as it needs.
 
-    ``renewed`` (old id → new id, old end key, new start key: the renewals near the window, :mod:`._renewals`): a
-    new fact starting in the window is a renewal, an old one ending in it no change; neither pairs as a
-    replacement."""
+    With ``near_sides`` (the conditions over the window and its near days, :mod:`._renewals`), ``c`` holds the facts
+    of the near days too, and the same join gives the candidate renewals (the same object, back to back), chosen in
+    Python by :func:`._renewals.mutual` as the Python pairing chooses them: a new fact starting in the window is a
+    renewal, an old one ending in it no change; neither pairs as a replacement."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
     params = {**params, **multi_params, "day": DAY_US}
+    near_began, near_ended = near_sides if near_sides is not None else (began_sql, ended_sql)
+    same = "o.is_value = n.is_value AND o.okey = n.okey"
+    replaces = (
+        f"o.en = 1 AND n.b = 1 AND NOT ({multi_sql}) AND NOT ({same}) AND (o.has_s = 0 OR n.s >= o.s) "
+        "AND n.s <= o.e + :day"
+    )
+    back = back_to_back(Sql("o.s"), Sql("o.e"), Sql("n.s")).text
+    renews = f" OR (o.nen = 1 AND n.nb = 1 AND {same} AND {back})" if near_sides is not None else ""
     with d.wide_read(cur):
         rows = cur.execute(
             f"""WITH c AS MATERIALIZED (
             SELECT f.id AS id, f.subject AS subject, f.predicate AS predicate, f.object_key AS okey,
                 {_flag("f.object_id IS NULL")} AS is_value, f.from_us AS s, f.to_us AS e,
                 {_flag("f.valid_from IS NOT NULL")} AS has_s, {_flag(began_sql)} AS b, {_flag(ended_sql)} AS en,
-                {_flag(event)} AS ev
-            FROM facts f WHERE {d.either(began_sql, ended_sql)})
+                {_flag(near_began)} AS nb, {_flag(near_ended)} AS nen, {_flag(event)} AS ev
+            FROM facts f WHERE {d.either(near_began, near_ended)})
         SELECT 0, count(*) FILTER (WHERE b = 1 AND ev = 0), count(*) FILTER (WHERE en = 1 AND ev = 0),
-            count(*) FILTER (WHERE ev = 1 AND (b = 1 OR (en = 1 AND has_s = 0)))
+            count(*) FILTER (WHERE ev = 1 AND (b = 1 OR (en = 1 AND has_s = 0))), 0, 0
         FROM c
         UNION ALL
-        SELECT 1, abs(o.e - n.s), o.id, n.id
+        SELECT CASE WHEN {same} THEN 2 ELSE 1 END, abs(o.e - n.s), o.id, n.id, o.en, n.b
         FROM c n CROSS JOIN c o
-        WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0 AND n.b = 1
-            AND n.ev = 0 AND NOT ({multi_sql}) AND o.id <> n.id AND (o.is_value <> n.is_value OR o.okey <> n.okey) AND (o.has_s = 0 OR n.s >= o.s) AND n.s <= o.e + :day""",
+        WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.ev = 0 AND n.ev = 0 AND o.id <> n.id
+            AND (({replaces}){renews})""",
             params,
         ).fetchall()
-    (_, began, ended, occurred), *candidates = sorted(rows)
+    (_, began, ended, occurred, _, _), *candidates = sorted(rows)
+    # Renewals first (._renewals): among every candidate near the window; those of the window counted here.
+    renewals = mutual([(dist, old, new) for kind, dist, old, new, _, _ in candidates if kind == 2])
+    in_window = {(old, new): (bool(old_in), bool(new_in)) for kind, _, old, new, old_in, new_in in candidates}
+    renew_new = {new: old for old, new in renewals.items() if in_window[old, new][1]}  # shown: renewed
+    renew_old = {old for old, new in renewals.items() if in_window[old, new][0]}  # no change here
     lo, hi = int(params["lo"]), int(params["hi"])
-    renew_new = {new: old for old, (new, _, start) in renewed.items() if lo <= start <= hi}  # shown: renewed
-    renew_old = {old for old, (_, end, _) in renewed.items() if lo <= end <= hi}  # no change here
     pairs = _match(
-        [(dist, old, new) for _, dist, old, new in candidates if old not in renew_old and new not in renew_new]
+        [
+            (dist, old, new)
+            for kind, dist, old, new, _, _ in candidates
+            if kind == 1 and old not in renew_old and new not in renew_new
+        ]
     )
     paired_new = {new: old for old, new in pairs.items()}
     counts = (int(began) - len(renew_new), int(ended) - len(renew_old), len(pairs), int(occurred), len(renew_new))

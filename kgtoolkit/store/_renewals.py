@@ -8,8 +8,9 @@ new start, then the lower id). So each fact renews, and is renewed, at most once
 depends only on the facts within a few days of it: a diff's window and a churn's periods find the same renewals.
 Events never renew (contract §12).
 
-:func:`pairs_sql` is the rule in SQL (the diff by valid time and churn, on both engines); :func:`mutual` the same
-choice in Python over candidate pairs (the diff's Python pairing, by transaction time and in the twin tests).
+:func:`pairs_sql` is the rule in SQL over the whole graph (churn, on both engines); :func:`mutual` the same choice
+in Python over candidate pairs (the diff, whose candidates are the facts changed near its window, on both of its
+paths); ``kgtoolkit.analysis``'s churn of a frame renders it in polars. The tests hold the three to one answer.
 """
 
 from __future__ import annotations
