@@ -234,7 +234,7 @@ def _valid_in_engine(
         "AND n.s <= o.e + :day"
     )
     back = back_to_back(Sql("o.s"), Sql("o.e"), Sql("n.s")).text
-    renews = f" OR (o.nen = 1 AND n.nb = 1 AND {same} AND {back})" if near_sides is not None else ""
+    renewal = f" OR (o.nen = 1 AND n.nb = 1 AND {same} AND {back})" if near_sides is not None else ""
     with d.wide_read(cur):
         rows = cur.execute(
             f"""WITH c AS MATERIALIZED (
@@ -250,7 +250,7 @@ def _valid_in_engine(
         SELECT CASE WHEN {same} THEN 2 ELSE 1 END, abs(o.e - n.s), o.id, n.id, o.en, n.b
         FROM c n CROSS JOIN c o
         WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.ev = 0 AND n.ev = 0 AND o.id <> n.id
-            AND (({replaces}){renews})""",
+            AND (({replaces}){renewal})""",
             params,
         ).fetchall()
     (_, began, ended, occurred, _, _), *candidates = sorted(rows)
