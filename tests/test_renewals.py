@@ -279,3 +279,22 @@ def test_wikidata12k_renewals_are_counted_apart(db_path: Path | str, tmp_path: P
         summary = markdown.read_text(encoding="utf-8")
         assert f"- **renewed in the window (back to back: neither added nor ended)**: {len(pairs):,}" in summary
         assert "| renewed |" in summary.replace("| ended | renewed |", "| renewed |")
+
+
+def test_the_report_and_the_dashboard_show_renewals(kg: KnowledgeGraph, tmp_path: Path) -> None:
+    from kgtoolkit.dashboard import data
+
+    terms(kg)
+    _, markdown = churn_report(kg, since="2022-12", until="2023-02", out=tmp_path / "terms.html")
+    summary = markdown.read_text(encoding="utf-8")
+    assert "- **renewed in the window (back to back: neither added nor ended)**: 4" in summary
+    assert "- **added in the window**: 3" in summary and "- **ended in the window**: 3" in summary
+    assert "| period | added | ended | renewed | net | active at start | churn rate |" in summary
+    assert "| 2023-01 | 3 | 3 | 3 | 0 | 7 | 85.7% |" in summary and "| 2023-02 | 0 | 0 | 1 | 0 | 7 | 0.0% |" in summary
+    _, raw = churn_report(kg, since="2022-12", until="2023-02", out=tmp_path / "raw.html", renewals=False)
+    assert "- **added in the window**: 7" in raw.read_text(encoding="utf-8")
+    assert "| period | added | ended | net |" in raw.read_text(encoding="utf-8")  # no renewals: no column
+    tables = data.churn(
+        kg, kg.predicate_labels(), every="1mo", since="2022-12-01", until="2023-02-28", top=5, multi_valued=()
+    )
+    assert (tables.added, tables.ended, tables.renewed, tables.net) == (3, 3, 4, 0)
