@@ -23,6 +23,7 @@ analysis reads the frame instead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from typing import TYPE_CHECKING, Literal
@@ -183,7 +184,8 @@ def churn_counts(
                 f"FROM r GROUP BY {gkeys}b"
             )
         sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "renewed", "events"])
-        rows = cur.execute(f"{renewed}{sql} ORDER BY {gkeys}p", params).fetchall()
+        with d.hashed_join(cur) if renewals else contextlib.nullcontext():
+            rows = cur.execute(f"{renewed}{sql} ORDER BY {gkeys}p", params).fetchall()
         names = None
         if by == "subject":
             named = cur.execute(
