@@ -43,7 +43,9 @@ process's (a big SQLite read runs ADBC in a reader process). Each row:
                  ``sink_parquet(pl.PartitionBy(DIR, key="month"))`` from the source.
 
 A floor answers the same question without kgtoolkit's rules (current = open end, not "valid now"; no replacements,
-no planned switches): what the engine's plain grouping costs. Every floor (and polars) tells events from states by
+no renewals, no planned switches): what the engine's plain grouping costs. (Since issue 43, churn and diff read
+renewals: churn looks one index range up per ended state fact, diff pairs them among the facts changed near its
+month.) Every floor (and polars) tells events from states by
 the contract's rule as a plain user writes it, the event predicate or ``valid_from = valid_to`` (and, in SQL,
 ``invalidated_at = recorded_at``: written so; the source Parquet's rows are all written whole) (before stop 42
 churn, conflicts, diff and stats tested the predicate alone, and diff counted an event's end too).

@@ -377,7 +377,7 @@ class GraphConfig(_Record):
 # neighbors answers a Neighborhood, paths and follow answer Paths (each fact's ``direction`` says which way the
 # hop went), diff a Diff of Change records.
 
-ChangeKind = Literal["began", "ended", "replaced", "occurred"]
+ChangeKind = Literal["began", "ended", "replaced", "renewed", "occurred"]
 DiffBy = Literal["valid", "known"]
 
 
@@ -474,8 +474,9 @@ class Paths(_Record):
 @dataclasses.dataclass(frozen=True, slots=True)
 class Change(_Record):
     """One change between two dates: a fact that ``began`` (``new``), one that ``ended`` (``old``), a
-    replacement (``replaced``): the same subject and predicate went from ``old``'s object to ``new``'s, or an
-    event (contract §12) that ``occurred`` (``new``). ``at`` is when: the start, the end, the switch
+    replacement (``replaced``): the same subject and predicate went from ``old``'s object to ``new``'s, a
+    renewal (``renewed``): ``new``, the same triple back to back with ``old``, continues it, or an event
+    (contract §12) that ``occurred`` (``new``). ``at`` is when: the start, the end, the switch or the renewal
     (``new``'s start) or the event's start; by transaction time (``by="known"``), when the graph recorded it."""
 
     kind: ChangeKind
@@ -491,8 +492,9 @@ class Diff(_Record):
     """What changed from ``start`` to ``end`` (both included): one page of ``changes`` in time order.
 
     ``by="valid"``: facts whose validity began or ended in the window; ``by="known"``: what the graph
-    learned then (facts recorded, ends recorded). ``began``, ``ended``, ``replaced`` and ``occurred`` (events,
-    contract §12) count each kind among all ``total`` changes (not only this page)."""
+    learned then (facts recorded, ends recorded). ``began``, ``ended``, ``replaced``, ``occurred`` (events,
+    contract §12) and ``renewed`` (renewals, contract §11: 0 when asked with ``renewals=False``) count each kind
+    among all ``total`` changes (not only this page)."""
 
     start: str
     end: str
@@ -504,6 +506,7 @@ class Diff(_Record):
     ended: int
     replaced: int
     occurred: int = 0
+    renewed: int = 0
 
     @property
     def count(self) -> int:

@@ -41,6 +41,7 @@ __all__ = [
     "NOW_DAY_LAST",
     "Clock",
     "Sql",
+    "back_to_back",
     "current",
     "end_first_instant",
     "ended",
@@ -86,6 +87,12 @@ class Sql:
 
     def _op(self, op: str, other: object) -> Sql:
         return Sql(f"{self.text} {op} {other.text if isinstance(other, Sql) else int(other)}")  # type: ignore[call-overload]
+
+    def __add__(self, other: int) -> Sql:
+        return Sql(f"({self.text} + {int(other)})")
+
+    def __sub__(self, other: int) -> Sql:
+        return Sql(f"({self.text} - {int(other)})")
 
     def __le__(self, other: object) -> Sql:
         return self._op("<=", other)
@@ -146,6 +153,22 @@ def walked(start: T, end: T, now: T, day_last: T, event: T) -> T:
 def valid_at(start: T, end: T, lo: T, hi: T) -> T:
     """Valid at some instant of ``[lo, hi]`` (an ``as_of`` or a period): both ends of the interval count."""
     return (start <= hi) & (end >= lo)  # type: ignore[operator]
+
+
+def back_to_back(old_start: T, old_end: T, new_start: T) -> T:
+    """The new interval continues the old one (of the same triple, contract §11: a **renewal**): it starts on the
+    old one's last day or the day after, and not before the old one started. A date end keys to its day's last
+    microsecond, so: after ``old_end`` minus a day and at the latest ``old_end`` plus a day (an instant end: within a
+    day of it, either side). An open end or an unknown start (keys ±2**62) is never back to back.
+
+    >>> back_to_back(key("2020-01-01"), key("2020-01-02", end=True), key("2020-01-03"))
+    True
+    >>> back_to_back(key("2020-01-01"), key("2020-01-02", end=True), key("2020-01-04"))
+    False
+    >>> print(back_to_back(Sql("o.from_us"), Sql("o.to_us"), Sql("n.from_us")).text)
+    ((n.from_us > (o.to_us - 86400000000) AND n.from_us <= (o.to_us + 86400000000)) AND n.from_us >= o.from_us)
+    """
+    return (new_start > old_end - DAY_US) & (new_start <= old_end + DAY_US) & (new_start >= old_start)  # type: ignore[operator]
 
 
 @overload

@@ -518,8 +518,10 @@ def diff(
     predicates: Sequence[str] | None = None,
     by: DiffBy = "valid",
     backend: Backend = "polars",
+    renewals: bool = True,
 ) -> pl.DataFrame | pd.DataFrame:
-    """:meth:`KnowledgeGraph.diff` as a frame: every change from ``start`` to ``end``, in time order.
+    """:meth:`KnowledgeGraph.diff` as a frame: every change from ``start`` to ``end``, in time order (``kind``
+    ``renewed`` for a renewal, contract §11; ``renewals=False``: the raw view).
 
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
@@ -528,7 +530,7 @@ def diff(
     >>> diff(kg, "2026-03", "2026-03").select("kind", "at", "old_object_name", "new_object_name").rows()
     [('replaced', '2026-03-02', 'Redis', 'SQLite')]
     """
-    changes = kg.diff(start, end, entity=entity, predicates=predicates, by=by, limit=None).changes
+    changes = kg.diff(start, end, entity=entity, predicates=predicates, by=by, limit=None, renewals=renewals).changes
     rows: dict[str, list[object]] = {column: [] for column in DIFF_SCHEMA}
     for c in changes:
         rows["kind"].append(c.kind)

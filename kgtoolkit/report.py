@@ -74,6 +74,7 @@ def churn_report(
     top: int = 10,
     now: TimeInput | None = None,
     title: str | None = None,
+    renewals: bool = True,
 ) -> tuple[Path, Path]:
     """Write the churn report of ``kg`` to ``out`` (HTML) and ``out`` with ``.md`` (Markdown).
 
@@ -83,7 +84,8 @@ def churn_report(
     instead), churn per predicate, the ``top`` most volatile entities and
     predicates and most often changed (subject, predicate) pairs in that window, and the open
     conflicts needing action (durations up to ``now``, default the current time). Returns
-    ``(html_path, markdown_path)``.
+    ``(html_path, markdown_path)``. Renewals (contract §11: the same fact again back to back, a term renewed) are
+    shown as ``renewed``, neither added nor ended; ``renewals=False`` counts their ends and starts apart.
 
     A window of more than :data:`kgtoolkit.analysis.MAX_PERIODS` periods (say ``every="1d"``
     over facts from year 1 to 9998) raises :class:`~kgtoolkit.InvalidRequest` naming a longer
@@ -100,7 +102,9 @@ def churn_report(
             value=str(target),
         )
     markdown = target.with_suffix(".md")
-    data = _collect(kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title)
+    data = _collect(
+        kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title, renewals=renewals
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     private_file(target).write_text(_html(data), encoding="utf-8")  # 0600: a report shows the graph's facts
     private_file(markdown).write_text(_markdown(data, target.name), encoding="utf-8")
@@ -121,12 +125,13 @@ def _collect(
     top: int,
     now: TimeInput | None,
     title: str | None,
+    renewals: bool,
 ) -> _Data:
     import polars as pl
 
     facts = frames.facts(kg)
     config = kg.config
-    periods = analysis.churn(facts, every=every, since=since, until=until)
+    periods = analysis.churn(facts, every=every, since=since, until=until, renewals=renewals)
     window: tuple[str, str] | None = None
     lo = hi = None
     if periods.height:
@@ -165,7 +170,7 @@ def _collect(
             df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
             for df in (predicates, changed, open_conflicts)
         )
-    added, ended = int(periods["added"].sum()), int(periods["ended"].sum())
+    added, ended, renewed = (int(periods[c].sum()) for c in ("added", "ended", "renewed"))
     events = int(periods["events"].sum())
     stats = kg.stats()
     headline = [
@@ -175,6 +180,7 @@ def _collect(
         ("predicates", "predicates", _n(stats.predicates)),
         ("added", "added in the window", _n(added)),
         ("ended", "ended in the window", _n(ended)),
+        ("renewed", "renewed in the window (back to back: neither added nor ended)", _n(renewed)),
         ("net", "net change", _signed(added - ended)),
         *(_event_headline(periods, every) if events else []),
         ("conflicts", "open conflicts needing action", _n(open_conflicts.height)),
@@ -265,14 +271,18 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     """
     every = data.every
     periods = data.periods
-    active = periods.filter((periods["added"] + periods["ended"] + periods["events"]) > 0).tail(_MD_PERIODS)
+    active = periods.filter((periods["added"] + periods["ended"] + periods["renewed"] + periods["events"]) > 0).tail(
+        _MD_PERIODS
+    )
     with_events = bool(periods["events"].sum())  # an event graph (contract §12): its volume, not add/end pairs
     extra = ["events", "events change"] if with_events else []
+    renewed = ["renewed"] if periods["renewed"].sum() else []  # renewals (contract §11), when there are any
     period_rows = [
         [
             _period_label(r["period"], every),
             _n(r["added"]),
             _n(r["ended"]),
+            *([_n(r["renewed"])] if renewed else []),
             _signed(r["net"]),
             _n(r["active_at_start"]),
             "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
@@ -331,7 +341,7 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     return [
         (
             f"Most recent active periods (last {_MD_PERIODS})",
-            ["period", "added", "ended", "net", "active at start", "churn rate", *extra],
+            ["period", "added", "ended", *renewed, "net", "active at start", "churn rate", *extra],
             period_rows,
             "No fact started or ended, and no event occurred.",
         ),

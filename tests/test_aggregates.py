@@ -167,6 +167,7 @@ _graphs = itertools.count()
     declared=st.sampled_from([None, "criticize", "all"]),
     every=st.sampled_from(["1d", "1w", "1mo", "1q", "1y", "6h"]),
     window=st.sampled_from([(None, None), ("2024-02-29", "2026-01"), ("2026-02", "2026-02")]),
+    renewals=st.booleans(),
 )
 def test_graphs_on_period_edges_answer_the_same_in_sql(
     new_db: Callable[[str], Path | str],
@@ -174,6 +175,7 @@ def test_graphs_on_period_edges_answer_the_same_in_sql(
     declared: Any,
     every: str,
     window: Any,
+    renewals: bool,
 ) -> None:
     with kgtoolkit.open(new_db(f"edges{next(_graphs)}")) as kg:
         kg.configure(value_predicates={"age"}, **({"events": True} if declared == "all" else {}))
@@ -189,13 +191,14 @@ def test_graphs_on_period_edges_answer_the_same_in_sql(
         since, until = window
         table = frames.facts(kg)
         for by in (None, "subject", "predicate"):
+            churn = {"every": every, "since": since, "until": until, "by": by, "renewals": renewals}
             try:
-                by_frame = analysis.churn(table, every=every, since=since, until=until, by=by)
+                by_frame = analysis.churn(table, **churn)
             except KGError as exc:  # too many periods: the SQL path says the same
                 with pytest.raises(KGError, match=exc.message[:40]):
-                    analysis.churn(kg, every=every, since=since, until=until, by=by)
+                    analysis.churn(kg, **churn)
                 continue
-            assert_frame_equal(analysis.churn(kg, every=every, since=since, until=until, by=by), by_frame)
+            assert_frame_equal(analysis.churn(kg, **churn), by_frame)
         for by2 in (None, "predicate", "pair"):
             try:
                 by_frame = analysis.events(table, every=every, since=since, until=until, by=by2)
@@ -213,7 +216,7 @@ def test_graphs_on_period_edges_answer_the_same_in_sql(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["icews14", "yago11k"])
+@pytest.mark.parametrize("name", ["icews14", "yago11k", "wikidata12k"])
 def test_the_shared_datasets_answer_the_same_in_sql(name: str, db_path: Path | str) -> None:
     source = DATA / name / "facts.tsv"
     if not source.is_file():

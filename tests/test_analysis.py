@@ -68,17 +68,66 @@ def records(kg: KnowledgeGraph) -> list[Fact]:
     return kg.timeline()
 
 
+def ref_renewals(facts: list[Fact]) -> dict[int, int]:
+    """Old id → new id of the renewals (contract §11), from the definition: two state facts of one triple (the
+    object's key), the new one starting on the old one's last day or the day after (and not before the old one
+    started), each the other's closest (distance from the old end to the new start, then the lower id)."""
+    day = dt.timedelta(days=1)
+    triples: dict[tuple[Any, ...], list[Fact]] = defaultdict(list)
+    for f in facts:
+        if f.kind == "state":
+            triples[(f.subject, f.predicate, f.object_is_value, key(f))].append(f)
+    candidates = []
+    for members in triples.values():
+        for old, new in itertools.permutations(members, 2):
+            old_start, old_end, new_start = start_of(old.valid_from), end_of(old.valid_to), start_of(new.valid_from)
+            if old_end is None or new_start is None or not old_end - day < new_start <= old_end + day:
+                continue
+            if old_start is None or new_start >= old_start:
+                candidates.append((abs(old_end - new_start), old.id, new.id))
+    best_new: dict[int, tuple[dt.timedelta, int]] = {}
+    best_old: dict[int, tuple[dt.timedelta, int]] = {}
+    for dist, old_id, new_id in candidates:
+        best_new[old_id] = min(best_new.get(old_id, (dist, new_id)), (dist, new_id))
+        best_old[new_id] = min(best_old.get(new_id, (dist, old_id)), (dist, old_id))
+    return {old_id: new_id for old_id, (_, new_id) in best_new.items() if best_old[new_id][1] == old_id}
+
+
+def chains(
+    members: list[Fact], pairs: dict[int, int], every: str
+) -> tuple[list[tuple[dt.datetime | None, dt.datetime | None]], Counter[dt.datetime]]:
+    """The spans of the state facts, a chain of renewals (``pairs``: old id → new id) as one, and the renewals
+    per period."""
+    renewing = set(pairs.values())
+    by_id = {f.id: f for f in members}
+    spans = []
+    renewed: Counter[dt.datetime] = Counter()
+    for f in members:
+        if f.kind != "state" or f.id in renewing:
+            continue
+        last = f
+        while last.id in pairs:  # a chain of renewals: one span
+            last = by_id[pairs[last.id]]
+            renewed[trunc(start_of(last.valid_from), every)] += 1  # type: ignore[arg-type]
+        spans.append((start_of(f.valid_from), end_of(last.valid_to)))
+    return spans, renewed
+
+
 def ref_churn(
     facts: list[Fact],
     every: str,
     since: dt.datetime | None = None,
     until: dt.datetime | None = None,
     by: str | None = None,
+    renewals: bool = True,
 ) -> list[tuple[Any, ...]]:
-    """Rows (group..., period, added, ended, net, active_at_start, active_at_end, churn_rate), from definitions.
+    """Rows (group..., period, added, ended, renewed, net, active_at_start, active_at_end, churn_rate), from
+    definitions.
 
     Events (contract §12) are never added nor ended: they are left out of these counts; a period in which
-    only events occurred still has its row."""
+    only events occurred still has its row. A renewal (contract §11) continues its old fact: one span from the
+    first start of a chain of renewals to its last end, its later starts counted as renewed."""
+    pairs = ref_renewals(facts) if renewals else {}
     groups: dict[Any, list[Fact]] = defaultdict(list)
     for f in facts:
         groups[None if by is None else getattr(f, by)].append(f)
@@ -86,7 +135,7 @@ def ref_churn(
     for group, members in sorted(groups.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
         added: Counter[dt.datetime] = Counter()
         ended: Counter[dt.datetime] = Counter()
-        spans = [(start_of(f.valid_from), end_of(f.valid_to)) for f in members if f.kind == "state"]
+        spans, renewed = chains(members, pairs, every)
         occurred = {
             trunc(start_of(f.valid_from) or end_of(f.valid_to), every)  # type: ignore[arg-type]
             for f in members
@@ -98,7 +147,7 @@ def ref_churn(
             if end is not None:
                 ended[trunc(end, every)] += 1
         if by is None:
-            marks = set(added) | set(ended) | occurred
+            marks = set(added) | set(ended) | set(renewed) | occurred
             if since is not None:
                 marks.add(trunc(since, every))
             if until is not None:
@@ -110,7 +159,7 @@ def ref_churn(
                 periods.append(p)
                 p = step(p, every)
         else:
-            periods = sorted(set(added) | set(ended) | occurred)
+            periods = sorted(set(added) | set(ended) | set(renewed) | occurred)
         for p in periods:
             if since is not None and p < trunc(since, every):
                 continue
@@ -120,7 +169,7 @@ def ref_churn(
             a, e = added[p], ended[p]
             rate = (a + e) / active if active else None
             head = () if by is None else (group,)
-            rows.append((*head, p, a, e, a - e, active, active + a - e, rate))
+            rows.append((*head, p, a, e, renewed[p], a - e, active, active + a - e, rate))
     return rows
 
 
@@ -129,6 +178,7 @@ def churn_rows(frame: pl.DataFrame, by: str | None = None) -> list[tuple[Any, ..
         "period",
         "added",
         "ended",
+        "renewed",
         "net",
         "active_at_start",
         "active_at_end",
@@ -509,6 +559,10 @@ def test_churn_small(small: KnowledgeGraph, every: str) -> None:
     assert all(a["active_at_end"] == b["active_at_start"] for a, b in itertools.pairwise(rows))
     for by in ("predicate", "subject"):
         approx_rows(churn_rows(analysis.churn(facts, every=every, by=by), by), ref_churn(recs, every, by=by))  # type: ignore[arg-type]
+    # The raw view (contract §11): every start and end apart, as before renewals were read.
+    for by in (None, "predicate", "subject"):
+        raw = analysis.churn(facts, every=every, by=by, renewals=False)  # type: ignore[arg-type]
+        approx_rows(churn_rows(raw, by), ref_churn(recs, every, by=by, renewals=False))
 
 
 def test_churn_window_and_unknown_starts(small: KnowledgeGraph) -> None:
@@ -521,8 +575,14 @@ def test_churn_window_and_unknown_starts(small: KnowledgeGraph) -> None:
     # Unknown starts are never added, but count as active from the first period until they end.
     unknown = [f for f in recs if f.valid_from is None]
     assert len(unknown) == 2
-    assert analysis.churn(facts)["added"].sum() == sum(f.valid_from is not None for f in recs)
-    assert analysis.churn(facts)["ended"].sum() == sum(f.valid_to is not None for f in recs)
+    raw = analysis.churn(facts, renewals=False)  # every start and end apart (contract §11)
+    assert raw["added"].sum() == sum(f.valid_from is not None for f in recs)
+    assert raw["ended"].sum() == sum(f.valid_to is not None for f in recs)
+    assert raw["renewed"].sum() == 0
+    # Ann's role "Engineer" to 2024-12-31, then "engineer" from 2025-01-01: one renewal (a value up to case).
+    continuing = analysis.churn(facts)
+    assert continuing["renewed"].sum() == 1
+    assert continuing["added"].sum() + 1 == raw["added"].sum() and continuing["ended"].sum() + 1 == raw["ended"].sum()
     first = analysis.churn(facts).row(0, named=True)
     assert first["period"] == dt.datetime(1999, 1, 1, tzinfo=UTC) and first["active_at_start"] == 2
     # A window with no events still lists its periods (zeros, with what is active).
@@ -590,15 +650,15 @@ def test_churn_at_the_ends_of_time() -> None:
     # The store's bounds reach 0001-01-01 … 9999-12-31: every period stays a Python datetime.
     yearly = analysis.churn(one_fact("0001-01-01", "9999-12-31"), every="1y")
     assert yearly.height == 9_999
-    assert yearly.row(0) == (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None, 0, 0)
-    assert yearly.row(-1) == (dt.datetime(9999, 1, 1, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0, 0, 0)
+    assert yearly.row(0) == (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 0, 1, 0, 1, None, 0, 0)
+    assert yearly.row(-1) == (dt.datetime(9999, 1, 1, tzinfo=UTC), 0, 1, 0, -1, 1, 0, 1.0, 0, 0)
     assert yearly["active_at_start"][1:].to_list() == [1] * 9_998
     # A period holding 0001-01-01 can begin in year 0 ("7d" periods start on Thursdays, "10y" ones
     # in years ending in 0); it is dated 0001-01-01, and the next one starts where it should.
     early = one_fact("0001-01-01", "0001-01-10")
     assert analysis.churn(early, every="7d").rows() == [
-        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 1, 0, 1, None, 0, 0),
-        (dt.datetime(1, 1, 4, tzinfo=UTC), 0, 1, -1, 1, 0, 1.0, 0, 0),
+        (dt.datetime(1, 1, 1, tzinfo=UTC), 1, 0, 0, 1, 0, 1, None, 0, 0),
+        (dt.datetime(1, 1, 4, tzinfo=UTC), 0, 1, 0, -1, 1, 0, 1.0, 0, 0),
     ]
     decades = analysis.churn(early, every="10y", since="0001", until="0020")
     assert decades.select("period", "added", "ended").rows() == [

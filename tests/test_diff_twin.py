@@ -54,6 +54,7 @@ def paired(kg: KnowledgeGraph, start: str, end: str, *, in_engine: bool, **optio
     entity=st.sampled_from([None, "api", "redis", "ann"]),
     predicates=st.sampled_from([None, ["uses"], ["uses", "email", "met"]]),
     page=st.sampled_from([(None, 0), (2, 0), (3, 2), (1, 5)]),
+    renewals=st.booleans(),
 )
 def test_diff_paired_in_the_engine_answers_as_paired_in_python(
     new_db: Callable[[str], Path | str],
@@ -63,6 +64,7 @@ def test_diff_paired_in_the_engine_answers_as_paired_in_python(
     entity: str | None,
     predicates: list[str] | None,
     page: tuple[int | None, int],
+    renewals: bool,
 ) -> None:
     with kgtoolkit.open(new_db(f"diff{next(_graphs)}")) as kg:
         kg.add("api", "uses", "redis", valid_from="2024-01-01")
@@ -79,7 +81,13 @@ def test_diff_paired_in_the_engine_answers_as_paired_in_python(
         if predicates is not None and not set(predicates) <= known:
             predicates = None  # a predicate no fact uses is not_found on both paths
         limit, offset = page
-        options: dict[str, Any] = {"entity": entity, "predicates": predicates, "limit": limit, "offset": offset}
+        options: dict[str, Any] = {
+            "entity": entity,
+            "predicates": predicates,
+            "limit": limit,
+            "offset": offset,
+            "renewals": renewals,
+        }
         try:
             want = paired(kg, *window, in_engine=False, **options)
         except KGError as exc:  # an unknown entity: the engine path says the same

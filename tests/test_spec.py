@@ -1570,3 +1570,27 @@ def test_memories(kg: KnowledgeGraph) -> None:
     assert kg.memory(memory.id) == memory
     assert dict(kg.memory(memory.id).metadata) == {"page": 3}
     assert kg.stats().memories == 1
+
+
+# ====================================================================== §11 diff: renewals
+
+
+class TestRenewals:
+    """§11: the same triple again back to back (on the old fact's last day or the day after) is one continuing fact,
+    ``renewed``; a gap of a day more is an end and a start; ``renewals=False`` is the raw view."""
+
+    def test_back_to_back_is_one_change(self, kg: KnowledgeGraph) -> None:
+        kg.add("Ann", "holds_seat", "District 1", valid_from="2018-01-03", valid_to="2020-01-02")
+        kg.add("Ann", "holds_seat", "District 1", valid_from="2020-01-03")  # the day after: renewed
+        kg.add("Bob", "holds_seat", "District 2", valid_from="2018-01-03", valid_to="2020-01-02")
+        kg.add("Bob", "holds_seat", "District 2", valid_from="2020-01-04")  # a day out of office: no renewal
+        found = kg.diff("2020-01", "2020-01")
+        assert [(c.kind, c.subject, c.at) for c in found.changes] == [
+            ("ended", "bob", "2020-01-02"),
+            ("renewed", "ann", "2020-01-03"),
+            ("began", "bob", "2020-01-04"),
+        ]
+        assert (found.began, found.ended, found.renewed, found.total) == (1, 1, 1, 3)
+        raw = kg.diff("2020-01", "2020-01", renewals=False)
+        assert (raw.began, raw.ended, raw.renewed, raw.total) == (2, 2, 0, 4)
+        assert found.to_dict()["renewed"] == 1 and found.changes[1].to_dict()["kind"] == "renewed"

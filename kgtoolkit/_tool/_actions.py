@@ -497,6 +497,12 @@ BY = _param(
     "valid: what changed in the world (the facts' validity); known: what the graph learned (transaction time) (diff).",
     enum=("valid", "known"),
 )
+RENEWALS = _param(
+    "renewals",
+    "boolean",
+    "true (default): the same fact again back to back (a term renewed on its last day or the day after) is one "
+    "change, kind renewed, neither began nor ended; false: every end and start apart (diff).",
+)
 
 
 @action(
@@ -573,13 +579,15 @@ def _follow(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "predicate going from an old object to a new one, with the switch date; for a one-holder predicate, the same "
     "object going from an old holder to a new one), in time order. by known: what the "
     "graph learned between two moments instead. Events (facts of one day or instant, or of event predicates) are "
-    "never begun, ended or replaced: they occurred (kind occurred). name and predicates narrow it; began, ended, "
-    "replaced and occurred count each kind in the whole answer.",
+    "never begun, ended or replaced: they occurred (kind occurred). The same fact renewed back to back (re-elected, "
+    "a lease renewed) is one change, kind renewed, not an end and a start. name and predicates narrow it; began, "
+    "ended, replaced, renewed and occurred count each kind in the whole answer.",
     FROM.but(required=True),
     TO.but(required=True),
     NAME.but(description="Only facts about this entity (either side)."),
     PREDICATES.but(description="Only facts of these predicates."),
     BY.but(default="valid"),
+    RENEWALS.but(default=True),
     PAGE_LIMIT,
     OFFSET.but(default=0),
     read_only=True,

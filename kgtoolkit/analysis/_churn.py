@@ -7,11 +7,25 @@ from typing import Literal, cast
 import polars as pl
 
 from .._errors import InvalidRequest
+from .._time import OPEN_END, OPEN_START
+from .._validity import back_to_back, frame_keys
 from ..frames import facts as read_facts
 from ..graph import KnowledgeGraph
 from ..store import churn_counts
 from ._periods import MAX_PERIODS, _at, _check_every, _period_count, _period_start, _too_many_periods
-from ._shared import _FIRST, _MOMENT, Frame, Moment, _empty, _frame, _occurred_at, _out, _since_until, _typed
+from ._shared import (
+    _FIRST,
+    _MOMENT,
+    Frame,
+    Moment,
+    _empty,
+    _frame,
+    _object_key,
+    _occurred_at,
+    _out,
+    _since_until,
+    _typed,
+)
 
 GroupBy = Literal["subject", "predicate"]
 
@@ -22,6 +36,7 @@ CHURN_SCHEMA: dict[str, pl.DataType] = {
     "period": _MOMENT,
     "added": pl.Int64(),
     "ended": pl.Int64(),
+    "renewed": pl.Int64(),
     "net": pl.Int64(),
     "active_at_start": pl.Int64(),
     "active_at_end": pl.Int64(),
@@ -31,35 +46,55 @@ CHURN_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def _events(df: pl.DataFrame, every: str, keys: list[str]) -> pl.DataFrame:
-    """Added/ended counts of state facts, and events, per (keys, period) where anything happened."""
+_SUMS = ("added", "ended", "renewed", "events")
+
+
+def _renewals(states: pl.DataFrame) -> pl.DataFrame:
+    """The renewals among state facts (contract §11, the rule of :mod:`kgtoolkit.store._renewals`): an ended fact
+    and a fact of the same triple starting back to back with it (:func:`kgtoolkit._validity.back_to_back`), each
+    the other's closest candidate (by the distance from the old end to the new start, then the lower id). One row
+    per renewal: the triple's ``subject`` and ``predicate``, the old ``end`` and the new ``start``."""
+    start, end = frame_keys()
+    facts = states.select(
+        "id", "subject", "predicate", "object_is_value", _object_key(), "start", "end", s=start, e=end
+    )
+    triple = ["subject", "predicate", "object_is_value", "_key"]
+    old = facts.filter(pl.col("e") != OPEN_END).select(*triple, "id", "end", "s", "e")
+    new = facts.filter(pl.col("s") != OPEN_START).select(*triple, pl.col("id").alias("new_id"), "start", new_s="s")
+    candidates = (
+        old.join(new, on=triple)
+        .filter((pl.col("id") != pl.col("new_id")) & back_to_back(pl.col("s"), pl.col("e"), pl.col("new_s")))
+        .with_columns(dist=(pl.col("e") - pl.col("new_s")).abs())
+    )
+    best_new = candidates.sort("dist", "new_id").unique("id", keep="first", maintain_order=True)
+    best_old = candidates.sort("dist", "id").unique("new_id", keep="first", maintain_order=True)
+    return best_new.join(best_old.select("id", "new_id"), on=["id", "new_id"]).select(
+        "subject", "predicate", "end", "start"
+    )
+
+
+def _events(df: pl.DataFrame, every: str, keys: list[str], renewals: bool) -> pl.DataFrame:
+    """Added/ended/renewed counts of state facts, and events, per (keys, period) where anything happened."""
     zero, one = pl.lit(0, pl.Int64), pl.lit(1, pl.Int64)
     states, events = df.filter(pl.col("kind") != "event"), df.filter(pl.col("kind") == "event")
-    starts = states.filter(pl.col("start").is_not_null()).select(
-        *keys,
-        pl.col("start").dt.truncate(every).alias("period"),
-        one.alias("added"),
-        zero.alias("ended"),
-        zero.alias("events"),
-    )
-    ends = states.filter(pl.col("end").is_not_null()).select(
-        *keys,
-        pl.col("end").dt.truncate(every).alias("period"),
-        zero.alias("added"),
-        one.alias("ended"),
-        zero.alias("events"),
-    )
-    occurred = events.filter(_occurred_at().is_not_null()).select(
-        *keys,
-        _occurred_at().dt.truncate(every).alias("period"),
-        zero.alias("added"),
-        zero.alias("ended"),
-        one.alias("events"),
-    )
+
+    def counted(frame: pl.DataFrame, at: pl.Expr, **ones: pl.Expr) -> pl.DataFrame:
+        return frame.select(*keys, at.dt.truncate(every).alias("period"), *(ones.get(s, zero).alias(s) for s in _SUMS))
+
+    parts = [
+        counted(states.filter(pl.col("start").is_not_null()), pl.col("start"), added=one),
+        counted(states.filter(pl.col("end").is_not_null()), pl.col("end"), ended=one),
+        counted(events.filter(_occurred_at().is_not_null()), _occurred_at(), events=one),
+    ]
+    if renewals:  # each renewal moved from added to renewed at its start, and its predecessor's end out of ended
+        renewed = _renewals(states)
+        parts.append(counted(renewed, pl.col("start"), added=-one, renewed=one))
+        parts.append(counted(renewed, pl.col("end"), ended=-one))
     return (
-        pl.concat([starts, ends, occurred])
+        pl.concat(parts)
         .group_by([*keys, "period"])
-        .agg(pl.col("added").sum(), pl.col("ended").sum(), pl.col("events").sum())
+        .agg(*(pl.col(s).sum() for s in _SUMS))
+        .filter(pl.any_horizontal(pl.col(s) != 0 for s in _SUMS))  # a renewal's old end alone: nothing happened
     )
 
 
@@ -70,6 +105,7 @@ def churn(
     since: Moment = None,
     until: Moment = None,
     by: GroupBy | None = None,
+    renewals: bool = True,
 ) -> Frame:
     """State facts added and ended per period, with the number active at each period's start, and the
     volume of events.
@@ -80,6 +116,11 @@ def churn(
     facts valid just before the period starts (started before it, not ended before it),
     ``active_at_end`` = active_at_start + net (= the next period's active_at_start), and
     ``churn_rate`` = (added + ended) / active_at_start, null when nothing was active.
+
+    **Renewals** (contract §11: the same triple again back to back, a term renewed on its last day or the day
+    after) are one continuing fact: ``renewed`` counts them at the new fact's start, which is not in ``added``,
+    nor is the old fact's end in ``ended``; the fact stays active throughout, and ``churn_rate`` leaves them out.
+    ``renewals=False`` counts every start and end apart (the raw view; ``renewed`` is then 0).
 
     **Events** (``kind``, contract §12) are never added nor ended: ``events`` counts those that occurred in
     the period (at their start; at their end when the start is unknown) and ``events_change`` = events −
@@ -130,13 +171,13 @@ def churn(
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
 
-    read = churn_counts(facts, every, by) if isinstance(facts, KnowledgeGraph) else None
+    read = churn_counts(facts, every, by, renewals) if isinstance(facts, KnowledgeGraph) else None
     names: pl.DataFrame | None = None
     if read is not None:  # the graph: counted in the engine, one row per (group, period)
         events, unknowns, names, was_pandas = read.counts, read.unknown_starts, read.names, False
     else:  # a frame (or a graph with an every SQL cannot key: its frame)
         df, was_pandas = _frame(read_facts(facts) if isinstance(facts, KnowledgeGraph) else facts)
-        events = _events(df, every, keys)
+        events = _events(df, every, keys, renewals)
         unknown = df.filter(pl.col("start").is_null() & (pl.col("kind") != "event"))
         unknowns = (
             unknown.group_by(keys).agg(pl.len().cast(pl.Int64).alias("_baseline"))
@@ -169,7 +210,7 @@ def churn(
         )
         table = (
             grid.join(events, on="period", how="left")
-            .with_columns(pl.col("added").fill_null(0), pl.col("ended").fill_null(0), pl.col("events").fill_null(0))
+            .with_columns(pl.col(s).fill_null(0) for s in _SUMS)
             .sort("period")
         )
         previous = _at(_period_start(lo_us - 1, every))  # the period just before the window: events_change's base

@@ -255,11 +255,19 @@ def report(
     out_path: Annotated[
         Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")
     ] = Path("report.html"),
+    renewals: Annotated[
+        bool,
+        typer.Option(
+            "--renewals/--no-renewals",
+            help="The same fact again back to back (a term renewed) counts as renewed, neither added nor ended "
+            "(default); --no-renewals counts its end and its start apart.",
+        ),
+    ] = True,
 ) -> Answer:
     """Write a fact-churn report: a self-contained HTML page (charts embedded) and a Markdown summary."""
     from ..report import churn_report
 
-    html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path)
+    html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path, renewals=renewals)
     return Answer(
         lambda: {"html": str(html), "markdown": str(markdown)},
         lambda: out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}", highlight=False),

@@ -248,7 +248,7 @@ def _show_branches(found: Paths, predicates: Sequence[str], labels: Mapping[str,
         _note(found)
 
 
-_KIND_STYLE = {"began": "green", "ended": "red", "replaced": "yellow", "occurred": "magenta"}
+_KIND_STYLE = {"began": "green", "ended": "red", "replaced": "yellow", "renewed": "cyan", "occurred": "magenta"}
 
 
 def _object(fact: Fact | None) -> str:
@@ -264,6 +264,9 @@ def _diff_table(changes: Sequence[Change], title: str, labels: Mapping[str, str]
     for c in changes:
         if c.kind == "replaced":
             what = f"{escape(_object(c.old))} → {escape(_object(c.new))}"
+        elif c.kind == "renewed":
+            assert c.old is not None
+            what = f"{escape(_object(c.new))} (again, after {escape(c.old.valid_from or '?')} … {escape(c.old.valid_to or '?')})"
         else:
             what = escape(_object(c.new if c.kind in ("began", "occurred") else c.old))
         style = _KIND_STYLE[c.kind]
@@ -292,13 +295,28 @@ def diff(
             help="What the graph learned between the two moments (transaction time), not what changed in the world.",
         ),
     ] = False,
+    renewals: Annotated[
+        bool,
+        typer.Option(
+            "--renewals/--no-renewals",
+            help="The same fact again back to back (a term renewed on its last day or the day after) is one change, "
+            "renewed (default); --no-renewals shows its end and its start apart.",
+        ),
+    ] = True,
     limit: Limit = None,
     offset: Offset = 0,
 ) -> Answer:
-    """What changed between two dates: facts that began, ended, or were replaced (old → new object; a one-holder
-    predicate's old → new holder); events that occurred."""
+    """What changed between two dates: facts that began, ended, were replaced (old → new object; a one-holder
+    predicate's old → new holder) or renewed; events that occurred."""
     found: Diff = kg.diff(
-        start, end, entity=entity, predicates=predicate, by="known" if known else "valid", limit=limit, offset=offset
+        start,
+        end,
+        entity=entity,
+        predicates=predicate,
+        by="known" if known else "valid",
+        limit=limit,
+        offset=offset,
+        renewals=renewals,
     )
     labels = kg.predicate_labels()
     return Answer(found.to_dict, lambda: _show_diff(found, known, labels))
@@ -309,6 +327,7 @@ def _show_diff(found: Diff, known: bool, labels: Mapping[str, str]) -> None:
     title = (
         f"{'learned' if known else 'changes'} {found.start} … {found.end} ({shown}: {found.began:,} began, "
         f"{found.ended:,} ended, {found.replaced:,} replaced"
+        + (f", {found.renewed:,} renewed" if found.renewed else "")
         + (f", {found.occurred:,} events occurred)" if found.occurred else ")")
     )
     if not found.changes:

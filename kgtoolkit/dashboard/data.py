@@ -518,6 +518,11 @@ class Churn:
         return int(self.overall["ended"].sum())
 
     @property
+    def renewed(self) -> int:
+        """Renewals (contract §11): the same fact again back to back, neither added nor ended."""
+        return int(self.overall["renewed"].sum())
+
+    @property
     def net(self) -> int:
         return int(self.overall["net"].sum())
 

@@ -23,12 +23,14 @@ analysis reads the frame instead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from typing import TYPE_CHECKING, Literal
 
 from .._time import DAY_US, OPEN_END, OPEN_START
 from . import _queries as q
+from ._renewals import pairs_sql
 
 if TYPE_CHECKING:
     import polars as pl
@@ -121,19 +123,22 @@ def _frame(rows: list[tuple[object, ...]], schema: dict[str, pl.DataType]) -> pl
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ChurnCounts:
-    """What :func:`churn_counts` reads: ``counts`` (group columns, ``period``, ``added``, ``ended``, ``events``: the
-    (group, period) pairs where anything happened), ``unknown_starts`` (group columns, ``_baseline``: state facts
-    with an unknown start) and, by subject, ``names`` (``subject``, ``subject_name``)."""
+    """What :func:`churn_counts` reads: ``counts`` (group columns, ``period``, ``added``, ``ended``, ``renewed``,
+    ``events``: the (group, period) pairs where anything happened), ``unknown_starts`` (group columns, ``_baseline``:
+    state facts with an unknown start) and, by subject, ``names`` (``subject``, ``subject_name``)."""
 
     counts: pl.DataFrame
     unknown_starts: pl.DataFrame
     names: pl.DataFrame | None
 
 
-def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"] | None) -> ChurnCounts | None:
-    """Per (group, period): state facts started (``added``), ended (``ended``), and events that occurred (at their
-    start, else at their end), as :func:`kgtoolkit.analysis.churn` counts them; None when ``every`` has no
-    :func:`period_plan`."""
+def churn_counts(
+    kg: GraphStore, every: str, by: Literal["subject", "predicate"] | None, renewals: bool = True
+) -> ChurnCounts | None:
+    """Per (group, period): state facts started (``added``), ended (``ended``), renewed (``renewed``: a renewal,
+    :mod:`._renewals`, counted at its start and neither in ``added`` nor, at its predecessor's end, in ``ended``;
+    0 with ``renewals=False``), and events that occurred (at their start, else at their end), as
+    :func:`kgtoolkit.analysis.churn` counts them; None when ``every`` has no :func:`period_plan`."""
     import polars as pl
 
     plan = period_plan(every)
@@ -159,13 +164,28 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
             f"WHEN i.from_us <> {OPEN_START} THEN i.from_us END"
         )
         grouped = (
-            f"SELECT {ikeys}{_bucket(d, plan, first)} AS b, sum(1 - i.e) AS added, 0 AS ended, sum(i.e) AS events "
-            f"FROM {tagged} WHERE i.e = 0 OR i.from_us <> {OPEN_START} OR i.to_us <> {OPEN_END} GROUP BY {gkeys}b "
-            f"UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0 FROM {d.scan('facts f')} "
-            f"WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
+            f"SELECT {ikeys}{_bucket(d, plan, first)} AS b, sum(1 - i.e) AS added, 0 AS ended, 0 AS renewed, "
+            f"sum(i.e) AS events FROM {tagged} WHERE i.e = 0 OR i.from_us <> {OPEN_START} OR i.to_us <> {OPEN_END} "
+            f"GROUP BY {gkeys}b UNION ALL SELECT {fkeys}{_bucket(d, plan, 'f.to_us')} AS b, 0, count(*), 0, 0 "
+            f"FROM {d.scan('facts f')} WHERE NOT {event} AND f.to_us <> {OPEN_END} GROUP BY {gkeys}b"
         )
-        sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "events"])
-        rows = cur.execute(f"{sql} ORDER BY {gkeys}p", params).fetchall()
+        renewed = ""
+        if renewals:
+            # The renewals (one index range per ended fact, ._renewals): each moved from added to renewed at its
+            # start, and its predecessor's end taken out of ended. The two scans above stay as they are.
+            event_old, old_params = rule.bound(d, "o", "event_old")
+            event_new, new_params = rule.bound(d, "n", "event_new")
+            params = {**params, **old_params, **new_params}
+            renewed = f"WITH r AS MATERIALIZED ({pairs_sql(d.scan('facts o'), event_old, event_new)}) "
+            rkeys = "".join(f"r.{k} AS {k}, " for k in keys)
+            grouped += (
+                f" UNION ALL SELECT {rkeys}{_bucket(d, plan, 'r.s')} AS b, -count(*), 0, count(*), 0 FROM r "
+                f"GROUP BY {gkeys}b UNION ALL SELECT {rkeys}{_bucket(d, plan, 'r.e')} AS b, 0, -count(*), 0, 0 "
+                f"FROM r GROUP BY {gkeys}b"
+            )
+        sql = _periods(d, plan, f"({grouped})", keys, ["added", "ended", "renewed", "events"])
+        with d.hashed_join(cur) if renewals else contextlib.nullcontext():
+            rows = cur.execute(f"{renewed}{sql} ORDER BY {gkeys}p", params).fetchall()
         names = None
         if by == "subject":
             named = cur.execute(
@@ -173,11 +193,12 @@ def churn_counts(kg: GraphStore, every: str, by: Literal["subject", "predicate"]
             ).fetchall()
             names = _frame(named, {"subject": pl.String(), "subject_name": pl.String()})
     key_schema: dict[str, pl.DataType] = {k: pl.String() for k in keys}
-    counts = _frame(
-        rows, {**key_schema, "p": pl.Int64(), "added": pl.Int64(), "ended": pl.Int64(), "events": pl.Int64()}
-    )
+    sums = ["added", "ended", "renewed", "events"]
+    counts = _frame(rows, {**key_schema, "p": pl.Int64(), **{s: pl.Int64() for s in sums}})
     unknown_starts = counts.filter(pl.col("p").is_null()).select(*keys, pl.col("added").alias("_baseline"))
-    counts = counts.filter(pl.col("p").is_not_null()).select(*keys, _period_column(plan), "added", "ended", "events")
+    # A period whose only change was a renewal's old end has nothing left: it is no row, as on the frame path.
+    happened = pl.any_horizontal(pl.col(s) != 0 for s in sums)
+    counts = counts.filter(pl.col("p").is_not_null() & happened).select(*keys, _period_column(plan), *sums)
     return ChurnCounts(counts, unknown_starts, names)
 
 

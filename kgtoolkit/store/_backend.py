@@ -85,6 +85,12 @@ class Dialect:
         diff's changed facts), for the statements inside only: none on SQLite."""
         yield
 
+    @contextmanager
+    def hashed_join(self, cur: Cursor) -> Iterator[None]:
+        """The settings of a statement that joins the whole facts table with itself (churn's renewals), for the
+        statements inside only: none on SQLite, whose plan is one index range per row of one side."""
+        yield
+
     def list_param(self, values: Iterable[Any]) -> Any:
         """A list of values as one parameter, for :meth:`values`."""
         import json

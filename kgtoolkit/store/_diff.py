@@ -11,6 +11,12 @@ Multi-valued predicates never pair: a new object there is one more, not a replac
 and a start of the same predicate and object with another subject are one replacement (old holder -> new), by the
 same rule; it pairs by subject as well only when it is single-valued too (:func:`~kgtoolkit._names.not_by_subject`).
 
+A **renewal** (``renewed``, paired before replacements): a fact that began back to back with an ended fact of the
+same subject, predicate and object (on its last day or the day after: :func:`kgtoolkit._validity.back_to_back`) is
+one continuing fact, not an end and a start (terms of office, leases renewed); which pairs renew is
+:mod:`._renewals`' rule. It is one change at the new fact's start, counted in ``renewed`` and neither in ``began``
+nor ``ended``; the old fact's end, in the window or not, is no change. ``renewals=False`` gives the raw view.
+
 An **event** (contract §12: its predicate or graph is declared one, or ``valid_from`` = ``valid_to``) neither
 begins, ends nor is replaced: it **occurred** in the window when its start falls in it (its end, when the start
 is unknown); by transaction time, when the graph recorded it. The next event is no replacement of the last.
@@ -25,15 +31,19 @@ from typing import Any, NamedTuple
 from .._errors import IntervalOrder, InvalidRequest
 from .._names import not_by_subject
 from .._records import Change, ChangeKind, Diff, DiffBy
-from .._time import DAY_US, TimeInput, key_to_text, parse_window
+from .._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
+from .._validity import Sql, back_to_back
 from . import _queries as q
 from ._backend import Cursor, Dialect
+from ._renewals import NEAR_DAYS, mutual
 from ._rules import ended_later_sql
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff"]
 
-_RANK = {"replaced": 0, "ended": 1, "began": 2, "occurred": 3}
+_RANK = {"renewed": 0, "replaced": 1, "ended": 2, "began": 3, "occurred": 4}
+#: The keys of the first and last instants of the years 0001 and 9999, where a window's near days stop.
+_FIRST_KEY, _LAST_KEY = parse_window("0001").lo, parse_window("9999").hi
 
 
 def _key(text: str) -> int:
@@ -52,10 +62,12 @@ def diff(
     limit: int | None,
     offset: int,
     in_engine: bool = True,
+    renewals: bool = True,
 ) -> Diff:
     """The changes from ``start`` to ``end`` (see :meth:`KnowledgeGraph.diff`). By valid time the engine pairs the
     changes; by transaction time (whose keys are texts) Python does, over light rows of every changed fact.
-    ``in_engine=False`` pairs in Python by valid time too (the tests compare the two ways on both engines)."""
+    ``in_engine=False`` pairs in Python by valid time too (the tests compare the two ways on both engines).
+    ``renewals=False``: no renewals (the raw view, every end and start apart)."""
     if by not in ("valid", "known"):
         raise InvalidRequest(f"by must be valid or known, not {by!r}", field="by", value=str(by))
     window_start = parse_window(start, field="from")
@@ -68,33 +80,62 @@ def diff(
             value=window_end.text,
         )
     paging = q.page(d, limit, offset)
-    params: dict[str, Any] = {"lo": lo, "hi": hi, "klo": key_to_text(lo), "khi": key_to_text(hi)}
-    where = ""
+    # The near days: a renewal of a change in the window is looked for that far either side (._renewals).
+    near_lo, near_hi = max(lo - NEAR_DAYS * DAY_US, _FIRST_KEY), min(hi + NEAR_DAYS * DAY_US, _LAST_KEY)
+    params: dict[str, Any] = {
+        "lo": lo,
+        "hi": hi,
+        "klo": key_to_text(lo),
+        "khi": key_to_text(hi),
+        "nlo": near_lo,
+        "nhi": near_hi,
+        "knlo": key_to_text(near_lo),
+        "knhi": key_to_text(near_hi),
+    }
     if entity not in (None, ""):
         params["e"] = q.resolve(cur, d, entity)
-        where += " AND (f.subject = :e OR f.object_id = :e)"
     if predicates is not None:
         params["preds"] = d.list_param(check_predicates(cur, d, predicates) or [])
-        where += f" AND f.predicate IN {d.values('preds')}"
+
+    def where(alias: str) -> str:
+        """``entity`` and ``predicates`` on the facts row ``alias``, as ``AND …`` (the renewals read them on the old
+        facts: a renewal's two facts share their subject, predicate and object)."""
+        text = f" AND ({alias}.subject = :e OR {alias}.object_id = :e)" if "e" in params else ""
+        return text + (f" AND {alias}.predicate IN {d.values('preds')}" if "preds" in params else "")
+
     engine = by == "valid" and in_engine
-    if by == "valid":
-        # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers without the rows.
-        started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
-        began_sql = f"{started} AND f.from_us BETWEEN :lo AND :hi{where}"
-        ended_sql = f"f.valid_to IS NOT NULL AND f.to_us BETWEEN :lo AND :hi{where}"
-    else:
-        began_sql = f"f.recorded_at BETWEEN :klo AND :khi{where}"
-        ended_sql = f"{ended_later_sql('f')} AND f.invalidated_at BETWEEN :klo AND :khi{where}"
-    event, event_params = q.event_rule(cur).bound(d)
+
+    def sides(near: bool) -> tuple[str, str]:
+        """The conditions that a fact began, and ended, in the window (``near``: with its near days)."""
+        if by == "valid":
+            lo_hi = ":nlo AND :nhi" if near else ":lo AND :hi"
+            # In the engine (valid_from IS NULL) = FALSE: the form SQLite's facts_timeline index answers from the index.
+            started = "(f.valid_from IS NULL) = FALSE" if engine else "f.valid_from IS NOT NULL"
+            return (
+                f"{started} AND f.from_us BETWEEN {lo_hi}{where('f')}",
+                f"f.valid_to IS NOT NULL AND f.to_us BETWEEN {lo_hi}{where('f')}",
+            )
+        lo_hi = ":knlo AND :knhi" if near else ":klo AND :khi"
+        return (
+            f"f.recorded_at BETWEEN {lo_hi}{where('f')}",
+            f"{ended_later_sql('f')} AND f.invalidated_at BETWEEN {lo_hi}{where('f')}",
+        )
+
+    began_sql, ended_sql = sides(near=False)
+    rule = q.event_rule(cur)
+    event, event_params = rule.bound(d)
     params.update(event_params)
     config = q.read_config(cur)
     multi = not_by_subject(config.multi_valued, config.one_holder, config.single_valued)
     holders = config.one_holder
     del paging  # checked above, before any work
+    near_sides = sides(near=True) if renewals else None
     if engine:
-        counts, changes = _valid_in_engine(cur, d, params, began_sql, ended_sql, event, multi, holders, limit, offset)
+        counts, changes = _valid_in_engine(
+            cur, d, params, began_sql, ended_sql, near_sides, event, multi, holders, limit, offset
+        )
     else:
-        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, event, multi, holders, by)
+        counts, changes = _in_python(cur, d, params, began_sql, ended_sql, near_sides, event, multi, holders, by)
     page = changes[offset:] if limit is None else changes[offset : offset + limit]
     facts = fetch_facts(cur, d, (i for c in page for i in c[4:6] if i is not None), None)
 
@@ -119,18 +160,19 @@ def diff(
         )
         for _, _, _, kind, old, new, dated, at_start in page
     )
-    began, ended, replaced, occurred = counts
+    began, ended, replaced, occurred, renewed_count = counts
     return Diff(
         window_start.text,
         window_end.text,
         by,
         shown,
-        began + ended + occurred - replaced,
+        began + ended + occurred - replaced + renewed_count,
         offset,
         began - replaced,
         ended - replaced,
         replaced,
         occurred,
+        renewed_count,
     )
 
 
@@ -138,9 +180,9 @@ def diff(
 #: (key, rank, id), which never tie. The facts, and so their subject, predicate and dates as written, are read for
 #: one page.
 _Entry = tuple[int, int, int, ChangeKind, int | None, int | None, int, bool]
-#: The counts of an answer: facts that began and ended (each replacement counted on both sides), replacements and
-#: events that occurred.
-_Counts = tuple[int, int, int, int]
+#: The counts of an answer: facts that began and ended (each replacement counted on both sides, renewals on
+#: neither), replacements, events that occurred and renewals.
+_Counts = tuple[int, int, int, int, int]
 
 
 def _holder_pairs_sql(d: Dialect, holders: frozenset[str]) -> tuple[str, dict[str, Any]]:
@@ -153,7 +195,7 @@ def _holder_pairs_sql(d: Dialect, holders: frozenset[str]) -> tuple[str, dict[st
     return (
         f"""
         UNION ALL
-        SELECT 1, abs(o.e - n.s), o.id, n.id
+        SELECT 1, abs(o.e - n.s), o.id, n.id, o.en, n.b
         FROM c n CROSS JOIN c o
         WHERE n.okey = o.okey AND n.is_value = o.is_value AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0
             AND n.b = 1 AND n.ev = 0 AND {holder_sql} AND n.subject <> o.subject AND (o.has_s = 0 OR n.s >= o.s)
@@ -187,6 +229,7 @@ def _valid_in_engine(
     params: dict[str, Any],
     began_sql: str,
     ended_sql: str,
+    near_sides: tuple[str, str] | None,
     event: str,
     multi: frozenset[str],
     holders: frozenset[str],
@@ -203,33 +246,58 @@ def _valid_in_engine(
     ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~._backend.Dialect.wide_read`). Two objects are the same
     when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
     page is read after, in time order from the same indexes, only as far as it needs. One-holder predicates add the
-    pairs by object (:func:`_holder_pairs_sql`)."""
+    pairs by object (:func:`_holder_pairs_sql`).
+
+    With ``near_sides`` (the conditions over the window and its near days, :mod:`._renewals`), ``c`` holds the facts
+    of the near days too, and the same join gives the candidate renewals (the same object, back to back), chosen in
+    Python by :func:`._renewals.mutual` as the Python pairing chooses them: a new fact starting in the window is a
+    renewal, an old one ending in it no change; neither pairs as a replacement."""
     multi_sql, multi_params = d.in_values("o.predicate", "multi", sorted(multi))
     holder_arm, holder_params = _holder_pairs_sql(d, holders)
     params = {**params, **multi_params, **holder_params, "day": DAY_US}
+    near_began, near_ended = near_sides if near_sides is not None else (began_sql, ended_sql)
+    same = "o.is_value = n.is_value AND o.okey = n.okey"
+    replaces = (
+        f"o.en = 1 AND n.b = 1 AND NOT ({multi_sql}) AND NOT ({same}) AND (o.has_s = 0 OR n.s >= o.s) "
+        "AND n.s <= o.e + :day"
+    )
+    back = back_to_back(Sql("o.s"), Sql("o.e"), Sql("n.s")).text
+    renewal = f" OR (o.nen = 1 AND n.nb = 1 AND {same} AND {back})" if near_sides is not None else ""
     with d.wide_read(cur):
         rows = cur.execute(
             f"""WITH c AS MATERIALIZED (
             SELECT f.id AS id, f.subject AS subject, f.predicate AS predicate, f.object_key AS okey,
                 {_flag("f.object_id IS NULL")} AS is_value, f.from_us AS s, f.to_us AS e,
                 {_flag("f.valid_from IS NOT NULL")} AS has_s, {_flag(began_sql)} AS b, {_flag(ended_sql)} AS en,
-                {_flag(event)} AS ev
-            FROM facts f WHERE {d.either(began_sql, ended_sql)})
+                {_flag(near_began)} AS nb, {_flag(near_ended)} AS nen, {_flag(event)} AS ev
+            FROM facts f WHERE {d.either(near_began, near_ended)})
         SELECT 0, count(*) FILTER (WHERE b = 1 AND ev = 0), count(*) FILTER (WHERE en = 1 AND ev = 0),
-            count(*) FILTER (WHERE ev = 1 AND (b = 1 OR (en = 1 AND has_s = 0)))
+            count(*) FILTER (WHERE ev = 1 AND (b = 1 OR (en = 1 AND has_s = 0))), 0, 0
         FROM c
         UNION ALL
-        SELECT 1, abs(o.e - n.s), o.id, n.id
+        SELECT CASE WHEN {same} THEN 2 ELSE 1 END, abs(o.e - n.s), o.id, n.id, o.en, n.b
         FROM c n CROSS JOIN c o
-        WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.en = 1 AND o.ev = 0 AND n.b = 1
-            AND n.ev = 0 AND NOT ({multi_sql}) AND o.id <> n.id AND (o.is_value <> n.is_value OR o.okey <> n.okey) AND (o.has_s = 0 OR n.s >= o.s) AND n.s <= o.e + :day{holder_arm}""",
+        WHERE n.subject = o.subject AND n.predicate = o.predicate AND o.ev = 0 AND n.ev = 0 AND o.id <> n.id
+            AND (({replaces}){renewal}){holder_arm}""",
             params,
         ).fetchall()
-    (_, began, ended, occurred), *candidates = sorted(rows)
-    pairs = _match([(dist, old, new) for _, dist, old, new in candidates])
+    (_, began, ended, occurred, _, _), *candidates = sorted(rows)
+    # Renewals first (._renewals): among every candidate near the window; those of the window counted here.
+    renewals = mutual([(dist, old, new) for kind, dist, old, new, _, _ in candidates if kind == 2])
+    in_window = {(old, new): (bool(old_in), bool(new_in)) for kind, _, old, new, old_in, new_in in candidates}
+    renew_new = {new: old for old, new in renewals.items() if in_window[old, new][1]}  # shown: renewed
+    renew_old = {old for old, new in renewals.items() if in_window[old, new][0]}  # no change here
+    lo, hi = int(params["lo"]), int(params["hi"])
+    pairs = _match(
+        [
+            (dist, old, new)
+            for kind, dist, old, new, _, _ in candidates
+            if kind == 1 and old not in renew_old and new not in renew_new
+        ]
+    )
     paired_new = {new: old for old, new in pairs.items()}
-    counts = (int(began), int(ended), len(pairs), int(occurred))
-    total = counts[0] + counts[1] + counts[3] - counts[2]
+    counts = (int(began) - len(renew_new), int(ended) - len(renew_old), len(pairs), int(occurred), len(renew_new))
+    total = counts[0] + counts[1] + counts[3] - counts[2] + counts[4]
     wanted = total if limit is None else min(total, offset + limit)
     # The page: the changed facts in time order (a fact that began and ended in the window comes twice), each side
     # read in its index's order as far as the page needs and merged here (one statement ordering both sides read
@@ -240,8 +308,8 @@ def _valid_in_engine(
         f"WHERE {ended_sql} ORDER BY f.to_us",
     )
     # Enough for the page and a day's changes (the keys of a day's starts, or of its ends, tie), at first.
-    days = max(1, (int(params["hi"]) - int(params["lo"])) // DAY_US + 1)
-    size = 2 * wanted + (counts[0] + counts[1] + counts[3]) // days + 64
+    days = max(1, (hi - lo) // DAY_US + 1)
+    size = 2 * wanted + (int(began) + int(ended) + counts[3]) // days + 64
     while True:
         limited = wanted < total
         reads = [
@@ -263,12 +331,15 @@ def _valid_in_engine(
                         (key, _RANK["occurred"], fact_id, "occurred", None, fact_id, fact_id, bool(is_began))
                     )
             elif is_began:
+                renews = renew_new.get(fact_id)
                 old = paired_new.get(fact_id)
-                if old is None:
+                if renews is not None:
+                    changes.append((key, _RANK["renewed"], fact_id, "renewed", renews, fact_id, fact_id, True))
+                elif old is None:
                     changes.append((key, _RANK["began"], fact_id, "began", None, fact_id, fact_id, True))
                 else:
                     changes.append((key, _RANK["replaced"], fact_id, "replaced", old, fact_id, fact_id, True))
-            elif fact_id not in pairs:
+            elif fact_id not in pairs and fact_id not in renew_old:
                 changes.append((key, _RANK["ended"], fact_id, "ended", fact_id, None, fact_id, False))
         if not cut or len(changes) >= wanted:
             changes.sort()
@@ -282,6 +353,7 @@ def _in_python(
     params: dict[str, Any],
     began_sql: str,
     ended_sql: str,
+    near_sides: tuple[str, str] | None,
     event: str,
     multi: frozenset[str],
     holders: frozenset[str],
@@ -289,7 +361,9 @@ def _in_python(
 ) -> tuple[_Counts, list[_Entry]]:
     """Every change, paired in Python over light rows of every changed fact (ids and keys: no names, no joins, no
     text bounds; the facts of the page only are read in full, at the end). By transaction time (whose keys are
-    texts), and the twin of :func:`_valid_in_engine` in the tests."""
+    texts), and the twin of :func:`_valid_in_engine` in the tests. ``near_sides`` (the conditions of
+    ``began_sql``/``ended_sql`` over the window and its near days; None: no renewals) reads the facts the renewals
+    are chosen among too."""
     # A bound's key is NULL when it is unknown.
     if by == "valid":
         bounds = (
@@ -298,12 +372,14 @@ def _in_python(
         )
     else:
         bounds = "f.recorded_at, f.invalidated_at"
+    near_began, near_ended = near_sides if near_sides is not None else (began_sql, ended_sql)
     # Both sides in one read, each changed fact's row once: by transaction time (no index) one scan, not two; by valid
     # time the engine ORs its two indexes (PostgreSQL at 10M facts: 0.9 -> 0.55 s against two reads).
     with d.wide_read(cur):
         rows = cur.execute(
             f"SELECT f.id, f.subject, f.predicate, COALESCE(f.object_id, f.object_value), f.object_id IS NULL, {bounds}, "
-            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)} FROM facts f WHERE ({began_sql}) OR ({ended_sql})",
+            f"{event}, {_flag(began_sql)}, {_flag(ended_sql)}, {_flag(near_began)}, {_flag(near_ended)} "
+            f"FROM facts f WHERE ({near_began}) OR ({near_ended})",
             params,
         ).fetchall()
     if by == "known":
@@ -320,6 +396,24 @@ def _in_python(
     began = [f for f in began if not f.event]
     ended = [f for f in ended if not f.event]
 
+    # Renewals first (._renewals' rule over the facts near the window): shown at the new fact's start when it is in
+    # the window; the old fact's end in the window is no change. Neither pairs as a replacement.
+    renew_new: dict[int, int] = {}
+    renew_old: set[int] = set()
+    if near_sides is not None:
+        states = [(_Row._make(r[:8]), r[10], r[11]) for r in rows if not r[7]]
+        renewals = mutual(_renewal_candidates([f for f, b, _ in states if b], [f for f, _, e in states if e]))
+        began_ids, ended_ids = {f.id for f in began}, {f.id for f in ended}
+        renew_new = {new: old for old, new in renewals.items() if new in began_ids}
+        renew_old = {old for old in renewals if old in ended_ids}
+    changes: list[_Entry] = []
+    for f in began:
+        if f.id in renew_new:
+            assert f.start is not None
+            changes.append((f.start, _RANK["renewed"], f.id, "renewed", renew_new[f.id], f.id, f.id, True))
+    began = [f for f in began if f.id not in renew_new]
+    ended = [f for f in ended if f.id not in renew_old]
+
     candidates, new_rows = _candidates(began, ended, multi)
     if holders:  # one-holder predicates: pairs by object too
         holder_candidates, holder_rows = _holder_candidates(began, ended, holders)
@@ -327,7 +421,6 @@ def _in_python(
         new_rows.update(holder_rows)
     pairs = _match(candidates)
     paired_new = set(pairs.values())
-    changes: list[_Entry] = []
     for old_id, new_id in pairs.items():
         new = new_rows[new_id]
         assert new.start is not None
@@ -346,7 +439,24 @@ def _in_python(
         assert key is not None
         changes.append((key, _RANK["occurred"], f.id, "occurred", None, f.id, f.id, at_start))
     changes.sort()  # (key, rank, id) never ties
-    return (len(began), len(ended), len(pairs), len(occurred)), changes
+    return (len(began), len(ended), len(pairs), len(occurred), len(renew_new)), changes
+
+
+def _renewal_candidates(began: list[_Row], ended: list[_Row]) -> list[tuple[int, int, int]]:
+    """The candidate renewals among light rows of state facts (:mod:`._renewals`): (distance, old id, new id), an
+    ended fact and a begun one of the same triple starting back to back with it."""
+    by_triple: dict[tuple[str, str, bool, str], list[_Row]] = {}
+    for f in began:
+        by_triple.setdefault(_triple(f), []).append(f)
+    candidates: list[tuple[int, int, int]] = []
+    for old in ended:
+        assert old.end is not None
+        old_start = OPEN_START if old.start is None else old.start
+        for new in by_triple.get(_triple(old), ()):
+            assert new.start is not None
+            if new.id != old.id and back_to_back(old_start, old.end, new.start):
+                candidates.append((abs(old.end - new.start), old.id, new.id))
+    return candidates
 
 
 def _candidates(
@@ -419,6 +529,11 @@ class _Row(NamedTuple):
     start: int | None
     end: int | None
     event: bool
+
+
+def _triple(f: _Row) -> tuple[str, str, bool, str]:
+    """What makes two facts the same triple: subject, predicate and object (:func:`_same_object`)."""
+    return f.subject, f.predicate, f.object_is_value, f.object.casefold() if f.object_is_value else f.object
 
 
 def _same_object(a: _Row, b: _Row) -> bool:

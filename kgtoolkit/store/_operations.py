@@ -1466,6 +1466,7 @@ class GraphStore:
         by: DiffBy = "valid",
         limit: int | None = 100,
         offset: int = 0,
+        renewals: bool = True,
     ) -> Diff:
         """What changed from ``start`` to ``end`` (both included): facts that began, ended, and replacements
         (same subject and predicate, old object → new, at the switch date), in time order, one page
@@ -1473,6 +1474,9 @@ class GraphStore:
 
         ``by="valid"``: by the facts' validity; ``by="known"``: what the graph learned between two moments
         (transaction time). ``entity``: only facts about it (either end); ``predicates``: only these.
+        A renewal (the same triple again, back to back: a term renewed on its last day or the day after) is one
+        change, ``renewed``, neither a start nor an end (contract §11); ``renewals=False``: every end and start
+        apart (the raw view).
 
         >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
         >>> _ = kg.supersede("api", "uses", "Redis", "SQLite", at="2026-03-02")
@@ -1490,6 +1494,7 @@ class GraphStore:
                 by=by,
                 limit=limit,
                 offset=offset,
+                renewals=renewals,
             )
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_text
 
-COLORS = {"began": "#54A24B", "ended": "#E45756", "replaced": "#F58518", "occurred": "#C2570C"}
+COLORS = {"began": "#54A24B", "ended": "#E45756", "replaced": "#F58518", "renewed": "#4C78A8", "occurred": "#C2570C"}
 LIMIT = 2000  # changes read at once; the page says when there are more
 
 c = kgdash.ctx()
@@ -58,15 +58,16 @@ if start > end:
     st.stop()
 result = kgdash.diff(c.path, c.read_only, c.version, start.isoformat(), end.isoformat(), entity, tuple(preds), LIMIT)
 st.session_state["changes_result"] = result  # the data behind the page (tests read it)
-m1, m2, m3, m4, m5 = st.columns(5)
+m1, m2, m3, m4, m5, m6 = st.columns(6)
 m1.metric("Changes", f"{result.total:,}")
 m2.metric("Began", f"{result.began:,}")
 m3.metric("Ended", f"{result.ended:,}")
 m4.metric("Replaced", f"{result.replaced:,}")
-m5.metric("Events", f"{result.occurred:,}")  # events occurred (contract §12): never began, ended or replaced
+m5.metric("Renewed", f"{result.renewed:,}")  # the same fact again, back to back (contract §11): not began nor ended
+m6.metric("Events", f"{result.occurred:,}")  # events occurred (contract §12): never began, ended or replaced
 if not result.changes:
     st.info(
-        f"Nothing began, ended, was replaced or occurred from {start} to {end}"
+        f"Nothing began, ended, was replaced, renewed or occurred from {start} to {end}"
         + (" for this entity" if entity else "")
         + ". Widen the dates or drop the filters."
     )

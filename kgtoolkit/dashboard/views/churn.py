@@ -31,12 +31,13 @@ since, until = window[0].isoformat(), window[1].isoformat()
 COUNT = alt.Axis(format=",d", tickMinStep=1)
 
 tables = kgdash.churn(c.path, c.read_only, c.version, every, since, until, int(top))  # predicates labelled (§13)
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("Added", f"{tables.added:,}")
 m2.metric("Ended", f"{tables.ended:,}")
-m3.metric("Net", f"{tables.net:+,}")
+m3.metric("Renewed", f"{tables.renewed:,}")  # back to back (contract §11): neither added nor ended
+m4.metric("Net", f"{tables.net:+,}")
 rate = tables.mean_rate
-m4.metric(f"Mean churn rate / {period}", f"{rate:.1%}" if rate is not None else "–")
+m5.metric(f"Mean churn rate / {period}", f"{rate:.1%}" if rate is not None else "–")
 
 if tables.events:  # an event graph (or events beside states): the volume per period and its change
     busiest = tables.busiest()
