@@ -88,6 +88,7 @@ FACTS_SCHEMA: dict[str, pl.DataType] = {
     "recorded_at": _MOMENT,
     "invalidated_at": _MOMENT,
     "ended_by": pl.String(),
+    "occurrence": pl.Int64(),
 }
 #: :func:`entities`: one row per entity, with its aliases.
 ENTITIES_SCHEMA: dict[str, pl.DataType] = {
@@ -127,6 +128,7 @@ _FACT_READ = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 
 
@@ -288,6 +290,7 @@ def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], 
             _moment("recorded_at"),
             _moment("invalidated_at"),
             "ended_by",
+            "occurrence",
         )
         if events_out:
             frame = frame.filter(pl.col("kind") == "state")

@@ -33,6 +33,7 @@ FIELDS: tuple[str, ...] = (
     "object_type",
     "recorded_at",
     "invalidated_at",
+    "occurrence",
 )
 _POSITIONAL = ("subject", "predicate", "object", "valid_from", "valid_to")
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")

@@ -74,6 +74,7 @@ DUMP_FACT_FIELDS = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 _ENTITY_FIELDS = ("id", "name", "type", "properties", "created_at")
 _ALIAS_FIELDS = ("alias", "name", "entity_id")
@@ -399,6 +400,7 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
             "confidence",
             "source",
             "source_closet",
+            "occurrence",
         )
     }
     for i, row in enumerate(sections["facts"]):
@@ -421,9 +423,12 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         columns["confidence"].append(_float(_field(fact, "confidence", (int, float), where)))
         columns["source"].append(_field(fact, "source", _TEXT, where))
         columns["source_closet"].append(_field(fact, "source_closet", _OPT, where))
+        columns["occurrence"].append(_field(fact, "occurrence", (int, type(None)), where))  # checked by the import
     frame = pl.DataFrame(
         {
-            k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.Float64 if k == "confidence" else pl.String)
+            k: pl.Series(
+                k, v, dtype=pl.Int64 if k in ("line", "occurrence") else pl.Float64 if k == "confidence" else pl.String
+            )
             for k, v in columns.items()
         }
     )
