@@ -15,16 +15,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import run_sql, undo_steps
 from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
+from conftest import run_sql, undo_steps
 from kgtoolkit import KnowledgeGraph, analysis, frames, io, mcp_server
 from kgtoolkit.cli import app
+from kgtoolkit.search import find
 from kgtoolkit.store import copy_graph, dump, import_facts, restore
 from kgtoolkit.store._schema import MIGRATIONS
-from kgtoolkit.search import find
 
 ICEWS14 = DATA / "icews14" / "facts.tsv"
 DAY = "2014-01-02"
