@@ -160,7 +160,8 @@ def facts(
     ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
     its day; null = open); ``kind`` is ``event`` or ``state`` (contract §12); ``state`` is the fact's state
     now (contract §4: ``current``, ``scheduled`` or ``ended``; an event ``occurred`` or ``scheduled``) and
-    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended). Filters work as in
+    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended); ``occurrence``
+    tells an event's repeats on one day apart (1, 2, …; a state fact's is 1). Filters work as in
     :meth:`KnowledgeGraph.query` (``current_only`` leaves events out); ``entity`` keeps facts where it is
     subject or object.
     """
