@@ -878,22 +878,27 @@ class _Load:
     #: The rows each event (its key's two hashes) had in the batches before, numbered without an ``occurrence``.
     occurrences: pl.DataFrame | None = None
 
-    def numbered(self, auto: pl.DataFrame) -> pl.DataFrame:
-        """``auto`` (a batch's event rows to number: ``_i`` and the event's key, :data:`_EVENT_KEY`) with ``_n``,
-        each row's occurrence counted from the earlier batches' rows of the same event, as one frame would."""
+    def numbered(self, rows: pl.DataFrame, auto: pl.Expr) -> pl.DataFrame:
+        """A batch's ``rows`` with ``_n`` (each ``auto`` row's number among its event's rows in the batch, by
+        :func:`_numbered`) counted on from the earlier batches' rows of the same event, as one frame would be."""
         import polars as pl
 
+        if not rows.select(auto.any()).item():
+            return rows
         key = pl.struct(*_EVENT_KEY)
-        hashed = auto.select("_i", key.hash(self.seeds[0]).alias("_h1"), key.hash(self.seeds[1]).alias("_h2"))
-        hashed = hashed.with_columns(_n=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_h1", "_h2"))
-        counts = hashed.group_by("_h1", "_h2").agg(pl.len().cast(pl.Int64).alias("_m"))
+        rows = rows.with_columns(
+            _h1=pl.when(auto).then(key.hash(self.seeds[0])), _h2=pl.when(auto).then(key.hash(self.seeds[1]))
+        )
+        counts = rows.filter(auto).group_by("_h1", "_h2").agg(pl.len().cast(pl.Int64).alias("_m"))
         if self.occurrences is not None:
-            hashed = hashed.join(self.occurrences, on=["_h1", "_h2"], how="left").with_columns(
-                _n=pl.col("_n") + pl.col("_m").fill_null(0)
+            rows = (
+                rows.join(self.occurrences, on=["_h1", "_h2"], how="left", maintain_order="left")
+                .with_columns(_n=pl.col("_n") + pl.col("_m").fill_null(0))
+                .drop("_m")
             )
             counts = pl.concat([self.occurrences, counts]).group_by("_h1", "_h2").agg(pl.col("_m").sum())
         self.occurrences = counts
-        return hashed.select("_i", "_n")
+        return rows.drop("_h1", "_h2")
 
     def clash(self, entity_id: str, kept: str, types: set[str], clash: set[str]) -> None:
         """A batch gave ``entity_id`` the concrete ``types`` and it kept ``kept``: remembered when they clash (or
@@ -1132,15 +1137,14 @@ def _numbered(rows: pl.DataFrame, load: _Load | None) -> pl.DataFrame:
     rows numbered 1, 2, … in row order (after the batches before, with ``load``); 1 for every other fact."""
     import polars as pl
 
-    repeat = pl.col("_event") & ~pl.col("_current")  # a dated event: each row is an occurrence
-    auto = rows.with_row_index("_i").filter(repeat & pl.col("_occurrence").is_null()).select("_i", *_EVENT_KEY)
+    repeat = pl.col("_event") & ~pl.col("_current")  # an event with an end: each row is an occurrence
+    auto = repeat & pl.col("_occurrence").is_null()
+    # The rows to number, counted in row order within each event (a window keeps the rows' order in a group).
+    rows = rows.with_columns(_n=pl.when(auto).then(auto.cast(pl.Int64).cum_sum().over(_EVENT_KEY)))
     if load is not None:
-        numbers = load.numbered(auto)
-    else:
-        numbers = auto.select("_i", pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(_EVENT_KEY).alias("_n"))
+        rows = load.numbered(rows, auto)
     occ = pl.when(repeat).then(pl.coalesce("_occurrence", "_n")).otherwise(pl.lit(1, pl.Int64))
-    numbered = rows.with_row_index("_i").join(numbers, on="_i", how="left", maintain_order="left")
-    return numbered.with_columns(_occ=occ.cast(pl.Int64)).drop("_i", "_n")
+    return rows.with_columns(_occ=occ.cast(pl.Int64)).drop("_n")
 
 
 def _insert_facts(

@@ -423,7 +423,10 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         columns["confidence"].append(_float(_field(fact, "confidence", (int, float), where)))
         columns["source"].append(_field(fact, "source", _TEXT, where))
         columns["source_closet"].append(_field(fact, "source_closet", _OPT, where))
-        columns["occurrence"].append(_field(fact, "occurrence", (int, type(None)), where))  # checked by the import
+        occurrence = _field(fact, "occurrence", (int, type(None)), where)  # the import checks the rest
+        if occurrence is not None and not 1 <= occurrence <= 2**63 - 1:
+            raise _bad(f"{where}.occurrence", "must be a whole number from 1")
+        columns["occurrence"].append(occurrence)
     frame = pl.DataFrame(
         {
             k: pl.Series(
