@@ -799,8 +799,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> pl.Dat
         pl.col("occurrence"),
         "invalid_request",
         pl.format(
-            "occurrence {} of a state fact or an open one: only an event with an end (valid_to) occurs more than "
-            "once",
+            "occurrence {} of a state fact or an open one: only an event with an end (valid_to) occurs more than once",
             pl.col("_occurrence"),
         ),
     )
