@@ -877,27 +877,19 @@ class _Load:
     #: The rows each event (its key's two hashes) had in the batches before, numbered without an ``occurrence``.
     occurrences: pl.DataFrame | None = None
 
-    def numbered(self, rows: pl.DataFrame, auto: pl.Expr) -> pl.DataFrame:
-        """A batch's ``rows`` with ``_n`` (each ``auto`` row's number among its event's rows in the batch, by
-        :func:`_numbered`) counted on from the earlier batches' rows of the same event, as one frame would be."""
+    def numbered(self, hashed: pl.DataFrame, n: pl.Series) -> pl.Series:
+        """The numbers ``n`` of a batch's rows to number (``hashed``: their events' two hashes, null elsewhere)
+        counted on from the earlier batches' rows of the same event, as one frame would be; the batch's rows then
+        count for the batches after."""
         import polars as pl
 
-        if not rows.select(auto.any()).item():
-            return rows
-        key = pl.struct(*_EVENT_KEY)
-        rows = rows.with_columns(
-            _h1=pl.when(auto).then(key.hash(self.seeds[0])), _h2=pl.when(auto).then(key.hash(self.seeds[1]))
-        )
-        counts = rows.filter(auto).group_by("_h1", "_h2").agg(pl.len().cast(pl.Int64).alias("_m"))
+        counts = hashed.drop_nulls().group_by("_h1", "_h2").agg(pl.len().cast(pl.Int64).alias("_m"))
         if self.occurrences is not None:
-            rows = (
-                rows.join(self.occurrences, on=["_h1", "_h2"], how="left", maintain_order="left")
-                .with_columns(_n=pl.col("_n") + pl.col("_m").fill_null(0))
-                .drop("_m")
-            )
+            before = hashed.join(self.occurrences, on=["_h1", "_h2"], how="left", maintain_order="left")["_m"]
+            n = n + before.fill_null(0)
             counts = pl.concat([self.occurrences, counts]).group_by("_h1", "_h2").agg(pl.col("_m").sum())
         self.occurrences = counts
-        return rows.drop("_h1", "_h2")
+        return n
 
     def clash(self, entity_id: str, kept: str, types: set[str], clash: set[str]) -> None:
         """A batch gave ``entity_id`` the concrete ``types`` and it kept ``kept``: remembered when they clash (or
@@ -1133,17 +1125,33 @@ def _write(
 
 def _numbered(rows: pl.DataFrame, load: _Load | None) -> pl.DataFrame:
     """``rows`` with ``_occ``, each fact's occurrence: the file's for an event's row that gives one, else the event's
-    rows numbered 1, 2, … in row order (after the batches before, with ``load``); 1 for every other fact."""
+    rows numbered 1, 2, … in row order (after the batches before, with ``load``); 1 for every other fact.
+
+    An event's rows are told apart by two 64-bit hashes of its key (as the duplicates are, contract §9): most events
+    come once, so only the rows of an event that repeats within the batch are counted one by one."""
     import polars as pl
 
     repeat = pl.col("_event") & ~pl.col("_current")  # an event with an end: each row is an occurrence
-    auto = repeat & pl.col("_occurrence").is_null()
-    # The rows to number, counted in row order within each event (a window keeps the rows' order in a group).
-    rows = rows.with_columns(_n=pl.when(auto).then(auto.cast(pl.Int64).cum_sum().over(_EVENT_KEY)))
-    if load is not None:
-        rows = load.numbered(rows, auto)
+    auto = rows.select((repeat & pl.col("_occurrence").is_null()).alias("_auto")).to_series()
+    n = pl.repeat(None, rows.height, dtype=pl.Int64, eager=True).alias("_n")
+    if auto.any():
+        seeds = load.seeds if load is not None else (secrets.randbits(63), secrets.randbits(63))
+        key = pl.struct(*_EVENT_KEY)
+        hashed = rows.select(
+            pl.when(auto).then(key.hash(seeds[0])).alias("_h1"), pl.when(auto).then(key.hash(seeds[1])).alias("_h2")
+        )
+        n = rows.select(pl.when(auto).then(pl.lit(1, pl.Int64)).alias("_n")).to_series()  # most events come once
+        # The rows whose first hash comes again (a few: the repeats, and the odd 64-bit collision) are counted in row
+        # order by both hashes; every other row is its event's only one in the batch.
+        again = hashed.select(pl.col("_h1").is_duplicated() & pl.col("_h1").is_not_null()).to_series()
+        if again.any():
+            where = again.arg_true()
+            counted = hashed[where].select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_h1", "_h2"))
+            n = n.scatter(where, counted.to_series())
+        if load is not None:
+            n = load.numbered(hashed, n)
     occ = pl.when(repeat).then(pl.coalesce("_occurrence", "_n")).otherwise(pl.lit(1, pl.Int64))
-    return rows.with_columns(_occ=occ.cast(pl.Int64)).drop("_n")
+    return rows.with_columns(n.alias("_n")).with_columns(_occ=occ.cast(pl.Int64)).drop("_n")
 
 
 def _insert_facts(
