@@ -158,6 +158,9 @@ class Fact(_Record):
     one starting after now is ``scheduled``; one whose end has come is ``ended`` (:mod:`._validity`). An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.
     The state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
 
+    ``occurrence`` tells an event's repeats apart (contract §12): 1, 2, … for the same triple on the same day (or
+    instant); a state fact's is always 1.
+
     ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
     ``direction`` is set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is
     the subject, ``incoming`` when it is the object.
@@ -180,6 +183,7 @@ class Fact(_Record):
     ended_by: str | None
     direction: str | None = None
     kind: FactKind = "state"
+    occurrence: int = 1
 
     @property
     def state(self) -> FactState:
@@ -222,7 +226,7 @@ def _slot_constructor(cls: type[T]) -> Callable[..., T]:
     return made
 
 
-#: ``Fact(*fields)`` for a read of many rows: every one of the 17 fields, in order, positionally.
+#: ``Fact(*fields)`` for a read of many rows: every one of the 18 fields, in order, positionally.
 make_fact: Callable[..., Fact] = _slot_constructor(Fact)
 
 

@@ -88,6 +88,7 @@ FACTS_SCHEMA: dict[str, pl.DataType] = {
     "recorded_at": _MOMENT,
     "invalidated_at": _MOMENT,
     "ended_by": pl.String(),
+    "occurrence": pl.Int64(),
 }
 #: :func:`entities`: one row per entity, with its aliases.
 ENTITIES_SCHEMA: dict[str, pl.DataType] = {
@@ -127,6 +128,7 @@ _FACT_READ = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 
 
@@ -158,7 +160,8 @@ def facts(
     ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
     its day; null = open); ``kind`` is ``event`` or ``state`` (contract §12); ``state`` is the fact's state
     now (contract §4: ``current``, ``scheduled`` or ``ended``; an event ``occurred`` or ``scheduled``) and
-    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended). Filters work as in
+    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended); ``occurrence``
+    tells an event's repeats on one day apart (1, 2, …; a state fact's is 1). Filters work as in
     :meth:`KnowledgeGraph.query` (``current_only`` leaves events out); ``entity`` keeps facts where it is
     subject or object.
     """
@@ -290,6 +293,7 @@ def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], 
             _moment("recorded_at"),
             _moment("invalidated_at"),
             "ended_by",
+            "occurrence",
         )
         if events_out:
             frame = frame.filter(pl.col("kind") == "state")

@@ -288,8 +288,9 @@ def undo_steps(first: int, kind: str) -> list[str]:
         for statement in step:
             made = re.match(r"\s*CREATE (UNIQUE |VIRTUAL )?(TABLE|INDEX|TRIGGER|FUNCTION) (\w+)", statement)
             added = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (IF NOT EXISTS )?(\w+)", statement)
-            if added:
-                undo.append(f"ALTER TABLE {added.group(1)} DROP COLUMN IF EXISTS {added.group(3)}")
+            if added:  # SQLite's DROP COLUMN has no IF EXISTS
+                exists = "" if kind == "sqlite" else "IF EXISTS "
+                undo.append(f"ALTER TABLE {added.group(1)} DROP COLUMN {exists}{added.group(3)}")
             elif made and made.group(2) == "FUNCTION":  # PostgreSQL: its triggers go with it
                 undo.append(f"DROP FUNCTION IF EXISTS {made.group(3)} CASCADE")
             elif made and not (made.group(2) == "TRIGGER" and kind != "sqlite"):

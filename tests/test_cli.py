@@ -150,6 +150,7 @@ FACT_KEYS = {
     "ended_by",
     "direction",
     "kind",
+    "occurrence",
     "current",
     "state",
 }

@@ -34,8 +34,9 @@ def stored(kg: KnowledgeGraph) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def rows(n: int, *, start: int = 0, bad_every: int = 0) -> pl.DataFrame:
-    """Facts with duplicates inside the frame (every 7th row repeats an earlier one), value facts, ended facts,
-    entity types that upgrade and clash, and a bad date every ``bad_every`` rows."""
+    """Facts with duplicates inside the frame (every 7th row repeats an earlier one: a state's repeat folds, an
+    event's is its next occurrence, contract §12), value facts, ended facts, events of one day, entity types that
+    upgrade and clash, and a bad date every ``bad_every`` rows."""
     out: dict[str, list[Any]] = {k: [] for k in ("subject", "predicate", "object", "valid_from", "valid_to")}
     out["subject_type"] = []
     for i in range(start, start + n):
@@ -44,7 +45,9 @@ def rows(n: int, *, start: int = 0, bad_every: int = 0) -> pl.DataFrame:
         out["predicate"].append(["feeds", "has_name", "located_in"][j % 3])
         out["object"].append(f"Reservoir {j % 17}" if j % 3 != 1 else f"name {j}")
         out["valid_from"].append("20x1" if bad_every and i % bad_every == bad_every - 1 else f"20{10 + j % 9}-01-01")
-        out["valid_to"].append(f"20{20 + j % 3}-06-30" if j % 4 == 0 else None)
+        out["valid_to"].append(
+            f"20{20 + j % 3}-06-30" if j % 4 == 0 else f"20{10 + j % 9}-01-01" if j % 4 == 2 else None
+        )
         out["subject_type"].append(["place", "unknown", "person"][j % 3] if j % 5 == 0 else None)
     return pl.DataFrame(out)
 

@@ -113,6 +113,7 @@ def test_make_fact_makes_the_record_fact_makes() -> None:
         None,
         "outgoing",
         "state",
+        2,  # occurrence
     )
     made, plain = make_fact(*fields), Fact(*fields)
     assert type(made) is Fact and made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)

@@ -131,6 +131,17 @@ class TestAdd:
             ("alice", "Alice", "unknown"),
         ]
 
+    def test_an_identical_history_row_is_the_same_occurrence(self, kg: KnowledgeGraph) -> None:
+        """§5, §12: the same event on the same day is the same fact unless it is another occurrence."""
+        first = kg.add("police", "arrest", "protesters", valid_from="2014-01-02", valid_to="2014-01-02")
+        again = kg.add("Police", "arrest", "Protesters", valid_from="2014-01-02", valid_to="2014-01-02")
+        second = kg.add("police", "arrest", "protesters", valid_from="2014-01-02", valid_to="2014-01-02", occurrence=2)
+        assert (first.created, again.created, second.created) == (True, False, True)
+        assert again.fact == first.fact and (first.fact.occurrence, second.fact.occurrence) == (1, 2)
+        assert kg.stats().events == 2 and kg.diff("2014-01-02", "2014-01-02").occurred == 2
+        with pytest.raises(InvalidRequest):  # a state fact occurs once
+            kg.add("alice", "works_at", "acme", valid_from="2014-01-01", valid_to="2014-12-31", occurrence=2)
+
     def test_stores_confidence_source_closet(self, kg: KnowledgeGraph) -> None:
         memory = kg.remember("Alice said she joined Acme in March.", source="chat")
         fact = kg.add("Alice", "works_at", "Acme", confidence=0.6, source="importer", source_closet=memory.id).fact

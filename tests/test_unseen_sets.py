@@ -62,17 +62,18 @@ def test_a_header_less_event_file_imports_every_occurrence(kg: KnowledgeGraph, t
     rows = [
         ("Colombia", "Investigate", "Guerrilla (Colombia)", "2008-07-25"),
         ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),
-        ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),  # a repeat of the same day
+        ("Colombia", "Investigate", "Guerrilla (Colombia)", "2010-02-01"),  # it happened again that day
         ("France", "Make statement", "Mali", "2013-04-23"),
     ]
     path = tmp_path / "events.txt"
     path.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
     kg.configure(events=True)
     report = io.import_file(kg, path, format="tsv", header=False)
-    assert (report.inserted, report.duplicates) == (3, 1)
-    assert sorted((f.valid_from, f.valid_to) for f in kg.query("Colombia")) == [
-        ("2008-07-25", "2008-07-25"),
-        ("2010-02-01", "2010-02-01"),
+    assert (report.inserted, report.duplicates) == (4, 0)  # the repeat is the day's second occurrence (§12)
+    assert sorted((f.valid_from, f.valid_to, f.occurrence) for f in kg.query("Colombia")) == [
+        ("2008-07-25", "2008-07-25", 1),
+        ("2010-02-01", "2010-02-01", 1),
+        ("2010-02-01", "2010-02-01", 2),
     ]
     assert io.import_file(kg, path, format="tsv", header=False).inserted == 0  # importing twice changes nothing
     state = kgtoolkit.open(":memory:")  # a state graph keeps the open-ended reading: one fact since its first day

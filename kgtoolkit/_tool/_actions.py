@@ -46,6 +46,13 @@ SUBJECT_TYPE = _param(
 )
 OBJECT_TYPE = _param("object_type", "string", "Type of the object entity (see subject_type).")
 PROPERTIES = _param("properties", "object", "JSON object of properties to set on the subject entity.")
+OCCURRENCE = _param(
+    "occurrence",
+    "integer",
+    "Which occurrence of an event this is (add): 2, 3, … when the same event happened again on the same day "
+    "(default 1; the same occurrence again changes nothing).",
+    minimum=1,
+)
 NAME = _param("name", "string", "Entity to look up (query, timeline, conflicts) or the new alias (alias).")
 DIRECTION = _param(
     "direction",
@@ -142,6 +149,7 @@ def _add_rules(p: dict[str, Any]) -> list[str]:
     SUBJECT_TYPE,
     OBJECT_TYPE,
     PROPERTIES,
+    OCCURRENCE,
     idempotent=True,
     rules=_add_rules,
 )

@@ -80,6 +80,13 @@ def add(
     prop: Annotated[
         list[str] | None, typer.Option("--property", "-p", help="KEY=VALUE property of the subject (repeatable).")
     ] = None,
+    occurrence: Annotated[
+        int | None,
+        typer.Option(
+            "--occurrence",
+            help="Which occurrence of an event (2, 3, … when it happened again on the same day; default 1).",
+        ),
+    ] = None,
 ) -> Answer:
     """Add a fact (missing entities are created; an identical current fact is returned as is)."""
     result = kg.add(
@@ -94,6 +101,7 @@ def add(
         subject_type=subject_type,
         object_type=object_type,
         properties=_properties(prop),
+        occurrence=occurrence,
     )
     labels = kg.predicate_labels()
 

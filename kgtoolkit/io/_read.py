@@ -33,6 +33,7 @@ FIELDS: tuple[str, ...] = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 _POSITIONAL = ("subject", "predicate", "object", "valid_from", "valid_to")
 _LINE = "\x00line"  # the line column while reading (a file may have a column called "line")

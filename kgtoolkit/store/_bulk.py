@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
 from .._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
-from .._records import GraphConfig, ImportReport
+from .._records import GraphConfig, ImportReport, is_event
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
 from . import _predicates as _preds
 from . import _queries as q
@@ -263,7 +263,7 @@ def _typed(table: pa.Table, name: str, columns: Sequence[str] | None = None) -> 
     """Give every column its declared type (a driver may type an all-NULL column otherwise)."""
     import pyarrow as pa
 
-    ints = {"id", "from_us", "to_us"} if name == "facts" else set()
+    ints = {"id", "from_us", "to_us", "occurrence"} if name == "facts" else set()
     names = list(columns or TABLE_COLUMNS[name])
     schema = pa.schema(
         [(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string()) for c in names]
@@ -333,10 +333,12 @@ def import_facts(
 
     ``frame`` has text columns ``subject, predicate, object`` and optionally ``valid_from,
     valid_to, confidence, source, source_closet, subject_type, object_type, recorded_at, invalidated_at,
-    ended_by`` (who ended an ended fact; default its ``source``), ``line`` (the source line of each row, for the
-    report) and ``_malformed`` (why the reader found the row malformed, which makes it a bad row). Current facts
-    already in the graph (or earlier in the frame) and identical history rows are skipped, so importing twice
-    changes nothing.
+    ended_by, occurrence`` (who ended an ended fact, default its ``source``; which occurrence of an event), ``line``
+    (the source line of each row, for the report) and ``_malformed`` (why the reader found the row malformed, which
+    makes it a bad row). Current facts already in the graph (or earlier in the frame) and identical history rows are
+    skipped, so importing twice changes nothing. An event's rows (contract §12) are occurrences: the rows of one
+    event (triple and bounds) without an ``occurrence`` are its occurrences 1, 2, … in file order, each stored once,
+    so a repeat is kept and a re-import still adds nothing.
 
     ``frame`` may also be an iterable of such frames (the batches of one big file, in order): they are checked
     and written one at a time in the one transaction, so memory is bounded by a batch, not the file; ``rows``
@@ -662,7 +664,7 @@ _TEXT_LATER = (
 _STORED_KEYS = (
     "SELECT f.subject AS _sid, f.predicate AS _predicate, f.object_key AS _okey, f.valid_to IS NULL AS _current, "
     "CASE WHEN f.valid_to IS NOT NULL THEN f.from_us END AS _f, CASE WHEN f.valid_to IS NOT NULL THEN f.to_us END "
-    "AS _t FROM facts f WHERE "
+    "AS _t, f.occurrence AS _occ FROM facts f WHERE "
 )
 
 
@@ -679,6 +681,7 @@ def _typed_keys(keys: pa.Table | list[tuple[Any, ...]]) -> pl.DataFrame:
         pl.col("_current").cast(pl.Boolean),
         pl.col("_f").cast(pl.Int64),
         pl.col("_t").cast(pl.Int64),
+        pl.col("_occ").cast(pl.Int64),
     )
 
 
@@ -720,6 +723,7 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[
         "recorded_at",
         "invalidated_at",
         "ended_by",
+        "occurrence",
     )
     df = frame.select(
         (
@@ -836,6 +840,15 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[
             pl.String,
             fast=functools.partial(_plain_text, limit=rules.config.max_value_length),
         )
+    # An event's occurrence (contract §12), when the file says which: a whole number from 1.
+    df = df.with_columns(_occurrence=pl.col("occurrence").cast(pl.Int64, strict=False))
+    problem(
+        pl.col("occurrence").is_not_null() & (pl.col("_occurrence").is_null() | (pl.col("_occurrence") < 1)),
+        "occurrence",
+        pl.col("occurrence"),
+        "invalid_request",
+        "occurrence must be a whole number from 1 (which occurrence of an event the row is)",
+    )
     # Transaction times a file carries (an export of another graph): kept, so known_at answers as there.
     now = now_text()
     for column in ("recorded_at", "invalidated_at"):
@@ -850,6 +863,27 @@ def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[
             "invalidated_at {} is before recorded_at {}; a fact's end cannot be learned before the fact",
             pl.col("_invalidated_at"),
             pl.col("_recorded_at").fill_null(pl.lit(now)),
+        ),
+    )
+    # The event rule (contract §12) on the bounds as they will be stored: an event's rows are its occurrences.
+    df = df.with_columns(
+        _event=is_event(
+            pl.lit(rules.config.events),
+            pl.col("_predicate").is_in(list(rules.config.event_predicates)),
+            pl.col("_from").struct.field("text"),
+            pl.col("_to").struct.field("text"),
+            pl.col("_recorded_at").fill_null(pl.lit(now)),  # what the import stores when a file gives none
+            pl.col("_invalidated_at"),
+        ).fill_null(False)
+    )
+    problem(
+        (pl.col("_occurrence") > 1) & ~(pl.col("_event") & ended_row),
+        "occurrence",
+        pl.col("occurrence"),
+        "invalid_request",
+        pl.format(
+            "occurrence {} of a state fact or an open one: only an event with an end (valid_to) occurs more than once",
+            pl.col("_occurrence"),
         ),
     )
     df = df.with_columns(
@@ -932,6 +966,22 @@ class _Load:
     seeds: tuple[int, int]
     present: KeySet
     clashes: dict[str, tuple[str, set[str]]] = dataclasses.field(default_factory=dict)
+    #: The rows each event (its key's two hashes) had in the batches before, numbered without an ``occurrence``.
+    occurrences: pl.DataFrame | None = None
+
+    def numbered(self, hashed: pl.DataFrame, n: pl.Series) -> pl.Series:
+        """The numbers ``n`` of a batch's rows to number (``hashed``: their events' two hashes, null elsewhere)
+        counted on from the earlier batches' rows of the same event, as one frame would be; the batch's rows then
+        count for the batches after."""
+        import polars as pl
+
+        counts = hashed.drop_nulls().group_by("_h1", "_h2").agg(pl.len().cast(pl.Int64).alias("_m"))
+        if self.occurrences is not None:
+            before = hashed.join(self.occurrences, on=["_h1", "_h2"], how="left", maintain_order="left")["_m"]
+            n = n + before.fill_null(0)
+            counts = pl.concat([self.occurrences, counts]).group_by("_h1", "_h2").agg(pl.col("_m").sum())
+        self.occurrences = counts
+        return n
 
     def clash(self, entity_id: str, kept: str, types: set[str], clash: set[str]) -> None:
         """A batch gave ``entity_id`` the concrete ``types`` and it kept ``kept``: remembered when they clash (or
@@ -980,6 +1030,7 @@ class _Load:
                 "_current",
                 pl.when(ended).then(pl.col("_from_key")).alias("_f"),
                 pl.when(ended).then(pl.col("_to_key")).alias("_t"),
+                "_occ",
             )
         )
         first, second = hashed["_h1"].to_numpy(), hashed["_h2"].to_numpy()
@@ -998,9 +1049,11 @@ class _Load:
         return keys.select(key.hash(self.seeds[0]).alias("_h1"), key.hash(self.seeds[1]).alias("_h2"))
 
 
-#: The key a fact is a duplicate by: current facts by triple, ended ones by triple and interval (``_f``, ``_t``
-#: null for a current one).
-_KEY = ("_sid", "_predicate", "_okey", "_current", "_f", "_t")
+#: The key a fact is a duplicate by: current facts by triple, ended ones by triple, interval and occurrence (``_f``,
+#: ``_t`` null for a current one; ``_occ`` 1 but for an event's repeats, contract §12).
+_KEY = ("_sid", "_predicate", "_okey", "_current", "_f", "_t", "_occ")
+#: An event whose rows a load numbers 1, 2, … (its occurrences): the triple and the interval.
+_EVENT_KEY = ("_sid", "_predicate", "_okey", "_from_key", "_to_key")
 
 
 def _write(
@@ -1101,7 +1154,9 @@ def _write(
     # Duplicates: against the graph, then within the frame (the first of each current triple, of each identical
     # ended fact; a mask in row order, no unique/concat/sort round trip): the two commute, and a re-import has
     # nothing left to compare within. A batch of a load compares with the keys present before it, its own first.
-    rows = rows.with_columns(_current=pl.col("_to").is_null())
+    # An event's rows are its occurrences (contract §12): numbered 1, 2, … in file order (across batches) where the
+    # file does not say which, so each is stored once and a re-import finds them all.
+    rows = _numbered(rows.with_columns(_current=pl.col("_to").is_null()), load)
     ended = ~pl.col("_current")
     todo = _not_stored(rows, stored()) if stored is not None else rows
     todo = todo.filter(
@@ -1111,6 +1166,7 @@ def _write(
             "_okey",
             pl.when(ended).then(pl.col("_from_key")).alias("_f"),
             pl.when(ended).then(pl.col("_to_key")).alias("_t"),
+            "_occ",
         ).is_first_distinct()
     )
     if load is not None and todo.height:  # against the facts present before this batch, by their hashes
@@ -1139,6 +1195,7 @@ def _write(
         .then(pl.col("_invalidated_at").fill_null(pl.col("_recorded_at").fill_null(pl.lit(recorded))))
         .alias("_invalidated"),
         pl.when(pl.col("_to").is_not_null()).then(pl.coalesce("_ended_by", "_source")).alias("_ended_by"),
+        "_occ",
     )
     total = insert.height
     if load is not None:  # the caller holds the deferrals and reports progress
@@ -1157,6 +1214,37 @@ def _write(
         types_upgraded=len(upgrades),
         warnings=tuple(warnings),
     )
+
+
+def _numbered(rows: pl.DataFrame, load: _Load | None) -> pl.DataFrame:
+    """``rows`` with ``_occ``, each fact's occurrence: the file's for an event's row that gives one, else the event's
+    rows numbered 1, 2, … in row order (after the batches before, with ``load``); 1 for every other fact.
+
+    An event's rows are told apart by two 64-bit hashes of its key (as the duplicates are, contract §9): most events
+    come once, so only the rows of an event that repeats within the batch are counted one by one."""
+    import polars as pl
+
+    repeat = pl.col("_event") & ~pl.col("_current")  # an event with an end: each row is an occurrence
+    auto = rows.select((repeat & pl.col("_occurrence").is_null()).alias("_auto")).to_series()
+    n = pl.repeat(None, rows.height, dtype=pl.Int64, eager=True).alias("_n")
+    if auto.any():
+        seeds = load.seeds if load is not None else (secrets.randbits(63), secrets.randbits(63))
+        key = pl.struct(*_EVENT_KEY)
+        hashed = rows.select(
+            pl.when(auto).then(key.hash(seeds[0])).alias("_h1"), pl.when(auto).then(key.hash(seeds[1])).alias("_h2")
+        )
+        n = rows.select(pl.when(auto).then(pl.lit(1, pl.Int64)).alias("_n")).to_series()  # most events come once
+        # The rows whose first hash comes again (a few: the repeats, and the odd 64-bit collision) are counted in row
+        # order by both hashes; every other row is its event's only one in the batch.
+        again = hashed.select(pl.col("_h1").is_duplicated() & pl.col("_h1").is_not_null()).to_series()
+        if again.any():
+            where = again.arg_true()
+            counted = hashed[where].select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("_h1", "_h2"))
+            n = n.scatter(where, counted.to_series())
+        if load is not None:
+            n = load.numbered(hashed, n)
+    occ = pl.when(repeat).then(pl.coalesce("_occurrence", "_n")).otherwise(pl.lit(1, pl.Int64))
+    return rows.with_columns(n.alias("_n")).with_columns(_occ=occ.cast(pl.Int64)).drop("_n")
 
 
 def _insert_facts(
@@ -1234,7 +1322,7 @@ def _not_stored(todo: pl.DataFrame, present: pl.DataFrame) -> pl.DataFrame:
     current facts by triple, ended ones by triple and interval."""
     import polars as pl
 
-    ended = ~pl.col("_current")  # compared by interval too
+    ended = ~pl.col("_current")  # compared by interval (and occurrence) too
     return (
         todo.with_columns(
             pl.when(ended).then(pl.col("_from_key")).alias("_f"), pl.when(ended).then(pl.col("_to_key")).alias("_t")

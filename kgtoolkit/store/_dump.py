@@ -74,6 +74,7 @@ DUMP_FACT_FIELDS = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 _ENTITY_FIELDS = ("id", "name", "type", "properties", "created_at")
 _ALIAS_FIELDS = ("alias", "name", "entity_id")
@@ -407,6 +408,7 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
             "source_closet",
             "recorded_at",
             "invalidated_at",
+            "occurrence",
         )
     }
     for i, row in enumerate(sections["facts"]):
@@ -432,9 +434,15 @@ def dump_parts(data: Mapping[str, Any]) -> tuple[pl.DataFrame, list[dict[str, An
         # Kept, as an export's are (contract §9): they say whether an end was written with its fact (§12).
         columns["recorded_at"].append(_field(fact, "recorded_at", _OPT, where))
         columns["invalidated_at"].append(_field(fact, "invalidated_at", _OPT, where))
+        occurrence = _field(fact, "occurrence", (int, type(None)), where)  # the import checks the rest
+        if occurrence is not None and not 1 <= occurrence <= 2**63 - 1:
+            raise _bad(f"{where}.occurrence", "must be a whole number from 1")
+        columns["occurrence"].append(occurrence)
     frame = pl.DataFrame(
         {
-            k: pl.Series(k, v, dtype=pl.Int64 if k == "line" else pl.Float64 if k == "confidence" else pl.String)
+            k: pl.Series(
+                k, v, dtype=pl.Int64 if k in ("line", "occurrence") else pl.Float64 if k == "confidence" else pl.String
+            )
             for k, v in columns.items()
         }
     )

@@ -19,7 +19,9 @@ kgtoolkit wrote always passes.
   it), ``valid_to`` not before ``valid_from``; ``confidence`` a number from 0 to 1; ``source``
   text, ``source_closet`` null or text; ``recorded_at`` a transaction time; ``invalidated_at`` (a
   transaction time) and ``ended_by`` (text) set exactly when ``valid_to`` is; at most one current
-  fact (no ``valid_to``) per subject, predicate and object (a value object compared case-folded).
+  fact (no ``valid_to``) per subject, predicate and object (a value object compared case-folded);
+  ``occurrence`` (absent in a dump from before it: 1) a whole number from 1, above 1 only for a fact with a
+  ``valid_to`` (an event's repeat, contract §12: an open fact is one occurrence).
 - aliases: ``alias`` unique, not an entity's id, and its ``name`` (clean text) normalised;
   ``entity_id`` an entity of the dump.
 - not_duplicates: ``kind`` ``entities`` or ``predicates``, ``a`` and ``b`` text with ``a`` < ``b``, the pair
@@ -407,6 +409,22 @@ class _Checker:
             return None
         return float(value)
 
+    def occurrence(self, row: Mapping[str, Any]) -> int:
+        """A fact's occurrence (contract §12): a whole number from 1; a dump from before it has none (1)."""
+        value = row.get("occurrence", 1)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_ID:
+            self.fail("occurrence", value, "invalid_request", "occurrence must be a whole number from 1")
+            return 1
+        if value > 1 and row.get("valid_to") is None:
+            self.fail(
+                "occurrence",
+                value,
+                "invalid_request",
+                f"occurrence {value} of a fact without valid_to; only a fact with an end (an event's repeat) "
+                "occurs more than once",
+            )
+        return value
+
     def json_object(self, row: Mapping[str, Any], key: str) -> str | None:
         """A JSON object, as the text the store keeps."""
         value = row.get(key)
@@ -562,6 +580,7 @@ def _check_facts(c: _Checker, rows: Sequence[Any], entities: Mapping[str, int]) 
             c.moment(row, "recorded_at"),
             c.moment(row, "invalidated_at", optional=True),
             c.label(row, "ended_by", optional=True),
+            c.occurrence(row),
         )
         # ... then together.
         if subject is not None and subject not in entities:

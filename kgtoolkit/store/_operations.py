@@ -364,11 +364,14 @@ class GraphStore:
         subject_type: str | None = None,
         object_type: str | None = None,
         properties: Mapping[str, Any] | None = None,
+        occurrence: int | None = None,
     ) -> AddResult:
         """Record ``subject → predicate → object``; missing entities are created.
 
         If the same fact is already current, it is returned unchanged with ``created=False``.
         A fact may be added already ended (``valid_to``), as history. ``properties`` go to the subject.
+        ``occurrence`` (contract §12): which occurrence of an event this is (1, 2, … for the same triple on the
+        same day); an identical fact of that occurrence is returned unchanged. Default 1.
 
         >>> kg = kgtoolkit.open(":memory:")
         >>> kg.add("my_api", "uses queue", "Redis").created, kg.add("My API", "uses_queue", "redis").created
@@ -391,6 +394,7 @@ class GraphStore:
                 subject_type=subject_type,
                 object_type=object_type,
                 properties=properties,
+                occurrence=occurrence,
             )
 
         return self._backend.write(write)
@@ -844,7 +848,7 @@ class GraphStore:
                 self._check_predicates(cur, preds)
         if not rows:
             return [], total
-        events = q.stored_event_rule(rows[0][18], rows[0][19])
+        events = q.stored_event_rule(rows[0][19], rows[0][20])
         return q.row_facts(rows, events=events, known_at=known, directions=True), total
 
     def search(
@@ -957,10 +961,10 @@ class GraphStore:
         if not rows:
             return []
         first = rows[0]
-        if (first[3] in q.stored_value_predicates(first[15])) != guess:  # f.predicate: the canonical predicate
+        if (first[3] in q.stored_value_predicates(first[16])) != guess:  # f.predicate: the canonical predicate
             self._value_guess[key] = not guess
             return []
-        events = q.stored_event_rule(first[16], first[17])
+        events = q.stored_event_rule(first[17], first[18])
         return q.row_facts(rows, events=events, known_at=known)
 
     def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
@@ -1516,6 +1520,7 @@ def _add(
     subject_type: str | None,
     object_type: str | None,
     properties: Mapping[str, Any] | None,
+    occurrence: int | None = None,
 ) -> AddResult:
     """``add`` inside an open write transaction."""
     fact = rules.fact(
@@ -1529,6 +1534,7 @@ def _add(
         source_closet=source_closet,
         subject_type=subject_type,
         object_type=object_type,
+        occurrence=occurrence,
     )
     warnings = list(fact.warnings)
     subject_id = q.ensure_entity(cur, fact.subject, fact.subject_type, properties, warnings)
@@ -1544,8 +1550,9 @@ def _add(
         ).fetchone()
     else:
         existing = cur.execute(
-            "SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? AND from_us = ? AND to_us = ?",
-            (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key),
+            "SELECT id FROM facts WHERE subject = ? AND predicate = ? AND object_key = ? AND from_us = ? AND to_us = ? "
+            "AND occurrence = ?",
+            (subject_id, fact.predicate, object_key, fact.from_key, fact.to_key, fact.occurrence),
         ).fetchone()
     if existing:
         return AddResult(q.fact(cur, existing[0]), False, tuple(warnings))
@@ -1554,8 +1561,8 @@ def _add(
     ended = fact.end is not None
     fact_id = cur.execute(
         """INSERT INTO facts(subject, predicate, object_id, object_value, object_key, valid_from, valid_to,
-               from_us, to_us, confidence, source, source_closet, recorded_at, invalidated_at, ended_by)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+               from_us, to_us, confidence, source, source_closet, recorded_at, invalidated_at, ended_by, occurrence)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
         (
             subject_id,
             fact.predicate,
@@ -1572,6 +1579,7 @@ def _add(
             recorded,
             recorded if ended else None,
             fact.source if ended else None,
+            fact.occurrence,
         ),
     ).fetchone()[0]
     return AddResult(q.fact(cur, fact_id), True, tuple(warnings))
@@ -1722,20 +1730,21 @@ def _count(cur: Cursor, sql: str, params: dict[str, Any]) -> int:
 def _fold_duplicates(cur: Cursor, src: str, dst: str) -> int:
     """Before a merge repoints ``src`` to ``dst``: delete the rows that would then be duplicates.
 
-    Identical current facts keep the earliest start; identical history rows keep one. Only rows
+    Identical current facts keep the earliest start; identical history rows (the same occurrence) keep one. Only rows
     touching ``src`` or ``dst`` can collide, since a moved row names ``dst`` where it named ``src``.
     """
     rows = cur.execute(
-        "SELECT id, subject, predicate, object_id, object_key, valid_to IS NULL, from_us, to_us FROM facts "
+        "SELECT id, subject, predicate, object_id, object_key, valid_to IS NULL, from_us, to_us, occurrence FROM facts "
         "WHERE subject IN (:s, :d) OR object_id IN (:s, :d) ORDER BY from_us, id",
         {"s": src, "d": dst},
     ).fetchall()
     keep: set[tuple[Any, ...]] = set()
     drop: list[tuple[int]] = []
-    for fact_id, subject, predicate, object_id, object_key, current, from_key, to_key in rows:
+    for fact_id, subject, predicate, object_id, object_key, current, from_key, to_key, occurrence in rows:
         moved_subject = dst if subject == src else subject
         moved_object = dst if object_id == src else object_key
-        identity = (moved_subject, predicate, moved_object) + ((None,) if current else (from_key, to_key))
+        # an event's occurrences stay apart (contract §12): its ordinal is part of its identity
+        identity = (moved_subject, predicate, moved_object) + ((None,) if current else (from_key, to_key, occurrence))
         if identity in keep:
             drop.append((fact_id,))
         else:

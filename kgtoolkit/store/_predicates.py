@@ -286,16 +286,17 @@ def rename_predicate(backend: Backend, old: str, new: str) -> PredicateRename:
 
 def _fold(cur: Cursor, src: str, dst: str) -> int:
     """Before ``src``'s facts become ``dst``'s: delete the rows that would then be duplicates, as a merge does
-    (identical current facts keep the earliest start; identical history rows keep one)."""
+    (identical current facts keep the earliest start; identical history rows keep one: an event's occurrences stay
+    apart, contract §12)."""
     rows = cur.execute(
-        "SELECT id, subject, object_key, object_id IS NULL, valid_to IS NULL, from_us, to_us FROM facts "
+        "SELECT id, subject, object_key, object_id IS NULL, valid_to IS NULL, from_us, to_us, occurrence FROM facts "
         "WHERE predicate IN (?, ?) ORDER BY from_us, id",
         (src, dst),
     ).fetchall()
     keep: set[tuple[Any, ...]] = set()
     drop: list[tuple[int]] = []
-    for fact_id, subject, object_key, is_value, current, from_key, to_key in rows:
-        identity = (subject, object_key, bool(is_value)) + ((None,) if current else (from_key, to_key))
+    for fact_id, subject, object_key, is_value, current, from_key, to_key, occurrence in rows:
+        identity = (subject, object_key, bool(is_value)) + ((None,) if current else (from_key, to_key, occurrence))
         if identity in keep:
             drop.append((fact_id,))
         else:

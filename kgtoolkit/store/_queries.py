@@ -278,13 +278,13 @@ def row_fact(
 ) -> Fact:
     """A :class:`Fact` from a row of :data:`~._schema.FACT_SELECT` (its end blanked when not known at ``known_at``),
     its kind by the graph's event rule ``events`` (:func:`event_rule`)."""
-    return row_facts(((*row[:15], direction),), events=events, known_at=known_at, directions=True)[0]
+    return row_facts(((*row[:16], direction),), events=events, known_at=known_at, directions=True)[0]
 
 
 def row_facts(
     rows: Iterable[Sequence[Any]], *, events: EventRule, known_at: str | None = None, directions: bool = False
 ) -> list[Fact]:
-    """:func:`row_fact` of each row (its first 15 columns; ``directions``: its 16th is the fact's direction), in one
+    """:func:`row_fact` of each row (its first 16 columns; ``directions``: its 17th is the fact's direction), in one
     loop: a read of many rows spends most of its Python here."""
     # events.kind(predicate, valid_from, valid_to, recorded_at, invalidated_at) inline (_records.is_event: the graph or
     # the predicate declared, or the same stored bounds written with the fact): a call per row would cost a tenth of
@@ -322,8 +322,9 @@ def row_facts(
                 r[12],
                 invalidated_at,
                 ended_by,
-                r[15] if directions else None,
+                r[16] if directions else None,
                 "event" if event else "state",
+                r[15],
             )
         )
     return out

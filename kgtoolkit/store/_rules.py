@@ -176,6 +176,7 @@ class PreparedFact:
     object_type: str | None
     warnings: tuple[str, ...] = ()
     predicate_label: str = ""
+    occurrence: int = 1  # an event's repeat (contract §12): 1, 2, … for the same triple and bounds
 
     @property
     def from_key(self) -> int:
@@ -245,6 +246,27 @@ class Rules:
         """Whether facts of ``predicate`` are events by declaration (the whole graph, or the predicate): such a
         fact given a start and no end is the occurrence of its day (or instant), and ends on it (contract §12)."""
         return self.config.events or predicate in self.config.event_predicates
+
+    def occurrence(self, value: Any, predicate: str, start: Bound | None, end: Bound | None) -> int:
+        """Which occurrence of an event a fact is (contract §12): a whole number from 1 (absent: 1). Above 1 only for
+        an event with an end: the same triple on the same day (or instant) happened again; a state fact,
+        or an open one, is one fact."""
+        if value is None:
+            return 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidRequest(
+                f"occurrence must be a whole number from 1, not {value!r}", field="occurrence", value=str(value)
+            )
+        if value > 1 and (
+            end is None or EventRule.of(self.config).kind(predicate, start.text if start else None, end.text) != "event"
+        ):
+            raise InvalidRequest(
+                f"occurrence {value} is for an event that happened again on the same day (valid_from = valid_to, or "
+                "an event predicate's dated fact); this fact is a state or has no end, so it occurs once",
+                field="occurrence",
+                value=str(value),
+            )
+        return value
 
     def is_value(self, predicate: str) -> bool:
         return predicate in self.config.value_predicates
@@ -344,6 +366,7 @@ class Rules:
         source_closet: Any = None,
         subject_type: Any = None,
         object_type: Any = None,
+        occurrence: Any = None,
     ) -> PreparedFact:
         """Every rule of ``add`` on one fact, in the order ``add`` reports them."""
         pred = self.predicate(predicate)
@@ -380,6 +403,7 @@ class Rules:
             None if is_value else o_type,
             warnings,
             self.predicate_label(predicate, pred),
+            self.occurrence(occurrence, pred, start, end),
         )
 
 

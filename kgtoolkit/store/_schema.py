@@ -47,6 +47,7 @@ FACT_COLUMNS: tuple[str, ...] = (
     "recorded_at",
     "invalidated_at",
     "ended_by",
+    "occurrence",
 )
 ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
 ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
@@ -74,7 +75,7 @@ TABLES: tuple[str, ...] = (
 #: The columns of the one fact SELECT: what :class:`~kgtoolkit.Fact` is built from.
 FACT_READ = """f.id, f.subject, s.name, f.predicate, COALESCE(f.object_id, f.object_value),
     COALESCE(o.name, f.object_value), f.object_id IS NULL, f.valid_from, f.valid_to, f.confidence,
-    f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by"""
+    f.source, f.source_closet, f.recorded_at, f.invalidated_at, f.ended_by, f.occurrence"""
 FACT_FROM = "facts f JOIN entities s ON s.id = f.subject LEFT JOIN entities o ON o.id = f.object_id"
 FACT_SELECT = f"SELECT {FACT_READ} FROM {FACT_FROM}"
 #: Chronological order of ``valid_from`` (unknown starts last), then id.
@@ -282,6 +283,13 @@ _SQLITE: list[list[str]] = [
         # ids (lo, hi] that the full-text index may not hold yet; facts written since are indexed by the triggers.
         "CREATE TABLE fact_search_pending (lo INTEGER PRIMARY KEY, hi INTEGER NOT NULL, CHECK (lo < hi))",
     ],
+    [
+        # Repeated events (contract §12): each occurrence of an event is a row of its own, told apart by its ordinal
+        # (1, 2, …), part of the event's identity beside its triple and bounds; every fact written before is the
+        # first. A constant default: SQLite adds the column without rewriting the table. No index: the duplicate
+        # checks find a fact by its triple and bounds (facts_subject) and the occurrence narrows the few rows there.
+        "ALTER TABLE facts ADD COLUMN occurrence INTEGER NOT NULL DEFAULT 1 CHECK (occurrence >= 1)",
+    ],
 ]
 
 _POSTGRES: list[list[str]] = [
@@ -449,6 +457,10 @@ _POSTGRES: list[list[str]] = [
     [
         # Lexical search after a big load, as for SQLite.
         "CREATE TABLE fact_search_pending (lo BIGINT PRIMARY KEY, hi BIGINT NOT NULL, CHECK (lo < hi))",
+    ],
+    [
+        # Repeated events, as for SQLite (a constant default: no rewrite of the table; the check reads it once).
+        "ALTER TABLE facts ADD COLUMN occurrence INTEGER NOT NULL DEFAULT 1 CHECK (occurrence >= 1)",
     ],
 ]
 
