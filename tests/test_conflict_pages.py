@@ -6,6 +6,7 @@ Python: :func:`whole_read` keeps a copy of it as the model. Both engines.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit._errors import InvalidRequest
 from kgtoolkit._records import ConflictGroup, Fact
+from kgtoolkit import _validity as v
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
 from kgtoolkit.store import _queries as q
@@ -63,6 +65,42 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
     return result
 
 
+def history_order(fact: Fact) -> tuple[int, int, int]:
+    """The order of a group's history: the last ended first (its end, then its start, then its id, descending)."""
+    return (-v.key(fact.valid_to, end=True), -v.key(fact.valid_from), -fact.id)
+
+
+def capped(group: ConflictGroup, history: int | None = 20, history_offset: int = 0) -> ConflictGroup:
+    """The model of a bounded group (issue 43): the whole group's judgement and counts, its current and scheduled
+    facts and the page of its history asked for (store order kept)."""
+    ended = sorted((f for f in group.facts if f.state == "ended"), key=history_order)
+    page = ended[history_offset:] if history is None else ended[history_offset : history_offset + history]
+    keep = {f.id for f in page} | {f.id for f in group.facts if f.state != "ended"}
+    return dataclasses.replace(
+        group,
+        facts=tuple(f for f in group.facts if f.id in keep),
+        facts_total=len(group.facts),
+        history_total=len(ended),
+        history_offset=history_offset,
+    )
+
+
+def assert_histories_agree(kg: KnowledgeGraph, entity: str | None, want: list[ConflictGroup], **options: Any) -> None:
+    """The whole groups (``history=None``) equal the model; smaller pages of history (none at all too) keep the
+    judgement and the totals, and their pages in turn concatenate to each group's whole history."""
+    assert kg.conflicts(entity, history=None, **options) == want
+    assert kg.conflicts(entity, history=0, **options) == [capped(g, 0) for g in want]
+    pieces: list[list[ConflictGroup]] = [
+        kg.conflicts(entity, history=2, history_offset=k, **options) for k in (0, 2, 4)
+    ]
+    for k, got in zip((0, 2, 4), pieces, strict=True):
+        assert got == [capped(g, 2, k) for g in want]
+    for i, group in enumerate(want):
+        joined = [f for piece in pieces for f in piece[i].facts if f.state == "ended"]
+        whole = sorted((f for f in group.facts if f.state == "ended"), key=history_order)
+        assert sorted(joined, key=history_order) == whole[:6]
+
+
 def assert_pages_agree(
     kg: KnowledgeGraph, entities: list[str | None], sizes: tuple[int, ...], pages: int | None = None
 ) -> int:
@@ -71,9 +109,11 @@ def assert_pages_agree(
     Returns how many groups need action in all."""
     flagged = 0
     for entity, current_only, needs_action in itertools.product(entities, (False, True), (False, True)):
-        want = whole_read(kg, entity, current_only, needs_action)
+        whole = whole_read(kg, entity, current_only, needs_action)
+        want = [capped(g) for g in whole]
         options = {"current_only": current_only, "needs_action": needs_action}
         assert kg.conflicts(entity, **options) == want
+        assert_histories_agree(kg, entity, whole, **options)
         every = kg.conflicts_page(entity, **options)
         assert (list(every.items), every.total) == (want, len(want))
         for size in sizes:

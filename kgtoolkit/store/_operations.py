@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from .. import _validity as v
-from .._checks import whole_number
+from .._checks import MAX_INT64, whole_number
 from .._errors import (
     AliasConflict,
     IntervalOrder,
@@ -68,7 +68,10 @@ from ._not_same import mark_not_same, repoint_not_same
 from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 
-__all__ = ["GraphStore", "connect"]
+__all__ = ["DEFAULT_HISTORY", "GraphStore", "connect"]
+
+#: How many ended facts a conflict group carries unless told otherwise (its last ended; contract §5 ``conflicts``).
+DEFAULT_HISTORY = 20
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 T = TypeVar("T")
@@ -1059,8 +1062,11 @@ class GraphStore:
         *,
         current_only: bool = False,
         needs_action: bool = False,
+        predicates: str | Collection[str] | None = None,
         limit: int | None = None,
         offset: int = 0,
+        history: int | None = DEFAULT_HISTORY,
+        history_offset: int = 0,
     ) -> list[ConflictGroup]:
         """Every (subject, predicate) with more than one distinct object, those needing action first.
 
@@ -1068,10 +1074,17 @@ class GraphStore:
         one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
         (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
-        ``needs_action`` keeps only the groups needing action. ``limit`` and ``offset`` page through the
-        groups (each group whole).
+        ``needs_action`` keeps only the groups needing action; ``predicates`` (one or several) only the groups of
+        those predicates. ``limit`` and ``offset`` page through the groups (each judged whole).
+
+        A group carries its current and scheduled facts and a page of its history (its ended facts, the last
+        ended first): ``history_offset`` of them skipped, at most ``history`` kept (default
+        :data:`DEFAULT_HISTORY`; None: all of them), and counts them all (``facts_total``, ``history_total``,
+        ``history_more``). The judgement reads every fact it needs, whatever the page of history shows.
         """
-        return self._conflicts(entity, current_only, needs_action, limit, offset)[0]
+        return self._conflicts(entity, current_only, needs_action, predicates, limit, offset, history, history_offset)[
+            0
+        ]
 
     def conflicts_page(
         self,
@@ -1079,72 +1092,100 @@ class GraphStore:
         *,
         current_only: bool = False,
         needs_action: bool = False,
+        predicates: str | Collection[str] | None = None,
         limit: int | None = None,
         offset: int = 0,
+        history: int | None = DEFAULT_HISTORY,
+        history_offset: int = 0,
     ) -> Page[ConflictGroup]:
         """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
 
-        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read: a page
-        costs one pass over the candidate facts in the database, not a read of every group into Python.
+        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read, each
+        group's history cut in SQL too: a page costs one pass over the candidate facts in the database, and holds
+        at most ``limit`` groups of their current and scheduled facts and ``history`` ended facts each.
         :meth:`conflicts_needing_action` counts those needing action among them.
         """
-        groups, total = self._conflicts(entity, current_only, needs_action, limit, offset)
+        groups, total = self._conflicts(
+            entity, current_only, needs_action, predicates, limit, offset, history, history_offset
+        )
         return Page(tuple(groups), total, offset)
 
     def _conflicts(
-        self, entity: str | None, current_only: bool, needs_action: bool, limit: int | None, offset: int
+        self,
+        entity: str | None,
+        current_only: bool,
+        needs_action: bool,
+        predicates: str | Collection[str] | None,
+        limit: int | None,
+        offset: int,
+        history: int | None,
+        history_offset: int,
     ) -> tuple[list[ConflictGroup], int]:
         """The page of conflict groups asked for, and how many groups there are in all.
 
-        The groups are found and judged in SQL (:func:`_judged_conflicts`: whether each needs action, by the rule
-        :func:`_conflict_group` applies), sorted and cut there, and counted in the same snapshot; then only the
-        facts of the page's groups are read, and each group is built from them by :func:`_conflict_group`.
+        The groups are found, counted and judged in SQL (:func:`_judged_conflicts`: whether each needs action, by
+        the rule :func:`_conflict_group` applies), sorted and cut there, and counted in the same snapshot; then
+        only the facts of the page's groups are read (:func:`_group_facts_sql`: their current and scheduled facts,
+        the page of history asked for, and the ended facts the planned-switch judgement may need), and each group
+        is built from them by :func:`_conflict_group`.
         """
         d = self._backend.dialect
         page = q.page(d, limit, offset)  # checks limit and offset
+        cap = whole_number(history, field="history", high=MAX_INT64, allow_none=True)
+        skip = whole_number(history_offset, field="history_offset", high=MAX_INT64)
+        preds = _predicate_list(predicates)
         with self._read() as cur:
-            judged, params, events = self._conflict_judgement(cur, entity, current_only)
+            judged, params, events = self._conflict_judgement(cur, entity, current_only, preds)
             keep = " WHERE needs = 1" if needs_action else ""
             rows = cur.execute(
-                f"{judged} SELECT subject, predicate, count(*) OVER () FROM judged{keep} "
+                f"{judged} SELECT subject, predicate, n_objects, n_facts, n_ended, count(*) OVER (), "
+                f"(SELECT name FROM entities WHERE id = subject) FROM judged{keep} "
                 "ORDER BY needs DESC, subject, predicate LIMIT :limit OFFSET :offset",
                 {**params, **page},
             ).fetchall()
             if rows:
-                total = int(rows[0][2])
+                total = int(rows[0][5])
             else:  # past the last group, or none: count them alone
                 total = _count(cur, f"{judged} SELECT count(*) FROM judged{keep}", params) if offset else 0
-            found: dict[tuple[str, str], list[Fact]] = {(s, p): [] for s, p, _ in rows}
+            found: dict[tuple[str, str], list[Fact]] = {(r[0], r[1]): [] for r in rows}
+            shown: set[int] = set()
             if found:
                 found_params: dict[str, Any] = {
                     **events.params(d),
+                    **Clock.real().params(),
                     "ps": d.list_param(sorted({s for s, _ in found})),
                     "pp": d.list_param(sorted({p for _, p in found})),
+                    "skip": skip,
+                    "upto": MAX_INT64 if cap is None else min(MAX_INT64, skip + cap),
                 }
-                where = f"f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
-                if current_only:
-                    found_params.update(Clock.real().params())
-                    where += f" AND {q.current_sql('f')}"
-                facts = cur.execute(
-                    f"{FACT_SELECT} WHERE {where} "
-                    "ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id",
-                    found_params,
-                ).fetchall()
+                facts = cur.execute(_group_facts_sql(d, events, current_only), found_params).fetchall()
                 for row in facts:  # the page's subjects and predicates: keep the page's pairs
                     group = found.get((row[1], row[3]))
                     if group is not None:
                         group.append(q.row_fact(row, events=events))
-        return [_conflict_group(s, p, facts) for (s, p), facts in found.items()], total
+                        if row[-1]:
+                            shown.add(row[0])
+        counts = {(r[0], r[1]): (r[6], int(r[2]), int(r[3]), int(r[4])) for r in rows}
+        return [
+            _conflict_group(s, p, facts, counts=counts[s, p], shown=shown, history_offset=skip)
+            for (s, p), facts in found.items()
+        ], total
 
     def _conflict_judgement(
-        self, cur: Cursor, entity: str | None, current_only: bool
+        self, cur: Cursor, entity: str | None, current_only: bool, preds: list[str] | None = None
     ) -> tuple[str, dict[str, Any], EventRule]:
         """The ``WITH … judged AS (…)`` of the conflict groups (:func:`_judged_conflicts`), its parameters (the
-        real now among them) and the graph's event rule."""
+        real now among them) and the graph's event rule; ``preds``: only those predicates (normalised)."""
         d = self._backend.dialect
         params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
         if entity is not None:
             params["e"] = q.resolve(cur, d, entity, field="entity")
+        only = ""
+        if preds:  # through predicate aliases (contract §13)
+            preds = _canonical_list(cur, preds)
+            self._check_predicates(cur, preds)
+            params["preds"] = d.list_param(preds)
+            only = f" AND {d.in_list('@.predicate', 'preds')}"
         events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
         params.update(events.params(d))
         params.update(Clock.real().params())
@@ -1152,17 +1193,24 @@ class GraphStore:
         def where(alias: str) -> str:  # the facts that count, on the facts row ``alias``
             cond = (
                 f"NOT ({d.in_list(f'{alias}.predicate', 'mv')}) AND (CAST(:e AS TEXT) IS NULL OR {alias}.subject = :e) "
-                f"AND NOT {events.sql(d, alias)}"
+                f"AND NOT {events.sql(d, alias)}{only.replace('@', alias)}"
             )
             return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
 
         return _judged_conflicts(where), params, events
 
-    def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
+    def conflicts_needing_action(
+        self,
+        entity: str | None = None,
+        *,
+        current_only: bool = False,
+        predicates: str | Collection[str] | None = None,
+    ) -> int:
         """How many conflict groups need action (more than one current fact, or an overlapping planned switch),
         counted in SQL without reading their facts."""
+        preds = _predicate_list(predicates)
         with self._read() as cur:
-            judged, params, _ = self._conflict_judgement(cur, entity, current_only)
+            judged, params, _ = self._conflict_judgement(cur, entity, current_only, preds)
             return _count(cur, f"{judged} SELECT count(*) FROM judged WHERE needs = 1", params)
 
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
@@ -1493,7 +1541,8 @@ def _object_key(fact: Fact) -> str:
 
 def _judged_conflicts(where: Callable[[str], str]) -> str:
     """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``subject``, ``predicate``)
-    among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action.
+    among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action, and its counts: ``n_objects``
+    (distinct objects), ``n_facts`` and ``n_ended`` (its facts, its ended facts: its history).
 
     The same rule as :func:`_conflict_group`, on the stored keys (bind :meth:`~kgtoolkit._validity.Clock.params`):
     a group has more than one distinct ``object_key``; it needs action with more than one current fact, or when its
@@ -1517,13 +1566,15 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
     # at 1M facts the lookups ran for 437 groups instead of 38,931.
     return f"""WITH groups AS (
             SELECT g.subject, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
+                   count(DISTINCT g.object_key) AS n_objects, count(*) AS n_facts,
+                   sum(CASE WHEN {_ended("g")} THEN 1 ELSE 0 END) AS n_ended,
                    min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from,
                    max(CASE WHEN NOT {scheduled("g")} THEN {v.end_first_instant(Sql("g.to_us"), Sql("g.valid_to")).text}
                        END) AS o_last
             FROM facts g WHERE {where("g")}
             GROUP BY g.subject, g.predicate HAVING count(DISTINCT g.object_key) > 1),
         judged AS (
-            SELECT g.subject, g.predicate,
+            SELECT g.subject, g.predicate, g.n_objects, g.n_facts, g.n_ended,
                    CASE WHEN g.n_current > 1 THEN 1 WHEN g.o_last > g.s_from THEN CASE WHEN EXISTS (
                        SELECT 1 FROM facts o
                        WHERE o.subject = g.subject AND o.predicate = g.predicate AND {where("o")}
@@ -1536,8 +1587,50 @@ def _judged_conflicts(where: Callable[[str], str]) -> str:
             FROM groups g)"""
 
 
-def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> ConflictGroup:
+def _ended(alias: str) -> str:
+    """The rule "ended" (contract §4, :func:`kgtoolkit._validity.ended`) on the facts row ``alias``, as SQL (bind
+    :meth:`~kgtoolkit._validity.Clock.params`): a conflict group's history."""
+    return v.ended(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), v.NOW, v.NOW_DAY_LAST).text
+
+
+@functools.lru_cache(maxsize=16)
+def _group_facts_sql(d: Dialect, events: EventRule, current_only: bool) -> str:
+    """The facts of the conflict groups whose subjects are in ``:ps`` and predicates in ``:pp`` that a page
+    carries or judges, in store order, each row ending with whether the group shows it: its current and scheduled
+    facts, its ended facts ranked from the last ended (``to_us``, then ``from_us``, then ``id``, descending) after
+    ``:skip`` up to ``:upto``, and (read for the judgement, not shown) the ended facts whose end is still to come
+    (a date end today: such a fact may run up to a planned switch starting later today, :func:`_conflict_group`).
+    Each group's history is ranked and cut in SQL (a window per group): never every ended fact into Python."""
+    where = f"f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
+    if current_only:
+        where += f" AND {q.current_sql('f')}"
+    ended = _ended("f")
+    shown = "(r.old = 0 OR (r.rn > :skip AND r.rn <= :upto))"
+    return (
+        f"WITH ranked AS (SELECT f.id, CASE WHEN {ended} THEN 1 ELSE 0 END AS old, ROW_NUMBER() OVER ("
+        f"PARTITION BY f.subject, f.predicate, CASE WHEN {ended} THEN 1 ELSE 0 END "
+        f"ORDER BY f.to_us DESC, f.from_us DESC, f.id DESC) AS rn FROM facts f WHERE {where}) "
+        f"SELECT {FACT_READ}, CASE WHEN {shown} THEN 1 ELSE 0 END FROM {FACT_FROM} JOIN ranked r ON r.id = f.id "
+        f"WHERE {shown} OR f.to_us > :now "
+        "ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id"
+    )
+
+
+def _conflict_group(
+    subject: str,
+    predicate: str,
+    facts: list[Fact],
+    *,
+    counts: tuple[str, int, int, int] | None = None,
+    shown: Collection[int] | None = None,
+    history_offset: int = 0,
+) -> ConflictGroup:
     """One conflict group from its facts in store order (contract §5 ``conflicts``), with its planned switch.
+
+    ``facts`` are every fact the judgement needs (every current and scheduled one, and every ended one whose end
+    is still to come) and those the group shows; ``shown`` the ids of those it carries (default: all of them),
+    ``counts`` its subject's name, its distinct objects, facts and ended facts in all (default: those of ``facts``),
+    ``history_offset`` how many ended facts its page of history skipped.
 
     The planned switch is at the start of the first scheduled fact S, when a started fact of another object runs
     up to it: one open-ended, or one whose end is on or after S's start (a current fact ending before S starts
@@ -1575,17 +1668,26 @@ def _conflict_group(subject: str, predicate: str, facts: list[Fact]) -> Conflict
                     "new_object": new.object_name,
                     "at": new.valid_from,
                 }
+    name, objects, total, ended = counts or (
+        facts[0].subject_name,
+        len({_object_key(f) for f in facts}),
+        len(facts),
+        states.count("ended"),
+    )
     return ConflictGroup(
         subject,
-        facts[0].subject_name,
+        name,
         predicate,
-        len({_object_key(f) for f in facts}),
+        objects,
         states.count("current"),
-        tuple(facts),
+        tuple(facts) if shown is None else tuple(f for f in facts if f.id in shown),
         len(scheduled),
         switch,
         overlaps,
         suggestion,
+        total,
+        ended,
+        history_offset,
     )
 
 
