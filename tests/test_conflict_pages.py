@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
+from kgtoolkit import _validity as v
 from kgtoolkit._errors import InvalidRequest
 from kgtoolkit._records import ConflictGroup, Fact
-from kgtoolkit import _validity as v
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
 from kgtoolkit.store import _queries as q
