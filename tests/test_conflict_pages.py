@@ -238,3 +238,83 @@ def test_switch_day_edges(backend: str, fresh: Callable[[], KnowledgeGraph]) -> 
             assert_pages_agree(kg, [None, *subjects], (1, 2))
 
     check()
+
+
+# ---------------------------------------------------------------------- bounded groups (issue 43)
+
+
+def long_history(kg: KnowledgeGraph, ended: int = 45) -> None:
+    """svc owned_by: ``ended`` closed terms (three owners in turn, a few with unknown starts), two current owners
+    and a planned switch that overlaps; svc hosted_on: a short history of two objects."""
+    day = dt.date(2001, 1, 1)
+    for i in range(ended):
+        start = None if i % 11 == 0 else (day + dt.timedelta(days=10 * i)).isoformat()
+        kg.add(
+            "svc",
+            "owned_by",
+            f"team {i % 3}",
+            valid_from=start,
+            valid_to=(day + dt.timedelta(days=10 * i + 5)).isoformat(),
+        )
+    kg.add("svc", "owned_by", "team a", valid_from="2020-01-01")
+    kg.add("svc", "owned_by", "team b", valid_from="2021-01-01")
+    kg.add("svc", "owned_by", "team c", valid_from="2095-01-01")
+    kg.add("svc", "hosted_on", "aws", valid_from="2019-01-01", valid_to="2020-01-01")
+    kg.add("svc", "hosted_on", "gcp", valid_from="2020-01-01")
+
+
+def test_a_long_history_is_carried_a_page_at_a_time(kg: KnowledgeGraph) -> None:
+    """A group carries its current and scheduled facts and at most ``history`` ended ones (the last ended), with
+    the whole group's counts and judgement; its history's pages in turn concatenate to the whole."""
+    long_history(kg)
+    whole = {g.predicate: g for g in kg.conflicts(history=None)}
+    assert len(whole["owned_by"].facts) == 48 and whole["owned_by"].history_more == 0
+    groups = {g.predicate: g for g in kg.conflicts()}
+    owned = groups["owned_by"]
+    assert (owned.current, owned.scheduled, owned.history_shown) == (2, 1, 20)
+    assert (owned.facts_total, owned.history_total, owned.history_more, owned.objects) == (48, 45, 25, 6)
+    assert owned == capped(whole["owned_by"])  # its judgement (planned switch, suggestion) is the whole group's
+    assert owned.needs_action and owned.planned_switch == "2095-01-01" and owned.suggestion is None
+    assert groups["hosted_on"] == whole["hosted_on"]  # a short history is whole
+    assert owned.to_dict()["history_more"] == 25
+    history = sorted((f for f in whole["owned_by"].facts if f.state == "ended"), key=history_order)
+    assert {f.id for f in owned.facts if f.state == "ended"} == {f.id for f in history[:20]}
+    pages = []
+    for skip in range(0, 50, 7):
+        (group,) = kg.conflicts("svc", predicates="owned_by", history=7, history_offset=skip)
+        assert group.history_more == max(0, 45 - skip - 7) and group.current == 2
+        pages.append(sorted((f for f in group.facts if f.state == "ended"), key=history_order))
+    assert [f for page in pages for f in page] == history
+    only = kg.conflicts_page("svc", predicates=["hosted_on"], history=0)
+    assert [(g.predicate, g.history_shown, g.history_more) for g in only.items] == [("hosted_on", 0, 1)]
+    assert kg.conflicts_needing_action("svc", predicates="hosted_on") == 0
+
+
+def test_history_is_checked(kg: KnowledgeGraph) -> None:
+    long_history(kg, 3)
+    for bad in ({"history": -1}, {"history": True}, {"history_offset": -2}, {"history": "3"}):
+        with pytest.raises(InvalidRequest) as caught:
+            kg.conflicts(**bad)  # type: ignore[arg-type]
+        assert caught.value.data["field"] in ("history", "history_offset")
+    with pytest.raises(kgtoolkit.KGError) as missing:
+        kg.conflicts(predicates="owned_bye")
+    assert missing.value.code == "not_found"
+
+
+def test_the_tool_answers_bounded_groups(kg: KnowledgeGraph) -> None:
+    """The agent tool (and so the MCP server, the same code) carries at most ``history`` ended facts per group,
+    20 unless told, at most 1,000."""
+    long_history(kg, 60)
+    answer = kgtoolkit.run_tool({"action": "conflicts"}, kg=kg)
+    assert answer["ok"], answer
+    owned = next(g for g in answer["result"]["groups"] if g["predicate"] == "owned_by")
+    assert len(owned["facts"]) == 2 + 1 + 20
+    assert (owned["facts_total"], owned["history_total"], owned["history_more"]) == (63, 60, 40)
+    paged = kgtoolkit.run_tool(
+        {"action": "conflicts", "name": "svc", "predicates": ["owned_by"], "history": 25, "history_offset": 50}, kg=kg
+    )["result"]
+    (group,) = paged["groups"]
+    assert (len(group["facts"]), group["history_offset"], group["history_more"]) == (13, 50, 0)
+    for bad in ({"history": 1001}, {"history": -1}, {"history_offset": "x"}):
+        refused = kgtoolkit.run_tool({"action": "conflicts", **bad}, kg=kg)
+        assert not refused["ok"] and refused["error"]["code"] == "invalid_request", refused

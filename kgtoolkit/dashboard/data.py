@@ -613,15 +613,21 @@ def churn(
 
 
 def conflict_table(facts: pl.DataFrame, labels: Mapping[str, str], multi_valued: Collection[str]) -> pl.DataFrame:
-    """The conflict groups (:func:`kgtoolkit.analysis.conflicts`), those needing action first, each with its
-    ``predicate_label``."""
-    return labelled(analysis.conflicts(facts, multi_valued=multi_valued), labels, alias="predicate_label")
+    """The conflict groups (:func:`kgtoolkit.analysis.conflicts`: whole groups, every fact of each), those needing
+    action first, each with its ``predicate_label`` and ``history_more`` (0: the whole history is listed)."""
+    table = analysis.conflicts(facts, multi_valued=multi_valued)
+    return labelled(table, labels, alias="predicate_label").with_columns(pl.lit(0, pl.Int64).alias("history_more"))
+
+
+#: How many ended facts a group of the Conflicts page lists (the last ended; contract §5 ``conflicts``).
+PAGE_HISTORY = 20
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConflictPage:
-    """One page of conflict groups as the Conflicts page lists them: ``groups`` (rows of :func:`conflict_table`,
-    those of the page alone), ``facts`` (the page's groups' facts, labelled), ``total`` (the groups on every page)."""
+    """One page of conflict groups as the Conflicts page lists them: ``groups`` (rows shaped as those of
+    :func:`conflict_table`, the page's alone), ``facts`` (the facts the page's groups carry, labelled), ``total``
+    (the groups on every page)."""
 
     groups: pl.DataFrame
     facts: pl.DataFrame
@@ -629,17 +635,49 @@ class ConflictPage:
 
 
 def conflict_page(
-    kg: kgtoolkit.KnowledgeGraph, labels: Mapping[str, str], *, needs_only: bool, page: int, per_page: int
+    kg: kgtoolkit.KnowledgeGraph,
+    labels: Mapping[str, str],
+    *,
+    needs_only: bool,
+    page: int,
+    per_page: int,
+    history: int = PAGE_HISTORY,
 ) -> ConflictPage:
     """Page ``page`` (from 1) of the conflict groups (those needing action when ``needs_only``), judged and cut in
-    the engine (:meth:`KnowledgeGraph.conflicts_page`); only the page's groups' facts are read
-    (:func:`kgtoolkit.frames.facts_with_ids`) and made into :func:`conflict_table`'s rows: the rows the whole
-    table lists on that page (:func:`kgtoolkit.analysis.conflicts` equals ``kg.conflicts`` group for group)."""
-    found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page)
+    the engine (:meth:`KnowledgeGraph.conflicts_page`), each with its current and scheduled facts and its last
+    ``history`` ended ones; only those facts are read (:func:`kgtoolkit.frames.facts_with_ids`). The rows are the
+    groups' records (their judgement and counts, ``history_more`` the ended facts not carried) beside the overlap
+    columns :func:`kgtoolkit.analysis.conflicts` computes from their current facts (all carried)."""
+    found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page, history=history)
     facts = labelled(
         frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
     )
-    return ConflictPage(conflict_table(facts, labels, kg.config.multi_valued), facts, found.total)
+    schema = analysis.CONFLICTS_SCHEMA
+    records = pl.DataFrame(
+        {
+            "subject": [g.subject for g in found.items],
+            "subject_name": [g.subject_name for g in found.items],
+            "predicate": [g.predicate for g in found.items],
+            "objects": [g.objects for g in found.items],
+            "facts": [[f.id for f in g.facts] for g in found.items],
+            "current": [g.current for g in found.items],
+            "needs_action": [g.needs_action for g in found.items],
+            "current_objects": [[f.object_name for f in g.facts if f.state == "current"] for g in found.items],
+            "scheduled": [g.scheduled for g in found.items],
+            "planned_switch": [g.planned_switch for g in found.items],
+            "switch_overlaps": [g.switch_overlaps for g in found.items],
+            "history_more": [g.history_more for g in found.items],
+        },
+        schema={**{k: schema[k] for k in schema if k not in _OVERLAP}, "history_more": pl.Int64()},
+    )
+    overlap = analysis.conflicts(facts, multi_valued=kg.config.multi_valued).select("subject", "predicate", *_OVERLAP)
+    groups = records.join(overlap, on=["subject", "predicate"], how="left", maintain_order="left")
+    groups = labelled(groups.select(*schema, "history_more"), labels, alias="predicate_label")
+    return ConflictPage(groups.select(*schema, "predicate_label", "history_more"), facts, found.total)
+
+
+#: The columns of :data:`kgtoolkit.analysis.CONFLICTS_SCHEMA` about a group's current facts overlapping.
+_OVERLAP = ("overlap_start", "overlap", "open_since", "open_for")
 
 
 def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.DataFrame:
@@ -659,6 +697,15 @@ def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.D
 def group_facts(facts: pl.DataFrame, ids: Iterable[int]) -> pl.DataFrame:
     """The facts of a group (by id), oldest first."""
     return facts_by_id(facts, ids).sort("start", "id", nulls_last=True)
+
+
+def listed_facts(members: pl.DataFrame, history: int = PAGE_HISTORY) -> tuple[pl.DataFrame, int]:
+    """What a group lists of ``members`` (:func:`group_facts`): its facts not ended and its last ``history`` ended
+    ones (the latest end first, as ``kg.conflicts`` cuts them), oldest first; and how many ended facts it leaves out."""
+    ended = pl.col("state") == "ended"
+    last = members.filter(ended).sort("end", "start", "id", descending=True, nulls_last=True).head(history)["id"]
+    kept = members.filter(~ended | pl.col("id").is_in(last.implode()))
+    return kept, members.height - kept.height
 
 
 def current_choices(members: pl.DataFrame) -> dict[int, str]:

@@ -32,7 +32,7 @@ from .._errors import (
     NotFound,
     UnknownType,
 )
-from .._limits import DEFAULT_MAX_FACTS
+from .._limits import DEFAULT_HISTORY, DEFAULT_MAX_FACTS
 from .._names import DEFAULT_VALUE_PREDICATES, clean_text, normalize_name, normalize_predicate, printable
 from .._page import Page
 from .._records import (
@@ -68,10 +68,7 @@ from ._not_same import mark_not_same, repoint_not_same
 from ._rules import EventRule, Rules, json_object
 from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
 
-__all__ = ["DEFAULT_HISTORY", "GraphStore", "connect"]
-
-#: How many ended facts a conflict group carries unless told otherwise (its last ended; contract §5 ``conflicts``).
-DEFAULT_HISTORY = 20
+__all__ = ["GraphStore", "connect"]
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 T = TypeVar("T")
