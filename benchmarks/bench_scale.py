@@ -219,7 +219,7 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
     from kgtoolkit import analysis, frames, io
     op, batch = a["op"], a["batch"]
     kg = kgtoolkit.open(a["db"], read_only=True)
-    start = time.perf_counter()
+    start, cpu, extra = time.perf_counter(), time.process_time(), {}
     if op == "churn":
         out = analysis.churn(kg, every="1mo")
         check = int(out["added"].sum() + out["ended"].sum() + out["events"].sum())
@@ -229,6 +229,10 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
         check = kg.conflicts_page(limit=20).total
     elif op == "conflict_page":
         check = sum(len(g.facts) for g in kg.conflicts_page(limit=10).items)
+        extra = {"took": time.perf_counter() - start, "cpu": time.process_time() - cpu}
+        judged = time.perf_counter()  # the judgement alone (every group judged in SQL, no fact read), afterwards
+        kg.conflicts_needing_action()
+        extra["judge_s"] = time.perf_counter() - judged
     elif op == "diff":
         check = kg.diff(a["month"], a["month"], limit=100).total
     elif op == "stats":
@@ -237,10 +241,10 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
         check = sum(b.height for b in frames.stream(kg, batch_size=batch))
     elif op == "export":
         check = io.export_partitioned(kg, a["folder"], by="month", batch_size=batch)
-    took = time.perf_counter() - start
+    took, cpu = extra.pop("took", time.perf_counter() - start), extra.pop("cpu", time.process_time() - cpu)
     from kgtoolkit.store._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
-    print(json.dumps({"s": took, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "file_kb": file_kb(a["db"]), "check": check}))
+    print(json.dumps({"s": took, "cpu_s": cpu, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "file_kb": file_kb(a["db"]), "check": check, **extra}))
     _READER.stop()
 """)
 

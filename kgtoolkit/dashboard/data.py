@@ -646,8 +646,9 @@ def conflict_page(
     """Page ``page`` (from 1) of the conflict groups (those needing action when ``needs_only``), judged and cut in
     the engine (:meth:`KnowledgeGraph.conflicts_page`), each with its current and scheduled facts and its last
     ``history`` ended ones; only those facts are read (:func:`kgtoolkit.frames.facts_with_ids`). The rows are the
-    groups' records (their judgement and counts, ``history_more`` the ended facts not carried) beside the overlap
-    columns :func:`kgtoolkit.analysis.conflicts` computes from their current facts (all carried)."""
+    groups' records (their judgement and counts, ``history_more`` the ended facts not carried; ``object_names``
+    those of the facts carried) beside the overlap columns :func:`kgtoolkit.analysis.conflicts` computes from their
+    current facts (all carried)."""
     found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page, history=history)
     facts = labelled(
         frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
@@ -659,6 +660,7 @@ def conflict_page(
             "subject_name": [g.subject_name for g in found.items],
             "predicate": [g.predicate for g in found.items],
             "objects": [g.objects for g in found.items],
+            "object_names": [_object_names(g.facts) for g in found.items],
             "facts": [[f.id for f in g.facts] for g in found.items],
             "current": [g.current for g in found.items],
             "needs_action": [g.needs_action for g in found.items],
@@ -674,6 +676,15 @@ def conflict_page(
     groups = records.join(overlap, on=["subject", "predicate"], how="left", maintain_order="left")
     groups = labelled(groups.select(*schema, "history_more"), labels, alias="predicate_label")
     return ConflictPage(groups.select(*schema, "predicate_label", "history_more"), facts, found.total)
+
+
+def _object_names(facts: Iterable[kgtoolkit.Fact]) -> list[str]:
+    """The names of the distinct objects among ``facts`` (those a group carries), each once, in their order (value
+    objects compared case-insensitively, entity objects by id, as :func:`kgtoolkit.analysis.conflicts` does)."""
+    seen: dict[str, str] = {}
+    for f in facts:
+        seen.setdefault(f.object.casefold() if f.object_is_value else f.object, f.object_name)
+    return list(seen.values())
 
 
 #: The columns of :data:`kgtoolkit.analysis.CONFLICTS_SCHEMA` about a group's current facts overlapping.
