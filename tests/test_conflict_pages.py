@@ -318,3 +318,22 @@ def test_the_tool_answers_bounded_groups(kg: KnowledgeGraph) -> None:
     for bad in ({"history": 1001}, {"history": -1}, {"history_offset": "x"}):
         refused = kgtoolkit.run_tool({"action": "conflicts", **bad}, kg=kg)
         assert not refused["ok"] and refused["error"]["code"] == "invalid_request", refused
+
+
+def test_not_current_lists_a_bounded_history(kg: KnowledgeGraph) -> None:
+    """Ending a fact that is not current answers its last 20 ended facts (store order) and how many in all, not
+    every one (the error goes through every door, the tool's JSON too)."""
+    day = dt.date(2001, 1, 1)
+    for i in range(30):
+        start = day + dt.timedelta(days=10 * i)
+        kg.add("svc", "owned_by", "team a", valid_from=start.isoformat(), valid_to=str(start + dt.timedelta(days=5)))
+    with pytest.raises(kgtoolkit.KGError) as err:
+        kg.invalidate("svc", "owned_by", "team a")
+    assert err.value.code == "not_current" and err.value.data["history_total"] == 30
+    listed = [h["valid_from"] for h in err.value.data["history"]]
+    assert listed == [(day + dt.timedelta(days=10 * i)).isoformat() for i in range(10, 30)]
+    assert "(and 10 earlier)" in err.value.message
+    answer = kgtoolkit.run_tool(
+        {"action": "invalidate", "subject": "svc", "predicate": "owned_by", "object": "team a"}, kg=kg
+    )
+    assert answer["error"]["history_total"] == 30 and len(answer["error"]["history"]) == 20

@@ -394,7 +394,8 @@ class GraphStore:
     ) -> Fact:
         """End the current ``subject → predicate → object`` fact on ``ended`` (default: today, UTC).
 
-        Raises :class:`NotCurrent` (listing the historical facts) when no such fact is current.
+        Raises :class:`NotCurrent` (listing its last ended facts, at most :data:`~kgtoolkit._limits.DEFAULT_HISTORY`,
+        and ``history_total``) when no such fact is current.
         """
 
         def write(cur: Cursor) -> Fact:
@@ -426,13 +427,17 @@ class GraphStore:
             (subject_id, pred, object_key),
         ).fetchone()
         if row is None:
-            history = [
-                q.fact(cur, r[0])
-                for r in cur.execute(
-                    f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
-                    (subject_id, pred, object_key),
-                ).fetchall()
-            ]
+            # its history, bounded: the last DEFAULT_HISTORY ended (a current fact with a recorded end among them:
+            # its end is the latest), listed in store order, and how many there are in all
+            same = "FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ?"
+            last = cur.execute(
+                f"SELECT f.id, f.valid_from IS NULL, f.from_us {same} "
+                f"ORDER BY f.to_us DESC, f.from_us DESC, f.id DESC LIMIT {DEFAULT_HISTORY}",
+                (subject_id, pred, object_key),
+            ).fetchall()
+            history = [q.fact(cur, r[0]) for r in sorted(last, key=lambda r: (bool(r[1]), r[2], r[0]))]
+            total = int(cur.execute(f"SELECT count(*) {same}", (subject_id, pred, object_key)).fetchone()[0])
+            earlier = f" (and {total - len(history):,} earlier)" if total > len(history) else ""
             running = [f for f in history if f.state == "current"]
             if running:  # current, with its end already recorded (contract §4): an end is written once
                 raise NotCurrent(
@@ -442,15 +447,17 @@ class GraphStore:
                     field="object",
                     value=obj,
                     history=[f.to_dict() for f in history],
+                    history_total=total,
                 )
             past = "; ".join(f"{f.valid_from or '?'} … {f.valid_to}" for f in history)
-            detail = f" It was true: {past}." if history else " No such fact was ever recorded."
+            detail = f" It was true{earlier}: {past}." if history else " No such fact was ever recorded."
             raise NotCurrent(
                 f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
                 "Query the entity to see its current facts.",
                 field="object",
                 value=obj,
                 history=[f.to_dict() for f in history],
+                history_total=total,
             )
         fact_id, from_key, valid_from = row
         if end.key < from_key:
