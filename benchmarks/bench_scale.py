@@ -4,6 +4,7 @@
     python benchmarks/bench_scale.py --facts 100000 --backend both          # the quick check
     python benchmarks/bench_scale.py --facts 30000000 --backend postgresql --workdir /big --keep
     python benchmarks/bench_scale.py --workdir /big --keep --only churn,events --repeat 3 --readme
+    python benchmarks/bench_scale.py --facts 3000000 --skew --only conflict_page --workdir /big --keep   # issue 43
 
 The source is ``kgtoolkit.generate`` (``--seed``, over ten years from 2018-01-01, so its last year is still to
 come and planned switches are judged), a fifth of the rows turned into events (predicate ``criticize``, declared
@@ -30,6 +31,12 @@ process's (a big SQLite read runs ADBC in a reader process). Each row:
 * ``conflicts``  ``kg.conflicts_page(limit=20)``; floor: the (subject, predicate) groups of more than one distinct
                  object (multi-valued predicates and events left out), those with two open facts first, counted,
                  cut to 20 and their facts read with names (no planned-switch judgement); polars: the same groups.
+* ``conflict_page`` ``kg.conflicts_page(limit=10)`` (issue 43: each group its current and scheduled facts and its
+                 last 20 ended ones), its check the facts the page carries, and (``judge_s``) the judgement alone
+                 (``conflicts_needing_action``) timed after it; floor: the ``conflicts`` floor cut to 10 groups (every
+                 fact of those read); targets ≤ 2 s and ≤ 300 MB. With ``--skew`` (a fifth of the facts in 30 pairs of
+                 Zipf-sized histories, each ending with two open facts: the first page holds the ten largest) it
+                 measures a page whatever the data's shape.
 * ``diff``       ``kg.diff("2022-06", "2022-06", limit=100)``; floor: the facts that began or ended in the month
                  (an event once, at its start), counted, the first 100 by date read with names (no pairing into
                  replacements); polars: the same.
