@@ -413,12 +413,20 @@ def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "summary",
     "Compact Markdown of the best-connected entities and their current facts. Use at the start of a task to load "
     "what the team already knows (style subagent for a shorter heading).",
-    LIMIT.but(description="How many entities (default 20).", default=20),
+    LIMIT.but(description=f"How many entities (default 20, at most {MAX_LIMIT:,}).", default=20, maximum=MAX_LIMIT),
     STYLE.but(default="main"),
     AS_OF.but(description="The current facts of this date instead of today."),
     read_only=True,
 )
 def _summary(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    limit = p.get("limit", 20)
+    if limit > MAX_LIMIT:  # an answer is bounded (contract §7): a summary of more entities is a bigger prompt
+        raise InvalidRequest(
+            f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}",
+            field="limit",
+            value=str(limit),
+            maximum=MAX_LIMIT,
+        )
     return {"markdown": kg.summary(**p)}
 
 
