@@ -1086,9 +1086,10 @@ class GraphStore:
         :data:`DEFAULT_HISTORY`; None: all of them), and counts them all (``facts_total``, ``history_total``,
         ``history_more``). The judgement reads every fact it needs, whatever the page of history shows.
         """
-        return self._conflicts(entity, current_only, needs_action, predicates, limit, offset, history, history_offset)[
-            0
-        ]
+        groups, _ = self._conflicts(
+            entity, current_only, needs_action, predicates, limit, offset, history, history_offset
+        )
+        return groups
 
     def conflicts_page(
         self,
