@@ -6,6 +6,7 @@ Python: :func:`whole_read` keeps a copy of it as the model. Both engines.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
+from kgtoolkit import _validity as v
 from kgtoolkit._errors import InvalidRequest
 from kgtoolkit._records import ConflictGroup, Fact
 from kgtoolkit._validity import Clock
@@ -63,6 +65,42 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
     return result
 
 
+def history_order(fact: Fact) -> tuple[int, int, int]:
+    """The order of a group's history: the last ended first (its end, then its start, then its id, descending)."""
+    return (-v.key(fact.valid_to, end=True), -v.key(fact.valid_from), -fact.id)
+
+
+def capped(group: ConflictGroup, history: int | None = 20, history_offset: int = 0) -> ConflictGroup:
+    """The model of a bounded group (issue 43): the whole group's judgement and counts, its current and scheduled
+    facts and the page of its history asked for (store order kept)."""
+    ended = sorted((f for f in group.facts if f.state == "ended"), key=history_order)
+    page = ended[history_offset:] if history is None else ended[history_offset : history_offset + history]
+    keep = {f.id for f in page} | {f.id for f in group.facts if f.state != "ended"}
+    return dataclasses.replace(
+        group,
+        facts=tuple(f for f in group.facts if f.id in keep),
+        facts_total=len(group.facts),
+        history_total=len(ended),
+        history_offset=history_offset,
+    )
+
+
+def assert_histories_agree(kg: KnowledgeGraph, entity: str | None, want: list[ConflictGroup], **options: Any) -> None:
+    """The whole groups (``history=None``) equal the model; smaller pages of history (none at all too) keep the
+    judgement and the totals, and their pages in turn concatenate to each group's whole history."""
+    assert kg.conflicts(entity, history=None, **options) == want
+    assert kg.conflicts(entity, history=0, **options) == [capped(g, 0) for g in want]
+    pieces: list[list[ConflictGroup]] = [
+        kg.conflicts(entity, history=2, history_offset=k, **options) for k in (0, 2, 4)
+    ]
+    for k, got in zip((0, 2, 4), pieces, strict=True):
+        assert got == [capped(g, 2, k) for g in want]
+    for i, group in enumerate(want):
+        joined = [f for piece in pieces for f in piece[i].facts if f.state == "ended"]
+        whole = sorted((f for f in group.facts if f.state == "ended"), key=history_order)
+        assert sorted(joined, key=history_order) == whole[:6]
+
+
 def assert_pages_agree(
     kg: KnowledgeGraph, entities: list[str | None], sizes: tuple[int, ...], pages: int | None = None
 ) -> int:
@@ -71,9 +109,11 @@ def assert_pages_agree(
     Returns how many groups need action in all."""
     flagged = 0
     for entity, current_only, needs_action in itertools.product(entities, (False, True), (False, True)):
-        want = whole_read(kg, entity, current_only, needs_action)
+        whole = whole_read(kg, entity, current_only, needs_action)
+        want = [capped(g) for g in whole]
         options = {"current_only": current_only, "needs_action": needs_action}
         assert kg.conflicts(entity, **options) == want
+        assert_histories_agree(kg, entity, whole, **options)
         every = kg.conflicts_page(entity, **options)
         assert (list(every.items), every.total) == (want, len(want))
         for size in sizes:
@@ -198,3 +238,102 @@ def test_switch_day_edges(backend: str, fresh: Callable[[], KnowledgeGraph]) -> 
             assert_pages_agree(kg, [None, *subjects], (1, 2))
 
     check()
+
+
+# ---------------------------------------------------------------------- bounded groups (issue 43)
+
+
+def long_history(kg: KnowledgeGraph, ended: int = 45) -> None:
+    """svc owned_by: ``ended`` closed terms (three owners in turn, a few with unknown starts), two current owners
+    and a planned switch that overlaps; svc hosted_on: a short history of two objects."""
+    day = dt.date(2001, 1, 1)
+    for i in range(ended):
+        start = None if i % 11 == 0 else (day + dt.timedelta(days=10 * i)).isoformat()
+        kg.add(
+            "svc",
+            "owned_by",
+            f"team {i % 3}",
+            valid_from=start,
+            valid_to=(day + dt.timedelta(days=10 * i + 5)).isoformat(),
+        )
+    kg.add("svc", "owned_by", "team a", valid_from="2020-01-01")
+    kg.add("svc", "owned_by", "team b", valid_from="2021-01-01")
+    kg.add("svc", "owned_by", "team c", valid_from="2095-01-01")
+    kg.add("svc", "hosted_on", "aws", valid_from="2019-01-01", valid_to="2020-01-01")
+    kg.add("svc", "hosted_on", "gcp", valid_from="2020-01-01")
+
+
+def test_a_long_history_is_carried_a_page_at_a_time(kg: KnowledgeGraph) -> None:
+    """A group carries its current and scheduled facts and at most ``history`` ended ones (the last ended), with
+    the whole group's counts and judgement; its history's pages in turn concatenate to the whole."""
+    long_history(kg)
+    whole = {g.predicate: g for g in kg.conflicts(history=None)}
+    assert len(whole["owned_by"].facts) == 48 and whole["owned_by"].history_more == 0
+    groups = {g.predicate: g for g in kg.conflicts()}
+    owned = groups["owned_by"]
+    assert (owned.current, owned.scheduled, owned.history_shown) == (2, 1, 20)
+    assert (owned.facts_total, owned.history_total, owned.history_more, owned.objects) == (48, 45, 25, 6)
+    assert owned == capped(whole["owned_by"])  # its judgement (planned switch, suggestion) is the whole group's
+    assert owned.needs_action and owned.planned_switch == "2095-01-01" and owned.suggestion is None
+    assert groups["hosted_on"] == whole["hosted_on"]  # a short history is whole
+    assert owned.to_dict()["history_more"] == 25
+    history = sorted((f for f in whole["owned_by"].facts if f.state == "ended"), key=history_order)
+    assert {f.id for f in owned.facts if f.state == "ended"} == {f.id for f in history[:20]}
+    pages = []
+    for skip in range(0, 50, 7):
+        (group,) = kg.conflicts("svc", predicates="owned_by", history=7, history_offset=skip)
+        assert group.history_more == max(0, 45 - skip - 7) and group.current == 2
+        pages.append(sorted((f for f in group.facts if f.state == "ended"), key=history_order))
+    assert [f for page in pages for f in page] == history
+    only = kg.conflicts_page("svc", predicates=["hosted_on"], history=0)
+    assert [(g.predicate, g.history_shown, g.history_more) for g in only.items] == [("hosted_on", 0, 1)]
+    assert kg.conflicts_needing_action("svc", predicates="hosted_on") == 0
+
+
+def test_history_is_checked(kg: KnowledgeGraph) -> None:
+    long_history(kg, 3)
+    for bad in ({"history": -1}, {"history": True}, {"history_offset": -2}, {"history": "3"}):
+        with pytest.raises(InvalidRequest) as caught:
+            kg.conflicts(**bad)  # type: ignore[arg-type]
+        assert caught.value.data["field"] in ("history", "history_offset")
+    with pytest.raises(kgtoolkit.KGError) as missing:
+        kg.conflicts(predicates="owned_bye")
+    assert missing.value.code == "not_found"
+
+
+def test_the_tool_answers_bounded_groups(kg: KnowledgeGraph) -> None:
+    """The agent tool (and so the MCP server, the same code) carries at most ``history`` ended facts per group,
+    20 unless told, at most 1,000."""
+    long_history(kg, 60)
+    answer = kgtoolkit.run_tool({"action": "conflicts"}, kg=kg)
+    assert answer["ok"], answer
+    owned = next(g for g in answer["result"]["groups"] if g["predicate"] == "owned_by")
+    assert len(owned["facts"]) == 2 + 1 + 20
+    assert (owned["facts_total"], owned["history_total"], owned["history_more"]) == (63, 60, 40)
+    paged = kgtoolkit.run_tool(
+        {"action": "conflicts", "name": "svc", "predicates": ["owned_by"], "history": 25, "history_offset": 50}, kg=kg
+    )["result"]
+    (group,) = paged["groups"]
+    assert (len(group["facts"]), group["history_offset"], group["history_more"]) == (13, 50, 0)
+    for bad in ({"history": 1001}, {"history": -1}, {"history_offset": "x"}):
+        refused = kgtoolkit.run_tool({"action": "conflicts", **bad}, kg=kg)
+        assert not refused["ok"] and refused["error"]["code"] == "invalid_request", refused
+
+
+def test_not_current_lists_a_bounded_history(kg: KnowledgeGraph) -> None:
+    """Ending a fact that is not current answers its last 20 ended facts (store order) and how many in all, not
+    every one (the error goes through every door, the tool's JSON too)."""
+    day = dt.date(2001, 1, 1)
+    for i in range(30):
+        start = day + dt.timedelta(days=10 * i)
+        kg.add("svc", "owned_by", "team a", valid_from=start.isoformat(), valid_to=str(start + dt.timedelta(days=5)))
+    with pytest.raises(kgtoolkit.KGError) as err:
+        kg.invalidate("svc", "owned_by", "team a")
+    assert err.value.code == "not_current" and err.value.data["history_total"] == 30
+    listed = [h["valid_from"] for h in err.value.data["history"]]
+    assert listed == [(day + dt.timedelta(days=10 * i)).isoformat() for i in range(10, 30)]
+    assert "(and 10 earlier)" in err.value.message
+    answer = kgtoolkit.run_tool(
+        {"action": "invalidate", "subject": "svc", "predicate": "owned_by", "object": "team a"}, kg=kg
+    )
+    assert answer["error"]["history_total"] == 30 and len(answer["error"]["history"]) == 20

@@ -609,3 +609,10 @@ def test_garbage_pile(kg: KnowledgeGraph) -> None:
         assert isinstance(answer, dict) and isinstance(answer["ok"], bool)
         json.dumps(answer, allow_nan=False)
     assert kg.stats().facts == 0
+
+
+def test_a_summary_is_bounded_too(kg: KnowledgeGraph) -> None:
+    """summary's limit is at most 1,000 entities, as a list action's (an answer is bounded, contract §7)."""
+    kg.add("a", "knows", "b")
+    assert error(kg, action="summary", limit=1001)["field"] == "limit"
+    assert "a" in ok(kg, action="summary", limit=1000)["markdown"]
