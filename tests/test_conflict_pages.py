@@ -21,20 +21,27 @@ import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit import _validity as v
 from kgtoolkit._errors import InvalidRequest
-from kgtoolkit._records import ConflictGroup, Fact
+from kgtoolkit._names import not_by_subject
+from kgtoolkit._records import ConflictAxis, ConflictGroup, Fact
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
 from kgtoolkit.store import _queries as q
-from kgtoolkit.store._operations import _conflict_group
-from kgtoolkit.store._schema import FACT_SELECT
+from kgtoolkit.store._operations import _conflict_group, _object_key
+from kgtoolkit.store._schema import FACT_FROM, FACT_READ
 
 
 def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs_action: bool) -> list[ConflictGroup]:
     """The conflict groups as the store found them before issue 32: every group's facts read, judged in Python,
-    sorted (needing action first, then subject, predicate)."""
+    sorted (needing action first, then subject or object key, predicate, subject groups before object groups); the
+    groups by object of one-holder predicates too."""
     d = kg._backend.dialect
     with kg._read() as cur:
-        params: dict[str, Any] = {"mv": d.list_param(sorted(q.read_config(cur).multi_valued)), "e": None}
+        config = q.read_config(cur)
+        params: dict[str, Any] = {
+            "mv": d.list_param(sorted(not_by_subject(config.multi_valued, config.one_holder, config.single_valued))),
+            "oh": d.list_param(sorted(config.one_holder)),
+            "e": None,
+        }
         if entity is not None:
             params["e"] = q.resolve(cur, d, entity, field="entity")
         events = q.event_rule(cur)
@@ -43,25 +50,40 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
         if current_only:
             params.update(Clock.real().params())
             current += f" AND {q.current_sql('facts')}"
-        rows = cur.execute(
-            f"""WITH groups AS (
-                    SELECT subject, predicate FROM facts
-                    WHERE predicate NOT IN {d.values("mv")}
-                      AND (CAST(:e AS TEXT) IS NULL OR subject = :e){current}
-                    GROUP BY subject, predicate HAVING count(DISTINCT object_key) > 1)
-                {FACT_SELECT} JOIN groups g ON g.subject = f.subject AND g.predicate = f.predicate
-                WHERE TRUE{current.replace("facts.", "f.")}
-                ORDER BY f.subject, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
-            params,
-        ).fetchall()
-    found: dict[tuple[str, str], list[Fact]] = {}
-    for row in rows:
-        fact = q.row_fact(row, events=events)
-        found.setdefault((fact.subject, fact.predicate), []).append(fact)
-    result = [_conflict_group(s, p, facts) for (s, p), facts in found.items()]
+        found: dict[tuple[int, str, str], list[Fact]] = {}
+        for axis, anchor, other, keep in (
+            (
+                0,
+                "subject",
+                "object_key",
+                f"predicate NOT IN {d.values('mv')} AND (CAST(:e AS TEXT) IS NULL OR subject = :e)",
+            ),
+            (
+                1,
+                "object_key",
+                "subject",
+                f"predicate IN {d.values('oh')} AND (CAST(:e AS TEXT) IS NULL OR object_id = :e)",
+            ),
+        ):
+            rows = cur.execute(
+                f"""WITH groups AS (
+                        SELECT {anchor} AS anchor, predicate FROM facts WHERE {keep}{current}
+                        GROUP BY {anchor}, predicate HAVING count(DISTINCT {other}) > 1)
+                    SELECT {FACT_READ}, f.{anchor} FROM {FACT_FROM} JOIN groups g ON g.anchor = f.{anchor} AND g.predicate = f.predicate
+                    WHERE TRUE{current.replace("facts.", "f.")}
+                    ORDER BY f.{anchor}, f.predicate, f.valid_from IS NULL, f.from_us, f.id""",
+                params,
+            ).fetchall()
+            for row in rows:
+                fact = q.row_fact(row, events=events)
+                found.setdefault((axis, row[-1], fact.predicate), []).append(fact)
+    axes: tuple[ConflictAxis, ConflictAxis] = ("subject", "object")
+    result = [_conflict_group(a, p, facts, by=axes[x]) for (x, a, p), facts in found.items()]
     if needs_action:
         result = [g for g in result if g.needs_action]
-    result.sort(key=lambda g: (not g.needs_action, g.subject, g.predicate))
+    result.sort(
+        key=lambda g: (not g.needs_action, g.subject or _object_key(g.facts[0]), g.predicate, g.by != "subject")
+    )
     return result
 
 
@@ -222,20 +244,28 @@ def test_switch_day_edges(backend: str, fresh: Callable[[], KnowledgeGraph]) -> 
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
-    @given(facts, st.booleans())
-    @example(EDGES, False)
-    @example(EDGES, True)
-    def check(rows: list[tuple[str, str, str, str | None, str | None]], events_of_q: bool) -> None:
+    @given(facts, st.booleans(), st.sampled_from(["", "one_holder", "both"]))
+    @example(EDGES, False, "")
+    @example(EDGES, True, "")
+    @example(EDGES, False, "both")
+    def check(rows: list[tuple[str, str, str, str | None, str | None]], events_of_q: bool, holder: str) -> None:
         with fresh() as kg:
             if events_of_q:
                 kg.configure(event_predicates={"q"})
+            if holder:  # p: one holder per object (grouped by object), and single-valued too (by subject as well)
+                kg.configure(one_holder={"p"}, single_valued={"p"} if holder == "both" else set())
             for s, p, o, start, end in rows:
                 try:
                     kg.add(s, p, o, valid_from=bound(start), valid_to=bound(end))
                 except InvalidRequest:
                     pass  # an end before its start
-            subjects = sorted({g.subject for g in kg.conflicts()})[:1]  # one entity of a group, when there is one
-            assert_pages_agree(kg, [None, *subjects], (1, 2))
+            groups = kg.conflicts()
+            # one entity of a group, when there is one: a subject, and the object of a one-holder group
+            entities = (
+                sorted({g.subject for g in groups if g.subject})[:1]
+                + sorted({g.object for g in groups if g.object})[:1]
+            )
+            assert_pages_agree(kg, [None, *entities], (1, 2))
 
     check()
 
@@ -288,6 +318,71 @@ def test_a_long_history_is_carried_a_page_at_a_time(kg: KnowledgeGraph) -> None:
     only = kg.conflicts_page("svc", predicates=["hosted_on"], history=0)
     assert [(g.predicate, g.history_shown, g.history_more) for g in only.items] == [("hosted_on", 0, 1)]
     assert kg.conflicts_needing_action("svc", predicates="hosted_on") == 0
+
+
+def test_a_one_holder_group_is_bounded_by_object(kg: KnowledgeGraph) -> None:
+    """A one-holder predicate's group (by object) carries a page of its own history, cut per object and predicate,
+    with the whole group's counts (its holders) and judgement: the mayor's 40 past terms, two current holders and a
+    planned handover; a clerk's two ended holders alone (its object named with no fact carried); a value spelt two
+    ways (one group, named as its first fact spells it). Single-valued too: person 0's group by subject shares facts
+    with the mayor's and the clerk's groups by object, each cut by its own order."""
+    kg.configure(one_holder={"holds_office", "email"}, single_valued={"holds_office"})
+    day = dt.date(2001, 1, 1)
+    for i in range(40):
+        start = day + dt.timedelta(days=10 * i)
+        kg.add(
+            f"person {i % 5}",
+            "holds_office",
+            "Mayor",
+            valid_from=start.isoformat(),
+            valid_to=str(start + dt.timedelta(days=5)),
+        )
+    kg.add("Ann", "holds_office", "Mayor", valid_from="2020-01-01")
+    kg.add("Ben", "holds_office", "Mayor", valid_from="2021-01-01")
+    kg.add("Cy", "holds_office", "Mayor", valid_from="2095-01-01")
+    kg.add("person 0", "holds_office", "Clerk", valid_from="1990-01-01", valid_to="1995-01-01")
+    kg.add("Dee", "holds_office", "Clerk", valid_from="1996-01-01", valid_to="1999-01-01")
+    kg.add("Ann", "email", "Ann@X.org", valid_from="2019-01-01", valid_to="2020-01-01")
+    kg.add("Eve", "email", "ann@x.org", valid_from="2020-01-01")
+    whole = kg.conflicts(history=None)
+    assert whole == whole_read(kg, None, False, False)
+    mayor = next(g for g in whole if g.object == "mayor")
+    assert (mayor.by, mayor.subject, mayor.object_name, mayor.subjects, mayor.objects) == (
+        "object",
+        None,
+        "Mayor",
+        8,
+        1,
+    )
+    assert (mayor.facts_total, mayor.history_total, mayor.current, mayor.scheduled) == (43, 40, 2, 1)
+    assert mayor.needs_action and mayor.planned_switch == "2095-01-01"
+    groups = kg.conflicts()
+    assert groups == [capped(g) for g in whole]
+    got = next(g for g in groups if g.object == "mayor")
+    assert (got.history_shown, got.history_more, got.subjects, got.facts_total) == (20, 20, 8, 43)
+    history = sorted((f for f in mayor.facts if f.state == "ended"), key=history_order)
+    pages = []
+    for skip in range(0, 45, 9):  # its history page by page: the entity names the object
+        (group,) = kg.conflicts("Mayor", predicates="holds_office", history=9, history_offset=skip)
+        assert group.by == "object" and group.history_more == max(0, 40 - skip - 9) and group.current == 2
+        pages.append(sorted((f for f in group.facts if f.state == "ended"), key=history_order))
+    assert [f for page in pages for f in page] == history
+    (clerk,) = kg.conflicts("Clerk", history=0)
+    assert (clerk.object_name, clerk.facts, clerk.subjects, clerk.history_more) == ("Clerk", (), 2, 2)
+    (email,) = kg.conflicts(predicates="email", history=0)
+    assert (email.object, email.object_name, [f.object for f in email.facts]) == (
+        "Ann@X.org",
+        "Ann@X.org",
+        ["ann@x.org"],
+    )
+    person = next(g for g in whole if g.subject == "person_0")
+    assert (person.objects, person.history_total) == (2, 9)
+    for size in (0, 1, 2):
+        assert kg.conflicts(history=size) == [capped(g, size) for g in whole]
+    assert_pages_agree(kg, [None, "Mayor", "person 0", "Clerk"], (1, 3))
+    answer = kgtoolkit.run_tool({"action": "conflicts", "name": "Mayor", "history": 5}, kg=kg)["result"]
+    (held,) = answer["groups"]
+    assert (held["by"], held["subjects"], held["history_total"], held["history_more"]) == ("object", 8, 40, 35)
 
 
 def test_history_is_checked(kg: KnowledgeGraph) -> None:
