@@ -373,8 +373,14 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mappin
                 objects.append(shown)
             if fact.subject_name not in subjects:
                 subjects.append(fact.subject_name)
+        # its subject, or the holders of its object (a one-holder predicate); those its page of history shows, and
+        # how many in all when that page leaves some out
+        if group.by == "object":
+            objects = objects or [group.object_name or ""]
+        else:
+            subjects = [group.subject_name or ""]
         table.add_row(
-            escape(", ".join(subjects)),  # one subject; the holders of an object (a one-holder predicate)
+            escape(", ".join(subjects) + (f" (of {group.subjects})" if group.subjects > len(subjects) else "")),
             escape(label(group.predicate, labels)),
             escape(", ".join(objects) + (f" (of {group.objects})" if group.objects > len(objects) else "")),
             str(group.current),
