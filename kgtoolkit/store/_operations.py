@@ -1140,10 +1140,12 @@ class GraphStore:
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
         (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
         ``needs_action`` keeps only the groups needing action; ``predicates`` (one or several) only the groups of
-        those predicates. ``limit`` and ``offset`` page through the groups (each judged whole).
+        those predicates. ``limit`` and ``offset`` page through the groups (each judged whole). A one-holder
+        predicate (``config.one_holder``) is grouped by (object, predicate) with more than one subject instead
+        (``by="object"``; ``entity`` then names the object), and by subject too only when also single-valued.
 
         A group carries its current and scheduled facts and a page of its history (its ended facts, the last
-        ended first): ``history_offset`` of them skipped, at most ``history`` kept (default
+        ended first; a group by object: those of its object and predicate): ``history_offset`` of them skipped, at most ``history`` kept (default
         :data:`DEFAULT_HISTORY`; None: all of them), and counts them all (``facts_total``, ``history_total``,
         ``history_more``). The judgement reads every fact it needs, whatever the page of history shows.
         """
