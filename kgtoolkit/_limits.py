@@ -1,5 +1,5 @@
 """How big and how deep an agent's request may be (contract §7): the JSON tool and MCP check here first;
-and how far a traversal reaches (contract §11).
+how far a traversal reaches (contract §11); and how much history a conflict group carries (contract §5).
 
 A request is one small JSON object of parameters; anything far larger or deeper is a mistake or an
 attack, and is refused as ``invalid_request`` before any of it is looked at (never an
@@ -22,6 +22,7 @@ from typing import Any
 from ._errors import InvalidRequest
 
 __all__ = [
+    "DEFAULT_HISTORY",
     "DEFAULT_MAX_FACTS",
     "MAX_DEPTH",
     "MAX_HOPS",
@@ -38,6 +39,8 @@ MAX_REQUEST_BYTES = 1_048_576
 MAX_DEPTH = 32
 #: How many facts one traversal reads at most, unless told otherwise (``max_facts``).
 DEFAULT_MAX_FACTS = 10_000
+#: How many ended facts a conflict group carries unless told otherwise (its last ended; contract §5 ``conflicts``).
+DEFAULT_HISTORY = 20
 #: The most hops a traversal takes (``hops``, ``max_hops``) and the longest chain ``follow`` follows.
 MAX_HOPS = 4
 

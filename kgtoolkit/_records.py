@@ -298,7 +298,11 @@ class ConflictGroup(_Record):
     ``needs_action`` when more than one of its facts is current, or a planned switch overlaps; closed-out
     history alone is a review item, not a contradiction. ``by`` says which side the group is about: ``subject``
     (``subject`` and ``subject_name`` set, ``object`` and ``object_name`` None) or ``object`` (the reverse);
-    ``objects`` and ``subjects`` count the distinct objects and subjects of its facts.
+    ``objects`` and ``subjects`` count the distinct objects and subjects of all its facts.
+
+    ``facts`` (store order) are its current and scheduled facts and a page of its history (its ended facts, the
+    last ended first: ``history_offset`` of them skipped, at most the call's ``history`` kept); ``facts_total`` and
+    ``history_total`` count them all, and ``history_more`` those past this page (``to_dict`` has it too).
     """
 
     subject: str | None
@@ -315,18 +319,35 @@ class ConflictGroup(_Record):
     object: str | None = None
     object_name: str | None = None
     subjects: int = 1
+    facts_total: int = 0
+    history_total: int = 0
+    history_offset: int = 0
 
     def __post_init__(self) -> None:
         if self.suggestion is not None:
             object.__setattr__(self, "suggestion", _frozen_mapping(self.suggestion))
+        # a group built from its facts alone (the totals left out) counts what it carries
+        object.__setattr__(self, "facts_total", max(self.facts_total, len(self.facts)))
+        object.__setattr__(self, "history_total", max(self.history_total, self.history_offset + self.history_shown))
 
     @property
     def needs_action(self) -> bool:
         return self.current > 1 or self.switch_overlaps
 
+    @property
+    def history_shown(self) -> int:
+        """How many of ``facts`` are history (ended)."""
+        return len(self.facts) - self.current - self.scheduled
+
+    @property
+    def history_more(self) -> int:
+        """How many ended facts lie past this page of the history (page on with ``history_offset``)."""
+        return max(0, self.history_total - self.history_offset - self.history_shown)
+
     def to_dict(self) -> dict[str, Any]:
         out = _Record.to_dict(self)
         out["needs_action"] = self.needs_action
+        out["history_more"] = self.history_more
         return out
 
 

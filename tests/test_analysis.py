@@ -196,7 +196,7 @@ def approx_rows(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> None
 
 def ref_conflicts(kg: KnowledgeGraph, now: dt.datetime) -> list[dict[str, Any]]:
     out = []
-    for g in kg.conflicts():
+    for g in kg.conflicts(history=None):
         current = [f for f in g.facts if f.current]
         starts = [start_of(f.valid_from) for f in current]
         known = [s for s in starts if s is not None]
@@ -430,7 +430,9 @@ def test_conflicts_multi_valued_and_filtered_frames(small: KnowledgeGraph) -> No
     assert ("checkout", "depends_on") in set(every.select("subject", "predicate").rows())
     subset = analysis.conflicts(frames.facts(small, predicate="works_at"), multi_valued=small.config.multi_valued)
     assert subset.select("subject", "predicate", "facts").rows() == [
-        (g.subject, g.predicate, [f.id for f in g.facts]) for g in small.conflicts() if g.predicate == "works_at"
+        (g.subject, g.predicate, [f.id for f in g.facts])
+        for g in small.conflicts(history=None)
+        if g.predicate == "works_at"
     ]
     empty = analysis.conflicts(facts.clear())
     assert empty.height == 0 and empty.schema == pl.Schema(analysis.CONFLICTS_SCHEMA)

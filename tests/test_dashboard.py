@@ -860,3 +860,20 @@ def test_a_mistyped_link_says_what_it_could_not_show(
     assert chosen == entity if entity else chosen != "my_apii"
     at.run()  # said once: the next run of the page is quiet
     assert not any("The link" in w.value for w in at.warning)
+
+
+def test_a_long_history_lists_its_last_ended_facts_and_says_how_many_more(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A group of 30 ended facts and two current ones lists the two and its last 20 ended (issue 43), and says how
+    many more there are, on the engine's page and on the whole table's (a text filter)."""
+    db = tmp_path / "long.sqlite3"
+    with kgtoolkit.open(db) as kg:
+        for i in range(30):
+            kg.add("svc", "owned_by", f"team {i % 3}", valid_from=f"{1990 + i}-01-01", valid_to=f"{1990 + i}-06-01")
+        kg.add("svc", "owned_by", "team a", valid_from="2024-01-01")
+        kg.add("svc", "owned_by", "team b", valid_from="2025-01-01")
+    at = _open(_app(monkeypatch, db), "conflicts")
+    assert any("10 more ended facts" in c.value for c in at.caption), [c.value for c in at.caption]
+    at.text_input(key="conflicts_filter").set_value("owned").run()
+    assert not at.exception and any("10 more ended facts" in c.value for c in at.caption)

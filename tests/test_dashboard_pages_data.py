@@ -164,7 +164,8 @@ def test_conflict_groups_are_labelled_and_filtered() -> None:
     table = data.conflict_table(facts, kg.predicate_labels(), kg.config.multi_valued)
     plain = analysis.conflicts(facts, multi_valued=kg.config.multi_valued)
     now = ("overlap", "open_for")  # durations up to the moment each was computed
-    assert table.drop("predicate_label", *now).equals(plain.drop(*now))
+    assert table.drop("predicate_label", "history_more", *now).equals(plain.drop(*now))
+    assert table["history_more"].to_list() == [0] * table.height  # the whole table: every group whole
     labels = kg.predicate_labels()
     assert table["predicate_label"].to_list() == [labels[p] for p in table["predicate"].to_list()]
     needs = data.conflict_groups(table, needs_only=True, text="")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import InvalidRequest
+from .._limits import DEFAULT_HISTORY
 from ..graph import KnowledgeGraph
 from ._dispatch import conflicts_result, facts_result, page_result
 from ._registry import DEFAULT_LIMIT, MAX_LIMIT, _param, action
@@ -80,6 +81,21 @@ PAGE_LIMIT = LIMIT.but(
 )
 OFFSET = _param(
     "offset", "integer", "Skip this many items first (paging: the previous answer's next_offset).", minimum=0
+)
+HISTORY = _param(
+    "history",
+    "integer",
+    f"How many ended facts each conflict group lists, the last ended first (default {DEFAULT_HISTORY}, at most "
+    f"{MAX_LIMIT:,}); its history_total counts them all, history_more those past this page.",
+    minimum=0,
+    maximum=MAX_LIMIT,
+)
+HISTORY_OFFSET = _param(
+    "history_offset",
+    "integer",
+    "Skip this many of each group's ended facts first (paging a group's history: name and predicates pick the "
+    "group, history_offset goes up by history).",
+    minimum=0,
 )
 ENDED = _param("ended", "string", "When the fact stopped being true (default: today).")
 ENDED_BY = _param("ended_by", "string", "Who ended it (default: agent).")
@@ -387,8 +403,9 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 
 @action(
     "conflicts",
-    "Review contradictions: every (subject, predicate) with more than one object, with its facts (for a one-holder "
-    "predicate, every (object, predicate) with more than one subject: by is object). Groups with more "
+    "Review contradictions: every (subject, predicate) with more than one object (for a one-holder predicate, "
+    "every (object, predicate) with more than one subject: by is object), with its current and scheduled "
+    "facts and its last ended ones (history; page on with history_offset). Groups with more "
     "than one current fact are flagged needs_action: resolve them with kg_supersede (kg_supersede_holder) or "
     "kg_invalidate. A fact "
     "starting after today is scheduled, not current; with a current one it is a planned_switch, flagged when both "
@@ -397,21 +414,32 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     "needing action come first; needs_action counts them in this page, needs_action_total in all.",
     NAME.but(description="Only this entity's conflicts (default: the whole graph)."),
     CURRENT_ONLY.but(default=False),
+    PREDICATES.but(description='Only the groups of these predicates, e.g. ["owned_by"].'),
     PAGE_LIMIT.but(
-        description=f"At most this many groups, each whole (at most {MAX_LIMIT:,}); the answer's total, "
+        description=f"At most this many groups, each judged whole (at most {MAX_LIMIT:,}); the answer's total, "
         "truncated and next_offset say whether more exist."
     ),
     OFFSET.but(default=0),
+    HISTORY.but(default=DEFAULT_HISTORY),
+    HISTORY_OFFSET.but(default=0),
     read_only=True,
     paged=True,
 )
 def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    name, current_only = p.get("name"), p.get("current_only", False)
-    page = kg.conflicts_page(name, current_only=current_only, limit=p.get("limit"), offset=p.get("offset", 0))
+    name, current_only, predicates = p.get("name"), p.get("current_only", False), p.get("predicates")
+    page = kg.conflicts_page(
+        name,
+        current_only=current_only,
+        predicates=predicates,
+        limit=p.get("limit"),
+        offset=p.get("offset", 0),
+        history=p.get("history", DEFAULT_HISTORY),
+        history_offset=p.get("history_offset", 0),
+    )
     return {
         **conflicts_result(page.items),
         **page_result(page),
-        "needs_action_total": kg.conflicts_needing_action(name, current_only=current_only),
+        "needs_action_total": kg.conflicts_needing_action(name, current_only=current_only, predicates=predicates),
     }
 
 
@@ -427,6 +455,14 @@ def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     read_only=True,
 )
 def _summary(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    limit = p.get("limit", 20)
+    if limit > MAX_LIMIT:  # an answer is bounded (contract §7): a summary of more entities is a bigger prompt
+        raise InvalidRequest(
+            f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}",
+            field="limit",
+            value=str(limit),
+            maximum=MAX_LIMIT,
+        )
     return {"markdown": kg.summary(**p)}
 
 

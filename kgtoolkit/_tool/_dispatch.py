@@ -189,7 +189,8 @@ def _check_bounds(params: dict[str, Any], allowed: Mapping[str, Param]) -> None:
 
 
 def _check_page(params: dict[str, Any]) -> None:
-    """A list action's ``limit`` (0 to :data:`MAX_LIMIT`) and ``offset`` (from 0), already known to be integers."""
+    """A list action's ``limit`` (0 to :data:`MAX_LIMIT`) and ``offset`` (from 0), and a conflict group's ``history``
+    and ``history_offset`` likewise, already known to be integers."""
     limit, offset = params.get("limit"), params.get("offset", 0)
     if limit is not None and not 0 <= limit <= MAX_LIMIT:
         raise InvalidRequest(
@@ -201,6 +202,19 @@ def _check_page(params: dict[str, Any]) -> None:
         )
     if offset < 0:
         raise InvalidRequest(f"offset must be a whole number from 0, not {offset}", field="offset", value=str(offset))
+    history, skip = params.get("history"), params.get("history_offset", 0)  # conflicts: a page of each group's history
+    if history is not None and not 0 <= history <= MAX_LIMIT:
+        raise InvalidRequest(
+            f"history must be a whole number from 0 to {MAX_LIMIT:,}, not {history}; for more, page on "
+            "with history_offset",
+            field="history",
+            value=str(history),
+            maximum=MAX_LIMIT,
+        )
+    if skip < 0:
+        raise InvalidRequest(
+            f"history_offset must be a whole number from 0, not {skip}", field="history_offset", value=str(skip)
+        )
 
 
 def run_tool(

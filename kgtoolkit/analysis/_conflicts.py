@@ -75,10 +75,12 @@ def conflicts(
     A group is a (subject, predicate) with more than one distinct object (value objects compared
     case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
     ``kg.config.multi_valued`` to match :meth:`KnowledgeGraph.conflicts`, which it then equals
-    group for group on an unfiltered frame). A ``one_holder`` predicate (one subject at a time per object) is grouped
-    by (object, predicate) with more than one subject instead, and by subject too only when it is also in
-    ``single_valued`` (pass ``kg.config``'s three lists to match the store); ``subjects``, ``subject_names`` and
-    ``current_subjects`` are its holders, ``object`` and ``object_name`` its object. Events (``kind``, contract §12) are never in a conflict: another
+    group for group on an unfiltered frame, given ``history=None``: a frame's analysis is not paged, so each group
+    here is whole, every fact of its history listed, where the store carries a page of it). A ``one_holder``
+    predicate (one subject at a time per object) is grouped by (object, predicate) with more than one subject
+    instead, and by subject too only when it is also in ``single_valued`` (pass ``kg.config``'s three lists to match
+    the store); ``subjects``, ``subject_names`` and ``current_subjects`` are its holders, ``object`` and
+    ``object_name`` its object. Events (``kind``, contract §12) are never in a conflict: another
     event of the same subject and predicate is one more occurrence. Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
     count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
     unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current

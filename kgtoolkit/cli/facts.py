@@ -17,8 +17,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from .._errors import InvalidRequest
+from .._limits import DEFAULT_HISTORY
 from .._records import ConflictGroup
-from .._tool import conflicts_result, page_result
+from .._tool import MAX_LIMIT, conflicts_result, page_result
 from ..graph import KnowledgeGraph
 from ._common import AsOf, Current, KnownAt, Limit, Offset, Predicates, action_help, command
 from ._render import Answer, facts_answer, facts_table, how_many, label, out, past, print_table, warn
@@ -312,17 +313,37 @@ def conflicts(
     needs_action: Annotated[
         bool, typer.Option("--needs-action", help="Only groups with more than one current fact.")
     ] = False,
+    predicate: Annotated[
+        list[str] | None, typer.Option("--predicate", help="Only the groups of this predicate (repeatable).")
+    ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=0, help="At most this many groups (default: all).")
     ] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many groups first.")] = 0,
+    history: Annotated[
+        int,
+        typer.Option("--history", min=0, max=MAX_LIMIT, help="Ended facts listed per group, the last ended first."),
+    ] = DEFAULT_HISTORY,
+    history_offset: Annotated[
+        int, typer.Option("--history-offset", min=0, help="Skip this many of each group's ended facts first.")
+    ] = 0,
 ) -> Answer:
     """(subject, predicate) pairs with more than one object, (object, predicate) pairs of one-holder predicates with
     more than one subject; those with several current facts first.
 
-    More than a few groups print as one compact table, a row per group."""
-    page = kg.conflicts_page(entity, current_only=current, needs_action=needs_action, limit=limit, offset=offset)
-    needing = kg.conflicts_needing_action(entity, current_only=current)
+    Each group lists its current and scheduled facts and its last ended ones (--history; page on with
+    --history-offset). More than a few groups print as one compact table, a row per group."""
+    page = kg.conflicts_page(
+        entity,
+        current_only=current,
+        needs_action=needs_action,
+        predicates=predicate,
+        limit=limit,
+        offset=offset,
+        history=history,
+        history_offset=history_offset,
+    )
+    needing = kg.conflicts_needing_action(entity, current_only=current, predicates=predicate)
     labels = kg.predicate_labels()
 
     def show() -> None:
@@ -336,6 +357,12 @@ def conflicts(
         out.print(heading, highlight=False)
         for group in page:
             out.print(facts_table(group.facts, title=_group_title(group, labels), labels=labels))
+            if group.history_more:
+                out.print(
+                    f"  {group.history_more:,} more ended facts: --history-offset "
+                    f"{group.history_offset + group.history_shown}",
+                    highlight=False,
+                )
 
     return Answer(lambda: {**conflicts_result(page.items), **page_result(page), "needs_action_total": needing}, show)
 
@@ -343,7 +370,7 @@ def conflicts(
 def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mapping[str, str] | None = None) -> Table:
     """One row per conflict group: subject, predicate, its objects, how many are current, needs action."""
     table = Table(title=escape(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
-    for column in ("subject", "predicate", "objects", "current", "needs action"):
+    for column in ("subject", "predicate", "objects", "current", "history", "needs action"):
         table.add_column(column, justify="right" if column == "current" else "left")
     for group in groups:
         objects: list[str] = []
@@ -354,11 +381,18 @@ def _groups_table(groups: Iterable[ConflictGroup], *, title: str, labels: Mappin
                 objects.append(shown)
             if fact.subject_name not in subjects:
                 subjects.append(fact.subject_name)
+        # its subject, or the holders of its object (a one-holder predicate); those its page of history shows, and
+        # how many in all when that page leaves some out
+        if group.by == "object":
+            objects = objects or [group.object_name or ""]
+        else:
+            subjects = [group.subject_name or ""]
         table.add_row(
-            escape(", ".join(subjects)),  # one subject; the holders of an object (a one-holder predicate)
+            escape(", ".join(subjects) + (f" (of {group.subjects})" if group.subjects > len(subjects) else "")),
             escape(label(group.predicate, labels)),
-            escape(", ".join(objects)),
+            escape(", ".join(objects) + (f" (of {group.objects})" if group.objects > len(objects) else "")),
             str(group.current),
+            f"{group.history_shown:,}" + (f" ({group.history_more:,} more)" if group.history_more else ""),
             "[bold red]yes[/]" if group.needs_action else "[dim]no[/]",
             style=None if group.needs_action else "dim",
         )

@@ -21,21 +21,25 @@ from ._spotting import named_entities
 __all__: list[str] = []
 
 _ENTITY_FACTS = 10  # current facts shown per entity a memory names
+_NOW_FACTS = 10  # other current facts shown per fact hit (its subject and predicate): now_more counts the rest
 
 
 def _contexts(kg: KnowledgeGraph, facts: Sequence[Fact]) -> dict[int, FactContext]:
     """Each fact read against the graph (see :class:`~kgtoolkit.search.FactContext`), by fact id."""
     closets = sorted({f.source_closet for f in facts if f.source_closet})
     evidence = store.memories_by_ids(kg, closets)
-    now_of: dict[tuple[str, str], tuple[Fact, ...]] = {}
+    now_of: dict[tuple[str, str], tuple[list[Fact], int]] = {}
     out = {}
     for fact in facts:
         pair = (fact.subject, fact.predicate)
-        if pair not in now_of:
-            now_of[pair] = tuple(store.current_facts(kg, *pair))
+        if pair not in now_of:  # one more than shown: the fact itself may be among them
+            now_of[pair] = store.current_facts(kg, *pair, _NOW_FACTS + 1)
         replaced = () if fact.current or fact.kind == "event" else tuple(store.successors(kg, fact.id))  # §12
         since = replaced[0].valid_from if replaced else None
-        now = tuple(f for f in now_of[pair] if f.id != fact.id)
+        found, total = now_of[pair]
+        others = [f for f in found if f.id != fact.id]
+        now = tuple(others[:_NOW_FACTS])
+        more = total - (len(found) - len(others)) - len(now)  # the other current facts not listed
         out[fact.id] = FactContext(
             fact,
             fact.current,
@@ -43,7 +47,8 @@ def _contexts(kg: KnowledgeGraph, facts: Sequence[Fact]) -> dict[int, FactContex
             since,
             now,
             evidence.get(fact.source_closet or ""),
-            _fact_note(fact, replaced, since, now),
+            _fact_note(fact, replaced, since, now, more),
+            more,
         )
     return out
 
@@ -61,6 +66,7 @@ def _fact_hit(context: FactContext, score: float, exact: bool) -> FactHit:
         context.now,
         context.evidence,
         context.note,
+        now_more=context.now_more,
     )
 
 

@@ -20,12 +20,13 @@ def _triple(fact: Fact) -> str:
     return f"{fact.subject_name} → {fact.predicate} → {obj}"
 
 
-def _names(facts: Sequence[Fact]) -> str:
-    return ", ".join(f.object_name for f in facts)
+def _names(facts: Sequence[Fact], more: int = 0) -> str:
+    return ", ".join(f.object_name for f in facts) + (f" and {more:,} more" if more else "")
 
 
-def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Sequence[Fact]) -> str:
-    """What a fact hit says about the fact: current since when, or held when and replaced by what.
+def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Sequence[Fact], more: int = 0) -> str:
+    """What a fact hit says about the fact: current since when, or held when and replaced by what (``now``: the
+    other current facts listed, ``more``: how many others are not).
 
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
@@ -43,7 +44,7 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
         if fact.valid_to:  # a planned end (contract §4)
             note += f", until {fact.valid_to}"
         if now:
-            note += f"; also current for {fact.subject_name} → {fact.predicate}: {_names(now)}"
+            note += f"; also current for {fact.subject_name} → {fact.predicate}: {_names(now, more)}"
         return note
     if fact.kind == "event":  # contract §12: an event happened (or will); it is never ended nor replaced
         when = fact.valid_from or fact.valid_to or "at an unknown time"
@@ -51,7 +52,7 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
     if fact.state == "scheduled":
         note = f"planned: from {fact.valid_from}" + (f" until {fact.valid_to}" if fact.valid_to else "")
         if now:
-            note += f"; current until then for {fact.subject_name} → {fact.predicate}: {_names(now)}"
+            note += f"; current until then for {fact.subject_name} → {fact.predicate}: {_names(now, more)}"
         return note
     note = f"history: held {fact.valid_from or '?'} … {fact.valid_to}"
     if replaced:
@@ -59,7 +60,7 @@ def _fact_note(fact: Fact, replaced: Sequence[Fact], since: str | None, now: Seq
     else:
         note += "; nothing replaced it"
     if now and {f.id for f in now} != {f.id for f in replaced}:
-        note += f"; now: {_names(now)}"
+        note += f"; now: {_names(now, more)}"
     elif not now and replaced:
         note += f"; {_names(replaced)} has ended too" if len(replaced) == 1 else "; those have ended too"
     return note

@@ -77,8 +77,9 @@ class FactContext(_Record):
     """A fact read against the graph: is it current, what replaced it and since when, what holds now.
 
     ``replaced_by``: for an ended fact, the facts of the same subject and predicate (another object)
-    with the earliest later start; ``since``: when they started. ``now``: the current facts of the
-    same subject and predicate. ``evidence``: the memory its ``source_closet`` points at.
+    with the earliest later start; ``since``: when they started. ``now``: the other current facts of the
+    same subject and predicate (the first 10; ``now_more``: how many more). ``evidence``: the memory its
+    ``source_closet`` points at.
     """
 
     fact: Fact
@@ -88,6 +89,7 @@ class FactContext(_Record):
     now: tuple[Fact, ...]
     evidence: Memory | None
     note: str
+    now_more: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -97,7 +99,8 @@ class FactHit(_Record):
 
     The same triple stated over several intervals (one fact per day, say) is one hit: ``fact`` is its latest
     occurrence, ``count`` how many pass the filters, ``first`` and ``last`` the earliest and latest start.
-    ``explain``: the signals behind ``score``, when asked for.
+    ``explain``: the signals behind ``score``, when asked for. ``now`` lists at most 10 other current facts of its
+    subject and predicate, ``now_more`` how many more there are.
     """
 
     kind: str
@@ -114,6 +117,7 @@ class FactHit(_Record):
     first: str | None = None
     last: str | None = None
     explain: Explanation | None = None
+    now_more: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

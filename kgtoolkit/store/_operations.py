@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Self, TypeVar
 
 from .. import _validity as v
-from .._checks import whole_number
+from .._checks import MAX_INT64, whole_number
 from .._errors import (
     AliasConflict,
     IntervalOrder,
@@ -31,7 +31,7 @@ from .._errors import (
     NotFound,
     UnknownType,
 )
-from .._limits import DEFAULT_MAX_FACTS
+from .._limits import DEFAULT_HISTORY, DEFAULT_MAX_FACTS
 from .._names import (
     DEFAULT_VALUE_PREDICATES,
     clean_text,
@@ -404,7 +404,8 @@ class GraphStore:
     ) -> Fact:
         """End the current ``subject → predicate → object`` fact on ``ended`` (default: today, UTC).
 
-        Raises :class:`NotCurrent` (listing the historical facts) when no such fact is current.
+        Raises :class:`NotCurrent` (listing its last ended facts, at most :data:`~kgtoolkit._limits.DEFAULT_HISTORY`,
+        and ``history_total``) when no such fact is current.
         """
 
         def write(cur: Cursor) -> Fact:
@@ -436,13 +437,17 @@ class GraphStore:
             (subject_id, pred, object_key),
         ).fetchone()
         if row is None:
-            history = [
-                q.fact(cur, r[0])
-                for r in cur.execute(
-                    f"SELECT f.id FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ? {ORDER}",
-                    (subject_id, pred, object_key),
-                ).fetchall()
-            ]
+            # its history, bounded: the last DEFAULT_HISTORY ended (a current fact with a recorded end among them:
+            # its end is the latest), listed in store order, and how many there are in all
+            same = "FROM facts f WHERE subject = ? AND predicate = ? AND object_key = ?"
+            last = cur.execute(
+                f"SELECT f.id, f.valid_from IS NULL, f.from_us {same} "
+                f"ORDER BY f.to_us DESC, f.from_us DESC, f.id DESC LIMIT {DEFAULT_HISTORY}",
+                (subject_id, pred, object_key),
+            ).fetchall()
+            history = [q.fact(cur, r[0]) for r in sorted(last, key=lambda r: (bool(r[1]), r[2], r[0]))]
+            total = int(cur.execute(f"SELECT count(*) {same}", (subject_id, pred, object_key)).fetchone()[0])
+            earlier = f" (and {total - len(history):,} earlier)" if total > len(history) else ""
             running = [f for f in history if f.state == "current"]
             if running:  # current, with its end already recorded (contract §4): an end is written once
                 raise NotCurrent(
@@ -452,15 +457,17 @@ class GraphStore:
                     field="object",
                     value=obj,
                     history=[f.to_dict() for f in history],
+                    history_total=total,
                 )
             past = "; ".join(f"{f.valid_from or '?'} … {f.valid_to}" for f in history)
-            detail = f" It was true: {past}." if history else " No such fact was ever recorded."
+            detail = f" It was true{earlier}: {past}." if history else " No such fact was ever recorded."
             raise NotCurrent(
                 f"{subject} → {pred} → {obj} is not current, so there is nothing to end.{detail} "
                 "Query the entity to see its current facts.",
                 field="object",
                 value=obj,
                 history=[f.to_dict() for f in history],
+                history_total=total,
             )
         fact_id, from_key, valid_from, recorded_at = row
         if end.key < from_key:
@@ -1127,8 +1134,11 @@ class GraphStore:
         *,
         current_only: bool = False,
         needs_action: bool = False,
+        predicates: str | Collection[str] | None = None,
         limit: int | None = None,
         offset: int = 0,
+        history: int | None = DEFAULT_HISTORY,
+        history_offset: int = 0,
     ) -> list[ConflictGroup]:
         """Every (subject, predicate) with more than one distinct object, those needing action first.
 
@@ -1136,10 +1146,20 @@ class GraphStore:
         one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
         still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
         (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
-        ``needs_action`` keeps only the groups needing action. ``limit`` and ``offset`` page through the
-        groups (each group whole).
+        ``needs_action`` keeps only the groups needing action; ``predicates`` (one or several) only the groups of
+        those predicates. ``limit`` and ``offset`` page through the groups (each judged whole). A one-holder
+        predicate (``config.one_holder``) is grouped by (object, predicate) with more than one subject instead
+        (``by="object"``; ``entity`` then names the object), and by subject too only when also single-valued.
+
+        A group carries its current and scheduled facts and a page of its history (its ended facts, the last
+        ended first; a group by object: those of its object and predicate): ``history_offset`` of them skipped, at most ``history`` kept (default
+        :data:`DEFAULT_HISTORY`; None: all of them), and counts them all (``facts_total``, ``history_total``,
+        ``history_more``). The judgement reads every fact it needs, whatever the page of history shows.
         """
-        return self._conflicts(entity, current_only, needs_action, limit, offset)[0]
+        groups, _ = self._conflicts(
+            entity, current_only, needs_action, predicates, limit, offset, history, history_offset
+        )
+        return groups
 
     def conflicts_page(
         self,
@@ -1147,74 +1167,97 @@ class GraphStore:
         *,
         current_only: bool = False,
         needs_action: bool = False,
+        predicates: str | Collection[str] | None = None,
         limit: int | None = None,
         offset: int = 0,
+        history: int | None = DEFAULT_HISTORY,
+        history_offset: int = 0,
     ) -> Page[ConflictGroup]:
         """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
 
-        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read: a page
-        costs one pass over the candidate facts in the database, not a read of every group into Python.
+        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read, each
+        group's history cut in SQL too: a page costs one pass over the candidate facts in the database, and holds
+        at most ``limit`` groups of their current and scheduled facts and ``history`` ended facts each.
         :meth:`conflicts_needing_action` counts those needing action among them.
         """
-        groups, total = self._conflicts(entity, current_only, needs_action, limit, offset)
+        groups, total = self._conflicts(
+            entity, current_only, needs_action, predicates, limit, offset, history, history_offset
+        )
         return Page(tuple(groups), total, offset)
 
     def _conflicts(
-        self, entity: str | None, current_only: bool, needs_action: bool, limit: int | None, offset: int
+        self,
+        entity: str | None,
+        current_only: bool,
+        needs_action: bool,
+        predicates: str | Collection[str] | None,
+        limit: int | None,
+        offset: int,
+        history: int | None,
+        history_offset: int,
     ) -> tuple[list[ConflictGroup], int]:
         """The page of conflict groups asked for, and how many groups there are in all.
 
-        The groups are found and judged in SQL (:func:`_judged_conflicts`: whether each needs action, by the rule
-        :func:`_conflict_group` applies), sorted and cut there, and counted in the same snapshot; then only the
-        facts of the page's groups are read, and each group is built from them by :func:`_conflict_group`.
+        The groups are found, counted and judged in SQL (:func:`_judged_conflicts`: whether each needs action, by
+        the rule :func:`_conflict_group` applies), sorted and cut there, and counted in the same snapshot; then
+        only the facts of the page's groups are read (:func:`_group_facts_sql`: their current and scheduled facts,
+        the page of history asked for, and the ended facts the planned-switch judgement may need), and each group
+        is built from them by :func:`_conflict_group`.
         """
         d = self._backend.dialect
         page = q.page(d, limit, offset)  # checks limit and offset
+        cap = whole_number(history, field="history", high=MAX_INT64, allow_none=True)
+        skip = whole_number(history_offset, field="history_offset", high=MAX_INT64)
+        preds = _predicate_list(predicates)
         with self._read() as cur:
-            judged, params, events = self._conflict_judgement(cur, entity, current_only)
+            judged, params, events = self._conflict_judgement(cur, entity, current_only, preds)
             keep = " WHERE needs = 1" if needs_action else ""
             rows = cur.execute(
-                f"{judged} SELECT axis, anchor, predicate, count(*) OVER () FROM judged{keep} "
-                "ORDER BY needs DESC, anchor, predicate, axis LIMIT :limit OFFSET :offset",
+                f"{judged} SELECT axis, anchor, predicate, n_objects, n_subjects, n_facts, n_ended, count(*) OVER (), "
+                "CASE WHEN axis = 0 THEN (SELECT name FROM entities WHERE id = anchor) END "
+                f"FROM judged{keep} ORDER BY needs DESC, anchor, predicate, axis LIMIT :limit OFFSET :offset",
                 {**params, **page},
             ).fetchall()
             if rows:
-                total = int(rows[0][3])
+                total = int(rows[0][7])
             else:  # past the last group, or none: count them alone
                 total = _count(cur, f"{judged} SELECT count(*) FROM judged{keep}", params) if offset else 0
-            found: dict[tuple[int, str, str], list[Fact]] = {(int(x), a, p): [] for x, a, p, _ in rows}
-            for axis, column in ((0, "subject"), (1, "object_key")):  # the facts of the page's groups, by axis
+            found: dict[tuple[int, str, str], list[Fact]] = {(int(r[0]), r[1], r[2]): [] for r in rows}
+            # the ids each axis's groups show: a fact in a group by subject and one by object may show in one alone
+            shown: tuple[set[int], set[int]] = (set(), set())
+            for axis in (0, 1):  # the facts of the page's groups, by axis
                 wanted = [(a, p) for x, a, p in found if x == axis]
                 if not wanted:
                     continue
                 found_params: dict[str, Any] = {
                     **events.params(d),
+                    **Clock.real().params(),
                     "ps": d.list_param(sorted({a for a, _ in wanted})),
                     "pp": d.list_param(sorted({p for _, p in wanted})),
+                    "skip": skip,
+                    "upto": MAX_INT64 if cap is None else min(MAX_INT64, skip + cap),
                 }
-                where = f"f.{column} IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
-                if current_only:
-                    found_params.update(Clock.real().params())
-                    where += f" AND {q.current_sql('f')}"
-                facts = cur.execute(
-                    f"{FACT_SELECT} WHERE {where} "
-                    f"ORDER BY f.{column}, f.predicate, f.valid_from IS NULL, f.from_us, f.id",
-                    found_params,
-                ).fetchall()
+                facts = cur.execute(_group_facts_sql(d, events, current_only, axis == 1), found_params).fetchall()
                 for row in facts:  # the page's anchors and predicates: keep the page's pairs
-                    fact = q.row_fact(row, events=events)
-                    group = found.get((axis, fact.subject if axis == 0 else _object_key(fact), fact.predicate))
+                    group = found.get((axis, row[-2], row[3]))
                     if group is not None:
-                        group.append(fact)
+                        group.append(q.row_fact(row, events=events))
+                        if row[-1]:
+                            shown[axis].add(row[0])
         axes: tuple[ConflictAxis, ConflictAxis] = ("subject", "object")
-        return [_conflict_group(a, p, facts, by=axes[x]) for (x, a, p), facts in found.items()], total
+        counts = {(int(r[0]), r[1], r[2]): (r[8], int(r[3]), int(r[4]), int(r[5]), int(r[6])) for r in rows}
+        return [
+            _conflict_group(a, p, facts, by=axes[x], counts=counts[x, a, p], shown=shown[x], history_offset=skip)
+            for (x, a, p), facts in found.items()
+        ], total
 
     def _conflict_judgement(
-        self, cur: Cursor, entity: str | None, current_only: bool
+        self, cur: Cursor, entity: str | None, current_only: bool, preds: list[str] | None = None
     ) -> tuple[str, dict[str, Any], EventRule]:
         """The ``WITH … judged AS (…)`` of the conflict groups (:func:`_judged_conflicts`), its parameters (the
-        real now among them) and the graph's event rule. Groups by subject leave out the predicates
-        :func:`~kgtoolkit._names.not_by_subject` names; one-holder predicates are grouped by object."""
+        real now among them) and the graph's event rule; ``preds``: only those predicates (normalised). Groups by
+        subject leave out the predicates :func:`~kgtoolkit._names.not_by_subject` names; one-holder predicates are
+        grouped by object."""
         d = self._backend.dialect
         config = q.read_config(cur)
         params: dict[str, Any] = {
@@ -1224,12 +1267,18 @@ class GraphStore:
         }
         if entity is not None:
             params["e"] = q.resolve(cur, d, entity, field="entity")
+        only = ""
+        if preds:  # through predicate aliases (contract §13)
+            preds = _canonical_list(cur, preds)
+            self._check_predicates(cur, preds)
+            params["preds"] = d.list_param(preds)
+            only = f" AND {d.in_list('@.predicate', 'preds')}"
         events = q.event_rule(cur)  # an event is never in a conflict (contract §12)
         params.update(events.params(d))
         params.update(Clock.real().params())
 
         def kept(alias: str, cond: str) -> str:
-            cond += f" AND NOT {events.sql(d, alias)}"
+            cond += f" AND NOT {events.sql(d, alias)}{only.replace('@', alias)}"
             return f"{cond} AND {q.current_sql(alias)}" if current_only else cond
 
         def where(alias: str) -> str:  # the facts that count by subject, on the facts row ``alias``
@@ -1246,11 +1295,18 @@ class GraphStore:
 
         return _judged_conflicts(where, holders if config.one_holder else None), params, events
 
-    def conflicts_needing_action(self, entity: str | None = None, *, current_only: bool = False) -> int:
+    def conflicts_needing_action(
+        self,
+        entity: str | None = None,
+        *,
+        current_only: bool = False,
+        predicates: str | Collection[str] | None = None,
+    ) -> int:
         """How many conflict groups need action (more than one current fact, or an overlapping planned switch),
         counted in SQL without reading their facts."""
+        preds = _predicate_list(predicates)
         with self._read() as cur:
-            judged, params, _ = self._conflict_judgement(cur, entity, current_only)
+            judged, params, _ = self._conflict_judgement(cur, entity, current_only, preds)
             return _count(cur, f"{judged} SELECT count(*) FROM judged WHERE needs = 1", params)
 
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
@@ -1593,18 +1649,21 @@ def _judged_conflicts(where: Callable[[str], str], holders: Callable[[str], str]
     """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``axis`` 0, ``anchor`` the
     subject, and ``predicate``) among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action; and,
     given ``holders``, the groups of one-holder predicates (``axis`` 1, ``anchor`` the ``object_key``) among the facts
-    ``holders(alias)`` keeps, judged by the same rule with subject and object swapped (:func:`_judged_axis`)."""
+    ``holders(alias)`` keeps, judged by the same rule with subject and object swapped (:func:`_judged_axis`). Each
+    group has its counts: ``n_objects`` and ``n_subjects`` (its distinct objects and subjects: one of them its
+    anchor), ``n_facts`` and ``n_ended`` (its facts, its ended facts: its history)."""
     parts = [_judged_axis(where, "s", "subject", "object_key")]
-    union = "SELECT 0 AS axis, anchor, predicate, needs FROM judged_s"
+    union = "SELECT 0 AS axis, anchor, predicate, needs, n_other AS n_objects, 1 AS n_subjects, n_facts, n_ended FROM judged_s"
     if holders is not None:
         parts.append(_judged_axis(holders, "o", "object_key", "subject"))
-        union += " UNION ALL SELECT 1, anchor, predicate, needs FROM judged_o"
+        union += " UNION ALL SELECT 1, anchor, predicate, needs, 1, n_other, n_facts, n_ended FROM judged_o"
     return f"WITH {', '.join(parts)}, judged AS ({union})"
 
 
 def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str) -> str:
     """``groups_<name> AS (…), judged_<name> AS (…)``: the groups of one ``anchor`` and predicate with more than one
-    ``other`` (subject and object_key, or the reverse for one-holder predicates), each judged.
+    ``other`` (subject and object_key, or the reverse for one-holder predicates), each judged, with its counts
+    (``n_other`` distinct ``other``, ``n_facts`` facts, ``n_ended`` ended facts).
 
     The same rule as :func:`_conflict_group`, on the stored keys (bind :meth:`~kgtoolkit._validity.Clock.params`):
     a group has more than one distinct ``other``; it needs action with more than one current fact, or when its
@@ -1629,13 +1688,15 @@ def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str
     # at 1M facts the lookups ran for 437 groups instead of 38,931.
     return f"""groups_{name} AS (
             SELECT g.{anchor} AS anchor, g.predicate, sum(CASE WHEN {q.current_sql("g")} THEN 1 ELSE 0 END) AS n_current,
+                   count(DISTINCT g.{other}) AS n_other, count(*) AS n_facts,
+                   sum(CASE WHEN {_ended("g")} THEN 1 ELSE 0 END) AS n_ended,
                    min(CASE WHEN {scheduled("g")} THEN g.from_us END) AS s_from,
                    max(CASE WHEN NOT {scheduled("g")} THEN {v.end_first_instant(Sql("g.to_us"), Sql("g.valid_to")).text}
                        END) AS o_last
             FROM facts g WHERE {where("g")}
             GROUP BY g.{anchor}, g.predicate HAVING count(DISTINCT g.{other}) > 1),
         judged_{name} AS (
-            SELECT g.anchor, g.predicate,
+            SELECT g.anchor, g.predicate, g.n_other, g.n_facts, g.n_ended,
                    CASE WHEN g.n_current > 1 THEN 1 WHEN g.o_last > g.s_from THEN CASE WHEN EXISTS (
                        SELECT 1 FROM facts o
                        WHERE o.{anchor} = g.anchor AND o.predicate = g.predicate AND {where("o")}
@@ -1648,12 +1709,66 @@ def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str
             FROM groups_{name} g)"""
 
 
-def _conflict_group(anchor: str, predicate: str, facts: list[Fact], *, by: ConflictAxis = "subject") -> ConflictGroup:
+def _ended(alias: str) -> str:
+    """The rule "ended" (contract §4, :func:`kgtoolkit._validity.ended`) on the facts row ``alias``, as SQL (bind
+    :meth:`~kgtoolkit._validity.Clock.params`): a conflict group's history."""
+    return v.ended(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), v.NOW, v.NOW_DAY_LAST).text
+
+
+@functools.lru_cache(maxsize=16)
+def _group_facts_sql(d: Dialect, events: EventRule, current_only: bool, by_object: bool) -> str:
+    """The facts of the conflict groups whose anchors are in ``:ps`` and predicates in ``:pp`` that a page carries
+    or judges, in store order, each row ending with its group's anchor and whether the group shows it: its current
+    and scheduled facts, its ended facts ranked from the last ended (``to_us``, then ``from_us``, then ``id``,
+    descending) after ``:skip`` up to ``:upto``, and (read for the judgement, not shown) the ended facts whose end
+    is still to come (a date end today: such a fact may run up to a planned switch starting later today,
+    :func:`_conflict_group`). ``by_object``: the groups of one-holder predicates, anchored on the ``object_key``
+    (else on the subject), whose first fact in store order is read too (not shown): it names the group's object.
+    Each group's history is ranked and cut in SQL (a window per group): never every ended fact into Python."""
+    anchor = "object_key" if by_object else "subject"
+    where = f"f.{anchor} IN {d.values('ps')} AND f.predicate IN {d.values('pp')} AND NOT {events.sql(d)}"
+    if current_only:
+        where += f" AND {q.current_sql('f')}"
+    ended = _ended("f")
+    shown = "(r.old = 0 OR (r.rn > :skip AND r.rn <= :upto))"
+    first, named = "", ""
+    if by_object:
+        first = (
+            f", ROW_NUMBER() OVER (PARTITION BY f.{anchor}, f.predicate "
+            "ORDER BY f.valid_from IS NULL, f.from_us, f.id) AS first"
+        )
+        named = " OR r.first = 1"
+    return (
+        f"WITH ranked AS (SELECT f.id, CASE WHEN {ended} THEN 1 ELSE 0 END AS old, ROW_NUMBER() OVER ("
+        f"PARTITION BY f.{anchor}, f.predicate, CASE WHEN {ended} THEN 1 ELSE 0 END "
+        f"ORDER BY f.to_us DESC, f.from_us DESC, f.id DESC) AS rn{first} FROM facts f WHERE {where}) "
+        f"SELECT {FACT_READ}, f.{anchor}, CASE WHEN {shown} THEN 1 ELSE 0 END FROM {FACT_FROM} "
+        f"JOIN ranked r ON r.id = f.id WHERE {shown} OR f.to_us > :now{named} "
+        f"ORDER BY f.{anchor}, f.predicate, f.valid_from IS NULL, f.from_us, f.id"
+    )
+
+
+def _conflict_group(
+    anchor: str,
+    predicate: str,
+    facts: list[Fact],
+    *,
+    by: ConflictAxis = "subject",
+    counts: tuple[str | None, int, int, int, int] | None = None,
+    shown: Collection[int] | None = None,
+    history_offset: int = 0,
+) -> ConflictGroup:
     """One conflict group from its facts in store order (contract §5 ``conflicts``), with its planned switch.
 
     ``by="subject"``: the facts of one subject and predicate, with more than one object; ``by="object"``: of one
     object and a one-holder predicate, with more than one subject (holder), judged by the same rule with the two
-    sides swapped. The planned switch is at the start of the first scheduled fact S, when a started fact of another
+    sides swapped. ``facts`` are every fact the judgement needs (every current and scheduled one, and every ended
+    one whose end is still to come; by object, its first fact too: it names the object) and those the group shows;
+    ``shown`` the ids of those it carries (default: all of them), ``counts`` its subject's name (None by object),
+    its distinct objects and subjects, its facts and ended facts in all (default: those of ``facts``),
+    ``history_offset`` how many ended facts its page of history skipped.
+
+    The planned switch is at the start of the first scheduled fact S, when a started fact of another
     object (holder) runs up to it: one open-ended, or one whose end is on or after S's start (a current fact ending
     before S starts leaves a gap, no switch). It overlaps when that fact is open-ended or ends after S's start day
     (an end on S's start day is the switch day itself, as after ``supersede`` at a future date: the old fact is
@@ -1704,21 +1819,31 @@ def _conflict_group(anchor: str, predicate: str, facts: list[Fact], *, by: Confl
                         "at": new.valid_from,
                     }
     held = by == "object"
+    name, objects, subjects, total, ended = counts or (
+        None if held else facts[0].subject_name,
+        len({_object_key(f) for f in facts}),
+        len({f.subject for f in facts}),
+        len(facts),
+        states.count("ended"),
+    )
     return ConflictGroup(
         None if held else anchor,
-        None if held else facts[0].subject_name,
+        name,
         predicate,
-        len({_object_key(f) for f in facts}),
+        objects,
         states.count("current"),
-        tuple(facts),
+        tuple(facts) if shown is None else tuple(f for f in facts if f.id in shown),
         len(scheduled),
         switch,
         overlaps,
         suggestion,
-        by,
-        facts[0].object if held else None,
-        facts[0].object_name if held else None,
-        len({f.subject for f in facts}),
+        by=by,
+        object=facts[0].object if held else None,
+        object_name=facts[0].object_name if held else None,
+        subjects=subjects,
+        facts_total=total,
+        history_total=ended,
+        history_offset=history_offset,
     )
 
 

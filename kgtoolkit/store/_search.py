@@ -257,15 +257,17 @@ def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
     return [f for f in (q.row_fact(r, events=events) for r in rows) if f.kind == "state"]  # events replace nothing
 
 
-def current_facts(kg: GraphStore, subject: str, predicate: str) -> list[Fact]:
-    """The current facts of one (subject id, predicate)."""
+def current_facts(kg: GraphStore, subject: str, predicate: str, limit: int) -> tuple[list[Fact], int]:
+    """The first ``limit`` current facts of one (subject id, predicate) in store order, and how many there are."""
     with kg._backend.read() as cur:
-        rows = cur.execute(
-            f"{FACT_SELECT} WHERE f.subject = :s AND f.predicate = :p AND {_CURRENT} {ORDER}",
-            {"s": subject, "p": predicate, **Clock.real().params()},
-        ).fetchall()
+        params = {"s": subject, "p": predicate, "limit": limit, **Clock.real().params()}
+        where = f"f.subject = :s AND f.predicate = :p AND {_CURRENT}"
+        rows = cur.execute(f"{FACT_SELECT} WHERE {where} {ORDER} LIMIT :limit", params).fetchall()
+        total = len(rows)
+        if total >= limit:
+            total = int(cur.execute(f"SELECT count(*) FROM facts f WHERE {where}", params).fetchone()[0])
         events = q.event_rule(cur)
-    return [q.row_fact(r, events=events) for r in rows]
+    return [q.row_fact(r, events=events) for r in rows], total
 
 
 def facts_citing(kg: GraphStore, memory_ids: Sequence[str]) -> dict[str, list[Fact]]:

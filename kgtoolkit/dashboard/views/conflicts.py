@@ -15,8 +15,9 @@ c = kgdash.ctx()
 st.title("Conflicts")
 st.caption(
     "A conflict group is a subject and predicate with more than one object (for a one-holder predicate, an object "
-    "and predicate with more than one holder). Closed-out history is listed "
-    "for review; a group with **more than one current fact needs action**. Multi-valued predicates "
+    "and predicate with more than one holder). Its current and scheduled facts "
+    f"are listed with its last {data.PAGE_HISTORY} ended ones for review; a group with **more than one current fact "
+    "needs action**. Multi-valued predicates "
     f"({', '.join(md_text(p) for p in sorted(c.kg.config.multi_valued))}) are left out."
 )
 
@@ -101,7 +102,8 @@ for group in listed.iter_rows(named=True):
     key = f"{group['by']}|{group['subject'] or group['object']}|{group['predicate']}"
     st.session_state[f"cf_by_{key}"] = group["by"]
     with st.expander(title, expanded=group["needs_action"] and only):
-        members = data.group_facts(facts, group["facts"])
+        members, left_out = data.listed_facts(data.group_facts(facts, group["facts"]))
+        more = group["history_more"] + left_out  # past the page the engine cut, or the whole table's group
         if group["needs_action"] and group["open_since"] is not None:
             st.caption(
                 f"Contradiction open since {group['open_since']:%Y-%m-%d} "
@@ -113,6 +115,11 @@ for group in listed.iter_rows(named=True):
                 )
             )
         kgdash.show_facts(members, key=f"cf_{key}")
+        if more:
+            st.caption(
+                f"{more:,} more ended facts (earlier ones) are not listed: `kgtoolkit conflicts` pages through a "
+                "group's history with `--predicate` and `--history-offset`."
+            )
         labels = data.current_choices(members)
         if labels:
             options = list(labels)
