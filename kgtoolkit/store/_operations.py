@@ -515,24 +515,10 @@ class GraphStore:
                 raise InvalidRequest(
                     "old_object and new_object are the same; nothing to supersede", field="new_object", value=new_object
                 )
-            moment = at if at not in (None, "") else today()
-            old = self._invalidate(cur, rules, subject, pred, old_object, moment, source, field="at")
-            added = _add(
-                cur,
-                rules,
-                subject,
-                pred,
-                new_object,
-                valid_from=moment,
-                valid_to=None,
-                confidence=confidence,
-                source=source,
-                source_closet=source_closet,
-                subject_type=None,
-                object_type=object_type,
-                properties=None,
+            written = {"confidence": confidence, "source": source, "source_closet": source_closet}
+            return self._switch(
+                cur, rules, pred, (subject, old_object), (subject, new_object), at, written, object_type
             )
-            return SupersedeResult(old, added.fact, added.created, added.warnings)
 
         return self._backend.write(write)
 
@@ -572,26 +558,44 @@ class GraphStore:
                     field="new_subject",
                     value=new_subject,
                 )
-            moment = at if at not in (None, "") else today()
-            old = self._invalidate(cur, rules, old_subject, pred, object, moment, source, field="at")
-            added = _add(
-                cur,
-                rules,
-                new_subject,
-                pred,
-                object,
-                valid_from=moment,
-                valid_to=None,
-                confidence=confidence,
-                source=source,
-                source_closet=source_closet,
-                subject_type=subject_type,
-                object_type=None,
-                properties=None,
+            written = {"confidence": confidence, "source": source, "source_closet": source_closet}
+            return self._switch(
+                cur, rules, pred, (old_subject, object), (new_subject, object), at, written, subject_type=subject_type
             )
-            return SupersedeResult(old, added.fact, added.created, added.warnings)
 
         return self._backend.write(write)
+
+    def _switch(
+        self,
+        cur: Cursor,
+        rules: Rules,
+        pred: str,
+        old: tuple[str, str],
+        new: tuple[str, str],
+        at: TimeInput | None,
+        written: dict[str, Any],
+        object_type: str | None = None,
+        *,
+        subject_type: str | None = None,
+    ) -> SupersedeResult:
+        """The write of :meth:`supersede` and :meth:`supersede_holder`: end the ``old`` (subject, object) fact at
+        ``at`` (today by default) and add the ``new`` one from then, with ``written``'s confidence and sources."""
+        moment = at if at not in (None, "") else today()
+        ended = self._invalidate(cur, rules, old[0], pred, old[1], moment, written["source"], field="at")
+        added = _add(
+            cur,
+            rules,
+            new[0],
+            pred,
+            new[1],
+            valid_from=moment,
+            valid_to=None,
+            subject_type=subject_type,
+            object_type=object_type,
+            properties=None,
+            **written,
+        )
+        return SupersedeResult(ended, added.fact, added.created, added.warnings)
 
     def alias(self, name: str, entity: str) -> Alias:
         """Register ``name`` as another name of ``entity``.
