@@ -1221,6 +1221,7 @@ def test_tool_in_process(db_path: Path) -> None:
 
 def test_tool_answers_every_line_blank_ones_too(db_path: Path | str) -> None:
     """issue 44: a whitespace-only line got no answer, so a client counting answers waited forever."""
+    kgtoolkit.open(db_path, create=True).close()  # reads never create a graph (contract §8)
     text = ok("--db", db_path, "tool", input='{"action": "stats"}\n   \n\t\n\n{"action": "stats"}\n')
     answers = [json.loads(line) for line in text.splitlines()]
     assert [a["ok"] for a in answers] == [True, False, False, False, True]
