@@ -222,16 +222,17 @@ def test_screenshots_of_every_page(dashboard: str, page, tmp_path: Path) -> None
                 "my_api,uses_cache,Memcached,2026-11-02,\n"
                 "billing_service,uses_queue,SQS,2026-11-15,\n"
                 "Ada Brooks,works_at,Acme,19##,\n"
-                'checkout_api,depends_on,"search, billing",2026-01-01,\n'
+                'checkout_api,depends_on,"search, billing",2026-01-01,\n'  # a comma: taken as written (no guard)
                 "Ada Brooks,member_of,payments_team,2026-11-20,2026-11-01\n"
             )
             tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
             tab.wait_for_selector("text=Bad rows", timeout=30_000)
             _wait(tab, marker)
-            # The library's dry run of the import (io.import_file(..., dry_run=True)): 5 rows, 3 of them bad.
+            # The library's dry run of the import (io.import_file(..., dry_run=True)): 5 rows, 2 of them bad (a
+            # bad date, an end before the start); the comma guard is off for a file, so the comma row is valid.
             shown = {" ".join(t.split()) for t in tab.locator('[data-testid="stMetric"]').all_inner_texts()}
-            assert {"Rows 5", "Valid rows 2", "Bad rows 3"} <= shown, shown
-            assert tab.get_by_role("button", name="Import 2 valid rows into demo.sqlite3").is_enabled()
+            assert {"Rows 5", "Valid rows 3", "Bad rows 2"} <= shown, shown
+            assert tab.get_by_role("button", name="Import 3 valid rows into demo.sqlite3").is_enabled()
         if name in ("graph", "paths", "changes"):
             frame = _graph_frame(tab)
             frame.wait_for_function(
@@ -285,7 +286,15 @@ def test_clean_up_marks_a_pair_not_the_same_and_merges_another(dashboard: str, d
     box.get_by_text(re.compile(r"^Elasticsearch ")).click()  # keep the other one
     _wait(tab, "· cleanup ·")
     assert _pair(tab, "Elastic Search").get_by_role("radio", name=re.compile(r"^Elasticsearch ")).is_checked()
-    _pair(tab, "Elastic Search").get_by_role("button", name="Merge").click()
+    _pair(tab, "Elastic Search").get_by_role("button", name="Merge", exact=True).click()
+    # the first click asks: what will happen, then Confirm or Cancel; nothing is merged yet
+    confirm = _pair(tab, "Elastic Search").get_by_role("button", name="Confirm merge", exact=True)
+    confirm.wait_for(timeout=30_000)
+    question = _pair(tab, "Elastic Search").inner_text()
+    assert "Merge Elastic Search into Elasticsearch?" in " ".join(question.split()), question
+    with kgtoolkit.open(demo_file, read_only=True) as kg:
+        assert kg.entity("Elastic Search").id != kg.entity("Elasticsearch").id
+    confirm.click()
     tab.wait_for_selector("text=Merged", timeout=30_000)
     _wait(tab, "· cleanup ·")
     assert _pair(tab, "Elastic Search").count() == 0

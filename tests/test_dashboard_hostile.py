@@ -371,18 +371,20 @@ def test_the_import_export_page(site, web, tmp_path: Path) -> None:
         "subject,predicate,object,valid_from,subject_type\n"
         f'"{hostile.IMG_TAG}",uses_queue,"{hostile.STYLE}",2026-04-01,\n'
         f'"{hostile.LINK}",knows,"{hostile.MATH}",2026-04-02,person\n'
-        f'"{hostile.IMAGE}, {hostile.SCRIPT}",knows,x,2026-04-03,\n'  # a packed list: a bad row
+        f'"{hostile.IMAGE}, {hostile.SCRIPT}",knows,x,2026-04-03,\n'  # a comma: taken as written, counted
         f'"{hostile.DIRECTIVES}",works_at,"{hostile.LONG}",19##,\n',
         encoding="utf-8",
     )  # a bad date
     tab.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
     tab.wait_for_selector("text=Bad rows", timeout=30_000)
     _wait(tab, "· import-export ·")
-    _assert_text(tab, "Import 2 valid rows into hostile.sqlite3")
+    _assert_text(tab, "Import 3 valid rows into hostile.sqlite3")  # the comma guard is off for a file
     _assert_inert(tab, watch)
-    tab.get_by_role("button", name="Import 2 valid rows into hostile.sqlite3").click()
-    tab.wait_for_selector("text=Imported 2 facts", timeout=30_000)
+    tab.get_by_role("button", name="Import 3 valid rows into hostile.sqlite3").click()
+    tab.wait_for_selector("text=Imported 3 facts", timeout=30_000)
     _wait(tab, "· import-export ·")
+    # the warning that counts the names with a comma quotes the hostile name, as text
+    _assert_text(tab, f"1 name(s) or value(s) hold a comma ('{hostile.IMAGE}, {hostile.SCRIPT}')")
     _assert_inert(tab, watch)
 
     tab.get_by_role("tab", name="Export").click()
