@@ -897,6 +897,22 @@ def import_upload(
         return io.import_file(kg, file, on_error="skip", comma_guard=comma_guard, source=source)
 
 
+#: The import page's own controls, by the library parameter a message names (a page names its own options).
+_IMPORT_CONTROLS = {"comma_guard=True": "the switch “Refuse names with commas”"}
+
+
+def import_wording(message: str) -> str:
+    """An import's warning or error as the import page words it: the page's switch where the library names its
+    parameter.
+
+    >>> import_wording("… imported as written; comma_guard=True refuses them as packed lists")
+    '… imported as written; the switch “Refuse names with commas” refuses them as packed lists'
+    """
+    for parameter, control in _IMPORT_CONTROLS.items():
+        message = message.replace(parameter, control)
+    return message
+
+
 def rejects_frame(dry: Mapping[str, Any]) -> pl.DataFrame:
     """A dry run's bad rows (``line``, ``field``, ``value``, ``reason``): the report the page lists and offers."""
     return pl.DataFrame(

@@ -80,14 +80,14 @@ with upload_tab:
                         c.kg, upload.name, upload.getvalue(), comma_guard=comma_guard, source=source.strip() or None
                     )
                 except kgtoolkit.KGError as exc:
-                    st.error(md_text(f"[{exc.code}] {exc.message}"))
+                    st.error(md_text(f"[{exc.code}] {data.import_wording(exc.message)}"))
                 else:
                     st.success(
                         f"Imported {report.inserted:,} facts ({report.duplicates:,} already there, "
                         f"{report.rejected:,} bad rows skipped, {report.entities_created:,} new entities)."
                     )
                     for warning in report.warnings:
-                        st.warning(md_text(warning))
+                        st.warning(md_text(data.import_wording(warning)))
 
 with export_tab:
     a, b, d = st.columns([1, 1, 2])
