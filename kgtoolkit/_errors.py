@@ -161,12 +161,7 @@ class InvalidRows(InvalidRequest):
         total = sum(tally.values())
         kinds = ", ".join(f"{n:,} {code}" for code, n in tally.most_common())
         first = "".join(f"\n  {describe(p)}" for p in problems[: cls.LISTED])
-        where = (
-            f"the first {len(problems):,} in the error's data['rows'], every one in a rejects file"
-            if len(problems) < total
-            else "every one: the error's data['rows'], or a rejects file"
-        )
-        more = f"\n  … and {total - cls.LISTED:,} more ({where})" if total > cls.LISTED else ""
+        more = f"\n  … and {total - cls.LISTED:,} more (a rejects file lists every one)" if total > cls.LISTED else ""
         return cls(
             f"{total:,} problem(s) in {rows}, {refused} ({kinds}):{first}{more}\n{fix}",
             rows=list(problems),

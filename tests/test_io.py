@@ -1229,6 +1229,6 @@ def test_a_refusal_is_a_short_summary_and_the_first_rows(kg: KnowledgeGraph, tmp
     lines = refused.value.message.splitlines()
     assert lines[0] == "80 problem(s) in 40 row(s), nothing imported (40 invalid_date, 40 comma_list):"
     assert lines[1].startswith("  line 2 valid_from '20x0': ") and len(lines) == 1 + InvalidRows.LISTED + 2
-    assert lines[-2] == "  … and 75 more (every one: the error's data['rows'], or a rejects file)"
+    assert lines[-2] == "  … and 75 more (a rejects file lists every one)"  # data["rows"] holds them in Python
     assert "on_error='skip'" in lines[-1] and "rejects=FILE" in lines[-1]  # the CLI names --on-error, --rejects
     assert len(refused.value.data["rows"]) == 80 and kg.stats().facts == 0
