@@ -194,6 +194,11 @@ class Fact(_Record):
     def current(self) -> bool:
         return self.state == "current"
 
+    @property
+    def object_key(self) -> str:
+        """What makes two objects the same (contract §2): the entity id, or a value's text case-folded."""
+        return self.object.casefold() if self.object_is_value else self.object
+
     def to_dict(self) -> dict[str, Any]:
         out = _Record.to_dict(self)
         state = self.state

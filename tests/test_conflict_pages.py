@@ -26,7 +26,7 @@ from kgtoolkit._records import ConflictAxis, ConflictGroup, Fact
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
 from kgtoolkit.store import _queries as q
-from kgtoolkit.store._operations import _conflict_group, _object_key
+from kgtoolkit.store._operations import _conflict_group
 from kgtoolkit.store._schema import FACT_FROM, FACT_READ
 
 
@@ -82,7 +82,7 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
     if needs_action:
         result = [g for g in result if g.needs_action]
     result.sort(
-        key=lambda g: (not g.needs_action, g.subject or _object_key(g.facts[0]), g.predicate, g.by != "subject")
+        key=lambda g: (not g.needs_action, g.subject or g.facts[0].object_key, g.predicate, g.by != "subject")
     )
     return result
 

@@ -712,7 +712,7 @@ def _distinct_names(facts: Iterable[kgtoolkit.Fact], side: Literal["subject", "o
         if side == "subject":
             seen.setdefault(f.subject, f.subject_name)
         else:
-            seen.setdefault(f.object.casefold() if f.object_is_value else f.object, f.object_name)
+            seen.setdefault(f.object_key, f.object_name)
     return list(seen.values())
 
 

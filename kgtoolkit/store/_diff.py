@@ -533,11 +533,9 @@ class _Row(NamedTuple):
 
 def _triple(f: _Row) -> tuple[str, str, bool, str]:
     """What makes two facts the same triple: subject, predicate and object (:func:`_same_object`)."""
-    return f.subject, f.predicate, f.object_is_value, f.object.casefold() if f.object_is_value else f.object
+    return f.subject, f.predicate, f.object_is_value, _object_key(f)
 
 
 def _same_object(a: _Row, b: _Row) -> bool:
     """The same entity, or the same value up to case."""
-    if a.object_is_value != b.object_is_value:
-        return False
-    return a.object.casefold() == b.object.casefold() if a.object_is_value else a.object == b.object
+    return a.object_is_value == b.object_is_value and _object_key(a) == _object_key(b)

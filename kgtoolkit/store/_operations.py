@@ -1645,10 +1645,6 @@ def _add(
     return AddResult(q.fact(cur, fact_id), True, tuple(warnings))
 
 
-def _object_key(fact: Fact) -> str:
-    return fact.object.casefold() if fact.object_is_value else fact.object
-
-
 def _judged_conflicts(where: Callable[[str], str], holders: Callable[[str], str] | None = None) -> str:
     """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``axis`` 0, ``anchor`` the
     subject, and ``predicate``) among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action; and,
@@ -1781,7 +1777,7 @@ def _conflict_group(
     """
 
     def other(f: Fact) -> str:  # the side that varies within the group
-        return _object_key(f) if by == "subject" else f.subject
+        return f.object_key if by == "subject" else f.subject
 
     states = [f.state for f in facts]
     scheduled = [f for f, state in zip(facts, states, strict=True) if state == "scheduled"]
@@ -1825,7 +1821,7 @@ def _conflict_group(
     held = by == "object"
     name, objects, subjects, total, ended = counts or (
         None if held else facts[0].subject_name,
-        len({_object_key(f) for f in facts}),
+        len({f.object_key for f in facts}),
         len({f.subject for f in facts}),
         len(facts),
         states.count("ended"),
