@@ -81,9 +81,7 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
     result = [_conflict_group(a, p, facts, by=axes[x]) for (x, a, p), facts in found.items()]
     if needs_action:
         result = [g for g in result if g.needs_action]
-    result.sort(
-        key=lambda g: (not g.needs_action, g.subject or g.facts[0].object_key, g.predicate, g.by != "subject")
-    )
+    result.sort(key=lambda g: (not g.needs_action, g.subject or g.facts[0].object_key, g.predicate, g.by != "subject"))
     return result
 
 
