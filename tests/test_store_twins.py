@@ -208,12 +208,18 @@ def setup(kg: kgtoolkit.KnowledgeGraph, filler: int, guard: bool) -> None:
 
 def row_path(kg: kgtoolkit.KnowledgeGraph, frame: pl.DataFrame) -> dict[int, str]:
     """``add`` per row of the frame, as a caller maps a row to arguments (an empty cell: an absent argument);
-    the code of each refused row by line."""
+    the code of each refused row by line. An event's row met again is its next occurrence (contract §12), as the
+    import numbers it: the n-th row that ``add`` finds as one ended event is written as occurrence n."""
     refused: dict[int, str] = {}
+    rows_of: Counter[int] = Counter()  # rows of this frame found as each ended event (its first occurrence's id)
     for line, row in enumerate(frame.iter_rows(named=True), start=1):
         kwargs = {k: v for k, v in row.items() if k not in ("subject", "predicate", "object") and v is not None}
         try:
-            kg.add(row["subject"], row["predicate"], row["object"], **kwargs)
+            fact = kg.add(row["subject"], row["predicate"], row["object"], **kwargs).fact
+            if fact.kind == "event" and fact.valid_to is not None:
+                rows_of[fact.id] += 1
+                if rows_of[fact.id] > 1:
+                    kg.add(row["subject"], row["predicate"], row["object"], occurrence=rows_of[fact.id], **kwargs)
         except KGError as exc:
             refused[line] = exc.code
     return refused
@@ -254,6 +260,7 @@ def graph_of(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Counter[tuple[Any, ...]]
             "source",
             "source_closet",
             "ended_by",
+            "occurrence",
         ]
     )
     facts = facts.append_column("current", facts["valid_to"].is_null())
@@ -402,3 +409,22 @@ def test_the_twins_agree_on_a_worked_batch(twins: Twins) -> None:
     assert zoe.type == "person" and bulk.entity("acme").type == "company"
     assert len(bulk.query("my api", direction="outgoing")) == 1
     assert [f.object for f in bulk.search("uses", "SQLite")] == ["sqlite"]  # line 14, current
+
+
+def test_an_events_repeated_row_is_its_next_occurrence_on_both_paths(twins: Twins) -> None:
+    """Hypothesis found it: the same one-day value fact twice in a frame is two occurrences (contract §12), by the
+    import and by ``add`` told the occurrence; the setup's facts are met once each."""
+    row = {"subject": " Acme\t", "predicate": "email", "object": "Dana@Example.com", "valid_from": "2025-12-31"}
+    frame = pl.DataFrame(
+        [
+            {"subject": "", "predicate": "uses", "object": ""},
+            {**row, "valid_to": "2025-12-31"},
+            row | {"valid_to": "2025-12-31"},
+        ],
+        schema={**{c: pl.String for c in TEXT_COLUMNS}, "confidence": pl.Float64},
+    )
+    bulk, by_row = twins.reset()
+    assert bulk_path(bulk, frame) == {1: {"invalid_name"}} and row_path(by_row, frame) == {1: "invalid_name"}
+    left, right = graph_of(bulk), graph_of(by_row)
+    assert left == right, differences(left, right)
+    assert sorted(f.occurrence for f in bulk.query("acme", predicates=["email"]) if f.kind == "event") == [1, 2]
