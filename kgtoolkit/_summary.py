@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING
 
 from ._errors import InvalidRequest
 from ._records import Fact
-from ._screen import REASONS, looks_like_injection, screen
+from ._screen import REASONS, screen
 from ._time import TimeInput
 from .store import graph_counts
 
 if TYPE_CHECKING:
     from .store import GraphStore
 
-__all__ = ["FREE_TEXT_PREDICATES", "INLINE_CHARS", "INLINE_WORDS", "label", "looks_like_injection", "quoted", "summary"]
+__all__ = ["FREE_TEXT_PREDICATES", "INLINE_CHARS", "INLINE_WORDS", "label", "quoted", "summary"]
 
 _STYLES = {"main": "# Knowledge Graph", "subagent": "## Known Facts"}
 _PER_ENTITY = 12
