@@ -191,30 +191,22 @@ def _check_bounds(params: dict[str, Any], allowed: Mapping[str, Param]) -> None:
 def _check_page(params: dict[str, Any]) -> None:
     """A list action's ``limit`` (0 to :data:`MAX_LIMIT`) and ``offset`` (from 0), and a conflict group's ``history``
     and ``history_offset`` likewise, already known to be integers."""
-    limit, offset = params.get("limit"), params.get("offset", 0)
-    if limit is not None and not 0 <= limit <= MAX_LIMIT:
+    _check_window(params, "limit", "offset", "offset (each answer's next_offset)")
+    _check_window(params, "history", "history_offset", "history_offset")  # conflicts: a page of each group's history
+
+
+def _check_window(params: dict[str, Any], size: str, start: str, page_on: str) -> None:
+    """One page's ``size`` (0 to :data:`MAX_LIMIT`, or absent) and ``start`` (from 0) in ``params``."""
+    count, skip = params.get(size), params.get(start, 0)
+    if count is not None and not 0 <= count <= MAX_LIMIT:
         raise InvalidRequest(
-            f"limit must be a whole number from 0 to {MAX_LIMIT:,}, not {limit}; for more, page on "
-            "with offset (each answer's next_offset)",
-            field="limit",
-            value=str(limit),
-            maximum=MAX_LIMIT,
-        )
-    if offset < 0:
-        raise InvalidRequest(f"offset must be a whole number from 0, not {offset}", field="offset", value=str(offset))
-    history, skip = params.get("history"), params.get("history_offset", 0)  # conflicts: a page of each group's history
-    if history is not None and not 0 <= history <= MAX_LIMIT:
-        raise InvalidRequest(
-            f"history must be a whole number from 0 to {MAX_LIMIT:,}, not {history}; for more, page on "
-            "with history_offset",
-            field="history",
-            value=str(history),
+            f"{size} must be a whole number from 0 to {MAX_LIMIT:,}, not {count}; for more, page on with {page_on}",
+            field=size,
+            value=str(count),
             maximum=MAX_LIMIT,
         )
     if skip < 0:
-        raise InvalidRequest(
-            f"history_offset must be a whole number from 0, not {skip}", field="history_offset", value=str(skip)
-        )
+        raise InvalidRequest(f"{start} must be a whole number from 0, not {skip}", field=start, value=str(skip))
 
 
 def run_tool(
