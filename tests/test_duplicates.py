@@ -445,7 +445,7 @@ def test_cli_duplicates_not_duplicate_check_and_config(db_path: Path | str) -> N
 def test_tool_and_mcp_actions(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str, tmp_path: Path) -> None:
     import asyncio
 
-    from test_mcp import ok, server
+    from mcp_client import ok, server
 
     from kgtoolkit import run_tool
 

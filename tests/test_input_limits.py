@@ -256,7 +256,7 @@ def test_the_mcp_server_over_stdio_refuses_a_deep_request(tmp_path: Path, db_pat
     pytest.importorskip("mcp")
     import asyncio
 
-    from test_mcp import call, server
+    from mcp_client import call, server
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as session:

@@ -13,11 +13,11 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_run import fails, ok, ok_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from plain_model import ref_conflicts
 from shared_data import DATA
-from test_analysis import ref_conflicts
-from test_cli import fails, ok, ok_json
 
 import kgtoolkit
 from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, mcp_server, run_tool

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cli import ok, ok_json
+from cli_run import ok, ok_json
 
 from kgtoolkit import KnowledgeGraph, frames, run_tool
 from kgtoolkit._records import fact_state

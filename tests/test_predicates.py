@@ -413,7 +413,7 @@ def test_the_tool_aliases_renames_and_pages_predicates(kg: KnowledgeGraph, db_pa
 @pytest.mark.sqlite_only
 def test_the_mcp_tools_alias_rename_and_list(tmp_path: Path, db_path: Path | str) -> None:
     pytest.importorskip("mcp")
-    from test_mcp import ok, run, server
+    from mcp_client import ok, run, server
 
     async def go() -> dict[str, Any]:
         async with server(tmp_path, db_path) as s:

@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_run import fails, ok, ok_json
 from shared_data import DATA
-from test_cli import fails, ok, ok_json
 
 from kgtoolkit import frames, io
 from kgtoolkit._demo import build_demo
