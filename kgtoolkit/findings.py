@@ -125,7 +125,7 @@ def check(
 
     Returns
     -------
-    Page[Finding]
+    Page[kgtoolkit.Finding]
         One page of findings; ``total`` counts them all.
 
     Raises
