@@ -429,7 +429,7 @@ def rank(
 
     Returns
     -------
-    list[DuplicateCandidate]
+    list[kgtoolkit.DuplicateCandidate]
         The pairs, best first, each with its score and reasons.
 
     Examples
@@ -619,7 +619,7 @@ def find_duplicates(
 
     Returns
     -------
-    Page[DuplicateCandidate]
+    Page[kgtoolkit.DuplicateCandidate]
         One page of pairs, with ``total`` and ``next_offset``.
 
     Raises
