@@ -78,7 +78,7 @@ from __future__ import annotations
 
 from ._export import export_file
 from ._formats import FORMATS
-from ._formats import Progress as Progress  # the type of a progress callback, reachable here as before
+from ._formats import Progress as Progress  # the type of a progress callback, public here
 from ._import import import_file
 from ._partitioned import NULL_PARTITION, PARTITIONS, export_partitioned
 from ._read import FIELDS, read_facts_file
