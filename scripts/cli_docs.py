@@ -15,6 +15,7 @@ from pathlib import Path
 
 os.environ["TYPER_USE_RICH"] = "0"  # read when Typer is imported: plain help, no boxes, no colours
 
+import typer.core
 import typer.main
 from typer import _click as click  # Typer's own Click: its commands are of these classes
 
@@ -44,6 +45,7 @@ def _help(command: click.Command, name: str, parent: click.Context | None) -> st
 def render() -> str:
     """The whole page: the top-level help, then one section per command in the order ``--help`` lists them."""
     root = typer.main.get_command(app)
+    assert isinstance(root, typer.core.TyperGroup)
     root_ctx = click.Context(root, info_name="kgtoolkit", terminal_width=WIDTH, max_content_width=WIDTH)
     parts = [HEADER, "## kgtoolkit\n", "```text", _help(root, "kgtoolkit", None), "```\n"]
     for name in root.list_commands(root_ctx):
