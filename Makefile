@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DB := data/demo.sqlite3
 
-.PHONY: install demo lint test test-fast notebooks bench bench-quick clean
+.PHONY: install demo lint test test-fast notebooks docs bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ test-fast: lint
 notebooks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
 	KGTOOLKIT_REPO=$(CURDIR) $(BIN)/jupyter lab --ip=127.0.0.1 --ServerApp.root_dir=notebooks
+
+# The documentation site on http://127.0.0.1:8000 (tests/test_site.py builds it strict in `make test`).
+docs: $(STAMP)
+	$(BIN)/mkdocs serve
 
 # Benchmarks (never part of the tests). MemPalace is a comparison only: installed without its dependencies.
 bench: $(STAMP)

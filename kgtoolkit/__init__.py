@@ -1,4 +1,11 @@
-"""kgtoolkit: a temporal knowledge graph in one local SQLite file.
+"""kgtoolkit: a temporal knowledge graph in one local SQLite file, or in PostgreSQL for a team.
+
+Facts are ``subject → predicate → object`` with the dates they held. Facts change; nothing is deleted.
+This module is the public face: :func:`open` and :class:`KnowledgeGraph`, the frozen records every
+method returns (each with ``to_dict``), the error tree (every error a :class:`KGError` with a stable
+``code``), the name rules, and the agent tool (:func:`run_tool`, :data:`TOOL_SCHEMA`). The frames,
+analysis, import and export, search and report live in their modules: ``kgtoolkit.frames``,
+``kgtoolkit.analysis``, ``kgtoolkit.io``, ``kgtoolkit.search``, ``kgtoolkit.report``.
 
 >>> import kgtoolkit
 >>> kg = kgtoolkit.open(":memory:")

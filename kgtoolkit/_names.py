@@ -221,11 +221,32 @@ def has_comma(text: str) -> bool:
 
 
 def normalize_name(name: str, *, field: str = "name") -> str:
-    """The entity id of ``name``: NFKC, case-folded, apostrophes removed, whitespace/underscores → ``_``.
+    """Turn a name into its entity id: NFKC, case-folded, apostrophes removed, whitespace and underscores to ``_``.
 
-    ``My API``, ``my api`` and ``my_api`` are one entity; hyphens and other punctuation stay.
-    Raises :class:`InvalidName` when nothing is left, or when ``name`` is not valid Unicode
-    (see :func:`check_unicode`).
+    ``My API``, ``my api`` and ``my_api`` are one entity. Hyphens and other punctuation stay.
+
+    Parameters
+    ----------
+    name
+        The name, as written.
+    field
+        The field an error names.
+
+    Returns
+    -------
+    str
+        The entity id.
+
+    Raises
+    ------
+    InvalidName
+        Nothing is left once normalised, the name is not text, or it is not valid Unicode (see
+        :func:`check_unicode`).
+
+    Examples
+    --------
+    >>> normalize_name("My  API"), normalize_name("O'Brien Corp")
+    ('my_api', 'obrien_corp')
     """
     if type(name) is str and name.isascii() and _CONTROLS.search(name) is None:
         # ASCII without control characters is valid Unicode and its own NFKC form, and casefolds as it lowers:
@@ -256,7 +277,28 @@ def loose_key(name: str) -> str:
 
 
 def normalize_predicate(predicate: str) -> str:
-    """A predicate follows the entity-id rule: ``uses queue`` ≡ ``uses_queue`` ≡ ``Uses  Queue``."""
+    """Turn a predicate into its id, by the entity-id rule: ``uses queue`` ≡ ``uses_queue`` ≡ ``Uses  Queue``.
+
+    Parameters
+    ----------
+    predicate
+        The predicate, as written.
+
+    Returns
+    -------
+    str
+        The predicate's id.
+
+    Raises
+    ------
+    InvalidName
+        Nothing is left once normalised, or not valid Unicode.
+
+    Examples
+    --------
+    >>> normalize_predicate("Uses  Queue")
+    'uses_queue'
+    """
     return normalize_name(predicate, field="predicate")
 
 

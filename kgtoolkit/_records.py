@@ -134,7 +134,30 @@ class _Record:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Entity(_Record):
-    """A node: ``id`` is the normalised name, ``name`` the first spelling seen."""
+    """A node of the graph.
+
+    Attributes
+    ----------
+    id : str
+        The normalised name: the key every door uses.
+    name : str
+        The first spelling seen.
+    type : str
+        ``person``, ``company``, ``project``, ``event``, ``unknown``, or a type the graph added.
+    properties : Mapping[str, Any]
+        Free properties, read-only.
+    created_at : str
+        When the store wrote it (ISO, UTC).
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("My API", "uses", "Redis", subject_type="project")
+    >>> entity = kg.entity("my api")
+    >>> entity.id, entity.name, entity.type
+    ('my_api', 'My API', 'project')
+    """
 
     id: str
     name: str
@@ -150,20 +173,53 @@ class Entity(_Record):
 class Fact(_Record):
     """A triple with its validity interval, its ``kind`` and its ``state`` (contract §4, §12).
 
-    ``kind`` is ``event`` when the fact happened at a time rather than held over an interval (its predicate
-    or its whole graph is declared an event, or it was written with ``valid_from`` equal to ``valid_to``: not
-    ended on its start day by a later ``invalidate`` or ``supersede``), else ``state``.
-    A state fact is ``current`` iff it has started (no ``valid_from``, or one at or before now) and has not
-    ended (no ``valid_to``, or one after now: a date end ``D`` ends it on ``D``, the day its successor starts);
-    one starting after now is ``scheduled``; one whose end has come is ``ended`` (:mod:`._validity`). An event is ``occurred`` once it has started (``scheduled`` before), never current nor ended.
-    The state is always relative to the real now (never to a query's ``as_of`` or ``known_at``).
+    A state fact is ``current`` when it has started (no ``valid_from``, or one at or before now) and has
+    not ended (no ``valid_to``, or one after now). A date end ``D`` ends it on ``D``, the day its successor
+    starts. One starting after now is ``scheduled``; one whose end has come is ``ended``. An event is
+    ``occurred`` once it has started (``scheduled`` before), never current nor ended. The state is always
+    relative to the real now, never to a query's ``as_of`` or ``known_at``.
 
-    ``occurrence`` tells an event's repeats apart (contract §12): 1, 2, … for the same triple on the same day (or
-    instant); a state fact's is always 1.
+    Attributes
+    ----------
+    id : int
+        The fact's id, never reused.
+    subject, subject_name : str
+        The subject's entity id and its display name.
+    predicate : str
+        The predicate's id.
+    object, object_name : str
+        The object's entity id and display name; for a value predicate, the text itself.
+    object_is_value : bool
+        The object is a value (an email, a note), not an entity.
+    valid_from, valid_to : str or None
+        The interval as stored (a date or an ISO instant); None is unknown or open.
+    confidence : float
+        From 0 to 1.
+    source : str
+        Who or what wrote it.
+    source_closet : str or None
+        The memory (or URL) that backs it.
+    recorded_at, invalidated_at : str or None
+        When the store wrote the fact and its end (transaction time).
+    ended_by : str or None
+        Who ended it.
+    direction : str or None
+        Set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is the subject,
+        ``incoming`` when it is the object.
+    kind : str
+        ``event`` when the fact happened at a time rather than held (its predicate or graph is declared an
+        event, or it was written with ``valid_from`` equal to ``valid_to``, not ended so by a later
+        ``invalidate`` or ``supersede``), else ``state``.
+    occurrence : int
+        Tells an event's repeats on one day apart: 1, 2, …; a state fact's is 1.
 
-    ``object`` is an entity id, or the text itself for value predicates (``object_is_value``).
-    ``direction`` is set by :meth:`KnowledgeGraph.query`: ``outgoing`` when the queried entity is
-    the subject, ``incoming`` when it is the object.
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> fact = kg.add("my_api", "uses queue", "Redis", valid_from="2026-03-02", valid_to="2026-10-12").fact
+    >>> fact.predicate, fact.object_name, fact.kind, fact.state
+    ('uses_queue', 'Redis', 'state', 'ended')
     """
 
     id: int
@@ -251,7 +307,24 @@ class Memory(_Record):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class AddResult(_Record):
-    """What :meth:`KnowledgeGraph.add` did: the fact, whether it is new, and any warnings."""
+    """What :meth:`KnowledgeGraph.add` did.
+
+    Attributes
+    ----------
+    fact : Fact
+        The fact, new or already there.
+    created : bool
+        False when an identical fact was already there (nothing changed).
+    warnings : tuple[str, ...]
+        What the write noticed, e.g. a type kept that differs from the one given.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> kg.add("my_api", "uses", "Redis").created, kg.add("my_api", "uses", "Redis").created
+    (True, False)
+    """
 
     fact: Fact
     created: bool

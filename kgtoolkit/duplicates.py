@@ -128,9 +128,23 @@ _QUALIFIER = re.compile(r"\([^)]*\)")  # "David Freeman (footballer)": which one
 
 
 def fold(name: str) -> tuple[str, ...]:
-    """The words of ``name`` as compared: NFKC, case-folded, accents and punctuation dropped, abbreviations
-    expanded (``"Univ. of Melbourne"`` → ``('university', 'of', 'melbourne')``).
+    """Fold a name into the words it is compared by.
 
+    The name is NFKC-normalised and case-folded; accents and punctuation are dropped; common abbreviations
+    are expanded.
+
+    Parameters
+    ----------
+    name
+        The name, as written.
+
+    Returns
+    -------
+    tuple[str, ...]
+        Its words.
+
+    Examples
+    --------
     >>> fold("Univ. of Melbourne"), fold("uses_db")
     (('university', 'of', 'melbourne'), ('uses', 'database'))
     """
@@ -171,6 +185,7 @@ class _Folded:
     """Every name's folded forms, computed once (one pass per name: graphs hold a million names)."""
 
     def __init__(self, names: Sequence[Name]) -> None:
+        """Fold every name once: its raw and folded words, its initials, and the sorted forms the blocks use."""
         self.names = names
         self.raw: list[tuple[str, ...]] = []
         self.words: list[tuple[str, ...]] = []
@@ -390,13 +405,38 @@ def rank(
     embed: Callable[[Sequence[str]], Any] | None = None,
     workers: int = -1,
 ) -> list[DuplicateCandidate]:
-    """Every candidate pair of ``names`` scoring at least ``min_score``, best first.
+    """Rank every candidate pair of names scoring at least ``min_score``, best first.
 
-    ``neighbours`` maps an id to what it is linked to (shared ones raise the score; for predicates, the
-    (subject, object) pairs each joins, and predicates joining the same pairs are candidates whatever their
-    names); ``skip`` holds id pairs never to list (``"not the same"``, in either order); ``embed(texts)``
-    returns L2-normalised vectors of names (the embedding signal); ``workers`` is rapidfuzz's thread count
-    (-1: every core).
+    This is the ranking behind :func:`find_duplicates`, on names given directly.
+
+    Parameters
+    ----------
+    names
+        The names to compare.
+    kind
+        ``"entities"`` or ``"predicates"``: how the reasons are worded.
+    neighbours
+        What each id is linked to. Shared neighbours raise the score. For predicates, the (subject, object)
+        pairs each joins: predicates joining the same pairs are candidates whatever their names.
+    skip
+        Id pairs never to list ("not the same"), in either order.
+    min_score
+        The lowest score listed (0 to 1).
+    embed
+        ``embed(texts)`` returns L2-normalised vectors of names: the meaning signal. None leaves it out.
+    workers
+        rapidfuzz's thread count (-1: every core).
+
+    Returns
+    -------
+    list[kgtoolkit.DuplicateCandidate]
+        The pairs, best first, each with its score and reasons.
+
+    Examples
+    --------
+    >>> found = rank([Name("postgres", "Postgres"), Name("postgresql", "PostgreSQL"), Name("redis", "Redis")])
+    >>> [(c.a_name, c.b_name, c.score >= DEFAULT_MIN_SCORE) for c in found]
+    [('Postgres', 'PostgreSQL', True)]
     """
     import numpy as np
     from rapidfuzz import fuzz
@@ -556,14 +596,41 @@ def find_duplicates(
     min_score: float | None = None,
     embeddings: bool | None = None,
 ) -> Page[DuplicateCandidate]:
-    """The duplicate candidates of ``kind`` (``entities`` or ``predicates``) in ``kg``, best first, as one page.
+    """List the duplicate candidates of a graph, best first, as one page. It never merges.
 
-    Pairs marked not the same (:meth:`KnowledgeGraph.not_duplicates`) never appear; two names of one
-    entity (an alias) are one entity, so never a pair. ``min_score`` (0 to 1, default
-    :data:`DEFAULT_MIN_SCORE`) drops weaker pairs. ``embeddings``: True uses the names' embeddings (the
-    search extra; ``missing_dependency`` without it), False never, None when the extra is installed and
-    there are at most :data:`EMBED_AUTO_MAX` names.
+    Pairs marked not the same (:meth:`KnowledgeGraph.not_duplicates`) never appear. Two names of one
+    entity (an alias) are one entity, so never a pair.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    kind
+        ``"entities"`` or ``"predicates"``.
+    limit
+        At most this many pairs (None: all).
+    offset
+        Skip this many pairs first.
+    min_score
+        Drop pairs scoring below this (0 to 1; default :data:`DEFAULT_MIN_SCORE`).
+    embeddings
+        True uses the names' embeddings (the search extra). False never does. None does when the extra is
+        installed and there are at most ``EMBED_AUTO_MAX`` names.
+
+    Returns
+    -------
+    Page[kgtoolkit.DuplicateCandidate]
+        One page of pairs, with ``total`` and ``next_offset``.
+
+    Raises
+    ------
+    InvalidRequest
+        A bad ``kind``, ``limit``, ``offset``, ``min_score`` or ``embeddings``.
+    MissingDependency
+        ``embeddings=True`` without the search extra.
+
+    Examples
+    --------
     >>> from kgtoolkit import open as open_graph
     >>> kg = open_graph(":memory:")
     >>> _ = kg.add("Alice", "works_at", "Univ. of Melbourne"); _ = kg.add("Bob", "works_at", "University of Melbourne")

@@ -1,23 +1,13 @@
 """``check``: the graph's temporal and structural findings, each with a stable code (contract §14).
 
-=========================  ==============================================================================
-code                       finding
-=========================  ==============================================================================
-``single_valued_overlap``  two state facts of a single-valued predicate (``config.single_valued``), same subject,
-                           other objects, valid at once (an end on the other's start day is a switch, as
-                           after ``supersede``, not an overlap); scheduled facts are the next code's
-``one_holder_overlap``     two state facts of a one-holder predicate (``config.one_holder``), same object, other
-                           subjects, valid at once (two holders of one office), by the same rule
-``scheduled_overlap``      a scheduled fact whose start another object's fact of the same subject and
-                           predicate (not multi-valued) would still be valid after (for a one-holder
-                           predicate: another subject's fact of the same object): the planned switch of
-                           ``conflicts`` that needs action
-``dangling_source_closet`` a fact whose ``source_closet`` names no memory (a URL, holding ``://``, is not
-                           a memory id and is not reported)
-``entity_without_facts``   an entity no fact names, as subject or object
-``duplicate_candidate``    a pair :meth:`KnowledgeGraph.duplicates` lists (entities, then predicates;
-                           names only, no embeddings)
-=========================  ==============================================================================
+| code | finding |
+|---|---|
+| ``single_valued_overlap`` | Two state facts of a single-valued predicate (``config.single_valued``) with the same subject and other objects, valid at once. An end on the other's start day is a switch, not an overlap. Scheduled facts are the third code's. |
+| ``one_holder_overlap`` | Two state facts of a one-holder predicate (``config.one_holder``) with the same object and other subjects, valid at once: two holders of one office. |
+| ``scheduled_overlap`` | A scheduled fact that another object's fact (same subject and predicate, not multi-valued) would outlast: the planned switch of ``conflicts`` that needs action. For a one-holder predicate, another subject's fact of the same object. |
+| ``dangling_source_closet`` | A fact whose ``source_closet`` names no memory. A URL (holding ``://``) is not a memory id and is not reported. |
+| ``entity_without_facts`` | An entity no fact names, as subject or object. |
+| ``duplicate_candidate`` | A pair that ``KnowledgeGraph.duplicates`` lists: entities, then predicates, by names only. |
 
 Findings come in that order of codes, then by subject; ``limit`` and ``offset`` page through them.
 
@@ -61,9 +51,11 @@ _Rows = list[tuple[int, str, str, str, int, int | None, str | None]]
 
 
 def _overlaps(rows: _Rows) -> list[tuple[str, str, int, str, int, str]]:
-    """The overlapping pairs among rows (id, anchor, predicate, other, start, end, valid_from) of one anchor and
-    predicate and another ``other``: (anchor, predicate, id a, other a, id b, other b). A scheduled fact is left
-    to ``scheduled_overlap`` (a planned switch)."""
+    """The pairs of rows of one anchor and predicate, other objects, valid at once (scheduled facts left out).
+
+    A row is (id, anchor, predicate, other, start, end, valid_from); a pair is (anchor, predicate, id a,
+    other a, id b, other b).
+    """
     found = []
     groups: dict[tuple[str, str], list[tuple[int, str, int, int]]] = {}
     now = now_key()
@@ -80,6 +72,7 @@ def _overlaps(rows: _Rows) -> list[tuple[str, str, int, str, int, str]]:
 
 
 def _single_valued(rows: _Rows) -> list[Finding]:
+    """The ``single_valued_overlap`` findings of the single-valued predicates' rows."""
     return [
         Finding(
             "single_valued_overlap",
@@ -96,6 +89,7 @@ def _single_valued(rows: _Rows) -> list[Finding]:
 
 
 def _one_holder(rows: _Rows) -> list[Finding]:
+    """The ``one_holder_overlap`` findings of the one-holder predicates' rows."""
     return [
         Finding(
             "one_holder_overlap",
@@ -114,7 +108,40 @@ def _one_holder(rows: _Rows) -> list[Finding]:
 def check(
     kg: GraphStore, *, codes: Collection[str] | None = None, limit: int | None = None, offset: int = 0
 ) -> Page[Finding]:
-    """Every finding of ``kg`` (only those of ``codes``, when given), as one page (see the module's docstring)."""
+    """List the findings of a graph, in the order of :data:`CODES`, as one page.
+
+    The module's docstring says what each code finds.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    codes
+        Only findings of these codes (default: all of :data:`CODES`).
+    limit
+        At most this many findings (None: all).
+    offset
+        Skip this many findings first.
+
+    Returns
+    -------
+    Page[kgtoolkit.Finding]
+        One page of findings; ``total`` counts them all.
+
+    Raises
+    ------
+    InvalidRequest
+        An unknown code (a plain string counts as one), or a bad ``limit`` or ``offset``.
+
+    Examples
+    --------
+    >>> from kgtoolkit import open as open_graph
+    >>> kg = open_graph(":memory:")
+    >>> _ = kg.add("billing", "owned_by", "payments team")
+    >>> _ = kg.add("Billing", "cites", "a note", source_closet="42")
+    >>> [f.code for f in check(kg, codes=["dangling_source_closet"])]
+    ['dangling_source_closet']
+    """
 
     whole_number(limit, field="limit", high=2**63 - 1, allow_none=True)
     whole_number(offset, field="offset", high=2**63 - 1)

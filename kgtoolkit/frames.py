@@ -155,15 +155,50 @@ def facts(
     current_only: bool = False,
     backend: Backend = "polars",
 ) -> pl.DataFrame | pd.DataFrame:
-    """Every fact (or those matching the filters) with entity names and types resolved.
+    """Read every fact, or those matching the filters, with entity names and types resolved.
 
-    ``start``/``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of
-    its day; null = open); ``kind`` is ``event`` or ``state`` (contract §12); ``state`` is the fact's state
-    now (contract §4: ``current``, ``scheduled`` or ``ended``; an event ``occurred`` or ``scheduled``) and
-    ``current`` is true for a ``current`` fact (a state fact valid now: started, and not yet ended); ``occurrence``
-    tells an event's repeats on one day apart (1, 2, …; a state fact's is 1). Filters work as in
-    :meth:`KnowledgeGraph.query` (``current_only`` leaves events out); ``entity`` keeps facts where it is
-    subject or object.
+    ``start`` and ``end`` are the interval as UTC datetimes (a date-only end is the last microsecond of its
+    day; null is open). ``kind`` is ``event`` or ``state`` (contract §12). ``state`` is the fact's state now:
+    ``current``, ``scheduled`` or ``ended``, or ``occurred`` for an event (contract §4). ``current`` is true
+    for a current fact. ``occurrence`` tells an event's repeats on one day apart (1, 2, …). The filters
+    work as in :meth:`KnowledgeGraph.query`, in SQL.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    as_of
+        Keep facts valid at this date or instant (contract §4).
+    known_at
+        Answer as the graph stood at this moment (transaction time).
+    predicate
+        Keep facts of this predicate (a name or an alias).
+    entity
+        Keep facts with this entity as subject or object.
+    current_only
+        Keep current facts only (events are never current).
+    backend
+        ``"polars"`` or ``"pandas"``.
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        One row per fact, the columns of :data:`FACTS_SCHEMA` (the same columns when empty).
+
+    Raises
+    ------
+    NotFound
+        An ``entity`` the graph does not have (an unknown ``predicate`` keeps no fact).
+    InvalidDate
+        A date it cannot read.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02", valid_to="2026-10-12")
+    >>> facts(kg).select("subject", "object_name", "state").rows()
+    [('my_api', 'Redis', 'ended')]
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
     parts, (entity_table,) = facts_table(
@@ -193,11 +228,28 @@ def facts(
 
 
 def facts_among(kg: KnowledgeGraph, ids: Sequence[str], *, as_of: TimeInput | None = None) -> pl.DataFrame:
-    """The rows of :func:`facts` among a few entities: the facts whose subject is one of ``ids`` (entity ids) and whose
-    object is one of them or a value, valid in ``as_of`` (a day, a month, a year or ``START/END``, as
-    :func:`valid_at` reads it), filtered in SQL; only those entities' names are read. Equal to
-    ``valid_at(facts(kg), as_of)`` kept to those facts, without reading the rest of the graph.
+    """Read the facts among a few entities, valid in a window, without reading the rest of the graph.
 
+    The facts kept have a subject among ``ids`` and an object among them or a value. The filter runs in
+    SQL and only those entities' names are read. The answer equals ``valid_at(facts(kg), as_of)`` kept to
+    those facts.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    ids
+        Entity ids.
+    as_of
+        A day, a month, a year or ``START/END``, as :func:`valid_at` reads it (default: every fact).
+
+    Returns
+    -------
+    polars.DataFrame
+        Rows of :func:`facts`.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("my_api", "uses_queue", "Redis")
@@ -211,9 +263,22 @@ def facts_among(kg: KnowledgeGraph, ids: Sequence[str], *, as_of: TimeInput | No
 
 
 def facts_with_ids(kg: KnowledgeGraph, ids: Iterable[int]) -> pl.DataFrame:
-    """The rows of :func:`facts` whose id is one of ``ids``, by id, read alone (and the names of the entities they
-    name): a few facts for a table or a picture, without reading the rest of the graph.
+    """Read the facts of the given ids alone: a few facts for a table or a picture.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    ids
+        Fact ids. An id the graph does not have is left out.
+
+    Returns
+    -------
+    polars.DataFrame
+        Rows of :func:`facts`, by id.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> a = kg.add("my_api", "uses_queue", "Redis").fact.id
@@ -262,6 +327,7 @@ def _shaper(kg: KnowledgeGraph, current_only: bool) -> Callable[[pl.DataFrame], 
     events_out = current_only and bool(config.events or config.event_predicates)  # an event is never current (§12)
 
     def shape(frame: pl.DataFrame) -> pl.DataFrame:
+        """One read of stored facts as a :func:`facts` frame: kind, state and times computed, columns typed."""
         frame = frame.select(
             "id",
             "subject",
@@ -313,21 +379,50 @@ def stream(
     current_only: bool = False,
     backend: StreamBackend = "polars",
 ) -> Iterator[pl.DataFrame | pd.DataFrame | pa.Table]:
-    """:func:`facts` in batches of at most ``batch_size`` facts, in bounded memory: for a graph too big for one frame.
+    """Read :func:`facts` in batches, in bounded memory: for a graph too big for one frame.
 
-    Each batch has exactly the columns and types of :func:`facts` (:data:`FACTS_SCHEMA`), the rows in id order, so
-    ``pl.concat(list(stream(kg, ...)))`` equals ``facts(kg, ...)`` for the same filters (filters as there).
-    ``backend``: ``"polars"`` frames, ``"pandas"`` frames or ``"arrow"`` (``pyarrow.Table``). The store reads one
-    batch at a time by fact id, the filters in SQL and each batch's entity names and types looked up by key (the
-    entities table is never read whole), so memory holds one batch, whatever the graph's size. There is always at
-    least one batch: an empty one when nothing matches, so the columns are known.
+    Each batch has the columns and types of :func:`facts`, the rows in id order, so
+    ``pl.concat(list(stream(kg, ...)))`` equals ``facts(kg, ...)``. The store reads one batch of fact ids
+    at a time, the filters in SQL, each batch's entity names looked up by key. There is always at least one
+    batch: an empty one when nothing matches, so the columns are known.
 
-    **Consistency.** Each batch is its own snapshot, read when the loop asks for it; the filters and the now that
-    ``state``/``current`` are judged at are fixed when :func:`stream` is called. Fact ids are never reused, so no
-    fact comes twice. A fact added while the stream runs comes in a later batch (on PostgreSQL, one whose
-    transaction took its id before a fact already read committed may be missed), and a fact ended meanwhile comes
-    as its batch saw it. For one snapshot of a graph being written, read :func:`facts` (in memory) instead.
+    **Consistency.** Each batch is its own snapshot, read when the loop asks for it. The filters, and the
+    now that ``state`` is judged at, are fixed when :func:`stream` is called. Fact ids are never reused, so
+    no fact comes twice. A fact added meanwhile comes in a later batch (on PostgreSQL, one whose transaction
+    took its id before a fact already read committed may be missed). For one snapshot of a graph being
+    written, read :func:`facts`.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    batch_size
+        At most this many facts per batch: the memory bound.
+    as_of
+        Keep facts valid at this date or instant (contract §4).
+    known_at
+        Answer as the graph stood at this moment (transaction time).
+    predicate
+        Keep facts of this predicate (a name or an alias).
+    entity
+        Keep facts with this entity as subject or object.
+    current_only
+        Keep current facts only (events are never current).
+    backend
+        ``"polars"``, ``"pandas"`` or ``"arrow"`` (``pyarrow.Table``).
+
+    Yields
+    ------
+    polars.DataFrame or pandas.DataFrame or pyarrow.Table
+        One batch of facts.
+
+    Raises
+    ------
+    InvalidRequest
+        A ``batch_size`` below 1, or a bad ``backend``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> for name in ("Redis", "SQLite", "Kafka"):
@@ -368,12 +463,31 @@ def stream(
 
 
 def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
-    """The rows of a facts frame (:func:`facts`) valid at ``as_of``, by the store's rule (contract §4), in memory.
+    """Keep the rows of a facts frame valid at a date, by the store's rule (contract §4), in memory.
 
-    A day keeps every fact whose interval touches it (both ends count), as a month or a year does
-    for its whole span, and an interval ``START/END`` (``2014-01-01/2014-03-31``) for its; a datetime
-    keeps the facts valid at that instant; an unknown start is "since always". Equal to ``frames.facts(kg,
-    as_of=...)`` on the same graph, without reading the file again.
+    A day keeps every fact whose interval touches it (both ends count); a month or a year does the same
+    for its whole span, and ``START/END`` (``2014-01-01/2014-03-31``) for its. A datetime keeps the facts
+    valid at that instant. An unknown start is "since always".
+
+    Parameters
+    ----------
+    facts
+        A frame of :func:`facts`.
+    as_of
+        The date, span or instant (None keeps every row).
+
+    Returns
+    -------
+    polars.DataFrame
+        The rows kept: equal to ``frames.facts(kg, as_of=...)``, without reading the graph again.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses", "Redis", valid_from="2026-01-01", valid_to="2026-03-31")
+    >>> valid_at(facts(kg), "2026-03").height, valid_at(facts(kg), "2026-04-01").height
+    (1, 0)
     """
     if as_of in (None, ""):
         return facts
@@ -391,12 +505,28 @@ def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
 def around(
     facts: pl.DataFrame, entity: str, *, direction: Literal["both", "outgoing", "incoming"] = "both"
 ) -> pl.DataFrame:
-    """The rows of a facts frame (:func:`facts`) around one entity (its id), by :meth:`KnowledgeGraph.query`'s rule,
-    with the same ``direction`` column, in the same order, without reading the file again.
+    """Keep the rows of a facts frame around one entity, by the rule of :meth:`KnowledgeGraph.query`.
 
-    ``outgoing``: the entity is the subject; ``incoming``: it is the object (an entity, never a value); with
-    ``both``, a fact from the entity to itself is outgoing only, once. Oldest first, an unknown start last.
+    The rows come with the same ``direction`` column, in the same order (oldest first, an unknown start
+    last), without reading the graph again. With ``both``, a fact from the entity to itself is outgoing
+    only, once.
 
+    Parameters
+    ----------
+    facts
+        A frame of :func:`facts`.
+    entity
+        The entity's id.
+    direction
+        ``"outgoing"`` (the entity is the subject), ``"incoming"`` (it is the object) or ``"both"``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The facts around the entity, with ``direction``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
@@ -438,7 +568,31 @@ def around(
 def entities(
     kg: KnowledgeGraph, *, type: str | None = None, backend: Backend = "polars"
 ) -> pl.DataFrame | pd.DataFrame:
-    """Every entity with its aliases (``properties`` stays JSON text; ``pl.col("properties").str.json_decode()``)."""
+    """Read every entity, with its aliases.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    type
+        Keep entities of this type.
+    backend
+        ``"polars"`` or ``"pandas"``.
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        The columns of :data:`ENTITIES_SCHEMA`. ``properties`` stays JSON text
+        (``pl.col("properties").str.json_decode()`` reads it).
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("Ann", "works_at", "Acme", subject_type="person")
+    >>> entities(kg, type="person")["name"].to_list()
+    ['Ann']
+    """
     frame = _table(read_table(kg, "entities"))
     alias_lists = _table(read_table(kg, "aliases")).group_by("entity_id").agg(pl.col("alias").sort().alias("aliases"))
     frame = frame.join(alias_lists.rename({"entity_id": "id"}), on="id", how="left").with_columns(
@@ -452,13 +606,57 @@ def entities(
 def aliases(
     kg: KnowledgeGraph, *, entity: str | None = None, backend: Backend = "polars"
 ) -> pl.DataFrame | pd.DataFrame:
-    """Every alias: ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names."""
+    """Read every alias, or those of one entity.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    entity
+        Keep the aliases of this entity.
+    backend
+        ``"polars"`` or ``"pandas"``.
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        ``alias`` (normalised), ``name`` (as given) and the ``entity`` it names (:data:`ALIASES_SCHEMA`).
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("PostgreSQL", "is_a", "database"); _ = kg.alias("Postgres", "PostgreSQL")
+    >>> aliases(kg).select("alias", "entity").rows()
+    [('postgres', 'postgresql')]
+    """
     frame = _table(read_table(kg, "aliases", entity=entity)).rename({"entity_id": "entity"})
     return _out(frame.cast(ALIASES_SCHEMA), backend)  # type: ignore[arg-type]
 
 
 def memories(kg: KnowledgeGraph, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
-    """Every stored memory (``metadata`` stays JSON text)."""
+    """Read every stored memory.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    backend
+        ``"polars"`` or ``"pandas"``.
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        The columns of :data:`MEMORIES_SCHEMA`. ``metadata`` stays JSON text.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.remember("2026-03-02 design review: my_api will use Redis")
+    >>> memories(kg).height
+    1
+    """
     frame = _table(read_table(kg, "memories")).with_columns(_moment("created_at"))
     return _out(frame.cast(MEMORIES_SCHEMA), backend)  # type: ignore[arg-type]
 
@@ -472,13 +670,44 @@ def to_store(
     comma_guard: bool = False,
     source: str | None = None,
 ) -> ImportReport:
-    """Write a frame of facts into the graph with :meth:`KnowledgeGraph.add`'s rules, in one transaction.
+    """Write a frame of facts into the graph by the rules of :meth:`KnowledgeGraph.add`, in one transaction.
 
-    The frame needs ``subject, predicate, object`` (names, as in ``add``; a :func:`facts` frame
-    works, its ``subject_name``/``object_name`` are used) and may have ``valid_from, valid_to,
-    confidence, source, source_closet, subject_type, object_type``. Facts already current are
-    skipped. Bad rows raise :class:`~kgtoolkit.InvalidRows` unless ``on_error="skip"``. Names with commas are
-    taken as written and counted in the warnings, as in every bulk import; ``comma_guard=True`` refuses them.
+    Facts already current are skipped. Names with commas are taken as written and counted in the
+    warnings, as in every bulk import.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    frame
+        Facts with ``subject``, ``predicate`` and ``object`` (names, as ``add`` takes them), and optionally
+        ``valid_from``, ``valid_to``, ``confidence``, ``source``, ``source_closet``, ``subject_type``,
+        ``object_type``. A :func:`facts` frame works: its ``subject_name`` and ``object_name`` are used.
+    on_error
+        ``"raise"`` refuses the whole frame if a row is bad; ``"skip"`` writes the good rows.
+    allow_commas
+        The older spelling of the default: no comma guard, nothing counted.
+    comma_guard
+        Refuse names with commas as packed lists (contract §2).
+    source
+        The ``source`` of rows that name none.
+
+    Returns
+    -------
+    ImportReport
+        What was inserted, skipped and rejected.
+
+    Raises
+    ------
+    kgtoolkit.InvalidRows
+        A bad row, with ``on_error="raise"``.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> to_store(kg, pl.DataFrame({"subject": ["a"], "predicate": ["uses"], "object": ["b"]})).inserted
+    1
     """
     df = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
     if "subject_name" in df.columns and "object_name" in df.columns:  # a facts() frame: use the spellings
@@ -524,9 +753,40 @@ def diff(
     backend: Backend = "polars",
     renewals: bool = True,
 ) -> pl.DataFrame | pd.DataFrame:
-    """:meth:`KnowledgeGraph.diff` as a frame: every change from ``start`` to ``end``, in time order (``kind``
-    ``renewed`` for a renewal, contract §11; ``renewals=False``: the raw view).
+    """List what changed between two dates as a frame: :meth:`KnowledgeGraph.diff`, in time order.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    start, end
+        The window, both included (a day, a month or a year means all of it).
+    entity
+        Keep changes of facts about this entity (either side).
+    predicates
+        Keep changes of these predicates.
+    by
+        ``"valid"`` (what changed in the world) or ``"known"`` (what the graph learned: recorded times).
+    backend
+        ``"polars"`` or ``"pandas"``.
+    renewals
+        Show a renewal (contract §11) as one ``renewed`` change. False shows its end and start apart.
+
+    Returns
+    -------
+    polars.DataFrame or pandas.DataFrame
+        One row per change (:data:`DIFF_SCHEMA`): ``kind`` is ``began``, ``ended``, ``replaced``,
+        ``renewed`` or ``occurred``.
+
+    Raises
+    ------
+    NotFound
+        An ``entity`` or predicate the graph does not have.
+    InvalidDate
+        A date it cannot read.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
@@ -624,10 +884,23 @@ def _snapshot(
 
 
 def named_entities(facts: pl.DataFrame) -> pl.DataFrame:
-    """The entities a facts frame (:func:`facts`) names, each once, in the order first named: ``id``, ``name``,
-    ``type`` as the first fact naming it says (by fact id, its subject before its object; a value object, such as
-    an email, names no entity).
+    """List the entities a facts frame names, each once, in the order first named.
 
+    Each entity is named and typed as the first fact naming it says (by fact id, its subject before its
+    object). A value object, such as an email, names no entity.
+
+    Parameters
+    ----------
+    facts
+        A frame of :func:`facts`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``id``, ``name`` and ``type``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("billing", "owned_by", "Payments Team", object_type="company")
@@ -667,16 +940,37 @@ def to_networkx(
     during: Sequence[TimeInput] | None = None,
     predicates: Sequence[str] | None = None,
 ) -> nx.MultiDiGraph:
-    """The graph at a date (or over a window) as a networkx ``MultiDiGraph``: one edge per fact.
+    """Build the graph at a date, or over a window, as a networkx ``MultiDiGraph``: one edge per fact.
 
-    The facts are those a traversal walks (contract §11): valid at ``as_of``, overlapping ``during=(start,
-    end)``, or (by default) current state facts and the events that have occurred, at any date; ``predicates``
-    keeps these (names or aliases; one the graph does not use is :class:`~kgtoolkit.NotFound`). Only facts between two entities are edges (a value such as an
-    email is no node). Nodes are entity ids with ``name`` and ``type``; each edge is keyed by the fact's id
-    and carries :data:`EDGE_ATTRIBUTES`: ``id``, ``predicate``, ``label`` (its display spelling),
-    ``valid_from``, ``valid_to``, ``state``, ``kind`` (``event`` or ``state``), ``confidence``, ``source``.
-    :func:`to_rustworkx` builds the same graph faster.
+    The facts are those a traversal walks (contract §11). Only facts between two entities are edges (a
+    value such as an email is no node). Nodes are entity ids with ``name`` and ``type``. Each edge is keyed
+    by the fact's id and carries :data:`EDGE_ATTRIBUTES`. :func:`to_rustworkx` builds the same graph faster.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    as_of
+        The facts valid at this date. Default: current state facts and the events that have occurred.
+    during
+        ``(start, end)``: the facts overlapping this window instead.
+    predicates
+        Keep facts of these predicates (names or aliases).
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Entities as nodes, facts as edges.
+
+    Raises
+    ------
+    NotFound
+        A predicate the graph does not use.
+    InvalidRequest
+        Both ``as_of`` and ``during``, or a ``during`` that is not two moments.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("billing", "owned_by", "Payments Team"); _ = kg.add("Payments Team", "reports_to", "Dana")
@@ -703,11 +997,30 @@ def to_rustworkx(
     during: Sequence[TimeInput] | None = None,
     predicates: Sequence[str] | None = None,
 ) -> rx.PyDiGraph:
-    """:func:`to_networkx`'s graph as a rustworkx ``PyDiGraph`` (a multigraph), several times faster to build.
+    """Build the graph of :func:`to_networkx` as a rustworkx ``PyDiGraph`` (a multigraph), several times faster.
 
-    Node payloads are dicts ``{"id", "name", "type"}``, edge payloads the fact's :data:`EDGE_ATTRIBUTES`;
-    ``graph.attrs["index"]`` maps each entity id to its node index.
+    Node payloads are dicts ``{"id", "name", "type"}``; edge payloads are the fact's
+    :data:`EDGE_ATTRIBUTES`. ``graph.attrs["index"]`` maps each entity id to its node index.
 
+    Parameters
+    ----------
+    kg
+        The graph.
+    as_of, during, predicates
+        As :func:`to_networkx` takes them.
+
+    Returns
+    -------
+    rustworkx.PyDiGraph
+        Entities as nodes, facts as edges.
+
+    Raises
+    ------
+    NotFound
+        A predicate the graph does not use.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("billing", "owned_by", "Payments Team"); _ = kg.add("Payments Team", "reports_to", "Dana")

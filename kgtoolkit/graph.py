@@ -34,16 +34,40 @@ def open(
     backend: Backend | None = None,
     create: bool = False,
 ) -> KnowledgeGraph:
-    """Open the graph in ``db``: a file path, ``sqlite:///…`` or ``postgresql://…`` (see
-    :func:`kgtoolkit.store.resolve`; default ``$KGTOOLKIT_DB``, else ``~/.kgtoolkit/knowledge_graph.sqlite3``).
+    """Open the knowledge graph in ``db``.
 
-    Reads never create a graph: a file that does not exist is made by the graph's first write (or at once with
-    ``create=True``), and a read before then raises :class:`~kgtoolkit.NotFound` naming the path. A PostgreSQL
-    database (or schema) gets the graph's tables when it is opened for writing.
+    Reads never create a graph. A file that does not exist is made by the first write, or at once with
+    ``create=True``. A PostgreSQL database (or schema) gets the graph's tables when opened for writing.
 
-    ``backend``: a :class:`~kgtoolkit.store.Backend` to run on instead (from :func:`kgtoolkit.store.connect`, or
-    a subclass of an engine's that instruments it); then ``db`` is left out.
+    Parameters
+    ----------
+    db
+        A file path, ``sqlite:///file`` or ``postgresql://…``. Default: ``$KGTOOLKIT_DB``, else
+        ``~/.kgtoolkit/knowledge_graph.sqlite3`` (the rule is :func:`kgtoolkit.store.resolve`).
+    read_only
+        Open for reading only: every write raises :class:`~kgtoolkit.ReadOnly`.
+    timeout
+        Seconds to wait for another writer's lock.
+    backend
+        A :class:`~kgtoolkit.store.Backend` to run on instead, from :func:`kgtoolkit.store.connect` or a
+        subclass that instruments one. Leave ``db`` out then.
+    create
+        Make the graph now, not at its first write.
 
+    Returns
+    -------
+    KnowledgeGraph
+        The open graph.
+
+    Raises
+    ------
+    NotFound
+        A read of a file that does not exist (the error names the path).
+    MissingDependency
+        A ``postgresql://`` name without the ``postgres`` extra installed.
+
+    Examples
+    --------
     >>> kg = open(":memory:")
     >>> kg.stats().facts
     0
@@ -54,13 +78,20 @@ def open(
 class KnowledgeGraph(GraphStore):
     """A temporal knowledge graph in one SQLite file or one PostgreSQL database.
 
-    Safe to share between threads of one process; several processes (on several machines, for
-    PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
-    is one transaction, whole or absent; never two identical current facts; ``supersede`` and
-    ``merge`` atomic. ``location`` says where the graph is (``location.path``: its SQLite file, None for PostgreSQL).
-    """
+    Make one with :func:`open`. It is safe to share between threads of one process. Several processes
+    (on several machines, for PostgreSQL) may write one graph at once. Both engines give the same
+    guarantees: every write is one transaction, whole or absent; never two identical current facts;
+    ``supersede`` and ``merge`` are atomic. ``location`` says where the graph is (``location.path`` is
+    its SQLite file, None for PostgreSQL).
 
-    # ------------------------------------------------------------------ cleaning up (contract §14)
+    Examples
+    --------
+    >>> kg = open(":memory:")
+    >>> kg.add("billing", "owned_by", "payments team").created
+    True
+    >>> [f.object_name for f in kg.query("billing")]
+    ['payments team']
+    """
 
     def duplicates(
         self,
@@ -71,27 +102,144 @@ class KnowledgeGraph(GraphStore):
         min_score: float | None = None,
         embeddings: bool | None = None,
     ) -> Page[DuplicateCandidate]:
-        """Likely duplicates among entity names (or predicates), best first, each saying why; never merges.
+        """List likely duplicates among entity names (or predicates), best first, each saying why.
 
-        See :func:`kgtoolkit.duplicates.find_duplicates` (``embeddings``: the search extra's signal; None
-        uses it for small graphs when installed).
+        It never merges; see :func:`kgtoolkit.duplicates.find_duplicates` and contract §14.
+
+        Parameters
+        ----------
+        kind
+            ``"entities"`` or ``"predicates"``.
+        limit
+            At most this many pairs (None: all).
+        offset
+            Skip this many pairs first.
+        min_score
+            Drop pairs scoring below this (0 to 1; default ``duplicates.DEFAULT_MIN_SCORE``).
+        embeddings
+            Use the names' meaning too (the search extra). None uses it for small graphs when installed.
+
+        Returns
+        -------
+        Page[DuplicateCandidate]
+            One page of pairs, with ``total`` and ``next_offset``.
+
+        Raises
+        ------
+        InvalidRequest
+            A bad ``kind``, ``limit``, ``offset`` or ``min_score``.
+        MissingDependency
+            ``embeddings=True`` without the search extra.
+
+        Examples
+        --------
+        >>> kg = open(":memory:")
+        >>> _ = kg.add("Postgres", "is_a", "database"); _ = kg.add("PostgreSQL", "is_a", "database")
+        >>> [(c.a_name, c.b_name) for c in kg.duplicates(embeddings=False)]
+        [('Postgres', 'PostgreSQL')]
         """
         return find_duplicates(self, kind=kind, limit=limit, offset=offset, min_score=min_score, embeddings=embeddings)
 
     def not_duplicates(self, first: str, second: str, *, kind: str = "entities") -> NotDuplicate:
-        """Remember that ``first`` and ``second`` are not the same: :meth:`duplicates` never lists them again.
+        """Remember that ``first`` and ``second`` are different things.
 
-        Idempotent and order-independent; stored by entity id (a name resolves exactly or by alias), so
-        it survives aliases and merges; ``kind="predicates"`` for two predicates.
+        :meth:`duplicates` and :meth:`check` never list the pair again. Calling it twice, or in either
+        order, changes nothing. It is stored by entity id, so it survives aliases and merges.
+
+        Parameters
+        ----------
+        first, second
+            Two names (exact, or an alias).
+        kind
+            ``"entities"``, or ``"predicates"`` for two predicates.
+
+        Returns
+        -------
+        NotDuplicate
+            The pair as stored.
+
+        Raises
+        ------
+        NotFound
+            A name that resolves to nothing.
+        InvalidRequest
+            The same thing twice, or a bad ``kind``.
+
+        Examples
+        --------
+        >>> kg = open(":memory:")
+        >>> _ = kg.add("Postgres", "is_a", "database"); _ = kg.add("PostgreSQL", "is_a", "database")
+        >>> _ = kg.not_duplicates("Postgres", "PostgreSQL")
+        >>> kg.duplicates(embeddings=False).total
+        0
         """
         return NotDuplicate(kind, *self.mark_not_same(first, second, kind=kind))
 
     def check(
         self, *, codes: Collection[str] | None = None, limit: int | None = None, offset: int = 0
     ) -> Page[Finding]:
-        """Temporal and structural findings, each with a stable ``code`` (see :func:`kgtoolkit.findings.check`)."""
+        """List the graph's temporal and structural findings, each with a stable ``code``.
+
+        See :func:`kgtoolkit.findings.check` for the codes.
+
+        Parameters
+        ----------
+        codes
+            Only findings of these codes (default: every code in ``findings.CODES``).
+        limit
+            At most this many findings (None: all).
+        offset
+            Skip this many findings first.
+
+        Returns
+        -------
+        Page[Finding]
+            One page of findings, with ``total``.
+
+        Raises
+        ------
+        InvalidRequest
+            An unknown code, or a bad ``limit`` or ``offset``.
+
+        Examples
+        --------
+        >>> kg = open(":memory:")
+        >>> _ = kg.add("billing", "owned_by", "payments team")
+        >>> kg.check().total
+        0
+        """
         return check(self, codes=codes, limit=limit, offset=offset)
 
     def summary(self, limit: int = 20, *, style: str = "main", as_of: TimeInput | None = None) -> str:
-        """Compact Markdown of the graph for a system prompt (see :func:`kgtoolkit._summary.summary`)."""
+        """Write compact Markdown of the graph for a system prompt.
+
+        Only structure is inlined (names, types, labels, short values), each inert; free text is counted.
+        Contract §16 says what can reach a prompt.
+
+        Parameters
+        ----------
+        limit
+            How many entities, the best connected first.
+        style
+            ``"main"`` heads it ``# Knowledge Graph``, ``"subagent"`` ``## Known Facts``.
+        as_of
+            "Current" means valid on that date (default: now).
+
+        Returns
+        -------
+        str
+            The Markdown.
+
+        Raises
+        ------
+        InvalidRequest
+            A ``style`` other than ``main`` or ``subagent``.
+
+        Examples
+        --------
+        >>> kg = open(":memory:")
+        >>> _ = kg.add("billing", "owned_by", "payments team")
+        >>> kg.summary().splitlines()[0]
+        '# Knowledge Graph'
+        """
         return summary(self, limit=limit, style=style, as_of=as_of)

@@ -76,20 +76,52 @@ def churn_report(
     title: str | None = None,
     renewals: bool = True,
 ) -> tuple[Path, Path]:
-    """Write the churn report of ``kg`` to ``out`` (HTML) and ``out`` with ``.md`` (Markdown).
+    """Write the churn report of a graph: an HTML page and a Markdown summary beside it.
 
-    Covers the periods of :func:`kgtoolkit.analysis.churn` (``every``, ``since``, ``until``; by
-    default from the first to the last start or end in the graph): headline numbers, facts
-    added/ended/net per period (on a graph of events, contract §12: events per period and their change
-    instead), churn per predicate, the ``top`` most volatile entities and
-    predicates and most often changed (subject, predicate) pairs in that window, and the open
-    conflicts needing action (durations up to ``now``, default the current time). Returns
-    ``(html_path, markdown_path)``. Renewals (contract §11: the same fact again back to back, a term renewed) are
-    shown as ``renewed``, neither added nor ended; ``renewals=False`` counts their ends and starts apart.
+    The report covers the periods of :func:`kgtoolkit.analysis.churn`. It shows the headline numbers,
+    facts added, ended and net per period, churn per predicate, the most volatile entities and
+    predicates, the most often changed (subject, predicate) pairs, and the open conflicts needing
+    action. On a graph of events (contract §12) it shows events per period and their change instead.
 
-    A window of more than :data:`kgtoolkit.analysis.MAX_PERIODS` periods (say ``every="1d"``
-    over facts from year 1 to 9998) raises :class:`~kgtoolkit.InvalidRequest` naming a longer
-    ``every``, before anything is written; choose it, or a shorter ``since``/``until``.
+    Parameters
+    ----------
+    kg
+        The graph.
+    since, until
+        The window. Default: the first and the last start or end in the graph.
+    every
+        The period, as ``analysis.churn`` reads it (``"1w"``, ``"1mo"``, ``"1q"``, ``"1y"``, …).
+    out
+        The HTML file. The Markdown is written beside it, with ``.md``.
+    top
+        How many entities, predicates and pairs each ranking lists (at least 1).
+    now
+        The moment conflicts' durations run to (default: the current time).
+    title
+        The report's title (default: "Knowledge-graph churn report").
+    renewals
+        Show a renewal (the same fact again back to back, contract §11) as ``renewed``, neither added
+        nor ended. False counts its end and its start apart.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The HTML file and the Markdown file.
+
+    Raises
+    ------
+    InvalidRequest
+        ``out`` named ``.md``, ``top`` below 1, or a window of more than ``analysis.MAX_PERIODS``
+        periods (the message names a longer ``every`` that fits). Nothing is written then.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kgtoolkit._demo import build_demo
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> html_path, md_path = churn_report(build_demo(folder / "demo.sqlite3"), out=folder / "churn.html")
+    >>> html_path.name, md_path.name
+    ('churn.html', 'churn.md')
     """
     from . import analysis, frames
 
@@ -127,6 +159,7 @@ def _collect(
     title: str | None,
     renewals: bool,
 ) -> _Data:
+    """Everything the report shows, read from the graph once (analysis and frames passed in, imported late)."""
     import polars as pl
 
     facts = frames.facts(kg)
@@ -483,6 +516,7 @@ def _h(value: object) -> str:
 
 
 def _html(data: _Data) -> str:
+    """The report as one self-contained HTML page: inline style, charts as base64 PNG, every name escaped."""
     window = f"{data.window[0]} … {data.window[1]}" if data.window else "no activity"
     parts = [
         "<!DOCTYPE html>",
@@ -529,6 +563,7 @@ def _md(value: object) -> str:
 
 
 def _markdown(data: _Data, html_name: str) -> str:
+    """The report's Markdown summary, its tables escaped, pointing at the HTML page ``html_name``."""
     window = f"{data.window[0]} … {data.window[1]}" if data.window else "no activity"
     lines = [
         f"# {_md(data.title)}",

@@ -1,10 +1,11 @@
 """The documentation keeps up with the code (in the manner of sqlite-utils' test_docs.py).
 
-Every action of the agent tool's registry must reach every door and the README: the MCP tool list,
-the tool's JSON schema, the README's list of actions and parameters and its list of MCP tools; the
-defaults the schemas announce must be the library's. Every CLI command must have its README section,
-and every option of a command must be named in that section (``--db``, ``--json`` and ``--help``,
-shared by the graph commands, are described once above the command reference).
+Every action of the agent tool's registry must reach every door and the user guide: the MCP tool list,
+the tool's JSON schema, docs/agents.md's list of actions and parameters and its list of MCP tools; the
+defaults the schemas announce must be the library's. Every CLI command must have its section in the guide
+(docs/commands.md, or the topic page that describes it), and every option of a command must be named in
+that section (``--db``, ``--json`` and ``--help``, shared by the graph commands, are described once at the
+top of docs/commands.md). The generated CLI and API references are checked by tests/test_site.py.
 """
 
 from __future__ import annotations
@@ -22,18 +23,24 @@ import kgtoolkit
 from kgtoolkit import _tool, mcp_server
 from kgtoolkit.cli import app
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+GENERATED = {"cli.md", "api.md", "changelog.md"}  # written from the code, or included: not the guide
+#: The hand-written pages, one text; a page ends where the next begins, as a heading would end a section.
+GUIDE = "\n## \n".join(
+    page.read_text(encoding="utf-8") for page in sorted(DOCS.glob("*.md")) if page.name not in GENERATED
+)
+COMMANDS_PAGE = (DOCS / "commands.md").read_text(encoding="utf-8")
 ACTIONS = list(_tool.registry())
 COMMANDS: dict[str, click.Command] = typer.main.get_command(app).commands  # type: ignore[attr-defined]
 SHARED_OPTIONS = {"--db", "--json", "--help"}
 
 
 def _section(command: str) -> str:
-    """The README's ``### `kgtoolkit COMMAND …``` section, heading included, up to the next heading."""
+    """The guide's ``### `kgtoolkit COMMAND …``` section, heading included, up to the next heading."""
     found = re.search(
-        rf"^###\s+`kgtoolkit\s+{re.escape(command)}\b[^`]*`\n.*?(?=^#{{2,3}}\s|\Z)", README, flags=re.M | re.S
+        rf"^###\s+`kgtoolkit\s+{re.escape(command)}\b[^`]*`\n.*?(?=^#{{2,3}}\s|\Z)", GUIDE, flags=re.M | re.S
     )
-    assert found is not None, f"README.md has no '### `kgtoolkit {command} …`' section"
+    assert found is not None, f"docs/ has no '### `kgtoolkit {command} …`' section"
     return found.group(0)
 
 
@@ -88,21 +95,21 @@ def test_every_action_is_in_the_tool_schema(action: str) -> None:
         assert schema["properties"][param.name].get("description"), param.name
 
 
-def test_every_action_and_parameter_is_in_the_readme() -> None:
+def test_every_action_and_parameter_is_in_the_guide() -> None:
     section = _section("tool")
     listed = re.search(r"^Actions: `([^`]*)`", section, flags=re.M)
-    assert listed is not None, "the README's tool section has no 'Actions: `…`' list"
-    assert [a.strip() for a in listed.group(1).split(",")] == ACTIONS, "README's list of actions is not the registry's"
+    assert listed is not None, "docs/agents.md's tool section has no 'Actions: `…`' list"
+    assert [a.strip() for a in listed.group(1).split(",")] == ACTIONS, "docs/agents.md's actions are not the registry's"
     words = _code_words(section)
     for action, declared in _tool.registry().items():
         missing = [p.name for p in declared.params if p.name not in words]
-        assert not missing, f"the README's tool section does not name {action}'s parameters {missing}"
+        assert not missing, f"docs/agents.md's tool section does not name {action}'s parameters {missing}"
 
 
-def test_every_action_is_in_the_readmes_mcp_tools() -> None:
+def test_every_action_is_in_the_guides_mcp_tools() -> None:
     words = _code_words(_section("mcp"))
     missing = [f"kg_{action}" for action in ACTIONS if f"kg_{action}" not in words]
-    assert not missing, f"the README's mcp section does not list the tools {missing}"
+    assert not missing, f"docs/agents.md's mcp section does not list the tools {missing}"
 
 
 def _library_call(action: str) -> Any:
@@ -132,9 +139,9 @@ def test_the_schemas_defaults_are_the_librarys(action: str) -> None:
 
 
 def test_every_command_is_documented() -> None:
-    headings = set(re.findall(r"^###\s+`kgtoolkit\s+([a-z][\w-]*)", README, flags=re.M))
+    headings = set(re.findall(r"^###\s+`kgtoolkit\s+([a-z][\w-]*)", GUIDE, flags=re.M))
     missing = sorted(set(COMMANDS) - headings)
-    assert not missing, f"commands without a '### `kgtoolkit NAME …`' section in README.md: {missing}"
+    assert not missing, f"commands without a '### `kgtoolkit NAME …`' section in docs/: {missing}"
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -149,12 +156,11 @@ def test_every_option_is_documented(command: str) -> None:
             and not any(re.search(rf"{re.escape(n)}\b", section) for n in names)
         ):
             missing.append("/".join(names))
-    assert not missing, f"README.md's section on `kgtoolkit {command}` does not mention {missing}"
+    assert not missing, f"the guide's section on `kgtoolkit {command}` does not mention {missing}"
 
 
 def test_the_shared_options_are_documented_once() -> None:
-    reference = README[README.index("## Command reference") :]
-    intro = reference[: reference.index("###")]
+    intro = COMMANDS_PAGE[: COMMANDS_PAGE.index("###")]
     assert "--db" in intro and "--json" in intro
     with_db = {name for name, cmd in COMMANDS.items() if any("--db" in p.opts for p in cmd.params)}
     assert {"add", "query", "stats", "tool", "mcp", "path", "dashboard"} <= with_db

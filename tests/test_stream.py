@@ -239,7 +239,7 @@ def _duckdb(folder: Path, query: str = "SELECT * FROM facts ORDER BY id") -> Any
 def test_duckdb_reads_the_partitioned_folder_as_it_is(
     kg: KnowledgeGraph, tmp_path: Path, by: str, duckdb_type: str
 ) -> None:
-    """The README's DuckDB line, run: the columns of frames.facts and the partition column (typed by DuckDB from the
+    """The DuckDB line of docs/bulk.md, run: the columns of frames.facts and the partition column (typed by DuckDB from the
     folder names), every fact once, the null partition read as NULL, a filter on the partition column agreeing."""
     import_facts(kg, generate(6_000, seed=8))
     folder = tmp_path / "facts"

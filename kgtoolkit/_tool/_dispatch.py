@@ -218,14 +218,37 @@ def run_tool(
 ) -> dict[str, Any]:
     """Answer one agent request: ``{"ok": true, "result": …}`` or ``{"ok": false, "error": {…}}``.
 
-    ``request`` is a JSON object (or its text, or UTF-8 bytes) with ``action`` and that action's
-    parameters. It never raises: bad input, a missing entity or a broken file all come back as an
-    error object with a stable ``code``, a ``message`` and ``suggestions``. Text that is not valid
-    Unicode anywhere in the request (bytes that are not UTF-8, a lone surrogate such as an unpaired
-    ``\\ud800`` escape) is ``invalid_request``, naming the field.
+    It never raises. Bad input, a missing entity or a broken file all come back as an error object with a
+    stable ``code``, a ``message`` and ``suggestions``. Text that is not valid Unicode anywhere in the
+    request (bytes that are not UTF-8, an unpaired ``\\ud800`` escape) is ``invalid_request``, naming the
+    field.
 
-    A list action (query, search, timeline, conflicts, aliases, predicates) given no ``limit`` returns at most
-    ``default_limit`` items (:data:`DEFAULT_LIMIT`; the MCP server passes its own).
+    Parameters
+    ----------
+    request
+        A JSON object (or its text, or UTF-8 bytes) with ``action`` and that action's parameters
+        (:data:`kgtoolkit.TOOL_SCHEMA` describes them).
+    kg
+        The graph to answer on.
+    db
+        The graph to open when ``kg`` is not given (default: ``$KGTOOLKIT_DB``, else the default file).
+    default_limit
+        How many items a list action (query, search, timeline, conflicts, aliases, predicates) returns when
+        the request gives no ``limit`` (:data:`DEFAULT_LIMIT`; the MCP server passes its own).
+
+    Returns
+    -------
+    dict
+        The envelope, ready for ``json.dumps``.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> run_tool({"action": "add", "subject": "my_api", "predicate": "uses", "object": "Redis"}, kg=kg)["ok"]
+    True
+    >>> run_tool({"action": "query", "name": "nobody"}, kg=kg)["error"]["code"]
+    'not_found'
     """
     opened = None
     try:

@@ -107,47 +107,52 @@ def churn(
     by: GroupBy | None = None,
     renewals: bool = True,
 ) -> Frame:
-    """State facts added and ended per period, with the number active at each period's start, and the
-    volume of events.
+    """Count the state facts added and ended per period, the facts active, and the volume of events.
 
-    Per period (``every``: a polars duration, ``"1mo"`` by default; periods are
-    ``dt.truncate(every)`` of the UTC instants): ``added`` = state facts whose start falls in it,
-    ``ended`` = state facts whose end falls in it, ``net`` = added − ended, ``active_at_start`` = state
-    facts valid just before the period starts (started before it, not ended before it),
-    ``active_at_end`` = active_at_start + net (= the next period's active_at_start), and
-    ``churn_rate`` = (added + ended) / active_at_start, null when nothing was active.
+    Per period: ``added`` counts state facts whose start falls in it, ``ended`` those whose end does, and
+    ``net`` is added − ended. ``active_at_start`` counts state facts valid just before the period starts;
+    ``active_at_end`` is active_at_start + net. ``churn_rate`` is (added + ended) / active_at_start, null
+    when nothing was active.
 
-    **Renewals** (contract §11: the same triple again back to back, a term renewed on its last day or the day
-    after) are one continuing fact: ``renewed`` counts them at the new fact's start, which is not in ``added``,
-    nor is the old fact's end in ``ended``; the fact stays active throughout, and ``churn_rate`` leaves them out.
-    ``renewals=False`` counts every start and end apart (the raw view; ``renewed`` is then 0).
+    A **renewal** (the same triple again back to back, contract §11) is one continuing fact: ``renewed``
+    counts it at the new fact's start, which is not in ``added``, nor is the old end in ``ended``.
+    **Events** (contract §12) are never added nor ended: ``events`` counts those that occurred in the
+    period, and ``events_change`` is the difference from the previous period. On an event graph (ICEWS,
+    GDELT) these two are the answer. A fact with an **unknown start** is never in ``added``; it counts as
+    active since before any period, until its end.
 
-    **Events** (``kind``, contract §12) are never added nor ended: ``events`` counts those that occurred in
-    the period (at their start; at their end when the start is unknown) and ``events_change`` = events −
-    the previous period's events (without ``by``: the period just before, also before ``since``; with
-    ``by``: the group's previous listed period, 0 before its first). On an event graph (ICEWS, GDELT)
-    these two are the answer and the state columns stay zero.
+    Parameters
+    ----------
+    facts
+        A facts frame (:func:`kgtoolkit.frames.facts`, polars or pandas) or the graph itself. Given the
+        graph, the counts are grouped in the engine (``kgtoolkit.store.churn_counts``) and the answer equals
+        this function's on ``frames.facts(kg)``. An ``every`` of several units (``"1h30m"``) reads the
+        graph's frame instead.
+    every
+        The period, a polars duration (``"1w"``, ``"1mo"``, ``"1q"``, ``"1y"``). Periods are
+        ``dt.truncate(every)`` of the UTC instants.
+    since, until
+        Dates or datetimes: the periods holding an instant between them (default: the first and last start
+        or end). Facts before ``since`` still count in ``active_at_start``.
+    by
+        ``"predicate"`` or ``"subject"``: one row set per group, only the periods in which the group changed.
+        Without it, every period in the window has a row, zeros included.
+    renewals
+        False counts every start and end apart (the raw view; ``renewed`` is then 0).
 
-    **Unknown starts**: such a fact cannot be placed in a period, so it is never counted in
-    ``added``; like the store's ``as_of`` it counts as valid since before any period, so it is in
-    ``active_at_start`` until its end (which is counted in ``ended`` as usual).
+    Returns
+    -------
+    Frame
+        The columns of :data:`CHURN_SCHEMA`, group columns first.
 
-    ``since``/``until`` (dates or datetimes) choose the periods: every period holding an instant
-    from ``since`` to ``until`` (default: the first and last start or end in the frame); counts
-    before ``since`` still feed ``active_at_start``. Without ``by`` every period in that span has a
-    row (zeros included), and only those periods are laid out: a window of more than
-    :data:`MAX_PERIODS` periods (``"1d"`` over a fact from 0001 to 9998, ``"1h"`` over more than
-    eleven years) raises :class:`~kgtoolkit.InvalidRequest` (``field="every"``, the number of periods
-    in ``data["periods"]``, a longer period in ``suggestions``) before anything is allocated.
-    ``by="predicate"`` or ``"subject"`` (one row set per subject entity, with its ``subject_name``)
-    gives only the periods in which the group had an event, so it has no such limit.
-    Columns: :data:`CHURN_SCHEMA`, group columns first.
+    Raises
+    ------
+    InvalidRequest
+        A window of more than :data:`MAX_PERIODS` periods without ``by`` (``field="every"``; the message
+        suggests a longer period), or a bad ``every``. Raised before anything is allocated.
 
-    ``facts`` is a facts frame (:func:`kgtoolkit.frames.facts`, polars or pandas) or the graph itself. Given
-    the graph, the counts are grouped in the engine (SQLite or PostgreSQL, :func:`kgtoolkit.store.churn_counts`):
-    only one row per (group, period) comes back, and the answer (polars) equals this function's on
-    ``frames.facts(kg)``. An ``every`` of several units (``"1h30m"``) has no SQL form: the graph's frame is read.
-
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")

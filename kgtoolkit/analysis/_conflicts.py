@@ -70,28 +70,38 @@ def conflicts(
     one_holder: Iterable[str] = frozenset(),
     single_valued: Iterable[str] = frozenset(),
 ) -> Frame:
-    """contract §5 conflict groups for the whole frame in one pass, those needing action first.
+    """Find the conflict groups of a facts frame (contract §5) in one pass, those needing action first.
 
-    A group is a (subject, predicate) with more than one distinct object (value objects compared
-    case-insensitively, entity objects by id); predicates in ``multi_valued`` are left out (pass
-    ``kg.config.multi_valued`` to match :meth:`KnowledgeGraph.conflicts`, which it then equals
-    group for group on an unfiltered frame, given ``history=None``: a frame's analysis is not paged, so each group
-    here is whole, every fact of its history listed, where the store carries a page of it). A ``one_holder``
-    predicate (one subject at a time per object) is grouped by (object, predicate) with more than one subject
-    instead, and by subject too only when it is also in ``single_valued`` (pass ``kg.config``'s three lists to match
-    the store); ``subjects``, ``subject_names`` and ``current_subjects`` are its holders, ``object`` and
-    ``object_name`` its object. Events (``kind``, contract §12) are never in a conflict: another
-    event of the same subject and predicate is one more occurrence. Columns (:data:`CONFLICTS_SCHEMA`): ``objects`` (distinct
-    count) and ``object_names``, ``facts`` (ids, ordered as the store orders them: by start,
-    unknown starts last, then id), ``current`` (count), ``needs_action`` (more than one current
-    fact), ``current_objects``, and, for groups with more than one current fact: ``overlap_start`` (the latest
-    start among the current facts; unknown starts count as "always"), ``overlap`` (from it to
-    ``now``), ``open_since`` (when the second current fact started, null if unknown) and ``open_for``
-    (from it to ``now``). Durations are clipped at zero for facts starting after ``now``.
-    ``scheduled`` counts the facts in that state (the frame's ``state``, contract §4); ``planned_switch``
-    and ``switch_overlaps`` are those of :class:`~kgtoolkit.ConflictGroup` (a planned switch that overlaps
-    needs action too).
+    A group is a (subject, predicate) with more than one distinct object. Value objects compare
+    case-insensitively, entity objects by id. A one-holder predicate is grouped by (object, predicate)
+    with more than one subject instead; its ``subjects`` are the holders. Events (contract §12) are never
+    in a conflict. Each group here is whole, every fact of its history listed; the store's
+    :meth:`KnowledgeGraph.conflicts` carries a page of it.
 
+    Parameters
+    ----------
+    facts
+        A facts frame (:func:`kgtoolkit.frames.facts`, polars or pandas).
+    multi_valued
+        Predicates left out. Pass ``kg.config.multi_valued`` (and the next two lists) to match the store.
+    now
+        The moment durations run to (default: the current time).
+    one_holder
+        Predicates with one subject at a time per object, grouped by object.
+    single_valued
+        One-holder predicates grouped by subject too.
+
+    Returns
+    -------
+    Frame
+        The columns of :data:`CONFLICTS_SCHEMA`. ``objects`` and ``object_names``; ``facts`` (ids, by
+        start, unknown starts last); ``current`` and ``needs_action`` (more than one current fact);
+        ``overlap_start``, ``overlap``, ``open_since`` and ``open_for`` for groups with two current facts
+        (durations up to ``now``, clipped at zero); ``scheduled``, ``planned_switch`` and
+        ``switch_overlaps`` as :class:`~kgtoolkit.ConflictGroup` has them.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")

@@ -92,25 +92,39 @@ def events(
     since: Moment = None,
     until: Moment = None,
 ) -> Frame:
-    """How many events happened per period: the volume of an event graph (ICEWS, GDELT) and its change.
+    """Count the events per period: the volume of an event graph (ICEWS, GDELT) and its change.
 
-    An **event** is a fact of a single day or instant: the frame's ``kind`` column says ``"event"`` when it
-    has one, else its ``valid_from`` equals its ``valid_to``. An event belongs to the period holding its
-    start (periods as in :func:`churn`: ``dt.truncate(every)``); events with an unknown start cannot be
-    dated and are left out, as are state facts. ``events`` counts them; ``change`` is ``events`` minus the
-    previous period's count (0 when it had none), so a spike shows as a large positive change.
+    An **event** is a fact whose ``kind`` is ``"event"``; without a ``kind`` column, one whose
+    ``valid_from`` equals its ``valid_to``. An event belongs to the period holding its start. Events with an
+    unknown start, and state facts, are left out. ``change`` is ``events`` minus the previous period's
+    count, so a spike shows as a large positive change.
 
-    Without ``by`` every period from the first to the last event (or from ``since`` to ``until``) has a
-    row, zeros included (at most :data:`MAX_PERIODS`, as for :func:`churn`). ``by="predicate"`` counts per
-    predicate, ``by="pair"`` per (subject, object) pair of entities, the direction kept ((a, b) and (b, a)
-    are two pairs; events with a value object are left out), each with the names of its first event;
-    both list only the periods in which the group had events. Columns: :data:`EVENTS_SCHEMA`, group columns
-    first; sorted by group, then period.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph, the events are counted in the engine
+        (``kgtoolkit.store.event_counts``) and the answer equals this function's on ``frames.facts(kg)``.
+    every
+        The period, as :func:`churn` reads it.
+    by
+        ``"predicate"`` counts per predicate; ``"pair"`` per (subject, object) pair of entities, direction
+        kept (events with a value object left out). Groups list only the periods in which they had events.
+        Without ``by``, every period in the window has a row, zeros included.
+    since, until
+        The window (default: the first and last event).
 
-    ``facts`` is a facts frame or the graph itself: given the graph, the events are counted in the engine
-    (:func:`kgtoolkit.store.event_counts`, the event rule of contract §12 in SQL) and the answer equals this
-    function's on ``frames.facts(kg)``; an ``every`` of several units reads the graph's frame instead.
+    Returns
+    -------
+    Frame
+        The columns of :data:`EVENTS_SCHEMA`, group columns first, sorted by group, then period.
 
+    Raises
+    ------
+    InvalidRequest
+        A window of more than :data:`MAX_PERIODS` periods without ``by``, or a bad ``every`` or ``by``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -185,18 +199,29 @@ def events(
 
 
 def event_graph(facts: Frame | KnowledgeGraph, *, start: Moment = None, end: Moment = None) -> Frame:
-    """The event graph of a window: one edge per (subject, object) pair of entities, aggregating its events.
+    """Build the event graph of a window: one edge per (subject, object) pair, aggregating its events.
 
-    Events (as :func:`events` finds them) starting from ``start`` to ``end`` (dates or datetimes, both
-    included; a day or month means all of it; default: every event) between two entities, grouped by the
-    pair, the direction kept: ``events`` (how many), ``first`` and ``last`` (the earliest and latest start),
-    ``predicates`` (the distinct predicates, sorted), and the names of the pair's first event. Most events
-    first, then by subject and object. Draw it with edge width by ``events``; :func:`kgtoolkit.frames.to_networkx`
-    with ``during=(start, end)`` gives the same events one edge each. Columns: :data:`EVENT_GRAPH_SCHEMA`.
-    ``facts`` is a facts frame or the graph itself: given the graph, the events are grouped per (pair,
-    predicate) in the engine (:func:`kgtoolkit.store.event_pairs`) and the answer equals this function's on
-    ``frames.facts(kg)``.
+    The events are those :func:`events` finds, between two entities, the direction kept. Draw it with the
+    edge width by ``events``. :func:`kgtoolkit.frames.to_networkx` with ``during=(start, end)`` gives the
+    same events one edge each.
 
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph, the events are grouped in the engine
+        (``kgtoolkit.store.event_pairs``) and the answer equals this function's on ``frames.facts(kg)``.
+    start, end
+        Dates or datetimes, both included; a day or a month means all of it (default: every event).
+
+    Returns
+    -------
+    Frame
+        The columns of :data:`EVENT_GRAPH_SCHEMA`: per pair ``events``, ``first`` and ``last`` (starts),
+        ``predicates`` (sorted) and the names of its first event. Most events first, then by subject and
+        object.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -254,23 +279,42 @@ def snapshots(
     end: Moment = None,
     at: SnapshotAt = "start",
 ) -> Frame:
-    """How the graph evolved: one row per period with metrics of its snapshot, the graph valid then.
+    """Measure how the graph evolved: one row per period, with metrics of the graph valid then.
 
-    ``graph`` is a graph (its facts are read with :func:`kgtoolkit.frames.facts`) or a facts frame. The
-    snapshot of a period is the graph of the facts between two entities (value facts are not edges) valid
-    at the period's first instant (``at="start"``: what :func:`kgtoolkit.frames.to_networkx` gives with
-    ``as_of`` that instant; an unknown start counts as "since always"), or, with ``at="period"``, the facts
-    overlapping any part of the period (for an event graph: the period's events). Per period: ``nodes`` (the
-    entities with a fact in the snapshot) and ``edges`` (its facts, one each: a multigraph); ``"degree"``:
-    ``mean_degree`` (2 × edges / nodes, a fact counting at both ends, as networkx's degree of a
-    ``MultiDiGraph``); ``"components"``: ``components`` (weakly connected: the direction of facts ignored)
-    and ``largest_component`` (its nodes). A metric not asked for is null; an empty snapshot has 0 nodes
-    and null metrics.
+    A period's snapshot is the graph of the facts between two entities (value facts are not edges) valid
+    at the period's first instant: what :func:`kgtoolkit.frames.to_networkx` gives with that ``as_of``. An
+    unknown start counts as "since always". Masks are vectorised (numpy); components are counted with
+    rustworkx.
 
-    Periods are :func:`churn`'s (``every``, at most :data:`MAX_PERIODS`), from the one holding ``start``
-    to the one holding ``end`` (default: the first and last start or end of a fact). The masks are
-    vectorised (numpy); components are counted with rustworkx. Columns: :data:`SNAPSHOTS_SCHEMA`.
+    Parameters
+    ----------
+    graph
+        A graph (its facts are read with :func:`kgtoolkit.frames.facts`) or a facts frame.
+    every
+        The period, as :func:`churn` reads it.
+    metrics
+        ``"degree"`` gives ``mean_degree`` (2 × edges / nodes, as networkx counts a ``MultiDiGraph``);
+        ``"components"`` gives ``components`` (weakly connected) and ``largest_component``. A metric not
+        asked for is null.
+    start, end
+        The first and last period's instants (default: the first and last start or end of a fact).
+    at
+        ``"start"``: the facts valid at the period's first instant. ``"period"``: the facts overlapping
+        any part of it (for an event graph, the period's events).
 
+    Returns
+    -------
+    Frame
+        The columns of :data:`SNAPSHOTS_SCHEMA`: per period ``nodes``, ``edges`` (one per fact) and the
+        metrics. An empty snapshot has 0 nodes and null metrics.
+
+    Raises
+    ------
+    InvalidRequest
+        More than :data:`MAX_PERIODS` periods, an unknown metric, or a bad ``every`` or ``at``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> kg = kgtoolkit.open(":memory:")
     >>> _ = kg.add("a", "knows", "b", valid_from="2026-01-01")

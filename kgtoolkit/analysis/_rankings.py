@@ -85,22 +85,39 @@ def most_volatile(
     since: Moment = None,
     until: Moment = None,
 ) -> Frame:
-    """The entities, subjects or predicates with the most changes, most first.
+    """Rank the entities, subjects or predicates by their changes, most first.
 
-    ``changes`` = ``added`` (state facts started from ``since`` to ``until``; unknown starts never
-    count) + ``ended`` (state facts ended then) + ``events`` (events that occurred then, contract §12: at
-    their start, or their end when the start is unknown; each counts once). ``by="entity"`` (the default) counts a fact for each
-    entity on either side of it (its subject, and its object unless that is a value or the subject
-    itself), so a hub that is mostly an object ("who criticised China") counts its changes too;
-    ``by="subject"`` counts the subject side only. ``facts`` and ``current`` count the group's facts
-    in the frame whatever the window. Groups without changes are left out; ties go by key.
-    ``top=None`` keeps every group. Columns: ``entity, entity_name``, ``subject, subject_name`` or
-    ``predicate``, then :data:`VOLATILE_SCHEMA`.
+    ``changes`` is ``added`` (state facts started in the window; unknown starts never count) + ``ended``
+    (state facts ended then) + ``events`` (events that occurred then, contract §12). ``facts`` and
+    ``current`` count the group's facts whatever the window. Groups without changes are left out; ties go
+    by key.
 
-    ``facts`` is a facts frame or the graph itself: given the graph, the counts are grouped in the engine
-    (:func:`kgtoolkit.store.volatile_counts`), one row per group with changes comes back, and the answer (polars)
-    equals this function's on ``frames.facts(kg)``.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph, the counts are grouped in the engine
+        (``kgtoolkit.store.volatile_counts``) and the answer equals this function's on ``frames.facts(kg)``.
+    by
+        ``"entity"`` counts a fact for each entity on either side (its subject, and its object unless a
+        value or the subject itself), so a hub that is mostly an object counts too. ``"subject"`` counts the
+        subject side only. ``"predicate"`` counts per predicate.
+    top
+        Keep this many groups (None: all).
+    since, until
+        The window of the changes (default: all time).
 
+    Returns
+    -------
+    Frame
+        ``entity, entity_name``, ``subject, subject_name`` or ``predicate``, then :data:`VOLATILE_SCHEMA`.
+
+    Raises
+    ------
+    InvalidRequest
+        A bad ``by`` or ``top``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -165,22 +182,34 @@ def most_changed(
     until: Moment = None,
     multi_valued: Iterable[str] = frozenset(),
 ) -> Frame:
-    """The (subject, predicate) pairs whose object changed most often, most first.
+    """Rank the (subject, predicate) pairs whose object changed most often, most first.
 
-    A pair's facts are put in order of start (unknown starts first: they hold "since always"),
-    then id; each fact whose object differs from the previous fact's object (values compared
-    case-insensitively) is one change, dated by its start. With ``since``/``until`` only changes
-    dated in that window count (so changes at an unknown time do not). ``history`` lists the
-    objects in that order with repeats in a row collapsed; ``current_objects`` the objects of the
-    current facts. Pairs without changes, events (contract §12: the next event replaces nothing) and
-    ``multi_valued`` predicates are left out; ties go by
-    subject, then predicate. Columns: :data:`MOST_CHANGED_SCHEMA`.
+    A pair's facts are ordered by start (unknown starts first: they hold "since always"), then id. Each
+    fact whose object differs from the previous one's (values compared case-insensitively) is one change,
+    dated by its start. Pairs without changes, events (contract §12) and multi-valued predicates are left
+    out. Ties go by subject, then predicate.
 
-    ``facts`` is a facts frame or the graph itself: given the graph, the engine ranks the pairs by their changes
-    (:func:`kgtoolkit.store.most_changed_pairs`: one sort in the database) and only the ``top`` pairs' state facts
-    are read (all pairs with more than one, ``top=None``); the answer (polars) equals this function's on
-    ``frames.facts(kg)``.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph, the engine ranks the pairs
+        (``kgtoolkit.store.most_changed_pairs``) and reads only the kept pairs' facts; the answer equals
+        this function's on ``frames.facts(kg)``.
+    top
+        Keep this many pairs (None: all).
+    since, until
+        Count only changes dated in this window (so changes at an unknown time do not).
+    multi_valued
+        Predicates left out (pass ``kg.config.multi_valued``).
 
+    Returns
+    -------
+    Frame
+        The columns of :data:`MOST_CHANGED_SCHEMA`: ``changes``; ``history``, the objects in order with
+        repeats in a row collapsed; ``current_objects``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -233,23 +262,37 @@ def most_changed(
 
 
 def most_connected(facts: Frame | KnowledgeGraph, entities: Frame | None = None, *, top: int | None = None) -> Frame:
-    """Entities by the number of facts that touch them, most first (the dashboard's entity lists).
+    """Rank the entities by the number of facts that touch them, most first: the dashboard's entity lists.
 
-    ``outgoing`` counts the facts an entity is the subject of (value facts included: an email is a
-    fact about its entity), ``incoming`` the facts whose object it is (value objects are not
-    entities), and ``facts`` both (a fact from an entity to itself counts once in each). With
-    ``entities`` (a frame like :func:`kgtoolkit.frames.entities`: ``id``, ``name``, ``type``) every
-    one of them is listed, those without facts with 0, named and typed as it says; without it, the
-    entities the facts name, with the names and types of the facts frame (the first fact, by id, that
-    names each: :func:`kgtoolkit.frames.named_entities`). Ties go by id; ``top=None`` keeps every entity.
-    Columns: :data:`CONNECTED_SCHEMA`.
+    ``outgoing`` counts the facts an entity is the subject of (value facts included). ``incoming`` counts
+    the facts whose object it is. ``facts`` counts both; a fact from an entity to itself counts once in
+    each. Ties go by id.
 
-    ``facts`` is a facts frame or the graph itself: given the graph, every entity of the graph is listed (those
-    without facts with 0), counted in the engine (:func:`kgtoolkit.store.connected_counts`: one GROUP BY per side,
-    the ranking cut at ``top`` in SQL, only the kept rows' names and types read), and the answer (polars) equals
-    ``most_connected(frames.facts(kg), frames.entities(kg), top=top)``; ``entities`` is then refused. An entity
-    picker's first entities: ``most_connected(kg, top=50)``.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph, every entity is listed (those without facts
+        with 0) and counted in the engine (``kgtoolkit.store.connected_counts``, cut at ``top`` in SQL).
+        The answer equals ``most_connected(frames.facts(kg), frames.entities(kg), top=top)``.
+    entities
+        A frame like :func:`kgtoolkit.frames.entities` (``id``, ``name``, ``type``): every one is listed,
+        named and typed as it says. Without it, the entities the facts name, named by their first fact.
+        Refused when ``facts`` is the graph.
+    top
+        Keep this many entities (None: all). ``most_connected(kg, top=50)`` is an entity picker's list.
 
+    Returns
+    -------
+    Frame
+        The columns of :data:`CONNECTED_SCHEMA`.
+
+    Raises
+    ------
+    InvalidRequest
+        ``entities`` given with the graph, or a bad ``top``.
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")

@@ -86,7 +86,7 @@ def _frame(facts: Frame) -> tuple[pl.DataFrame, bool]:
         "object_is_value": pl.lit(False),
         "current": state == "current",
         "state": state,
-        "occurrence": pl.lit(1),  # a frame from before occurrences: each fact the first (contract §12)
+        "occurrence": pl.lit(1),  # a frame without the column: each fact the first occurrence (contract §12)
     }
     fill = [
         defaults.get(name, pl.lit(None)).cast(dtype).alias(name)

@@ -72,21 +72,31 @@ def _facts_of(facts: Frame | KnowledgeGraph, entity: str | None, predicate: str 
 
 
 def timeline(facts: Frame | KnowledgeGraph, *, entity: str | None = None, predicate: str | None = None) -> Frame:
-    """One row per happening, in time order: ``started`` at a fact's start, ``ended`` at its end; an event
-    (``kind``, contract §12) has one row, ``occurred`` at its start.
+    """List the happenings of the facts in time order: ``started``, ``ended``, or ``occurred`` for an event.
 
-    Columns (:data:`TIMELINE_SCHEMA`): ``event``, ``at`` (the instant), ``when`` (the bound as
-    written, ``valid_from``/``valid_to``), every fact column, and ``duration`` (the interval's
-    length; null while open or when the start is unknown). A fact with an **unknown start** still
-    has its ``started`` row, with a null ``at``, placed last (as :meth:`KnowledgeGraph.timeline`
-    puts unknown starts last). Ties are ordered by fact id, a start before its own end.
-    ``entity`` (an entity name, normalised; aliases are not resolved) keeps facts where it is the
-    subject or the object; ``predicate`` keeps one predicate.
+    A fact has a ``started`` row at its start and an ``ended`` row at its end; an event (contract §12) has
+    one ``occurred`` row. A fact with an **unknown start** still has its ``started`` row, with a null
+    ``at``, placed last (as :meth:`KnowledgeGraph.timeline` does). Ties go by fact id, a start before its
+    own end.
 
-    ``facts`` is a facts frame or the graph itself: given the graph with ``entity`` or ``predicate``, only those
-    facts are read from the store (the filters run in SQL); without either, the whole graph is read
-    (:func:`kgtoolkit.frames.facts`). The answer (polars) equals this function's on ``frames.facts(kg)``.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph with ``entity`` or ``predicate``, only those
+        facts are read (the filters in SQL); the answer equals this function's on ``frames.facts(kg)``.
+    entity
+        Keep facts with this entity as subject or object (a name, normalised; aliases are not resolved).
+    predicate
+        Keep facts of this predicate.
 
+    Returns
+    -------
+    Frame
+        The columns of :data:`TIMELINE_SCHEMA`: ``event``, ``at`` (the instant), ``when`` (the bound as
+        written), every fact column, and ``duration`` (null while open or when the start is unknown).
+
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")
@@ -124,25 +134,35 @@ def gantt(
     predicate: str | None = None,
     label: Literal["fact", "subject", "predicate", "object"] = "fact",
 ) -> Frame:
-    """One bar per fact, ready for a Gantt chart: ``label``, ``start``, ``end``, ``current``, ``state``.
+    """Lay out one bar per fact for a Gantt chart: ``label``, ``start``, ``end``, ``current``, ``state``.
 
-    ``state`` is the fact's state on ``as_of`` by the store's ``as_of`` rule (a day counts whole, both ends
-    count): ``current`` (valid then), ``scheduled`` (starts later) or ``ended``, so a chart of a past date
-    colours the bars as they stood on it; without ``as_of``, its state at ``now`` (contract §4: a fact ending
-    today is ended, its successor starting today current). An event (contract §12) is ``occurred`` once started,
-    never current nor ended.
+    ``state`` is the fact's state on ``as_of`` by the store's rule (a day counts whole, both ends count):
+    ``current``, ``scheduled`` or ``ended``. A chart of a past date colours the bars as they stood then. An
+    event (contract §12) is ``occurred`` once started. Open ends are filled with ``now`` (``open_end`` marks
+    them). A date-only ``valid_to`` closes at the next midnight. Facts with an unknown start cannot be drawn
+    and are left out. Sorted by start, then id.
 
-    Open ends are filled with ``now`` (default: the current time, UTC; ``open_end`` marks them, and
-    a fact starting after ``now`` gets a zero-length bar); a date-only ``valid_to`` closes at the
-    next midnight (9999-12-31 at its last microsecond, the last datetime; ``duration`` still counts
-    the whole day). Facts with an unknown start cannot be drawn and are left out. ``label`` is the
-    fact (``subject → predicate → object``, display names) or one of its parts. Sorted by start,
-    then id. Columns: :data:`GANTT_SCHEMA`. ``entity`` and ``predicate`` keep facts as :func:`timeline` does.
+    Parameters
+    ----------
+    facts
+        A facts frame or the graph itself. Given the graph with ``entity`` or ``predicate``, only those
+        facts are read (the filters in SQL); the answer equals this function's on ``frames.facts(kg)``.
+    now
+        The moment open bars end at (default: the current time, UTC).
+    as_of
+        The date the states are judged on (default: their state at ``now``, contract §4).
+    entity, predicate
+        Keep facts as :func:`timeline` does.
+    label
+        ``"fact"`` (``subject → predicate → object``, display names) or one of its parts.
 
-    ``facts`` is a facts frame or the graph itself: given the graph with ``entity`` or ``predicate``, only those
-    facts are read from the store (the filters run in SQL); without either, the whole graph is read. The answer
-    (polars) equals this function's on ``frames.facts(kg)``.
+    Returns
+    -------
+    Frame
+        The columns of :data:`GANTT_SCHEMA`.
 
+    Examples
+    --------
     >>> import kgtoolkit
     >>> from kgtoolkit import frames
     >>> kg = kgtoolkit.open(":memory:")

@@ -12,17 +12,14 @@
 
 Formats (from the file's suffix; ``format=`` overrides):
 
-=========  ===========================  ===============================================================
-format     suffixes                     notes
-=========  ===========================  ===============================================================
-csv        .csv                         comma separated, ``"`` quoting, first line is the header
-tsv        .tsv .txt .tab               tab separated, **no quoting** (a ``"`` is an ordinary character)
-jsonl      .jsonl .ndjson               one JSON object per line; blank lines are skipped
-parquet    .parquet .pq                 row n is "line" n
-json       .json                        the lossless dump of the whole graph (import/export only)
-sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPalace's / Flowly's
-                                        ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
-=========  ===========================  ===============================================================
+| format | suffixes | notes |
+|---|---|---|
+| csv | .csv | comma separated, ``"`` quoting, first line is the header |
+| tsv | .tsv .txt .tab | tab separated, **no quoting** (a ``"`` is an ordinary character) |
+| jsonl | .jsonl .ndjson | one JSON object per line; blank lines are skipped |
+| parquet | .parquet .pq | row n is "line" n |
+| json | .json | the lossless dump of the whole graph (import/export only) |
+| sqlite | .sqlite .sqlite3 .db | import only: a kgtoolkit graph, or MemPalace's / Flowly's ``entities``/``triples`` file (read-only) |
 
 Any of these compressed: ``.gz``, ``.bz2`` or ``.zst`` after the suffix (``facts.tsv.gz``), read by pyarrow's codecs
 (an import decompresses into a temporary file first, so a big file is still read in batches) and written so by an
@@ -81,7 +78,7 @@ from __future__ import annotations
 
 from ._export import export_file
 from ._formats import FORMATS
-from ._formats import Progress as Progress  # the type of a progress callback, reachable here as before
+from ._formats import Progress as Progress  # the type of a progress callback, public here
 from ._import import import_file
 from ._partitioned import NULL_PARTITION, PARTITIONS, export_partitioned
 from ._read import FIELDS, read_facts_file

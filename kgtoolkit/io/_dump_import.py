@@ -26,6 +26,7 @@ from ._rejects import _REJECT_COLUMNS, _check_writable, _guarded, _write_rejects
 def _import_dump(
     kg: KnowledgeGraph, data: Any, rejects: str | os.PathLike[str] | None, options: dict[str, Any]
 ) -> ImportReport:
+    """Restore a dump into an empty graph (every record checked first), or merge it by the add rules."""
     if is_empty(kg):
         if rejects is not None:
             _check_writable(Path(rejects))
@@ -53,6 +54,7 @@ def _import_dump(
 
 
 def _load_json(file: Path) -> Any:
+    """The JSON of ``file``, or a clear error saying a dump is expected."""
     try:
         with file.open(encoding="utf-8-sig") as fh:  # a BOM is fine, as in the other formats
             return json.load(fh)

@@ -39,21 +39,53 @@ def export_file(
     escape_formulas: bool = True,
     progress: Progress | None = None,
 ) -> int:
-    """Write the graph's facts to ``path``; returns the number of facts written.
+    """Write the graph's facts to a file: CSV, TSV, JSON Lines, Parquet, or the lossless JSON dump.
 
-    CSV/TSV/JSONL/Parquet: the columns of :func:`kgtoolkit.frames.facts` (filters as there).
-    ``valid_from``/``valid_to`` are the stored text, so the file re-imports to the same facts; in the
-    text formats the instants (``start, end, recorded_at, invalidated_at``) are ISO text with ``Z``,
-    in Parquet they are UTC timestamps. TSV has no quoting, so a value holding a tab or line break is
-    refused there (use CSV, JSONL or Parquet). ``json``: the lossless dump of the whole graph (no
-    filters). The file is written whole or not at all (a temporary file renamed into place). A path ending
-    ``.gz``, ``.bz2`` or ``.zst`` is compressed so (``facts.csv.gz``: CSV, gzip), and imports back as it is.
+    CSV, TSV, JSONL and Parquet hold the columns of :func:`kgtoolkit.frames.facts`. ``valid_from`` and
+    ``valid_to`` are the stored text, so the file re-imports to the same facts. The instants (``start``,
+    ``end``, ``recorded_at``, ``invalidated_at``) are ISO text with ``Z``, or UTC timestamps in Parquet.
+    ``json`` is the dump of the whole graph. The file is written whole or not at all (a temporary file
+    renamed into place). A path ending ``.gz``, ``.bz2`` or ``.zst`` is compressed so, and imports back
+    as it is.
 
-    ``escape_formulas`` (CSV and TSV): a text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a
-    carriage return gets a ``'`` in front, so a spreadsheet shows it as text instead of running it as
-    a formula (CSV injection); so does one beginning with ``'`` and one of those. :func:`import_file`
-    and :func:`read_facts_file` take that ``'`` off, so the file still re-imports to the same facts.
-    ``False`` writes every cell as it is, for programs that are not spreadsheets.
+    Parameters
+    ----------
+    kg
+        The graph.
+    path
+        The file. Its suffix gives the format.
+    format
+        ``csv``, ``tsv``, ``jsonl``, ``parquet`` or ``json``, instead of the suffix's.
+    as_of, known_at, current_only, predicate, entity
+        Filters, as :func:`kgtoolkit.frames.facts` takes them. The JSON dump takes none.
+    escape_formulas
+        CSV and TSV: put a ``'`` before a text cell that begins with ``=``, ``+``, ``-``, ``@``, a tab
+        or a carriage return, so a spreadsheet shows it as text (CSV injection). :func:`import_file`
+        takes that ``'`` off again. False writes every cell as it is.
+    progress
+        Called as ``progress(done, total)`` while facts are written.
+
+    Returns
+    -------
+    int
+        The number of facts written.
+
+    Raises
+    ------
+    InvalidRequest
+        An unknown format, a filter given to the JSON dump, or a TSV value holding a tab or line break
+        (TSV has no quoting: use CSV, JSONL or Parquet).
+
+    Examples
+    --------
+    >>> import kgtoolkit, tempfile, pathlib
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("sheet", "note", "=1+1")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "facts.csv"
+    >>> export_file(kg, path)
+    1
+    >>> "'=1+1" in path.read_text()
+    True
     """
     import polars as pl
 
@@ -143,6 +175,7 @@ def _write_dump(data: Mapping[str, Any], tmp: Path) -> None:
 
 
 def _dump_to(data: Mapping[str, Any], fh: IO[str]) -> None:
+    """Write the dump as JSON with one record a line (lists of records indented), so files diff by record."""
     fh.write("{\n")
     items = list(data.items())
     for i, (key, value) in enumerate(items):

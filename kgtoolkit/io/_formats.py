@@ -44,6 +44,7 @@ def _compression(path: Path) -> str | None:
 
 
 def _format(path: Path, format: str | None, *, allowed: tuple[str, ...], purpose: str) -> str:
+    """The format of ``path``: ``format`` if given, else from its suffix (a compression suffix looked past)."""
     codec = _compression(path)
     inner = path.with_suffix("") if codec else path  # facts.tsv.gz is a TSV file
     if format is not None:

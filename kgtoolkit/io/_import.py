@@ -41,38 +41,73 @@ def import_file(
     progress: Progress | None = None,
     dry_run: bool = False,
 ) -> ImportReport:
-    """Import a file of facts (or a dump, or another program's SQLite graph) in one transaction.
+    """Import a file of facts, a JSON dump, or another program's SQLite graph, in one transaction.
 
-    Rows follow :meth:`KnowledgeGraph.add`'s rules; facts already current (or identical history)
-    are skipped, so importing twice changes nothing. ``on_error="raise"`` refuses the whole file
-    if any row is bad (:class:`~kgtoolkit.InvalidRows` names line, field, value and reason);
-    ``"skip"`` imports the good rows. ``rejects``: a CSV file that receives the bad rows (``line,
-    field, value, reason`` and the row's fields, escaped against spreadsheet formulas as
-    :func:`export_file` does), in both modes. ``source`` is the default ``source`` of rows without one.
-    ``progress(done, total)`` is called as facts are written.
+    Rows follow the rules of :meth:`KnowledgeGraph.add`. Facts already current (or identical history)
+    are skipped, so importing twice changes nothing. A CSV/TSV row with fewer fields than the header (a
+    file cut mid-row) is a bad row, never padded. A compressed file (``.gz``, ``.bz2``, ``.zst``) is
+    decompressed into a temporary file first.
 
-    The comma guard (contract §2) is for agents, not for files: names with commas (``Washington, D.C.``) are
-    imported as written, and the report's warnings count them. ``comma_guard=True`` refuses them as packed lists
-    (bad rows, with their lines). ``allow_commas`` is the older spelling of the default (no guard, nothing counted).
+    A JSON dump is restored exactly into an empty graph, after every record is checked; one bad record
+    refuses the whole dump. Into a graph that is not empty it is merged by the add rules. Another
+    kgtoolkit SQLite graph is imported like its dump. MemPalace's and Flowly's ``entities``/``triples``
+    files are read read-only; what was not recognised is listed in ``warnings``.
 
-    A compressed file (``facts.tsv.gz``, ``.bz2``, ``.zst``) is read by its suffix, its format from the suffix
-    before; it is decompressed into a temporary file first.
+    Parameters
+    ----------
+    kg
+        The graph to import into.
+    path
+        The file. Its suffix gives the format (the module's docstring lists them).
+    format
+        The format, instead of the suffix's.
+    columns
+        The file's headers (or positions, with ``header=False``) mapped to fields, e.g.
+        ``{"head": "subject"}``.
+    header
+        False: a CSV/TSV file without a header line.
+    delimiter
+        The separator of a CSV/TSV file.
+    on_error
+        ``"raise"`` refuses the whole file if any row is bad. ``"skip"`` imports the good rows.
+    rejects
+        A CSV file that receives the bad rows with ``line``, ``field``, ``value`` and ``reason``,
+        escaped against spreadsheet formulas. Written in both modes.
+    allow_commas
+        The older spelling of the default: no comma guard, nothing counted.
+    comma_guard
+        Refuse names with commas as packed lists (contract §2). By default they are imported as written
+        and counted in the warnings.
+    source
+        The ``source`` of rows that name none.
+    progress
+        Called as ``progress(done, total)`` while facts are written.
+    dry_run
+        Check every row by the rules and this graph's settings, and write nothing (a read-only graph
+        too). The report's ``rows``, ``rejected`` and ``rejects`` are the import's; the other counts
+        are 0. The dashboard's import preview is this.
 
-    A CSV/TSV row with fewer fields than the header (a file cut mid-row) is a bad row, never padded with empty
-    fields.
+    Returns
+    -------
+    ImportReport
+        What was inserted, skipped and rejected, with warnings.
 
-    A JSON dump is restored exactly into an empty graph, after every record is checked: a bad one
-    refuses the whole dump (``on_error``, ``comma_guard`` and ``source`` do not apply), and
-    ``rejects`` gets each problem with its ``record``; into a non-empty graph it is merged by the add
-    rules. SQLite files: another kgtoolkit graph is imported like its dump; MemPalace's and Flowly's
-    ``entities``/``triples`` files are read read-only and what was not recognised is listed in
-    ``warnings``.
+    Raises
+    ------
+    kgtoolkit.InvalidRows
+        With ``on_error="raise"``, a bad row (or dump record); ``data["rows"]`` names each problem.
+    InvalidRequest
+        A file that is missing or unreadable, an unknown format, or missing ``subject``, ``predicate``
+        or ``object`` columns.
 
-    ``dry_run=True`` (a file of facts: CSV, TSV, JSONL, Parquet) reads the file and checks every row
-    by the rules and this graph's settings without writing anything (a read-only graph too): the
-    report's ``rows``, ``rejected`` and ``rejects`` (and the ``rejects`` file) are the import's, and
-    ``inserted`` and the other counts are 0 (see :func:`kgtoolkit.store.import_facts`). A preview
-    before importing, as the dashboard shows it.
+    Examples
+    --------
+    >>> import kgtoolkit, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "facts.tsv"
+    >>> _ = path.write_text("subject\\tpredicate\\tobject\\nmy_api\\tuses\\tRedis\\nmy_api\\tuses\\t\\n")
+    >>> report = import_file(kgtoolkit.open(":memory:"), path, on_error="skip")
+    >>> report.inserted, report.rejected
+    (1, 1)
     """
     file = _existing(path)
     fmt = _format(file, format, allowed=FORMATS, purpose="import")
@@ -109,6 +144,7 @@ def _import(
     rejects: str | os.PathLike[str] | None,
     dry_run: bool,
 ) -> ImportReport:
+    """Import ``file`` by its format: a dump, an SQLite graph, or facts read whole or in batches."""
     if fmt == "json":
         return _import_dump(kg, _load_json(file), rejects, options)
     if fmt == "sqlite":

@@ -41,22 +41,54 @@ def export_partitioned(
     batch_size: int = 100_000,
     progress: Progress | None = None,
 ) -> int:
-    """Write the facts (filtered as :func:`kgtoolkit.frames.facts`) into ``folder`` as Hive-partitioned Parquet by
-    the year, month or day of their ``start`` (UTC); returns the number of facts written.
+    """Write the facts into a folder of Hive-partitioned Parquet, by the year, month or day of their start.
 
-    The layout: ``folder/month=2014-01/part-00000.parquet``, one file per batch of :func:`kgtoolkit.frames.stream`
-    (``batch_size`` facts, the memory bound) and partition it touches, numbered in fact-id order; the facts
-    without a start are in ``month=__HIVE_DEFAULT_PARTITION__`` (:data:`NULL_PARTITION`), which every Hive reader
-    reads as null. The files hold the columns of :func:`kgtoolkit.frames.facts` (names resolved, ``start``,
-    ``end``, ``recorded_at`` and ``invalidated_at`` as UTC timestamps); the partition column (``year``, ``month``
-    or ``day``) is in the folder names only, as Hive wants, and readers add it: ``pl.scan_parquet(folder,
-    hive_partitioning=True)``, DuckDB's ``read_parquet('folder/**/*.parquet', hive_partitioning = true)``,
-    Spark's ``spark.read.parquet(folder)`` (a reader may type it: ``year`` as a number, ``day`` as a date). An
-    export matching no fact writes one empty file in the null partition, so the folder still has the columns.
+    The layout is ``folder/month=2014-01/part-00000.parquet``: one file per batch of
+    :func:`kgtoolkit.frames.stream` and partition it touches, numbered in fact-id order. Facts without a
+    start are in ``month=__HIVE_DEFAULT_PARTITION__`` (:data:`NULL_PARTITION`), which Hive readers read as
+    null. The files hold the columns of :func:`kgtoolkit.frames.facts`, the instants as UTC timestamps.
+    The partition column is in the folder names only; readers add it (``pl.scan_parquet(folder,
+    hive_partitioning=True)``, DuckDB's ``read_parquet``, Spark's ``spark.read.parquet``). An export that
+    matches no fact writes one empty file, so the folder still has the columns.
 
-    ``folder`` must be new or empty (a non-empty one is refused: nothing is overwritten). The export is written
-    into a hidden folder beside it and renamed into place at the end, so a failed or interrupted export leaves no
-    ``folder`` that looks complete. Each batch is its own snapshot (see :func:`kgtoolkit.frames.stream`).
+    The export is written into a hidden folder beside ``folder`` and renamed into place at the end: a
+    failed or interrupted export leaves nothing that looks complete. Each batch is its own snapshot.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    folder
+        A new or empty folder. Nothing is overwritten.
+    by
+        ``"year"``, ``"month"`` or ``"day"`` of each fact's start (UTC).
+    as_of, known_at, current_only, predicate, entity
+        Filters, as :func:`kgtoolkit.frames.facts` takes them.
+    batch_size
+        Facts read at a time: the memory bound.
+    progress
+        Called as ``progress(done, total)`` while facts are written.
+
+    Returns
+    -------
+    int
+        The number of facts written.
+
+    Raises
+    ------
+    InvalidRequest
+        A ``by`` other than year, month or day; a ``folder`` that is a file or not empty; a bad filter.
+
+    Examples
+    --------
+    >>> import kgtoolkit, tempfile, pathlib
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses", "Redis", valid_from="2026-03-02")
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "facts"
+    >>> export_partitioned(kg, folder, by="month")
+    1
+    >>> sorted(p.name for p in folder.iterdir())
+    ['month=2026-03']
     """
     import polars as pl
 

@@ -54,16 +54,47 @@ def read_facts_file(
     delimiter: str | None = None,
     header: bool = True,
 ) -> pl.DataFrame:
-    """Read a CSV/TSV/JSONL/Parquet file of facts as text, with each row's file ``line``.
+    """Read a CSV, TSV, JSON Lines or Parquet file of facts as text, with each row's line in the file.
 
-    Returns ``line`` (Int64) and the :data:`FIELDS` the file has (String), ready for
-    :func:`kgtoolkit.store.import_facts`. ``columns`` maps the file's headers (or positions, with
-    ``header=False``) to those fields; unknown columns are ignored. Raises :class:`InvalidRequest`
-    naming what is missing and what the file has when ``subject, predicate, object`` are not found.
-    In CSV/TSV a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken off
-    (the escape :func:`export_file` writes against spreadsheet formulas), and a row with fewer fields than the
-    header gets its reason in ``_malformed`` (the import refuses it). A compressed file (``.gz``, ``.bz2``,
-    ``.zst``) is read by its suffix.
+    In CSV and TSV, a ``'`` before a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return is taken
+    off: the escape :func:`export_file` writes against spreadsheet formulas. A row with fewer fields than
+    the header gets its reason in ``_malformed``, and the import refuses it. A compressed file is read by
+    its suffix.
+
+    Parameters
+    ----------
+    path
+        The file.
+    format
+        ``csv``, ``tsv``, ``jsonl`` or ``parquet``, instead of the suffix's.
+    columns
+        The file's headers (or positions, with ``header=False``) mapped to :data:`FIELDS`. Other columns
+        are ignored.
+    delimiter
+        The separator of a CSV/TSV file.
+    header
+        False: a CSV/TSV file without a header line.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``line`` (Int64) and the :data:`FIELDS` the file has (String), ready for
+        :func:`kgtoolkit.store.import_facts`.
+
+    Raises
+    ------
+    InvalidRequest
+        ``subject``, ``predicate`` or ``object`` not found (the message names what the file has), or a
+        file that cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "facts.csv"
+    >>> _ = path.write_text("head,relation,tail\\nmy_api,uses,Redis\\n")
+    >>> frame = read_facts_file(path, columns={"head": "subject", "relation": "predicate", "tail": "object"})
+    >>> frame.row(0, named=True)["object"], frame["line"].to_list()
+    ('Redis', [2])
     """
     return _read(path, format=format, columns=columns, delimiter=delimiter, header=header)[0]
 
@@ -218,6 +249,7 @@ def _separator(fmt: str, delimiter: str | None) -> str:
 
 
 def _delimited_error(file: Path, fmt: str, separator: str, exc: Exception) -> InvalidRequest:
+    """The error for a CSV/TSV file polars could not parse: the first ragged line if there is one."""
     ragged = _ragged_line(file, separator, quoted=fmt == "csv")
     if ragged is not None:
         number, fields, first = ragged
@@ -261,6 +293,7 @@ def _polars_error(file: Path, fmt: str, exc: Exception) -> InvalidRequest:
 
 
 def _read_delimited(file: Path, fmt: str, *, delimiter: str | None, header: bool) -> pl.DataFrame:
+    """A CSV/TSV file read by polars as text, every column a string."""
     import polars as pl
 
     separator = _separator(fmt, delimiter)
@@ -323,6 +356,7 @@ def _short_rows(file: Path, separator: str, *, quoted: bool) -> pl.DataFrame:
 
 
 def _short_rows_parsed(file: Path, separator: str, expected: int, schema: Mapping[str, Any]) -> pl.DataFrame:
+    """The rows with fewer than ``expected`` fields, found by Python's csv reader: (line, fields, expected)."""
     import csv
 
     import polars as pl
@@ -415,6 +449,7 @@ def _check_json_text(file: Path, number: int, key: str, value: Any) -> None:
 
 
 def _read_jsonl(file: Path) -> pl.DataFrame:
+    """A JSON Lines file read as text columns, each record with its line; blank lines skipped."""
     import polars as pl
 
     records: list[dict[str, Any]] = []

@@ -51,6 +51,7 @@ def _guarded(
 
 
 def _check_writable(target: Path) -> None:
+    """Refuse, before any work, a rejects file whose folder cannot be written."""
     try:
         with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".check"):
             pass

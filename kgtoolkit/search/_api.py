@@ -29,8 +29,34 @@ def _key(embedder: Embedder) -> str:
 
 
 def open_index(kg: KnowledgeGraph, *, model: str | os.PathLike[str] | Embedder | None = None) -> SearchIndex:
-    """The :class:`SearchIndex` of ``kg`` for ``model``, opened once per graph object and model
-    (the graph keeps it, and closes it when it closes)."""
+    """Open the search index of a graph for a model, once per graph object and model.
+
+    The graph keeps the index and closes it when it closes, so every search on one graph object shares it.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    model
+        A sentence-transformers model folder, or an :class:`Embedder`. Default: ``$KGTOOLKIT_SEARCH_MODEL``,
+        else the bundled all-MiniLM-L6-v2.
+
+    Returns
+    -------
+    SearchIndex
+        The graph's index for that model.
+
+    Raises
+    ------
+    MissingDependency
+        The search extra is not installed.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> open_index(kgtoolkit.open(":memory:")).status().state  # doctest: +SKIP
+    'missing'
+    """
     embedder = _embedder(model)
     with _OPEN_LOCK:
         index: SearchIndex = kg.keep(_key(embedder), lambda: SearchIndex.open(kg, model=embedder))
@@ -46,7 +72,40 @@ def index(
     progress: Progress | None = None,
     rebuild: bool = False,
 ) -> SyncReport:
-    """Build or update the search index of ``kg`` (see :meth:`SearchIndex.sync`)."""
+    """Build or update the search index of a graph (see :meth:`SearchIndex.sync`).
+
+    Only the facts and memories written since the last sync are embedded. :func:`find` does this itself
+    first; call it to pay the cost ahead of the first search.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    model
+        The model, as :func:`open_index` takes it.
+    progress
+        Called as ``progress(done, total)`` while texts are embedded.
+    rebuild
+        Start over (cached embeddings are reused).
+
+    Returns
+    -------
+    SyncReport
+        What was embedded and written, per kind.
+
+    Raises
+    ------
+    MissingDependency
+        The search extra is not installed.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis")
+    >>> index(kg).facts.added  # doctest: +SKIP
+    1
+    """
     return open_index(kg, model=model).sync(progress=progress, rebuild=rebuild)
 
 
@@ -64,8 +123,59 @@ def find(
     model: str | os.PathLike[str] | Embedder | None = None,
     progress: Progress | None = None,
 ) -> FindResult:
-    """Search ``kg`` by words and meaning (see :meth:`SearchIndex.find`; contract §15); the index is kept in
-    step first. ``mode="lexical"`` uses the database's full-text index alone: no model, no vector index."""
+    """Search a graph's facts and memories by words, meaning and names, each hit read against the graph.
+
+    The signals are fused by reciprocal rank (contract §15). The index is brought up to date first.
+    Each hit says whether its fact is current, what replaced it and since when; a memory's hit names the
+    facts it backs.
+
+    Parameters
+    ----------
+    kg
+        The graph.
+    query
+        The question or words to find.
+    k
+        How many hits.
+    kind
+        ``"facts"``, ``"memories"`` or ``"both"``.
+    as_of
+        Keep facts valid on this date.
+    current_only
+        Keep current facts, and memories that do not read as history.
+    mode
+        ``"hybrid"`` (words, meaning and names), ``"vector"`` (meaning alone) or ``"lexical"`` (the
+        database's full-text index alone: no model, no vector index).
+    rerank
+        ``"graph"`` prefers facts near the entities the query names, and current facts over history.
+    explain
+        Give each hit its signals' ranks and scores (``hit.explain``).
+    model
+        The model, as :func:`open_index` takes it.
+    progress
+        Called as ``progress(done, total)`` while the index catches up.
+
+    Returns
+    -------
+    FindResult
+        The hits, best first.
+
+    Raises
+    ------
+    InvalidRequest
+        An empty query, or a bad ``k``, ``kind``, ``mode`` or ``rerank``.
+    MissingDependency
+        A mode that needs the model, without the search extra.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    >>> _ = kg.remember("INC-4821: the queue stalled after the Redis upgrade")
+    >>> [hit.kind for hit in find(kg, "INC-4821", kind="both", mode="lexical").hits]
+    ['memory']
+    """
     if mode == "lexical":
         as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
         return _fusion.lexical_find(
