@@ -82,27 +82,36 @@ def place(
         graph.add_nodes_from(linked)
         graph.add_edges_from(pairs)
         steps = iterations if iterations is not None else max(50, min(150, 150 * 200 * 200 // (n * n)))
-        found = (
-            nx.forceatlas2_layout(
-                graph,
-                pos={i: np.array(xy) for i, xy in start.items()},
-                max_iter=steps,
-                seed=7,
-                scaling_ratio=2.0,
-                gravity=1.0,
-                node_size={i: float(radius[i]) / spacing for i in linked},
+        parts = sorted(nx.connected_components(graph), key=lambda c: (-len(c), min(c)))
+        boxes = []
+        for part in parts:  # each connected part on its own, then the parts packed side by side
+            members = sorted(part)
+            sub = graph.subgraph(members)
+            found = (
+                nx.forceatlas2_layout(
+                    sub,
+                    pos={i: np.array(start[i]) for i in members},
+                    max_iter=steps,
+                    seed=7,
+                    scaling_ratio=2.0,
+                    gravity=1.0,
+                    strong_gravity=True,
+                    node_size={i: float(radius[i]) / spacing for i in members},
+                )
+                if len(members) > 1
+                else {members[0]: np.zeros(2)}
             )
-            if len(linked) > 1
-            else {linked[0]: np.zeros(2)}
-        )
-        for i in linked:
-            pos[i] = found[i]
+            for i in members:
+                pos[i] = found[i]
+            lengths = [float(np.hypot(*(pos[a] - pos[b]))) for a, b in sub.edges]
+            typical = float(np.median(lengths)) if lengths else 1.0
+            idx = np.array(members, dtype=np.intp)
+            pos[idx] = (pos[idx] - pos[idx].mean(axis=0)) * (spacing / typical if typical > 1e-9 else 1.0)
+            _apart(pos, radius, members, center)
+            boxes.append(idx)
+        _pack(pos, radius, boxes, spacing)
         if center is not None:
-            pos -= pos[center]
-        lengths = [float(np.hypot(*(pos[a] - pos[b]))) for a, b in pairs]
-        typical = float(np.median(lengths)) if lengths else 1.0
-        pos *= spacing / typical if typical > 1e-9 else 1.0
-        _apart(pos, radius, linked, center)
+            pos -= pos[center].copy()
     if loose:
         _gather(pos, radius, linked, loose, spacing)
     return tuple(
@@ -150,6 +159,31 @@ def _apart(pos: object, radius: object, linked: Sequence[int], center: int | Non
         x += (dx * push).sum(axis=1) * free
         y += (dy * push).sum(axis=1) * free
     pos[idx, 0], pos[idx, 1] = x, y
+
+
+def _pack(pos: object, radius: object, parts: Sequence[object], spacing: float) -> None:
+    """Put the connected ``parts`` (index arrays, largest first) in rows, left to right, a gap of ``spacing``."""
+    import numpy as np
+
+    assert isinstance(pos, np.ndarray) and isinstance(radius, np.ndarray)
+    if len(parts) < 2:
+        return
+    sizes = []
+    for idx in parts:
+        assert isinstance(idx, np.ndarray)
+        lo = (pos[idx] - radius[idx, None]).min(axis=0)
+        hi = (pos[idx] + radius[idx, None]).max(axis=0)
+        sizes.append((lo, hi))
+    area = sum(float((hi - lo + spacing).prod()) for lo, hi in sizes)
+    row_width = max(float(sizes[0][1][0] - sizes[0][0][0]), 1.6 * math.sqrt(area))
+    x = y = row_height = 0.0
+    for idx, (lo, hi) in zip(parts, sizes, strict=True):
+        w, h = float(hi[0] - lo[0]), float(hi[1] - lo[1])
+        if x > 0 and x + w > row_width:
+            x, y, row_height = 0.0, y + row_height + spacing / 2, 0.0
+        pos[idx] += np.array([x - lo[0], y - lo[1]])
+        x += w + spacing / 2
+        row_height = max(row_height, h)
 
 
 def _gather(pos: object, radius: object, linked: Sequence[int], loose: Sequence[int], spacing: float) -> None:

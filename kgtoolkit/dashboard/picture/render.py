@@ -15,7 +15,16 @@ from kgtoolkit.dashboard.picture import style
 from kgtoolkit.dashboard.picture.layout import layout
 from kgtoolkit.dashboard.picture.view import GraphView
 
-__all__ = ["CDN_HOSTS", "EDGE_LABEL_PX", "LABELLED_EDGES", "NODE_LABEL_PX", "escape", "page_of", "render_html", "strip_cdn"]
+__all__ = [
+    "CDN_HOSTS",
+    "EDGE_LABEL_PX",
+    "LABELLED_EDGES",
+    "NODE_LABEL_PX",
+    "escape",
+    "page_of",
+    "render_html",
+    "strip_cdn",
+]
 
 #: Hosts that must never appear in a rendered page (it has to work offline).
 CDN_HOSTS: tuple[str, ...] = ("jsdelivr", "cdnjs", "unpkg", "googleapis", "cloudflare")
@@ -68,9 +77,23 @@ _EXTRA_SCRIPT = """
     var s = network.getScale();
     if (!force && Math.abs(s - lastScale) < 1e-6) { return; }
     lastScale = s;
-    var nsize = NODE_PX / s, esize = EDGE_PX / s, nu = [], eu = [];
+    var nsize = NODE_PX / s, esize = EDGE_PX / s, nu = [], eu = [], taken = [], chosen = {};
+    // The always-labelled nodes, most connected first, each kept when its label does not cover one kept before.
+    var wanted = nodes.get({filter: function (n) { return n.always && !n.dim && !n.hidden; }});
+    wanted.sort(function (p, q) { return p.rank - q.rank; });
+    var at = network.getPositions(wanted.map(function (n) { return n.id; }));
+    wanted.forEach(function (n) {
+      var px = (n.center ? 1.2 : 1) * NODE_PX, w = n.name.length * px * 0.56 + 4, h = px * 1.25;
+      var c = network.canvasToDOM(at[n.id]), top = c.y + n.size * s + 2;
+      var box = [c.x - w / 2, top, c.x + w / 2, top + h];
+      for (var i = 0; i < taken.length; i++) {
+        var t = taken[i];
+        if (box[0] < t[2] && box[2] > t[0] && box[1] < t[3] && box[3] > t[1]) { return; }
+      }
+      taken.push(box); chosen[n.id] = true;
+    });
     nodes.forEach(function (n) {
-      var shown = (n.always && !n.dim) || n.id === hoveredNode;
+      var shown = chosen[n.id] || n.id === hoveredNode;
       if (shown || n.label !== " ") {
         nu.push({id: n.id, label: shown ? n.name : " ", font: {size: (n.center ? 1.2 : 1) * nsize}});
       }
@@ -80,9 +103,11 @@ _EXTRA_SCRIPT = """
       if (shown || e.label) { eu.push({id: e.id, label: shown ? e.name : "", font: {size: esize}}); }
     });
     nodes.update(nu); edges.update(eu);
-    var px = nodes.get({filter: function (n) { return n.always && !n.dim; }}).map(function (n) { return n.font.size * s; });
+    var ids = Object.keys(chosen).sort();
+    var px = ids.map(function (id) { return nodes.get(id).font.size * s; });
     container.setAttribute("data-label-px", px.length ? String(Math.min.apply(null, px).toFixed(2)) : "0");
     container.setAttribute("data-labelled", String(px.length));
+    container.setAttribute("data-labelled-ids", ids.join("|"));
   }
   window.kgSizeLabels = sizeLabels;
   network.once("afterDrawing", function () { sizeLabels(true); });
@@ -175,6 +200,8 @@ def page_of(
     if where is None:
         where = {} if physics else layout(view)
     always = style.labelled([(n.id, n.degree) for n in view.nodes], view.center)
+    rank = {n.id: i for i, n in enumerate(sorted(view.nodes, key=lambda n: (n.id != view.center, -n.degree, n.id)))}
+    crowded = len(view.edges) > LABELLED_EDGES  # thinner edges, so the many do not hide the nodes
     loose = set(view.isolated) if len(view.nodes) > 1 else set()
     for node in view.nodes:
         is_center = view.center is not None and node.id == view.center
@@ -185,6 +212,7 @@ def page_of(
             name=_short(node.label),
             always=node.id in always and node.id not in loose,
             center=is_center,
+            rank=rank[node.id],
             tip=node.title,
             color={
                 "background": node.color,
@@ -211,7 +239,7 @@ def page_of(
         if not physics and between[frozenset((edge.source, edge.target))] > 1 and edge.source != edge.target:
             k = seen.get((edge.source, edge.target), 0)
             seen[(edge.source, edge.target)] = k + 1
-            bend = {"smooth": {"enabled": True, "type": "curvedCW", "roundness": round(0.2 * (k + 1), 2)}}
+            bend = {"smooth": {"enabled": True, "type": "curvedCW", "roundness": round(min(0.2 * (k + 1), 0.8), 2)}}
         net.add_edge(
             edge.source,
             edge.target,
@@ -222,7 +250,7 @@ def page_of(
             always=label_edges,
             dashes=edge.dashes,
             color=edge.color,
-            width=(2.2 if edge.current or edge.event else 1.4) * edge.width,
+            width=(2.2 if edge.current or edge.event else 1.4) * (0.6 + 0.3 * edge.width if crowded else edge.width),
             font={
                 "size": 10,
                 "color": "#444444" if edge.current or edge.event else "#888888",

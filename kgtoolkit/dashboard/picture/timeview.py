@@ -38,7 +38,16 @@ from kgtoolkit.dashboard.picture.layout import layout
 from kgtoolkit.dashboard.picture.render import page_of
 from kgtoolkit.dashboard.picture.view import GraphView
 
-__all__ = ["AUTO_PERIODS", "EVERY", "MAX_PERIODS", "TimeView", "animation_svg", "periods", "render_time_html", "time_view"]
+__all__ = [
+    "AUTO_PERIODS",
+    "EVERY",
+    "MAX_PERIODS",
+    "TimeView",
+    "animation_svg",
+    "periods",
+    "render_time_html",
+    "time_view",
+]
 
 #: The period lengths, shortest first (polars durations; ``10y`` is a decade).
 EVERY: tuple[str, ...] = ("1d", "1w", "1mo", "1y", "10y")
@@ -80,12 +89,14 @@ class TimeView:
         nodes = {n for n, spans in self.node_spans.items() if _meets(spans, first, last)}
         return nodes, edges
 
-    def at(self, day: dt.date | None, width: int = 1) -> TimeView:
-        """The same picture opening on the period holding ``day`` (None: the whole range), ``width`` periods wide."""
+    def at(self, day: dt.date | None, until: dt.date | None = None) -> TimeView:
+        """The same picture opening on the periods holding ``day`` to ``until`` (default: ``day``'s alone; None:
+        the whole range)."""
         if day is None or not self.starts:
             return dataclasses.replace(self, start=0, width=max(1, len(self.periods)))
-        index = max(0, sum(1 for s in self.starts if s <= day) - 1)
-        return dataclasses.replace(self, start=index, width=max(1, min(width, len(self.periods) - index)))
+        first = max(0, sum(1 for s in self.starts if s <= day) - 1)
+        last = max(first, sum(1 for s in self.starts if s <= (until or day)) - 1)
+        return dataclasses.replace(self, start=first, width=last - first + 1)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -191,9 +202,7 @@ def time_view(
     each period's end on a state graph, both summed on a mixed one.
     """
     every, starts = periods(first, last, every)
-    bounds = pl.Series(
-        "b", [dt.datetime(s.year, s.month, s.day, tzinfo=dt.UTC) for s in starts], dtype=_US
-    ).sort()
+    bounds = pl.Series("b", [dt.datetime(s.year, s.month, s.day, tzinfo=dt.UTC) for s in starts], dtype=_US).sort()
     owner = {i: e.id for e in view.edges for i in (e.ids or (e.id,))}
     placed = (
         facts.filter(pl.col("id").is_in(list(owner)))
@@ -314,8 +323,9 @@ _TIME_SCRIPT = """
     container.setAttribute("data-shown-ids", shown.sort().join("|"));
     document.getElementById("kg-period").textContent = T.periods[a] + (b > a ? " … " + T.periods[b] : "");
     var total = 0; for (var i = a; i <= b; i++) { total += T.activity[i] || 0; }
-    document.getElementById("kg-count").textContent = shown.length + " of " + nodes.length + " entities shown · "
-      + (b > a && T.measure !== "events" ? "" : total.toLocaleString() + " " + T.measure + " in the graph");
+    if (T.measure !== "events") { total = T.activity[b] || 0; }
+    document.getElementById("kg-count").textContent = shown.length + " of " + nodes.length + " entities drawn here · "
+      + total.toLocaleString() + " " + T.measure + (T.measure === "events" ? " in the graph then" : " in the graph at its end");
     bars();
     network.once("afterDrawing", function () { container.setAttribute("data-step-ms", (performance.now() - t0).toFixed(1)); });
     network.redraw();

@@ -610,5 +610,3 @@ def _node_title(
         if len(values) > _VALUES_SHOWN:
             lines.append(f"… and {len(values) - _VALUES_SHOWN} more value facts")
     return "\n".join(lines)
-
-

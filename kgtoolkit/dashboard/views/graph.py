@@ -1,4 +1,4 @@
-"""Graph: the neighbourhood of an entity (1–3 hops) or the most connected entities, on a date."""
+"""Graph: the neighbourhood of an entity (1–3 hops) or the most connected entities, on a date or through time."""
 
 from __future__ import annotations
 
@@ -37,6 +37,16 @@ preds = d.multiselect(
 )
 all_types = sorted(t for t, _ in kgdash.counts(c.path, c.read_only, c.version).entities_by_type)
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
+t1, t2, _ = st.columns([1.3, 1.3, 3])
+through_time = t1.toggle(
+    "Through time",
+    value=True,
+    key="graph_time",
+    help="Draw the entities of the whole span once, at places that stay put; the sidebar's date (or the window "
+    "on the activity histogram, or play) only shows, fades or hides them.",
+)
+EVERY = {"auto": None, "day": "1d", "week": "1w", "month": "1mo", "year": "1y", "decade": "10y"}
+every = EVERY[t2.selectbox("Period", list(EVERY), key="graph_every", disabled=not through_time)]
 
 chosen = (
     c.path,
@@ -52,23 +62,37 @@ chosen = (
 view = kgdash.graph_view(*chosen)
 st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
 
-current, events = view.current_edges, view.event_edges
-scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
-grouped = (
-    f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
-    if view.fact_count > len(view.edges)
-    else ""
-)
-st.markdown(
-    f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
-    f"(**{current:,}** edges current now, **{len(view.edges) - current - events:,}** not"
-    + (f", **{events:,}** events" if events else "")
-    + ") · "
-    f"{view.value_facts:,} value facts in tooltips"
-)
-if view.notice:
-    st.warning(md_text(view.notice), icon=":material/content_cut:")
-if not view.nodes:
+timed = kgdash.time_graph(c.path, c.read_only, c.version, *chosen[4:], every) if through_time else None
+drawn = timed.time.view if timed is not None else view
+if timed is not None:
+    tv = timed.time
+    st.session_state["graph_time_view"] = tv
+    around = f"around **{md_text(drawn.nodes[0].label)}**" if center and drawn.nodes else "the most connected entities"
+    st.markdown(
+        f"{around} of **{tv.periods[0]} … {tv.periods[-1]}** (by {tv.every}) · **{len(drawn.nodes):,}** entities, "
+        f"**{drawn.fact_count:,}** facts, drawn once at places that stay put · the window (the sidebar's date: "
+        f"{c.date_label}) shows those with a fact in it, the others faded. Drag the window on the histogram (its "
+        "edges to widen it), or press play."
+    )
+else:
+    current, events = view.current_edges, view.event_edges
+    scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
+    grouped = (
+        f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
+        if view.fact_count > len(view.edges)
+        else ""
+    )
+    st.markdown(
+        f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
+        f"(**{current:,}** edges current now, **{len(view.edges) - current - events:,}** not"
+        + (f", **{events:,}** events" if events else "")
+        + ") · "
+        f"{view.value_facts:,} value facts in tooltips"
+    )
+events = drawn.event_edges
+if drawn.notice:
+    st.warning(md_text(drawn.notice), icon=":material/content_cut:")
+if not drawn.nodes:
     if kgdash.counts(c.path, c.read_only, c.version).facts == 0:
         st.info(
             "This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page."
@@ -79,8 +103,17 @@ if not view.nodes:
             "**All dates** in the sidebar."
         )
 else:
-    kgdash.show_graph(view, 600)
-    legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in view.legend)
+    if timed is not None:
+        kgdash.show_graph(kgdash.time_html(c.path, c.read_only, c.version, *chosen[4:], every, c.window, 700), 700)
+    else:
+        kgdash.show_graph(view, 600)
+    loose = len(drawn.isolated) if len(drawn.nodes) > 1 else 0
+    colours = "community (the types say nothing here)" if drawn.grouping == "community" else "type"
+    legend = f"colour by {colours}: " + " ".join(
+        f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in drawn.legend
+    )
+    if loose:
+        legend += f" &nbsp;·&nbsp; {loose:,} entities with no link among those drawn, gathered below"
     st.markdown(
         f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
         + (
@@ -91,7 +124,7 @@ else:
         + "hover for details · double-click a node to recentre</small>",
         unsafe_allow_html=True,
     )
-    names = view.names
+    names = drawn.names
     choices = [i for i in names if i != center]
     f, g = st.columns([3, 1])
     target = f.selectbox(
