@@ -94,9 +94,8 @@ def main() -> None:
 
 
 def _browser(file: Path, steps: int) -> dict[str, object]:
-    from playwright.sync_api import sync_playwright
-
     from bench_dashboard import ARGS, CHROMIUM
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -122,9 +121,9 @@ def _browser(file: Path, steps: int) -> dict[str, object]:
 
 
 def _dashboard(db: Path, folder: Path, tv: object, steps: int) -> dict[str, object]:
+    from bench_dashboard import ARGS, CHROMIUM
     from playwright.sync_api import sync_playwright
 
-    from bench_dashboard import ARGS, CHROMIUM
     from tests.test_dashboard_browser import READY, serve
     from tests.test_graph_browser import _picture
 

@@ -163,3 +163,35 @@ def test_the_graph_page_keeps_places_across_dates(graph_file: Path, tab) -> None
         both = set(march) & set(june)
         assert both and all(march[n] == june[n] for n in both)
         assert _attr(frame, "data-period").startswith("2025-06")  # the month holding the sidebar's new date
+
+
+REAL = [("icews14", "graph-icews14.png"), ("yago11k", "graph-yago11k.png")]
+
+
+@pytest.mark.parametrize(("name", "shot"), REAL)
+def test_screenshots_of_the_graph_page_on_real_data(name: str, shot: str, tab, tmp_path: Path) -> None:
+    """The Graph page on ICEWS14 (events) and YAGO11k (states), as imported (every entity ``unknown``): coloured by
+    community, the top nodes labelled, the histogram above; saved to ``docs/screenshots/`` with
+    ``KGTOOLKIT_SCREENSHOTS=1``."""
+    from shared_data import DATA
+
+    from tests.test_dashboard_browser import DOCS_SHOTS, REFRESH
+
+    source = DATA / name / "facts.tsv"
+    if not source.is_file():
+        pytest.skip(f"{source} is absent (set KGTOOLKIT_SHARED_DATA)")
+    from kgtoolkit import io
+
+    db = tmp_path / f"{name}.sqlite3"
+    with kgtoolkit.open(db) as kg:
+        io.import_file(kg, source, on_error="skip")
+    folder = DOCS_SHOTS if REFRESH else tmp_path
+    with serve(db, tmp_path) as url:
+        tab.set_viewport_size({"width": 1280, "height": 1250})
+        tab.goto(url)
+        _wait(tab, "· graph ·")
+        frame = _picture(tab)
+        assert float(_attr(frame, "data-label-px")) >= 11.0 and int(_attr(frame, "data-labelled")) >= 8
+        tab.evaluate("document.fonts.ready")
+        tab.screenshot(path=str(folder / shot), full_page=True)
+    assert (folder / shot).stat().st_size > 50_000

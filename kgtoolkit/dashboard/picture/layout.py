@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from kgtoolkit.dashboard.picture.view import GraphView
 
@@ -139,11 +140,10 @@ def _start(
     return out
 
 
-def _apart(pos: object, radius: object, linked: Sequence[int], center: int | None) -> None:
+def _apart(pos: Any, radius: Any, linked: Sequence[int], center: int | None) -> None:
     """Push apart the nodes of ``linked`` that would touch (with room for a label), the centre staying put."""
     import numpy as np
 
-    assert isinstance(pos, np.ndarray) and isinstance(radius, np.ndarray)
     idx = np.array(linked, dtype=np.intp)
     x, y, r = pos[idx, 0].copy(), pos[idx, 1].copy(), radius[idx]
     free = np.array([i != center for i in linked], dtype=float)
@@ -161,16 +161,14 @@ def _apart(pos: object, radius: object, linked: Sequence[int], center: int | Non
     pos[idx, 0], pos[idx, 1] = x, y
 
 
-def _pack(pos: object, radius: object, parts: Sequence[object], spacing: float) -> None:
+def _pack(pos: Any, radius: Any, parts: Sequence[Any], spacing: float) -> None:
     """Put the connected ``parts`` (index arrays, largest first) in rows, left to right, a gap of ``spacing``."""
     import numpy as np
 
-    assert isinstance(pos, np.ndarray) and isinstance(radius, np.ndarray)
     if len(parts) < 2:
         return
     sizes = []
     for idx in parts:
-        assert isinstance(idx, np.ndarray)
         lo = (pos[idx] - radius[idx, None]).min(axis=0)
         hi = (pos[idx] + radius[idx, None]).max(axis=0)
         sizes.append((lo, hi))
@@ -186,11 +184,10 @@ def _pack(pos: object, radius: object, parts: Sequence[object], spacing: float) 
         row_height = max(row_height, h)
 
 
-def _gather(pos: object, radius: object, linked: Sequence[int], loose: Sequence[int], spacing: float) -> None:
+def _gather(pos: Any, radius: Any, linked: Sequence[int], loose: Sequence[int], spacing: float) -> None:
     """Place the ``loose`` nodes (no drawn edge) in rows below the ``linked`` ones, as wide as the drawing."""
     import numpy as np
 
-    assert isinstance(pos, np.ndarray) and isinstance(radius, np.ndarray)
     step = 2 * float(radius[list(loose)].max()) + _LABEL_ROOM
     if linked:
         idx = np.array(linked, dtype=np.intp)
