@@ -12,7 +12,7 @@ from __future__ import annotations
 from kgtoolkit.dashboard.picture.layout import layout
 from kgtoolkit.dashboard.picture.render import CDN_HOSTS, escape, render_html, strip_cdn
 from kgtoolkit.dashboard.picture.style import TYPE_COLORS
-from kgtoolkit.dashboard.picture.timeview import TimeView, animation_svg, render_time_html, time_view
+from kgtoolkit.dashboard.picture.timeview import TimeView, animation_svg, follow_html, render_time_html, time_view
 from kgtoolkit.dashboard.picture.view import (
     CURRENT_EDGE,
     ENDED_EDGE,
@@ -40,6 +40,7 @@ __all__ = [
     "build",
     "build_ranked",
     "escape",
+    "follow_html",
     "highlight",
     "layout",
     "opening_day",

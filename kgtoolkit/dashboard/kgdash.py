@@ -325,15 +325,14 @@ def time_html(
     types: tuple[str, ...],
     max_nodes: int,
     every: str | None,
-    window: str | None,
     height: int,
 ) -> str:
-    """The page drawing :func:`time_graph` with its window on the sidebar's (``window``; None: the whole span)."""
+    """The page drawing :func:`time_graph` (the same page whatever the date: the sidebar's date moves its window
+    through :func:`kgtoolkit.dashboard.picture.timeview.follow_html`, so the picture is neither sent nor drawn
+    again)."""
     shown = time_graph(path, read_only, version, center, hops, preds, types, max_nodes, every)
     assert shown is not None
-    days = timegraph.window_days(window)
-    tv = shown.time.at(*days) if days else shown.time.at(None)
-    return graphview.render_time_html(tv, height=height)
+    return graphview.render_time_html(shown.time.at(None), height=height)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -44,6 +44,7 @@ __all__ = [
     "MAX_PERIODS",
     "TimeView",
     "animation_svg",
+    "follow_html",
     "periods",
     "render_time_html",
     "time_view",
@@ -420,6 +421,31 @@ def render_time_html(tv: TimeView, *, height: int = 640, recentre: bool = True, 
         script=script,
         where=layout(tv.view),
     )
+
+
+_FOLLOW = """<script>
+(function () {
+  var tries = 0;
+  function move() {
+    var done = false;
+    try {
+      window.parent.document.querySelectorAll("iframe").forEach(function (f) {
+        try { if (f.contentWindow && f.contentWindow.kgTime) { f.contentWindow.kgTime.set(__FROM__, __TO__); done = true; } }
+        catch (err) {}
+      });
+    } catch (err) { return; }
+    if (!done && tries++ < 200) { setTimeout(move, 50); }
+  }
+  move();
+})();
+</script>"""
+
+
+def follow_html(first: int, last: int) -> str:
+    """A tiny page that moves the window of the picture drawn beside it (:func:`render_time_html`, in a sibling
+    iframe) to the periods ``first``..``last``: the dashboard sends it when the sidebar's date changes, so the
+    picture itself is not sent again (nor drawn again: only its window moves)."""
+    return _FOLLOW.replace("__FROM__", str(int(first))).replace("__TO__", str(int(last)))
 
 
 # ---------------------------------------------------------------------- an animation a report can embed

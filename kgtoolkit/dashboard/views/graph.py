@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from kgtoolkit.dashboard import graphview, kgdash
+from kgtoolkit.dashboard import graphview, kgdash, timegraph
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -59,11 +59,12 @@ chosen = (
     tuple(types),
     max_nodes,
 )
-view = kgdash.graph_view(*chosen)
-st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
-
 timed = kgdash.time_graph(c.path, c.read_only, c.version, *chosen[4:], every) if through_time else None
+# The picture of the sidebar's date alone: drawn when not through time, else asked for after the picture (the
+# facts table lists its facts), so a new date moves the picture's window first.
+view = kgdash.graph_view(*chosen) if timed is None else None
 drawn = timed.time.view if timed is not None else view
+assert drawn is not None
 if timed is not None:
     tv = timed.time
     st.session_state["graph_time_view"] = tv
@@ -75,6 +76,7 @@ if timed is not None:
         "edges to widen it), or press play."
     )
 else:
+    assert view is not None
     current, events = view.current_edges, view.event_edges
     scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
     grouped = (
@@ -104,9 +106,12 @@ if not drawn.nodes:
         )
 else:
     if timed is not None:
-        kgdash.show_graph(kgdash.time_html(c.path, c.read_only, c.version, *chosen[4:], every, c.window, 700), 700)
+        kgdash.show_graph(kgdash.time_html(c.path, c.read_only, c.version, *chosen[4:], every, 700), 700)
+        days = timegraph.window_days(c.window)
+        window = timed.time.at(*days) if days else timed.time.at(None)
+        kgdash.show_graph(graphview.follow_html(window.start, window.start + window.width - 1), 1)
     else:
-        kgdash.show_graph(view, 600)
+        kgdash.show_graph(drawn, 600)
     loose = len(drawn.isolated) if len(drawn.nodes) > 1 else 0
     colours = "community (the types say nothing here)" if drawn.grouping == "community" else "type"
     legend = f"colour by {colours}: " + " ".join(
@@ -138,9 +143,12 @@ else:
         st.rerun()
     if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
         st.switch_page(kgdash.view("entity"))
-    box, shown = kgdash.lazy_expander(f"The {view.fact_count:,} facts drawn", key="graph_facts_open")
+    if view is None:
+        view = kgdash.graph_view(*chosen)
+    box, shown = kgdash.lazy_expander(f"The {view.fact_count:,} facts of {c.date_label}", key="graph_facts_open")
     if shown:  # the table (and the browser's table code, 1.5 MB of it) only once it is opened
         with box:
             kgdash.show_facts(kgdash.graph_facts(*chosen), key="graph_facts")
 
+st.session_state["graph_view"] = view if view is not None else kgdash.graph_view(*chosen)  # tests read it
 kgdash.footer(c, "graph")
