@@ -236,7 +236,8 @@ def page_of(
     seen: dict[tuple[str, str], int] = {}
     for edge in view.edges:
         bend: dict[str, Any] = {}
-        if not physics and between[frozenset((edge.source, edge.target))] > 1 and edge.source != edge.target:
+        parallel = between[frozenset((edge.source, edge.target))] > 1 and edge.source != edge.target
+        if not physics and not crowded and parallel:  # a crowded picture draws them straight: fewer curves
             k = seen.get((edge.source, edge.target), 0)
             seen[(edge.source, edge.target)] = k + 1
             bend = {"smooth": {"enabled": True, "type": "curvedCW", "roundness": round(min(0.2 * (k + 1), 0.8), 2)}}
@@ -249,8 +250,10 @@ def page_of(
             name=_short(edge.label or edge.predicate),
             always=label_edges,
             dashes=edge.dashes,
-            color=edge.color,
-            width=(2.2 if edge.current or edge.event else 1.4) * (0.6 + 0.3 * edge.width if crowded else edge.width),
+            color={"color": edge.color, "opacity": 0.55} if crowded else edge.color,
+            width=1.0 + 0.25 * (edge.width - 1.0)
+            if crowded
+            else (2.2 if edge.current or edge.event else 1.4) * edge.width,
             font={
                 "size": 10,
                 "color": "#444444" if edge.current or edge.event else "#888888",

@@ -255,17 +255,19 @@ def _activity(churn: pl.DataFrame | None, bounds: pl.Series) -> tuple[tuple[int,
         return tuple([0] * n), "facts"
     events = int(churn["events"].sum())
     states = int(churn["active_at_end"].abs().sum())
-    value = (pl.col("events") if events else pl.lit(0)) + (pl.col("active_at_end") if states else pl.lit(0))
     measure = "events" if not states else "facts valid" if not events else "facts valid and events"
+    # Per period: the events in it, summed; the facts valid at its end (the last of its churn rows).
     per = (
-        churn.select(_index(pl.col("period").dt.replace_time_zone("UTC"), bounds).alias("p"), value.alias("v"))
-        .group_by("p")
-        .agg(pl.col("v").max() if not events else pl.col("v").sum())
+        churn.sort("period")
+        .select(_index(pl.col("period").dt.replace_time_zone("UTC"), bounds).alias("p"), "events", "active_at_end")
+        .group_by("p", maintain_order=True)
+        .agg(pl.col("events").sum(), pl.col("active_at_end").last())
+        .select("p", (pl.col("events") if events else pl.lit(0)) + (pl.col("active_at_end") if states else pl.lit(0)))
     )
     found = {int(p): int(v or 0) for p, v in per.iter_rows()}
     counts, held = [], 0
     for i in range(n):  # a state graph's period with no change still holds the facts valid before it
-        held = found.get(i, held if states and not events else 0)
+        held = found.get(i, held if states else 0)
         counts.append(held)
     return tuple(counts), measure
 
@@ -325,8 +327,8 @@ _TIME_SCRIPT = """
     document.getElementById("kg-period").textContent = T.periods[a] + (b > a ? " … " + T.periods[b] : "");
     var total = 0; for (var i = a; i <= b; i++) { total += T.activity[i] || 0; }
     if (T.measure !== "events") { total = T.activity[b] || 0; }
-    document.getElementById("kg-count").textContent = shown.length + " of " + nodes.length + " entities drawn here · "
-      + total.toLocaleString() + " " + T.measure + (T.measure === "events" ? " in the graph then" : " in the graph at its end");
+    document.getElementById("kg-count").textContent = shown.length + " of " + nodes.length + " entities in the window · "
+      + "the whole graph: " + total.toLocaleString() + " " + T.measure + (T.measure === "events" ? " in it" : " at its end");
     bars();
     network.once("afterDrawing", function () { container.setAttribute("data-step-ms", (performance.now() - t0).toFixed(1)); });
     network.redraw();
