@@ -9,11 +9,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kgtoolkit
 from kgtoolkit import KnowledgeGraph, frames
 from kgtoolkit.dashboard import graphview
+from kgtoolkit.dashboard._text import plain
 from kgtoolkit.dashboard.picture import style
 from kgtoolkit.dashboard.picture.timeview import periods, time_view
 from kgtoolkit.dashboard.timegraph import time_graph, window_days
@@ -156,3 +159,35 @@ def test_facts_outside_the_range_clip_to_its_ends() -> None:
         every="1mo",
     )
     assert tv.periods == ("2014-01", "2014-02", "2014-03") and tv.activity == (0, 0, 0)
+
+
+# ---------------------------------------------------------------------- the pages (Streamlit's AppTest)
+
+
+def test_the_paths_page_names_predicates_by_their_labels(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from test_dashboard import _app, _open
+
+    db = tmp_path / "paths.sqlite3"
+    with kgtoolkit.open(db) as kg:
+        kg.add("Ann", "Works At", "Acme")  # the predicate's id is works_at, its label "Works At"
+        kg.add("Acme", "Based In", "Oslo")
+    at = _open(_app(monkeypatch, db, entity="ann", paths_target="oslo", all_time=True), "paths")
+    steps = [plain(m.value) for m in at.markdown if "→" in m.value]
+    assert any("—Works At→" in s and "—Based In→" in s for s in steps), steps
+    assert not any("works_at" in s or "based_in" in s for s in steps)
+
+
+def test_the_graph_page_draws_through_time_and_follows_the_date(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from test_dashboard import _app, _open
+
+    db = tmp_path / "history.sqlite3"
+    with kgtoolkit.open(db) as kg:
+        _history(kg)
+    at = _open(_app(monkeypatch, db, as_of=dt.date(2014, 3, 15)), "graph")
+    tv = at.session_state["graph_time_view"]
+    assert tv.periods[0] <= "2014-03-10" <= tv.periods[-1] and len(tv.view.nodes) >= 8
+    assert at.session_state["graph_view"].nodes  # the date's own view, for the facts table
+    at.toggle(key="graph_time").set_value(False).run()
+    assert not at.exception and "graph_view" in at.session_state
