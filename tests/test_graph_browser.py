@@ -140,7 +140,7 @@ def _picture(tab, *, other_than: str | None = None):
                 continue
             if period is not None and period != other_than:
                 return frame
-        tab.wait_for_timeout(250)
+        tab.wait_for_timeout(50)
     raise AssertionError("the picture was not drawn")
 
 
