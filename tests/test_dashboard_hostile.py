@@ -187,7 +187,7 @@ def test_the_graph_page(site, web) -> None:
 
     # The tooltips, as vis-network holds them: elements whose text is the tooltip, with no markup inside.
     data = frame.evaluate("""() => ['nodes', 'edges'].map(kind => network.body.data[kind].get().map(x => ({
-        id: x.id, label: x.label, tip: x.tip, tag: x.title && x.title.tagName,
+        id: x.id, label: x.name || x.label, tip: x.tip, tag: x.title && x.title.tagName,
         text: x.title && x.title.textContent, inside: x.title && x.title.children.length})))""")
     nodes, edges = data
     labels = {n["label"] for n in nodes}

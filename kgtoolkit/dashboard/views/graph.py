@@ -71,9 +71,11 @@ if timed is not None:
     around = f"around **{md_text(drawn.nodes[0].label)}**" if center and drawn.nodes else "the most connected entities"
     st.markdown(
         f"{around} of **{tv.periods[0]} … {tv.periods[-1]}** (by {tv.every}) · **{len(drawn.nodes):,}** entities, "
-        f"**{drawn.fact_count:,}** facts, drawn once at places that stay put · the window (the sidebar's date: "
-        f"{c.date_label}) shows those with a fact in it, the others faded. Drag the window on the histogram (its "
-        "edges to widen it), or press play."
+        f"**{drawn.fact_count:,}** facts (**{drawn.current_edges:,}** edges current now"
+        + (f", **{drawn.event_edges:,}** events" if drawn.event_edges else "")
+        + "), drawn once at places that stay put · the window (the sidebar's date: "
+        + f"{c.date_label}) shows those with a fact in it, the others faded. Drag the window on the histogram (its "
+        + "edges to widen it), or press play."
     )
 else:
     assert view is not None
