@@ -201,7 +201,7 @@ def test_the_graph_page(site, web) -> None:
     assert any(hostile.SOURCE in e["tip"] and hostile.SCRIPT in e["tip"] for e in edges)
 
     # One tooltip shown for real: hover the centre.
-    box = tab.locator('iframe[data-testid="stIFrame"]')
+    box = tab.locator('iframe[data-testid="stIFrame"]').first  # the picture (a date's window follows in a second)
     box.scroll_into_view_if_needed()
     where = frame.evaluate(
         """(id) => { const p = network.canvasToDOM(network.getPositions([id])[id]);

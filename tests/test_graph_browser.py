@@ -152,6 +152,7 @@ def test_the_graph_page_keeps_places_across_dates(graph_file: Path, tab) -> None
         assert float(_attr(frame, "data-label-px")) >= 11.0 and int(_attr(frame, "data-labelled")) >= 8
         march = frame.evaluate(POSITIONS)
         period = _attr(frame, "data-period")
+        frame.evaluate("() => { window.kgMark = 42; }")  # still there after the date changes: not drawn again
 
         field = tab.locator('[data-testid="stSidebar"] [data-testid="stDateInput"] input')
         field.fill("2025-06-15")
@@ -160,6 +161,7 @@ def test_the_graph_page_keeps_places_across_dates(graph_file: Path, tab) -> None
         _wait(tab, "as of 2025-06-15")
         frame = _picture(tab, other_than=period)
         june = frame.evaluate(POSITIONS)
+        assert frame.evaluate("() => window.kgMark") == 42  # the window moved in the same page
         both = set(march) & set(june)
         assert both and all(march[n] == june[n] for n in both)
         assert _attr(frame, "data-period").startswith("2025-06")  # the month holding the sidebar's new date
