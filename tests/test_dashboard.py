@@ -284,7 +284,8 @@ def test_an_event_graph_says_its_events_in_the_sidebar_and_the_picture(
     "0 edges current now, 10 not")."""
     with kgtoolkit.open(past_db, read_only=True) as kg:
         events = kg.stats().events
-    at = _open(_app(monkeypatch, past_db, sidebar_states=True), "graph")  # the sidebar's "States" expander open
+    # the sidebar's "States" expander open; the picture of the date alone (not through time)
+    at = _open(_app(monkeypatch, past_db, sidebar_states=True, graph_time=False), "graph")
     tiles = {m.label: m.value for m in at.sidebar.metric}
     assert (tiles["Events"], tiles["Current"], tiles["Ended"]) == (f"{events:,}", "0", "0")
     view = at.session_state["graph_view"]

@@ -187,7 +187,7 @@ def test_the_graph_page(site, web) -> None:
 
     # The tooltips, as vis-network holds them: elements whose text is the tooltip, with no markup inside.
     data = frame.evaluate("""() => ['nodes', 'edges'].map(kind => network.body.data[kind].get().map(x => ({
-        id: x.id, label: x.label, tip: x.tip, tag: x.title && x.title.tagName,
+        id: x.id, label: x.name || x.label, tip: x.tip, tag: x.title && x.title.tagName,
         text: x.title && x.title.textContent, inside: x.title && x.title.children.length})))""")
     nodes, edges = data
     labels = {n["label"] for n in nodes}
@@ -201,7 +201,7 @@ def test_the_graph_page(site, web) -> None:
     assert any(hostile.SOURCE in e["tip"] and hostile.SCRIPT in e["tip"] for e in edges)
 
     # One tooltip shown for real: hover the centre.
-    box = tab.locator('iframe[data-testid="stIFrame"]')
+    box = tab.locator('iframe[data-testid="stIFrame"]').first  # the picture (a date's window follows in a second)
     box.scroll_into_view_if_needed()
     where = frame.evaluate(
         """(id) => { const p = network.canvasToDOM(network.getPositions([id])[id]);

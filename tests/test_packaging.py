@@ -235,6 +235,8 @@ def test_the_wheel_ships_the_dashboard_and_the_type_marker(wheel: Path) -> None:
         "kgtoolkit/dashboard/kgdash.py",
         "kgtoolkit/dashboard/data.py",
         "kgtoolkit/dashboard/graphview.py",
+        "kgtoolkit/dashboard/timegraph.py",
+        *(f"kgtoolkit/dashboard/picture/{part}.py" for part in ("view", "style", "layout", "render", "timeview")),
         "kgtoolkit/dashboard/favicon.png",
         *(f"kgtoolkit/dashboard/views/{page}.py" for page in PAGES),
     }

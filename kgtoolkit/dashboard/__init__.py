@@ -7,8 +7,11 @@ from a source checkout runs the same app through a thin entry point. The files::
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
     data.py        the data each page shows, made from the library's answers (no Streamlit: tests call it)
     _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
-    graphview.py   the data behind the Graph picture: what to draw (``build``), where (``layout``), the page
-                   (``render_html``); no Streamlit, so tests and benchmarks import it without a browser
+    graphview.py   the data behind the Graph picture, the names of ``picture/`` in one place: what to draw
+                   (``build``), where (``layout``), the page (``render_html``), through time (``render_time_html``)
+    picture/       the picture by concept: view, style (colours, labels), layout, render, timeview; no Streamlit,
+                   so tests and benchmarks import it without a browser
+    timegraph.py   the picture through time asked of a graph (``time_graph``): the Graph page's, and a notebook's
     views/*.py     one page each (graph, entity, conflicts, paths, changes, cleanup, churn, search, import_export)
     favicon.png
 
@@ -19,7 +22,7 @@ duplicate candidates, merges) is the library's (``kgtoolkit.frames``, ``analysis
 ``KnowledgeGraph``), and what a page shows is made from it by ``data.py`` and ``graphview.py``, reached
 through ``kgdash.py``, which caches it.
 
-Nothing here imports Streamlit (nor do ``data.py``, ``graphview.py`` and ``_text.py``): the CLI finds the
+Nothing here imports Streamlit (nor do ``data.py``, ``graphview.py``, ``picture/``, ``timegraph.py`` and ``_text.py``): the CLI finds the
 script without it, and tests and benchmarks use the page data without it.
 
 >>> from kgtoolkit import dashboard

@@ -42,7 +42,7 @@ import streamlit as st
 import kgtoolkit
 import kgtoolkit.store
 from kgtoolkit import frames
-from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS, data, graphview
+from kgtoolkit.dashboard import READ_ONLY_ENV, VIEWS, data, graphview, timegraph
 from kgtoolkit.dashboard._text import md_code, md_text  # every stored string shown as Markdown goes through these
 from kgtoolkit.duplicates import DuplicateCandidate
 
@@ -284,6 +284,55 @@ def graph_html(view: graphview.GraphView, height: int) -> str:
     """The page drawing ``view`` (:func:`kgtoolkit.dashboard.graphview.render_html`: the nodes at their
     :func:`~kgtoolkit.dashboard.graphview.layout` places, drawn at once)."""
     return graphview.render_html(view, height=height)
+
+
+@st.cache_resource(show_spinner="Placing the graph through time…", max_entries=16)
+def time_graph(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    center: str | None,
+    hops: int,
+    preds: tuple[str, ...],
+    types: tuple[str, ...],
+    max_nodes: int,
+    every: str | None,
+) -> timegraph.TimeGraph | None:
+    """The Graph page's picture through time (:func:`kgtoolkit.dashboard.timegraph.time_graph`) over the graph's
+    whole span, placed once (cached: a new date only moves the window); None when no fact has a known start."""
+    kg = open_graph(path, read_only)
+    if churn_span(path, read_only, version) is None:
+        return None
+    return timegraph.time_graph(
+        kg,
+        center=center,
+        hops=hops,
+        predicates=list(preds) or None,
+        types=list(types) or None,
+        max_nodes=max_nodes,
+        every=every,
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def time_html(
+    path: str,
+    read_only: bool,
+    version: tuple[object, ...],
+    center: str | None,
+    hops: int,
+    preds: tuple[str, ...],
+    types: tuple[str, ...],
+    max_nodes: int,
+    every: str | None,
+    height: int,
+) -> str:
+    """The page drawing :func:`time_graph` (the same page whatever the date: the sidebar's date moves its window
+    through :func:`kgtoolkit.dashboard.picture.timeview.follow_html`, so the picture is neither sent nor drawn
+    again)."""
+    shown = time_graph(path, read_only, version, center, hops, preds, types, max_nodes, every)
+    assert shown is not None
+    return graphview.render_time_html(shown.time.at(None), height=height)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -710,9 +759,9 @@ def footer(c: Ctx, page: str) -> None:
     )
 
 
-def show_graph(view: graphview.GraphView, height: int) -> None:
-    """Draw ``view`` (pyvis, inlined) in an iframe ``height`` pixels tall."""
-    html = graph_html(view, height)
+def show_graph(view: graphview.GraphView | str, height: int) -> None:
+    """Draw ``view`` (pyvis, inlined; or a page already made) in an iframe ``height`` pixels tall."""
+    html = view if isinstance(view, str) else graph_html(view, height)
     if hasattr(st, "iframe"):  # Streamlit ≥ 1.52: components.v1.html is deprecated in favour of st.iframe
         st.iframe(html, height=height)
     else:

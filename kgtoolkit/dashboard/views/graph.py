@@ -1,10 +1,10 @@
-"""Graph: the neighbourhood of an entity (1–3 hops) or the most connected entities, on a date."""
+"""Graph: the neighbourhood of an entity (1–3 hops) or the most connected entities, on a date or through time."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from kgtoolkit.dashboard import graphview, kgdash
+from kgtoolkit.dashboard import graphview, kgdash, timegraph
 from kgtoolkit.dashboard._text import md_text
 
 c = kgdash.ctx()
@@ -37,6 +37,16 @@ preds = d.multiselect(
 )
 all_types = sorted(t for t, _ in kgdash.counts(c.path, c.read_only, c.version).entities_by_type)
 types = e.multiselect("Entity types", all_types, key="graph_types", placeholder="all types")
+t1, t2, _ = st.columns([1.3, 1.3, 3])
+through_time = t1.toggle(
+    "Through time",
+    value=True,
+    key="graph_time",
+    help="Draw the entities of the whole span once, at places that stay put; the sidebar's date (or the window "
+    "on the activity histogram, or play) only shows, fades or hides them.",
+)
+EVERY = {"auto": None, "day": "1d", "week": "1w", "month": "1mo", "year": "1y", "decade": "10y"}
+every = EVERY[t2.selectbox("Period", list(EVERY), key="graph_every", disabled=not through_time)]
 
 chosen = (
     c.path,
@@ -49,26 +59,44 @@ chosen = (
     tuple(types),
     max_nodes,
 )
-view = kgdash.graph_view(*chosen)
-st.session_state["graph_view"] = view  # the data behind the picture (tests read it)
-
-current, events = view.current_edges, view.event_edges
-scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
-grouped = (
-    f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
-    if view.fact_count > len(view.edges)
-    else ""
-)
-st.markdown(
-    f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
-    f"(**{current:,}** edges current now, **{len(view.edges) - current - events:,}** not"
-    + (f", **{events:,}** events" if events else "")
-    + ") · "
-    f"{view.value_facts:,} value facts in tooltips"
-)
-if view.notice:
-    st.warning(md_text(view.notice), icon=":material/content_cut:")
-if not view.nodes:
+timed = kgdash.time_graph(c.path, c.read_only, c.version, *chosen[4:], every) if through_time else None
+# The picture of the sidebar's date alone: drawn when not through time, else asked for after the picture (the
+# facts table lists its facts), so a new date moves the picture's window first.
+view = kgdash.graph_view(*chosen) if timed is None else None
+drawn = timed.time.view if timed is not None else view
+assert drawn is not None
+if timed is not None:
+    tv = timed.time
+    st.session_state["graph_time_view"] = tv
+    around = f"around **{md_text(drawn.nodes[0].label)}**" if center and drawn.nodes else "the most connected entities"
+    st.markdown(
+        f"{around} of **{tv.periods[0]} … {tv.periods[-1]}** (by {tv.every}) · **{len(drawn.nodes):,}** entities, "
+        f"**{drawn.fact_count:,}** facts (**{drawn.current_edges:,}** edges current now"
+        + (f", **{drawn.event_edges:,}** events" if drawn.event_edges else "")
+        + "), drawn once at places that stay put · the window (the sidebar's date: "
+        + f"{c.date_label}) shows those with a fact in it, the others faded. Drag the window on the histogram (its "
+        + "edges to widen it), or press play."
+    )
+else:
+    assert view is not None
+    current, events = view.current_edges, view.event_edges
+    scope = f"around **{md_text(view.nodes[0].label)}**" if center and view.nodes else "the most connected entities"
+    grouped = (
+        f" in **{len(view.edges):,}** edges (a repeated fact is one edge, wider the more often it holds)"
+        if view.fact_count > len(view.edges)
+        else ""
+    )
+    st.markdown(
+        f"{scope} · {c.date_label} · **{len(view.nodes):,}** entities, **{view.fact_count:,}** facts{grouped} "
+        f"(**{current:,}** edges current now, **{len(view.edges) - current - events:,}** not"
+        + (f", **{events:,}** events" if events else "")
+        + ") · "
+        f"{view.value_facts:,} value facts in tooltips"
+    )
+events = drawn.event_edges
+if drawn.notice:
+    st.warning(md_text(drawn.notice), icon=":material/content_cut:")
+if not drawn.nodes:
     if kgdash.counts(c.path, c.read_only, c.version).facts == 0:
         st.info(
             "This graph is empty. Add facts with `kgtoolkit add`, or import a file on the **Import / export** page."
@@ -79,8 +107,20 @@ if not view.nodes:
             "**All dates** in the sidebar."
         )
 else:
-    kgdash.show_graph(view, 600)
-    legend = " ".join(f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in view.legend)
+    if timed is not None:
+        kgdash.show_graph(kgdash.time_html(c.path, c.read_only, c.version, *chosen[4:], every, 700), 700)
+        days = timegraph.window_days(c.window)
+        window = timed.time.at(*days) if days else timed.time.at(None)
+        kgdash.show_graph(graphview.follow_html(window.start, window.start + window.width - 1), 1)
+    else:
+        kgdash.show_graph(drawn, 600)
+    loose = len(drawn.isolated) if len(drawn.nodes) > 1 else 0
+    colours = "community (the types say nothing here)" if drawn.grouping == "community" else "type"
+    legend = f"colour by {colours}: " + " ".join(
+        f"<span style='color:{color}'>●</span> {md_text(kind)}" for kind, color in drawn.legend
+    )
+    if loose:
+        legend += f" &nbsp;·&nbsp; {loose:,} entities with no link among those drawn, gathered below"
     st.markdown(
         f"<small>{legend} &nbsp;·&nbsp; ── current &nbsp; ┄┄ not current now (ended, or not yet begun) &nbsp;·&nbsp; "
         + (
@@ -91,7 +131,7 @@ else:
         + "hover for details · double-click a node to recentre</small>",
         unsafe_allow_html=True,
     )
-    names = view.names
+    names = drawn.names
     choices = [i for i in names if i != center]
     f, g = st.columns([3, 1])
     target = f.selectbox(
@@ -105,9 +145,12 @@ else:
         st.rerun()
     if center and g.button("Open its Entity page", key="graph_open_entity", width="stretch"):
         st.switch_page(kgdash.view("entity"))
-    box, shown = kgdash.lazy_expander(f"The {view.fact_count:,} facts drawn", key="graph_facts_open")
+    if view is None:
+        view = kgdash.graph_view(*chosen)
+    box, shown = kgdash.lazy_expander(f"The {view.fact_count:,} facts of {c.date_label}", key="graph_facts_open")
     if shown:  # the table (and the browser's table code, 1.5 MB of it) only once it is opened
         with box:
             kgdash.show_facts(kgdash.graph_facts(*chosen), key="graph_facts")
 
+st.session_state["graph_view"] = view if view is not None else kgdash.graph_view(*chosen)  # tests read it
 kgdash.footer(c, "graph")

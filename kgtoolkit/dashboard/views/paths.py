@@ -56,6 +56,7 @@ else:
             f"**{len(found.paths)}** path{'s' * (len(found.paths) != 1)} {c.date_label}{more}; "
             "the shortest in red, the others in orange."
         )
+        spelled = kgdash.labels(c.path, c.read_only, c.version)  # predicates as people spell them, not their ids
         colors = data.path_colors(found.paths, FIRST, OTHER)
         ids = tuple(sorted(colors))
         view = kgdash.facts_view(c.path, c.read_only, c.version, ids, tuple(sorted(colors.items())), 150)
@@ -65,7 +66,8 @@ else:
             start, hops = data.path_steps(walk)
             steps = [md_text(start)]
             for forward, predicate, there, span in hops:
-                arrow = f"—{md_text(predicate)}→" if forward else f"←{md_text(predicate)}—"
+                said = md_text(spelled.get(predicate, predicate))
+                arrow = f"—{said}→" if forward else f"←{said}—"
                 steps.append(f"{arrow} **{md_text(there)}** <small>({md_text(span)})</small>")
             st.markdown(f"{number}. " + " ".join(steps), unsafe_allow_html=True)
 
