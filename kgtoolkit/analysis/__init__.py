@@ -63,7 +63,15 @@ from ._shared import FACT_COLUMNS as FACT_COLUMNS
 from ._shared import Frame as Frame
 from ._shared import Moment as Moment
 from ._timeline import GANTT_SCHEMA, TIMELINE_SCHEMA, gantt, timeline
-from ._to_date import BURSTS_SCHEMA, TO_DATE_SCHEMA, bursts, churn_to_date, graph_kind, last_full_change, scheduled_totals
+from ._to_date import (
+    BURSTS_SCHEMA,
+    TO_DATE_SCHEMA,
+    bursts,
+    churn_to_date,
+    graph_kind,
+    last_full_change,
+    scheduled_totals,
+)
 
 __all__ = [
     "BURSTS_SCHEMA",

@@ -13,6 +13,7 @@ The rules live here once; the churn report and the dashboard's Churn page both r
 from __future__ import annotations
 
 import datetime as dt
+from itertools import pairwise
 from typing import Any, Literal, cast
 
 import polars as pl
@@ -23,7 +24,15 @@ from ..store import fact_span
 from ._churn import CHURN_SCHEMA, churn
 from ._shared import _MOMENT, _UTC, Frame, Moment, _frame, _now, _since_until
 
-__all__ = ["BURSTS_SCHEMA", "TO_DATE_SCHEMA", "bursts", "churn_to_date", "graph_kind", "last_full_change", "scheduled_totals"]
+__all__ = [
+    "BURSTS_SCHEMA",
+    "TO_DATE_SCHEMA",
+    "bursts",
+    "churn_to_date",
+    "graph_kind",
+    "last_full_change",
+    "scheduled_totals",
+]
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
 _ONE_US = dt.timedelta(microseconds=1)
@@ -187,7 +196,7 @@ def last_full_change(table: pl.DataFrame, column: str = "events") -> tuple[dt.da
     change of ``column`` on that one (``column`` minus the previous period's); None when no two whole periods
     follow each other. A change from a partial period is not a change (contract §12)."""
     rows = table.select("period", column, "partial").rows()
-    for (_, before, partial_before), (period, value, partial) in reversed(list(zip(rows, rows[1:], strict=False))):
+    for (_, before, partial_before), (period, value, partial) in reversed(list(pairwise(rows))):
         if not partial and not partial_before:
             return period, int(value) - int(before)
     return None
@@ -196,7 +205,8 @@ def last_full_change(table: pl.DataFrame, column: str = "events") -> tuple[dt.da
 def bursts(table: pl.DataFrame, *, threshold: float = 2.0) -> pl.DataFrame:
     """The bursts of an event volume: the whole periods (``partial`` false, when the table has the column) whose
     ``events`` stand ``threshold`` standard deviations or more above the mean of the whole periods (``z``: how
-    many), most standing out first. None when the whole periods are fewer than three or all equal.
+    many), most standing out first. None when the whole periods are fewer than three, all equal, or empty more
+    often than not (a median of 0: a sparse volume, where every event would stand out).
     Columns: :data:`BURSTS_SCHEMA`.
 
     >>> t = pl.DataFrame({"period": [dt.datetime(2014, m, 1, tzinfo=dt.UTC) for m in range(1, 9)],
@@ -208,8 +218,10 @@ def bursts(table: pl.DataFrame, *, threshold: float = 2.0) -> pl.DataFrame:
     empty = pl.DataFrame(schema=BURSTS_SCHEMA)
     if whole.height < 3:
         return empty
-    mean, sd = whole.select(pl.col("events").mean().alias("m"), pl.col("events").std().alias("s")).row(0)
-    if not sd:
+    mean, sd, median = whole.select(
+        pl.col("events").mean().alias("m"), pl.col("events").std().alias("s"), pl.col("events").median().alias("d")
+    ).row(0)
+    if not sd or not median:  # a volume empty most of the time has no bursts: every event would be one
         return empty
     found = whole.with_columns(((pl.col("events") - mean) / sd).alias("z")).filter(pl.col("z") >= threshold)
     return found.sort("z", "period", descending=[True, False]).select(
