@@ -161,7 +161,9 @@ def test_report_yago(tmp_path: Path) -> None:
     assert_offline(page)
     facts = kg.timeline()
     assert stat(page, "facts") == f"{len(facts):,}"
-    assert stat(page, "added") == f"{sum(f.valid_from is not None and f.kind == 'state' for f in facts):,}"
+    started = [f for f in facts if f.valid_from is not None and f.kind == "state"]
+    assert stat(page, "added") == f"{sum(f.state != 'scheduled' for f in started):,}"  # to date: not the planned
+    assert stat(page, "scheduled-start") == f"{sum(f.state == 'scheduled' for f in started):,}"
     assert stat(page, "events") == f"{sum(f.kind == 'event' for f in facts):,}"  # one-day facts (contract §12)
     assert stat(page, "conflicts") == f"{sum(g.needs_action for g in kg.conflicts()):,}"
     name = top_entity(kg)
