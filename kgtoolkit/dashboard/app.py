@@ -29,8 +29,12 @@ def main() -> None:
     st.markdown(STYLE, unsafe_allow_html=True)
     c = kgdash.ctx()
     kgdash.init_state(c)
+    graph = st.Page(kgdash.view("graph"), title="Graph", icon=":material/hub:", url_path="graph")
     pages = [
-        st.Page(kgdash.view("graph"), title="Graph", icon=":material/hub:", url_path="graph", default=True),
+        # Streamlit serves the default page at the root and ignores its url_path, so "/graph" would be "Page not
+        # found": the root is a hidden page of its own that opens the Graph page, and every page has its address.
+        st.Page(lambda: _open(graph), title="kgtoolkit", url_path="home", default=True, visibility="hidden"),
+        graph,
         st.Page(kgdash.view("entity"), title="Entity", icon=":material/person_search:", url_path="entity"),
         st.Page(kgdash.view("conflicts"), title="Conflicts", icon=":material/warning:", url_path="conflicts"),
         st.Page(kgdash.view("paths"), title="Paths", icon=":material/route:", url_path="paths"),
@@ -46,6 +50,11 @@ def main() -> None:
     kgdash.sidebar(c)
     kgdash.link_notices()
     page.run()
+
+
+def _open(page: st.Page) -> None:
+    """The root address: the Graph page, with the address's query (``/?entity=my_api`` opens ``/graph?entity=my_api``)."""
+    st.switch_page(page, query_params=st.query_params.to_dict())
 
 
 if __name__ == "__main__":
