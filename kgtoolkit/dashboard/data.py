@@ -55,7 +55,16 @@ from kgtoolkit import analysis, frames, io
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.dashboard._labels import labelled
 from kgtoolkit.dashboard._text import md_code, md_text
-from kgtoolkit.dashboard.data_churn import Churn, bar_width, churn, churn_span, opening_window
+from kgtoolkit.dashboard.data_churn import (
+    PERIODS,
+    SLIDER_DAYS,
+    Churn,
+    bar_width,
+    churn,
+    churn_span,
+    opening_period,
+    opening_window,
+)
 from kgtoolkit.dashboard.data_conflicts import (
     PAGE_HISTORY,
     ConflictPage,
@@ -81,7 +90,9 @@ from kgtoolkit.store import (
 __all__ = [
     "CLEAN_UP_ACTIONS",
     "PAGE_HISTORY",
+    "PERIODS",
     "RANKING_SCHEMA",
+    "SLIDER_DAYS",
     "Churn",
     "ConflictPage",
     "EntityChoices",
@@ -119,6 +130,7 @@ __all__ = [
     "listed_facts",
     "matching_pairs",
     "opening_day",
+    "opening_period",
     "opening_window",
     "page_count",
     "page_of",

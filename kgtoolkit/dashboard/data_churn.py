@@ -29,7 +29,7 @@ from kgtoolkit import analysis
 from kgtoolkit.dashboard._labels import labelled
 from kgtoolkit.store import fact_span
 
-__all__ = ["Churn", "bar_width", "churn", "churn_span", "opening_window"]
+__all__ = ["PERIODS", "SLIDER_DAYS", "Churn", "bar_width", "churn", "churn_span", "opening_period", "opening_window"]
 
 _EPOCH = dt.datetime(1970, 1, 1)  # the store's instant keys count microseconds from here (UTC)
 
@@ -54,6 +54,27 @@ def opening_window(span: tuple[dt.date, dt.date], today: dt.date) -> tuple[dt.da
     first, last = span
     end = min(last, today)
     return first, end if end > first else last
+
+
+#: The days a Streamlit slider can hold exactly (it counts microseconds from 1970 in a JavaScript number).
+SLIDER_DAYS = (dt.date(1684, 8, 1), dt.date(2255, 6, 1))
+
+#: The period lengths the page offers, by name, shortest first (polars durations).
+PERIODS = {"week": "1w", "month": "1mo", "quarter": "1q", "year": "1y"}
+
+
+def opening_period(window: tuple[dt.date, dt.date], most: int = 600) -> str:
+    """The period the page opens on for ``window``: the shortest of :data:`PERIODS` from a month up that cuts it
+    into at most ``most`` periods (a year otherwise), so a graph of centuries does not draw 20,000 months.
+
+    >>> opening_period((dt.date(2014, 1, 1), dt.date(2014, 12, 31))), opening_period((dt.date(100, 1, 1), dt.date(2026, 1, 1)))
+    ('month', 'year')
+    """
+    days = (window[1] - window[0]).days + 1
+    for name, length in (("month", 30.44), ("quarter", 91.3)):
+        if days / length <= most:
+            return name
+    return "year"
 
 
 def bar_width(periods: int, width: int = 1100) -> int:

@@ -16,25 +16,30 @@ from kgtoolkit.dashboard import data, kgdash
 c = kgdash.ctx()
 st.title("Churn")
 
-PERIODS = {"week": "1w", "month": "1mo", "quarter": "1q", "year": "1y"}
 a, b, d = st.columns([1, 2, 1])
-period = a.selectbox("Period", list(PERIODS), index=1, key="churn_period")
 span = kgdash.churn_span(c.path, c.read_only, c.version)
 if span is None:
     st.info("Nothing to count yet: the graph has no facts with a known start.")
     kgdash.footer(c, "churn")
     st.stop()
 first, last = span
-window = b.slider(
-    "Window",
-    min_value=first,
-    max_value=last,
-    value=data.opening_window(span, dt.datetime.now(dt.UTC).date()),  # ends today: later is scheduled
-    format="YYYY-MM-DD",
-    key="churn_window",
-)
+opening = data.opening_window(span, dt.datetime.now(dt.UTC).date())  # ends today: later is scheduled
+names = list(data.PERIODS)
+period = a.selectbox("Period", names, index=names.index(data.opening_period(opening)), key="churn_period")
+if data.SLIDER_DAYS[0] <= first and last <= data.SLIDER_DAYS[1]:
+    window = b.slider("Window", min_value=first, max_value=last, value=opening, format="YYYY-MM-DD", key="churn_window")
+else:  # a slider cannot hold days this far from 1970: two fields
+    f, t = b.columns(2)
+    window = tuple(
+        sorted(
+            (
+                f.date_input("From", value=opening[0], min_value=first, max_value=last, key="churn_from"),
+                t.date_input("To", value=opening[1], min_value=first, max_value=last, key="churn_to"),
+            )
+        )
+    )
 top = d.number_input("Top N", 3, 50, 10, key="churn_top")
-every = PERIODS[period]
+every = data.PERIODS[period]
 since, until = window[0].isoformat(), window[1].isoformat()
 
 # Counts are whole numbers: a flat line (every period the same) must not read "0.000000".
@@ -50,7 +55,9 @@ if tables.partial:
         "part): drawn lighter, and their change is not shown."
     )
 
-if events_shown:  # an event graph (or events beside states): the volume per period and its change
+
+def event_measures() -> None:
+    """The event measures (contract §12): volume, the change of the last whole period, busiest pairs, bursts."""
     busiest = tables.busiest()
     change = tables.whole_change()
     e1, e2, e3, e4 = st.columns(4)
@@ -110,7 +117,9 @@ if events_shown:  # an event graph (or events beside states): the volume per per
         else:
             st.caption(f"No whole {period} stands two standard deviations above the mean.")
 
-if states_shown:
+
+def state_measures() -> None:
+    """The state measures: added and ended to date, what is scheduled after today, the active facts."""
     m1, m2, m3, m4, m5, m6 = st.columns(6)
     m1.metric("Added", f"{tables.added:,}", help="State facts started in the window, to date.")
     m2.metric("Ended", f"{tables.ended:,}", help="To date: an end after today is scheduled, not ended.")
@@ -154,6 +163,13 @@ if states_shown:
     left.altair_chart(bars.properties(height=260), width="stretch")
     right.altair_chart(active.properties(height=260, title="Active facts at the end of each period"), width="stretch")
 
+
+# A mixed graph shows what it holds most of first.
+sections = [(tables.events, event_measures, events_shown), (tables.states, state_measures, states_shown)]
+for _, draw, shown in sorted(sections, key=lambda item: -item[0]):
+    if shown:
+        draw()
+
 st.subheader("Per predicate")
 if tables.by_predicate.height:
     chart = (
@@ -191,7 +207,8 @@ with left:
                 tooltip=["entity_name", "event", "facts"],
             )
         )
-        st.altair_chart(chart.properties(height=max(160, 24 * tables.volatile.height)), width="stretch")
+        tall = max(160, 26 * tables.volatile.height)
+        st.altair_chart(chart.properties(height=tall), width="stretch", height=tall + 60)
     else:
         st.caption("No changes in this window.")
 if states_shown:
