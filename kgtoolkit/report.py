@@ -162,8 +162,8 @@ def _collect(
     else:  # the rankings count what happened: up to the end of today (what follows is scheduled)
         from .analysis._shared import _now
 
-        done = min(hi, dt.datetime.combine(_now(now).date(), dt.time.max, tzinfo=dt.UTC))
-        done = max(done, lo)
+        assert hi is not None
+        done: dt.datetime = max(min(hi, dt.datetime.combine(_now(now).date(), dt.time.max, tzinfo=dt.UTC)), lo)
         entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=done)
         predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=done)
         changed = analysis.most_changed(facts, top=top, since=lo, until=done, multi_valued=config.multi_valued)
@@ -316,6 +316,18 @@ def _history(objects: list[str], *, bounded: bool) -> str:
     return " → ".join(objects)
 
 
+def _first(names: list[str], *, bounded: bool) -> list[str]:
+    """``names``, or (``bounded``) the first few and "… N more": a pair's predicates on the page.
+
+    >>> _first(list("abcdefgh"), bounded=True)
+    ['a', 'b', 'c', 'd', 'e', '… 3 more']
+    """
+    keep = 2 * _HISTORY_ENDS - 1
+    if bounded and len(names) > keep + 1:
+        return [*names[:keep], f"… {_n(len(names) - keep)} more"]
+    return list(names)
+
+
 def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[list[str]], str]]:
     """(title, header, rows, empty text) of every table, shared by both renderings.
 
@@ -329,7 +341,7 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     states = data.kind != "events"
     periods = data.periods.with_columns(pl.col("partial").shift(1).fill_null(True).alias("_after_partial"))
     with_events = data.kind != "states" or bool(periods["events"].sum())
-    scheduled_columns = states and bool(periods["scheduled_added"].sum() + periods["scheduled_ended"].sum())
+    scheduled_columns = states and bool(int(periods["scheduled_added"].sum()) + int(periods["scheduled_ended"].sum()))
     moved = pl.sum_horizontal(
         "added", "ended", "renewed", "events", "scheduled_added", "scheduled_ended", "scheduled_events"
     )
@@ -416,7 +428,7 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
                         _n(r["events"]),
                         _day(r["first"]),
                         _day(r["last"]),
-                        _names(r["predicates"]),
+                        _names(_first(r["predicates"], bounded=bounded)),
                     ]
                     for r in data.pairs.iter_rows(named=True)
                 ],

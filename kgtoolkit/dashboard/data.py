@@ -64,6 +64,7 @@ from kgtoolkit.dashboard.data_churn import (
     churn_span,
     opening_period,
     opening_window,
+    period_label,
 )
 from kgtoolkit.dashboard.data_conflicts import (
     PAGE_HISTORY,
@@ -137,6 +138,7 @@ __all__ = [
     "pair_names",
     "path_colors",
     "path_steps",
+    "period_label",
     "predicate_fact_counts",
     "rejects_frame",
     "relationship_history",

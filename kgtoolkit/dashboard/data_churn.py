@@ -29,7 +29,17 @@ from kgtoolkit import analysis
 from kgtoolkit.dashboard._labels import labelled
 from kgtoolkit.store import fact_span
 
-__all__ = ["PERIODS", "SLIDER_DAYS", "Churn", "bar_width", "churn", "churn_span", "opening_period", "opening_window"]
+__all__ = [
+    "PERIODS",
+    "SLIDER_DAYS",
+    "Churn",
+    "bar_width",
+    "churn",
+    "churn_span",
+    "opening_period",
+    "opening_window",
+    "period_label",
+]
 
 _EPOCH = dt.datetime(1970, 1, 1)  # the store's instant keys count microseconds from here (UTC)
 
@@ -77,6 +87,16 @@ def opening_period(window: tuple[dt.date, dt.date], most: int = 600) -> str:
     return "year"
 
 
+def period_label(moment: dt.datetime, period: str) -> str:
+    """A period as the page names it: a year ``2014``, a month or quarter ``2014-04``, a week its Monday.
+
+    >>> [period_label(dt.datetime(2014, 4, 1), p) for p in ("year", "quarter", "week")]
+    ['2014', '2014-04', '2014-04-01']
+    """
+    day = moment.date().isoformat()
+    return day[:4] if period == "year" else day[:7] if period in ("month", "quarter") else day
+
+
 def bar_width(periods: int, width: int = 1100) -> int:
     """A bar's width in pixels for ``periods`` bars across a chart about ``width`` pixels wide: most of a period's
     slot, at least 1 pixel (a chart of time draws its bars at the instants, so it needs telling).
@@ -107,6 +127,11 @@ class Churn:
     pairs: pl.DataFrame
     bursts: pl.DataFrame
     kind: str
+    every: str = "1mo"
+
+    def _end(self) -> pl.Expr:
+        """Each period's end (the next one's start, without a time zone): a bar spans its period."""
+        return pl.col("period").dt.truncate(self.every).dt.offset_by(self.every).dt.replace_time_zone(None).alias("end")
 
     @property
     def added(self) -> int:
@@ -167,22 +192,23 @@ class Churn:
         return analysis.last_full_change(self.overall)
 
     def volume(self) -> pl.DataFrame:
-        """Events per period, their change from the period before (null for a partial period or one after a partial
-        one), and ``partial``."""
+        """Events per period (``period`` and its ``end``), their change from the period before (null for a partial
+        period or one after a partial one), and ``partial``."""
         after = pl.col("partial").shift(1).fill_null(True)
         change = pl.when(pl.col("partial") | after).then(None).otherwise(pl.col("events_change"))
-        return _naive(self.overall, "events", change.alias("events_change"), "partial")
+        return _naive(self.overall, self._end(), "events", change.alias("events_change"), "partial")
 
     def moves(self) -> pl.DataFrame:
         """Added and ended per period, and those scheduled after today, long (``event``, ``facts``), the ends below
         zero."""
         return _naive(
             self.overall,
+            self._end(),
             "added",
             (-pl.col("ended")).alias("ended"),
             pl.col("scheduled_added").alias("scheduled to start"),
             (-pl.col("scheduled_ended")).alias("scheduled to end"),
-        ).unpivot(index="period", variable_name="event", value_name="facts")
+        ).unpivot(index=["period", "end"], variable_name="event", value_name="facts")
 
     def active(self) -> pl.DataFrame:
         return _naive(self.overall, "active_at_end", "partial")
@@ -197,7 +223,8 @@ class Churn:
             .head(top)
             .to_list()
         )
-        return _naive(self.by_predicate.filter(pl.col("predicate").is_in(ranked)), "predicate", moves.alias("changes"))
+        shown = self.by_predicate.filter(pl.col("predicate").is_in(ranked))
+        return _naive(shown, self._end(), "predicate", moves.alias("changes"))
 
     def volatile_moves(self) -> pl.DataFrame:
         """The most volatile entities' added and ended, long (``entity_name``, ``event``, ``facts``); their events too
@@ -271,4 +298,5 @@ def churn(
         pairs=pairs,
         bursts=analysis.bursts(overall).head(top) if kind != "states" else pl.DataFrame(schema=analysis.BURSTS_SCHEMA),
         kind=kind,
+        every=every,
     )

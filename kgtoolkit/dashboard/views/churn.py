@@ -30,14 +30,9 @@ if data.SLIDER_DAYS[0] <= first and last <= data.SLIDER_DAYS[1]:
     window = b.slider("Window", min_value=first, max_value=last, value=opening, format="YYYY-MM-DD", key="churn_window")
 else:  # a slider cannot hold days this far from 1970: two fields
     f, t = b.columns(2)
-    window = tuple(
-        sorted(
-            (
-                f.date_input("From", value=opening[0], min_value=first, max_value=last, key="churn_from"),
-                t.date_input("To", value=opening[1], min_value=first, max_value=last, key="churn_to"),
-            )
-        )
-    )
+    lo = f.date_input("From", value=opening[0], min_value=first, max_value=last, key="churn_from")
+    hi = t.date_input("To", value=opening[1], min_value=first, max_value=last, key="churn_to")
+    window = (min(lo, hi), max(lo, hi))
 top = d.number_input("Top N", 3, 50, 10, key="churn_top")
 every = data.PERIODS[period]
 since, until = window[0].isoformat(), window[1].isoformat()
@@ -64,7 +59,7 @@ def event_measures() -> None:
     e1.metric("Events", f"{tables.events:,}")
     e2.metric(
         f"Busiest {period}",
-        busiest["period"].date().isoformat(),
+        data.period_label(busiest["period"], period),
         f"{busiest['events']:,} events" + (" (partial)" if busiest["partial"] else ""),
         delta_color="off",
         delta_arrow="off",
@@ -75,7 +70,7 @@ def event_measures() -> None:
         e3.metric(
             f"Change on the {period} before",
             f"{change[1]:+,}",
-            f"in the {period} of {change[0].date().isoformat()}",
+            f"in {data.period_label(change[0], period)}",
             delta_color="off",
             delta_arrow="off",
             help="The last whole period, on the one before: a partial period never headlines a change.",
@@ -93,10 +88,12 @@ def event_measures() -> None:
     st.subheader(f"Events per {period}")
     volume = (
         alt.Chart(tables.volume().to_pandas())
-        .mark_bar(color="#B279A2", size=data.bar_width(tables.overall.height))
+        .mark_bar(color="#B279A2", stroke="white", strokeWidth=0.5 if tables.overall.height <= 150 else 0)
         .encode(
             x=alt.X("period:T", title=None),
+            x2="end:T",
             y=alt.Y("events:Q", title="events", axis=COUNT),
+            y2=alt.datum(0),
             opacity=alt.Opacity("partial:N", scale=alt.Scale(domain=[False, True], range=[1.0, 0.35]), legend=None),
             tooltip=["period:T", "events", alt.Tooltip("events_change:Q", title="change"), "partial"],
         )
@@ -131,20 +128,20 @@ def state_measures() -> None:
 
     st.subheader(f"Added and ended per {period}")
     moves = tables.moves()
-    if not tables.scheduled_added and not tables.scheduled_ended:
-        moves = moves.filter(~moves["event"].str.starts_with("scheduled"))
+    kinds = ["added", "ended", "scheduled to start", "scheduled to end"]
+    colours = dict(zip(kinds, ["#54A24B", "#E45756", "#B5DDA9", "#F2B6B4"], strict=True))
+    if not tables.scheduled_added and not tables.scheduled_ended:  # nothing after today in the window
+        kinds = kinds[:2]
+        moves = moves.filter(moves["event"].is_in(kinds))
     bars = (
         alt.Chart(moves.to_pandas())
-        .mark_bar(size=data.bar_width(tables.overall.height, 560))
+        .mark_bar(size=data.bar_width(tables.overall.height, 560))  # stacked: drawn at the period's start
         .encode(
             x=alt.X("period:T", title=None),
             y=alt.Y("facts:Q", title="facts (ended below zero)", axis=COUNT),
             color=alt.Color(
                 "event:N",
-                scale=alt.Scale(
-                    domain=["added", "ended", "scheduled to start", "scheduled to end"],
-                    range=["#54A24B", "#E45756", "#B5DDA9", "#F2B6B4"],
-                ),
+                scale=alt.Scale(domain=kinds, range=[colours[k] for k in kinds]),
                 legend=LEGEND,
             ),
             tooltip=["period:T", "event", "facts"],

@@ -52,7 +52,8 @@ else:
             delta_color="off",
             delta_arrow="off",
         )
-    tiles[shown + 1].metric("Last event", str(events["start"].max().date()) if events["start"].max() else "–")
+    latest = events["start"].drop_nulls()
+    tiles[shown + 1].metric("Last event", latest.max().date().isoformat() if latest.len() else "–")  # type: ignore[union-attr]
 tiles[-1].metric("Aliases", len(aliases))
 meta, props = st.columns([1, 1])
 with meta:
