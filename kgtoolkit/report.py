@@ -81,14 +81,19 @@ def churn_report(
 ) -> tuple[Path, Path]:
     """Write the churn report of ``kg`` to ``out`` (HTML) and ``out`` with ``.md`` (Markdown).
 
-    Covers the periods of :func:`kgtoolkit.analysis.churn` (``every``, ``since``, ``until``; by
-    default from the first to the last start or end in the graph): headline numbers, facts
-    added/ended/net per period (on a graph of events, contract §12: events per period and their change
-    instead), churn per predicate, the ``top`` most volatile entities and
-    predicates and most often changed (subject, predicate) pairs in that window, and the open
-    conflicts needing action (durations up to ``now``, default the current time). Returns
-    ``(html_path, markdown_path)``. Renewals (contract §11: the same fact again back to back, a term renewed) are
-    shown as ``renewed``, neither added nor ended; ``renewals=False`` counts their ends and starts apart.
+    Covers the periods of :func:`kgtoolkit.analysis.churn_to_date` (``every``, ``since``, ``until``; by
+    default from the first start to the last start or end in the graph, or to today when the graph plans past
+    it). What it shows depends on what the graph records (:func:`kgtoolkit.analysis.graph_kind`, contract §12):
+    a graph of **states** gets facts added and ended to date (an end after today, ``now``'s day, is
+    **scheduled to end**, not ended), net, renewed, scheduled to end and to start, the most volatile entities
+    and predicates, the most often changed (subject, predicate) pairs and the open conflicts needing action
+    (durations up to ``now``, default the current time); a graph of **events** gets the event volume per
+    period, the change of the last whole period (a partial period never headlines a change), the busiest
+    period, predicates, entities and pairs (:func:`~kgtoolkit.analysis.event_graph`) and the bursts
+    (:func:`~kgtoolkit.analysis.bursts`), and no state tiles; a mixed graph gets both. Partial periods are
+    marked ``(partial)``. Returns ``(html_path, markdown_path)``. Renewals (contract §11: the same fact again
+    back to back, a term renewed) are shown as ``renewed``, neither added nor ended; ``renewals=False`` counts
+    their ends and starts apart.
 
     A window of more than :data:`kgtoolkit.analysis.MAX_PERIODS` periods (say ``every="1d"``
     over facts from year 1 to 9998) raises :class:`~kgtoolkit.InvalidRequest` naming a longer
