@@ -172,7 +172,9 @@ def test_a_graph_of_the_past_opens_on_its_last_day(monkeypatch: pytest.MonkeyPat
     assert not at.exception, [e.value for e in at.exception]
     labels = [t.label for t in at.tabs]
     assert labels[0] == "Current (0)" and labels[3].startswith(f"Valid as of {last[:10]}")
-    assert labels[1] == "Events (15)"  # events are never current (contract §12): the page lists them apart
+    assert labels[1] == labels[2].replace("History", "Events"), (
+        labels
+    )  # all events: never current (contract §12): the page lists them apart
     at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 12, 3)).run()  # the user's own date: no note
     assert not any("the last day with facts" in c.value for c in at.sidebar.caption)
 

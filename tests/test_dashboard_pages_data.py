@@ -181,7 +181,7 @@ def test_an_event_graphs_churn_has_its_volume() -> None:
     )
     assert tables.events == 4 and tables.states == 0
     assert tables.busiest()["events"] == 2 and tables.busiest()["period"].month == 2
-    assert tables.volume().columns == ["period", "events", "events_change", "partial"]
+    assert tables.volume().columns == ["period", "end", "events", "events_change", "partial"]
     assert tables.kind == "events" and tables.whole_change() == analysis.last_full_change(tables.overall)
     assert tables.pairs_table().rows() == [("Barack Obama", "China", 4, "2014-01-03", "2014-05-01", "criticize")]
     assert tables.volatile_moves()["event"].unique().to_list() == ["events"]  # no empty added / ended bars
