@@ -61,6 +61,9 @@ class _Data:
     entities: pl.DataFrame
     changed: pl.DataFrame
     conflicts: pl.DataFrame
+    pairs: pl.DataFrame  # the busiest pairs of entities by events (analysis.event_graph)
+    bursts: pl.DataFrame  # the whole periods whose events stand out (analysis.bursts)
+    kind: str  # events, states or mixed (analysis.graph_kind)
     top: int
 
 
@@ -78,17 +81,22 @@ def churn_report(
 ) -> tuple[Path, Path]:
     """Write the churn report of a graph: an HTML page and a Markdown summary beside it.
 
-    The report covers the periods of :func:`kgtoolkit.analysis.churn`. It shows the headline numbers,
-    facts added, ended and net per period, churn per predicate, the most volatile entities and
-    predicates, the most often changed (subject, predicate) pairs, and the open conflicts needing
-    action. On a graph of events (contract §12) it shows events per period and their change instead.
+    Covers the periods of :func:`kgtoolkit.analysis.churn_to_date`. What it shows depends on what the
+    graph records (:func:`kgtoolkit.analysis.graph_kind`, contract §12). A graph of **states** gets facts
+    added and ended to date (an end after today is **scheduled to end**, not ended), net, renewed, scheduled
+    to end and to start, the most volatile entities and predicates, the most often changed (subject,
+    predicate) pairs and the open conflicts needing action. A graph of **events** gets the event volume per
+    period, the change of the last whole period (a partial period never headlines a change), the busiest
+    period, predicates, entities and pairs, and the bursts; no state tiles. A mixed graph gets both. Partial
+    periods are marked ``(partial)``.
 
     Parameters
     ----------
     kg
         The graph.
     since, until
-        The window. Default: the first and the last start or end in the graph.
+        The window. Default: from the first start to the last start or end, or to today when the
+        graph plans past it.
     every
         The period, as ``analysis.churn`` reads it (``"1w"``, ``"1mo"``, ``"1q"``, ``"1y"``, …).
     out
@@ -164,7 +172,11 @@ def _collect(
 
     facts = frames.facts(kg)
     config = kg.config
-    periods = analysis.churn(facts, every=every, since=since, until=until, renewals=renewals)
+    stats = kg.stats()
+    kind = analysis.graph_kind(stats)  # events, states or both (contract §12)
+    # What happened, told from what is scheduled (after today), each period marked whole or partial; by default
+    # the window ends today when the graph plans past it.
+    periods = analysis.churn_to_date(facts, every=every, since=since, until=until, now=now, renewals=renewals)
     window: tuple[str, str] | None = None
     lo = hi = None
     if periods.height:
@@ -184,10 +196,16 @@ def _collect(
         entities = analysis.most_volatile(empty, by="entity")
         predicates = analysis.most_volatile(empty, by="predicate")
         changed = analysis.most_changed(empty)
-    else:
-        entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=hi)
-        predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=hi)
-        changed = analysis.most_changed(facts, top=top, since=lo, until=hi, multi_valued=config.multi_valued)
+        pairs = analysis.event_graph(empty)
+    else:  # the rankings count what happened: up to the end of today (what follows is scheduled)
+        from .analysis._shared import _now
+
+        assert hi is not None
+        done: dt.datetime = max(min(hi, dt.datetime.combine(_now(now).date(), dt.time.max, tzinfo=dt.UTC)), lo)
+        entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=done)
+        predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=done)
+        changed = analysis.most_changed(facts, top=top, since=lo, until=done, multi_valued=config.multi_valued)
+        pairs = analysis.event_graph(facts, start=lo, end=done).head(top)
     groups = analysis.conflicts(
         facts,
         multi_valued=config.multi_valued,
@@ -203,24 +221,43 @@ def _collect(
             df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
             for df in (predicates, changed, open_conflicts)
         )
+        if pairs.height:
+            pairs = pairs.with_columns(pl.col("predicates").list.eval(pl.element().replace(labels)))
     added, ended, renewed = (int(periods[c].sum()) for c in ("added", "ended", "renewed"))
-    events = int(periods["events"].sum())
-    stats = kg.stats()
     headline = [
         ("facts", "facts", _n(facts.height)),
-        ("current", "current facts", _n(int(facts["current"].sum()))),
         ("entities", "entities", _n(stats.entities)),
         ("predicates", "predicates", _n(stats.predicates)),
-        ("added", "added in the window", _n(added)),
-        ("ended", "ended in the window", _n(ended)),
-        ("renewed", "renewed in the window (back to back: neither added nor ended)", _n(renewed)),
-        ("net", "net change", _signed(added - ended)),
-        *(_event_headline(periods, every) if events else []),
-        ("conflicts", "open conflicts needing action", _n(open_conflicts.height)),
-        ("conflict-groups", "conflict groups (with history)", _n(groups.height)),
     ]
+    if kind != "events":  # state measures: what happened to date, what is scheduled after today
+        scheduled = analysis.scheduled_totals(facts, now=now, renewals=renewals)
+        headline += [
+            ("current", "current facts", _n(int(facts["current"].sum()))),
+            ("added", "added in the window", _n(added)),
+            ("ended", "ended in the window (to date)", _n(ended)),
+            *(
+                [("renewed", "renewed in the window (back to back: neither added nor ended)", _n(renewed))]
+                if renewed
+                else []
+            ),
+            ("net", "net change", _signed(added - ended)),
+            ("scheduled-end", "scheduled to end (after today)", _n(scheduled["ended"])),
+            *(
+                [("scheduled-start", "scheduled to start (after today)", _n(scheduled["added"]))]
+                if scheduled["added"]
+                else []
+            ),
+        ]
+    if kind != "states" or int(periods["events"].sum()):
+        headline += _event_headline(periods, every, pairs)
+    if kind != "events":
+        headline += [
+            ("conflicts", "open conflicts needing action", _n(open_conflicts.height)),
+            ("conflict-groups", "conflict groups (with history)", _n(groups.height)),
+        ]
     if entities.height:
-        headline.append(("top-entity", "most volatile entity", str(entities["entity_name"][0])))
+        label = "busiest entity (most events)" if kind == "events" else "most volatile entity"
+        headline.append(("top-entity", label, str(entities["entity_name"][0])))
     return _Data(
         title=title or "Knowledge-graph churn report",
         graph=str(kg.location),
@@ -233,23 +270,43 @@ def _collect(
         entities=entities,
         changed=changed,
         conflicts=open_conflicts,
+        pairs=pairs,
+        bursts=analysis.bursts(periods).head(top),
+        kind=kind,
         top=top,
     )
 
 
-def _event_headline(periods: Any, every: str) -> list[tuple[str, str, str]]:
-    """The event numbers (contract §12): volume in the window, and the last period's change on the one before."""
+def _event_headline(periods: Any, every: str, pairs: Any) -> list[tuple[str, str, str]]:
+    """The event numbers (contract §12): volume in the window, the change of the last whole period on the one
+    before (a partial period never headlines a change), the busiest period and the busiest pair."""
+    from .analysis import last_full_change
+
     volume = periods["events"].to_list()
+    rows: list[tuple[str, str, str]] = [("events", "events in the window", _n(sum(volume)))]
+    if not volume:
+        return rows
+    change = last_full_change(periods)
+    if change is not None:
+        period, value = change
+        rows.append(("events-change", f"events in {_period_label(period, every)} vs the period before", _signed(value)))
+    else:
+        rows.append(("events-change", "change on the period before (no two whole periods)", "–"))
     busiest = max(range(len(volume)), key=lambda i: (volume[i], -i))
-    return [
-        ("events", "events in the window", _n(sum(volume))),
-        ("events-change", "events in the last period vs the one before", _signed(int(periods["events_change"][-1]))),
+    partial = ", partial period" if periods["partial"][busiest] else ""
+    rows.append(
         (
             "events-peak",
             "busiest period",
-            f"{_period_label(periods['period'][busiest], every)} ({_n(volume[busiest])})",
-        ),
-    ]
+            f"{_period_label(periods['period'][busiest], every)} ({_n(volume[busiest])}{partial})",
+        )
+    )
+    if pairs.height:
+        first = pairs.row(0, named=True)
+        rows.append(
+            ("events-pair", "busiest pair", f"{first['subject_name']} → {first['object_name']} ({_n(first['events'])})")
+        )
+    return rows
 
 
 def _n(value: int) -> str:
@@ -297,54 +354,138 @@ def _history(objects: list[str], *, bounded: bool) -> str:
     return " → ".join(objects)
 
 
+def _first(names: list[str], *, bounded: bool) -> list[str]:
+    """``names``, or (``bounded``) the first few and "… N more": a pair's predicates on the page.
+
+    >>> _first(list("abcdefgh"), bounded=True)
+    ['a', 'b', 'c', 'd', 'e', '… 3 more']
+    """
+    keep = 2 * _HISTORY_ENDS - 1
+    if bounded and len(names) > keep + 1:
+        return [*names[:keep], f"… {_n(len(names) - keep)} more"]
+    return list(names)
+
+
 def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[list[str]], str]]:
     """(title, header, rows, empty text) of every table, shared by both renderings.
 
-    ``bounded`` shortens the long cells (a fact's history) for the page; the Markdown keeps them whole.
+    ``bounded`` shortens the long cells (a fact's history) for the page; the Markdown keeps them whole. A graph of
+    events (contract §12) gets event tables (volume, busiest pairs, bursts), not add/end pairs; a graph of states
+    gets the state tables; a mixed graph both. A partial period is marked, and shows no change.
     """
+    import polars as pl
+
     every = data.every
-    periods = data.periods
-    active = periods.filter((periods["added"] + periods["ended"] + periods["renewed"] + periods["events"]) > 0).tail(
-        _MD_PERIODS
+    states = data.kind != "events"
+    periods = data.periods.with_columns(pl.col("partial").shift(1).fill_null(True).alias("_after_partial"))
+    with_events = data.kind != "states" or bool(periods["events"].sum())
+    scheduled_columns = states and bool(int(periods["scheduled_added"].sum()) + int(periods["scheduled_ended"].sum()))
+    moved = pl.sum_horizontal(
+        "added", "ended", "renewed", "events", "scheduled_added", "scheduled_ended", "scheduled_events"
     )
-    with_events = bool(periods["events"].sum())  # an event graph (contract §12): its volume, not add/end pairs
-    extra = ["events", "events change"] if with_events else []
-    renewed = ["renewed"] if periods["renewed"].sum() else []  # renewals (contract §11), when there are any
+    active = periods.filter(moved > 0).tail(_MD_PERIODS)
+    renewed = states and bool(periods["renewed"].sum())  # renewals (contract §11), when there are any
+    period_header = [
+        "period",
+        *(
+            ["added", "ended", *(["renewed"] if renewed else []), "net", "active at start", "churn rate"]
+            if states
+            else []
+        ),
+        *(["scheduled to start", "scheduled to end"] if scheduled_columns else []),
+        *(["events", "change on the period before"] if with_events else []),
+    ]
     period_rows = [
         [
-            _period_label(r["period"], every),
-            _n(r["added"]),
-            _n(r["ended"]),
-            *([_n(r["renewed"])] if renewed else []),
-            _signed(r["net"]),
-            _n(r["active_at_start"]),
-            "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
-            *([_n(r["events"]), _signed(r["events_change"])] if with_events else []),
+            _period_label(r["period"], every) + (" (partial)" if r["partial"] else ""),
+            *(
+                [
+                    _n(r["added"]),
+                    _n(r["ended"]),
+                    *([_n(r["renewed"])] if renewed else []),
+                    _signed(r["net"]),
+                    _n(r["active_at_start"]),
+                    "–" if r["churn_rate"] is None else f"{r['churn_rate']:.1%}",
+                ]
+                if states
+                else []
+            ),
+            *([_n(r["scheduled_added"]), _n(r["scheduled_ended"])] if scheduled_columns else []),
+            *(
+                [_n(r["events"]), "–" if r["partial"] or r["_after_partial"] else _signed(r["events_change"])]
+                if with_events
+                else []
+            ),
         ]
         for r in active.iter_rows(named=True)
     ]
-    predicate_rows = [
-        [
-            r["predicate"],
-            _n(r["changes"]),
-            _n(r["added"]),
-            _n(r["ended"]),
-            _n(r["current"]),
-            *([_n(r["events"])] if with_events else []),
+
+    def volatile(frame: pl.DataFrame, name: str) -> list[list[str]]:
+        return [
+            [
+                r[name],
+                *([_n(r["changes"]), _n(r["added"]), _n(r["ended"]), _n(r["current"])] if states else []),
+                *([_n(r["events"])] if with_events else []),
+            ]
+            for r in frame.iter_rows(named=True)
         ]
-        for r in data.predicates.head(data.top).iter_rows(named=True)
+
+    volatile_header = [
+        *(["changes", "added", "ended", "current"] if states else []),
+        *(["events"] if with_events else []),
     ]
-    entity_rows = [
-        [
-            r["entity_name"],
-            _n(r["changes"]),
-            _n(r["added"]),
-            _n(r["ended"]),
-            _n(r["current"]),
-            *([_n(r["events"])] if with_events else []),
-        ]
-        for r in data.entities.iter_rows(named=True)
+    tables: list[tuple[str, list[str], list[list[str]], str]] = [
+        (
+            f"Most recent active periods (last {_MD_PERIODS})",
+            period_header,
+            period_rows,
+            "No fact started or ended, and no event occurred.",
+        ),
+        (
+            "Most volatile predicates" if states else "Busiest predicates",
+            ["predicate", *volatile_header],
+            volatile(data.predicates.head(data.top), "predicate"),
+            "No changes in the window.",
+        ),
+        (
+            "Most volatile entities" if states else "Busiest entities",
+            ["entity", *volatile_header],
+            volatile(data.entities, "entity_name"),
+            "No changes in the window.",
+        ),
     ]
+    if with_events:
+        tables.append(
+            (
+                "Busiest pairs (events between two entities, the direction kept)",
+                ["subject", "object", "events", "first", "last", "predicates"],
+                [
+                    [
+                        r["subject_name"],
+                        r["object_name"],
+                        _n(r["events"]),
+                        _day(r["first"]),
+                        _day(r["last"]),
+                        _names(_first(r["predicates"], bounded=bounded)),
+                    ]
+                    for r in data.pairs.iter_rows(named=True)
+                ],
+                "No event between two entities in the window.",
+            )
+        )
+        tables.append(
+            (
+                "Bursts (whole periods two standard deviations or more above the mean)",
+                ["period", "events", "standard deviations above the mean"],
+                [
+                    [_period_label(r["period"], every), _n(r["events"]), f"{r['z']:.1f}"]
+                    for r in data.bursts.iter_rows(named=True)
+                ],
+                "No whole period stands out.",
+            )
+        )
+    if not states:
+        return tables
     changed_rows = [
         [
             r["subject_name"],
@@ -372,24 +513,7 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
     ]
     shown = f" ({_CONFLICT_ROWS} longest open of {_n(listed.height)})" if listed.height > _CONFLICT_ROWS else ""
     return [
-        (
-            f"Most recent active periods (last {_MD_PERIODS})",
-            ["period", "added", "ended", *renewed, "net", "active at start", "churn rate", *extra],
-            period_rows,
-            "No fact started or ended, and no event occurred.",
-        ),
-        (
-            "Most volatile predicates",
-            ["predicate", "changes", "added", "ended", "current", *extra[:1]],
-            predicate_rows,
-            "No changes in the window.",
-        ),
-        (
-            "Most volatile entities",
-            ["entity", "changes", "added", "ended", "current", *extra[:1]],
-            entity_rows,
-            "No changes in the window.",
-        ),
+        *tables,
         (
             changed_title,
             ["subject", "predicate", "changes", "history", "current"],
@@ -402,6 +526,14 @@ def _tables(data: _Data, *, bounded: bool) -> list[tuple[str, list[str], list[li
             conflict_rows,
             "None: no (subject, predicate) has more than one current object.",
         ),
+    ]
+
+
+def _numeric_columns(rows: list[list[str]], width: int) -> list[bool]:
+    """Which columns hold numbers (every cell a number or "–"): those are right-aligned, their header too."""
+    return [
+        all(_numeric(row[i]) or row[i] == "–" for row in rows) and any(_numeric(row[i]) for row in rows)
+        for i in range(width)
     ]
 
 
@@ -421,8 +553,14 @@ def _period_ticks(ax: Any, periods: Any, every: str) -> None:
     ax.set_xticks(list(range(periods.height))[::step], labels, rotation=30, ha="right", fontsize=8)
 
 
+def _legend(fig: Any) -> None:
+    """The legend above the plot, outside it: it never covers a bar."""
+    fig.legend(loc="outside upper right", ncols=4, fontsize=8, frameon=False)
+
+
 def _charts(data: _Data) -> list[tuple[str, str]]:
-    """(alt text, base64 PNG) of each chart, drawn with matplotlib's Agg canvas (no pyplot, no GUI)."""
+    """(alt text, base64 PNG) of each chart, drawn with matplotlib's Agg canvas (no pyplot, no GUI). A partial
+    period is drawn lighter, and its change is not drawn."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -430,32 +568,64 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. a glyph missing from the default font
         periods = data.periods
+        partial = periods["partial"].to_list()
+        x = list(range(periods.height))
+        bars = periods.height <= _BAR_LIMIT
         if periods.height and int(periods["events"].sum()):  # events per period and their change (contract §12)
-            fig = Figure(figsize=(10, 3.6), layout="constrained")
+            fig = Figure(figsize=(10, 3.8), layout="constrained")
             FigureCanvasAgg(fig)
             ax = fig.add_subplot()
-            x = list(range(periods.height))
-            volume, change = periods["events"].to_list(), periods["events_change"].to_list()
-            if periods.height <= _BAR_LIMIT:
-                ax.bar(x, volume, color="#c2570c", label="events")
+            volume = periods["events"].to_list()
+            after = [True, *partial[:-1]]
+            change = [
+                float("nan") if p or q else float(c)
+                for c, p, q in zip(periods["events_change"].to_list(), partial, after, strict=True)
+            ]
+            whole = [0 if p else v for v, p in zip(volume, partial, strict=True)]
+            cut = [v if p else 0 for v, p in zip(volume, partial, strict=True)]
+            if bars:
+                ax.bar(x, whole, color="#c2570c", label="events")
+                if any(cut):
+                    ax.bar(x, cut, color="#c2570c", alpha=0.35, hatch="//", label="events (partial period)")
             else:
                 ax.fill_between(x, volume, step="mid", color="#c2570c", alpha=0.8, label="events")
-            ax.plot(x, change, color="#222222", linewidth=0.8, label="change on the period before")
+            if bars:  # over hundreds of periods the change is noise; the table lists it
+                ax.plot(x, change, color="#222222", linewidth=0.8, label="change on the period before")
             ax.axhline(0, color="#888888", linewidth=0.6)
             _period_ticks(ax, periods, data.every)
             ax.set_ylabel("events")
-            ax.set_title(f"Events per period ({data.every})", fontsize=10)
-            ax.legend(fontsize=8, loc="upper left")
+            ax.set_title(f"Events per period ({data.every})", fontsize=10, loc="left")
+            _legend(fig)
             charts.append(("Events per period and their change", _png(fig)))
-        if periods.height and int((periods["added"] + periods["ended"]).sum()):
-            fig = Figure(figsize=(10, 3.6), layout="constrained")
+        moved = periods["added"] + periods["ended"] + periods["scheduled_added"] + periods["scheduled_ended"]
+        if data.kind != "events" and periods.height and int(moved.sum()):
+            fig = Figure(figsize=(10, 3.8), layout="constrained")
             FigureCanvasAgg(fig)
             ax = fig.add_subplot()
-            x = list(range(periods.height))
             added, ended, net = periods["added"].to_list(), periods["ended"].to_list(), periods["net"].to_list()
-            if periods.height <= _BAR_LIMIT:
+            planned_start, planned_end = periods["scheduled_added"].to_list(), periods["scheduled_ended"].to_list()
+            if bars:
                 ax.bar(x, added, color="#3a7d44", label="added")
                 ax.bar(x, [-e for e in ended], color="#b5443a", label="ended")
+                if any(planned_start) or any(planned_end):
+                    ax.bar(
+                        x,
+                        planned_start,
+                        bottom=added,
+                        color="#3a7d44",
+                        alpha=0.35,
+                        hatch="//",
+                        label="scheduled to start",
+                    )
+                    ax.bar(
+                        x,
+                        [-e for e in planned_end],
+                        bottom=[-e for e in ended],
+                        color="#b5443a",
+                        alpha=0.35,
+                        hatch="//",
+                        label="scheduled to end",
+                    )
                 ax.plot(x, net, color="#222222", marker="o", markersize=3, linewidth=1, label="net")
             else:
                 ax.fill_between(x, added, step="mid", color="#3a7d44", alpha=0.8, label="added")
@@ -464,19 +634,20 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
             ax.axhline(0, color="#888888", linewidth=0.6)
             _period_ticks(ax, periods, data.every)
             ax.set_ylabel("facts")
-            ax.set_title(f"Facts added / ended per period ({data.every})", fontsize=10)
-            ax.legend(fontsize=8, loc="upper left")
+            ax.set_title(f"Facts added / ended per period ({data.every})", fontsize=10, loc="left")
+            _legend(fig)
             charts.append(("Facts added, ended and net change per period", _png(fig)))
         shown = data.predicates.head(_CHART_PREDICATES)
         if shown.height:
-            fig = Figure(figsize=(10, 0.6 + 0.3 * shown.height), layout="constrained")
+            fig = Figure(figsize=(10, 0.9 + 0.3 * shown.height), layout="constrained")
             FigureCanvasAgg(fig)
             ax = fig.add_subplot()
             names = shown["predicate"].to_list()[::-1]
             added, ended = shown["added"].to_list()[::-1], shown["ended"].to_list()[::-1]
             occurred = shown["events"].to_list()[::-1]
-            ax.barh(names, added, color="#3a7d44", label="added")
-            ax.barh(names, ended, left=added, color="#b5443a", label="ended")
+            if data.kind != "events":
+                ax.barh(names, added, color="#3a7d44", label="added")
+                ax.barh(names, ended, left=added, color="#b5443a", label="ended")
             if any(occurred):
                 ax.barh(
                     names,
@@ -485,11 +656,15 @@ def _charts(data: _Data) -> list[tuple[str, str]]:
                     color="#c2570c",
                     label="events",
                 )
-            ax.set_xlabel("facts added + ended, and events, in the window")
-            ax.set_title("Churn per predicate", fontsize=10)
+            ax.set_xlabel("facts added + ended, and events, in the window" if data.kind != "events" else "events")
+            ax.set_title(
+                "Churn per predicate" if data.kind != "events" else "Events per predicate", fontsize=10, loc="left"
+            )
             ax.tick_params(axis="y", labelsize=8)
-            ax.legend(fontsize=8, loc="lower right")
-            charts.append(("Facts added and ended per predicate", _png(fig)))
+            _legend(fig)
+            charts.append(
+                ("Facts added and ended per predicate" if data.kind != "events" else "Events per predicate", _png(fig))
+            )
     return charts
 
 
@@ -506,7 +681,7 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-
 .stat .label { color: #555; font-size: .8rem; }
 table { border-collapse: collapse; width: 100%; font-size: .85rem; }
 th, td { border-bottom: 1px solid #e5e5e5; padding: .3rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f6f6f6; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f6f6f6; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; height: auto; } .empty { color: #666; font-style: italic; }
 """
 
@@ -542,9 +717,19 @@ def _html(data: _Data) -> str:
         if not rows:
             parts.append(f'<p class="empty">{_h(empty)}</p>')
             continue
-        parts.append("<table><thead><tr>" + "".join(f"<th>{_h(c)}</th>" for c in header) + "</tr></thead><tbody>")
+        numeric = _numeric_columns(rows, len(header))
+        parts.append(
+            "<table><thead><tr>"
+            + "".join(
+                f'<th class="num">{_h(c)}</th>' if n else f"<th>{_h(c)}</th>"
+                for c, n in zip(header, numeric, strict=True)
+            )
+            + "</tr></thead><tbody>"
+        )
         for row in rows:
-            cells = "".join(f'<td class="num">{_h(c)}</td>' if _numeric(c) else f"<td>{_h(c)}</td>" for c in row)
+            cells = "".join(
+                f'<td class="num">{_h(c)}</td>' if n else f"<td>{_h(c)}</td>" for c, n in zip(row, numeric, strict=True)
+            )
             parts.append(f"<tr>{cells}</tr>")
         parts.append("</tbody></table>")
     parts.append("</body></html>")
@@ -581,6 +766,6 @@ def _markdown(data: _Data, html_name: str) -> str:
             lines.append(f"_{_md(empty)}_")
             continue
         lines.append("| " + " | ".join(_md(c) for c in header) + " |")
-        lines.append("|" + "|".join("---:" if _numeric(rows[0][i]) else "---" for i in range(len(header))) + "|")
+        lines.append("|" + "|".join("---:" if n else "---" for n in _numeric_columns(rows, len(header))) + "|")
         lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"

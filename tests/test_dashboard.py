@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 import kgtoolkit
 from kgtoolkit import analysis, dashboard, frames
 from kgtoolkit._demo import build_demo
-from kgtoolkit.dashboard import graphview
+from kgtoolkit.dashboard import data, graphview
 from kgtoolkit.dashboard._text import md_code, md_text, plain
 from kgtoolkit.store import dump
 
@@ -171,7 +171,10 @@ def test_a_graph_of_the_past_opens_on_its_last_day(monkeypatch: pytest.MonkeyPat
     at.switch_page("views/entity.py").run()
     assert not at.exception, [e.value for e in at.exception]
     labels = [t.label for t in at.tabs]
-    assert labels[0] == "Current (0)" and labels[2].startswith(f"Valid as of {last[:10]}")
+    assert labels[0] == "Current (0)" and labels[3].startswith(f"Valid as of {last[:10]}")
+    assert labels[1] == labels[2].replace("History", "Events"), (
+        labels
+    )  # all events: never current (contract §12): the page lists them apart
     at.sidebar.date_input(key="as_of").set_value(dt.date(2026, 12, 3)).run()  # the user's own date: no note
     assert not any("the last day with facts" in c.value for c in at.sidebar.caption)
 
@@ -183,29 +186,46 @@ def test_churn_of_an_event_graph_shows_its_volume(monkeypatch: pytest.MonkeyPatc
         overall = analysis.churn(frames.facts(kg), every="1mo")
     at = _open(_app(monkeypatch, past_db), "churn")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Events"] == f"{int(overall['events'].sum()):,}" and metrics["Added"] == "0"
+    assert metrics["Events"] == f"{int(overall['events'].sum()):,}"
+    assert "Added" not in metrics and "Ended" not in metrics  # no state tiles on a graph of events
     busiest = overall.sort("events", descending=True, maintain_order=True).row(0, named=True)
-    assert metrics["Busiest month"] == busiest["period"].date().isoformat()
-    assert any("Every fact here is an event" in c.value for c in at.caption)
-    assert [s.value for s in at.subheader][:2] == ["Events per month", "Added and ended per month"]
+    assert metrics["Busiest month"] == busiest["period"].date().isoformat()[:7]
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        change = analysis.last_full_change(analysis.churn_to_date(kg, every="1mo"))
+    assert change is not None and metrics["Change on the month before"] == f"{change[1]:+,}"
+    assert metrics["Busiest pair"].endswith(" events")
+    assert [s.value for s in at.subheader][:3] == ["Events per month", "Busiest pairs", "Bursts"]
+    assert "Added and ended per month" not in [s.value for s in at.subheader]
 
 
 def _churn_shown(at: AppTest) -> tuple[dict[str, str], list[tuple[object, ...]]]:
-    """The Churn page's metrics, and the rows of its table of the most changed relationships."""
-    return {m.label: m.value for m in at.metric}, list(at.dataframe[0].value.itertuples(index=False))
+    """The Churn page's metrics, and the rows of its table of the most changed relationships (the last table, on a
+    graph with state facts; a graph of events has none)."""
+    changed = "Most changed relationships" in [s.value for s in at.subheader]
+    rows = list(at.dataframe[-1].value.itertuples(index=False)) if changed else []
+    return {m.label: m.value for m in at.metric}, rows
 
 
 def _churn_answer(db: Path | str) -> tuple[dict[str, str], list[tuple[object, ...]]]:
-    """What the library answers for the page's default view (month, the whole span, top 10), as the page says it."""
+    """What the library answers for the page's default view (the opening period, the span to today, top 10), as
+    the page says it: what happened to date (``analysis.churn_to_date``), the rankings to the end of today."""
+    today = dt.datetime.now(dt.UTC).date()
     with kgtoolkit.open(db, read_only=True) as kg:
         labels = kg.predicate_labels()
-        overall = analysis.churn(kg, every="1mo", since=None, until=None)
-        changed = analysis.most_changed(kg, top=10, multi_valued=kg.config.multi_valued)
-    metrics = {
-        "Added": f"{int(overall['added'].sum()):,}",
-        "Ended": f"{int(overall['ended'].sum()):,}",
-        "Net": f"{int(overall['net'].sum()):+,}",
-    }
+        span = data.churn_span(kg)
+        assert span is not None
+        since, until = data.opening_window(span, today)
+        every = data.PERIODS[data.opening_period((since, until))]
+        overall = analysis.churn_to_date(kg, every=every, since=since, until=until)
+        kind = analysis.graph_kind(kg.stats())
+        done = max(min(until, today), since)
+        changed = analysis.most_changed(kg, top=10, since=since, until=done, multi_valued=kg.config.multi_valued)
+    metrics = {}
+    if kind != "events":
+        metrics["Added"] = f"{int(overall['added'].sum()):,}"
+        metrics["Ended"] = f"{int(overall['ended'].sum()):,}"
+        metrics["Net"] = f"{int(overall['net'].sum()):+,}"
+        metrics["Scheduled to end"] = f"{int(overall['scheduled_ended'].sum()):,}"
     if int(overall["events"].sum()):
         metrics["Events"] = f"{int(overall['events'].sum()):,}"
     rows = [
@@ -364,8 +384,9 @@ def test_pages_show_predicates_as_people_spell_them(monkeypatch: pytest.MonkeyPa
     assert any(" " in e.label for e in view.edges) and all(e.label in e.title for e in view.edges)
     at.switch_page("views/churn.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = set(at.dataframe[0].value["predicate"]) if at.dataframe else set()
-    assert shown <= set(spelled.values())
+    pairs = at.dataframe[0].value["predicates"] if at.dataframe else []  # the busiest pairs' predicates, labelled
+    assert len(pairs) and all(any(cell.startswith(label) for label in spelled.values()) for cell in pairs)
+    assert not any(cell.startswith(p) for cell in pairs for p in spelled if p not in spelled.values())
 
 
 def test_the_cap_notice_names_the_centre_by_its_name(monkeypatch: pytest.MonkeyPatch, demo_db: Path) -> None:

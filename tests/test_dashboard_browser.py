@@ -304,3 +304,35 @@ def test_clean_up_marks_a_pair_not_the_same_and_merges_another(dashboard: str, d
         assert [(f.object, f.object_name) for f in moved] == [("elasticsearch", "Elasticsearch")]  # its fact moved
         assert kg.duplicates(embeddings=False).total == 0
     assert not tab.outside, f"requests left the machine: {tab.outside}"
+
+
+#: Every page's address (``st.Page(url_path=...)`` in ``app.py``) and the footer marker its page draws.
+ADDRESSES = [
+    ("graph", "· graph ·"),
+    ("entity", "· entity ·"),
+    ("conflicts", "· conflicts ·"),
+    ("paths", "· paths ·"),
+    ("changes", "· changes ·"),
+    ("cleanup", "· cleanup ·"),
+    ("churn", "· churn ·"),
+    ("search", "· search ·"),
+    ("import-export", "· import-export ·"),
+]
+
+
+def test_every_page_opens_by_its_address(dashboard: str, page) -> None:
+    """Opening ``/graph`` (or any page's address) in a new tab opens that page, never "Page not found"; the root
+    opens the Graph page, keeping its query."""
+    tab = page
+    for address, marker in ADDRESSES:
+        tab.goto(f"{dashboard}/{address}")
+        _wait(tab, marker)
+        assert "Page not found" not in tab.content(), address
+        assert tab.url.split("?")[0].rstrip("/").endswith(f"/{address}"), tab.url
+    tab.goto(f"{dashboard}/?entity=my_api")
+    _wait(tab, "· graph ·")
+    assert "Page not found" not in tab.content()
+    assert tab.url.split("?")[0].endswith("/graph") and "entity=my_api" in tab.url, tab.url
+    tab.goto(f"{dashboard}/no-such-page")  # an unknown address still says so
+    tab.wait_for_selector("text=Page not found", timeout=30_000)
+    assert not tab.outside, f"requests left the machine: {tab.outside}"

@@ -77,11 +77,38 @@ def test_the_entity_pages_lists_are_the_librarys_answers(demo: KnowledgeGraph, w
 
 def test_the_entity_page_opens_on_the_window_when_nothing_is_current() -> None:
     kg = kgtoolkit.open(":memory:")
-    kg.add("Ann", "visited", "Oslo", valid_from="2014-03-01", valid_to="2014-03-01")
+    kg.add("Ann", "lived_in", "Oslo", valid_from="2014-03-01", valid_to="2014-04-30")
+    kg.add("Ann", "visited", "Oslo", valid_from="2014-03-01", valid_to="2014-03-01")  # an event
     facts = _facts(kg)
     assert data.entity_facts(facts, "ann", "2014-03").opening == "valid"
     assert data.entity_facts(facts, "ann", "2015").opening == "history"
-    assert data.entity_facts(facts, "nobody", None).history.height == 0
+    found = data.entity_facts(facts, "ann", None)
+    assert (found.events["predicate"].to_list(), found.states, found.ended) == (["visited"], 1, 1)
+
+
+def test_an_entity_of_events_opens_on_its_events() -> None:
+    """Events are never current nor ended (contract §12): an entity of an event graph lists its events, their
+    volume per month and the entities it has them with, not "Current 0 / Ended 0"."""
+    kg = kgtoolkit.open(":memory:")
+    for day, other in (("2014-01-02", "Japan"), ("2014-01-09", "Japan"), ("2014-02-01", "Iran")):
+        kg.add("China", "criticize", other, valid_from=day, valid_to=day)
+    kg.add("Japan", "consult", "China", valid_from="2014-02-03", valid_to="2014-02-03")
+    found = data.entity_facts(_facts(kg), "china", None)
+    assert found.opening == "events" and (found.current.height, found.ended, found.states) == (0, 0, 0)
+    assert found.events["start"].dt.strftime("%Y-%m-%d").to_list() == [  # the latest first
+        "2014-02-03",
+        "2014-02-01",
+        "2014-01-09",
+        "2014-01-02",
+    ]
+    volume = found.event_volume("1mo")
+    expected = analysis.events(found.events, every="1mo")
+    assert volume["events"].to_list() == expected["events"].to_list() == [2, 2]
+    assert found.partners("china").select("name", "events", "first", "last").rows() == [
+        ("Japan", 3, "2014-01-02", "2014-02-03"),
+        ("Iran", 1, "2014-02-01", "2014-02-01"),
+    ]
+    assert data.entity_facts(_facts(kg), "nobody", None).history.height == 0
 
 
 def test_the_timeline_is_the_gantt_of_the_entitys_facts(demo: KnowledgeGraph) -> None:
@@ -113,9 +140,9 @@ def test_churn_labels_are_the_graphs_predicate_labels() -> None:
     assert tables.by_predicate["predicate"].to_list() == [labels[p] for p in raw["predicate"].to_list()]
     assert set(tables.changed["predicate"].to_list()) <= set(labels.values())
     assert set(tables.top_predicates(1)["predicate"].to_list()) <= {"worksAt", "Reports To", "email"}
-    assert tables.overall.equals(analysis.churn(facts, every="1mo", since="2024-01-01", until="2024-12-31"))
+    assert tables.overall.equals(analysis.churn_to_date(facts, every="1mo", since="2024-01-01", until="2024-12-31"))
     assert (tables.added, tables.ended) == (int(raw["added"].sum()), int(raw["ended"].sum()))
-    assert tables.net == tables.added - tables.ended and tables.states == tables.added + tables.ended
+    assert tables.net == tables.added - tables.ended and tables.states == tables.added + tables.ended  # all past
     assert tables.events == 0 and tables.mean_rate is not None
     moves = tables.moves()
     assert moves.filter(pl.col("event") == "ended")["facts"].sum() == -tables.ended
@@ -154,7 +181,10 @@ def test_an_event_graphs_churn_has_its_volume() -> None:
     )
     assert tables.events == 4 and tables.states == 0
     assert tables.busiest()["events"] == 2 and tables.busiest()["period"].month == 2
-    assert tables.volume().columns == ["period", "events", "events_change"]
+    assert tables.volume().columns == ["period", "end", "events", "events_change", "partial"]
+    assert tables.kind == "events" and tables.whole_change() == analysis.last_full_change(tables.overall)
+    assert tables.pairs_table().rows() == [("Barack Obama", "China", 4, "2014-01-03", "2014-05-01", "criticize")]
+    assert tables.volatile_moves()["event"].unique().to_list() == ["events"]  # no empty added / ended bars
 
 
 def test_conflict_groups_are_labelled_and_filtered() -> None:

@@ -266,8 +266,10 @@ def test_the_churn_report_of_an_event_graph_reports_volume(kg: KnowledgeGraph, t
     page, markdown = html_path.read_text(), md_path.read_text()
     assert 'id="stat-events"' in page and "Events per period" in page
     assert "Facts added / ended per period" not in page  # no add/end pairs to draw
-    assert "| events | events change |" in markdown.replace("events change |", "events change |")
-    assert "busiest period" in markdown and "2014-01 (2)" in markdown
+    assert "| period | events | change on the period before |" in markdown  # no add/end columns
+    assert "busiest period" in markdown and "2014-01 (2, partial period)" in markdown  # from the 2nd
+    for absent in ("added", "ended", "current", "conflicts", "net"):  # no state tiles on an event graph
+        assert f'id="stat-{absent}"' not in page
 
 
 # ---------------------------------------------------------------------- search notes and the graph view

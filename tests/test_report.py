@@ -91,7 +91,11 @@ def test_report_files_and_headline(demo: KnowledgeGraph, tmp_path: Path) -> None
     needing = [g for g in demo.conflicts() if g.needs_action]
     assert stat(page, "conflicts") == str(len(needing))
     assert stat(page, "entities") == str(len(demo.entities()))
-    for label, value in (("facts", len(facts)), ("added in the window", added), ("ended in the window", ended)):
+    for label, value in (
+        ("facts", len(facts)),
+        ("added in the window", added),
+        ("ended in the window (to date)", ended),
+    ):
         assert f"- **{label}**: {value:,}" in summary
 
     name = top_entity(demo)
@@ -157,7 +161,9 @@ def test_report_yago(tmp_path: Path) -> None:
     assert_offline(page)
     facts = kg.timeline()
     assert stat(page, "facts") == f"{len(facts):,}"
-    assert stat(page, "added") == f"{sum(f.valid_from is not None and f.kind == 'state' for f in facts):,}"
+    started = [f for f in facts if f.valid_from is not None and f.kind == "state"]
+    assert stat(page, "added") == f"{sum(f.state != 'scheduled' for f in started):,}"  # to date: not the planned
+    assert stat(page, "scheduled-start") == f"{sum(f.state == 'scheduled' for f in started):,}"
     assert stat(page, "events") == f"{sum(f.kind == 'event' for f in facts):,}"  # one-day facts (contract §12)
     assert stat(page, "conflicts") == f"{sum(g.needs_action for g in kg.conflicts()):,}"
     name = top_entity(kg)
@@ -175,23 +181,40 @@ def far_graph(path: Path, *facts: tuple[str, str, str, str, str]) -> KnowledgeGr
 @pytest.mark.parametrize(("every", "labels"), [("1y", ("0001", "2026", "9999")), ("10y", ("0001", "2020", "9990"))])
 def test_report_at_the_ends_of_time(tmp_path: Path, every: str, labels: tuple[str, str, str]) -> None:
     # Facts from 0001-01-01 and to 9999-12-31 (valid dates): the last period ends in year 10000,
-    # past any Python datetime, and a "10y" period holding 0001-01-01 begins in year 0.
+    # past any Python datetime, and a "10y" period holding 0001-01-01 begins in year 0. Their ends are after
+    # today: scheduled, not ended; the default window ends today (its period partial).
     kg = far_graph(
         tmp_path / "far.sqlite3",
         ("Ann", "works_at", "Acme", "0001-01-01", "9999-12-31"),
         ("Ann", "lives_in", "Oslo", "2026-03-02", "9999-12-31"),
     )
-    html_path, md_path = churn_report(kg, every=every, out=tmp_path / "far.html")
+    now = dt.datetime(2026, 12, 7, tzinfo=dt.UTC)
+    first, second, last = labels
+    html_path, md_path = churn_report(kg, every=every, out=tmp_path / "now.html", now=now)
+    page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
+    end = "2026-12-31" if every == "1y" else "2029-12-31"
+    assert f"window 0001-01-01 … {end}" in summary
+    assert (stat(page, "added"), stat(page, "ended"), stat(page, "net"), stat(page, "scheduled-end")) == (
+        "2",
+        "0",
+        "+2",
+        "2",
+    )
+    assert f"| {second} (partial) |" in summary and f"| {last} " not in summary
+
+    html_path, md_path = churn_report(kg, every=every, until="9999-12-31", out=tmp_path / "far.html", now=now)
     page, summary = html_path.read_text(encoding="utf-8"), md_path.read_text(encoding="utf-8")
     assert_offline(page)
     assert page.count("data:image/png;base64,") == 2
     assert "window 0001-01-01 … 9999-12-31" in summary and "window 0001-01-01 … 9999-12-31" in page
-    assert (stat(page, "added"), stat(page, "ended"), stat(page, "net")) == ("2", "2", "0")
+    assert (stat(page, "added"), stat(page, "ended"), stat(page, "net")) == ("2", "0", "+2")
     assert stat(page, "top-entity") == "Ann"
-    first, second, last = labels
-    assert f"| {first} | 1 | 0 | +1 | 0 | – |" in summary
-    assert f"| {second} | 1 | 0 | +1 | 1 | 100.0% |" in summary
-    assert f"| {last} | 0 | 2 | -2 | 2 | 100.0% |" in summary
+    header = "| period | added | ended | net | active at start | churn rate | scheduled to start | scheduled to end |"
+    assert header in summary
+    begun = " (partial)" if every == "10y" else ""  # a "10y" period holding 0001-01-01 begins before it
+    assert f"| {first}{begun} | 1 | 0 | +1 | 0 | – | 0 | 0 |" in summary
+    assert f"| {second} (partial) | 1 | 0 | +1 | 1 | 100.0% | 0 | 0 |" in summary
+    assert f"| {last} (partial) | 0 | 0 | 0 | 2 | 0.0% | 0 | 2 |" in summary  # after today: scheduled
     kg.close()
 
 
@@ -199,11 +222,11 @@ def test_report_refuses_too_many_periods(tmp_path: Path) -> None:
     kg = far_graph(tmp_path / "long.sqlite3", ("Ann", "works_at", "Acme", "0001-01-01", "9998-12-31"))
     out = tmp_path / "long.html"
     with pytest.raises(kgtoolkit.InvalidRequest) as caught:
-        churn_report(kg, every="1d", out=out)
+        churn_report(kg, every="1d", until="9998-12-31", out=out)
     assert caught.value.message == TOO_MANY_DAYS and caught.value.data["field"] == "every"
     assert not out.exists() and not out.with_suffix(".md").exists()
     # The suggested period, or a window of the data, gives the report.
-    html_path, md_path = churn_report(kg, every="3mo", out=out)
+    html_path, md_path = churn_report(kg, every="3mo", until="9998-12-31", out=out)
     assert "window 0001-01-01 … 9998-12-31" in md_path.read_text(encoding="utf-8")
     html_path, md_path = churn_report(kg, every="1d", since="2026-01-01", until="2026-12-31", out=out)
     page = html_path.read_text(encoding="utf-8")
@@ -230,7 +253,9 @@ def test_cli_report_extreme_dates(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ("1h", TOO_MANY_DAYS.replace("'1d' makes 3,651,694", "'1h' makes 87,640,656")),
     ):
         out = tmp_path / f"long-{every}.html"
-        result = runner.invoke(app, ["--db", str(long), "report", "--every", every, "--out", str(out)])
+        result = runner.invoke(
+            app, ["--db", str(long), "report", "--every", every, "--until", "9998-12-31", "--out", str(out)]
+        )
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
         assert result.stdout == "" and "Traceback" not in result.output
         assert " ".join(ANSI.sub("", result.stderr).split()) == f"error [invalid_request] {message}"

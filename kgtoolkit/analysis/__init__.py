@@ -26,7 +26,8 @@ Time conventions (the store's, contract §4):
 Layout, one private module per concern (everything public is imported from here): ``_shared`` (the
 facts frame in and the answer out, time inputs, windows), ``_periods`` (a checked ``every``, period
 starts and counts, :data:`MAX_PERIODS`), ``_timeline`` (:func:`timeline`, :func:`gantt`), ``_conflicts``
-(:func:`conflicts`), ``_churn`` (:func:`churn`), ``_rankings`` (:func:`most_volatile`,
+(:func:`conflicts`), ``_churn`` (:func:`churn`), ``_to_date`` (:func:`churn_to_date`, :func:`last_full_change`,
+:func:`bursts`: what happened told from what is scheduled, partial periods), ``_rankings`` (:func:`most_volatile`,
 :func:`most_changed`, :func:`most_connected`), ``_events`` (:func:`events`, :func:`event_graph`,
 :func:`snapshots`). The types of the parameters (``Frame``, ``Moment``, ``GroupBy``, ``EventsBy``,
 ``SnapshotAt``, ``VolatileBy``) and ``FACT_COLUMNS`` are importable from here too.
@@ -62,8 +63,18 @@ from ._shared import FACT_COLUMNS as FACT_COLUMNS
 from ._shared import Frame as Frame
 from ._shared import Moment as Moment
 from ._timeline import GANTT_SCHEMA, TIMELINE_SCHEMA, gantt, timeline
+from ._to_date import (
+    BURSTS_SCHEMA,
+    TO_DATE_SCHEMA,
+    bursts,
+    churn_to_date,
+    graph_kind,
+    last_full_change,
+    scheduled_totals,
+)
 
 __all__ = [
+    "BURSTS_SCHEMA",
     "CHURN_SCHEMA",
     "CONFLICTS_SCHEMA",
     "CONNECTED_SCHEMA",
@@ -74,15 +85,21 @@ __all__ = [
     "MOST_CHANGED_SCHEMA",
     "SNAPSHOTS_SCHEMA",
     "TIMELINE_SCHEMA",
+    "TO_DATE_SCHEMA",
     "VOLATILE_SCHEMA",
+    "bursts",
     "churn",
+    "churn_to_date",
     "conflicts",
     "event_graph",
     "events",
     "gantt",
+    "graph_kind",
+    "last_full_change",
     "most_changed",
     "most_connected",
     "most_volatile",
+    "scheduled_totals",
     "snapshots",
     "timeline",
 ]

@@ -250,7 +250,10 @@ def copy(
 def report(
     kg: KnowledgeGraph,
     since: Annotated[str | None, typer.Option(help="First day (default: the first start or end).")] = None,
-    until: Annotated[str | None, typer.Option(help="Last day (default: the last start or end).")] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(help="Last day (default: the last start or end, or today when the graph plans past it)."),
+    ] = None,
     every: Annotated[str, typer.Option(help="Period length: 1w, 1mo, 3mo, 1y, … (at most 100,000 periods).")] = "1mo",
     out_path: Annotated[
         Path, typer.Option("--out", help="HTML file to write; the Markdown summary goes beside it.")

@@ -5,7 +5,9 @@ from a source checkout runs the same app through a thin entry point. The files::
 
     app.py         the entry point: page setup, navigation and the sidebar (``main()``)
     kgdash.py      shared parts: settings, cached resources and frames, the sidebar, small widgets
-    data.py        the data each page shows, made from the library's answers (no Streamlit: tests call it)
+    data.py        the data each page shows, made from the library's answers (no Streamlit: tests call it);
+                   the Churn, Conflicts and Entity pages' own in data_churn.py, data_conflicts.py and
+                   data_entity.py (data.py re-exports their names), predicate labels in _labels.py
     _text.py       stored text shown as text: the escaping every page applies (no Streamlit here either)
     graphview.py   the data behind the Graph picture, the names of ``picture/`` in one place: what to draw
                    (``build``), where (``layout``), the page (``render_html``), through time (``render_time_html``)

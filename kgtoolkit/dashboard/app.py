@@ -8,6 +8,8 @@ interaction; ``app/dashboard.py`` (a source checkout's entry point) imports it a
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from kgtoolkit.dashboard import FOLDER, kgdash
@@ -27,10 +29,12 @@ def main() -> None:
         page_title="kgtoolkit", page_icon=str(FOLDER / "favicon.png"), layout="wide", initial_sidebar_state="expanded"
     )
     st.markdown(STYLE, unsafe_allow_html=True)
-    c = kgdash.ctx()
-    kgdash.init_state(c)
+    graph = st.Page(kgdash.view("graph"), title="Graph", icon=":material/hub:", url_path="graph")
     pages = [
-        st.Page(kgdash.view("graph"), title="Graph", icon=":material/hub:", url_path="graph", default=True),
+        # Streamlit serves the default page at the root and ignores its url_path, so "/graph" would be "Page not
+        # found": the root is a hidden page of its own that opens the Graph page, and every page has its address.
+        st.Page(functools.partial(_open, graph), title="kgtoolkit", url_path="home", default=True, visibility="hidden"),
+        graph,
         st.Page(kgdash.view("entity"), title="Entity", icon=":material/person_search:", url_path="entity"),
         st.Page(kgdash.view("conflicts"), title="Conflicts", icon=":material/warning:", url_path="conflicts"),
         st.Page(kgdash.view("paths"), title="Paths", icon=":material/route:", url_path="paths"),
@@ -43,9 +47,18 @@ def main() -> None:
         ),
     ]
     page = st.navigation(pages)
+    if page is pages[0]:  # the root: on to the Graph page before anything is said (a link's notice, once)
+        _open(graph)
+    c = kgdash.ctx()
+    kgdash.init_state(c)
     kgdash.sidebar(c)
     kgdash.link_notices()
     page.run()
+
+
+def _open(page: st.Page) -> None:
+    """The root address: the Graph page, with the address's query (``/?entity=my_api`` opens ``/graph?entity=my_api``)."""
+    st.switch_page(page, query_params=st.query_params.to_dict())
 
 
 if __name__ == "__main__":

@@ -8,16 +8,18 @@ call these functions on a graph, without a browser or ``AppTest``.
 * labels: :func:`labelled` (each predicate as people spell it, contract §13: the one place a page's frame gets them);
 * entity lists: :func:`entity_ranking` (asked of the engine), :func:`entity_choices`, :func:`entity_fact_counts`,
   :func:`predicate_fact_counts`;
-* Entity page: :func:`entity_page_facts` (the entity's facts read from the store), :func:`entity_facts` (the facts
-  :meth:`KnowledgeGraph.query` answers, through :func:`kgtoolkit.frames.around`), :func:`timeline`;
+* Entity page (in :mod:`~kgtoolkit.dashboard.data_entity`): :func:`entity_page_facts` (the entity's facts read
+  from the store), :func:`entity_facts` (the facts :meth:`KnowledgeGraph.query` answers, through
+  :func:`kgtoolkit.frames.around`; its events apart), :func:`timeline`;
 * Graph page: :func:`graph_overview` (the most connected entities and the facts among them, asked of the engine);
 * Graph, Paths and Changes pages: :func:`facts_by_id`, :func:`facts_view`, :func:`path_colors`, :func:`path_steps`,
   :func:`change_colors`, :func:`change_rows`;
-* Churn page: :func:`churn_span`, :func:`churn` (a :class:`Churn`: the tables, labelled, their totals and charts;
-  asked of the engine, no facts frame);
-* Conflicts page: :func:`conflict_page` (one page of groups, asked of the engine), :func:`conflict_counts`,
-  :func:`conflict_table` (every group, from a facts frame: what a text filter still reads), :func:`conflict_groups`, :func:`group_facts`, :func:`current_choices`,
-  :func:`fact_row`;
+* Churn page (in :mod:`~kgtoolkit.dashboard.data_churn`): :func:`churn_span`, :func:`opening_window`, :func:`churn`
+  (a :class:`Churn`: the tables, labelled, their totals and charts, event or state measures by what the graph
+  records; asked of the engine, no facts frame);
+* Conflicts page (in :mod:`~kgtoolkit.dashboard.data_conflicts`): :func:`conflict_page` (one page of groups, asked
+  of the engine), :func:`conflict_counts`, :func:`conflict_table` (every group, from a facts frame: what a text
+  filter still reads), :func:`conflict_groups`, :func:`group_facts`, :func:`current_choices`, :func:`fact_row`;
 * Clean up page: :func:`matching_pairs`, :func:`keep_first`, :func:`clean_up` (a pair's action, through the
   library);
 * Search page: :func:`relationship_history`;
@@ -41,23 +43,46 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import tempfile
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 import polars as pl
 
 import kgtoolkit
 from kgtoolkit import analysis, frames, io
 from kgtoolkit.dashboard import graphview
+from kgtoolkit.dashboard._labels import labelled
 from kgtoolkit.dashboard._text import md_code, md_text
+from kgtoolkit.dashboard.data_churn import (
+    PERIODS,
+    SLIDER_DAYS,
+    Churn,
+    bar_width,
+    churn,
+    churn_span,
+    opening_period,
+    opening_window,
+    period_label,
+)
+from kgtoolkit.dashboard.data_conflicts import (
+    PAGE_HISTORY,
+    ConflictPage,
+    conflict_groups,
+    conflict_page,
+    conflict_table,
+    current_choices,
+    fact_row,
+    group_facts,
+    listed_facts,
+)
+from kgtoolkit.dashboard.data_entity import EntityFacts, Timeline, entity_facts, entity_page_facts, timeline
 from kgtoolkit.duplicates import DuplicateCandidate
 from kgtoolkit.store import (
     conflict_counts,
     connected_counts,
     count_facts,
-    fact_span,
     link_ranking,
     nearest_bounds,
     neighbourhood,
@@ -65,12 +90,16 @@ from kgtoolkit.store import (
 
 __all__ = [
     "CLEAN_UP_ACTIONS",
+    "PAGE_HISTORY",
+    "PERIODS",
     "RANKING_SCHEMA",
+    "SLIDER_DAYS",
     "Churn",
     "ConflictPage",
     "EntityChoices",
     "EntityFacts",
     "Timeline",
+    "bar_width",
     "by_count",
     "change_colors",
     "change_rows",
@@ -99,13 +128,17 @@ __all__ = [
     "import_upload",
     "keep_first",
     "labelled",
+    "listed_facts",
     "matching_pairs",
     "opening_day",
+    "opening_period",
+    "opening_window",
     "page_count",
     "page_of",
     "pair_names",
     "path_colors",
     "path_steps",
+    "period_label",
     "predicate_fact_counts",
     "rejects_frame",
     "relationship_history",
@@ -120,22 +153,6 @@ _EPOCH = dt.datetime(1970, 1, 1)  # the store's instant keys count microseconds 
 
 
 # ---------------------------------------------------------------------- labels and lookups
-
-
-def labelled(
-    frame: pl.DataFrame, labels: Mapping[str, str], *, column: str = "predicate", alias: str | None = None
-) -> pl.DataFrame:
-    """``frame`` with each predicate id of ``column`` replaced by its label (``kg.predicate_labels()``: its first
-    spelling, contract §13), in ``alias`` (default: in place); an id without a label stays as it is.
-
-    >>> labelled(pl.DataFrame({"predicate": ["works_at", "x"]}), {"works_at": "worksAt"})["predicate"].to_list()
-    ['worksAt', 'x']
-    """
-    return frame.with_columns(
-        pl.col(column)
-        .replace_strict(dict(labels), default=pl.col(column), return_dtype=pl.String)
-        .alias(alias or column)
-    )
 
 
 def fact_table(facts: pl.DataFrame) -> pl.DataFrame:
@@ -283,82 +300,6 @@ def predicate_fact_counts(kg: kgtoolkit.KnowledgeGraph) -> dict[str, int]:
     return {p.id: p.facts for p in kg.predicates()}
 
 
-# ---------------------------------------------------------------------- the Entity page
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class EntityFacts:
-    """The facts of one entity as its page lists them (rows of the dashboard's facts frame).
-
-    ``history``: every fact around it (:func:`kgtoolkit.frames.around`: what :meth:`KnowledgeGraph.query` answers),
-    oldest first; ``current``: those current now, by predicate; ``valid``: those valid in the sidebar's window;
-    ``cited``: those pointing at evidence (``source_closet``); ``ended``: how many have ended.
-    """
-
-    history: pl.DataFrame
-    current: pl.DataFrame
-    valid: pl.DataFrame
-    cited: pl.DataFrame
-    ended: int
-
-    @property
-    def opening(self) -> Literal["current", "valid", "history"]:
-        """The tab to open on: the current facts; when none (a historical graph), those of the window; else the history."""
-        return "current" if self.current.height else "valid" if self.valid.height else "history"
-
-
-def entity_facts(facts: pl.DataFrame, entity_id: str, window: str | None) -> EntityFacts:
-    """The Entity page's lists for ``entity_id`` from the facts frame, ``window`` the sidebar's (a day, a month, a
-    year, ``START/END``, or None for all dates: :func:`kgtoolkit.frames.valid_at`)."""
-    history = frames.around(facts, entity_id)
-    return EntityFacts(
-        history=history.sort("start", "id", nulls_last=True),
-        current=history.filter(pl.col("current")).sort("predicate", "start"),
-        valid=frames.valid_at(history, window).sort("start", "id", nulls_last=True),
-        cited=history.filter(pl.col("source_closet").is_not_null()).sort("start", nulls_last=True),
-        ended=history.filter(pl.col("state") == "ended").height,
-    )
-
-
-def entity_page_facts(
-    kg: kgtoolkit.KnowledgeGraph, entity_id: str, window: str | None, labels: Mapping[str, str]
-) -> EntityFacts:
-    """:func:`entity_facts` of the facts naming ``entity_id`` alone, read from the store (:func:`kgtoolkit.frames.stream`
-    filtered by the entity in SQL, names looked up by key), each predicate labelled: the same lists as from the
-    whole facts frame."""
-    found = pl.concat(list(frames.stream(kg, entity=entity_id, batch_size=100_000)))
-    assert isinstance(found, pl.DataFrame)
-    return entity_facts(labelled(found, labels, alias="predicate_label"), entity_id, window)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Timeline:
-    """The Entity page's Gantt chart: ``bars`` (``row``, ``label``, ``start``, ``end``, ``state``, ``id``; times
-    without a time zone, in drawing order), ``total`` intervals of which the latest ``bars.height`` are drawn."""
-
-    bars: pl.DataFrame
-    total: int
-
-
-def timeline(facts: pl.DataFrame, *, as_of: str | None, now: dt.datetime, limit: int = 150) -> Timeline:
-    """The bars of ``facts`` (:func:`kgtoolkit.analysis.gantt`, coloured by each fact's state on ``as_of``), the
-    latest ``limit`` of them, each row named by its fact and start day."""
-    bars = analysis.gantt(facts, now=now, as_of=as_of)
-    total = bars.height
-    if total > limit:
-        bars = bars.sort("start").tail(limit)
-    shown = (
-        bars.sort("start", "id")
-        .with_columns(
-            (pl.col("label") + pl.lit("  · ") + pl.col("start").dt.strftime("%Y-%m-%d")).alias("row"),
-            pl.col("start").dt.replace_time_zone(None),
-            pl.col("end").dt.replace_time_zone(None),
-        )
-        .select("row", "label", "start", "end", "state", "id")
-    )
-    return Timeline(shown, total)
-
-
 # ---------------------------------------------------------------------- drawing chosen facts (Paths, Changes)
 
 
@@ -478,296 +419,6 @@ def opening_day(kg: kgtoolkit.KnowledgeGraph, *, today: dt.date) -> tuple[dt.dat
                 "facts (every fact starts later)."
             )
     return today, None
-
-
-# ---------------------------------------------------------------------- the Churn page
-
-
-def churn_span(kg: kgtoolkit.KnowledgeGraph) -> tuple[dt.date, dt.date] | None:
-    """The days the Churn page's window slider runs between: the first start, the last start or end (at least a
-    day later); None when no fact has a known start. Asked of the engine (:func:`kgtoolkit.store.fact_span`)."""
-    span = fact_span(kg)
-    if span is None:
-        return None
-    first, last = (_EPOCH + dt.timedelta(microseconds=us) for us in span)
-    return first.date(), max(last.date(), first.date() + dt.timedelta(days=1))  # a slider needs two different ends
-
-
-def _naive(frame: pl.DataFrame, *columns: str | pl.Expr) -> pl.DataFrame:
-    """``period`` without its time zone (what a chart draws), then ``columns``."""
-    return frame.select(pl.col("period").dt.replace_time_zone(None), *columns)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Churn:
-    """The Churn page's tables (:func:`kgtoolkit.analysis.churn` overall and per predicate,
-    :func:`~kgtoolkit.analysis.most_volatile` entities, :func:`~kgtoolkit.analysis.most_changed` relationships),
-    predicates labelled, with the totals and chart frames the page draws."""
-
-    overall: pl.DataFrame
-    by_predicate: pl.DataFrame
-    volatile: pl.DataFrame
-    changed: pl.DataFrame
-
-    @property
-    def added(self) -> int:
-        return int(self.overall["added"].sum())
-
-    @property
-    def ended(self) -> int:
-        return int(self.overall["ended"].sum())
-
-    @property
-    def renewed(self) -> int:
-        """Renewals (contract §11): the same fact again back to back, neither added nor ended."""
-        return int(self.overall["renewed"].sum())
-
-    @property
-    def net(self) -> int:
-        return int(self.overall["net"].sum())
-
-    @property
-    def mean_rate(self) -> float | None:
-        """The mean churn rate over the periods that have one (None when none has)."""
-        rate = self.overall["churn_rate"].drop_nulls()
-        return float(rate.mean()) if rate.len() else None  # type: ignore[arg-type]
-
-    @property
-    def events(self) -> int:
-        return int(self.overall["events"].sum())
-
-    @property
-    def states(self) -> int:
-        """State facts added plus ended (0 in a graph of events only)."""
-        return self.added + self.ended
-
-    def busiest(self) -> dict[str, Any]:
-        """The period with the most events (the first of equals), as a row."""
-        return self.overall.sort("events", descending=True, maintain_order=True).row(0, named=True)
-
-    @property
-    def last_events_change(self) -> int:
-        return int(self.overall["events_change"][-1] or 0)
-
-    def volume(self) -> pl.DataFrame:
-        """Events per period and their change from the period before."""
-        return _naive(self.overall, "events", "events_change")
-
-    def moves(self) -> pl.DataFrame:
-        """Added and ended per period, long (``event``, ``facts``), the ended below zero."""
-        return _naive(self.overall, "added", (-pl.col("ended")).alias("ended")).unpivot(
-            index="period", variable_name="event", value_name="facts"
-        )
-
-    def active(self) -> pl.DataFrame:
-        return _naive(self.overall, "active_at_end")
-
-    def top_predicates(self, top: int = 8) -> pl.DataFrame:
-        """The changes (added + ended + events) per period of the ``top`` predicates with the most of them."""
-        moves = pl.col("added") + pl.col("ended") + pl.col("events")
-        ranked = (
-            self.by_predicate.group_by("predicate")
-            .agg(moves.sum().alias("n"))
-            .sort("n", descending=True)["predicate"]
-            .head(top)
-            .to_list()
-        )
-        return _naive(self.by_predicate.filter(pl.col("predicate").is_in(ranked)), "predicate", moves.alias("changes"))
-
-    def volatile_moves(self) -> pl.DataFrame:
-        """The most volatile entities' added and ended, long (``entity_name``, ``event``, ``facts``)."""
-        return self.volatile.select("entity_name", "added", "ended").unpivot(
-            index="entity_name", variable_name="event", value_name="facts"
-        )
-
-    def changed_table(self) -> pl.DataFrame:
-        """The most changed relationships as listed: subject, predicate, changes, history and current objects."""
-        return self.changed.select(
-            "subject_name",
-            "predicate",
-            "changes",
-            pl.col("history").list.join(" → "),
-            pl.col("current_objects").list.join(", "),
-        ).rename({"subject_name": "subject", "current_objects": "current"})
-
-
-def churn(
-    kg: kgtoolkit.KnowledgeGraph,
-    labels: Mapping[str, str],
-    *,
-    every: str,
-    since: str,
-    until: str,
-    top: int,
-    multi_valued: Collection[str],
-) -> Churn:
-    """The Churn page's tables over the graph ``kg`` per ``every`` (``1mo``…) from ``since`` to ``until``, the
-    ``top`` entities and relationships, each predicate as people spell it (``labels``: ``kg.predicate_labels()``).
-    Each is asked of the engine (the analysis given the graph, not a facts frame): no whole frame is read."""
-    return Churn(
-        overall=analysis.churn(kg, every=every, since=since, until=until),
-        by_predicate=labelled(analysis.churn(kg, every=every, since=since, until=until, by="predicate"), labels),
-        volatile=analysis.most_volatile(kg, by="entity", top=top, since=since, until=until),
-        changed=labelled(
-            analysis.most_changed(kg, top=top, since=since, until=until, multi_valued=multi_valued), labels
-        ),
-    )
-
-
-# ---------------------------------------------------------------------- the Conflicts page
-
-
-def conflict_table(
-    facts: pl.DataFrame,
-    labels: Mapping[str, str],
-    multi_valued: Collection[str],
-    *,
-    one_holder: Collection[str] = (),
-    single_valued: Collection[str] = (),
-) -> pl.DataFrame:
-    """The conflict groups (:func:`kgtoolkit.analysis.conflicts`: pass the graph's ``multi_valued``, ``one_holder`` and
-    ``single_valued``; whole groups, every fact of each), those needing action first, each with its
-    ``predicate_label`` and ``history_more`` (0: the whole history is listed)."""
-    found = analysis.conflicts(facts, multi_valued=multi_valued, one_holder=one_holder, single_valued=single_valued)
-    return labelled(found, labels, alias="predicate_label").with_columns(pl.lit(0, pl.Int64).alias("history_more"))
-
-
-#: How many ended facts a group of the Conflicts page lists (the last ended; contract §5 ``conflicts``).
-PAGE_HISTORY = 20
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ConflictPage:
-    """One page of conflict groups as the Conflicts page lists them: ``groups`` (rows shaped as those of
-    :func:`conflict_table`, the page's alone), ``facts`` (the facts the page's groups carry, labelled), ``total``
-    (the groups on every page)."""
-
-    groups: pl.DataFrame
-    facts: pl.DataFrame
-    total: int
-
-
-def conflict_page(
-    kg: kgtoolkit.KnowledgeGraph,
-    labels: Mapping[str, str],
-    *,
-    needs_only: bool,
-    page: int,
-    per_page: int,
-    history: int = PAGE_HISTORY,
-) -> ConflictPage:
-    """Page ``page`` (from 1) of the conflict groups (those needing action when ``needs_only``), judged and cut in
-    the engine (:meth:`KnowledgeGraph.conflicts_page`), each with its current and scheduled facts and its last
-    ``history`` ended ones; only those facts are read (:func:`kgtoolkit.frames.facts_with_ids`). The rows are the
-    groups' records (their judgement and counts, ``history_more`` the ended facts not carried; ``object_names``
-    those of the facts carried) beside the overlap columns :func:`kgtoolkit.analysis.conflicts` computes from their
-    current facts (all carried)."""
-    found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page, history=history)
-    facts = labelled(
-        frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
-    )
-    schema = analysis.CONFLICTS_SCHEMA
-    groups = found.items
-    records = pl.DataFrame(
-        {
-            "subject": [g.subject for g in groups],
-            "subject_name": [g.subject_name for g in groups],
-            "predicate": [g.predicate for g in groups],
-            "objects": [g.objects for g in groups],
-            "object_names": [_distinct_names(g.facts, "object") for g in groups],
-            "facts": [[f.id for f in g.facts] for g in groups],
-            "current": [g.current for g in groups],
-            "needs_action": [g.needs_action for g in groups],
-            "current_objects": [[f.object_name for f in g.facts if f.state == "current"] for g in groups],
-            "scheduled": [g.scheduled for g in groups],
-            "planned_switch": [g.planned_switch for g in groups],
-            "switch_overlaps": [g.switch_overlaps for g in groups],
-            "by": [g.by for g in groups],
-            "object": [g.object for g in groups],
-            "object_name": [g.object_name for g in groups],
-            "subjects": [g.subjects for g in groups],
-            "subject_names": [_distinct_names(g.facts, "subject") for g in groups],
-            "current_subjects": [[f.subject_name for f in g.facts if f.state == "current"] for g in groups],
-            "history_more": [g.history_more for g in groups],
-        },
-        schema={**{k: schema[k] for k in schema if k not in _OVERLAP}, "history_more": pl.Int64()},
-    )
-    config = kg.config
-    overlap = analysis.conflicts(
-        facts, multi_valued=config.multi_valued, one_holder=config.one_holder, single_valued=config.single_valued
-    ).select("by", "predicate", _anchor(), *_OVERLAP)
-    table = records.with_columns(_anchor()).join(
-        overlap, on=["by", "predicate", "_anchor"], how="left", maintain_order="left"
-    )
-    table = labelled(table.select(*schema, "history_more"), labels, alias="predicate_label")
-    return ConflictPage(table.select(*schema, "predicate_label", "history_more"), facts, found.total)
-
-
-def _distinct_names(facts: Iterable[kgtoolkit.Fact], side: Literal["subject", "object"]) -> list[str]:
-    """The names of the distinct objects (or subjects) among ``facts`` (those a group carries), each once, in their
-    order (value objects compared case-insensitively, entity objects by id, as :func:`kgtoolkit.analysis.conflicts`
-    does)."""
-    seen: dict[str, str] = {}
-    for f in facts:
-        if side == "subject":
-            seen.setdefault(f.subject, f.subject_name)
-        else:
-            seen.setdefault(f.object_key, f.object_name)
-    return list(seen.values())
-
-
-def _anchor() -> pl.Expr:
-    """Which group a row of :func:`conflict_table` is, beside ``by`` and ``predicate``: its subject, or (by object)
-    its object case-folded (an entity id is case-folded already; a value is compared case-insensitively), whichever
-    of the object's spellings the row names."""
-    folded = pl.col("object").map_batches(
-        lambda s: pl.Series(s.name, [None if v is None else v.casefold() for v in s.to_list()], dtype=pl.String),
-        return_dtype=pl.String,
-    )
-    return pl.when(pl.col("by") == "object").then(folded).otherwise(pl.col("subject")).alias("_anchor")
-
-
-#: The columns of :data:`kgtoolkit.analysis.CONFLICTS_SCHEMA` about a group's current facts overlapping.
-_OVERLAP = ("overlap_start", "overlap", "open_since", "open_for")
-
-
-def conflict_groups(table: pl.DataFrame, *, needs_only: bool, text: str) -> pl.DataFrame:
-    """The groups the page lists: those needing action when ``needs_only``, and those whose subject (its id or
-    name; the object of a one-holder group) or predicate contains ``text`` (ignoring case) when it is not blank."""
-    shown = table.filter(pl.col("needs_action")) if needs_only else table
-    probe = text.strip().casefold()
-    if probe:
-        shown = shown.filter(
-            pl.coalesce("subject", "object").str.contains(probe, literal=True)
-            | pl.coalesce("subject_name", "object_name").str.to_lowercase().str.contains(probe, literal=True)
-            | pl.col("predicate").str.contains(probe, literal=True)
-        )
-    return shown
-
-
-def group_facts(facts: pl.DataFrame, ids: Iterable[int]) -> pl.DataFrame:
-    """The facts of a group (by id), oldest first."""
-    return facts_by_id(facts, ids).sort("start", "id", nulls_last=True)
-
-
-def listed_facts(members: pl.DataFrame, history: int = PAGE_HISTORY) -> tuple[pl.DataFrame, int]:
-    """What a group lists of ``members`` (:func:`group_facts`): its facts not ended and its last ``history`` ended
-    ones (the latest end first, as ``kg.conflicts`` cuts them), oldest first; and how many ended facts it leaves out."""
-    ended = pl.col("state") == "ended"
-    last = members.filter(ended).sort("end", "start", "id", descending=True, nulls_last=True).head(history)["id"]
-    kept = members.filter(~ended | pl.col("id").is_in(last.implode()))
-    return kept, members.height - kept.height
-
-
-def current_choices(members: pl.DataFrame) -> dict[int, str]:
-    """The current facts among ``members``: fact id → its object's name (what a group's form offers to end or replace)."""
-    live = members.filter(pl.col("current"))
-    return dict(zip(live["id"].to_list(), live["object_name"].to_list(), strict=True))
-
-
-def fact_row(facts: pl.DataFrame, fact_id: int) -> dict[str, Any]:
-    """One fact of the frame, as a row (``subject``, ``predicate``, ``object``…)."""
-    return facts.filter(pl.col("id") == fact_id).row(0, named=True)
 
 
 # ---------------------------------------------------------------------- the Clean up page (contract §14)

@@ -32,11 +32,29 @@ facts, current, as_of_facts = found.history, found.current, found.valid
 aliases = c.kg.aliases(entity_id)
 
 st.subheader(md_text(entity.name))
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Type", md_text(entity.type))
-m2.metric("Current facts", f"{current.height:,}")
-m3.metric("Ended facts", f"{found.ended:,}")
-m4.metric("Aliases", len(aliases))
+events = found.events
+tiles = st.columns(5 if events.height else 4)
+tiles[0].metric("Type", md_text(entity.type))
+shown = 1
+if events.height:  # events are never current nor ended (contract §12): the page counts them apart
+    tiles[1].metric("Events", f"{events.height:,}")
+    shown = 2
+if found.states or not events.height:
+    tiles[shown].metric("Current facts", f"{current.height:,}")
+    tiles[shown + 1].metric("Ended facts", f"{found.ended:,}")
+else:
+    partners = found.partners(entity_id, top=1)
+    if partners.height:
+        tiles[shown].metric(
+            "Most events with",
+            md_text(partners["name"][0]),
+            f"{partners['events'][0]:,} events",
+            delta_color="off",
+            delta_arrow="off",
+        )
+    latest = events["start"].drop_nulls()
+    tiles[shown + 1].metric("Last event", latest.max().date().isoformat() if latest.len() else "–")  # type: ignore[union-attr]
+tiles[-1].metric("Aliases", len(aliases))
 meta, props = st.columns([1, 1])
 with meta:
     st.markdown(f"**id** {md_code(entity.id)} · created {md_text(entity.created_at[:10])}")
@@ -50,20 +68,46 @@ with props:
 
 labels = {
     "current": f"Current ({current.height})",
-    "history": f"History ({facts.height})",
-    "valid": f"Valid {c.date_label} ({as_of_facts.height})",
+    "events": f"Events ({events.height:,})",
+    "history": f"History ({facts.height:,})",
+    "valid": f"Valid {c.date_label} ({as_of_facts.height:,})",
     "timeline": "Timeline",
     "evidence": f"Evidence ({found.cited.height})",
 }
-# Nothing current (a historical graph): open on the facts of the sidebar date, else on the history.
-tabs = st.tabs(list(labels.values()), default=labels[found.opening])
-with tabs[0]:
+# Nothing current: an entity of events opens on its events; a historical graph on the facts of the sidebar date,
+# else on the history.
+tabs = dict(zip(labels, st.tabs(list(labels.values()), default=labels[found.opening]), strict=True))
+with tabs["current"]:
+    if not current.height and events.height:
+        st.caption("Events are never current: they occurred on their day (see Events).")
     kgdash.show_facts(current, key="entity_current")
-with tabs[1]:
+with tabs["events"]:
+    if events.height == 0:
+        st.caption("No fact of this entity is an event.")
+    else:
+        volume = found.event_volume("1mo")
+        chart = (
+            alt.Chart(volume.to_pandas())
+            .mark_bar(color="#B279A2", size=data.bar_width(volume.height))
+            .encode(
+                x=alt.X("period:T", title=None),
+                y=alt.Y("events:Q", title="events per month", axis=alt.Axis(format=",d", tickMinStep=1)),
+                tooltip=["period:T", "events", "change"],
+            )
+        )
+        st.altair_chart(chart.properties(height=180), width="stretch")
+        left, right = st.columns([1, 2])
+        with left:
+            st.markdown("**Most events with**")
+            st.dataframe(found.partners(entity_id, top=15).drop("entity"), hide_index=True, width="stretch")
+        with right:
+            st.markdown("**Its events, the latest first**")
+            kgdash.show_facts(events, key="entity_events")
+with tabs["history"]:
     kgdash.show_facts(facts, key="entity_history")
-with tabs[2]:
+with tabs["valid"]:
     kgdash.show_facts(as_of_facts, key="entity_as_of")
-with tabs[3]:
+with tabs["timeline"]:
     limit = 150
     bars = data.timeline(facts, as_of=c.as_of, now=dt.datetime.now(dt.UTC), limit=limit)  # as on the sidebar date
     if bars.total == 0:
@@ -102,7 +146,7 @@ with tabs[3]:
         height = max(120, 30 * bars.bars.height)
         st.altair_chart(chart.properties(height=height), width="stretch", height=height + 60)
         st.caption(f"Colours: each fact's state {c.date_label} (the red line); open intervals run to today.")
-with tabs[4]:
+with tabs["evidence"]:
     if found.cited.height == 0:
         st.caption("No fact of this entity points at evidence (`source_closet`).")
     for row in found.cited.iter_rows(named=True):
