@@ -67,6 +67,7 @@ __all__ = [
     "Variant",
     "evaluate",
     "fit",
+    "latest",
     "query_ranks",
 ]
 
@@ -687,7 +688,7 @@ def _code(known: tuple[str, ...], wanted: str, field: str, names: dict[str, str]
 def _check_variant(variant: str) -> Variant:
     if variant not in _VARIANTS:
         raise InvalidRequest(
-            f"variant must be one of {', '.join(_VARIANTS)}, not {variant!r}", field="variant", value=str(variant)
+            f"variant={variant!r} is not one of {', '.join(_VARIANTS)}", field="variant", value=str(variant)
         )
     return cast(Variant, variant)
 
@@ -761,7 +762,11 @@ def fit(
     if train_until is not None and valid_until is not None:
         start, end = _day(train_until, "train_until"), _day(valid_until, "valid_until")
         if end <= start:
-            raise InvalidRequest("valid_until must come after train_until", field="valid_until", value=str(valid_until))
+            raise InvalidRequest(
+                f"valid_until={_iso(end)} must come after train_until={_iso(start)}",
+                field="valid_until",
+                value=str(valid_until),
+            )
         events = _read(kg, end)
         lam, alpha = _tune(events, start, end, variant, lam_grid, alpha_grid)
     else:
@@ -860,9 +865,17 @@ def evaluate(
     start, middle = _day(train_until, "train_until"), _day(valid_until, "valid_until")
     end = None if test_until is None else _day(test_until, "test_until")
     if middle <= start:
-        raise InvalidRequest("valid_until must come after train_until", field="valid_until", value=str(valid_until))
+        raise InvalidRequest(
+            f"valid_until={_iso(middle)} must come after train_until={_iso(start)}",
+            field="valid_until",
+            value=str(valid_until),
+        )
     if end is not None and end <= middle:
-        raise InvalidRequest("test_until must come after valid_until", field="test_until", value=str(test_until))
+        raise InvalidRequest(
+            f"test_until={_iso(end)} must come after valid_until={_iso(middle)}",
+            field="test_until",
+            value=str(test_until),
+        )
     events = _read(kg, end)
     n_p = len(events.predicates)
     lam: dict[int, float] = {}
@@ -872,7 +885,9 @@ def evaluate(
     w = _prepare(events, middle, end, _lambda_grid(lam_grid, [DEFAULT_LAMBDA]))
     if w.qh.size == 0:
         raise InvalidRequest(
-            f"no events to forecast from {_iso(middle)}" + (f" to {_iso(end)}" if end is not None else ""),
+            f"no events to test from valid_until={_iso(middle)}"
+            + (f" to test_until={_iso(end)}" if end is not None else "")
+            + ": pass an earlier valid_until=DATE",
             field="valid_until",
             value=str(valid_until),
         )
@@ -957,7 +972,7 @@ def query_ranks(
     start = _day(since, "since")
     end = None if until is None else _day(until, "until")
     if end is not None and end <= start:
-        raise InvalidRequest("until must come after since", field="until", value=str(until))
+        raise InvalidRequest(f"until={_iso(end)} must come after since={_iso(start)}", field="until", value=str(until))
     events = _read(kg, end)
     w = _prepare(events, start, end, (lam,))
     scored = _rank(w, np.zeros(w.qh.size, dtype=np.int64), np.full(w.qh.size, alpha))
@@ -992,3 +1007,46 @@ def query_ranks(
         .sort("day", "_d", "predicate", "subject", "object")
         .drop("_d")
     )
+
+
+class _Kept:
+    """The model :func:`latest` keeps on a graph, with the data version it was fitted at."""
+
+    def __init__(self) -> None:
+        self.version: tuple[object, ...] | None = None
+        self.model: Recurrency | None = None
+
+    def close(self) -> None:
+        self.model = None
+
+
+def latest(kg: KnowledgeGraph) -> Recurrency:
+    """The untuned model (the stated defaults) of the graph as it is now: fitted on first use and kept with the
+    graph, fitted again when its data has changed. What the agent tool's ``forecast`` action and the dashboard
+    ask.
+
+    Parameters
+    ----------
+    kg : KnowledgeGraph
+        The event graph.
+
+    Returns
+    -------
+    Recurrency
+        ``fit(kg)``, or the same model again while the graph is unchanged.
+
+    Examples
+    --------
+    >>> import kgtoolkit
+    >>> from kgtoolkit import forecast
+    >>> kg = kgtoolkit.open(":memory:")
+    >>> _ = kg.configure(events=True)
+    >>> _ = kg.add("Ann", "meets", "Bob", valid_from="2024-01-01", valid_to="2024-01-01")
+    >>> forecast.latest(kg) is forecast.latest(kg)
+    True
+    """
+    kept = kg.keep("forecast.latest", _Kept)
+    version = kg.data_version()
+    if kept.model is None or kept.version != version:
+        kept.model, kept.version = fit(kg), version
+    return kept.model
