@@ -199,7 +199,7 @@ class _Events:
 def _read(kg: KnowledgeGraph, until_day: int | None) -> _Events:
     """The graph's events before ``until_day`` (None: all), encoded."""
     hi = None if until_day is None else until_day * DAY_US - 1
-    frame = pl.concat(list(event_days(kg, hi)))
+    frame = event_days(kg, hi)
     entity_ids = pl.concat([frame["subject"].cast(pl.String), frame["object"].cast(pl.String)]).unique().sort()
     predicates = frame["predicate"].cast(pl.String).unique().sort()
     ents = pl.DataFrame({"_id": entity_ids, "_code": pl.int_range(entity_ids.len(), dtype=pl.Int64, eager=True)})
