@@ -252,8 +252,10 @@ class _Window:
     ``sp_q``/``sp_e``: per query the candidates seen with (qh, qrd) before, the other answers of the same query
     (``sp_filtered``) and the answer (``sp_tail``), with ``sp_c`` (the candidate's count in its group). History terms:
     ``pre_*`` (the days before the window, as last day and decayed sums per λ in ``lambdas``) and ``win_*`` (each
-    earlier day inside the window). The relaxed counts: per group ``g_total`` and ``g_zeros`` (entities never seen
-    there) and the histogram ``d_g``, ``d_c``, ``d_m`` (count value, multiplicity), sorted by (group, count).
+    earlier day inside the window). The relaxed counts: per group its ``g_rd``, ``g_total`` and ``g_zeros``
+    (entities never seen there); sorted integer keys ``rd·width + count`` of the counts before the window
+    (``static_key``), and ``g·width + count`` of the entities the window's earlier days changed in a group, before
+    (``old_key``) and after (``new_key``): a group's counts are the static run of its rd with those swapped.
     """
 
     qh: IntArray
@@ -274,11 +276,13 @@ class _Window:
     pre_sums: FloatArray
     win_sp: IntArray
     win_day: IntArray
+    g_rd: IntArray
     g_total: FloatArray
     g_zeros: IntArray
-    d_g: IntArray
-    d_c: FloatArray
-    d_m: IntArray
+    width: int
+    static_key: IntArray
+    old_key: IntArray
+    new_key: IntArray
     lambdas: tuple[float, ...]
     origin: int
 
@@ -338,25 +342,45 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
         .sort("q", "e")
         .with_row_index("sp")
     )
-    # The relaxed counts per group: the events before the window plus those of the window before the group's day.
-    counts0 = pl.DataFrame({"rd": rd0, "e": t0, "c": cnt0}).group_by("rd", "e").agg(pl.col("c").sum())
-    counts1 = pl.DataFrame({"rd": rd1, "e": t1, "k": day1, "c": cnt1}).group_by("rd", "e", "k").agg(pl.col("c").sum())
-    per_group = (
-        pl.concat(
-            [
-                groups.join(counts0, on="rd").select("g", "e", "c"),
-                groups.join(counts1, on="rd").filter(pl.col("k") < pl.col("day")).select("g", "e", "c"),
-            ]
-        )
-        .group_by("g", "e")
+    # The relaxed counts of a group (rd, day): those before the window (one sorted run per rd, shared by its days)
+    # changed by the window's events before the day (only the entities they name, per group).
+    counts0 = (
+        pl.DataFrame({"rd": rd0, "e": t0, "c": cnt0})
+        .join(groups.select("rd").unique(), on="rd", how="semi")
+        .group_by("rd", "e")
         .agg(pl.col("c").sum())
+        .sort("rd", "c")
     )
-    totals = per_group.group_by("g").agg(pl.col("c").sum().alias("total"), pl.len().alias("nnz"))
-    g_info = groups.join(totals, on="g", how="left").sort("g").fill_null(0)
-    hist = per_group.group_by("g", "c").agg(pl.len().alias("m")).sort("g", "c")
-    special = special.join(queries.select("q", "g"), on="q", maintain_order="left").join(
-        per_group, on=["g", "e"], how="left", maintain_order="left"
+    counts1 = pl.DataFrame({"rd": rd1, "e": t1, "k": day1, "c": cnt1}).group_by("rd", "e", "k").agg(pl.col("c").sum())
+    changed = (
+        groups.join(counts1, on="rd")
+        .filter(pl.col("k") < pl.col("day"))
+        .group_by("g", "rd", "e")
+        .agg(pl.col("c").sum().alias("dc"))
+        .join(counts0, on=["rd", "e"], how="left")
+        .with_columns(pl.col("c").fill_null(0).alias("c_old"))
+        .with_columns((pl.col("c_old") + pl.col("dc")).alias("c_new"))
     )
+    totals0 = counts0.group_by("rd").agg(pl.col("c").sum().alias("total0"), pl.len().alias("nnz0"))
+    g_info = (
+        groups.join(totals0, on="rd", how="left")
+        .join(
+            changed.group_by("g").agg(pl.col("dc").sum().alias("dtotal"), (pl.col("c_old") == 0).sum().alias("dnnz")),
+            on="g",
+            how="left",
+        )
+        .fill_null(0)
+        .sort("g")
+    )
+    special = (
+        special.join(queries.select("q", "g", "rd"), on="q", maintain_order="left")
+        .join(changed.select("g", "e", "c_new"), on=["g", "e"], how="left", maintain_order="left")
+        .join(counts0, on=["rd", "e"], how="left", maintain_order="left")
+        .with_columns(pl.coalesce("c_new", "c", 0).alias("c"))
+    )
+    width = int(max(counts0["c"].max() or 0, changed["c_new"].max() or 0)) + 2
+    changed = changed.sort("g", "c_old")
+    changed_new = changed.select("g", "c_new").sort("g", "c_new")
     sp_index = special.select("q", "e", "sp")
     pre_sp = pre_pairs.join(sp_index, on=["q", "e"], maintain_order="left")
     win_sp = win_pairs.join(sp_index, on=["q", "e"], maintain_order="left")
@@ -389,11 +413,13 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
         .reshape(pre_joined.height, len(lambdas)),
         win_sp=ints(win_sp["sp"]),
         win_day=ints(win_sp["k"]),
-        g_total=g_info["total"].to_numpy().astype(np.float64),
-        g_zeros=n_entities - ints(g_info["nnz"]),
-        d_g=ints(hist["g"]),
-        d_c=hist["c"].to_numpy().astype(np.float64),
-        d_m=ints(hist["m"]),
+        g_rd=ints(g_info["rd"]),
+        g_total=(g_info["total0"] + g_info["dtotal"]).to_numpy().astype(np.float64),
+        g_zeros=n_entities - ints(g_info["nnz0"] + g_info["dnnz"]),
+        width=width,
+        static_key=ints(counts0["rd"]) * width + ints(counts0["c"]),
+        old_key=ints(changed["g"]) * width + ints(changed["c_old"]),
+        new_key=ints(changed_new["g"]) * width + ints(changed_new["c_new"]),
         lambdas=tuple(lambdas),
         origin=events.origin,
     )
@@ -441,22 +467,25 @@ def _rank(w: _Window, lam_index: IntArray, alpha: FloatArray) -> _Scored:
     n_q = w.qh.size
     _, xi, score = _score(w, lam_index, alpha)
     tau = score[w.q_tail_sp]
-    # The histogram's scores: the same formula as a special pair's with ψ = 0 (α·0 + x is x, bit for bit).
-    g_alpha = np.zeros(w.g_total.size)
-    g_alpha[w.qg] = alpha
-    d_a = g_alpha[w.d_g]
-    d_score = d_a * 0.0 + (1.0 - d_a) * _share(w.d_c, w.g_total[w.d_g])
-    values, inverse = np.unique(np.concatenate([d_score, tau]), return_inverse=True)
-    width = values.size + 1
-    d_key = w.d_g * width + inverse[: d_score.size]
-    q_key = w.qg * width + inverse[d_score.size :]
-    cum = np.concatenate([[0], np.cumsum(w.d_m)])
-    left = np.searchsorted(d_key, q_key, side="left")
-    right = np.searchsorted(d_key, q_key, side="right")
-    end = np.searchsorted(d_key, (w.qg + 1) * width, side="left")
-    higher = (cum[end] - cum[right]).astype(np.float64)
-    tied = (cum[right] - cum[left]).astype(np.float64) + np.where(tau == 0.0, w.g_zeros[w.qg], 0)
-    # The special pairs: out of the histogram (or the zeros) at their relaxed-only score, in at their own score
+    # The candidates outside the special pairs score f(c) = α·0 + (1 − α)·c/total (c: their count, ≥ 1; the
+    # zeros apart): f rises with c, so "f(c) > τ" is "c ≥ c_gt" for an integer c_gt found around τ·total/(1 − α)
+    # with f itself (bit for bit as a special pair's score), and the counting is on integer keys.
+    total = w.g_total[w.qg]
+    c_gt = _threshold(alpha, total, tau, w.width, strict=True)
+    c_ge = _threshold(alpha, total, tau, w.width, strict=False)
+
+    def at_least(keys: IntArray, base: IntArray, c: IntArray) -> IntArray:
+        """Per query: the entries of ``keys`` from ``base + c`` to the end of the run ``base``."""
+        end = np.searchsorted(keys, base + w.width, side="left")
+        return end - np.searchsorted(keys, base + c, side="left")
+
+    rd_base = w.g_rd[w.qg] * w.width
+    g_base = w.qg * w.width
+    n_gt = at_least(w.static_key, rd_base, c_gt) - at_least(w.old_key, g_base, c_gt) + at_least(w.new_key, g_base, c_gt)
+    n_ge = at_least(w.static_key, rd_base, c_ge) - at_least(w.old_key, g_base, c_ge) + at_least(w.new_key, g_base, c_ge)
+    higher = n_gt.astype(np.float64)
+    tied = (n_ge - n_gt).astype(np.float64) + np.where(tau == 0.0, w.g_zeros[w.qg], 0)
+    # The special pairs: out of the counts (or the zeros) at their relaxed-only score, in at their own score
     # unless they are the answer or another answer of the query.
     sp_tau = tau[w.sp_q]
     a = alpha[w.sp_q]
@@ -466,6 +495,46 @@ def _rank(w: _Window, lam_index: IntArray, alpha: FloatArray) -> _Scored:
     higher += np.bincount(w.sp_q, weights=(keep & (score > sp_tau)) - (as_counted > sp_tau) * 1.0, minlength=n_q)
     tied += np.bincount(w.sp_q, weights=(keep & (score == sp_tau)) - (as_counted == sp_tau) * 1.0, minlength=n_q)
     return _Scored(rank=1.0 + higher + 0.5 * tied, score=tau)
+
+
+def _threshold(alpha: FloatArray, total: FloatArray, tau: FloatArray, width: int, *, strict: bool) -> IntArray:
+    """Per query, the least count c ≥ 1 whose relaxed-only score α·0 + (1 − α)·c/total is above ``tau`` (``strict``)
+    or at least ``tau``; ``width`` (past every count) when none is. The score rises with c, so the answer is looked
+    for in a few counts around τ·total/(1 − α), computed with the score's own formula; the rare query whose answer
+    lies outside them is bisected."""
+
+    def passes(i: IntArray | slice, c: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        a = alpha[i][..., None] if c.ndim == 2 else alpha[i]
+        t = total[i][..., None] if c.ndim == 2 else total[i]
+        bound = tau[i][..., None] if c.ndim == 2 else tau[i]
+        f = a * 0.0 + (1.0 - a) * _share(c.astype(np.float64), np.broadcast_to(t, c.shape).astype(np.float64))
+        return (f > bound) if strict else (f >= bound)
+
+    one_minus = 1.0 - alpha
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        guess = np.where(one_minus > 0, tau * total / one_minus, np.where(tau <= 0, 0.0, np.inf))
+    base = np.floor(np.clip(guess, 0, width)).astype(np.int64)
+    cands = np.clip(base[:, None] + np.arange(-3, 5)[None, :], 1, width)
+    ok = passes(slice(None), cands) & (cands < width)
+    found = ok.any(axis=1)
+    out = np.where(found, cands[np.arange(cands.shape[0]), ok.argmax(axis=1)], width)
+    # A flat score (α = 1, or no history in the group) is 0 for every count: all pass or none.
+    flat = (one_minus <= 0) | (total <= 0)
+    out = np.where(flat, np.where((tau < 0.0) if strict else (tau <= 0.0), 1, width), out)
+    # Outside the window: the answer is below it (its first count passes and is above 1) or above it (none passes
+    # and its last count is below width). Bisect those between the bounds the window gives.
+    below = ~flat & found & ok[:, 0] & (cands[:, 0] > 1)
+    above = ~flat & ~found & (cands[:, -1] < width - 1)
+    for i in np.flatnonzero(below | above):
+        lo, hi = (1, int(cands[i, 0])) if below[i] else (int(cands[i, -1]) + 1, width)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid < width and passes(np.array([i]), np.array([mid]))[0]:
+                hi = mid
+            else:
+                lo = mid + 1
+        out[i] = lo
+    return out
 
 
 def _metrics(rank: FloatArray, weight: IntArray) -> tuple[float, float, float, float]:
@@ -647,7 +716,7 @@ class Recurrency:
         )
         norm = float(_normaliser(np.array([lam]), np.array([day - ev.origin]))[0])
         psi = raw / norm if norm > 0 else raw * 0.0
-        xi = _share(counts, np.full(counts.size, total))
+        xi = _share(counts.astype(np.float64), np.full(counts.size, total))
         score = alpha * psi + (1.0 - alpha) * xi
         order = np.lexsort((np.arange(score.size), -score))
         out: list[Prediction] = []

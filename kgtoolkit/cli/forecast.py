@@ -9,7 +9,7 @@ library's records: evaluate's has the keys ``mrr``, ``hits_at_1``, ``hits_at_3``
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich import box
@@ -62,7 +62,7 @@ def evaluate(
         train_until=train_until,
         valid_until=valid_until,
         test_until=test_until,
-        variant=variant,  # type: ignore[arg-type]  (checked by the library)
+        variant=cast(fc.Variant, variant),  # the library checks it
         tune=tune,
     )
 
