@@ -272,6 +272,7 @@ class _Window:
     sp_filtered: npt.NDArray[np.bool_]
     sp_tail: npt.NDArray[np.bool_]
     pre_sp: IntArray
+    pre_of: IntArray
     pre_last: IntArray
     pre_sums: FloatArray
     win_sp: IntArray
@@ -386,7 +387,7 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
     win_sp = win_pairs.join(sp_index, on=["q", "e"], maintain_order="left")
     tail_sp = special.filter(pl.col("tail")).sort("q")
     q_tail_sp = tail_sp["sp"].to_numpy().astype(np.int64)
-    pre_joined = pre_sp.join(pre.select("pre", "last", *[f"l{i}" for i in range(len(lambdas))]), on="pre")
+    pre = pre.sort("pre")
 
     def ints(series: pl.Series) -> IntArray:
         return series.to_numpy().astype(np.int64)
@@ -405,12 +406,13 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
         sp_c=special["c"].fill_null(0).to_numpy().astype(np.float64),
         sp_filtered=special["filtered"].to_numpy() & ~special["tail"].to_numpy(),
         sp_tail=special["tail"].to_numpy(),
-        pre_sp=ints(pre_joined["sp"]),
-        pre_last=ints(pre_joined["last"]),
-        pre_sums=pre_joined.select(f"l{i}" for i in range(len(lambdas)))
+        pre_sp=ints(pre_sp["sp"]),
+        pre_of=ints(pre_sp["pre"]),
+        pre_last=ints(pre["last"]),
+        pre_sums=pre.select(f"l{i}" for i in range(len(lambdas)))
         .to_numpy()
         .astype(np.float64)
-        .reshape(pre_joined.height, len(lambdas)),
+        .reshape(pre.height, len(lambdas)),
         win_sp=ints(win_sp["sp"]),
         win_day=ints(win_sp["k"]),
         g_rd=ints(g_info["rd"]),
@@ -445,7 +447,7 @@ def _score(w: _Window, lam_index: IntArray, alpha: FloatArray) -> tuple[FloatArr
     q_pre = w.sp_q[w.pre_sp]
     li = lam_index[q_pre]
     lam_pre = lambdas[li]
-    pre_terms = w.pre_sums[np.arange(w.pre_sp.size), li] * np.exp2(lam_pre * (w.pre_last - w.qday[q_pre]))
+    pre_terms = w.pre_sums[w.pre_of, li] * np.exp2(lam_pre * (w.pre_last[w.pre_of] - w.qday[q_pre]))
     q_win = w.sp_q[w.win_sp]
     win_terms = np.exp2(lambdas[lam_index[q_win]] * (w.win_day - w.qday[q_win]))
     raw = np.bincount(w.pre_sp, weights=pre_terms, minlength=n_sp) + np.bincount(
