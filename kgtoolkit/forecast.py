@@ -658,6 +658,41 @@ class Recurrency:
         alpha = 1.0 if self.variant == "strict" else self.alpha.get(predicate, self.default_alpha)
         return self.lam.get(predicate, self.default_lam), alpha
 
+    def predicates_of(self, subject: str, *, limit: int = 3) -> list[tuple[str, int]]:
+        """The predicates ``subject`` has the most events with as a subject, busiest first (ties by name).
+
+        Parameters
+        ----------
+        subject : str
+            An entity id, or a name the graph normalises to one.
+        limit : int, default 3
+            How many predicates at most.
+
+        Returns
+        -------
+        list of (str, int)
+            Each predicate with the subject's events of it; empty when the subject has none.
+
+        Examples
+        --------
+        >>> import kgtoolkit
+        >>> from kgtoolkit import forecast
+        >>> kg = kgtoolkit.open(":memory:")
+        >>> _ = kg.configure(events=True)
+        >>> _ = kg.add("Ann", "meets", "Bob", valid_from="2024-01-01", valid_to="2024-01-01")
+        >>> forecast.fit(kg).predicates_of("Ann")
+        [('meets', 1)]
+        """
+        ev = self._events
+        try:
+            code = _code(ev.entity_ids, subject, "subject", self._names)
+        except NotFound:
+            return []
+        mine = ev.s == code
+        counts = np.bincount(ev.r[mine], weights=ev.n[mine].astype(np.float64), minlength=len(ev.predicates))
+        order = np.lexsort((np.arange(counts.size), -counts))
+        return [(ev.predicates[p], int(counts[p])) for p in order[:limit] if counts[p] > 0]
+
     def predict(self, subject: str, predicate: str, *, at: TimeInput | None = None, top: int = 10) -> list[Prediction]:
         """The likely objects of ``subject`` ``predicate`` on day ``at``, best first, with their evidence.
 

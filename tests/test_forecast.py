@@ -11,6 +11,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from forecast_plain import events as plain_events
 from forecast_plain import ranks as plain_ranks
@@ -286,3 +287,20 @@ def test_icews14_gives_the_published_figures(tmp_path: Path) -> None:
             assert report.queries == 2 * 7371 and report.entities == 7128
             assert abs(100 * report.mrr - mrr) <= within, (variant, report.mrr)
             assert abs(100 * report.hits_at_10 - hits10) <= within, (variant, report.hits_at_10)
+
+
+def test_the_entity_pages_likely_next(kg: KnowledgeGraph) -> None:
+    from kgtoolkit.dashboard.likely import LIKELY_SCHEMA, likely_next
+
+    add_events(
+        kg, [("Ann", "meets", "Bob", d) for d in range(3)] + [("Ann", "calls", "Cid", 1), ("Bob", "meets", "Dee", 2)]
+    )
+    likely = likely_next(kg, "ann", predicates=2, top=2)
+    assert likely.schema == pl.Schema(LIKELY_SCHEMA)
+    assert likely.select("predicate", "events", "rank", "object").rows() == [
+        ("meets", 3, 1, "Bob"),
+        ("meets", 3, 2, "Dee"),
+        ("calls", 1, 1, "Cid"),
+    ]
+    assert likely.row(0, named=True)["times_seen"] == 3 and likely.row(1, named=True)["times_seen"] == 0
+    assert likely_next(kg, "dee").height == 0  # never a subject
