@@ -379,7 +379,8 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
         .join(counts0, on=["rd", "e"], how="left", maintain_order="left")
         .with_columns(pl.coalesce("c_new", "c", 0).alias("c"))
     )
-    width = int(max(counts0["c"].max() or 0, changed["c_new"].max() or 0)) + 2
+    most = pl.concat([counts0["c"], changed["c_new"]]).max()
+    width = (int(cast(int, most)) if most is not None else 0) + 2
     changed = changed.sort("g", "c_old")
     changed_new = changed.select("g", "c_new").sort("g", "c_new")
     sp_index = special.select("q", "e", "sp")
