@@ -106,6 +106,7 @@ _VARIANTS = ("combined", "strict", "relaxed")
 _EPOCH = dt.date(1970, 1, 1)
 
 IntArray = npt.NDArray[np.int64]
+Int32Array = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -180,11 +181,11 @@ class _Events:
     """The event history as integer arrays, one row per (subject, predicate, object, day): entity and predicate
     codes into ``entity_ids`` / ``predicates``, the day number and the events that day."""
 
-    s: IntArray
-    r: IntArray
-    o: IntArray
-    day: IntArray
-    n: IntArray
+    s: Int32Array
+    r: Int32Array
+    o: Int32Array
+    day: Int32Array
+    n: Int32Array
     entity_ids: tuple[str, ...]
     predicates: tuple[str, ...]
 
@@ -192,7 +193,7 @@ class _Events:
     def origin(self) -> int:
         return int(self.day.min()) if self.day.size else 0
 
-    def select(self, mask: npt.NDArray[np.bool_]) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+    def select(self, mask: npt.NDArray[np.bool_]) -> tuple[Int32Array, Int32Array, Int32Array, Int32Array, Int32Array]:
         return self.s[mask], self.r[mask], self.o[mask], self.day[mask], self.n[mask]
 
 
@@ -211,12 +212,12 @@ def _read(kg: KnowledgeGraph, until_day: int | None) -> _Events:
         .join(preds.rename({"_p": "predicate", "_code": "r"}), on="predicate")
         .sort("day", "r", "s", "o")
     )
-    return _Events(
-        s=coded["s"].to_numpy().astype(np.int64),
-        r=coded["r"].to_numpy().astype(np.int64),
-        o=coded["o"].to_numpy().astype(np.int64),
-        day=coded["day"].to_numpy().astype(np.int64),
-        n=coded["events"].to_numpy().astype(np.int64),
+    return _Events(  # 32-bit: a 10M-event history is 200 MB, not 400
+        s=coded["s"].to_numpy().astype(np.int32),
+        r=coded["r"].to_numpy().astype(np.int32),
+        o=coded["o"].to_numpy().astype(np.int32),
+        day=coded["day"].to_numpy().astype(np.int32),
+        n=coded["events"].to_numpy().astype(np.int32),
         entity_ids=tuple(entity_ids.to_list()),
         predicates=tuple(predicates.to_list()),
     )
@@ -288,7 +289,7 @@ class _Window:
     origin: int
 
 
-def _directions(s: IntArray, r: IntArray, o: IntArray, p: int) -> tuple[IntArray, IntArray, IntArray]:
+def _directions(s: Int32Array, r: Int32Array, o: Int32Array, p: int) -> tuple[Int32Array, Int32Array, Int32Array]:
     """Both directions: (s, r, o) and (o, r + p, s)."""
     return np.concatenate([s, o]), np.concatenate([r, r + p]), np.concatenate([o, s])
 
@@ -300,10 +301,8 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
     inside = (events.day >= start) & (True if end is None else events.day < end)
     s0, r0, o0, d0, n0 = events.select(before)
     s1, r1, o1, d1, n1 = events.select(inside)
-    h0, rd0, t0 = _directions(s0, r0, o0, p)
     h1, rd1, t1 = _directions(s1, r1, o1, p)
-    day0, day1 = np.concatenate([d0, d0]), np.concatenate([d1, d1])
-    cnt0, cnt1 = np.concatenate([n0, n0]), np.concatenate([n1, n1])
+    day1, cnt1 = np.concatenate([d1, d1]), np.concatenate([n1, n1])
     queries = pl.DataFrame({"h": h1, "rd": rd1, "t": t1, "day": day1, "w": cnt1}).with_row_index("q")
     groups = queries.select("rd", "day").unique().sort("rd", "day").with_row_index("g")
     queries = queries.join(groups, on=["rd", "day"], maintain_order="left")
@@ -313,9 +312,14 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
     others = keys.join(queries.select("h", "rd", "day", pl.col("t").alias("e")), on=["h", "rd", "day"]).join(
         tails, on=["q", "e"], how="anti"
     )
-    history0 = pl.DataFrame({"h": h0, "rd": rd0, "e": t0, "day": day0})
+    # The history of the (h, rd) the queries ask about, one direction at a time (never the whole doubled history).
     wanted = keys.select("h", "rd").unique()
-    history0 = history0.join(wanted, on=["h", "rd"], how="semi")
+    history0 = pl.concat(
+        [
+            pl.DataFrame({"h": s0, "rd": r0, "e": o0, "day": d0}).join(wanted, on=["h", "rd"], how="semi"),
+            pl.DataFrame({"h": o0, "rd": r0 + p, "e": s0, "day": d0}).join(wanted, on=["h", "rd"], how="semi"),
+        ]
+    )
     lam_cols = [
         (2.0 ** (lam * (pl.col("day") - pl.col("last")).cast(pl.Float64))).sum().alias(f"l{i}")
         for i, lam in enumerate(lambdas)
@@ -345,9 +349,14 @@ def _prepare(events: _Events, start: int, end: int | None, lambdas: Sequence[flo
     )
     # The relaxed counts of a group (rd, day): those before the window (one sorted run per rd, shared by its days)
     # changed by the window's events before the day (only the entities they name, per group).
+    asked = groups.select("rd").unique()
     counts0 = (
-        pl.DataFrame({"rd": rd0, "e": t0, "c": cnt0})
-        .join(groups.select("rd").unique(), on="rd", how="semi")
+        pl.concat(
+            [
+                pl.DataFrame({"rd": r0, "e": o0, "c": n0}).join(asked, on="rd", how="semi"),
+                pl.DataFrame({"rd": r0 + p, "e": s0, "c": n0}).join(asked, on="rd", how="semi"),
+            ]
+        )
         .group_by("rd", "e")
         .agg(pl.col("c").sum())
         .sort("rd", "c")
