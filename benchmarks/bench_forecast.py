@@ -176,9 +176,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             io.import_file(kg, ICEWS14, allow_commas=True)
             out["icews14_sqlite"] = icews14(kg, args.samples)
         if args.postgres:
-            from postgres_server import start
-
-            server = start()
+            server = _postgres()
             try:
                 with kgtoolkit.open(server.new_schema(), create=True) as kg:
                     io.import_file(kg, ICEWS14, allow_commas=True)
@@ -202,8 +200,17 @@ def generated(args: argparse.Namespace) -> dict[str, Any]:
         start = time.perf_counter()
         generate(source, args.events, args.entities, args.predicates, args.days)
         print(f"generated {args.events:,} events in {time.perf_counter() - start:.0f} s", flush=True)
-    db = args.db or str(workdir / f"events-{args.events}.sqlite3")
-    done = workdir / f"{Path(db).name if '://' not in db else 'postgresql'}.imported"
+    server = _postgres() if args.backend == "postgresql" and not args.db else None
+    try:
+        return _generated(args, workdir, source, server.new_schema() if server else args.db)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _generated(args: argparse.Namespace, workdir: Path, source: Path, db: str | None) -> dict[str, Any]:
+    db = db or str(workdir / f"events-{args.events}.sqlite3")
+    done = workdir / f"{Path(db).name}.imported"
     info: dict[str, Any] = {
         "window_days": args.window,
         "events": args.events,
@@ -212,7 +219,7 @@ def generated(args: argparse.Namespace) -> dict[str, Any]:
         "predicates": args.predicates,
         "days": args.days,
     }
-    if not done.exists():
+    if "://" in db or not done.exists():
         start = time.perf_counter()
         with kgtoolkit.open(db, create=True) as kg:
             report = io.import_file(kg, source)
@@ -233,6 +240,17 @@ def generated(args: argparse.Namespace) -> dict[str, Any]:
     info["evaluate"] = json.loads(run.stdout.strip().splitlines()[-1])
     info["train_until"], info["valid_until"] = train_until, valid_until
     return info
+
+
+def _postgres() -> Any:
+    """A throwaway PostgreSQL server (tests/postgres_server.py) with its database ``kg``."""
+    import postgres_server
+    import psycopg
+
+    server = postgres_server.start()
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE kg")
+    return server
 
 
 def _load() -> list[float]:
