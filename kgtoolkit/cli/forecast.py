@@ -29,7 +29,8 @@ group = typer.Typer(
 )
 app.add_typer(group, name="forecast")
 
-Day = Annotated[str, typer.Option(metavar="DATE", show_default=False)]
+#: The predicates evaluate's table shows (``--json`` has every one).
+_PREDICATE_ROWS = 25
 
 
 def _percent(value: float) -> str:
@@ -88,7 +89,10 @@ def evaluate(
             ("tuned", "left"),
         ):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
-        for p in report.per_predicate:
+        shown = report.per_predicate[:_PREDICATE_ROWS]
+        if len(report.per_predicate) > len(shown):
+            table.caption = f"the {len(shown)} busiest of {len(report.per_predicate)} predicates; --json has them all"
+        for p in shown:
             table.add_row(
                 escape(p.predicate),
                 str(p.queries),
