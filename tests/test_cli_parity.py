@@ -62,6 +62,14 @@ OTHER_FORM: dict[tuple[str, str], str] = {
     ("path", "target"): "optional on the command line with source; given a source alone it is invalid_request",
 }
 
+#: Actions answered by one command of a group: action → (the group's subcommand, why).
+IN_GROUP: dict[str, tuple[str, str]] = {
+    "forecast": (
+        "predict",
+        "`kgtoolkit forecast predict` answers it; `forecast evaluate` scores the model, an analyst's act",
+    ),
+}
+
 #: Commands that are no action of the agent tool, and why (a new command is listed here or gets its action).
 CLI_ONLY: dict[str, str] = {
     "config": "changes the graph's settings: an administrator's act, not an agent's",
@@ -158,6 +166,8 @@ def parity_problems(actions: Iterable[Action], commands: Mapping[str, click.Comm
     problems: list[str] = []
     for act in actions:
         command = commands.get(command_of(act.name))
+        if act.name in IN_GROUP and command is not None:  # a group (Typer's own click: read its commands)
+            command = getattr(command, "commands", {}).get(IN_GROUP[act.name][0])
         if command is None:
             problems.append(f"the action {act.name} has no command `kgtoolkit {command_of(act.name)}`")
             continue

@@ -899,3 +899,19 @@ def test_a_long_history_lists_its_last_ended_facts_and_says_how_many_more(
     assert any("10 more ended facts" in c.value for c in at.caption), [c.value for c in at.caption]
     at.text_input(key="conflicts_filter").set_value("owned").run()
     assert not at.exception and any("10 more ended facts" in c.value for c in at.caption)
+
+
+def test_the_entity_page_of_an_event_graph_shows_what_is_likely_next(
+    monkeypatch: pytest.MonkeyPatch, past_db: Path
+) -> None:
+    """The forecast's likely objects of the entity's busiest kinds of event (issue #49), as the library answers."""
+    from kgtoolkit.dashboard.likely import likely_next
+
+    with kgtoolkit.open(past_db, read_only=True) as kg:
+        busiest = frames.facts(kg)["subject"].value_counts(sort=True)["subject"][0]
+        want = likely_next(kg, busiest)
+    assert want.height
+    at = _open(_app(monkeypatch, past_db, entity=busiest), "entity")
+    assert any(e.label.startswith("Likely next") for e in at.expander)
+    shown = at.dataframe[-1].value
+    assert shown["object"].tolist() == want["object"].to_list()

@@ -117,6 +117,10 @@ def _library_call(action: str) -> Any:
         from kgtoolkit.search import find
 
         return find
+    if action == "forecast":  # the action asks the graph's kept model (kgtoolkit.forecast.latest)
+        from kgtoolkit.forecast import Recurrency
+
+        return Recurrency.predict
     if action == "path":  # KnowledgeGraph.path is the graph's location; the action is KnowledgeGraph.paths
         return kgtoolkit.KnowledgeGraph.paths
     return getattr(kgtoolkit.KnowledgeGraph, action, None)

@@ -689,3 +689,26 @@ def _not_duplicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 def _check(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     page = kg.check(**p)
     return {"findings": [f.to_dict() for f in page], **page_result(page), "clean": page.total == 0}
+
+
+TOP = _param("top", "integer", "How many likely objects (forecast; default 10).", minimum=1, maximum=1000)
+
+
+@action(
+    "forecast",
+    "What happens next in an event graph: the objects the subject is most likely to have with the predicate on a "
+    "day (default: the day after the last event), ranked by the recurrency baseline (how often and how recently "
+    "the subject had each, and how common each is for the predicate), each with its evidence: times_seen, "
+    "last_seen, share. Use for 'whom will X meet next?'; an object never seen with the predicate is not listed.",
+    SUBJECT.but(required=True, description="The entity whose next events are forecast: its name or an alias."),
+    PREDICATE.but(required=True, description="The kind of event, e.g. make_statement."),
+    AT.but(description="The day to forecast (default: the day after the graph's last event)."),
+    TOP.but(default=10),
+    read_only=True,
+)
+def _forecast(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
+    from ..forecast import latest
+
+    subject = kg.resolve(p.pop("subject"))
+    predictions = latest(kg).predict(subject, kg.resolve_predicate(p.pop("predicate")), **p)
+    return {"predictions": [x.to_dict() for x in predictions], "count": len(predictions)}

@@ -12,7 +12,8 @@ The package, by concern (each command module registers its commands on :data:`ap
   :mod:`.entities` (merge, alias, aliases), :mod:`.predicates` (alias-predicate, rename-predicate,
   predicates), :mod:`.admin` (config, stats, summary, where), :mod:`.cleanup` (duplicates, not-duplicate,
   check), :mod:`.traversal` (neighbors, path, follow, diff), :mod:`.transfer` (import, export, copy,
-  report, generate, demo), :mod:`.retrieval` (index, find) and :mod:`.serve` (tool, mcp, dashboard).
+  report, generate, demo), :mod:`.retrieval` (index, find), :mod:`.serve` (tool, mcp, dashboard) and
+  :mod:`.forecast` (the group ``forecast``: evaluate, predict).
 
 Every action of the agent tool has a command of the same name (``alias_predicate`` → ``alias-predicate``)
 taking each of its parameters; ``tests/test_cli_parity.py`` proves it, parameter by parameter, with the few
@@ -21,13 +22,13 @@ other spellings in a table, each with its reason.
 
 from __future__ import annotations
 
-from . import admin, cleanup, entities, facts, predicates, retrieval, serve, transfer, traversal
+from . import admin, cleanup, entities, facts, forecast, predicates, retrieval, serve, transfer, traversal
 from ._common import app
 from ._common import progress_lines as _progress_lines  # noqa: F401 (the name tests/test_cli.py imports)
 
 __all__ = ["app", "main"]
 
-_MODULES = (facts, entities, predicates, admin, cleanup, traversal, transfer, retrieval, serve)
+_MODULES = (facts, entities, predicates, admin, cleanup, traversal, transfer, retrieval, serve, forecast)
 
 #: The order ``kgtoolkit --help`` lists the commands in (the order they were first written in); a command
 #: missing here is listed last.
@@ -69,6 +70,7 @@ HELP_ORDER = (
     "path",
     "follow",
     "diff",
+    "forecast",
 )
 app.registered_commands.sort(key=lambda c: HELP_ORDER.index(c.name) if c.name in HELP_ORDER else len(HELP_ORDER))
 

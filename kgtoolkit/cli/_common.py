@@ -167,12 +167,14 @@ def command(
     read_only: ReadOnlyRule = False,
     failure: int = 1,
     help: str | None = None,
+    on: typer.Typer | None = None,
 ) -> Callable[[F], F]:
     """Register the decorated body as the command ``name``, run as the module docstring says.
 
     ``db`` / ``json``: whether the command takes the shared ``--db`` / ``--json``. ``read_only``: how the
     graph is opened for a body that takes ``kg``. ``failure``: the exit status of a library error.
-    ``help``: the command's help instead of the body's docstring. The body's other parameters are the
+    ``help``: the command's help instead of the body's docstring. ``on``: a group of commands
+    (``kgtoolkit forecast evaluate``) instead of the top level. The body's other parameters are the
     command's own, declared with Typer's ``Annotated`` options and arguments.
     """
 
@@ -204,7 +206,7 @@ def command(
 
         run.__signature__ = signature.replace(parameters=[context, *own, *shared])  # type: ignore[attr-defined]
         run.__annotations__ = {}  # Typer reads the signature above, whose annotations are already evaluated
-        app.command(name, help=help)(run)
+        (on or app).command(name, help=help)(run)
         return fn
 
     return decorate

@@ -18,6 +18,7 @@ the seam between what the engines share and what differs::
     _cleanup.py    what the duplicate candidates and the checks read
     _not_same.py   the pairs a person said are not the same, kept through merges and renames
     _aggregates.py churn and event counts per period, grouped in the engine (the analysis of a graph)
+    _event_days.py an event graph's history per (subject, predicate, object, day), for forecasting
     _overview.py   the most connected entities and the facts among a few, for a picture of the graph
     _rankings.py   the most volatile, most changed and most connected counts, and the span of the facts, in the engine
     _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
@@ -41,6 +42,7 @@ from ._bulk import ImportReport, InvalidRows, count_facts, facts_batches, facts_
 from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from ._copy import copy_graph
 from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
+from ._event_days import EVENT_DAYS_COLUMNS, event_days
 from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
 from ._not_same import check_kind
@@ -71,6 +73,7 @@ from ._schema import SCHEMA_VERSION
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
+    "EVENT_DAYS_COLUMNS",
     "SCHEMA_VERSION",
     "Backend",
     "ChurnCounts",
@@ -98,6 +101,7 @@ __all__ = [
     "dump_predicate_aliases",
     "duplicate_inputs",
     "event_counts",
+    "event_days",
     "event_pairs",
     "fact_span",
     "facts_among",

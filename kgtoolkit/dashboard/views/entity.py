@@ -13,6 +13,7 @@ import streamlit as st
 import kgtoolkit
 from kgtoolkit.dashboard import data, kgdash
 from kgtoolkit.dashboard._text import md_code, md_text
+from kgtoolkit.dashboard.likely import likely_next
 
 c = kgdash.ctx()
 st.title("Entity")
@@ -164,5 +165,14 @@ with tabs["evidence"]:
                 st.caption(f"source: {md_text(memory.source or '?')} · recorded {md_text(memory.created_at[:10])}")
             except kgtoolkit.KGError:
                 st.caption("The evidence is not stored in this graph (an external pointer).")
+
+likely = likely_next(c.kg, entity_id)  # an event graph: what this entity's busiest kinds of event bring next
+if likely.height:
+    with st.expander("Likely next (recurrency forecast)", expanded=False):
+        st.caption(
+            "The likely objects of this entity's busiest kinds of event on the day after the last event: how often "
+            "and how recently it had each (times seen, last seen), and how common each is for the event (share)."
+        )
+        st.dataframe(likely.to_pandas(), hide_index=True, width="stretch")
 
 kgdash.footer(c, "entity")
