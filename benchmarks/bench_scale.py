@@ -252,7 +252,7 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
     elif op == "export":
         check = io.export_partitioned(kg, a["folder"], by="month", batch_size=batch)
     took, cpu = extra.pop("took", time.perf_counter() - start), extra.pop("cpu", time.process_time() - cpu)
-    from kgtoolkit.store._arrow_read import _READER
+    from kgtoolkit.store.engine._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
     print(json.dumps({"s": took, "cpu_s": cpu, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "file_kb": file_kb(a["db"]), "check": check, **extra}))
     _READER.stop()

@@ -83,7 +83,7 @@ from readme_block import write_block
 
 import kgtoolkit
 from kgtoolkit import frames
-from kgtoolkit.store._schema import FACT_INDEXES
+from kgtoolkit.store.engine._schema import FACT_INDEXES
 
 README = HERE / "README.md"
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to")
@@ -290,7 +290,7 @@ _FRAMES_PEAK = textwrap.dedent("""
     start = time.perf_counter()
     n = frames.facts(kg).height
     took = time.perf_counter() - start
-    from kgtoolkit.store._arrow_read import _READER
+    from kgtoolkit.store.engine._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
     children = peak_kb(reader) if reader is not None else 0
     print(took, peak_kb(), children, n)
@@ -520,7 +520,7 @@ def cpu_timed(fn: Callable[[], Any]) -> tuple[float, float]:
 def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str, Any]:
     import dataclasses
 
-    from kgtoolkit.store import _search as store
+    from kgtoolkit.store.reads import _search as store
 
     out: dict[str, Any] = {}
     with kgtoolkit.open(work / "graph.sqlite3", read_only=True) as kg:

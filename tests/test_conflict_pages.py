@@ -25,9 +25,9 @@ from kgtoolkit._names import not_by_subject
 from kgtoolkit._records import ConflictAxis, ConflictGroup, Fact
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
-from kgtoolkit.store import _queries as q
-from kgtoolkit.store._operations import _conflict_group
-from kgtoolkit.store._schema import FACT_FROM, FACT_READ
+from kgtoolkit.store._graph_store import _conflict_group
+from kgtoolkit.store.engine._schema import FACT_FROM, FACT_READ
+from kgtoolkit.store.reads import _queries as q
 
 
 def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs_action: bool) -> list[ConflictGroup]:

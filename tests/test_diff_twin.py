@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import kgtoolkit
 from kgtoolkit import Diff, KGError, KnowledgeGraph
-from kgtoolkit.store._diff import diff as store_diff
+from kgtoolkit.store.ops._diff import diff as store_diff
 
 DAYS = ["2024-01-30", "2024-01-31", "2024-02-01", "2024-02-02", "2024-02-15", "2024-02-29", "2024-03-01", None]
 SUBJECTS = ["api", "web", "db"]

@@ -24,7 +24,7 @@ from kgtoolkit.cli import app
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.report import churn_report
 from kgtoolkit.search._notes import _fact_note
-from kgtoolkit.store import _search as store_search
+from kgtoolkit.store.reads import _search as store_search
 
 ICEWS14 = DATA / "icews14" / "facts.tsv"
 

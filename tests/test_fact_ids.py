@@ -9,7 +9,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit.io import import_file
-from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
 
 def test_a_merge_folding_the_newest_row_never_gives_its_id_again(kg: kgtoolkit.KnowledgeGraph) -> None:

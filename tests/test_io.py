@@ -730,8 +730,8 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
 def test_interrupted_import_leaves_graph_as_before(
     kg: KnowledgeGraph, fresh, tmp_path: Path, dump, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import kgtoolkit.store._bulk as bulk
-    import kgtoolkit.store._dump as dump_module
+    import kgtoolkit.store.transfer._dump as dump_module
+    import kgtoolkit.store.transfer._load as bulk
 
     monkeypatch.setattr(bulk, "_CHUNK", 2)  # several chunks, so the interrupt lands midway
     monkeypatch.setattr(dump_module, "_CHUNK", 2)

@@ -22,7 +22,7 @@ from test_cli import fails, ok, ok_json
 import kgtoolkit
 from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, mcp_server, run_tool
 from kgtoolkit.store import copy_graph, dump, restore
-from kgtoolkit.store._diff import diff as store_diff
+from kgtoolkit.store.ops._diff import diff as store_diff
 
 YAGO = DATA / "yago11k" / "facts.tsv"
 NOW = "2026-06-01"

@@ -23,9 +23,10 @@ from shared_data import DATA
 import kgtoolkit
 from conftest import dump_file, run_sql, schema_step, undo_steps
 from kgtoolkit import AliasConflict, InvalidRequest, KnowledgeGraph, NotFound
-from kgtoolkit.store import _predicates, copy_graph, dump, import_facts, import_graph, read_table, restore
-from kgtoolkit.store._dump import dump_parts, dump_predicate_aliases
-from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store import copy_graph, dump, import_facts, import_graph, read_table, restore
+from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.ops import _predicates
+from kgtoolkit.store.transfer._dump import dump_parts, dump_predicate_aliases
 
 ARREST = "Arrest, detain, or charge with legal action"
 

@@ -568,7 +568,7 @@ def test_diff_by_known_time(kg: KnowledgeGraph) -> None:
 def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_path: Path) -> None:
     import sqlite3
 
-    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+    from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
     steps = MIGRATIONS["sqlite"]
     mine = next(i for i, step in enumerate(steps) if any("facts_walk_out" in s for s in step))
@@ -608,7 +608,7 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
     to indexes that seek the still-valid facts, and answers the same."""
     import sqlite3
 
-    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+    from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
     steps = MIGRATIONS["sqlite"]
     mine = next(i for i, step in enumerate(steps) if "DROP INDEX IF EXISTS facts_walk_out" in step)

@@ -21,7 +21,7 @@ jsonl      .jsonl .ndjson               one JSON object per line; blank lines ar
 parquet    .parquet .pq                 row n is "line" n
 json       .json                        the lossless dump of the whole graph (import/export only)
 sqlite     .sqlite .sqlite3 .db         import only: a kgtoolkit graph, or MemPalace's / Flowly's
-                                        ``entities``/``triples`` file (read-only; see ``kgtoolkit.store._foreign``)
+                                        ``entities``/``triples`` file (read-only; see ``kgtoolkit.store.transfer._foreign``)
 =========  ===========================  ===============================================================
 
 Any of these compressed: ``.gz``, ``.bz2`` or ``.zst`` after the suffix (``facts.tsv.gz``), read by pyarrow's codecs
@@ -62,7 +62,7 @@ The JSON dump: into an **empty** graph (no entities, facts, aliases or memories)
 exactly (ids, transaction times, types, properties, aliases, memories, settings), so export → import
 → export gives identical files. Every record is checked first by the rules the store keeps (names
 normalised, types in the dump's own vocabulary, dates and transaction times in the stored form,
-references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit.store._dump_check``); one
+references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit.store.transfer._dump_check``); one
 bad record refuses the whole dump, and :class:`~kgtoolkit.InvalidRows` names every problem with its
 ``record`` (``facts[3]``, ``config``) and, for a fact, its id as ``line``. Into a graph that is **not
 empty** a dump is merged by the add rules, like any other import: facts get new ids and keep their

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from .._errors import ReadOnly
+from ..._errors import ReadOnly
 from ._location import Location
 from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
 

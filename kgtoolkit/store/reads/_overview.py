@@ -14,16 +14,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._errors import InvalidRequest
-from .._time import TimeInput, parse_window
-from .._validity import Sql, valid_at
+from ..._errors import InvalidRequest
+from ..._time import TimeInput, parse_window
+from ..._validity import Sql, valid_at
+from ..transfer._load import _typed
 from . import _queries as q
-from ._bulk import _typed
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = [
     "GraphCounts",

@@ -32,8 +32,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from .._errors import KGError, NotFound, ReadOnly, StoreError
-from .._private import private_file
+from ..._errors import KGError, NotFound, ReadOnly, StoreError
+from ..._private import private_file
 from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable

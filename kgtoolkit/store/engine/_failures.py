@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._errors import Corrupt, DiskFull, KGError, Locked, ReadOnly, StoreError
+from ..._errors import Corrupt, DiskFull, KGError, Locked, ReadOnly, StoreError
 
 __all__ = [
     "CORRUPT_HINT",

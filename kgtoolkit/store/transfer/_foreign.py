@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .._errors import InvalidRequest, KGError, NotFound, StoreError
-from .._names import normalize_predicate
-from ._failures import sqlite_failure
+from ..._errors import InvalidRequest, KGError, NotFound, StoreError
+from ..._names import normalize_predicate
+from ..engine._failures import sqlite_failure
 
 if TYPE_CHECKING:
     import polars as pl

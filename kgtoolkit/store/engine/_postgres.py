@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._errors import KGError, NotFound, ReadOnly, StoreError, missing_dependency, require
-from .._time import now_text
+from ..._errors import KGError, NotFound, ReadOnly, StoreError, missing_dependency, require
+from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location

@@ -64,17 +64,17 @@ from .._records import (
 )
 from .._time import TimeInput, now_text, now_text_after, parse_window, today
 from .._validity import Clock, Sql
-from . import _predicates as _preds
-from . import _queries as q
-from . import _traversal as t
-from ._backend import Backend, Cursor, Dialect
-from ._diff import diff
-from ._gc import gc_paused
-from ._location import DatabaseName, Location, resolve
-from ._not_same import mark_not_same, repoint_not_same
-from ._rules import EventRule, Rules, json_object
-from ._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
-from ._sqlite import read_or_blank
+from .engine._backend import Backend, Cursor, Dialect
+from .engine._gc import gc_paused
+from .engine._location import DatabaseName, Location, resolve
+from .engine._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
+from .engine._sqlite import read_or_blank
+from .ops import _predicates as _preds
+from .ops import _traversal as t
+from .ops._diff import diff
+from .ops._not_same import mark_not_same, repoint_not_same
+from .ops._rules import EventRule, Rules, json_object
+from .reads import _queries as q
 
 __all__ = ["GraphStore", "connect"]
 
@@ -94,10 +94,10 @@ def connect(db: DatabaseName | None = None, *, read_only: bool = False, timeout:
     """
     location = resolve(db)
     if location.kind == "postgresql":
-        from ._postgres import PostgresBackend  # psycopg loads only for a PostgreSQL graph
+        from .engine._postgres import PostgresBackend  # psycopg loads only for a PostgreSQL graph
 
         return PostgresBackend(location, read_only=read_only, timeout=timeout)
-    from ._sqlite import SQLiteBackend
+    from .engine._sqlite import SQLiteBackend
 
     return SQLiteBackend(location, read_only=read_only, timeout=timeout)
 

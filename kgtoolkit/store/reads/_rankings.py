@@ -15,14 +15,14 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._time import OPEN_END, OPEN_START
-from .._validity import Clock
+from ..._time import OPEN_END, OPEN_START
+from ..._validity import Clock
 from . import _queries as q
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = [
     "changing_pair_facts",

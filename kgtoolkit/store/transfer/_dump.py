@@ -25,13 +25,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import InvalidRequest, KGError, StoreError
-from .._names import normalize_name, normalize_predicate
-from .._records import GraphConfig
-from .._version import __version__
-from . import _queries as q
-from ._backend import Cursor
-from ._bulk import ImportReport, import_facts
+from ..._errors import InvalidRequest, KGError, StoreError
+from ..._names import normalize_name, normalize_predicate
+from ..._records import GraphConfig
+from ..._version import __version__
+from ..engine._backend import Cursor
+from ..engine._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION
+from ..ops._rules import Rules
+from ..reads import _queries as q
 from ._dump_check import (
     _OPT,
     _TEXT,
@@ -48,13 +49,12 @@ from ._dump_check import (
     _sections,
     _unicode,
 )
-from ._rules import Rules
-from ._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION
+from ._load import ImportReport, import_facts
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "dump_predicate_aliases", "import_graph", "is_empty", "restore"]
 
@@ -489,7 +489,7 @@ def dump_predicate_aliases(data: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _predicate_aliases(cur: Cursor, pairs: Iterable[tuple[str, str]], warnings: list[str]) -> None:
     """Register predicate aliases by :meth:`GraphStore.alias_predicate`'s rules; those that clash are warned of."""
-    from . import _predicates as _preds
+    from ..ops import _predicates as _preds
 
     problems: list[str] = []
     for alias, predicate in pairs:

@@ -28,13 +28,13 @@ import heapq
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from .._errors import IntervalOrder, InvalidRequest
-from .._names import not_by_subject
-from .._records import Change, ChangeKind, Diff, DiffBy
-from .._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
-from .._validity import Sql, back_to_back
-from . import _queries as q
-from ._backend import Cursor, Dialect
+from ..._errors import IntervalOrder, InvalidRequest
+from ..._names import not_by_subject
+from ..._records import Change, ChangeKind, Diff, DiffBy
+from ..._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
+from ..._validity import Sql, back_to_back
+from ..engine._backend import Cursor, Dialect
+from ..reads import _queries as q
 from ._renewals import NEAR_DAYS, mutual
 from ._rules import ended_later_sql
 from ._traversal import check_predicates, fetch_facts

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import InvalidRequest, NotFound
-from .._time import now_text
-from . import _queries as q
-from ._backend import Backend, Cursor, Dialect
+from ..._errors import InvalidRequest, NotFound
+from ..._time import now_text
+from ..engine._backend import Backend, Cursor, Dialect
+from ..reads import _queries as q
 
 __all__ = ["KINDS", "NOT_SAME_COLUMNS", "check_kind", "mark_not_same", "repoint_not_same"]
 

@@ -18,8 +18,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
-from .._names import (
+from ..._errors import CommaList, IntervalOrder, InvalidRequest, UnknownType
+from ..._names import (
     COMMA_PREDICATES,
     check_data,
     check_text,
@@ -29,11 +29,11 @@ from .._names import (
     normalize_predicate,
     printable,
 )
-from .._records import FactKind, GraphConfig, is_event
-from .._time import DAY_US, OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
+from ..._records import FactKind, GraphConfig, is_event
+from ..._time import DAY_US, OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
 if TYPE_CHECKING:
-    from ._backend import Dialect
+    from ..engine._backend import Dialect
 
 __all__ = [
     "COMMA_HINT",

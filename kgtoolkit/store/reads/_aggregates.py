@@ -28,15 +28,15 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Literal
 
-from .._time import DAY_US, OPEN_END, OPEN_START
+from ..._time import DAY_US, OPEN_END, OPEN_START
+from ..ops._renewals import pairs_sql
 from . import _queries as q
-from ._renewals import pairs_sql
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from ._backend import Dialect
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
+    from ..engine._backend import Dialect
 
 __all__ = ["ChurnCounts", "PeriodPlan", "churn_counts", "event_counts", "event_pairs", "period_plan"]
 

@@ -1,6 +1,6 @@
 """The reader process: whole-table reads of a graph file into Arrow, through ADBC's SQLite driver.
 
-This file runs as its own process (see :mod:`kgtoolkit.store._arrow_read`), never as a module of the
+This file runs as its own process (see :mod:`kgtoolkit.store.engine._arrow_read`), never as a module of the
 process that opened the graph: ADBC's driver carries its own copy of the SQLite library, and two
 copies of SQLite on one file in one process can corrupt it. So it imports nothing of kgtoolkit.
 

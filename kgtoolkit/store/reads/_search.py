@@ -14,18 +14,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._errors import ReadOnly, StoreError
-from .._private import private_file
-from .._records import Fact, Memory
-from .._time import TimeInput
-from .._validity import Clock
+from ..._errors import ReadOnly, StoreError
+from ..._private import private_file
+from ..._records import Fact, Memory
+from ..._time import TimeInput
+from ..._validity import Clock
+from ..engine._failures import sqlite_failure
+from ..engine._schema import FACT_SELECT, ORDER
+from ..ops import _traversal as t
 from . import _queries as q
-from . import _traversal as t
-from ._failures import sqlite_failure
-from ._schema import FACT_SELECT, ORDER
 
 if TYPE_CHECKING:
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = [
     "EmbeddingCache",

@@ -7,7 +7,7 @@ copies of SQLite on one file in one process corrupt it ("How To Corrupt An SQLit
 file in one copy drops the locks the other holds. An import reading its graph through ADBC while
 ``sqlite3`` held the write transaction failed as "database disk image is malformed".
 
-So ADBC runs in a separate **reader process** (:mod:`kgtoolkit.store._reader_process`, one per process,
+So ADBC runs in a separate **reader process** (:mod:`kgtoolkit.store.engine._reader_process`, one per process,
 started on first use and ended with it): two processes on one file is what SQLite's locking is
 made for. It writes each result as an Arrow IPC file in shared memory (``/dev/shm`` when it has room,
 else the temporary folder), which this side maps without a copy and deletes. Small results are read
@@ -32,7 +32,7 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from .._errors import StoreError
+from ..._errors import StoreError
 from ._failures import sqlite_text_failure
 
 __all__ = ["Query", "read_arrow", "reader_uri"]

@@ -12,18 +12,18 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._checks import MAX_FACT_ID
-from .._errors import InvalidRequest
-from .._names import check_data, check_text, control_regex, printable
-from .._records import CopyReport
-from ._bulk import _typed
+from ..._checks import MAX_FACT_ID
+from ..._errors import InvalidRequest
+from ..._names import check_data, check_text, control_regex, printable
+from ..._records import CopyReport
+from ..engine._schema import FACT_COLUMNS, TABLE_COLUMNS
 from ._dump import _empty
-from ._schema import FACT_COLUMNS, TABLE_COLUMNS
+from ._load import _typed
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = ["CopyReport", "copy_graph"]
 

@@ -1,6 +1,6 @@
 """The dump's validator: every record of a dump checked by the rules the store keeps, every failure collected
 (:class:`_Checker`, in :class:`~kgtoolkit.InvalidRows`'s shape), and the checked records turned into table rows
-(:func:`_check`) for :func:`~kgtoolkit.store._dump.restore`. The merge path (``_dump.dump_parts``, its memories)
+(:func:`_check`) for :func:`~kgtoolkit.store.transfer._dump.restore`. The merge path (``_dump.dump_parts``, its memories)
 uses the same field checks.
 
 What :func:`restore` requires of a dump: what the store keeps true of every graph, so a dump
@@ -49,9 +49,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeGuard, cast
 
-from .._checks import MAX_FACT_ID
-from .._errors import InvalidRequest, KGError, StoreError
-from .._names import (
+from ..._checks import MAX_FACT_ID
+from ..._errors import InvalidRequest, KGError, StoreError
+from ..._names import (
     DEFAULT_MULTI_VALUED,
     DEFAULT_TYPES,
     DEFAULT_VALUE_PREDICATES,
@@ -62,10 +62,10 @@ from .._names import (
     normalize_name,
     normalize_predicate,
 )
-from .._time import OPEN_END, OPEN_START, Bound, now_text, parse_bound
-from . import _queries as q
-from ._bulk import InvalidRows
-from ._schema import SCHEMA_VERSION
+from ..._time import OPEN_END, OPEN_START, Bound, now_text, parse_bound
+from ..engine._schema import SCHEMA_VERSION
+from ..reads import _queries as q
+from ._load import InvalidRows
 
 _DEFAULTS: dict[str, Any] = {
     "types": sorted(DEFAULT_TYPES),

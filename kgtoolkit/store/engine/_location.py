@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Literal, Union
 
-from .._errors import InvalidRequest
+from ..._errors import InvalidRequest
 
 __all__ = ["DEFAULT_PATH", "ENV_VAR", "DatabaseName", "Location", "resolve", "resolve_path"]
 

@@ -16,23 +16,23 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
-from .._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
-from .._records import GraphConfig, ImportReport, is_event
-from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
-from . import _predicates as _preds
-from . import _queries as q
-from ._backend import Backend, Cursor
+from ..._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
+from ..._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
+from ..._records import GraphConfig, ImportReport, is_event
+from ..._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
+from ..engine._backend import Backend, Cursor
+from ..engine._schema import FACT_COLUMNS, TABLE_COLUMNS
+from ..engine._sqlite import read_or_blank
+from ..ops import _predicates as _preds
+from ..ops._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
+from ..reads import _queries as q
 from ._keyset import KeySet
-from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
-from ._schema import FACT_COLUMNS, TABLE_COLUMNS
-from ._sqlite import read_or_blank
 
 if TYPE_CHECKING:
     import polars as pl
     import pyarrow as pa
 
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = [
     "ImportReport",

@@ -22,17 +22,17 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from .._checks import whole_number
-from .._errors import IntervalOrder, InvalidRequest
-from .._limits import MAX_HOPS
-from .._records import Direction, Fact, Neighborhood, Paths, Reached
-from .._time import TimeInput, parse_window
-from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred, valid_at
+from ..._checks import whole_number
+from ..._errors import IntervalOrder, InvalidRequest
+from ..._limits import MAX_HOPS
+from ..._records import Direction, Fact, Neighborhood, Paths, Reached
+from ..._time import TimeInput, parse_window
+from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred, valid_at
+from ..engine._backend import Cursor, Dialect
+from ..engine._schema import FACT_SELECT
+from ..reads import _queries as q
 from . import _predicates as _preds
-from . import _queries as q
-from ._backend import Cursor, Dialect
 from ._rules import EventRule
-from ._schema import FACT_SELECT
 
 __all__ = [
     "Step",

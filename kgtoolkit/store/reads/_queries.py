@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .._checks import MAX_INT64, whole_number
-from .._errors import NotFound
-from .._names import (
+from ..._checks import MAX_INT64, whole_number
+from ..._errors import NotFound
+from ..._names import (
     DEFAULT_MULTI_VALUED,
     DEFAULT_TYPES,
     DEFAULT_VALUE_PREDICATES,
@@ -23,12 +23,12 @@ from .._names import (
     normalize_name,
     normalize_predicate,
 )
-from .._records import Entity, Fact, GraphConfig, make_fact
-from .._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
-from .._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
-from ._backend import Cursor, Dialect
-from ._rules import EventRule, Name, json_object
-from ._schema import FACT_SELECT
+from ..._records import Entity, Fact, GraphConfig, make_fact
+from ..._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
+from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
+from ..engine._backend import Cursor, Dialect
+from ..engine._schema import FACT_SELECT
+from ..ops._rules import EventRule, Name, json_object
 
 __all__ = [
     "EVENT_SETTINGS",

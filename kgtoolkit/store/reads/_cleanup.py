@@ -11,11 +11,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._time import parse_bound
+from ..._time import parse_bound
 from . import _queries as q
 
 if TYPE_CHECKING:
-    from ._operations import GraphStore
+    from .._graph_store import GraphStore
 
 __all__ = ["DuplicateInputs", "StructuralRows", "duplicate_inputs", "structural_rows"]
 
