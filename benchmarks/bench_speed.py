@@ -488,10 +488,10 @@ def old_digest(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Any]:
     fact's and memory's text line, in one snapshot, run by every ``find`` after a write."""
     import hashlib
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     tab = d.char(9)
     out: dict[str, Any] = {}
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         for kind, line, source, order in (
             (
                 "facts",
@@ -531,7 +531,7 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
             f"  the release before's whole-graph digest: {out['digest_full_seconds'] * 1000:.0f} ms "
             f"(CPU {out['digest_full_cpu_seconds'] * 1000:.0f} ms)"
         )
-        with kg._backend.read() as cur:
+        with kg.engine.read() as cur:
             top = store._marks(cur, kg, None)
         assert top is not None
         one_back = dataclasses.replace(top, facts=top.facts - 1)  # as an index is after one add: one fact above it

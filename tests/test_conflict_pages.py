@@ -34,7 +34,7 @@ def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs
     """The conflict groups as the store found them before issue 32: every group's facts read, judged in Python,
     sorted (needing action first, then subject or object key, predicate, subject groups before object groups); the
     groups by object of one-holder predicates too."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         config = q.read_config(cur)
         params: dict[str, Any] = {

@@ -40,7 +40,7 @@ def paired(kg: KnowledgeGraph, start: str, end: str, *, in_engine: bool, **optio
     with kg._read() as cur:
         return store_diff(
             cur,
-            kg._backend.dialect,
+            kg.engine.dialect,
             start,
             end,
             by="valid",

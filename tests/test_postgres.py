@@ -101,7 +101,7 @@ def test_read_only_opens_a_read_only_transaction(url: str, sql) -> None:
         with pytest.raises(ReadOnly):
             ro.add("a", "p", "c")
         # even behind the library's back, the session refuses writes
-        with ro._backend.transaction(write=False) as cur:
+        with ro.engine.transaction(write=False) as cur:
             assert cur.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
     assert sql(url, "SELECT count(*) FROM facts") == [(1,)]
 

@@ -522,7 +522,7 @@ def _mutate(data: dict[str, Any], mutation: tuple[Any, ...]) -> None:
 
 def _sound(kg: kgtoolkit.KnowledgeGraph, folder: Path) -> None:
     """The graph keeps the store's rules, passes SQLite's checks, and exports a dump that restores to the same."""
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         assert cur.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert cur.execute("PRAGMA foreign_key_check").fetchall() == []
     config = kg.config

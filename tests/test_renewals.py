@@ -203,7 +203,7 @@ def test_renewals_regroup_the_raw_view(
                 found = [
                     store_diff(
                         cur,
-                        kg._backend.dialect,
+                        kg.engine.dialect,
                         *window,
                         entity=None,
                         predicates=None,

@@ -14,7 +14,7 @@ from .._private import private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import dump
-from ..store.engine._failures import os_failure
+from ..store.engine import os_failure
 from ._formats import Progress, _compressing, _compression, _format
 
 if TYPE_CHECKING:

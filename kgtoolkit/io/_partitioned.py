@@ -13,7 +13,7 @@ from .._private import FOLDER_MODE, private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import count_facts
-from ..store.engine._failures import os_failure
+from ..store.engine import os_failure
 from ._formats import Progress
 
 if TYPE_CHECKING:

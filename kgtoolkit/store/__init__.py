@@ -25,10 +25,18 @@ The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolki
 
 from __future__ import annotations
 
-from ._graph_store import GraphStore, connect
-from .engine._backend import Backend
-from .engine._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
-from .engine._schema import SCHEMA_VERSION
+from ._graph_store import GraphStore
+from .engine import (
+    DEFAULT_PATH,
+    ENV_VAR,
+    SCHEMA_VERSION,
+    Backend,
+    DatabaseName,
+    Location,
+    connect,
+    resolve,
+    resolve_path,
+)
 from .ops._not_same import check_kind
 from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows

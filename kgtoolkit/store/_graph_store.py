@@ -1,4 +1,4 @@
-"""The graph's operations, written once over a :class:`~._backend.Backend` (SQLite or PostgreSQL).
+"""The graph's operations, written once over a :class:`~kgtoolkit.store.engine.Backend` (SQLite or PostgreSQL).
 
 :class:`GraphStore` is the store's one object over a database: every operation's SQL, run through the
 backend it was given. The public :class:`kgtoolkit.KnowledgeGraph` (``kgtoolkit/graph.py``) is a
@@ -64,11 +64,20 @@ from .._records import (
 )
 from .._time import TimeInput, now_text, now_text_after, parse_window, today
 from .._validity import Clock, Sql
-from .engine._backend import Backend, Cursor, Dialect
-from .engine._gc import gc_paused
-from .engine._location import DatabaseName, Location, resolve
-from .engine._schema import FACT_FROM, FACT_READ, FACT_SELECT, ORDER
-from .engine._sqlite import read_or_blank
+from .engine import (
+    FACT_FROM,
+    FACT_READ,
+    FACT_SELECT,
+    ORDER,
+    Backend,
+    Cursor,
+    DatabaseName,
+    Dialect,
+    Location,
+    connect,
+    gc_paused,
+    read_or_blank,
+)
 from .ops import _predicates as _preds
 from .ops import _traversal as t
 from .ops._diff import diff
@@ -76,34 +85,14 @@ from .ops._not_same import mark_not_same, repoint_not_same
 from .ops._rules import EventRule, Rules, json_object
 from .reads import _queries as q
 
-__all__ = ["GraphStore", "connect"]
+__all__ = ["GraphStore"]
 
 _DIRECTIONS = ("outgoing", "incoming", "both")
 T = TypeVar("T")
 
 
-def connect(db: DatabaseName | None = None, *, read_only: bool = False, timeout: float = 30.0) -> Backend:
-    """The backend of the graph in ``db`` (see :func:`kgtoolkit.store.resolve`), connected: SQLite's or PostgreSQL's.
-
-    What :class:`GraphStore` runs on when it is given no backend; pass one as ``backend=`` to inject another
-    (a subclass that instruments or wraps the engine's, as httpx takes a transport).
-
-    >>> backend = connect(":memory:")
-    >>> backend.kind, GraphStore(backend=backend).stats().facts
-    ('sqlite', 0)
-    """
-    location = resolve(db)
-    if location.kind == "postgresql":
-        from .engine._postgres import PostgresBackend  # psycopg loads only for a PostgreSQL graph
-
-        return PostgresBackend(location, read_only=read_only, timeout=timeout)
-    from .engine._sqlite import SQLiteBackend
-
-    return SQLiteBackend(location, read_only=read_only, timeout=timeout)
-
-
 class GraphStore:
-    """The operations of a temporal knowledge graph over one :class:`~._backend.Backend`.
+    """The operations of a temporal knowledge graph over one :class:`~kgtoolkit.store.engine.Backend`.
 
     Safe to share between threads of one process; several processes (on several machines, for
     PostgreSQL) may write one graph at once, with the same guarantees on both engines: every write
@@ -126,10 +115,10 @@ class GraphStore:
             )
         if create and read_only:
             raise InvalidRequest("a graph opened read_only cannot be created; give one or the other", field="create")
-        self._backend = backend if backend is not None else connect(db, read_only=read_only, timeout=timeout)
+        self._engine = backend if backend is not None else connect(db, read_only=read_only, timeout=timeout)
         if create:
-            self._backend.create()
-        self.location: Location = self._backend.location
+            self._engine.create()
+        self.location: Location = self._engine.location
         self._kept: dict[str, Any] = {}
         #: Whether each predicate (normalised, as given) was a value predicate when last searched: the guess
         #: :meth:`_search_found` checks against the settings its statement reads.
@@ -139,30 +128,46 @@ class GraphStore:
 
     @property
     def read_only(self) -> bool:
-        return self._backend.read_only
+        return self._engine.read_only
 
     @property
     def read_only_reason(self) -> str | None:
         """Why a graph opened for writing is read-only anyway (a folder or file this user cannot write)."""
-        return self._backend.read_only_reason
+        return self._engine.read_only_reason
+
+    @property
+    def engine(self) -> Backend:
+        """The backend this graph runs on: the one seam through which the store's wings reach the database.
+
+        Returns
+        -------
+        Backend
+            Its transactions (``read``, ``write``), ``dialect``, Arrow reads and bulk loads.
+
+        Examples
+        --------
+        >>> GraphStore(":memory:").engine.kind
+        'sqlite'
+        """
+        return self._engine
 
     @property
     def backend(self) -> str:
         """``sqlite`` or ``postgresql``."""
-        return self._backend.kind
+        return self._engine.kind
 
     def data_version(self) -> tuple[Any, ...]:
         """Changes whenever the graph's data may have changed, by this process or another (for caches)."""
-        return self._backend.data_version()
+        return self._engine.data_version()
 
     def identity(self) -> str:
         """A stable name of the graph's database (its file, or the PostgreSQL graph's id), for caches kept outside it."""
-        return self._backend.identity()
+        return self._engine.identity()
 
     def keep(self, key: str, make: Callable[[], T], *, replace: bool = False) -> T:
         """An object that lives as long as this graph (the search index): made by ``make`` on first use, then
         kept under ``key``, and closed (its ``close()``) when the graph closes."""
-        with self._backend.lock:
+        with self._engine.lock:
             if replace and key in self._kept:
                 self._kept.pop(key).close()
             if key not in self._kept:
@@ -172,11 +177,11 @@ class GraphStore:
 
     def close(self) -> None:
         """Close the graph (and what it keeps: the search indexes opened on it); the object is unusable afterwards."""
-        with self._backend.lock:
+        with self._engine.lock:
             kept, self._kept = self._kept, {}
             for item in kept.values():
                 item.close()
-            self._backend.close()
+            self._engine.close()
 
     def __enter__(self) -> Self:
         return self
@@ -188,7 +193,7 @@ class GraphStore:
         return f"{type(self).__name__}({str(self.location)!r}{', read_only=True' if self.read_only else ''})"
 
     def _read(self) -> Any:
-        return self._backend.read()
+        return self._engine.read()
 
     # ------------------------------------------------------------------ settings
 
@@ -196,7 +201,7 @@ class GraphStore:
     def config(self) -> GraphConfig:
         """The graph's settings: type vocabulary, value predicates, multi-valued predicates, comma guard (a graph
         not made yet has a new graph's)."""
-        with read_or_blank(self._backend) as cur:
+        with read_or_blank(self._engine) as cur:
             return q.read_config(cur)
 
     def configure(  # noqa: C901  (over the limit before it was set: to split)
@@ -230,7 +235,7 @@ class GraphStore:
         >>> sorted(kg.configure(types=kg.config.types | {"service", "team"}).types)[:3]
         ['company', 'event', 'person']
         """
-        self._backend.create()  # it writes: a new graph is made first (a refusal may read its settings)
+        self._engine.create()  # it writes: a new graph is made first (a refusal may read its settings)
         updates: dict[str, str] = {}
         if types is not None:
             vocabulary = self._setting_names(types, "types", "type")
@@ -283,7 +288,7 @@ class GraphStore:
             )
             return q.read_config(cur)
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def _setting_names(self, values: Collection[str], setting: str, field: str) -> set[str]:
         """The normalised names of a setting. One that is not valid Unicode is refused, saying how to remove it
@@ -319,14 +324,14 @@ class GraphStore:
         Raises :class:`NotFound` with up to five "Did you mean…?" suggestions.
         """
         with self._read() as cur:
-            return q.resolve(cur, self._backend.dialect, name)
+            return q.resolve(cur, self._engine.dialect, name)
 
     # ------------------------------------------------------------------ entities
 
     def entity(self, name: str) -> Entity:
         """The entity ``name`` resolves to (exact id or alias)."""
         with self._read() as cur:
-            return q.entity(cur, q.resolve(cur, self._backend.dialect, name))
+            return q.entity(cur, q.resolve(cur, self._engine.dialect, name))
 
     def entities(self, *, type: str | None = None, limit: int | None = None, offset: int = 0) -> list[Entity]:
         """Entities ordered by id, optionally of one type."""
@@ -334,7 +339,7 @@ class GraphStore:
             rows = cur.execute(
                 "SELECT id, name, type, properties, created_at FROM entities WHERE CAST(:t AS TEXT) IS NULL OR type = :t "
                 "ORDER BY id LIMIT :limit OFFSET :offset",
-                {"t": type, **q.page(self._backend.dialect, limit, offset)},
+                {"t": type, **q.page(self._engine.dialect, limit, offset)},
             ).fetchall()
         return [Entity(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
 
@@ -346,7 +351,7 @@ class GraphStore:
             entity_id = q.ensure_entity(cur, rules.name(name, "name"), rules.entity_type(type, "type"), properties, [])
             return q.entity(cur, entity_id)
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     # ------------------------------------------------------------------ writes
 
@@ -397,7 +402,7 @@ class GraphStore:
                 occurrence=occurrence,
             )
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def invalidate(
         self, subject: str, predicate: str, object: str, *, ended: TimeInput | None = None, ended_by: str | None = None
@@ -411,7 +416,7 @@ class GraphStore:
         def write(cur: Cursor) -> Fact:
             return self._invalidate(cur, _preds.rules(cur), subject, predicate, object, ended, ended_by)
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def _invalidate(
         self,
@@ -425,7 +430,7 @@ class GraphStore:
         *,
         field: str = "ended",
     ) -> Fact:
-        d = self._backend.dialect
+        d = self._engine.dialect
         pred = rules.predicate(predicate)
         end = rules.end(ended if ended not in (None, "") else today(), field)
         by = rules.text(ended_by, "ended_by") or "agent"
@@ -520,7 +525,7 @@ class GraphStore:
                 cur, rules, pred, (subject, old_object), (subject, new_object), at, written, object_type
             )
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def supersede_holder(
         self,
@@ -563,7 +568,7 @@ class GraphStore:
                 cur, rules, pred, (old_subject, object), (new_subject, object), at, written, subject_type=subject_type
             )
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def _switch(
         self,
@@ -605,7 +610,7 @@ class GraphStore:
 
         def write(cur: Cursor) -> Alias:
             alias = Rules(q.read_config(cur)).name(name, "name")
-            target = q.resolve(cur, self._backend.dialect, entity, field="entity")
+            target = q.resolve(cur, self._engine.dialect, entity, field="entity")
             if cur.execute("SELECT 1 FROM entities WHERE id = ?", (alias.id,)).fetchone():
                 raise AliasConflict(
                     f"{name!r} is already an entity; to fold it into {target!r} use merge({name!r}, {entity!r})",
@@ -627,7 +632,7 @@ class GraphStore:
                 return Alias(alias.id, alias.display, target)
             return Alias(alias.id, row[1], target)
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def aliases(self, entity: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Alias]:
         """Every alias, or those of one entity (ordered by entity, then alias)."""
@@ -643,8 +648,8 @@ class GraphStore:
     ) -> tuple[list[Alias], int | None]:
         total: int | None = None
         with self._read() as cur:
-            target = q.resolve(cur, self._backend.dialect, entity, field="entity") if entity is not None else None
-            params = {"e": target, **q.page(self._backend.dialect, limit, offset)}
+            target = q.resolve(cur, self._engine.dialect, entity, field="entity") if entity is not None else None
+            params = {"e": target, **q.page(self._engine.dialect, limit, offset)}
             where = "WHERE CAST(:e AS TEXT) IS NULL OR entity_id = :e"
             rows = cur.execute(
                 f"SELECT alias, name, entity_id FROM aliases {where} "
@@ -664,7 +669,7 @@ class GraphStore:
         """
 
         def write(cur: Cursor) -> MergeResult:
-            d = self._backend.dialect
+            d = self._engine.dialect
             src = q.resolve(cur, d, source, field="source")
             dst = q.resolve(cur, d, target, field="target")
             if src == dst:
@@ -697,11 +702,11 @@ class GraphStore:
             )
             return MergeResult(src, q.entity(cur, dst), moved, deduplicated, aliases, tuple(warnings))
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def remember(self, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None) -> Memory:
         """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
-        self._backend.create()  # it writes: a new graph is made first (the rules read its settings)
+        self._engine.create()  # it writes: a new graph is made first (the rules read its settings)
         rules = Rules(self.config)
         body = (rules.text(text, "text") or "") if isinstance(text, str) else ""
         if not body:
@@ -716,7 +721,7 @@ class GraphStore:
             )
             return memory
 
-        return self._backend.write(write)
+        return self._engine.write(write)
 
     def memory(self, memory_id: str) -> Memory:
         """The memory with this id."""
@@ -830,13 +835,13 @@ class GraphStore:
                 value=str(direction),
             )
         where, params, known = q.time_filter(as_of, known_at, current_only)
-        d = self._backend.dialect
+        d = self._engine.dialect
         params.update(k=normalize_name(name), **q.page(d, limit, offset))
         paged = limit is not None or offset != 0
         total: int | None = None
         # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot (the
         # event rule is read in it: EVENT_SETTINGS).
-        with self._backend.read(snapshot=counted) as cur:
+        with self._engine.read(snapshot=counted) as cur:
             if current_only:  # an event is never current (contract §12)
                 not_events, event_params = q.not_declared_events(cur, d)
                 where += not_events
@@ -910,7 +915,7 @@ class GraphStore:
     ) -> tuple[list[Fact], int | None]:
         key = normalize_predicate(predicate)  # a bad name is refused before the graph is read
         where, params, known = q.time_filter(as_of, known_at, current_only)
-        d = self._backend.dialect
+        d = self._engine.dialect
         if object not in (None, "") and not counted and not current_only:
             found = self._search_found(key, object, where, dict(params), known, limit, offset)
             if found:
@@ -965,10 +970,10 @@ class GraphStore:
             params["o"] = clean_text(obj, field="object").casefold() if guess else normalize_name(obj, field="object")
         except KGError:
             return []
-        d = self._backend.dialect
+        d = self._engine.dialect
         params.update(p=key, **q.page(d, limit, offset))
         sql = _search_sql(d, where, guess, limit is not None or offset != 0)
-        rows = self._backend.fetch_all(sql, params)
+        rows = self._engine.fetch_all(sql, params)
         if not rows:
             return []
         first = rows[0]
@@ -980,7 +985,7 @@ class GraphStore:
 
     def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
         """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
-        _preds.check_used(cur, self._backend.dialect, preds)
+        _preds.check_used(cur, self._engine.dialect, preds)
 
     # ------------------------------------------------------------------ predicates (contract §13)
 
@@ -997,8 +1002,8 @@ class GraphStore:
 
     def predicates_page(self, *, limit: int | None = None, offset: int = 0) -> Page[PredicateInfo]:
         """:meth:`predicates` as one :class:`~kgtoolkit.Page`, with how many predicates are in use."""
-        with self._backend.read(snapshot=True) as cur:
-            rows, total = _preds.predicates_page(cur, self._backend.dialect, limit, offset, Clock.real())
+        with self._engine.read(snapshot=True) as cur:
+            rows, total = _preds.predicates_page(cur, self._engine.dialect, limit, offset, Clock.real())
         return Page(tuple(rows), total, offset)
 
     def predicate_labels(self) -> dict[str, str]:
@@ -1028,7 +1033,7 @@ class GraphStore:
         alias again changes nothing. Settings naming ``alias`` (value and multi-valued predicates) move to
         ``predicate``.
         """
-        return _preds.alias_predicate(self._backend, alias, predicate)
+        return _preds.alias_predicate(self._engine, alias, predicate)
 
     def predicate_aliases(self) -> list[PredicateAlias]:
         """Every predicate alias (``alias`` → ``predicate``), ordered by the predicate it names, then alias."""
@@ -1047,7 +1052,7 @@ class GraphStore:
         same predicate as ``new``, or a value predicate folded into an entity predicate in use or the
         reverse (:class:`InvalidRequest`).
         """
-        return _preds.rename_predicate(self._backend, old, new)
+        return _preds.rename_predicate(self._engine, old, new)
 
     def timeline(
         self,
@@ -1095,7 +1100,7 @@ class GraphStore:
         until: TimeInput | None = None,
         predicates: str | Collection[str] | None = None,
     ) -> tuple[list[Fact], int | None]:
-        d = self._backend.dialect
+        d = self._engine.dialect
         total: int | None = None
         params: dict[str, Any] = q.page(d, limit, offset)
         where = ""
@@ -1208,7 +1213,7 @@ class GraphStore:
         the page of history asked for, and the ended facts the planned-switch judgement may need), and each group
         is built from them by :func:`_conflict_group`.
         """
-        d = self._backend.dialect
+        d = self._engine.dialect
         page = q.page(d, limit, offset)  # checks limit and offset
         cap = whole_number(history, field="history", high=MAX_INT64, allow_none=True)
         skip = whole_number(history_offset, field="history_offset", high=MAX_INT64)
@@ -1262,7 +1267,7 @@ class GraphStore:
         real now among them) and the graph's event rule; ``preds``: only those predicates (normalised). Groups by
         subject leave out the predicates :func:`~kgtoolkit._names.not_by_subject` names; one-holder predicates are
         grouped by object."""
-        d = self._backend.dialect
+        d = self._engine.dialect
         config = q.read_config(cur)
         params: dict[str, Any] = {
             "mv": d.list_param(sorted(not_by_subject(config.multi_valued, config.one_holder, config.single_valued))),
@@ -1316,10 +1321,10 @@ class GraphStore:
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
         """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
         where, params, _ = q.time_filter(as_of, None, as_of is None)
-        params["limit"] = q.page(self._backend.dialect, limit, 0)["limit"]
+        params["limit"] = q.page(self._engine.dialect, limit, 0)["limit"]
         with self._read() as cur:
             if as_of is None:  # an event is never current (contract §12)
-                not_events, event_params = q.not_declared_events(cur, self._backend.dialect)
+                not_events, event_params = q.not_declared_events(cur, self._engine.dialect)
                 where += not_events
                 params.update(event_params)
             rows = cur.execute(
@@ -1335,7 +1340,7 @@ class GraphStore:
     def stats(self) -> Stats:
         """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
         events apart from the state facts (contract §12)."""
-        d = self._backend.dialect
+        d = self._engine.dialect
         with self._read() as cur:
             t = q.table_counts(cur)  # on the tables and indexes; the facts' states below in one scan
             # Events are counted apart (contract §12); the rule checked on every row, its predicates bound one by one.
@@ -1368,12 +1373,12 @@ class GraphStore:
         """Fill the full-text index (contract §15) with the facts a big import left to it; how many fact ids that
         covered (0 when it was complete). The first word search does this by itself; call it (or run
         `kgtoolkit index`) to pay that cost at a time of your choosing. Refused on a read-only graph."""
-        return self._backend.index_text()
+        return self._engine.index_text()
 
     def mark_not_same(self, first: str, second: str, *, kind: str = "entities") -> tuple[str, str, str, str, bool, str]:
         """Record that ``first`` and ``second`` are not the same (entities, or predicates): (a, a's name, b, b's name,
         whether it is new, when it was recorded); :meth:`kgtoolkit.KnowledgeGraph.not_duplicates` answers it as a record."""
-        return mark_not_same(self._backend, kind, first, second)
+        return mark_not_same(self._engine, kind, first, second)
 
     # ------------------------------------------------------------------ traversal and diff (contract §11)
 
@@ -1406,7 +1411,7 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(hops, "hops")
         t.check_max_facts(max_facts)
-        d = self._backend.dialect
+        d = self._engine.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
             w = t.when(cur, d, as_of, known_at, during)
@@ -1454,7 +1459,7 @@ class GraphStore:
         t.check_direction(direction)
         t.check_hops(max_hops, "max_hops")
         t.check_max_facts(max_facts)
-        d = self._backend.dialect
+        d = self._engine.dialect
         q.page(d, limit, offset)
         with self._read() as cur, gc_paused():
             w = t.when(cur, d, as_of, known_at, during)
@@ -1502,7 +1507,7 @@ class GraphStore:
             predicates = [predicates]
         t.check_hops(len(predicates), "predicates (how many)")
         t.check_max_facts(max_facts)
-        d = self._backend.dialect
+        d = self._engine.dialect
         q.page(d, limit, offset)
         with self._read() as cur:
             w = t.when(cur, d, as_of, known_at, during)
@@ -1550,7 +1555,7 @@ class GraphStore:
         with self._read() as cur, gc_paused():
             return diff(
                 cur,
-                self._backend.dialect,
+                self._engine.dialect,
                 start,
                 end,
                 entity=entity,

@@ -3,7 +3,7 @@
 Everything the two engines share (the operations, their SQL, the rules) is written once, against
 :class:`Backend`; a backend holds only what differs::
 
-    GraphStore (_operations.py) ─ the operations, their SQL, written once
+    GraphStore + ops/ ────────── the operations, their SQL, written once
          │ uses
     Backend (this module) ─────── transactions, whole-table Arrow reads, bulk loads, identity,
          │                         change tokens, error mapping, and the SQL fragments that differ (Dialect)

@@ -33,7 +33,7 @@ from ..._names import not_by_subject
 from ..._records import Change, ChangeKind, Diff, DiffBy
 from ..._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
 from ..._validity import Sql, back_to_back
-from ..engine._backend import Cursor, Dialect
+from ..engine import Cursor, Dialect
 from ..reads import _queries as q
 from ._renewals import NEAR_DAYS, mutual
 from ._rules import ended_later_sql
@@ -239,11 +239,11 @@ def _valid_in_engine(
     """By valid time, paired in the engine: Python sees the counts, the candidate pairs and one page's rows, never
     every changed fact (at 10M facts a month changes 155,000 facts, whose rows alone cost more than the answer).
 
-    The changed facts are read once, found by both time indexes (:meth:`~._backend.Dialect.either`), into ``c``;
+    The changed facts are read once, found by both time indexes (:meth:`~kgtoolkit.store.engine.Dialect.either`), into ``c``;
     the counts and the candidate pairs (an ended fact and a begun one of the same subject and predicate with another
     object, the new one starting while the old one held or the day after it ended) come from it in one statement:
     the new facts scanned, the ended ones looked up (SQLite: the smaller side, indexed on the fly, an order
-    ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~._backend.Dialect.wide_read`). Two objects are the same
+    ``CROSS JOIN`` keeps; PostgreSQL: a hash join, :meth:`~kgtoolkit.store.engine.Dialect.wide_read`). Two objects are the same
     when their kind and ``object_key`` are (the entity's id, or the value casefolded: :func:`_same_object`). The
     page is read after, in time order from the same indexes, only as far as it needs. One-holder predicates add the
     pairs by object (:func:`_holder_pairs_sql`).

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..._errors import InvalidRequest, NotFound
 from ..._time import now_text
-from ..engine._backend import Backend, Cursor, Dialect
+from ..engine import Backend, Cursor, Dialect
 from ..reads import _queries as q
 
 __all__ = ["KINDS", "NOT_SAME_COLUMNS", "check_kind", "mark_not_same", "repoint_not_same"]

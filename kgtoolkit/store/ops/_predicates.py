@@ -18,7 +18,7 @@ from ..._errors import AliasConflict, InvalidRequest, NotFound
 from ..._names import clean_text, close_matches, normalize_name, normalize_predicate
 from ..._records import GraphConfig, PredicateAlias, PredicateInfo, PredicateRename
 from ..._validity import Clock
-from ..engine._backend import Backend, Cursor, Dialect
+from ..engine import Backend, Cursor, Dialect
 from ..reads import _queries as q
 from ..reads._queries import canonical
 from ._not_same import repoint_not_same

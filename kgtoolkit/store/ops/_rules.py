@@ -33,7 +33,7 @@ from ..._records import FactKind, GraphConfig, is_event
 from ..._time import DAY_US, OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
 
 if TYPE_CHECKING:
-    from ..engine._backend import Dialect
+    from ..engine import Dialect
 
 __all__ = [
     "COMMA_HINT",
@@ -116,7 +116,7 @@ class EventRule:
 
     def bound(self, d: Dialect, alias: str = "f", param: str = "event_predicates") -> tuple[str, dict[str, Any]]:
         """:meth:`sql` with the parameters it binds, the declared predicates each bound on its own
-        (:meth:`~._backend.Dialect.in_values`): for a rule checked on every row of a large read."""
+        (:meth:`~kgtoolkit.store.engine.Dialect.in_values`): for a rule checked on every row of a large read."""
         if not self.predicates or self.graph:
             return self._sql(alias, None), {}
         declared, params = d.in_values(f"{alias}.predicate", param, sorted(self.predicates))

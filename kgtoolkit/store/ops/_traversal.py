@@ -28,8 +28,7 @@ from ..._limits import MAX_HOPS
 from ..._records import Direction, Fact, Neighborhood, Paths, Reached
 from ..._time import TimeInput, parse_window
 from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred, valid_at
-from ..engine._backend import Cursor, Dialect
-from ..engine._schema import FACT_SELECT
+from ..engine import FACT_SELECT, Cursor, Dialect
 from ..reads import _queries as q
 from . import _predicates as _preds
 from ._rules import EventRule

@@ -16,7 +16,7 @@ engines (integer arithmetic on the stored keys ``from_us``/``to_us``, :mod:`kgto
   1970-01, as polars counts them. The month number comes back and becomes its first instant in polars.
 
 ``pmod`` is the non-negative remainder (``((a % b) + b) % b``: both engines' remainder keeps the sign of ``a``;
-:meth:`~._backend.Dialect.modulo` spells it per engine). Any
+:meth:`~kgtoolkit.store.engine.Dialect.modulo` spells it per engine). Any
 other ``every`` (several units, ``"1mo2d"``, nanoseconds) has no plan here: :func:`period_plan` says None and the
 analysis reads the frame instead.
 """
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from .._graph_store import GraphStore
-    from ..engine._backend import Dialect
+    from ..engine import Dialect
 
 __all__ = ["ChurnCounts", "PeriodPlan", "churn_counts", "event_counts", "event_pairs", "period_plan"]
 
@@ -147,7 +147,7 @@ def churn_counts(
     keys: list[str] = [] if by is None else [by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         rule = q.event_rule(cur)
         event, params = rule.bound(d)  # checked on every row: its predicates bound one by one
@@ -215,7 +215,7 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     keys = {None: [], "predicate": ["predicate"], "pair": ["subject", "object_id"]}[by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         event, params = q.event_rule(cur).bound(d)  # checked on every row: its predicates bound one by one
         where = f"{event} AND f.from_us <> {OPEN_START}" + (" AND f.object_id IS NOT NULL" if by == "pair" else "")
@@ -241,7 +241,7 @@ def event_pairs(kg: GraphStore, lo: int | None, hi: int | None) -> pl.DataFrame:
     ``predicate``, ``events``, ``first``, ``last`` (the earliest and latest start, microseconds)."""
     import polars as pl
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         event, params = q.event_rule(cur).bound(d)
         known, bounds = q.inside("f.from_us", lo, hi)

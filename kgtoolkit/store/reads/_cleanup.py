@@ -33,7 +33,7 @@ class DuplicateInputs:
 def duplicate_inputs(graph: GraphStore, kind: str) -> DuplicateInputs:
     """The names of ``kind``, their neighbours (entities: the entities they share a fact with; predicates:
     the (subject, object) pairs they join) and the pairs marked not the same."""
-    backend = graph._backend
+    backend = graph.engine
     neighbours: dict[str, set[Any]] = {}
     with backend.read() as cur:
         if kind == "entities":
@@ -68,7 +68,7 @@ class StructuralRows:
 
 
 def structural_rows(graph: GraphStore, single_valued: list[str], one_holder: Sequence[str] = ()) -> StructuralRows:
-    backend = graph._backend
+    backend = graph.engine
     d = backend.dialect
     with backend.read() as cur:
         events = q.event_rule(cur)  # an event never overlaps: it occurred (contract §12)

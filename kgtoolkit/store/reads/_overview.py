@@ -169,7 +169,7 @@ def neighbourhood(
     """The entities within ``hops`` of ``center`` (an entity id) over the relationship facts valid in ``as_of``, of
     ``predicates`` when given, between entities of ``types`` (or the centre) when given, walked breadth-first in the
     engine; each one's relationship facts over the whole graph so filtered; one snapshot."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     params: dict[str, Any] = {"center": center}
     where = _valid(as_of, params)
     join = ""
@@ -257,7 +257,7 @@ def facts_among(
     among = _in_list("i", sorted(set(ids)), params) if ids else "(NULL)"  # none: nothing matches
     where = _valid(as_of, params)
     selected = ", ".join(f"f.{c}" for c in columns)
-    _, (facts, names) = kg._backend.read_arrow(
+    _, (facts, names) = kg.engine.read_arrow(
         [
             (
                 f"SELECT {selected} FROM facts f WHERE f.subject IN {among} "
@@ -283,7 +283,7 @@ def facts_with_ids(kg: GraphStore, columns: Sequence[str], ids: Sequence[int]) -
         f"SELECT f.subject FROM facts f WHERE f.id IN {among} "
         f"UNION SELECT f.object_id FROM facts f WHERE f.id IN {among} AND f.object_id IS NOT NULL"
     )
-    _, (facts, names) = kg._backend.read_arrow(
+    _, (facts, names) = kg.engine.read_arrow(
         [
             (f"SELECT {selected} FROM facts f WHERE f.id IN {among} ORDER BY f.id", params),
             (f"SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN ({named}) ORDER BY e.id", params),

@@ -1,6 +1,6 @@
 """The queries every part of the store shares: settings, names, entities, the fact row, time filters.
 
-Each takes the cursor of the transaction it runs in (and the backend's :class:`~._backend.Dialect`
+Each takes the cursor of the transaction it runs in (and the backend's :class:`~kgtoolkit.store.engine.Dialect`
 where SQL differs), so the graph's operations, the bulk path, the dump and search compose them
 inside one transaction.
 """
@@ -26,8 +26,7 @@ from ..._names import (
 from ..._records import Entity, Fact, GraphConfig, make_fact
 from ..._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
 from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
-from ..engine._backend import Cursor, Dialect
-from ..engine._schema import FACT_SELECT
+from ..engine import FACT_SELECT, Cursor, Dialect
 from ..ops._rules import EventRule, Name, json_object
 
 __all__ = [

@@ -95,7 +95,7 @@ def volatile_counts(
     come back, not one per entity of the graph."""
     import polars as pl
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         rule = q.event_rule(cur)
         event = rule.sql(d)
@@ -148,7 +148,7 @@ def most_changed_pairs(
     engines), counted in the engine: each state fact whose ``object_key`` differs from the previous one's in the
     pair (by start, unknown first, then id) is a change, counted when its start is known and within ``lo``..``hi``
     (microseconds, None: open). One sort of the state facts in the database; nothing but the pairs comes back."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         state, params = _state_facts(cur, d, multi_valued)
         known, bounds = q.inside("x.from_us", lo, hi)
@@ -187,7 +187,7 @@ def changing_pair_facts(
     answer on the whole graph's frame, since a pair of one fact has no change."""
     import polars as pl
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         state, params = _state_facts(cur, d, multi_valued)
         if pairs is not None:  # the pairs' subjects and predicates here, the pairs themselves below
@@ -256,7 +256,7 @@ def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | No
     only the kept rows' names and types are read."""
     import polars as pl
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     params: dict[str, Any] = {"limit": q.page(d, top, 0)["limit"]}
     only = ""
     if ids is not None:

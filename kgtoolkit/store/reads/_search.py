@@ -19,8 +19,7 @@ from ..._private import private_file
 from ..._records import Fact, Memory
 from ..._time import TimeInput
 from ..._validity import Clock
-from ..engine._failures import sqlite_failure
-from ..engine._schema import FACT_SELECT, ORDER
+from ..engine import FACT_SELECT, ORDER, sqlite_failure
 from ..ops import _traversal as t
 from . import _queries as q
 
@@ -60,7 +59,7 @@ def change_token(kg: GraphStore) -> tuple[Any, ...] | None:
     """Cheap "did anything change?": equal tokens mean nothing was written in between, by any program (SQLite's
     data_version and this connection's changes). None where the engine cannot tell for every writer (PostgreSQL's
     revision moves with kgtoolkit's own writes only): the watermark is then read each time (:func:`texts_since`)."""
-    return kg._backend.change_token() if kg._backend.kind == "sqlite" else None
+    return kg.engine.change_token() if kg.engine.kind == "sqlite" else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +126,7 @@ class GraphTexts:
 def _marks(cur: Any, kg: GraphStore, since: Watermark | None) -> Watermark | None:
     """The watermark after reading this snapshot, from ``since`` (None: from nothing, a full read); None when
     ``since`` no longer holds (another graph, a text changed or removed, memories renumbered)."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     row = cur.execute(
         f"""SELECT g.graph, g.generation, (SELECT COALESCE(max(id), 0) FROM facts), COALESCE(m.o, 0), m.id,
                    (SELECT id FROM memories WHERE {d.memory_order} = :m), {d.snapshot_bounds}
@@ -153,7 +152,7 @@ def _marks(cur: Any, kg: GraphStore, since: Watermark | None) -> Watermark | Non
 
 def graph_texts(kg: GraphStore) -> GraphTexts:
     """Every text to embed, and the watermark of the snapshot they were read in."""
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         mark = _marks(cur, kg, None)
         facts = cur.execute(f"{_FACT_TEXT} ORDER BY f.id").fetchall()
         memories = cur.execute("SELECT id, text FROM memories ORDER BY id").fetchall()
@@ -163,8 +162,8 @@ def graph_texts(kg: GraphStore) -> GraphTexts:
 def texts_since(kg: GraphStore, since: Watermark) -> GraphTexts | None:
     """The texts added since ``since`` (a few rows, read by id and order), and the watermark after them; None
     when only a full comparison can tell what changed (:func:`graph_texts`)."""
-    d = kg._backend.dialect
-    with kg._backend.read() as cur:
+    d = kg.engine.dialect
+    with kg.engine.read() as cur:
         mark = _marks(cur, kg, since)
         if mark is None:
             return None
@@ -180,8 +179,8 @@ def lookup_names(kg: GraphStore, keys: Iterable[str]) -> dict[str, str]:
     wanted = sorted(set(keys))
     if not wanted:
         return {}
-    d = kg._backend.dialect
-    with kg._backend.read() as cur:
+    d = kg.engine.dialect
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"""SELECT k.value, COALESCE(e.id, a.entity_id) FROM {d.values("keys")} k
                LEFT JOIN entities e ON e.id = k.value LEFT JOIN aliases a ON a.alias = k.value
@@ -197,10 +196,10 @@ def entity_fact_ids(
     """Ids of the facts around these entities (either direction), filtered like :meth:`GraphStore.query`."""
     if not entity_ids:
         return []
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
     params["e"] = d.list_param(entity_ids)
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"""SELECT f.id FROM facts f WHERE (f.subject IN {d.values("e")}
                     OR f.object_id IN {d.values("e")}){where} ORDER BY f.id""",
@@ -215,10 +214,10 @@ def valid_fact_ids(
     """The subset of ``ids`` that exist and pass the ``as_of`` / ``current_only`` filters."""
     if not ids:
         return set()
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
     params["ids"] = d.list_param([int(i) for i in ids])
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"SELECT f.id FROM facts f WHERE f.id IN {d.values('ids', 'bigint')}{where}", params
         ).fetchall()
@@ -229,8 +228,8 @@ def facts_by_ids(kg: GraphStore, ids: Sequence[int]) -> dict[int, Fact]:
     """The facts with these ids (missing ids are left out)."""
     if not ids:
         return {}
-    d = kg._backend.dialect
-    with kg._backend.read() as cur:
+    d = kg.engine.dialect
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"{FACT_SELECT} WHERE f.id IN {d.values('ids', 'bigint')}", {"ids": d.list_param([int(i) for i in ids])}
         ).fetchall()
@@ -243,7 +242,7 @@ def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
     this fact started and lasting beyond its end; the earliest such start (several when they start
     together). A fact that came and went while this one held replaced nothing. (``+f.from_us`` keeps SQLite on
     the (subject, predicate) index: on a busy day the (from_us, to_us) index holds thousands of rows.)"""
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"""WITH me AS (SELECT subject, predicate, object_key, from_us, to_us FROM facts WHERE id = :id),
                      nxt AS (SELECT min(g.from_us) AS start FROM facts g, me WHERE g.subject = me.subject
@@ -259,7 +258,7 @@ def successors(kg: GraphStore, fact_id: int) -> list[Fact]:
 
 def current_facts(kg: GraphStore, subject: str, predicate: str, limit: int) -> tuple[list[Fact], int]:
     """The first ``limit`` current facts of one (subject id, predicate) in store order, and how many there are."""
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         params = {"s": subject, "p": predicate, "limit": limit, **Clock.real().params()}
         where = f"f.subject = :s AND f.predicate = :p AND {_CURRENT}"
         rows = cur.execute(f"{FACT_SELECT} WHERE {where} {ORDER} LIMIT :limit", params).fetchall()
@@ -274,8 +273,8 @@ def facts_citing(kg: GraphStore, memory_ids: Sequence[str]) -> dict[str, list[Fa
     """Memory id → the facts whose ``source_closet`` points at it (the other way of the link)."""
     if not memory_ids:
         return {}
-    d = kg._backend.dialect
-    with kg._backend.read() as cur:
+    d = kg.engine.dialect
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"{FACT_SELECT} WHERE f.source_closet IN {d.values('m')} {ORDER}", {"m": d.list_param(memory_ids)}
         ).fetchall()
@@ -293,8 +292,8 @@ def memories_by_ids(kg: GraphStore, ids: Sequence[str]) -> dict[str, Memory]:
         return {}
     import json
 
-    d = kg._backend.dialect
-    with kg._backend.read() as cur:
+    d = kg.engine.dialect
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"SELECT id, text, source, created_at, metadata FROM memories WHERE id IN {d.values('m')}",
             {"m": d.list_param(ids)},
@@ -320,7 +319,7 @@ class EmbeddingCache(Protocol):
 def embedding_cache(kg: GraphStore, folder: Path | None) -> EmbeddingCache:
     """The graph's embedding cache: in the database for PostgreSQL, else an SQLite file in ``folder``
     (in memory when ``folder`` is None)."""
-    if kg._backend.kind == "postgresql":
+    if kg.engine.kind == "postgresql":
         return _DatabaseCache(kg, folder)
     return FileEmbeddingCache(None if folder is None else folder / "embeddings.sqlite3")
 
@@ -333,7 +332,7 @@ class _DatabaseCache:
     """
 
     def __init__(self, kg: GraphStore, folder: Path | None = None) -> None:
-        self._backend = kg._backend
+        self._engine = kg.engine
         self._path = None if folder is None else folder / "embeddings.sqlite3"
         self._writable = not kg.read_only
         self._local: FileEmbeddingCache | None = None
@@ -345,7 +344,7 @@ class _DatabaseCache:
 
     def get(self, model: str, hashes: Sequence[bytes], nbytes: int) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
-        with self._backend.read() as cur:
+        with self._engine.read() as cur:
             for start in range(0, len(hashes), 5000):
                 chunk = list(hashes[start : start + 5000])
                 for h, vector in cur.execute(
@@ -371,7 +370,7 @@ class _DatabaseCache:
 
         if self._writable:
             try:
-                self._backend.write(write)
+                self._engine.write(write)
                 return
             except (ReadOnly, StoreError):  # read-only, or no privilege to write: keep them here
                 self._writable = False
@@ -380,7 +379,7 @@ class _DatabaseCache:
         local.put(model, [(h, v) for _, h, v in rows])
 
     def count(self, model: str | None = None) -> int:
-        with self._backend.read() as cur:
+        with self._engine.read() as cur:
             stored = int(
                 cur.execute(
                     "SELECT count(*) FROM embeddings WHERE CAST(? AS TEXT) IS NULL OR model = ?", (model, model)
@@ -476,7 +475,7 @@ def _plan(cur: Any, kg: GraphStore, table: str, words: Sequence[str]) -> tuple[l
     any, any of them matching;
     else every word, all of them matching (their intersection is what says something; when no row holds them
     all, any of them). Bounds the rows scored."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     rare: list[str] = []
     common: list[str] = []
     for word in words:
@@ -510,10 +509,10 @@ def lexical_facts(
     words = list(words)[:MAX_QUERY_WORDS]
     if not words or limit <= 0:
         return []
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
-    kg._backend.index_text()
-    with kg._backend.read() as cur:
+    kg.engine.index_text()
+    with kg.engine.read() as cur:
         asked, every = _plan(cur, kg, "fact_search", words)
         rows: list[Any] = []
         if not asked:
@@ -541,11 +540,11 @@ def lexical_memories(kg: GraphStore, words: Sequence[str], limit: int) -> list[t
     words = list(words)[:MAX_QUERY_WORDS]
     if not words or limit <= 0:
         return []
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         asked, every = _plan(cur, kg, "memory_search", words)
         rows: list[Any] = []
         for all_of in (True, False) if every else (False,):
-            match, params = kg._backend.dialect.text_match("memory_search", asked, every=all_of)
+            match, params = kg.engine.dialect.text_match("memory_search", asked, every=all_of)
             params.update(n=int(limit), scored=SCORED_ROWS)
             rows = cur.execute(
                 f"""WITH m AS MATERIALIZED (SELECT {match["key"]} AS id, {match["score"]} AS score
@@ -580,7 +579,7 @@ def entity_triples(
         if side in ("object", "either"):
             tests.append(f"f.object_id = :e{i}")
     params["n"] = int(limit)
-    with kg._backend.read(snapshot=False) as cur:
+    with kg.engine.read(snapshot=False) as cur:
         rows = cur.execute(
             f"""SELECT max(f.id) FROM facts f WHERE ({" OR ".join(tests)}){where}
                 GROUP BY f.subject, f.predicate, f.object_key ORDER BY count(*) DESC, 1 DESC LIMIT :n""",
@@ -593,8 +592,8 @@ def triple_keys(kg: GraphStore, ids: Sequence[int]) -> dict[int, tuple[str, str,
     """Fact id → its triple (subject id, predicate, object key): facts with one triple say the same thing."""
     if not ids:
         return {}
-    d = kg._backend.dialect
-    with kg._backend.read(snapshot=False) as cur:
+    d = kg.engine.dialect
+    with kg.engine.read(snapshot=False) as cur:
         rows = cur.execute(
             f"SELECT id, subject, predicate, object_key FROM facts WHERE id IN {d.values('ids', 'bigint')}",
             {"ids": d.list_param([int(i) for i in ids])},
@@ -610,10 +609,10 @@ def triple_dates(
     the planner on the (subject, predicate) index: a popular object's (predicate, object) rows are many.)"""
     if not ids:
         return {}
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     where, params, _ = q.time_filter(as_of, None, current_only)
     params = {**Clock.real().params(), **params, "ids": d.list_param([int(i) for i in ids])}
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             f"""SELECT me.id, f.id, {_CURRENT}, f.from_us, f.valid_from FROM facts me JOIN facts f
                 ON f.subject = me.subject AND f.predicate = me.predicate AND f.object_key || '' = me.object_key
@@ -639,9 +638,9 @@ def hop_distances(
     distance = {e: 0 for e in entities}
     if not entities:
         return distance
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     frontier, room = list(distance), max_facts
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         w = t.when(cur, d, as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
         for hop in range(1, hops + 1):
             steps, _ = t._expand(cur, d, frontier, "both", None, w, room)

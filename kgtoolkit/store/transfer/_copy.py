@@ -16,7 +16,7 @@ from ..._checks import MAX_FACT_ID
 from ..._errors import InvalidRequest
 from ..._names import check_data, check_text, control_regex, printable
 from ..._records import CopyReport
-from ..engine._schema import FACT_COLUMNS, TABLE_COLUMNS
+from ..engine import FACT_COLUMNS, TABLE_COLUMNS
 from ._dump import _empty
 from ._load import _typed
 
@@ -41,7 +41,7 @@ def copy_graph(
     if source.location == target.location or (
         source.backend == target.backend
         and not source.location.memory
-        and source._backend.identity() == target._backend.identity()
+        and source.engine.identity() == target.engine.identity()
     ):
         raise InvalidRequest(
             f"{source.location} is both the source and the target; copy to another database",
@@ -52,7 +52,7 @@ def copy_graph(
         return _merge(source, target, progress)
     columns = {name: ", ".join(TABLE_COLUMNS[name]) for name in ("entities", "aliases", "memories")}
     parts, (entities, aliases, memories, settings, labels, predicate_aliases, not_duplicates) = (
-        source._backend.read_arrow(
+        source.engine.read_arrow(
             [
                 (f"SELECT {columns['entities']} FROM entities ORDER BY id", {}),
                 (f"SELECT {columns['aliases']} FROM aliases ORDER BY alias", {}),
@@ -76,7 +76,7 @@ def copy_graph(
     )
     total = sum(p.num_rows for p in facts) + entities.num_rows + aliases.num_rows + memories.num_rows
     done = 0
-    backend = target._backend
+    backend = target.engine
     with backend.bulk_write() as cur:
         if not _empty(cur):
             raise InvalidRequest(
@@ -176,9 +176,9 @@ def _refuse_row(name: str, column: str, row: dict[str, Any]) -> None:
 
 
 def _is_empty(kg: GraphStore) -> bool:
-    if kg._backend.missing:  # a graph not made yet holds nothing
+    if kg.engine.missing:  # a graph not made yet holds nothing
         return True
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         return _empty(cur)
 
 
@@ -214,7 +214,7 @@ def _merge(source: GraphStore, target: GraphStore, progress: Progress | None) ->
 
 
 def _counts(kg: GraphStore) -> tuple[int, int]:
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         aliases, memories = cur.execute(
             "SELECT (SELECT count(*) FROM aliases), (SELECT count(*) FROM memories)"
         ).fetchone()

@@ -29,8 +29,7 @@ from ..._errors import InvalidRequest, KGError, StoreError
 from ..._names import normalize_name, normalize_predicate
 from ..._records import GraphConfig
 from ..._version import __version__
-from ..engine._backend import Cursor
-from ..engine._schema import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION
+from ..engine import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION, Cursor
 from ..ops._rules import Rules
 from ..reads import _queries as q
 from ._dump_check import (
@@ -89,7 +88,7 @@ def dump(kg: GraphStore) -> dict[str, Any]:
 
     Rows are ordered by their keys, so the same graph always gives the same dump.
     """
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         config = q.read_config(cur)
         stored = dict(cur.execute("SELECT key, value FROM settings ORDER BY key").fetchall())
         settings: dict[str, Any] = {
@@ -147,9 +146,9 @@ def dump(kg: GraphStore) -> dict[str, Any]:
 def is_empty(kg: GraphStore) -> bool:
     """True when the graph holds no entity, fact, alias, memory or predicate alias (settings, and the labels of
     predicates no fact uses, do not count)."""
-    if kg._backend.missing:  # a graph not made yet holds nothing (and a read would say there is none)
+    if kg.engine.missing:  # a graph not made yet holds nothing (and a read would say there is none)
         return True
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         return _empty(cur)
 
 
@@ -185,7 +184,7 @@ def restore(kg: GraphStore, data: Mapping[str, Any], *, progress: Progress | Non
         raise not_empty()
     checked = _check(data)
     total = len(checked.facts)
-    backend = kg._backend
+    backend = kg.engine
     indexes = FACT_INDEXES[backend.kind]
     with backend.bulk_write() as cur:  # every reference was checked above
         if not _empty(cur):
@@ -256,7 +255,7 @@ def import_graph(
     clash (a warning). Facts follow ``import_facts`` exactly (duplicates skipped, bad rows raise or
     are skipped).
     """
-    kg._backend.create()  # it writes: a new graph is made first
+    kg.engine.create()  # it writes: a new graph is made first
     config = kg.config
     pairs = list(predicate_aliases)
 

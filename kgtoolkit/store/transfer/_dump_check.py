@@ -63,7 +63,7 @@ from ..._names import (
     normalize_predicate,
 )
 from ..._time import OPEN_END, OPEN_START, Bound, now_text, parse_bound
-from ..engine._schema import SCHEMA_VERSION
+from ..engine import SCHEMA_VERSION
 from ..reads import _queries as q
 from ._load import InvalidRows
 

@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 from ..._errors import InvalidRequest, KGError, NotFound, StoreError
 from ..._names import normalize_predicate
-from ..engine._failures import sqlite_failure
+from ..engine import sqlite_failure
 
 if TYPE_CHECKING:
     import polars as pl

@@ -20,9 +20,7 @@ from ..._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived
 from ..._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
 from ..._records import GraphConfig, ImportReport, is_event
 from ..._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
-from ..engine._backend import Backend, Cursor
-from ..engine._schema import FACT_COLUMNS, TABLE_COLUMNS
-from ..engine._sqlite import read_or_blank
+from ..engine import FACT_COLUMNS, TABLE_COLUMNS, Backend, Cursor, read_or_blank
 from ..ops import _predicates as _preds
 from ..ops._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
 from ..reads import _queries as q
@@ -100,7 +98,7 @@ def read_table(
         params["e"] = entity_id
         where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND FALSE"}[table]
     key = "id" if table != "aliases" else "alias"
-    _, (result,) = kg._backend.read_arrow(
+    _, (result,) = kg.engine.read_arrow(
         [(f"SELECT {columns} FROM {table} f WHERE TRUE{where} ORDER BY f.{key}", params)]
     )
     return _typed(result, table)
@@ -139,7 +137,7 @@ def facts_table(
         )
     elif names:
         queries.append(("SELECT id, name, type FROM entities", {}))
-    parts, others = kg._backend.read_arrow(queries, split=split)
+    parts, others = kg.engine.read_arrow(queries, split=split)
     return [_blank_later(_typed(part, "facts", columns), known) for part in parts], others
 
 
@@ -200,7 +198,7 @@ def count_facts(
 ) -> int:
     """How many facts match the filters of :func:`read_table` (one ``count(*)``, for a progress bar's total)."""
     where, params, _ = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
-    rows = kg._backend.fetch_all(f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
+    rows = kg.engine.fetch_all(f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
     return int(rows[0][0])
 
 
@@ -242,7 +240,7 @@ def facts_batches(
         f"SELECT b.subject FROM (SELECT f.subject {batch_sql}) b "
         f"UNION SELECT c.object_id FROM (SELECT f.object_id {batch_sql}) c)"
     )
-    backend = kg._backend
+    backend = kg.engine
 
     def batches() -> Iterator[tuple[pa.Table, pa.Table]]:  # the filters above are checked now, not at the first batch
         after = -(2**63)
@@ -374,7 +372,7 @@ def import_facts(
             f"on_error must be 'raise' or 'skip', not {on_error!r}", field="on_error", value=str(on_error)
         )
     if not dry_run:
-        kg._backend.create()  # an import writes: a new graph is made first (a dry run reads the graph that is there)
+        kg.engine.create()  # an import writes: a new graph is made first (a dry run reads the graph that is there)
     if not isinstance(frame, pl.DataFrame):
         return _import_batches(
             kg,
@@ -390,7 +388,7 @@ def import_facts(
             rows=rows,
         )
     _check_columns(frame)
-    backend = kg._backend
+    backend = kg.engine
 
     def prepared(config: GraphConfig, aliases: dict[str, str]) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
         rules = Rules(config, comma_guard=comma_guard and not allow_commas, predicate_aliases=aliases)
@@ -534,7 +532,7 @@ def _import_batches(
 ) -> tuple[ImportReport, pl.DataFrame]:
     """:func:`import_facts` of an iterable of frames: each batch checked and written in turn, in one transaction."""
 
-    backend = kg._backend
+    backend = kg.engine
     check = _Checked(on_error, source, _CommaNames() if count_commas and not guard else None)
 
     def rules_of(cur: Cursor) -> Rules:
