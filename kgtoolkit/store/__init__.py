@@ -63,8 +63,9 @@ from .reads._rankings import (
 )
 from .transfer._copy import copy_graph
 from .transfer._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
+from .transfer._export import count_facts, facts_batches, facts_table, read_table
 from .transfer._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
-from .transfer._load import ImportReport, InvalidRows, count_facts, facts_batches, facts_table, import_facts, read_table
+from .transfer._load import ImportReport, InvalidRows, import_facts
 
 __all__ = [
     "DEFAULT_PATH",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..._errors import InvalidRequest
 from ..._time import TimeInput, parse_window
 from ..._validity import Sql, valid_at
-from ..transfer._load import _typed
+from ..transfer._export import _typed
 from . import _queries as q
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from ..._names import check_data, check_text, control_regex, printable
 from ..._records import CopyReport
 from ..engine import FACT_COLUMNS, TABLE_COLUMNS
 from ._dump import _empty
-from ._load import _typed
+from ._export import _typed
 
 if TYPE_CHECKING:
     import pyarrow as pa

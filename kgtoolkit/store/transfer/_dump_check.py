@@ -50,7 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeGuard, cast
 
 from ..._checks import MAX_FACT_ID
-from ..._errors import InvalidRequest, KGError, StoreError
+from ..._errors import InvalidRequest, InvalidRows, KGError, StoreError
 from ..._names import (
     DEFAULT_MULTI_VALUED,
     DEFAULT_TYPES,
@@ -65,7 +65,6 @@ from ..._names import (
 from ..._time import OPEN_END, OPEN_START, Bound, now_text, parse_bound
 from ..engine import SCHEMA_VERSION
 from ..reads import _queries as q
-from ._load import InvalidRows
 
 _DEFAULTS: dict[str, Any] = {
     "types": sorted(DEFAULT_TYPES),

@@ -1,30 +1,35 @@
-"""The store's bulk half: whole tables out as Arrow, many facts in at once.
+"""Many facts in at once, in two stages: check (:mod:`._load_check`), then write.
 
-Whole-table reads go into Arrow in one read snapshot through the backend (SQLite: here for small
-tables, else in a reader process; PostgreSQL: ADBC). Writes apply the rules of ``add``
-(:mod:`._rules`) once per *distinct* value of each column and the cross-field rules as polars
-expressions over the whole frame, then load the rows in one transaction (SQLite: ``executemany``;
-PostgreSQL: ``COPY``) while no other writer runs.
+The check applies the rules of ``add`` (:mod:`kgtoolkit.store.ops._rules`) once per *distinct* value of
+each column and the cross-field rules as polars expressions over the whole frame; the write loads the rows
+in one transaction (SQLite: ``executemany``; PostgreSQL: ``COPY``) while no other writer runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._errors import InvalidRequest, InvalidRows, KGError  # InvalidRows lived here: still importable
-from ..._names import COMMA_PATTERN, COMMA_PREDICATES, control_regex, normalize_predicate
-from ..._records import GraphConfig, ImportReport, is_event
-from ..._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
-from ..engine import FACT_COLUMNS, TABLE_COLUMNS, Backend, Cursor, read_or_blank
+from ..._errors import InvalidRequest, InvalidRows  # InvalidRows lived here: still importable
+from ..._records import GraphConfig, ImportReport
+from ..._time import now_text
+from ..engine import FACT_COLUMNS, Backend, Cursor, read_or_blank
 from ..ops import _predicates as _preds
-from ..ops._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
+from ..ops._rules import Rules
 from ..reads import _queries as q
 from ._keyset import KeySet
+from ._load_check import (
+    _REJECT_FIELDS,
+    _check_columns,
+    _Checked,
+    _checked_only,
+    _CommaNames,
+    _prepare,
+    _refused,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -32,22 +37,12 @@ if TYPE_CHECKING:
 
     from .._graph_store import GraphStore
 
-__all__ = [
-    "ImportReport",
-    "InvalidRows",
-    "count_facts",
-    "facts_batches",
-    "facts_table",
-    "import_facts",
-    "read_table",
-]
+__all__ = ["ImportReport", "InvalidRows", "import_facts"]
 
 Progress = Callable[[int, int], None]
 Hook = Callable[[Cursor, list[str]], int]
-Table = Literal["facts", "entities", "aliases", "memories"]
 
 _INSERTED = FACT_COLUMNS[1:]  # every column but the id, which the database assigns
-_MALFORMED = "_malformed"  # a row a reader found malformed: the reason (kgtoolkit.io's MALFORMED)
 _CHUNK = 50_000
 _PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index after it, not row by row
 #: Facts from which a load leaves the full-text index to the first word search (or ``kgtoolkit index``): filling it
@@ -56,261 +51,7 @@ _PAUSE_TEXT_INDEX = 1_000  # facts from which a load fills the full-text index a
 _DEFER_TEXT_INDEX = 100_000
 
 
-def read_table(
-    kg: GraphStore,
-    table: Table,
-    *,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    predicate: str | None = None,
-    entity: str | None = None,
-    current_only: bool = False,
-) -> pa.Table:
-    """One table of the graph as Arrow (every stored column), filters pushed down into SQL.
-
-    For ``facts``: ``as_of``/``known_at``/``current_only`` as in :meth:`GraphStore.query`, a
-    ``predicate``, and an ``entity`` (facts where it is subject or object). With ``known_at``, ends
-    recorded after it are blanked, as the store would have shown them then. For the other tables,
-    ``entity`` keeps that entity's rows.
-    """
-    if table not in TABLE_COLUMNS:
-        raise InvalidRequest(
-            f"no table {table!r}; choose one of {', '.join(TABLE_COLUMNS)}", field="table", value=table
-        )
-    if table == "facts":
-        import pyarrow as pa
-
-        parts, _ = facts_table(
-            kg,
-            FACT_COLUMNS,
-            as_of=as_of,
-            known_at=known_at,
-            predicate=predicate,
-            entity=entity,
-            current_only=current_only,
-        )
-        return pa.concat_tables(parts)
-    columns = ", ".join(f"f.{c}" for c in TABLE_COLUMNS[table])
-    params: dict[str, Any] = {}
-    where = ""
-    entity_id = kg.resolve(entity) if entity not in (None, "") else None
-    if entity_id is not None:
-        params["e"] = entity_id
-        where = {"entities": " AND f.id = :e", "aliases": " AND f.entity_id = :e", "memories": " AND FALSE"}[table]
-    key = "id" if table != "aliases" else "alias"
-    _, (result,) = kg.engine.read_arrow(
-        [(f"SELECT {columns} FROM {table} f WHERE TRUE{where} ORDER BY f.{key}", params)]
-    )
-    return _typed(result, table)
-
-
-def facts_table(
-    kg: GraphStore,
-    columns: Sequence[str],
-    *,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    predicate: str | None = None,
-    entity: str | None = None,
-    current_only: bool = False,
-    extra: Sequence[str] = (),
-    names: bool = False,
-) -> tuple[list[pa.Table], list[pa.Table]]:
-    """:func:`read_table` of ``facts`` with a choice of ``columns``, in parts ordered by id (one, or two for a
-    big SQLite table read on two connections at once), and ``extra`` queries from the same snapshot. ``names``:
-    then (last) the ``id, name, type`` of the entities the facts name: with an ``entity`` filter, those alone
-    (looked up by key); else the whole entities table."""
-    where, params, known = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
-    if known is not None:  # the blanking below needs these
-        columns = [*columns, *[c for c in _BLANKED if c not in columns]]
-    selected = ", ".join(f"f.{c}" for c in columns)
-    split = (f"SELECT {selected} FROM facts f WHERE f.id >= :_lo AND f.id <= :_hi{where} ORDER BY f.id", params)
-    queries: list[tuple[str, dict[str, Any]]] = [(sql, {}) for sql in extra]
-    if names and "e" in params:  # one entity's facts: their entities by key, not the whole table
-        queries.append(
-            (
-                "SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN ("
-                f"SELECT f.subject FROM facts f WHERE TRUE{where} "
-                f"UNION SELECT f.object_id FROM facts f WHERE TRUE{where})",
-                params,
-            )
-        )
-    elif names:
-        queries.append(("SELECT id, name, type FROM entities", {}))
-    parts, others = kg.engine.read_arrow(queries, split=split)
-    return [_blank_later(_typed(part, "facts", columns), known) for part in parts], others
-
-
-#: The columns of a fact's end, blanked in a read ``known_at`` a moment before the end was recorded.
-_BLANKED = ("valid_to", "to_us", "invalidated_at", "ended_by")
-
-
-def _facts_filter(
-    kg: GraphStore,
-    as_of: TimeInput | None,
-    known_at: TimeInput | None,
-    predicate: str | None,
-    entity: str | None,
-    current_only: bool,
-) -> tuple[str, dict[str, Any], str | None]:
-    """The facts filters as SQL conditions on alias ``f`` (each `` AND …``), their parameters, and the
-    ``known_at`` instant whose later ends :func:`_blank_later` blanks (None without ``known_at``)."""
-    entity_id = kg.resolve(entity) if entity not in (None, "") else None
-    where, params, known = q.time_filter(as_of, known_at, current_only)
-    if predicate not in (None, ""):
-        assert predicate is not None
-        normalize_predicate(predicate)  # a bad name is refused before the graph is read
-        params["p"] = kg.resolve_predicate(predicate)  # through a predicate alias (contract §13)
-        where += " AND f.predicate = :p"
-    if entity_id is not None:
-        params["e"] = entity_id
-        where += " AND (f.subject = :e OR f.object_id = :e)"
-    return where, params, known
-
-
-def _blank_later(part: pa.Table, known: str | None) -> pa.Table:
-    """A facts part as the store showed it at ``known``: the ends recorded after it blanked."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if known is None or not part.num_rows:
-        return part
-    later = pc.fill_null(pc.greater(part["invalidated_at"], pa.scalar(known)), False)
-    for name, blank in (
-        ("valid_to", pa.nulls(1, pa.string())[0]),
-        ("to_us", pa.scalar(OPEN_END)),
-        ("invalidated_at", pa.nulls(1, pa.string())[0]),
-        ("ended_by", pa.nulls(1, pa.string())[0]),
-    ):
-        i = part.schema.get_field_index(name)
-        part = part.set_column(i, name, pc.if_else(later, blank, part[name]))
-    return part
-
-
-def count_facts(
-    kg: GraphStore,
-    *,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    predicate: str | None = None,
-    entity: str | None = None,
-    current_only: bool = False,
-) -> int:
-    """How many facts match the filters of :func:`read_table` (one ``count(*)``, for a progress bar's total)."""
-    where, params, _ = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
-    rows = kg.engine.fetch_all(f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
-    return int(rows[0][0])
-
-
-def facts_batches(
-    kg: GraphStore,
-    columns: Sequence[str],
-    *,
-    batch_size: int,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    predicate: str | None = None,
-    entity: str | None = None,
-    current_only: bool = False,
-) -> Iterator[tuple[pa.Table, pa.Table]]:
-    """The facts matching the filters of :func:`read_table`, ``batch_size`` at a time in id order: for each batch,
-    an Arrow table of ``columns`` and one of the entities it names (``id, name, type``: the subjects and objects
-    of the batch only, looked up by key in sorted order; the entities table is never read whole), both read in
-    one snapshot. Memory is bounded by one batch.
-
-    Keyset reads: each batch is ``f.id > last id seen … ORDER BY f.id LIMIT batch_size``, its own snapshot; the
-    filters (and the clock of ``current_only``) are fixed when this is called. Fact ids are never reused
-    (contract §1), so no fact comes twice; a fact written meanwhile comes if its id is past the batches read (on
-    PostgreSQL, a writer still running may commit an id lower than one already read: that fact is missed), and
-    one changed meanwhile comes as the batch that reads it sees it.
-    """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidRequest(
-            f"batch_size must be a whole number from 1, not {batch_size!r}", field="batch_size", value=str(batch_size)
-        )
-    where, params, known = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
-    if known is not None:
-        columns = [*columns, *[c for c in _BLANKED if c not in columns]]
-    selected = ", ".join(f"f.{c}" for c in columns)
-    batch_sql = f"FROM facts f WHERE f.id > :_after{where} ORDER BY f.id LIMIT :_limit"
-    facts_sql = f"SELECT {selected} {batch_sql}"
-    # The batch's entities: an IN list the engine sorts, so the lookups walk the entities' key in order.
-    names_sql = (
-        "SELECT e.id, e.name, e.type FROM entities e WHERE e.id IN ("
-        f"SELECT b.subject FROM (SELECT f.subject {batch_sql}) b "
-        f"UNION SELECT c.object_id FROM (SELECT f.object_id {batch_sql}) c)"
-    )
-    backend = kg.engine
-
-    def batches() -> Iterator[tuple[pa.Table, pa.Table]]:  # the filters above are checked now, not at the first batch
-        after = -(2**63)
-        while True:
-            bounds = {**params, "_after": after, "_limit": batch_size}
-            _, (batch, names) = backend.read_arrow([(facts_sql, bounds), (names_sql, bounds)])
-            batch = _blank_later(_typed(batch, "facts", columns), known)
-            if batch.num_rows:
-                yield batch, _typed(names, "entities", ("id", "name", "type"))
-            if batch.num_rows < batch_size:
-                return
-            after = batch["id"][-1].as_py()
-
-    return batches()
-
-
-def _typed(table: pa.Table, name: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """Give every column its declared type (a driver may type an all-NULL column otherwise)."""
-    import pyarrow as pa
-
-    ints = {"id", "from_us", "to_us", "occurrence"} if name == "facts" else set()
-    names = list(columns or TABLE_COLUMNS[name])
-    schema = pa.schema(
-        [(c, pa.int64() if c in ints else pa.float64() if c == "confidence" else pa.string()) for c in names]
-    )
-    if table.num_rows == 0:
-        return schema.empty_table()
-    return pa.table({c: table[c].cast(schema.field(c).type) for c in names}, schema=schema)
-
-
 # ---------------------------------------------------------------------- writes
-
-
-def _each_unique(series: pl.Series, fn: Callable[[Any], Any]) -> tuple[dict[Any, Any], dict[Any, tuple[str, str]]]:
-    """Apply ``fn`` (a rule) once per distinct non-null value: the results, and the errors by value."""
-    done: dict[Any, Any] = {}
-    failed: dict[Any, tuple[str, str]] = {}
-    for value in series.drop_nulls().unique().to_list():
-        try:
-            done[value] = fn(value)
-        except KGError as exc:
-            failed[value] = (exc.code, exc.message)
-    return done, failed
-
-
-#: Text a vectorised name rule may take: printable ASCII only. There, NFKC changes nothing, case-folding is
-#: lower-casing, the only whitespace is the space and no character is a control, so the polars expressions of
-#: :func:`_ascii_name` give what :meth:`Rules.name` and :meth:`Rules.value` give; every other value (and every
-#: value those expressions would refuse) goes through the rule itself, which also words the error.
-_PRINTABLE_ASCII = "^[ -~]+$"
-
-
-def _ascii_name(value: pl.Expr, limit: int, *, key: Literal["id", "casefold"]) -> tuple[pl.Expr, pl.Expr]:
-    """(whether the vectorised rule applies, its ``{display, id}`` struct) for a column of distinct texts."""
-    import polars as pl
-
-    display = value.str.replace_all(" +", " ").str.strip_chars(" ")  # clean_text: whitespace collapsed, trimmed
-    if key == "id":  # normalize_name of the display: case-folded, apostrophes dropped, separators -> "_"
-        ident = (
-            display.str.to_lowercase()
-            .str.replace_all("'", "", literal=True)
-            .str.strip_chars(" ")
-            .str.replace_all("[ _]+", "_")
-        )
-        fits = ~ident.is_in(["", "_"])
-    else:  # a value's key: the display case-folded
-        ident = display.str.to_lowercase()
-        fits = pl.lit(True)
-    ok = value.str.contains(_PRINTABLE_ASCII) & (display.str.len_chars().is_between(1, limit)) & fits
-    return ok, pl.struct(display=display, id=ident)
 
 
 def import_facts(
@@ -431,91 +172,6 @@ def import_facts(
     ), rejects
 
 
-def _checked_only(rows: int, rejects: pl.DataFrame, commas: _CommaNames | None) -> ImportReport:
-    """The report of a dry run: ``rows`` checked, ``rejects`` (line, field, value, code, reason) found, nothing
-    written."""
-    return ImportReport(
-        rows=rows,
-        inserted=0,
-        duplicates=0,
-        rejected=rejects["line"].n_unique() if rejects.height else 0,
-        entities_created=0,
-        types_upgraded=0,
-        rejects=tuple(rejects.to_dicts()),
-        warnings=commas.warnings() if commas is not None else (),
-    )
-
-
-@dataclasses.dataclass
-class _CommaNames:
-    """The names and values with a comma that a load let in with the comma guard off (contract §2), for its
-    report: how many distinct ones, and the first few."""
-
-    SHOWN = 3
-    names: set[str] = dataclasses.field(default_factory=set)
-    first: list[str] = dataclasses.field(default_factory=list)
-
-    def see(self, rows: pl.DataFrame) -> None:
-        """Count the names of prepared rows (:func:`_prepare`'s) that the guard would have refused."""
-        import polars as pl
-
-        if not rows.height:
-            return
-        subject = pl.col("_subject").struct.field("display")
-        subject_bad, object_bad = comma_refusals(
-            subject.str.contains(COMMA_PATTERN),
-            pl.col("_object_text").str.contains(COMMA_PATTERN),
-            ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)),
-        )
-        found = pl.concat(
-            [
-                rows.filter(subject_bad).select(subject.alias("name")),
-                rows.filter(object_bad).select(pl.col("_object_text").alias("name")),
-            ],
-            how="vertical_relaxed",
-        )["name"].unique(maintain_order=True)
-        for name in found.to_list():
-            if name not in self.names:
-                self.names.add(name)
-                if len(self.first) < self.SHOWN:
-                    self.first.append(name)
-
-    def warnings(self) -> tuple[str, ...]:
-        if not self.names:
-            return ()
-        shown = ", ".join(repr(n) for n in self.first) + (", …" if len(self.names) > len(self.first) else "")
-        return (
-            f"{len(self.names):,} name(s) or value(s) hold a comma ({shown}), imported as written; "
-            "comma_guard=True refuses them as packed lists",
-        )
-
-
-def _check_columns(frame: pl.DataFrame) -> None:
-    missing = [c for c in ("subject", "predicate", "object") if c not in frame.columns]
-    if missing:
-        raise InvalidRequest(
-            f"the input has no {', '.join(missing)} column (it has: {', '.join(frame.columns)}); "
-            "map the columns with the column options",
-            field=missing[0],
-        )
-
-
-def _refused(rejects: pl.DataFrame) -> InvalidRows:
-    """The refusal of a load: the first :data:`InvalidRows.KEPT` problems in ``data["rows"]``, all of them counted
-    (by code, set-wise) and in ``rejected_rows`` (what a rejects file receives)."""
-    counts = rejects["code"].value_counts(sort=True)
-    exc = InvalidRows.refusing(
-        rejects.head(InvalidRows.KEPT).to_dicts(),
-        _describe,
-        rows=f"{rejects['line'].n_unique():,} row(s)",
-        refused="nothing imported",
-        fix="Fix them, or import the good rows with on_error='skip'; rejects=FILE writes every bad row to a CSV file",
-        counts=dict(counts.iter_rows()),
-    )
-    exc.rejected_rows = rejects  # type: ignore[attr-defined]
-    return exc
-
-
 def _import_batches(
     kg: GraphStore,
     batches: Iterator[pl.DataFrame],
@@ -603,54 +259,6 @@ def _import_batches(
     return report, found
 
 
-@dataclasses.dataclass
-class _Checked:
-    """The rules applied to each batch of a load in turn; the rejects of all of them, with the rows' own fields."""
-
-    on_error: Literal["raise", "skip"]
-    source: str | None
-    commas: _CommaNames | None = None  # counted with the guard off
-    bad: list[pl.DataFrame] = dataclasses.field(default_factory=list)
-    seen: int = 0  # rows checked so far
-
-    def __call__(self, batch: pl.DataFrame, rules: Rules) -> pl.DataFrame:
-        """The batch's good rows, prepared (none once a row was refused with ``on_error="raise"``)."""
-        import polars as pl
-
-        _check_columns(batch)
-        if "line" not in batch.columns:  # numbered across the batches, as one frame would be
-            batch = batch.with_columns((self.seen + 1 + pl.int_range(pl.len(), dtype=pl.Int64)).alias("line"))
-        prepared, rejected = _prepare(batch, rules, source=self.source)
-        if rejected.height:
-            fields = batch.select(
-                "line", *[pl.col(c).cast(pl.String) for c in batch.columns if c not in ("line", _MALFORMED)]
-            )
-            self.bad.append(rejected.join(fields, on="line", how="left", suffix="_row"))
-        self.seen += batch.height
-        if self.bad and self.on_error == "raise":
-            return prepared.clear()
-        good = prepared.filter(pl.col("_ok"))
-        if self.commas is not None:
-            self.commas.see(good)
-        return good
-
-    def refuse_if_bad(self) -> pl.DataFrame:
-        """Every rejected row so far; with ``on_error="raise"`` and any, the refusal (the rejects file gets their
-        fields from ``rejected_rows``)."""
-        import polars as pl
-
-        if not self.bad:
-            return _no_rejects()
-        found = pl.concat(self.bad, how="diagonal_relaxed")
-        if self.on_error == "raise":
-            exc = _refused(found.select(_REJECT_FIELDS))
-            exc.rejected_rows = found  # type: ignore[attr-defined]
-            raise exc
-        return found
-
-
-#: The columns of a rejected row in a report.
-_REJECT_FIELDS = ["line", "field", "value", "code", "reason"]
 _TEXT_LATER = (
     "the full-text index of these {total:,} facts is filled by the first word search or `kgtoolkit index` "
     "(a few seconds per million facts), not by this import"
@@ -701,254 +309,6 @@ def _present_keys(backend: Backend, cur: Cursor, seeds: tuple[int, int]) -> KeyS
         hashed = hasher.hashes(_typed_keys(pa.Table.from_batches(table.to_batches(), schema=table.schema)))
         present.add(hashed["_h1"].to_numpy(), hashed["_h2"].to_numpy())
     return present
-
-
-def _prepare(frame: pl.DataFrame, rules: Rules, *, source: str | None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Apply the rules to a frame of raw rows: the rows, each with ``_ok`` (it breaks no rule), and the problems
-    (``line, field, value, code, reason``, by line)."""
-    import polars as pl
-
-    text_columns = (
-        "subject",
-        "predicate",
-        "object",
-        "valid_from",
-        "valid_to",
-        "source",
-        "source_closet",
-        "subject_type",
-        "object_type",
-        "recorded_at",
-        "invalidated_at",
-        "ended_by",
-        "occurrence",
-    )
-    df = frame.select(
-        (
-            pl.col("line").cast(pl.Int64)
-            if "line" in frame.columns
-            else pl.int_range(1, frame.height + 1, dtype=pl.Int64)
-        ).alias("line"),
-        *[
-            (pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String)).alias(c)
-            for c in text_columns[:3]
-        ],
-        # Optional fields: blank means absent (an empty CSV cell), not an error. A date of spaces is not a
-        # date, as for add (its rule trims a date itself).
-        *[
-            (
-                (
-                    pl.col(c).cast(pl.String)
-                    if c in ("valid_from", "valid_to")
-                    else pl.col(c).cast(pl.String).str.strip_chars()
-                ).replace("", None)
-                if c in frame.columns
-                else pl.lit(None, pl.String)
-            ).alias(c)
-            for c in text_columns[3:]
-        ],
-        (pl.col("confidence") if "confidence" in frame.columns else pl.lit(None)).alias("confidence"),
-        (pl.col(_MALFORMED) if _MALFORMED in frame.columns else pl.lit(None, pl.String)).alias(_MALFORMED),
-    )
-    # Each problem is a condition and what to report where it holds. They are gathered set-wise at the end, one
-    # filter each over the bad rows alone (a list column of structs per row costs seconds per 100,000 rows).
-    problems: list[tuple[pl.Expr, pl.Expr]] = []
-
-    def problem(when: pl.Expr, column: str, value: pl.Expr, code: pl.Expr | str, reason: pl.Expr | str) -> None:
-        report = pl.struct(
-            field=pl.lit(column),
-            value=value.cast(pl.String),
-            code=pl.lit(code) if isinstance(code, str) else code,
-            reason=pl.lit(reason) if isinstance(reason, str) else reason,
-        )
-        problems.append((when.fill_null(False), report))
-
-    def failures(column: str, failed: dict[Any, tuple[str, str]], *, only: pl.Expr | None = None) -> None:
-        if failed:
-            keys = pl.col(column)
-            code = keys.replace_strict({v: c for v, (c, _) in failed.items()}, default=None, return_dtype=pl.String)
-            reason = keys.replace_strict({v: m for v, (_, m) in failed.items()}, default=None, return_dtype=pl.String)
-            problem(reason.is_not_null() if only is None else only & reason.is_not_null(), column, keys, code, reason)
-
-    def checked(
-        column: str,
-        rule: Callable[[Any], Any],
-        out: str,
-        dtype: Any,
-        *,
-        only: pl.Expr | None = None,
-        fast: Callable[[pl.Expr], tuple[pl.Expr, pl.Expr]] | None = None,
-    ) -> None:
-        """``out`` = ``rule`` applied once per distinct value of ``column`` (in the rows ``only`` admits); ``fast``
-        gives, as polars expressions, where a vectorised twin of the rule applies and what it gives there."""
-        nonlocal df
-        values = (
-            (df[column] if only is None else df.select(pl.col(column).filter(only)).to_series()).drop_nulls().unique()
-        )
-        old, new = values.clear(), pl.Series(values=[], dtype=dtype)
-        if fast is not None and values.len():
-            ok, result = fast(pl.col(column))
-            keyed = values.to_frame().with_columns(_ok=ok, _result=result)
-            old, new = keyed.filter(pl.col("_ok"))[column], keyed.filter(pl.col("_ok"))["_result"]
-            values = keyed.filter(~pl.col("_ok"))[column]
-        done, failed = _each_unique(values, rule)
-        if done:
-            old = pl.concat([old, pl.Series(values=list(done), dtype=old.dtype)])
-            new = pl.concat([new, pl.Series(values=list(done.values()), dtype=dtype)])
-        mapped = pl.col(column).replace_strict(old, new, default=None, return_dtype=dtype)
-        df = df.with_columns((mapped if only is None else pl.when(only).then(mapped)).alias(out))
-        failures(column, failed, only=only)
-
-    # A row the reader found malformed (a CSV/TSV row with fewer fields than the header: a file cut mid-row).
-    problem(pl.col(_MALFORMED).is_not_null(), "fields", pl.lit(""), "invalid_request", pl.col(_MALFORMED))
-    for column in ("subject", "predicate", "object"):  # a missing cell; a blank one fails its rule below
-        problem(pl.col(column).is_null(), column, pl.lit(""), "invalid_name", f"{column} is empty")
-    name = pl.Struct({"display": pl.String, "id": pl.String})
-    checked("predicate", rules.predicate, "_predicate", pl.String)
-    names = functools.partial(_ascii_name, limit=rules.config.max_name_length, key="id")
-    checked("subject", lambda v: _fields(rules.name(v, "subject")), "_subject", name, fast=names)
-    df = df.with_columns(_value=pl.col("_predicate").is_in(list(rules.config.value_predicates)))
-    checked(
-        "object",
-        lambda v: _fields(rules.value(v)),
-        "_ovalue",
-        name,
-        only=pl.col("_value"),
-        fast=functools.partial(_ascii_name, limit=rules.config.max_value_length, key="casefold"),
-    )
-    checked("object", lambda v: _fields(rules.name(v, "object")), "_oname", name, only=~pl.col("_value"), fast=names)
-    if rules.config.events or rules.config.event_predicates:  # an occurrence given its day ends on it (§12)
-        declared = (
-            pl.lit(True) if rules.config.events else pl.col("_predicate").is_in(list(rules.config.event_predicates))
-        )
-        occurrence = pl.col("valid_to").is_null() & pl.col("valid_from").str.strip_chars().ne("") & declared
-        df = df.with_columns(valid_to=pl.when(occurrence).then(pl.col("valid_from")).otherwise(pl.col("valid_to")))
-    bound = pl.Struct({"text": pl.String, "key": pl.Int64})
-    checked("valid_from", lambda v: rules.start(v)._asdict(), "_from", bound)
-    checked("valid_to", lambda v: rules.end(v)._asdict(), "_to", bound)
-    for column in ("subject_type", "object_type"):
-        checked(column, functools.partial(rules.entity_type, field=column), f"_{column}", pl.String)
-    checked("confidence", rules.confidence, "_confidence", pl.Float64)
-    checked("ended_by", functools.partial(rules.text, field="ended_by"), "_ended_by", pl.String)
-    for column in ("source", "source_closet"):  # text hygiene and length, as add checks them (contract §2)
-        checked(
-            column,
-            functools.partial(rules.text, field=column),
-            f"_{column}_checked",
-            pl.String,
-            fast=functools.partial(_plain_text, limit=rules.config.max_value_length),
-        )
-    # An event's occurrence (contract §12), when the file says which: a whole number from 1.
-    df = df.with_columns(_occurrence=pl.col("occurrence").cast(pl.Int64, strict=False))
-    problem(
-        pl.col("occurrence").is_not_null() & (pl.col("_occurrence").is_null() | (pl.col("_occurrence") < 1)),
-        "occurrence",
-        pl.col("occurrence"),
-        "invalid_request",
-        "occurrence must be a whole number from 1 (which occurrence of an event the row is)",
-    )
-    # Transaction times a file carries (an export of another graph): kept, so known_at answers as there.
-    now = now_text()
-    for column in ("recorded_at", "invalidated_at"):
-        checked(column, functools.partial(parse_transaction_time, field=column, now=now), f"_{column}", pl.String)
-    ended_row = pl.col("_to").is_not_null()
-    problem(
-        ended_row & (pl.col("_invalidated_at") < pl.col("_recorded_at").fill_null(pl.lit(now))),
-        "invalidated_at",
-        pl.col("invalidated_at"),
-        "invalid_date",
-        pl.format(
-            "invalidated_at {} is before recorded_at {}; a fact's end cannot be learned before the fact",
-            pl.col("_invalidated_at"),
-            pl.col("_recorded_at").fill_null(pl.lit(now)),
-        ),
-    )
-    # The event rule (contract §12) on the bounds as they will be stored: an event's rows are its occurrences.
-    df = df.with_columns(
-        _event=is_event(
-            pl.lit(rules.config.events),
-            pl.col("_predicate").is_in(list(rules.config.event_predicates)),
-            pl.col("_from").struct.field("text"),
-            pl.col("_to").struct.field("text"),
-            pl.col("_recorded_at").fill_null(pl.lit(now)),  # what the import stores when a file gives none
-            pl.col("_invalidated_at"),
-        ).fill_null(False)
-    )
-    problem(
-        (pl.col("_occurrence") > 1) & ~(pl.col("_event") & ended_row),
-        "occurrence",
-        pl.col("occurrence"),
-        "invalid_request",
-        pl.format(
-            "occurrence {} of a state fact or an open one: only an event with an end (valid_to) occurs more than once",
-            pl.col("_occurrence"),
-        ),
-    )
-    df = df.with_columns(
-        _object=pl.when(pl.col("_value")).then(pl.col("_ovalue")).otherwise(pl.col("_oname")),
-        _from_key=pl.col("_from").struct.field("key").fill_null(OPEN_START),
-        _to_key=pl.col("_to").struct.field("key").fill_null(OPEN_END),
-        _confidence=pl.col("_confidence").fill_null(1.0),
-    )
-    problem(
-        ends_before_start(pl.col("_from_key"), pl.col("_to_key")),
-        "valid_to",
-        pl.col("valid_to"),
-        "interval_order",
-        pl.format(
-            "valid_to {} is before valid_from {}; an interval cannot end before it starts",
-            pl.col("_to").struct.field("text"),
-            pl.col("_from").struct.field("text"),
-        ),
-    )
-    if rules.comma_guard:
-        subject_bad, object_bad = comma_refusals(
-            pl.col("subject").str.contains(COMMA_PATTERN),
-            pl.col("object").str.contains(COMMA_PATTERN),
-            ~pl.col("_predicate").is_in(list(COMMA_PREDICATES)),
-        )
-        problem(subject_bad, "subject", pl.col("subject"), "comma_list", f"subject contains a comma {COMMA_HINT}")
-        problem(object_bad, "object", pl.col("object"), "comma_list", f"object contains a comma {COMMA_HINT}")
-    default_source = rules.source(source)
-    df = df.with_columns(
-        _ok=~pl.any_horizontal(when for when, _ in problems) if problems else pl.lit(True),
-        _source=pl.col("source").fill_null(default_source),
-        _closet=pl.col("source_closet"),
-        _object_text=pl.col("_object").struct.field("display"),
-        _object_key=pl.col("_object").struct.field("id"),
-        _object_id=pl.when(~pl.col("_value")).then(pl.col("_object").struct.field("id")),
-    )
-    if df["_ok"].all():
-        return df, _no_rejects()
-    bad = df.filter(~pl.col("_ok"))
-    found = [bad.filter(when).select("line", report.alias("_problem")) for when, report in problems]
-    rejects = pl.concat(found).sort("line", maintain_order=True).unnest("_problem")  # a row's problems in rule order
-    return df, rejects.select("line", "field", pl.col("value").cast(pl.String), "code", "reason")
-
-
-def _describe(problem: Mapping[str, Any]) -> str:
-    """One bad row for a message: ``line 4 valid_from '20x1': valid_from '20x1' is not a date; ...``."""
-    value = str(problem["value"])
-    shown = value if len(value) <= 60 else value[:57] + "..."
-    return f"line {problem['line']} {problem['field']} {shown!r}: {problem['reason']}"
-
-
-def _plain_text(column: pl.Expr, *, limit: int) -> tuple[pl.Expr, pl.Expr]:
-    """Where :meth:`Rules.text` surely passes a value as it is (at most ``limit`` characters, no control
-    character; already trimmed), vectorised."""
-    return (column.str.len_chars() <= limit) & ~column.str.contains(control_regex()), column
-
-
-def _fields(name: Name) -> dict[str, str]:
-    return {"display": name.display, "id": name.id}  # dataclasses.asdict is ten times slower
-
-
-def _no_rejects() -> pl.DataFrame:
-    import polars as pl
-
-    return pl.DataFrame(
-        schema={"line": pl.Int64, "field": pl.String, "value": pl.String, "code": pl.String, "reason": pl.String}
-    )
 
 
 @dataclasses.dataclass
