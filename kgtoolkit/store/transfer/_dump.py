@@ -32,23 +32,9 @@ from ..._version import __version__
 from ..engine import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION, Cursor
 from ..ops._rules import Rules
 from ..reads import _queries as q
-from ._dump_check import (
-    _OPT,
-    _TEXT,
-    _attempt,
-    _bad,
-    _check,
-    _check_memories,
-    _Checker,
-    _describe,
-    _field,
-    _is_id,
-    _json_problem,
-    _record,
-    _sections,
-    _unicode,
-)
+from ._dump_check import _OPT, _TEXT, _bad, _check, _check_memories, _field, _record, _sections
 from ._load import ImportReport, import_facts
+from ._record_check import _attempt, _Checker, _describe, _is_id, _json_problem, _unicode
 
 if TYPE_CHECKING:
     import polars as pl
