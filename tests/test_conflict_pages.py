@@ -25,8 +25,8 @@ from kgtoolkit._names import not_by_subject
 from kgtoolkit._records import ConflictAxis, ConflictGroup, Fact
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
-from kgtoolkit.store._graph_store import _conflict_group
 from kgtoolkit.store.engine._schema import FACT_FROM, FACT_READ
+from kgtoolkit.store.ops._conflicts import _conflict_group
 from kgtoolkit.store.reads import _queries as q
 
 

@@ -148,7 +148,7 @@ def churn_counts(
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         rule = q.event_rule(cur)
         event, params = rule.bound(d)  # checked on every row: its predicates bound one by one
         # Two scans, as the floor's: the starts of the state facts and the events (at their start, else at their
@@ -216,7 +216,7 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         event, params = q.event_rule(cur).bound(d)  # checked on every row: its predicates bound one by one
         where = f"{event} AND f.from_us <> {OPEN_START}" + (" AND f.object_id IS NOT NULL" if by == "pair" else "")
         grouped = (
@@ -242,7 +242,7 @@ def event_pairs(kg: GraphStore, lo: int | None, hi: int | None) -> pl.DataFrame:
     import polars as pl
 
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         event, params = q.event_rule(cur).bound(d)
         known, bounds = q.inside("f.from_us", lo, hi)
         where = f"{event} AND f.from_us <> {OPEN_START} AND f.object_id IS NOT NULL AND {known}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..._errors import InvalidRequest
 from ..._time import TimeInput, parse_window
 from ..._validity import Sql, valid_at
+from ..ops import _conflicts
 from ..transfer._export import _typed
 from . import _queries as q
 
@@ -117,7 +118,7 @@ def link_ranking(
         f"SELECT e, count(*) AS n FROM (SELECT f.subject AS e FROM facts f{join} WHERE f.object_id IS NOT NULL{where} "
         f"UNION ALL SELECT f.object_id FROM facts f{join} WHERE f.object_id IS NOT NULL{where}) ends GROUP BY e"
     )
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             "SELECT r.e, en.name, en.type, r.n, r.nodes, r.ends FROM ("
             f"SELECT e, n, count(*) OVER () AS nodes, sum(n) OVER () AS ends FROM ({degrees}) d "
@@ -180,7 +181,7 @@ def neighbourhood(
         wanted = _in_list("t", types, params)
         where += f" AND (se.type IN {wanted} OR f.subject = :center) AND (oe.type IN {wanted} OR f.object_id = :center)"
     links = f"FROM facts f{join} WHERE f.object_id IS NOT NULL{where}"
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         hop_of: dict[str, int] = {center: 0}
         frontier = {center}
         for hop in range(1, hops + 1):
@@ -296,7 +297,7 @@ def predicates_in_use(kg: GraphStore) -> tuple[str, ...]:
     """Every predicate some fact uses, by id (byte order): the ids :meth:`GraphStore.predicates` lists, found by
     skipping along the ``facts_predicate`` index from one predicate to the next (one index seek per predicate,
     whatever the number of facts; ``predicates()`` counts every fact of each, 13-19 s at 10M facts)."""
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         return q.predicates_in_use(cur)
 
 
@@ -319,7 +320,7 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
     smallest one), the entities grouped by type (the entities table), the predicates by :func:`predicates_in_use`.
     Equal to the same counts of :meth:`GraphStore.stats` (at 10M facts: well under a second and some 2 s for
     1.6M entities' types, against 13-23 s for ``stats``)."""
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         t = q.table_counts(cur)
         facts = int(cur.execute("SELECT count(*) FROM facts").fetchone()[0])
     return GraphCounts(
@@ -330,8 +331,8 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
 def conflict_counts(kg: GraphStore) -> tuple[int, int]:
     """How many conflict groups there are and how many need action (:meth:`GraphStore.conflicts_page`'s ``total``
     and :meth:`~GraphStore.conflicts_needing_action`), judged once in SQL, no fact read."""
-    with kg._read() as cur:
-        judged, params, _ = kg._conflict_judgement(cur, None, False)
+    with kg.engine.read() as cur:
+        judged, params, _ = _conflicts._judgement(kg.engine, cur, None, False)
         groups, needing = cur.execute(
             f"{judged} SELECT count(*), coalesce(sum(CASE WHEN needs = 1 THEN 1 ELSE 0 END), 0) FROM judged", params
         ).fetchone()

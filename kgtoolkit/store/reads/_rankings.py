@@ -54,7 +54,7 @@ def fact_span(kg: GraphStore) -> tuple[int, int] | None:
     """The first known start and the last known start or end of the graph's facts (microseconds), or None when no
     fact has a known start. Three index seeks (``facts_validity`` for the starts: no key is below ``OPEN_START``;
     ``facts_ended`` for the ends: a known end is a ``valid_to``), not a scan of every fact (2-6 s at 10M facts)."""
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         lo, hi_start, hi_end = cur.execute(
             f"SELECT (SELECT min(from_us) FROM facts WHERE from_us > {OPEN_START}), "
             f"(SELECT max(from_us) FROM facts WHERE from_us > {OPEN_START}), "
@@ -68,7 +68,7 @@ def fact_span(kg: GraphStore) -> tuple[int, int] | None:
 def nearest_bounds(kg: GraphStore, before: int, after: int) -> tuple[int | None, int | None]:
     """The last known end before ``before`` and the first known start from ``after`` (microseconds; None when
     there is none): the days a view opens on when no fact is valid today."""
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         last, first = cur.execute(
             f"SELECT (SELECT max(to_us) FROM facts WHERE to_us <> {OPEN_END} AND to_us < :before), "
             f"(SELECT min(from_us) FROM facts WHERE from_us <> {OPEN_START} AND from_us >= :after)",
@@ -96,7 +96,7 @@ def volatile_counts(
     import polars as pl
 
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         rule = q.event_rule(cur)
         event = rule.sql(d)
         start = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"
@@ -149,7 +149,7 @@ def most_changed_pairs(
     pair (by start, unknown first, then id) is a change, counted when its start is known and within ``lo``..``hi``
     (microseconds, None: open). One sort of the state facts in the database; nothing but the pairs comes back."""
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         state, params = _state_facts(cur, d, multi_valued)
         known, bounds = q.inside("x.from_us", lo, hi)
         window = f"x.from_us <> {OPEN_START} AND {known}"
@@ -188,7 +188,7 @@ def changing_pair_facts(
     import polars as pl
 
     d = kg.engine.dialect
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         state, params = _state_facts(cur, d, multi_valued)
         if pairs is not None:  # the pairs' subjects and predicates here, the pairs themselves below
             state += f" AND f.subject IN {d.values('ps')} AND f.predicate IN {d.values('pp')}"
@@ -269,7 +269,7 @@ def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | No
         f"GROUP BY f.object_id) i ON i.k = e.id{only} "
         "ORDER BY coalesce(o.n, 0) + coalesce(i.n, 0) DESC, e.id LIMIT :limit"
     )
-    with kg._read() as cur:
+    with kg.engine.read() as cur:
         rows = cur.execute(
             "SELECT r.id, e.name, e.type, r.outgoing, r.incoming "
             f"FROM ({counted}) r JOIN entities e ON e.id = r.id ORDER BY r.outgoing + r.incoming DESC, r.id",
