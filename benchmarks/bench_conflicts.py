@@ -72,13 +72,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         t0 = time.perf_counter()
         import_facts(kg, generate(args.facts, seed=args.seed, start=start_day, days=1400))
         result["import_s"] = time.perf_counter() - t0
-        page = kg.conflicts_page(limit=20)
+        page = kg.conflicts(limit=20)
         result["groups"] = page.total
         result["needing_action"] = kg.conflicts_needing_action()
         assert list(page.items) == whole_read(kg, None, False, False)[:20]  # the same answer
-        result["page_s"] = timed(lambda: kg.conflicts_page(limit=20), args.repeat)
+        result["page_s"] = timed(lambda: kg.conflicts(limit=20), args.repeat)
         deep = page.total // 2 + 1
-        result["page_deep_s"] = timed(lambda: kg.conflicts_page(limit=20, offset=deep), args.repeat)
+        result["page_deep_s"] = timed(lambda: kg.conflicts(limit=20, offset=deep), args.repeat)
         result["needing_s"] = timed(kg.conflicts_needing_action, args.repeat)
         result["before_s"] = timed(lambda: whole_read(kg, None, False, False)[:20], args.repeat)
         kg.close()

@@ -25,7 +25,7 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
 * ``frames``        ``frames.facts(kg)`` (names and types resolved) against an ADBC read (adbc-driver-sqlite) of a
                     plain table holding the same rows as text in another file. Target ≤ 1× the floor (issue 33; issue 14
                     also asked ≤ 0.6 s, shown beside it).
-* ``query``/``search``  p50 of ``kg.query(name)`` and ``kg.search(predicate, object)`` against the raw indexed SQL
+* ``query``/``search``  p50 of ``kg.query(name)`` and ``kg.by_predicate(predicate, object)`` against the raw indexed SQL
                     returning the same rows (bench_suite.point_reads). Target ≤ 1.5×.
 * ``freshness``     with the real model (when semantic search is installed), on the first ``--search-facts``
                     rows of the file: the median ``find`` on an unchanged graph, and the ``find`` right after one

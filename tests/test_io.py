@@ -1020,7 +1020,7 @@ def test_mempalace_file_before_provenance_columns(kg: KnowledgeGraph, tmp_path: 
     path = make_mempalace(tmp_path / "old.sqlite3", old)
     report = io.import_file(kg, path, on_error="skip")
     assert report.inserted == 5
-    assert kg.search("does")[0].source == "agent"  # no adapter_name column: the default source
+    assert kg.by_predicate("does")[0].source == "agent"  # no adapter_name column: the default source
 
 
 # Flowly publishes no DDL; this follows its documented data model (entities, triples with source, aliases).

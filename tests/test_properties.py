@@ -285,7 +285,7 @@ def as_of_matches_model(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> None:
         got = kg.query("s", as_of=value)
         assert {f.object for f in got} == expected, (value, model)
         assert len(got) == len(expected)
-        assert {f.object for f in kg.search("p", as_of=value)} == expected
+        assert {f.object for f in kg.by_predicate("p", as_of=value)} == expected
         current = {obj for obj in expected if model[obj]["last"] == NEVER_AFTER}
         assert {f.object for f in kg.query("s", as_of=value, current_only=True)} == current
 

@@ -1,8 +1,10 @@
-"""The graph's operations, written once over a :class:`~kgtoolkit.store.engine.Backend` (SQLite or PostgreSQL).
+"""The facade of the store: :class:`GraphStore`, one object over a database.
 
-:class:`GraphStore` is the store's one object over a database: every operation's SQL, run through the
-backend it was given. The public :class:`kgtoolkit.KnowledgeGraph` (``kgtoolkit/graph.py``) is a
-``GraphStore`` with the services above the store (duplicates, checks, the summary) added.
+Each method checks nothing itself: it calls one operation of ``ops/`` over its engine (the operation opens
+one transaction, read or write). The writes, settings and plumbing are here; the reads in
+:class:`~kgtoolkit.store._graph_reads.GraphReads`. The public :class:`kgtoolkit.KnowledgeGraph`
+(``kgtoolkit/graph.py``) is a ``GraphStore`` with the services above the store (duplicates, checks, the
+summary) added.
 
 >>> store = GraphStore(":memory:")
 >>> store.add("my_api", "uses queue", "Redis", valid_from="2026-03-02").created
@@ -13,45 +15,34 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Self, TypeVar
 
 from .._errors import (
     InvalidRequest,
 )
-from .._limits import DEFAULT_HISTORY, DEFAULT_MAX_FACTS
-from .._page import Page
 from .._records import (
     AddResult,
     Alias,
-    ConflictGroup,
-    Diff,
-    DiffBy,
-    Direction,
     Entity,
     Fact,
     GraphConfig,
     Memory,
     MergeResult,
-    Neighborhood,
-    Paths,
     PredicateAlias,
-    PredicateInfo,
     PredicateRename,
-    Stats,
     SupersedeResult,
 )
 from .._time import TimeInput
-from .._validity import Clock
+from ._graph_reads import GraphReads
 from .engine import (
     Backend,
-    Cursor,
     DatabaseName,
     Location,
     connect,
     read_or_blank,
 )
-from .ops import _conflicts, _entities, _facts, _reads, _settings, _timeline, _walks
+from .ops import _entities, _facts, _reads, _settings
 from .ops import _predicates as _preds
 from .ops._not_same import mark_not_same
 from .reads import _queries as q
@@ -61,7 +52,7 @@ __all__ = ["GraphStore"]
 T = TypeVar("T")
 
 
-class GraphStore:
+class GraphStore(GraphReads):
     """The operations of a temporal knowledge graph over one :class:`~kgtoolkit.store.engine.Backend`.
 
     Safe to share between threads of one process; several processes (on several machines, for
@@ -162,9 +153,6 @@ class GraphStore:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.location)!r}{', read_only=True' if self.read_only else ''})"
 
-    def _read(self) -> Any:
-        return self._engine.read()
-
     # ------------------------------------------------------------------ settings
 
     @property
@@ -221,22 +209,7 @@ class GraphStore:
 
     # ------------------------------------------------------------------ names
 
-    def resolve(self, name: str) -> str:
-        """The entity id ``name`` names: exact id, then alias; never fuzzy.
-
-        Raises :class:`NotFound` with up to five "Did you mean…?" suggestions.
-        """
-        return _entities.resolve(self._engine, name)
-
     # ------------------------------------------------------------------ entities
-
-    def entity(self, name: str) -> Entity:
-        """The entity ``name`` resolves to (exact id or alias)."""
-        return _entities.entity(self._engine, name)
-
-    def entities(self, *, type: str | None = None, limit: int | None = None, offset: int = 0) -> list[Entity]:
-        """Entities ordered by id, optionally of one type."""
-        return _entities.entities(self._engine, type=type, limit=limit, offset=offset)
 
     def add_entity(self, name: str, *, type: str | None = None, properties: Mapping[str, Any] | None = None) -> Entity:
         """Create the entity ``name`` (or update its type and properties) and return it."""
@@ -373,15 +346,6 @@ class GraphStore:
         """
         return _entities.alias(self._engine, name, entity)
 
-    def aliases(self, entity: str | None = None, *, limit: int | None = None, offset: int = 0) -> list[Alias]:
-        """Every alias, or those of one entity (ordered by entity, then alias)."""
-        return _entities.aliases(self._engine, entity, limit, offset, counted=False)[0]
-
-    def aliases_page(self, entity: str | None = None, *, limit: int | None = None, offset: int = 0) -> Page[Alias]:
-        """:meth:`aliases` as one :class:`~kgtoolkit.Page`, with how many aliases there are in all."""
-        rows, total = _entities.aliases(self._engine, entity, limit, offset, counted=True)
-        return Page(tuple(rows), total or 0, offset)
-
     def merge(self, source: str, target: str) -> MergeResult:
         """Fold entity ``source`` into ``target``, atomically.
 
@@ -395,183 +359,9 @@ class GraphStore:
         """Store a piece of evidence; a fact's ``source_closet`` may point at its id."""
         return _facts.remember(self._engine, text, source=source, metadata=metadata)
 
-    def memory(self, memory_id: str) -> Memory:
-        """The memory with this id."""
-        return _facts.memory(self._engine, memory_id)
-
     # ------------------------------------------------------------------ reads
 
-    def fact(self, fact_id: int) -> Fact:
-        """The fact with this id."""
-        return _facts.fact(self._engine, fact_id)
-
-    def query(
-        self,
-        name: str,
-        *,
-        direction: Direction = "both",
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        current_only: bool = False,
-        predicates: str | Collection[str] | None = None,
-        other: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Fact]:
-        """Facts around one entity, oldest first, each flagged ``current`` and with its ``direction``.
-
-        ``outgoing``: the entity is the subject; ``incoming``: it is the object (every match, not a
-        top k). ``as_of`` keeps facts valid then (a day: every fact touching it); ``known_at`` answers
-        what the store believed at that moment (a day: at its end). ``predicates`` (one or several;
-        none or empty: all) keeps facts of those predicates; ``other`` keeps facts whose other side
-        is that entity (resolved like ``name``: exact, then alias). A predicate no fact uses, or an
-        ``other`` that names no entity, is ``not_found`` with suggestions. :meth:`query_page` also
-        counts every match.
-        """
-        return _reads.query(
-            self._engine,
-            name,
-            direction,
-            as_of,
-            known_at,
-            current_only,
-            limit,
-            offset,
-            counted=False,
-            predicates=predicates,
-            other=other,
-        )[0]
-
-    def query_page(
-        self,
-        name: str,
-        *,
-        direction: Direction = "both",
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        current_only: bool = False,
-        predicates: str | Collection[str] | None = None,
-        other: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Page[Fact]:
-        """:meth:`query` as one :class:`~kgtoolkit.Page`: the facts and how many match in all (one snapshot).
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = [kg.add("hub", "knows", f"n{i}") for i in range(5)]
-        >>> page = kg.query_page("hub", limit=2, offset=2)
-        >>> page.count, page.total, page.next_offset
-        (2, 5, 4)
-        """
-        facts, total = _reads.query(
-            self._engine,
-            name,
-            direction,
-            as_of,
-            known_at,
-            current_only,
-            limit,
-            offset,
-            counted=True,
-            predicates=predicates,
-            other=other,
-        )
-        return Page(tuple(facts), total or 0, offset)
-
-    def search(
-        self,
-        predicate: str,
-        object: str | None = None,
-        *,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        current_only: bool = False,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Fact]:
-        """Facts by relationship type, optionally pointing at one ``object``; oldest first.
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("my_api", "uses_queue", "SQLite")
-        >>> [f.subject for f in kg.search("uses queue", "sqlite")]
-        ['my_api']
-        """
-        return _reads.search(
-            self._engine,
-            self._value_guess,
-            predicate,
-            object,
-            as_of,
-            known_at,
-            current_only,
-            limit,
-            offset,
-            counted=False,
-        )[0]
-
-    def search_page(
-        self,
-        predicate: str,
-        object: str | None = None,
-        *,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        current_only: bool = False,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Page[Fact]:
-        """:meth:`search` as one :class:`~kgtoolkit.Page`: the facts and how many match in all (one snapshot)."""
-        facts, total = _reads.search(
-            self._engine,
-            self._value_guess,
-            predicate,
-            object,
-            as_of,
-            known_at,
-            current_only,
-            limit,
-            offset,
-            counted=True,
-        )
-        return Page(tuple(facts), total or 0, offset)
-
-    def _check_predicates(self, cur: Cursor, preds: list[str]) -> None:
-        """``not_found``, with suggestions, for the first of ``preds`` that no fact uses (a filter's typo)."""
-        _preds.check_used(cur, self._engine.dialect, preds)
-
     # ------------------------------------------------------------------ predicates (contract §13)
-
-    def predicates(self, *, limit: int | None = None, offset: int = 0) -> list[PredicateInfo]:
-        """Every predicate in use, most facts first (then by id): its ``id``, ``label`` (first spelling),
-        ``facts``, ``current`` and the ``aliases`` that name it. A record still unpacks as the
-        ``(id, facts)`` pair this method answered before.
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("my_api", "Uses Queue", "Redis")
-        >>> [(p.id, p.label, p.facts) for p in kg.predicates()]
-        [('uses_queue', 'Uses Queue', 1)]
-        """
-        return list(self.predicates_page(limit=limit, offset=offset))
-
-    def predicates_page(self, *, limit: int | None = None, offset: int = 0) -> Page[PredicateInfo]:
-        """:meth:`predicates` as one :class:`~kgtoolkit.Page`, with how many predicates are in use."""
-        with self._engine.read(snapshot=True) as cur:
-            rows, total = _preds.predicates_page(cur, self._engine.dialect, limit, offset, Clock.real())
-        return Page(tuple(rows), total, offset)
-
-    def predicate_labels(self) -> dict[str, str]:
-        """Each predicate's display label by id: the first spelling it was written with (``"Arrest, detain, or
-        charge with legal action"`` for ``arrest,_detain,_or_charge_with_legal_action``). A predicate of a graph
-        made before labels existed is labelled by its id. For tables, charts and summaries; the id stays the key."""
-        with self._read() as cur:
-            return _preds.labels(cur)
-
-    def resolve_predicate(self, predicate: str) -> str:
-        """The canonical predicate id ``predicate`` names: normalised, then through its predicate alias if it is one.
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.alias_predicate("uses db", "uses_database")
-        >>> kg.resolve_predicate("Uses DB")
-        'uses_database'
-        """
-        with self._read() as cur:
-            return _preds.canonical(cur, predicate)
 
     def alias_predicate(self, alias: str, predicate: str) -> PredicateAlias:
         """Register ``alias`` as another name of ``predicate``: from now on every write and read that names
@@ -584,11 +374,6 @@ class GraphStore:
         ``predicate``.
         """
         return _preds.alias_predicate(self._engine, alias, predicate)
-
-    def predicate_aliases(self) -> list[PredicateAlias]:
-        """Every predicate alias (``alias`` → ``predicate``), ordered by the predicate it names, then alias."""
-        with self._read() as cur:
-            return _preds.predicate_aliases(cur)
 
     def rename_predicate(self, old: str, new: str) -> PredicateRename:
         """Fold every fact of ``old`` into ``new``, atomically, as :meth:`merge` folds entities.
@@ -604,120 +389,6 @@ class GraphStore:
         """
         return _preds.rename_predicate(self._engine, old, new)
 
-    def timeline(
-        self,
-        name: str | None = None,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        predicates: str | Collection[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Fact]:
-        """Facts in order of ``valid_from`` (unknown starts last), for one entity or the whole graph.
-
-        ``since`` and ``until`` keep the facts whose validity touches that span (as ``as_of`` does for
-        one date: both ends count, a partial date covers its period, an unknown start or an open end
-        is unbounded); ``predicates`` (one or several; none or empty: all) keeps facts of those
-        predicates, a predicate no fact uses being ``not_found`` with suggestions.
-        """
-        return _timeline.timeline(
-            self._engine, name, limit, offset, counted=False, since=since, until=until, predicates=predicates
-        )[0]
-
-    def timeline_page(
-        self,
-        name: str | None = None,
-        *,
-        since: TimeInput | None = None,
-        until: TimeInput | None = None,
-        predicates: str | Collection[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Page[Fact]:
-        """:meth:`timeline` as one :class:`~kgtoolkit.Page`: the facts and how many there are in all."""
-        facts, total = _timeline.timeline(
-            self._engine, name, limit, offset, counted=True, since=since, until=until, predicates=predicates
-        )
-        return Page(tuple(facts), total or 0, offset)
-
-    def conflicts(
-        self,
-        entity: str | None = None,
-        *,
-        current_only: bool = False,
-        needs_action: bool = False,
-        predicates: str | Collection[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-        history: int | None = DEFAULT_HISTORY,
-        history_offset: int = 0,
-    ) -> list[ConflictGroup]:
-        """Every (subject, predicate) with more than one distinct object, those needing action first.
-
-        Closed-out history is included (a review list); ``needs_action`` marks groups with more than
-        one current fact, or a planned switch (a scheduled fact, contract §4) that would overlap a fact
-        still valid then (``planned_switch``, ``suggestion``). Multi-valued predicates
-        (``config.multi_valued``) and events (contract §12) are left out. ``current_only`` looks at current facts alone;
-        ``needs_action`` keeps only the groups needing action; ``predicates`` (one or several) only the groups of
-        those predicates. ``limit`` and ``offset`` page through the groups (each judged whole). A one-holder
-        predicate (``config.one_holder``) is grouped by (object, predicate) with more than one subject instead
-        (``by="object"``; ``entity`` then names the object), and by subject too only when also single-valued.
-
-        A group carries its current and scheduled facts and a page of its history (its ended facts, the last
-        ended first; a group by object: those of its object and predicate): ``history_offset`` of them skipped, at most ``history`` kept (default
-        :data:`DEFAULT_HISTORY`; None: all of them), and counts them all (``facts_total``, ``history_total``,
-        ``history_more``). The judgement reads every fact it needs, whatever the page of history shows.
-        """
-        groups, _ = _conflicts.conflicts(
-            self._engine, entity, current_only, needs_action, predicates, limit, offset, history, history_offset
-        )
-        return groups
-
-    def conflicts_page(
-        self,
-        entity: str | None = None,
-        *,
-        current_only: bool = False,
-        needs_action: bool = False,
-        predicates: str | Collection[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-        history: int | None = DEFAULT_HISTORY,
-        history_offset: int = 0,
-    ) -> Page[ConflictGroup]:
-        """:meth:`conflicts` as one :class:`~kgtoolkit.Page` of groups, with how many groups there are in all.
-
-        The groups are judged, sorted and cut in SQL, then the facts of the page's groups alone are read, each
-        group's history cut in SQL too: a page costs one pass over the candidate facts in the database, and holds
-        at most ``limit`` groups of their current and scheduled facts and ``history`` ended facts each.
-        :meth:`conflicts_needing_action` counts those needing action among them.
-        """
-        groups, total = _conflicts.conflicts(
-            self._engine, entity, current_only, needs_action, predicates, limit, offset, history, history_offset
-        )
-        return Page(tuple(groups), total, offset)
-
-    def conflicts_needing_action(
-        self,
-        entity: str | None = None,
-        *,
-        current_only: bool = False,
-        predicates: str | Collection[str] | None = None,
-    ) -> int:
-        """How many conflict groups need action (more than one current fact, or an overlapping planned switch),
-        counted in SQL without reading their facts."""
-        return _conflicts.needing_action(self._engine, entity, current_only=current_only, predicates=predicates)
-
-    def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
-        """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
-        return _entities.top_entities(self._engine, limit, as_of=as_of)
-
-    def stats(self) -> Stats:
-        """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
-        events apart from the state facts (contract §12)."""
-        return _reads.stats(self._engine)
-
     # ------------------------------------------------------------------ cleaning up (contract §14)
 
     def index_text(self) -> int:
@@ -732,165 +403,6 @@ class GraphStore:
         return mark_not_same(self._engine, kind, first, second)
 
     # ------------------------------------------------------------------ traversal and diff (contract §11)
-
-    def neighbors(
-        self,
-        name: str,
-        *,
-        hops: int = 1,
-        direction: Direction = "both",
-        predicates: Sequence[str] | None = None,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        during: Sequence[TimeInput] | None = None,
-        max_facts: int = DEFAULT_MAX_FACTS,
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> Neighborhood:
-        """The entities and facts within ``hops`` (1 to 4) of ``name``, walked breadth-first in the store.
-
-        Every hop is a fact valid at ``as_of``, overlapping ``during=(start, end)``, or (by default) current, or an
-        event that has occurred at any date (contract §11: an event is never current);
-        ``known_at`` as the graph believed then; ``predicates`` only these. Facts come ordered by the hop
-        that reached them, then id, one page (``limit``/``offset``; ``limit=None`` for all) of the ``total``;
-        at most ``max_facts`` facts are read (``capped`` and ``note`` say when that stopped the walk).
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
-        >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
-        [('billing', 0), ('payments', 1), ('dana', 2)]
-        """
-        return _walks.neighbors(
-            self._engine,
-            name,
-            hops=hops,
-            direction=direction,
-            predicates=predicates,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
-        )
-
-    def paths(
-        self,
-        source: str,
-        target: str,
-        *,
-        max_hops: int = 4,
-        direction: Direction = "both",
-        predicates: Sequence[str] | None = None,
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        during: Sequence[TimeInput] | None = None,
-        time_respecting: bool = False,
-        max_facts: int = DEFAULT_MAX_FACTS,
-        limit: int | None = 10,
-        offset: int = 0,
-    ) -> Paths:
-        """Paths of at most ``max_hops`` (1 to 4) facts from ``source`` to ``target``, shortest first (then by
-        fact ids); one page of at most ``limit`` from ``offset``. Each path is a tuple of facts, each
-        ``direction`` the way it was walked.
-
-        The time rule is :meth:`neighbors`'s; ``time_respecting``: each next fact starts no earlier than the
-        previous one (an unknown start counts as the earliest). Walked from both ends in the store.
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
-        >>> [[f.predicate for f in p] for p in kg.paths("billing", "dana").paths]
-        [['owned_by', 'reports_to']]
-        """
-        return _walks.paths(
-            self._engine,
-            source,
-            target,
-            max_hops=max_hops,
-            direction=direction,
-            predicates=predicates,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            time_respecting=time_respecting,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
-        )
-
-    def follow(
-        self,
-        start: str,
-        predicates: Sequence[str],
-        *,
-        direction: Direction = "outgoing",
-        as_of: TimeInput | None = None,
-        known_at: TimeInput | None = None,
-        during: Sequence[TimeInput] | None = None,
-        time_respecting: bool = False,
-        max_facts: int = DEFAULT_MAX_FACTS,
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> Paths:
-        """Follow a chain of relationship types from ``start``, every branch: ``follow("billing", ["owned_by",
-        "reports_to"]).ends`` is who billing's owners report to. One hop per predicate (1 to 4), the time rule
-        of :meth:`neighbors`; ``ends`` lists every entity at the end of the chain, ``paths`` (at most
-        ``limit``, from ``offset``) how each was reached.
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("billing", "owned_by", "payments"); _ = kg.add("payments", "reports_to", "Dana")
-        >>> kg.follow("billing", ["owned by", "reports_to"]).ends
-        ('dana',)
-        """
-        return _walks.follow(
-            self._engine,
-            start,
-            predicates,
-            direction=direction,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            time_respecting=time_respecting,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
-        )
-
-    def diff(
-        self,
-        start: TimeInput,
-        end: TimeInput,
-        *,
-        entity: str | None = None,
-        predicates: Sequence[str] | None = None,
-        by: DiffBy = "valid",
-        limit: int | None = 100,
-        offset: int = 0,
-        renewals: bool = True,
-    ) -> Diff:
-        """What changed from ``start`` to ``end`` (both included): facts that began, ended, and replacements
-        (same subject and predicate, old object → new, at the switch date), in time order, one page
-        (``limit``/``offset``; ``limit=None`` for all; the counts cover every change).
-
-        ``by="valid"``: by the facts' validity; ``by="known"``: what the graph learned between two moments
-        (transaction time). ``entity``: only facts about it (either end); ``predicates``: only these.
-        A renewal (the same triple again, back to back: a term renewed on its last day or the day after) is one
-        change, ``renewed``, neither a start nor an end (contract §11); ``renewals=False``: every end and start
-        apart (the raw view).
-
-        >>> kg = kgtoolkit.open(":memory:"); _ = kg.add("api", "uses", "Redis", valid_from="2026-01-05")
-        >>> _ = kg.supersede("api", "uses", "Redis", "SQLite", at="2026-03-02")
-        >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
-        [('replaced', '2026-03-02')]
-        """
-        return _walks.diff_between(
-            self._engine,
-            start,
-            end,
-            entity=entity,
-            predicates=predicates,
-            by=by,
-            limit=limit,
-            offset=offset,
-            renewals=renewals,
-        )
 
 
 # ---------------------------------------------------------------------- helpers

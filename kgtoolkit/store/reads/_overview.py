@@ -329,7 +329,7 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
 
 
 def conflict_counts(kg: GraphStore) -> tuple[int, int]:
-    """How many conflict groups there are and how many need action (:meth:`GraphStore.conflicts_page`'s ``total``
+    """How many conflict groups there are and how many need action (:meth:`GraphStore.conflicts`'s ``total``
     and :meth:`~GraphStore.conflicts_needing_action`), judged once in SQL, no fact read."""
     with kg.engine.read() as cur:
         judged, params, _ = _conflicts._judgement(kg.engine, cur, None, False)
