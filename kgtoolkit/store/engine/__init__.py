@@ -16,7 +16,9 @@ from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
 from ._schema import (
+    DUMP_FACT_FIELDS,
     FACT_COLUMNS,
+    FACT_FRAME_COLUMNS,
     FACT_FROM,
     FACT_INDEXES,
     FACT_READ,
@@ -31,8 +33,10 @@ from ._sqlite import read_or_blank
 
 __all__ = [
     "DEFAULT_PATH",
+    "DUMP_FACT_FIELDS",
     "ENV_VAR",
     "FACT_COLUMNS",
+    "FACT_FRAME_COLUMNS",
     "FACT_FROM",
     "FACT_INDEXES",
     "FACT_READ",

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 __all__ = [
     "ALIAS_COLUMNS",
+    "DERIVED_FACT_COLUMNS",
+    "DUMP_FACT_FIELDS",
     "ENTITY_COLUMNS",
     "FACT_COLUMNS",
+    "FACT_FRAME_COLUMNS",
     "FACT_FROM",
     "FACT_READ",
     "FACT_SEARCH_FILL",
@@ -49,6 +52,12 @@ FACT_COLUMNS: tuple[str, ...] = (
     "ended_by",
     "occurrence",
 )
+#: The fact columns the store derives from others (the object's key, the bounds' keys): written, never given.
+DERIVED_FACT_COLUMNS: tuple[str, ...] = ("object_key", "from_us", "to_us")
+#: The fact columns a frame reads (every one but the object's key, which the object columns hold).
+FACT_FRAME_COLUMNS: tuple[str, ...] = tuple(c for c in FACT_COLUMNS if c != "object_key")
+#: The fact fields of a dump: every stored column but the derived ones, which a restore computes again.
+DUMP_FACT_FIELDS: tuple[str, ...] = tuple(c for c in FACT_COLUMNS if c not in DERIVED_FACT_COLUMNS)
 ENTITY_COLUMNS: tuple[str, ...] = ("id", "name", "type", "properties", "created_at")
 ALIAS_COLUMNS: tuple[str, ...] = ("alias", "name", "entity_id")
 MEMORY_COLUMNS: tuple[str, ...] = ("id", "text", "source", "created_at", "metadata")

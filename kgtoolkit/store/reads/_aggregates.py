@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 from typing import TYPE_CHECKING, Literal
 
+from ..._periods import DURATION, MONTHS, NANOSECONDS
 from ..._time import DAY_US, OPEN_END, OPEN_START
 from ..ops._renewals import pairs_sql
 from . import _queries as q
@@ -40,9 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ChurnCounts", "PeriodPlan", "churn_counts", "event_counts", "event_pairs", "period_plan"]
 
-_ONE_UNIT = re.compile(r"(\d+)(us|ms|s|m|h|d|w|mo|q|y)")
-_FIXED_US = {"us": 1, "ms": 10**3, "s": 10**6, "m": 60 * 10**6, "h": 3_600 * 10**6, "d": DAY_US}
-_MONTHS = {"mo": 1, "q": 3, "y": 12}
 _MONDAY = 4  # 1970-01-05, the Monday polars counts weeks from (days since 1970-01-01)
 _MONTH_1970 = 1970 * 12  # polars counts calendar periods from 1970-01 (a month number is year × 12 + month − 1)
 
@@ -59,15 +56,15 @@ class PeriodPlan:
 
 def period_plan(every: str) -> PeriodPlan | None:
     """The SQL plan for a (checked) ``every`` of one unit, or None when it has none (the frame path then)."""
-    match = _ONE_UNIT.fullmatch(every) if isinstance(every, str) else None
-    if match is None or int(match[1]) <= 0:
+    match = DURATION.fullmatch(every) if isinstance(every, str) else None
+    if match is None or int(match[1]) <= 0 or match[2] == "ns":
         return None
     number, unit = int(match[1]), match[2]
-    if unit in _MONTHS:
-        return PeriodPlan("months", number * _MONTHS[unit])
+    if unit in MONTHS:
+        return PeriodPlan("months", number * MONTHS[unit])
     if unit == "w":
         return PeriodPlan("fixed", number * 7 * DAY_US, _MONDAY * DAY_US)
-    return PeriodPlan("fixed", number * _FIXED_US[unit])
+    return PeriodPlan("fixed", number * NANOSECONDS[unit] // 1_000)
 
 
 def _pmod(d: Dialect, a: str, b: int) -> str:

@@ -29,7 +29,15 @@ from ..._errors import InvalidRequest, KGError, StoreError
 from ..._names import normalize_name, normalize_predicate
 from ..._records import GraphConfig
 from ..._version import __version__
-from ..engine import FACT_COLUMNS, FACT_INDEXES, NOT_DUPLICATE_COLUMNS, SCHEMA_VERSION, Cursor
+from ..engine import (
+    DUMP_FACT_FIELDS,
+    FACT_COLUMNS,
+    FACT_INDEXES,
+    NOT_DUPLICATE_COLUMNS,
+    SCHEMA_VERSION,
+    TABLE_COLUMNS,
+    Cursor,
+)
 from ..ops._rules import Rules
 from ..reads import _queries as q
 from ._dump_check import _OPT, _TEXT, _bad, _check, _check_memories, _field, _record, _sections
@@ -45,25 +53,11 @@ __all__ = ["DUMP_FACT_FIELDS", "dump", "dump_parts", "dump_predicate_aliases", "
 
 Progress = Callable[[int, int], None]
 
-DUMP_FACT_FIELDS = (
-    "id",
-    "subject",
-    "predicate",
-    "object_id",
-    "object_value",
-    "valid_from",
-    "valid_to",
-    "confidence",
-    "source",
-    "source_closet",
-    "recorded_at",
-    "invalidated_at",
-    "ended_by",
-    "occurrence",
+_ENTITY_FIELDS, _ALIAS_FIELDS, _MEMORY_FIELDS = (
+    TABLE_COLUMNS["entities"],
+    TABLE_COLUMNS["aliases"],
+    TABLE_COLUMNS["memories"],
 )
-_ENTITY_FIELDS = ("id", "name", "type", "properties", "created_at")
-_ALIAS_FIELDS = ("alias", "name", "entity_id")
-_MEMORY_FIELDS = ("id", "text", "source", "created_at", "metadata")
 _CHUNK = 50_000
 
 # ---------------------------------------------------------------------- dump
