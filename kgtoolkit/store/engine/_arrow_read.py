@@ -53,6 +53,7 @@ class _Reader:
         self._pid = 0
 
     def _start(self) -> subprocess.Popen[bytes]:
+        """The reader process, started (again) when this process has none running."""
         if self._proc is not None and self._pid == os.getpid() and self._proc.poll() is None:
             return self._proc
         # -P: nothing of the current folder shadows a module; the child imports nothing of kgtoolkit.
@@ -67,6 +68,7 @@ class _Reader:
         return self._proc
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request to the reader process, and its answer (a failure raised as kgtoolkit's)."""
         with self._lock:
             proc = self._start()
             stdin, stdout = proc.stdin, proc.stdout
@@ -86,6 +88,7 @@ class _Reader:
             return answer
 
     def _stop(self) -> None:
+        """Stop the reader process this process started, closing its pipes."""
         proc, self._proc = self._proc, None
         if proc is None or self._pid != os.getpid():
             return

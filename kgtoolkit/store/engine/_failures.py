@@ -147,6 +147,7 @@ def _no_room(path: Path | None) -> str | None:
 
 
 def _disk_full(path: Path | None, why: str, detail: str) -> DiskFull:
+    """A ``disk_full`` error naming where and what to do: free space, or raise the file size limit."""
     where = str(path) if path is not None else "the graph"
     action = (
         "raise the limit (ulimit -f)" if "ulimit" in why else "free some space (or move the graph to a bigger disk)"

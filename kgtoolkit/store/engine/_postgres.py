@@ -279,6 +279,7 @@ class PostgresBackend(Backend):
     # ------------------------------------------------------------------ connecting
 
     def _connect(self) -> psycopg.Connection[Any]:
+        """A new psycopg connection to the graph's database, its failures as kgtoolkit's."""
         pg = self._psycopg
         try:
             conn: psycopg.Connection[Any] = pg.connect(
@@ -331,6 +332,7 @@ class PostgresBackend(Backend):
             raise self._error(exc) from exc
 
     def _version(self, cur: psycopg.Cursor[Any]) -> int:
+        """The schema version of the graph's database (0: no graph yet)."""
         exists = _one(cur, "SELECT to_regclass('kgtoolkit_schema') IS NOT NULL")[0]
         if not exists:
             taken = [
@@ -360,6 +362,7 @@ class PostgresBackend(Backend):
         return version
 
     def _migrate(self, cur: psycopg.Cursor[Any], version: int) -> None:
+        """Bring the schema from ``version`` to the current one (a read-only graph is refused instead)."""
         if self.read_only:
             if version == 0:
                 raise NotFound(
@@ -432,6 +435,7 @@ class PostgresBackend(Backend):
 
     @contextmanager
     def _begun(self, *, write: bool, bulk: bool) -> Iterator[Cursor]:
+        """One transaction on this thread's connection (a write on a read-only graph refused first)."""
         if write and self.read_only:
             self._refuse_write()
         with self.lock:
@@ -525,6 +529,7 @@ class PostgresBackend(Backend):
     # ------------------------------------------------------------------ bulk data
 
     def _adbc_connection(self) -> Any:
+        """The ADBC connection of this thread, opened on first use (refused once the graph is closed)."""
         if self._closed:
             raise StoreError(
                 f"the graph {self.location} is closed; open it again", field="db", value=str(self.location)
@@ -542,6 +547,7 @@ class PostgresBackend(Backend):
         return self._adbc[1]
 
     def _arrow(self, conn: Any, sql: str, params: dict[str, Any]) -> pa.Table:
+        """One query's rows as an Arrow table, through ADBC."""
         import adbc_driver_manager
         import pyarrow as pa
 
@@ -567,6 +573,7 @@ class PostgresBackend(Backend):
     def read_arrow(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
     ) -> tuple[list[pa.Table], list[pa.Table]]:
+        """The queries' rows as Arrow tables in one snapshot; ``split`` read in id ranges at once."""
         import adbc_driver_manager
 
         with self._adbc_lock:

@@ -129,6 +129,7 @@ class SQLiteBackend(Backend):
                 self.create()
 
     def _open_file(self) -> None:
+        """Open (or create, owner-only) the graph's file, its failures as kgtoolkit's."""
         try:
             if not self.read_only and not self.location.memory and not self.path.exists():
                 private_file(self.path, exclusive=True)  # 0600, and its -wal and -shm with it (contract §8)
@@ -275,6 +276,7 @@ class SQLiteBackend(Backend):
         )
 
     def _migrate(self) -> None:
+        """Bring the file's schema to the current version (a read-only graph is refused instead)."""
         conn = self.conn
         if self._check_schema() == SCHEMA_VERSION:
             return
@@ -295,6 +297,7 @@ class SQLiteBackend(Backend):
     # ------------------------------------------------------------------ transactions
 
     def _refuse_write(self) -> None:
+        """Raise ``read_only``, saying why and how to write."""
         if self.read_only_reason:
             raise ReadOnly(
                 f"{self.path} cannot be changed: {self.read_only_reason}. Reads work; to write, give "
@@ -425,6 +428,7 @@ class SQLiteBackend(Backend):
     def read_arrow(
         self, queries: Sequence[Query], *, split: Query | None = None, cur: Cursor | None = None
     ) -> tuple[list[pa.Table], list[pa.Table]]:
+        """The queries' rows as Arrow tables in one snapshot: here for small tables, else in the reader process."""
         tables = _tables_read(queries, split)
         try:
             if cur is not None:
@@ -453,6 +457,7 @@ class SQLiteBackend(Backend):
     def _read_in(
         self, cur: Cursor | None, queries: Sequence[Query], split: Query | None, tables: set[str], *, in_write: bool
     ) -> tuple[list[pa.Table], list[pa.Table]]:
+        """Read the queries here when the tables are small or a write is open, else in the reader process."""
         if cur is not None and all(self._local(cur, t) for t in tables):
             return self._read_here(cur, queries, split)
         positional = [_positional(sql, params) for sql, params in queries]

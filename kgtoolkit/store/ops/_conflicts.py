@@ -351,6 +351,7 @@ def needing_action(
     current_only: bool = False,
     predicates: str | Collection[str] | None = None,
 ) -> int:
+    """How many conflict groups need action, counted in SQL."""
     preds = _predicate_list(predicates)
     with engine.read() as cur:
         judged, params, _ = _judgement(engine, cur, entity, current_only, preds)

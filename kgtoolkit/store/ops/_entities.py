@@ -85,6 +85,8 @@ def add_entity(
 
 
 def alias(engine: Backend, name: str, entity: str) -> Alias:
+    """Register ``name`` as another name of ``entity``, in one write."""
+
     def write(cur: Cursor) -> Alias:
         alias = Rules(q.read_config(cur)).name(name, "name")
         target = q.resolve(cur, engine.dialect, entity, field="entity")
@@ -115,6 +117,7 @@ def alias(engine: Backend, name: str, entity: str) -> Alias:
 def aliases(
     engine: Backend, entity: str | None, limit: int | None, offset: int, *, counted: bool
 ) -> tuple[list[Alias], int | None]:
+    """A page of aliases (of one entity, or all), and their count when ``counted``."""
     total: int | None = None
     with engine.read() as cur:
         target = q.resolve(cur, engine.dialect, entity, field="entity") if entity is not None else None
@@ -130,6 +133,8 @@ def aliases(
 
 
 def merge(engine: Backend, source: str, target: str) -> MergeResult:
+    """Fold entity ``source`` into ``target`` in one write."""
+
     def write(cur: Cursor) -> MergeResult:
         d = engine.dialect
         src = q.resolve(cur, d, source, field="source")
@@ -165,6 +170,7 @@ def merge(engine: Backend, source: str, target: str) -> MergeResult:
 
 
 def top_entities(engine: Backend, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
+    """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
     where, params, _ = q.time_filter(as_of, None, as_of is None)
     params["limit"] = q.page(engine.dialect, limit, 0)["limit"]
     with engine.read() as cur:

@@ -131,6 +131,8 @@ def add(
     properties: Mapping[str, Any] | None = None,
     occurrence: int | None = None,
 ) -> AddResult:
+    """Record one fact in one write, through the graph's rules."""
+
     def write(cur: Cursor) -> AddResult:
         rules = _preds.rules(cur)
         return _add(
@@ -162,6 +164,8 @@ def invalidate(
     ended: TimeInput | None = None,
     ended_by: str | None = None,
 ) -> Fact:
+    """End the current fact in one write."""
+
     def write(cur: Cursor) -> Fact:
         return invalidate_in(engine, cur, _preds.rules(cur), subject, predicate, object, ended, ended_by)
 
@@ -180,6 +184,7 @@ def invalidate_in(
     *,
     field: str = "ended",
 ) -> Fact:
+    """End the current fact in the open write ``cur`` (``NotCurrent`` with its history when none is)."""
     d = engine.dialect
     pred = rules.predicate(predicate)
     end = rules.end(ended if ended not in (None, "") else today(), field)
@@ -251,6 +256,8 @@ def supersede(
     source_closet: str | None = None,
     object_type: str | None = None,
 ) -> SupersedeResult:
+    """End the fact of ``old_object`` and add ``new_object``, in one write."""
+
     def write(cur: Cursor) -> SupersedeResult:
         rules = _preds.rules(cur)
         pred = rules.predicate(predicate)
@@ -284,6 +291,8 @@ def supersede_holder(
     source_closet: str | None = None,
     subject_type: str | None = None,
 ) -> SupersedeResult:
+    """End the fact of ``old_subject`` and add ``new_subject``'s, in one write."""
+
     def write(cur: Cursor) -> SupersedeResult:
         rules = _preds.rules(cur)
         pred = rules.predicate(predicate)
@@ -345,6 +354,7 @@ def _switch(
 def remember(
     engine: Backend, text: str, *, source: str | None = None, metadata: Mapping[str, Any] | None = None
 ) -> Memory:
+    """Store one memory, its text checked by the graph's rules."""
     engine.create()  # it writes: a new graph is made first (the rules read its settings)
     rules = Rules(read_config(engine))
     body = (rules.text(text, "text") or "") if isinstance(text, str) else ""

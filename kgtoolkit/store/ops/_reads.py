@@ -135,6 +135,7 @@ def query(
     predicates: str | Collection[str] | None = None,
     other: str | None = None,
 ) -> tuple[list[Fact], int | None]:
+    """A page of the facts around one entity, and their count when ``counted``."""
     if direction not in _DIRECTIONS:
         raise InvalidRequest(
             f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
@@ -188,6 +189,7 @@ def search(
     *,
     counted: bool,
 ) -> tuple[list[Fact], int | None]:
+    """A page of the facts of one predicate (and object), and their count when ``counted``."""
     key = normalize_predicate(predicate)  # a bad name is refused before the graph is read
     where, params, known = q.time_filter(as_of, known_at, current_only)
     d = engine.dialect
@@ -269,6 +271,7 @@ def _search_found(
 
 
 def stats(engine: Backend) -> Stats:
+    """The graph's counts, the facts' states in one scan."""
     d = engine.dialect
     with engine.read() as cur:
         t = q.table_counts(cur)  # on the tables and indexes; the facts' states below in one scan

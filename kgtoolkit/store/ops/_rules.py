@@ -123,6 +123,7 @@ class EventRule:
         return self._sql(alias, declared), params
 
     def _sql(self, alias: str, declared: str | None) -> str:
+        """The event rule as SQL on the facts row ``alias``, the declared predicates bound as ``declared``."""
         if self.graph:
             return "TRUE"
         # Equal stored bounds are one day or one instant (a partial date is stored as its first and last day), so
@@ -331,6 +332,7 @@ class Rules:
             raise IntervalOrder(interval_message(start.text, end.text, field), field=field, value=end.text)
 
     def check_commas(self, subject: str, predicate: str, obj: str) -> None:
+        """Refuse a name with a comma the comma guard forbids (contract §2)."""
         if not self.comma_guard:
             return
         subject_bad, object_bad = comma_refusals(has_comma(subject), has_comma(obj), predicate not in COMMA_PREDICATES)

@@ -48,6 +48,7 @@ def configure(  # noqa: C901
     event_predicates: Collection[str] | None = None,
     one_holder: Collection[str] | None = None,
 ) -> GraphConfig:
+    """Replace the given settings in one write, and answer the settings after it."""
     engine.create()  # it writes: a new graph is made first (a refusal may read its settings)
     updates: dict[str, str] = {}
     if types is not None:

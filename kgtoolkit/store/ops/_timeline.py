@@ -33,6 +33,7 @@ def timeline(
     until: TimeInput | None = None,
     predicates: str | Collection[str] | None = None,
 ) -> tuple[list[Fact], int | None]:
+    """A page of facts in order of their start, and their count when ``counted``."""
     d = engine.dialect
     total: int | None = None
     params: dict[str, Any] = q.page(d, limit, offset)

@@ -36,6 +36,7 @@ def neighbors(
     limit: int | None = 100,
     offset: int = 0,
 ) -> Neighborhood:
+    """The neighbourhood of ``name``, walked in one read."""
     t.check_direction(direction)
     t.check_hops(hops, "hops")
     t.check_max_facts(max_facts)
@@ -74,6 +75,7 @@ def paths(
     limit: int | None = 10,
     offset: int = 0,
 ) -> Paths:
+    """The paths from ``source`` to ``target``, found in one read."""
     t.check_direction(direction)
     t.check_hops(max_hops, "max_hops")
     t.check_max_facts(max_facts)
@@ -112,6 +114,7 @@ def follow(
     limit: int | None = 100,
     offset: int = 0,
 ) -> Paths:
+    """The paths from ``start`` along ``predicates``, in one read."""
     t.check_direction(direction)
     if isinstance(predicates, str):
         predicates = [predicates]
@@ -148,6 +151,7 @@ def diff_between(
     offset: int = 0,
     renewals: bool = True,
 ) -> Diff:
+    """What changed between ``start`` and ``end``, read in one snapshot."""
     with engine.read() as cur, gc_paused():
         return diff(
             cur,

@@ -68,6 +68,7 @@ class StructuralRows:
 
 
 def structural_rows(graph: GraphStore, single_valued: list[str], one_holder: Sequence[str] = ()) -> StructuralRows:
+    """The rows the structural checks read: overlaps of single-valued and one-holder predicates."""
     backend = graph.engine
     d = backend.dialect
     with backend.read() as cur:

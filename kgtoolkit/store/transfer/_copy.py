@@ -183,6 +183,7 @@ def _is_empty(kg: GraphStore) -> bool:
 
 
 def _merge(source: GraphStore, target: GraphStore, progress: Progress | None) -> CopyReport:
+    """Copy ``source`` into a graph that holds facts already: a dump merged, as ``import_graph`` merges."""
     from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph
 
     data = dump(source)

@@ -264,6 +264,7 @@ def import_graph(
 def _entities(
     kg: GraphStore, cur: Cursor, config: GraphConfig, entities: Iterable[Mapping[str, Any]], warnings: list[str]
 ) -> int:
+    """Write a dump's entities into the open write (types outside the vocabulary warned), how many are new."""
     outside: Counter[str] = Counter()
     bad: list[str] = []
     upgraded = 0
@@ -306,6 +307,7 @@ def _entities(
 
 
 def _aliases(kg: GraphStore, cur: Cursor, aliases: Iterable[tuple[str, str]], warnings: list[str]) -> None:
+    """Write a dump's aliases into the open write; one the rules refuse is left out and warned."""
     problems: list[str] = []
     for alias, entity in aliases:
         try:
@@ -333,6 +335,7 @@ def _aliases(kg: GraphStore, cur: Cursor, aliases: Iterable[tuple[str, str]], wa
 
 
 def _memories(cur: Cursor, memories: Iterable[Any], warnings: list[str]) -> None:
+    """Write a dump's memories into the open write; those the dump's rules refuse are left out and warned."""
     checker = _Checker()
     rows = _check_memories(checker, list(memories))  # the dump's rules; the records that break them are left out
     if checker.problems:

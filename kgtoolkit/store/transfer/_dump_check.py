@@ -114,6 +114,7 @@ _TEXT, _OPT = (str,), (str, type(None))
 
 
 def _field(row: Mapping[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
+    """The field ``key`` of a record, refused unless of one of ``kinds``."""
     value = row.get(key)
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         names = " or ".join(

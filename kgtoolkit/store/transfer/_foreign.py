@@ -91,6 +91,7 @@ def is_sqlite_file(path: str | os.PathLike[str]) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    """A read-only connection to another program's SQLite file, its failures as kgtoolkit's."""
     if not path.exists():
         raise NotFound(f"no file at {path}", field="path", value=str(path))
     conn: sqlite3.Connection | None = None
@@ -271,7 +272,7 @@ def _read_aliases(
     ]
 
 
-def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str] = ()) -> ForeignGraph:  # noqa: C901  (over the limit before it was set: to split)
+def read_foreign(path: str | os.PathLike[str], *, value_predicates: Iterable[str] = ()) -> ForeignGraph:  # noqa: C901
     """Read another program's ``entities`` / ``triples`` SQLite graph, read-only.
 
     Subjects and objects (entity ids there) become the entities' names, so kgtoolkit's own name

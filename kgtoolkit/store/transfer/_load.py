@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._errors import InvalidRequest, InvalidRows  # InvalidRows lived here: still importable
+from ..._errors import InvalidRequest, InvalidRows  # InvalidRows: importable from here too
 from ..._records import GraphConfig, ImportReport
 from ..._time import now_text
 from ..engine import FACT_COLUMNS, Backend, Cursor, read_or_blank

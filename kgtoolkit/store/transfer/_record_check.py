@@ -124,6 +124,7 @@ class _Checker:
         return False
 
     def fail(self, field: str, value: Any, code: str, reason: str) -> None:
+        """Record one failure of the current record."""
         self.problems.append(
             {
                 "line": self._line,
@@ -289,6 +290,7 @@ class _Checker:
         return None
 
     def confidence(self, row: Mapping[str, Any]) -> float | None:
+        """The record's confidence, a number from 0 to 1 (else a failure)."""
         value = row.get("confidence")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             self.fail(
