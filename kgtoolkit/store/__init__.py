@@ -10,10 +10,12 @@ Every SQL statement and every database connection of kgtoolkit lives in this pac
     transfer/   many facts and whole graphs in and out: load, export, dump and its check, copy, foreign
     reads/      what the services read, grouped in the engine: query parts, search, aggregates,
                 rankings, overview, cleanup
-    _graph_store.py  GraphStore: the facade; each method opens one transaction and calls one operation
+    _graph_store.py, _graph_reads.py
+                GraphStore, the facade: each method calls one operation of ops/ (writes, settings
+                and plumbing in the first, reads in the second)
 
-Only the engine wing touches a backend's internals; the other wings reach it through
-:attr:`GraphStore.engine` (the one seam).
+Only the engine wing touches a backend's internals; the other wings import the engine's names from
+``kgtoolkit.store.engine`` and reach a graph's backend through :attr:`GraphStore.engine` (the one seam).
 
 The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolkit/graph.py``): a
 :class:`GraphStore` with the services that read a whole graph (duplicates, checks, the summary) added.
