@@ -1,4 +1,4 @@
-"""A page of conflicts reads only its groups (issue 32): ``conflicts_page(limit=20)`` before and after.
+"""A page of conflicts reads only its groups (issue 32): ``conflicts(limit=20)`` before and after.
 
     python benchmarks/bench_conflicts.py                  # 1,000,000 generated facts on SQLite
     python benchmarks/bench_conflicts.py --facts 200000 --json out.json
@@ -7,7 +7,7 @@ The graph is ``kgtoolkit.generate`` (seed 7) over 1,400 days ending 700 days aft
 scheduled and planned switches are judged, imported into a fresh SQLite file. Each row is timed in this process
 (median of ``--repeat`` runs, after one warm-up):
 
-* ``page``      ``conflicts_page(limit=20)``: the groups judged, sorted and cut in SQL, the page's facts read.
+* ``page``      ``conflicts(limit=20)``: the groups judged, sorted and cut in SQL, the page's facts read.
 * ``page_deep`` the same page at an offset past half of the groups.
 * ``needing``   ``conflicts_needing_action()``: counted in SQL, no facts read.
 * ``before``    the page as the store made it before: every group's facts read and judged in Python, then sorted

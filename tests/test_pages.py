@@ -1,6 +1,6 @@
 """Answers sized for agents: every list action pages (limit, offset) and says count, total, truncated, next_offset.
 
-Through the library (``*_page``), the JSON tool (``run_tool``) and the MCP dispatcher (``mcp_server.call``),
+Through the library (the list reads, each a ``Page``), the JSON tool (``run_tool``) and the MCP dispatcher (``mcp_server.call``),
 on a generated hub: 250 facts of one subject, 30 conflict groups, 30 aliases; on both backends.
 """
 

@@ -242,7 +242,7 @@ def _search_found(
     limit: int | None,
     offset: int,
 ) -> list[Fact]:
-    """:meth:`search` by predicate and object in one statement, its own snapshot, when it finds something.
+    """:func:`search` by predicate and object in one statement, its own snapshot, when it finds something.
 
     The statement resolves the predicate through its alias and the object's name (for an entity predicate)
     itself, and returns the settings the answer depends on (value predicates, the event rule) as they were in
