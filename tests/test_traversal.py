@@ -651,7 +651,7 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
 
 @pytest.mark.parametrize("collector_on", [True, False])
 def test_walks_and_diff_leave_the_garbage_collector_as_they_found_it(kg: KnowledgeGraph, collector_on: bool) -> None:
-    """The big reads pause Python's cyclic collector (store/_gc.py) and put it back as it was: on, or off when the
+    """The big reads pause Python's cyclic collector (store/engine/_gc.py) and put it back as it was: on, or off when the
     caller had turned it off; also when the call is refused."""
     import gc
 
