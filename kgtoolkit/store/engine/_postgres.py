@@ -92,7 +92,7 @@ class PostgresDialect(Dialect):
     no_limit: ClassVar[int | None] = None
     memory_order: ClassVar[str] = "seq"
     # A subquery with an OFFSET is never pulled up into its parent. Merged, nested subqueries that each use their
-    # inner columns several times (the period arithmetic, store/_aggregates.py) become one expression repeating
+    # inner columns several times (the period arithmetic, store/reads/_aggregates.py) become one expression repeating
     # every level's terms, which JIT compiles in every parallel worker before the scan (churn of 10M facts: 99
     # functions, about 11 s per worker, against 6 s of scanning).
     fence: ClassVar[str] = " OFFSET 0"
