@@ -1,4 +1,4 @@
-"""A page of conflicts reads only its groups (issue 32): ``conflicts_page(limit=20)`` before and after.
+"""A page of conflicts reads only its groups (issue 32): ``conflicts(limit=20)`` before and after.
 
     python benchmarks/bench_conflicts.py                  # 1,000,000 generated facts on SQLite
     python benchmarks/bench_conflicts.py --facts 200000 --json out.json
@@ -7,7 +7,7 @@ The graph is ``kgtoolkit.generate`` (seed 7) over 1,400 days ending 700 days aft
 scheduled and planned switches are judged, imported into a fresh SQLite file. Each row is timed in this process
 (median of ``--repeat`` runs, after one warm-up):
 
-* ``page``      ``conflicts_page(limit=20)``: the groups judged, sorted and cut in SQL, the page's facts read.
+* ``page``      ``conflicts(limit=20)``: the groups judged, sorted and cut in SQL, the page's facts read.
 * ``page_deep`` the same page at an offset past half of the groups.
 * ``needing``   ``conflicts_needing_action()``: counted in SQL, no facts read.
 * ``before``    the page as the store made it before: every group's facts read and judged in Python, then sorted
@@ -72,13 +72,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         t0 = time.perf_counter()
         import_facts(kg, generate(args.facts, seed=args.seed, start=start_day, days=1400))
         result["import_s"] = time.perf_counter() - t0
-        page = kg.conflicts_page(limit=20)
+        page = kg.conflicts(limit=20)
         result["groups"] = page.total
         result["needing_action"] = kg.conflicts_needing_action()
         assert list(page.items) == whole_read(kg, None, False, False)[:20]  # the same answer
-        result["page_s"] = timed(lambda: kg.conflicts_page(limit=20), args.repeat)
+        result["page_s"] = timed(lambda: kg.conflicts(limit=20), args.repeat)
         deep = page.total // 2 + 1
-        result["page_deep_s"] = timed(lambda: kg.conflicts_page(limit=20, offset=deep), args.repeat)
+        result["page_deep_s"] = timed(lambda: kg.conflicts(limit=20, offset=deep), args.repeat)
         result["needing_s"] = timed(kg.conflicts_needing_action, args.repeat)
         result["before_s"] = timed(lambda: whole_read(kg, None, False, False)[:20], args.repeat)
         kg.close()

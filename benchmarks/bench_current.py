@@ -14,7 +14,7 @@ case the old rule (``valid_to IS NULL``) answered wrong. What runs, on each engi
                    ``GROUP BY predicate`` count.
 * ``query``        p50 of ``kg.query(name, current_only=True)`` over random entities, against ``kg.query(name)``
                    on the same entities (the filter's own cost).
-* ``search``       p50 of ``kg.search(predicate, current_only=True, limit=100)`` against the unfiltered page.
+* ``search``       p50 of ``kg.by_predicate(predicate, current_only=True, limit=100)`` against the unfiltered page.
 * ``neighbors``    p50 of ``kg.neighbors(name)`` (the walk's default: current facts) against ``as_of`` today.
 
 Times are wall-clock medians; never used as a test.
@@ -135,8 +135,8 @@ def run(db: Any, frame: pl.DataFrame, args: argparse.Namespace) -> dict[str, Any
             "ratio": round(current / every, 2),
         }
         predicates = sorted(frame["predicate"].unique().to_list())
-        current = p50(lambda p: kg.search(p, current_only=True, limit=100), predicates * 3)
-        every = p50(lambda p: kg.search(p, limit=100), predicates * 3)
+        current = p50(lambda p: kg.by_predicate(p, current_only=True, limit=100), predicates * 3)
+        every = p50(lambda p: kg.by_predicate(p, limit=100), predicates * 3)
         out["search_current_ms"] = {
             "p50": round(current, 2),
             "floor_p50": round(every, 2),

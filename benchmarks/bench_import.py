@@ -51,7 +51,7 @@ import polars as pl
 import kgtoolkit
 from kgtoolkit import frames
 from kgtoolkit.store import import_facts, read_table
-from kgtoolkit.store._schema import FACT_INDEXES
+from kgtoolkit.store.engine._schema import FACT_INDEXES
 
 _INDEXES = FACT_INDEXES["sqlite"]
 from kgtoolkit.generate import generate, write_generated

@@ -46,7 +46,7 @@ import kgtoolkit
 from kgtoolkit import frames
 from kgtoolkit.generate import generate
 from kgtoolkit.store import import_facts, read_table
-from kgtoolkit.store._schema import FACT_COLUMNS, FACT_FROM, FACT_READ
+from kgtoolkit.store.engine._schema import FACT_COLUMNS, FACT_FROM, FACT_READ
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -89,7 +89,7 @@ def main() -> None:
             rows["query through an alias"][1].append(_timed(lambda: kg.query(hub, predicates=[first.id])))
         kg.close()
         # The import with labels beside the same import with label recording switched off (the floor).
-        from kgtoolkit.store import _bulk
+        from kgtoolkit.store.transfer import _load as _bulk
 
         with_labels: list[float] = []
         without: list[float] = []

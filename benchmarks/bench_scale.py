@@ -28,10 +28,10 @@ process's (a big SQLite read runs ADBC in a reader process). Each row:
                  (starts of events apart), plain SQL on ``facts``; polars: the same counts per month.
 * ``events``     ``analysis.events(kg, every="1mo")``; floor: the events (the event predicate, or a fact of one day)
                  with a start, grouped by day; polars: the same per month.
-* ``conflicts``  ``kg.conflicts_page(limit=20)``; floor: the (subject, predicate) groups of more than one distinct
+* ``conflicts``  ``kg.conflicts(limit=20)``; floor: the (subject, predicate) groups of more than one distinct
                  object (multi-valued predicates and events left out), those with two open facts first, counted,
                  cut to 20 and their facts read with names (no planned-switch judgement); polars: the same groups.
-* ``conflict_page`` ``kg.conflicts_page(limit=10)`` (issue 43: each group its current and scheduled facts and its
+* ``conflict_page`` ``kg.conflicts(limit=10)`` (issue 43: each group its current and scheduled facts and its
                  last 20 ended ones), its check the facts the page carries, and (``judge_s``) the judgement alone
                  (``conflicts_needing_action``) timed after it; floor: the ``conflicts`` floor cut to 10 groups (every
                  fact of those read); targets ≤ 2 s and ≤ 300 MB. With ``--skew`` (a fifth of the facts in 30 pairs of
@@ -236,9 +236,9 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
     elif op == "events":
         check = int(analysis.events(kg, every="1mo")["events"].sum())
     elif op == "conflicts":
-        check = kg.conflicts_page(limit=20).total
+        check = kg.conflicts(limit=20).total
     elif op == "conflict_page":
-        check = sum(len(g.facts) for g in kg.conflicts_page(limit=10).items)
+        check = sum(len(g.facts) for g in kg.conflicts(limit=10).items)
         extra = {"took": time.perf_counter() - start, "cpu": time.process_time() - cpu}
         judged = time.perf_counter()  # the judgement alone (every group judged in SQL, no fact read), afterwards
         kg.conflicts_needing_action()
@@ -252,7 +252,7 @@ _KGTOOLKIT = _PRELUDE + textwrap.dedent("""
     elif op == "export":
         check = io.export_partitioned(kg, a["folder"], by="month", batch_size=batch)
     took, cpu = extra.pop("took", time.perf_counter() - start), extra.pop("cpu", time.process_time() - cpu)
-    from kgtoolkit.store._arrow_read import _READER
+    from kgtoolkit.store.engine._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
     print(json.dumps({"s": took, "cpu_s": cpu, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "file_kb": file_kb(a["db"]), "check": check, **extra}))
     _READER.stop()

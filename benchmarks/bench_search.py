@@ -263,7 +263,7 @@ def bench_100k(work: Path, real: np.ndarray | None, model: SentenceEmbedder | No
         modes[label] = percentiles(timings)
     p50, p95 = modes["hybrid"]
     from kgtoolkit.search._fusion import query_words
-    from kgtoolkit.store import _search as store_search
+    from kgtoolkit.store.reads import _search as store_search
 
     floor = []  # the full-text query alone (the store's SQL), beside find's whole lexical mode
     for q in queries:

@@ -25,7 +25,7 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
 * ``frames``        ``frames.facts(kg)`` (names and types resolved) against an ADBC read (adbc-driver-sqlite) of a
                     plain table holding the same rows as text in another file. Target ≤ 1× the floor (issue 33; issue 14
                     also asked ≤ 0.6 s, shown beside it).
-* ``query``/``search``  p50 of ``kg.query(name)`` and ``kg.search(predicate, object)`` against the raw indexed SQL
+* ``query``/``search``  p50 of ``kg.query(name)`` and ``kg.by_predicate(predicate, object)`` against the raw indexed SQL
                     returning the same rows (bench_suite.point_reads). Target ≤ 1.5×.
 * ``freshness``     with the real model (when semantic search is installed), on the first ``--search-facts``
                     rows of the file: the median ``find`` on an unchanged graph, and the ``find`` right after one
@@ -83,7 +83,7 @@ from readme_block import write_block
 
 import kgtoolkit
 from kgtoolkit import frames
-from kgtoolkit.store._schema import FACT_INDEXES
+from kgtoolkit.store.engine._schema import FACT_INDEXES
 
 README = HERE / "README.md"
 COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to")
@@ -290,7 +290,7 @@ _FRAMES_PEAK = textwrap.dedent("""
     start = time.perf_counter()
     n = frames.facts(kg).height
     took = time.perf_counter() - start
-    from kgtoolkit.store._arrow_read import _READER
+    from kgtoolkit.store.engine._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
     children = peak_kb(reader) if reader is not None else 0
     print(took, peak_kb(), children, n)
@@ -488,10 +488,10 @@ def old_digest(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Any]:
     fact's and memory's text line, in one snapshot, run by every ``find`` after a write."""
     import hashlib
 
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     tab = d.char(9)
     out: dict[str, Any] = {}
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         for kind, line, source, order in (
             (
                 "facts",
@@ -520,7 +520,7 @@ def cpu_timed(fn: Callable[[], Any]) -> tuple[float, float]:
 def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str, Any]:
     import dataclasses
 
-    from kgtoolkit.store import _search as store
+    from kgtoolkit.store.reads import _search as store
 
     out: dict[str, Any] = {}
     with kgtoolkit.open(work / "graph.sqlite3", read_only=True) as kg:
@@ -531,7 +531,7 @@ def bench_freshness(args: argparse.Namespace, work: Path, tsv: Path) -> dict[str
             f"  the release before's whole-graph digest: {out['digest_full_seconds'] * 1000:.0f} ms "
             f"(CPU {out['digest_full_cpu_seconds'] * 1000:.0f} ms)"
         )
-        with kg._backend.read() as cur:
+        with kg.engine.read() as cur:
             top = store._marks(cur, kg, None)
         assert top is not None
         one_back = dataclasses.replace(top, facts=top.facts - 1)  # as an index is after one add: one fact above it

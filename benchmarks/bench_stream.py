@@ -68,7 +68,7 @@ _CHILD = textwrap.dedent("""
     elif op == "partitioned":
         n = io.export_partitioned(kg, work / "by-month", by="month", batch_size=batch)
     took = time.perf_counter() - start
-    from kgtoolkit.store._arrow_read import _READER
+    from kgtoolkit.store.engine._arrow_read import _READER
     reader = _READER._proc.pid if _READER._proc is not None else None
     print(json.dumps({"s": took, "peak_kb": peak_kb(), "reader_kb": peak_kb(reader) if reader else 0, "rows": n}))
     _READER.stop()

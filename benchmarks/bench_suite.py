@@ -559,7 +559,7 @@ def point_reads(
             ),
             "search": (
                 [((p, o), {"p": p, "o": key}) for p, o, key in searched],
-                lambda a: kg.search(a[0][0], a[0][1]),
+                lambda a: kg.by_predicate(a[0][0], a[0][1]),
                 lambda a: raw("search")(a[1]),
                 None,
             ),

@@ -53,7 +53,7 @@ from kgtoolkit import frames
 from kgtoolkit._time import parse_window
 from kgtoolkit.generate import generate
 from kgtoolkit.store import import_facts
-from kgtoolkit.store._schema import FACT_INDEXES, FACT_SELECT
+from kgtoolkit.store.engine._schema import FACT_INDEXES, FACT_SELECT
 
 
 def pct(samples: list[float], q: float) -> float:

@@ -47,8 +47,8 @@ import kgtoolkit
 from kgtoolkit._time import OPEN_END, now_key
 from kgtoolkit.generate import generate
 from kgtoolkit.store import import_facts
-from kgtoolkit.store._arrow_read import HI, LO, read_arrow, reader_uri
-from kgtoolkit.store._schema import FACT_COLUMNS, FACT_INDEXES
+from kgtoolkit.store.engine._arrow_read import HI, LO, read_arrow, reader_uri
+from kgtoolkit.store.engine._schema import FACT_COLUMNS, FACT_INDEXES
 
 #: The integer copy: each end and the predicate as the row number of its entity or predicate.
 INT_COPY = [

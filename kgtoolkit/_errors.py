@@ -30,7 +30,7 @@ on, and ``data`` (the offending field and value, the file, suggestions, ...)::
 The subclasses of :class:`StoreError` are failures the store used to report as plain ``store_error``
 (or as a raw ``sqlite3``/``psycopg`` exception), so ``except StoreError`` still catches them.
 :class:`ReadOnly` is not a :class:`StoreError`: the graph works, it only refuses to change. Lower-layer
-errors (``sqlite3``, ``psycopg``, ``OSError``) become these in one place, ``kgtoolkit/store/_failures.py``;
+errors (``sqlite3``, ``psycopg``, ``OSError``) become these in one place, ``kgtoolkit/store/engine/_failures.py``;
 :func:`missing_dependency` and :func:`require` build the missing-package error for every optional import.
 
 Example::

@@ -27,6 +27,7 @@ from .graph import KnowledgeGraph
 from .store import ImportReport, facts_batches, facts_table, import_facts, read_table
 from .store import facts_among as _facts_among
 from .store import facts_with_ids as _facts_with_ids
+from .store.engine import FACT_FRAME_COLUMNS
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -112,24 +113,7 @@ MEMORIES_SCHEMA: dict[str, pl.DataType] = {
 
 
 # The facts columns frames.facts reads (object_key is the store's de-duplication key: not shown).
-_FACT_READ = (
-    "id",
-    "subject",
-    "predicate",
-    "object_id",
-    "object_value",
-    "valid_from",
-    "valid_to",
-    "from_us",
-    "to_us",
-    "confidence",
-    "source",
-    "source_closet",
-    "recorded_at",
-    "invalidated_at",
-    "ended_by",
-    "occurrence",
-)
+_FACT_READ = FACT_FRAME_COLUMNS
 
 
 def _moment(column: str) -> pl.Expr:

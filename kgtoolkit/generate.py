@@ -44,13 +44,46 @@ import datetime as dt
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ._checks import whole_number
 from ._demo import build_demo
 from ._errors import InvalidRequest
+from ._generate_words import (
+    AREAS as _AREAS,
+)
+from ._generate_words import (
+    COMPANY_KINDS as _COMPANY_KINDS,
+)
+from ._generate_words import (
+    COMPANY_PREFIXES as _COMPANY_PREFIXES,
+)
+from ._generate_words import (
+    DOMAINS as _DOMAINS,
+)
+from ._generate_words import (
+    DOMAINS_MAIL as _DOMAINS_MAIL,
+)
+from ._generate_words import (
+    ENGINES as _ENGINES,
+)
+from ._generate_words import (
+    EVENTS as _EVENTS,
+)
+from ._generate_words import (
+    FIRST as _FIRST,
+)
+from ._generate_words import (
+    LAST as _LAST,
+)
+from ._generate_words import (
+    ROLES as _ROLES,
+)
+from ._generate_words import (
+    SERVICE_KINDS as _SERVICE_KINDS,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -75,388 +108,6 @@ COLUMNS = ("subject", "predicate", "object", "valid_from", "valid_to", "source")
 ENTITY_TYPES = ("service", "queue", "database", "team", "person", "company")
 #: Re-org days, as fractions of the period: many ownership/reporting/team switches land on them.
 REORG_FRACTIONS = (0.23, 0.51, 0.78)
-
-# ---------------------------------------------------------------------- vocabulary
-
-_DOMAINS = [
-    "Payments",
-    "Billing",
-    "Orders",
-    "Inventory",
-    "Search",
-    "Auth",
-    "Users",
-    "Notifications",
-    "Shipping",
-    "Catalog",
-    "Pricing",
-    "Analytics",
-    "Reporting",
-    "Checkout",
-    "Cart",
-    "Fraud",
-    "Identity",
-    "Ledger",
-    "Invoices",
-    "Messaging",
-    "Media",
-    "Images",
-    "Recommendations",
-    "Reviews",
-    "Accounts",
-    "Profiles",
-    "Sessions",
-    "Subscriptions",
-    "Refunds",
-    "Loyalty",
-    "Coupons",
-    "Tax",
-    "Compliance",
-    "Audit",
-    "Logistics",
-    "Warehouse",
-    "Returns",
-    "Support",
-    "Tickets",
-    "Chat",
-    "Feeds",
-    "Timeline",
-    "Geo",
-    "Maps",
-    "Routing",
-    "Dispatch",
-    "Fleet",
-    "Scheduling",
-    "Calendar",
-    "Documents",
-    "Storage",
-    "Uploads",
-    "Thumbnails",
-    "Translations",
-    "Onboarding",
-    "Signup",
-    "Login",
-    "Permissions",
-    "Quotas",
-    "Metering",
-    "Experiments",
-    "Flags",
-    "Telemetry",
-]
-_SERVICE_KINDS = ["API", "Service", "Worker", "Gateway", "Backend", "Scheduler", "Processor", "Frontend"]
-_EVENTS = ["created", "updated", "deleted", "events", "jobs", "retries", "dlq", "audit"]
-_ENGINES = ["pg", "mysql", "redis", "mongo", "dynamo", "es", "cassandra", "sqlite"]
-_AREAS = [
-    "Platform",
-    "Infra",
-    "Reliability",
-    "Data",
-    "Mobile",
-    "Web",
-    "Growth",
-    "Security",
-    "Identity",
-    "Payments",
-    "Billing",
-    "Checkout",
-    "Search",
-    "Discovery",
-    "Core",
-    "Edge",
-    "Storage",
-    "Messaging",
-    "Tooling",
-    "Frontend",
-    "Backend",
-    "Analytics",
-    "Insights",
-    "Fulfilment",
-    "Logistics",
-    "Support",
-    "Compliance",
-    "Ledger",
-    "Media",
-    "Maps",
-    "Apps",
-]
-_FIRST = [
-    "Alice",
-    "Bob",
-    "Carla",
-    "David",
-    "Elena",
-    "Farid",
-    "Grace",
-    "Hiro",
-    "Ines",
-    "Jonas",
-    "Kira",
-    "Liam",
-    "Mei",
-    "Noah",
-    "Olga",
-    "Pavel",
-    "Quinn",
-    "Rosa",
-    "Sami",
-    "Tara",
-    "Umar",
-    "Vera",
-    "Wen",
-    "Ximena",
-    "Yusuf",
-    "Zoe",
-    "Aisha",
-    "Bruno",
-    "Chloé",
-    "Dmitri",
-    "Emeka",
-    "Fatima",
-    "Gustavo",
-    "Hana",
-    "Ivan",
-    "Jana",
-    "Kwame",
-    "Lena",
-    "Mateo",
-    "Nadia",
-    "Oscar",
-    "Priya",
-    "Rafael",
-    "Sofia",
-    "Tomás",
-    "Ugo",
-    "Valentina",
-    "Wei",
-    "Yara",
-    "Zane",
-    "Amir",
-    "Beatriz",
-    "Chen",
-    "Dana",
-    "Erik",
-    "Freya",
-    "Gabriel",
-    "Helga",
-    "Ishaan",
-    "Julia",
-    "Kenji",
-    "Leila",
-    "Marco",
-    "Nina",
-    "Omar",
-    "Paula",
-    "Raj",
-    "Sara",
-    "Theo",
-    "Uma",
-    "Victor",
-    "Willa",
-    "Xavier",
-    "Yuki",
-    "Zara",
-    "Anders",
-    "Björn",
-    "Camille",
-    "Diego",
-    "Esther",
-    "Felix",
-    "Greta",
-    "Hugo",
-    "Ingrid",
-    "Jamal",
-    "Katya",
-    "Lucas",
-    "Maya",
-    "Nils",
-    "Ola",
-    "Pedro",
-    "Rhea",
-    "Stefan",
-    "Tessa",
-    "Viktor",
-]
-_LAST = [
-    "Martin",
-    "Garcia",
-    "Chen",
-    "Kumar",
-    "Okafor",
-    "Nguyen",
-    "Smith",
-    "Müller",
-    "Rossi",
-    "Silva",
-    "Kowalski",
-    "Haddad",
-    "Tanaka",
-    "Johansson",
-    "O'Brien",
-    "Dubois",
-    "Novak",
-    "Petrov",
-    "Santos",
-    "Ali",
-    "Kim",
-    "Park",
-    "Lopez",
-    "Fischer",
-    "Moreau",
-    "Costa",
-    "Jensen",
-    "Horvat",
-    "Yilmaz",
-    "Andersen",
-    "Bianchi",
-    "Cohen",
-    "D'Souza",
-    "Ekström",
-    "Fernandes",
-    "Gallagher",
-    "Hoffmann",
-    "Ivanova",
-    "Jovanovic",
-    "Keller",
-    "Larsen",
-    "Mendes",
-    "Nakamura",
-    "Olsen",
-    "Pereira",
-    "Quispe",
-    "Romero",
-    "Schmidt",
-    "Takahashi",
-    "Ueda",
-    "Varga",
-    "Wagner",
-    "Xu",
-    "Yamamoto",
-    "Zhang",
-    "Abbott",
-    "Baker",
-    "Carter",
-    "Dawson",
-    "Ellis",
-    "Foster",
-    "Gupta",
-    "Hughes",
-    "Iyer",
-    "Jacobs",
-    "Kaur",
-    "Lindqvist",
-    "Mehta",
-    "Nolan",
-    "Ortiz",
-    "Patel",
-    "Reyes",
-    "Sato",
-    "Thompson",
-    "Usman",
-    "Vasquez",
-    "Walsh",
-    "Young",
-    "Zimmermann",
-    "Brennan",
-    "Castillo",
-    "Delgado",
-    "Eriksen",
-    "Fontaine",
-    "Grant",
-    "Hartmann",
-    "Inoue",
-    "Jaramillo",
-    "Kruger",
-    "Lambert",
-    "Marsh",
-    "Nieminen",
-    "Owusu",
-    "Price",
-    "Quinlan",
-    "Ramos",
-    "Schneider",
-    "Torres",
-    "Vogel",
-    "Whitfield",
-]
-_COMPANY_PREFIXES = [
-    "Acme",
-    "Globex",
-    "Initech",
-    "Umbrella",
-    "Hooli",
-    "Stark",
-    "Wayne",
-    "Wonka",
-    "Tyrell",
-    "Cyberdyne",
-    "Soylent",
-    "Northwind",
-    "Contoso",
-    "Fabrikam",
-    "Vandelay",
-    "Aperture",
-    "Massive",
-    "Oscorp",
-    "Pied",
-    "Gringotts",
-    "Monarch",
-    "Nakatomi",
-    "Virtucon",
-    "Zorg",
-    "Blue",
-    "Yoyodyne",
-    "Duff",
-    "Krusty",
-    "Gekko",
-    "Bluth",
-    "Dunder",
-    "Sterling",
-    "Prestige",
-    "Wernham",
-    "Vehement",
-    "Rekall",
-    "Weyland",
-    "Ollivander",
-    "Tessier",
-    "Omni",
-    "Sirius",
-    "Polaris",
-    "Lumen",
-    "Quanta",
-    "Helix",
-    "Vertex",
-    "Nimbus",
-    "Orbit",
-    "Kestrel",
-    "Falcon",
-    "Juniper",
-    "Maple",
-    "Cedar",
-    "Willow",
-    "Aurora",
-    "Zenith",
-    "Apex",
-    "Summit",
-    "Harbor",
-]
-_COMPANY_KINDS = ["Corp", "Inc", "Labs", "Ltd", "GmbH", "Systems", "Group", "Technologies"]
-_DOMAINS_MAIL = ("example.com", "mail.example.org")
-_ROLES = (
-    "Software Engineer",
-    "Senior Software Engineer",
-    "Staff Engineer",
-    "Principal Engineer",
-    "Engineering Manager",
-    "Product Manager",
-    "Designer",
-    "Data Scientist",
-    "Site Reliability Engineer",
-    "QA Engineer",
-    "Director",
-    "Support Engineer",
-    "Data Engineer",
-    "Security Engineer",
-)
 
 #: Predicates the generator writes, with the source most of their facts name.
 PREDICATES: dict[str, str] = {
@@ -621,6 +272,18 @@ def _pick(rnd: _Random, n: int, links: int, pool: np.ndarray, a: float) -> np.nd
     return pool[ranks]
 
 
+class _Change(NamedTuple):
+    """How the chains of one predicate change: a link's mean length in days, the shares of chains that start on
+    an unknown day, end with nothing after, or keep the old fact open (a conflict), and whether switches snap to
+    the re-org days."""
+
+    mean_days: float
+    p_unknown: float = 0.0
+    p_end: float = 0.0
+    p_conflict: float = 0.0
+    reorg: bool = False
+
+
 def _chains(
     rnd: _Random,
     rows: _Rows,
@@ -741,143 +404,71 @@ def _graph(people: int, seed: int, days: int) -> tuple[pl.DataFrame, pl.Series, 
     companies, teams, managers = hubs("company"), hubs("team"), hubs("person")
     databases, queues, services = hubs("database"), hubs("queue"), hubs("service")
 
-    # People: employer, teams (a few people are in two), manager, email, role.
-    r = _Random(seed, next(streams))
-    who = _some(r, people_, 0.95)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 4, companies, 1.1),
-        "works_at",
-        mean_days=1100,
-        p_unknown=0.15,
-        p_end=0.04,
-        p_conflict=0.01,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
-    who = np.concatenate([_some(r, people_, 0.9), _some(r, people_, 0.1)])
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 6, teams, 1.0),
-        "member_of",
-        mean_days=420,
-        p_unknown=0.05,
-        p_end=0.03,
-        reorg=True,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
-    who = _some(r, people_, 0.85)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 6, managers, 1.2),
-        "reports_to",
-        mean_days=500,
-        p_unknown=0.1,
-        p_end=0.03,
-        p_conflict=0.02,
-        reorg=True,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
+    def some(kind: np.ndarray, *shares: float) -> Callable[[_Random], np.ndarray]:  # a share of them, or several
+        return lambda r: np.concatenate([_some(r, kind, share) for share in shares])
+
+    def pick(pool: np.ndarray, links: int, a: float) -> Callable[[_Random, np.ndarray], np.ndarray]:
+        return lambda r, who: _pick(r, len(who), links, pool, a)
+
+    def dependants(r: _Random) -> np.ndarray:  # a Pareto number of dependencies on (hub) services
+        service_count = len(codes["service"])
+        pareto = np.floor((1.0 - r.uniform(service_count)) ** (-1 / 1.4)).astype(np.int64)  # 1, 1, 2, 1, 7, 1, 240, ...
+        degree = pareto - 1 + r.chance(service_count, 0.85)  # about 15% depend on nothing
+        degree = np.minimum(degree, min(200, service_count - 1))
+        return np.repeat(codes["service"], degree)
+
+    services_ = codes["service"]
+    owned = [services_, codes["queue"], codes["database"]]
     mails = np.stack([primary, alternative, primary], axis=1)
-    _chains(r, rows, people_, mails, "email", mean_days=1800, p_unknown=0.5, p_conflict=0.01, days=days)
-    r = _Random(seed, next(streams))
-    who = _some(r, people_, 0.8)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 5, roles, 0.7),
-        "role",
-        mean_days=550,
-        p_unknown=0.2,
-        p_conflict=0.01,
-        days=days,
-    )
-
-    # Services: owner team, database, queue, and a Pareto number of dependencies on (hub) services.
-    r = _Random(seed, next(streams))
-    owned = np.concatenate([codes["service"], _some(r, codes["queue"], 0.8), _some(r, codes["database"], 0.8)])
-    who = _some(r, owned, 0.95)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 5, teams, 1.0),
-        "owned_by",
-        mean_days=600,
-        p_unknown=0.1,
-        p_end=0.02,
-        p_conflict=0.03,
-        reorg=True,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
-    who = _some(r, codes["service"], 0.75)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 4, databases, 1.3),
-        "uses_database",
-        mean_days=900,
-        p_unknown=0.1,
-        p_end=0.02,
-        p_conflict=0.03,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
-    who = _some(r, codes["service"], 0.55)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 4, queues, 1.2),
-        "uses_queue",
-        mean_days=700,
-        p_unknown=0.1,
-        p_end=0.03,
-        p_conflict=0.03,
-        days=days,
-    )
-    r = _Random(seed, next(streams))
-    service_count = len(codes["service"])
-    pareto = np.floor((1.0 - r.uniform(service_count)) ** (-1 / 1.4)).astype(np.int64)  # 1, 1, 2, 1, 7, 1, 240, ...
-    degree = pareto - 1 + r.chance(service_count, 0.85)  # about 15% depend on nothing
-    degree = np.minimum(degree, min(200, service_count - 1))
-    who = np.repeat(codes["service"], degree)
-    _chains(
-        r,
-        rows,
-        who,
-        _pick(r, len(who), 3, services, 1.3),
-        "depends_on",
-        mean_days=500,
-        p_unknown=0.05,
-        p_end=0.1,
-        days=days,
-    )
-
-    # Teams belong to companies (re-orgs move a few).
-    r = _Random(seed, next(streams))
-    _chains(
-        r,
-        rows,
-        codes["team"],
-        _pick(r, len(codes["team"]), 3, companies, 1.3),
-        "part_of",
-        mean_days=1000,
-        p_conflict=0.01,
-        reorg=True,
-        days=days,
-    )
+    # The chains, in the order their random streams are drawn: (subjects, objects, predicate, how they change).
+    # People: employer, teams (a few people are in two), manager, email, role. Services and the queues and
+    # databases they own: owner team, database, queue, dependencies. Teams belong to companies (re-orgs move a few).
+    chains: list[tuple[Callable[[_Random], np.ndarray], Callable[[_Random, np.ndarray], np.ndarray], str, _Change]] = [
+        (
+            some(people_, 0.95),
+            pick(companies, 4, 1.1),
+            "works_at",
+            _Change(1100, p_unknown=0.15, p_end=0.04, p_conflict=0.01),
+        ),
+        (
+            some(people_, 0.9, 0.1),
+            pick(teams, 6, 1.0),
+            "member_of",
+            _Change(420, p_unknown=0.05, p_end=0.03, reorg=True),
+        ),
+        (
+            some(people_, 0.85),
+            pick(managers, 6, 1.2),
+            "reports_to",
+            _Change(500, p_unknown=0.1, p_end=0.03, p_conflict=0.02, reorg=True),
+        ),
+        (lambda r: people_, lambda r, who: mails, "email", _Change(1800, p_unknown=0.5, p_conflict=0.01)),
+        (some(people_, 0.8), pick(roles, 5, 0.7), "role", _Change(550, p_unknown=0.2, p_conflict=0.01)),
+        (
+            lambda r: _some(r, np.concatenate([owned[0], _some(r, owned[1], 0.8), _some(r, owned[2], 0.8)]), 0.95),
+            pick(teams, 5, 1.0),
+            "owned_by",
+            _Change(600, p_unknown=0.1, p_end=0.02, p_conflict=0.03, reorg=True),
+        ),
+        (
+            some(services_, 0.75),
+            pick(databases, 4, 1.3),
+            "uses_database",
+            _Change(900, p_unknown=0.1, p_end=0.02, p_conflict=0.03),
+        ),
+        (
+            some(services_, 0.55),
+            pick(queues, 4, 1.2),
+            "uses_queue",
+            _Change(700, p_unknown=0.1, p_end=0.03, p_conflict=0.03),
+        ),
+        (dependants, pick(services, 3, 1.3), "depends_on", _Change(500, p_unknown=0.05, p_end=0.1)),
+        (lambda r: codes["team"], pick(companies, 3, 1.3), "part_of", _Change(1000, p_conflict=0.01, reorg=True)),
+    ]
+    for subjects, objects, predicate, change in chains:
+        r = _Random(seed, next(streams))
+        who = subjects(r)
+        _chains(r, rows, who, objects(r, who), predicate, days=days, **change._asdict())
 
     ends = np.cumsum([counts[kind] for kind in ENTITY_TYPES])
     return _dedupe(pl.DataFrame(rows.columns())), table, ends

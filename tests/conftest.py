@@ -268,7 +268,7 @@ def schema_step(creates: str) -> int:
     """The index of the migration step that creates ``creates`` (a table): the schema version just before it."""
     import re
 
-    from kgtoolkit.store._schema import MIGRATIONS
+    from kgtoolkit.store.engine._schema import MIGRATIONS
 
     for i, step in enumerate(MIGRATIONS["sqlite"]):
         if any(re.search(rf"CREATE TABLE {creates}\b", s) for s in step):
@@ -281,7 +281,7 @@ def undo_steps(first: int, kind: str) -> list[str]:
     created (newest first)."""
     import re
 
-    from kgtoolkit.store._schema import MIGRATIONS
+    from kgtoolkit.store.engine._schema import MIGRATIONS
 
     undo: list[str] = []
     for step in MIGRATIONS[kind][first:]:

@@ -14,7 +14,8 @@ import pytest
 import kgtoolkit
 from kgtoolkit import analysis, frames
 from kgtoolkit.generate import generate
-from kgtoolkit.store import _sqlite, import_facts, read_table
+from kgtoolkit.store import import_facts, read_table
+from kgtoolkit.store.engine import _sqlite
 
 
 @pytest.fixture()

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from kgtoolkit import KGError
 from kgtoolkit._records import GraphConfig
-from kgtoolkit.store._bulk import _ascii_name
-from kgtoolkit.store._rules import Rules
+from kgtoolkit.store.ops._rules import Rules
+from kgtoolkit.store.transfer._load_check import _ascii_name
 
 # Printable ASCII, weighted towards what the rules treat specially: spaces, apostrophes, underscores.
 TEXT = st.text(alphabet=st.sampled_from([chr(c) for c in range(32, 127)] + [" "] * 8 + ["'", "_"] * 4), max_size=24)

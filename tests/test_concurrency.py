@@ -71,7 +71,7 @@ def test_processes_write_one_graph_at_once(db_path: Path | str, backend: str, sq
         assert stats.entities == WORKERS + 1 + WORKERS * JOBS + SHARED  # workers, 'shared', jobs, items
         # Concurrent adds of one triple: exactly one process created it, the others got it back.
         assert sum(r["shared_created"] for r in reports) == SHARED
-        assert len(kg.search("seen")) == SHARED
+        assert len(kg.by_predicate("seen")) == SHARED
         for w in range(WORKERS):
             facts = kg.query(f"worker {w}", direction="outgoing")
             assert len(facts) == JOBS

@@ -25,16 +25,16 @@ from kgtoolkit._names import not_by_subject
 from kgtoolkit._records import ConflictAxis, ConflictGroup, Fact
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
-from kgtoolkit.store import _queries as q
-from kgtoolkit.store._operations import _conflict_group
-from kgtoolkit.store._schema import FACT_FROM, FACT_READ
+from kgtoolkit.store.engine._schema import FACT_FROM, FACT_READ
+from kgtoolkit.store.ops._conflicts import _conflict_group
+from kgtoolkit.store.reads import _queries as q
 
 
 def whole_read(kg: KnowledgeGraph, entity: str | None, current_only: bool, needs_action: bool) -> list[ConflictGroup]:
     """The conflict groups as the store found them before issue 32: every group's facts read, judged in Python,
     sorted (needing action first, then subject or object key, predicate, subject groups before object groups); the
     groups by object of one-holder predicates too."""
-    d = kg._backend.dialect
+    d = kg.engine.dialect
     with kg._read() as cur:
         config = q.read_config(cur)
         params: dict[str, Any] = {
@@ -134,12 +134,12 @@ def assert_pages_agree(
         options = {"current_only": current_only, "needs_action": needs_action}
         assert kg.conflicts(entity, **options) == want
         assert_histories_agree(kg, entity, whole, **options)
-        every = kg.conflicts_page(entity, **options)
+        every = kg.conflicts(entity, **options)
         assert (list(every.items), every.total) == (want, len(want))
         for size in sizes:
             step = size if pages is None else max(size, len(want) // pages)
             for offset in sorted({*range(0, len(want) + 2, step), *range(max(0, len(want) - size), len(want) + 2)}):
-                page = kg.conflicts_page(entity, limit=size, offset=offset, **options)
+                page = kg.conflicts(entity, limit=size, offset=offset, **options)
                 assert list(page.items) == want[offset : offset + size], (entity, options, size, offset)
                 assert page.total == len(want)
             assert kg.conflicts(entity, limit=size, offset=len(want) + 5, **options) == []
@@ -166,7 +166,7 @@ def test_generated_graph_pages(kg: KnowledgeGraph) -> None:
 def test_bad_pages_are_refused(kg: KnowledgeGraph) -> None:
     for bad in ({"limit": -1}, {"offset": -1}, {"limit": "3"}):
         with pytest.raises(InvalidRequest):
-            kg.conflicts_page(**bad)  # type: ignore[arg-type]
+            kg.conflicts(**bad)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- the switch-day edges
@@ -313,7 +313,7 @@ def test_a_long_history_is_carried_a_page_at_a_time(kg: KnowledgeGraph) -> None:
         assert group.history_more == max(0, 45 - skip - 7) and group.current == 2
         pages.append(sorted((f for f in group.facts if f.state == "ended"), key=history_order))
     assert [f for page in pages for f in page] == history
-    only = kg.conflicts_page("svc", predicates=["hosted_on"], history=0)
+    only = kg.conflicts("svc", predicates=["hosted_on"], history=0)
     assert [(g.predicate, g.history_shown, g.history_more) for g in only.items] == [("hosted_on", 0, 1)]
     assert kg.conflicts_needing_action("svc", predicates="hosted_on") == 0
 

@@ -577,7 +577,7 @@ def test_a_read_only_postgres_dashboard_uses_a_read_only_session(team_db: str) -
 
     kg = kgdash.open_graph.__wrapped__(team_db, True)  # what the dashboard opens in --read-only mode
     try:
-        with kg._backend.read() as cur:
+        with kg.engine.read() as cur:
             assert cur.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
         with pytest.raises(kgtoolkit.ReadOnly):
             kg.add("my_api", "uses_queue", "Kafka")

@@ -22,7 +22,8 @@ import kgtoolkit
 from kgtoolkit import KnowledgeGraph, analysis, frames
 from kgtoolkit.dashboard import data, graphview
 from kgtoolkit.generate import generate
-from kgtoolkit.store import _sqlite, graph_counts, import_facts, predicates_in_use
+from kgtoolkit.store import graph_counts, import_facts, predicates_in_use
+from kgtoolkit.store.engine import _sqlite
 
 WINDOWS = [None, "2024-03-15", "2024-06", "2025", "2024-01-01/2024-02-29", "1990-01-01"]
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import kgtoolkit
 from kgtoolkit import Diff, KGError, KnowledgeGraph
-from kgtoolkit.store._diff import diff as store_diff
+from kgtoolkit.store.ops._diff import diff as store_diff
 
 DAYS = ["2024-01-30", "2024-01-31", "2024-02-01", "2024-02-02", "2024-02-15", "2024-02-29", "2024-03-01", None]
 SUBJECTS = ["api", "web", "db"]
@@ -43,7 +43,7 @@ _graphs = itertools.count()
 def paired(kg: KnowledgeGraph, start: str, end: str, *, in_engine: bool, **options: Any) -> Diff:
     """The diff paired in the engine, or in Python over every changed fact."""
     with kg._read() as cur:
-        return store_diff(cur, kg._backend.dialect, start, end, by="valid", in_engine=in_engine, **options)
+        return store_diff(cur, kg.engine.dialect, start, end, by="valid", in_engine=in_engine, **options)
 
 
 @TWINS
@@ -135,7 +135,7 @@ def test_postgresql_puts_back_the_settings_of_a_diffs_read(postgres: postgres_se
             for in_engine in (True, False):
                 got = store_diff(
                     cur,
-                    kg._backend.dialect,
+                    kg.engine.dialect,
                     "2024-02",
                     "2024-02",
                     by="valid",

@@ -123,6 +123,8 @@ def _library_call(action: str) -> Any:
         return Recurrency.predict
     if action == "path":  # KnowledgeGraph.path is the graph's location; the action is KnowledgeGraph.paths
         return kgtoolkit.KnowledgeGraph.paths
+    if action == "search":  # the structured filter is KnowledgeGraph.by_predicate (the text search is find)
+        return kgtoolkit.KnowledgeGraph.by_predicate
     return getattr(kgtoolkit.KnowledgeGraph, action, None)
 
 

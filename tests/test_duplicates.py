@@ -370,7 +370,7 @@ def test_precision_on_the_labelled_sample() -> None:
 def test_a_file_of_the_schema_before_gets_the_not_the_same_table_in_place(tmp_path: Path) -> None:
     import sqlite3
 
-    from kgtoolkit.store._schema import SCHEMA_VERSION
+    from kgtoolkit.store.engine._schema import SCHEMA_VERSION
 
     path = tmp_path / "older.sqlite3"
     with kgtoolkit.open(path) as kg:

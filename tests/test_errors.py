@@ -181,7 +181,7 @@ def test_new_codes_are_store_errors_and_old_names_still_import() -> None:
     assert StoreError.code == "store_error"
     from kgtoolkit.mcp_server import MissingDependency as from_mcp
     from kgtoolkit.store import InvalidRows as from_store
-    from kgtoolkit.store._bulk import InvalidRows as from_bulk
+    from kgtoolkit.store.transfer._load import InvalidRows as from_bulk
 
     assert from_mcp is MissingDependency and from_store is from_bulk is kgtoolkit.InvalidRows
     assert issubclass(kgtoolkit.InvalidRows, kgtoolkit.InvalidRequest) and kgtoolkit.InvalidRows.code == "invalid_rows"

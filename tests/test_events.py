@@ -24,7 +24,7 @@ from kgtoolkit.cli import app
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.report import churn_report
 from kgtoolkit.search._notes import _fact_note
-from kgtoolkit.store import _search as store_search
+from kgtoolkit.store.reads import _search as store_search
 
 ICEWS14 = DATA / "icews14" / "facts.tsv"
 
@@ -136,9 +136,9 @@ def test_an_event_is_never_current(kg: KnowledgeGraph) -> None:
     kg.add("rebels", "controls", "town", valid_from="2014-01-01")
     kg.configure(event_predicates={"attacked"})
     assert [f.object for f in kg.query("rebels", current_only=True)] == ["town"]
-    assert [f.object for f in kg.query_page("rebels", current_only=True)] == ["town"]
-    assert [f.object for f in kg.search("attacked", current_only=True)] == []
-    assert [f.object for f in kg.search("attacked")] == ["convoy"]
+    assert [f.object for f in kg.query("rebels", current_only=True)] == ["town"]
+    assert [f.object for f in kg.by_predicate("attacked", current_only=True)] == []
+    assert [f.object for f in kg.by_predicate("attacked")] == ["convoy"]
     assert [(e.id, n) for e, n in kg.top_entities()] == [("rebels", 1), ("town", 1)]
     assert frames.facts(kg, current_only=True)["object"].to_list() == ["town"]
     assert [f.object for f in kg.query("rebels", as_of="2014-03-01")] == ["town", "convoy"]  # as_of keeps it
@@ -164,7 +164,7 @@ def test_events_are_never_conflicts(kg: KnowledgeGraph) -> None:
     assert {g.subject for g in kg.conflicts()} == {"rebels", "svc"}  # two open facts of 'attacked': states yet
     kg.configure(event_predicates={"attacked"}, single_valued={"criticize", "attacked"})
     assert [(g.subject, g.needs_action) for g in kg.conflicts()] == [("svc", True)]
-    assert kg.conflicts_page().total == 1 and kg.conflicts_needing_action() == 1
+    assert kg.conflicts().total == 1 and kg.conflicts_needing_action() == 1
     assert analysis.conflicts(frames.facts(kg))["subject"].to_list() == ["svc"]
     assert [f.code for f in kg.check(codes=["single_valued_overlap", "scheduled_overlap"])] == []
     kg.configure(events=True)
@@ -382,7 +382,7 @@ def test_icews14_is_an_event_graph(kg: KnowledgeGraph, tmp_path: Path) -> None:
     # (a repeated row would be another occurrence, contract §12).
     assert stats.facts == report.inserted == len(rows) and stats.events == stats.facts
     assert (stats.current, stats.ended, stats.scheduled) == (0, 0, 0)
-    assert kg.conflicts_page(limit=1).total == 0 and analysis.conflicts(frames.facts(kg)).height == 0
+    assert kg.conflicts(limit=1).total == 0 and analysis.conflicts(frames.facts(kg)).height == 0
     facts = frames.facts(kg)
     assert facts["kind"].unique().to_list() == ["event"] and facts["state"].unique().to_list() == ["occurred"]
     # Churn reports the volume per month, not add/end pairs.

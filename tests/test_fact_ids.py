@@ -9,7 +9,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit.io import import_file
-from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
 
 def test_a_merge_folding_the_newest_row_never_gives_its_id_again(kg: kgtoolkit.KnowledgeGraph) -> None:
@@ -35,7 +35,7 @@ def test_a_bulk_import_after_a_fold_starts_past_every_id_ever_given(
         "subject\tpredicate\tobject\n" + "".join(f"s{i}\tuses\tpg\n" for i in range(50)), encoding="utf-8"
     )
     import_file(kg, source)
-    assert min(f.id for f in kg.search("uses", "pg")) > folded
+    assert min(f.id for f in kg.by_predicate("uses", "pg")) > folded
 
 
 @pytest.mark.sqlite_only

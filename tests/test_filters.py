@@ -53,7 +53,7 @@ def test_query_filters_match_a_plain_filter_of_the_whole_answer(kg: KnowledgeGra
             want = [f.id for f in everything if _other(f, name) == other]
             assert _ids(kg.query(name, other=other)) == want
             both = [f.id for f in everything if _other(f, name) == other and f.predicate == "met"]
-            page = kg.query_page(name, other=other, predicates="met", limit=1)
+            page = kg.query(name, other=other, predicates="met", limit=1)
             assert page.total == len(both) and _ids(page) == both[:1]
 
 

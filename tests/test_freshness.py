@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 import kgtoolkit
 from conftest import run_sql, undo_steps
 from kgtoolkit import KnowledgeGraph
-from kgtoolkit.store import _search as store
-from kgtoolkit.store._schema import MIGRATIONS
+from kgtoolkit.store.engine._schema import MIGRATIONS
+from kgtoolkit.store.reads import _search as store
 
 pytestmark = pytest.mark.search_extra("faiss", "numpy")
 _graph_texts = store.graph_texts  # the full read itself (the index's calls of it are counted: ``full_reads``)

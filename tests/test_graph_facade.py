@@ -18,7 +18,7 @@ import pytest
 import kgtoolkit
 from kgtoolkit import store
 from kgtoolkit.store import Backend, GraphStore
-from kgtoolkit.store._backend import Cursor
+from kgtoolkit.store.engine._backend import Cursor
 
 T = TypeVar("T")
 
@@ -42,7 +42,7 @@ def counting(db: Path | str) -> Backend:
 
 
 def _postgres() -> type[Backend]:
-    from kgtoolkit.store._postgres import PostgresBackend
+    from kgtoolkit.store.engine._postgres import PostgresBackend
 
     return PostgresBackend
 

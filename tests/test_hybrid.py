@@ -12,8 +12,8 @@ from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
-from kgtoolkit.store import _search as store
-from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.reads import _search as store
 
 # ---------------------------------------------------------------------- the full-text index (schema step 6)
 

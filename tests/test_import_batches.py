@@ -171,7 +171,7 @@ def test_the_key_set_answers_as_a_set(batches: list[list[tuple[int, int]]], aske
     """The load's seen keys (sorted runs merged like a binary counter, first halves shared) answer as a Python set."""
     import numpy as np
 
-    from kgtoolkit.store._keyset import KeySet
+    from kgtoolkit.store.transfer._keyset import KeySet
 
     def arrays(keys: list[tuple[int, int]]) -> tuple[Any, Any]:
         return np.array([a for a, _ in keys], dtype=np.uint64), np.array([b for _, b in keys], dtype=np.uint64)

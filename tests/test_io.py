@@ -730,8 +730,8 @@ def test_skip_imports_good_rows_and_writes_rejects(kg: KnowledgeGraph, tmp_path:
 def test_interrupted_import_leaves_graph_as_before(
     kg: KnowledgeGraph, fresh, tmp_path: Path, dump, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import kgtoolkit.store._bulk as bulk
-    import kgtoolkit.store._dump as dump_module
+    import kgtoolkit.store.transfer._dump as dump_module
+    import kgtoolkit.store.transfer._load as bulk
 
     monkeypatch.setattr(bulk, "_CHUNK", 2)  # several chunks, so the interrupt lands midway
     monkeypatch.setattr(dump_module, "_CHUNK", 2)
@@ -1020,7 +1020,7 @@ def test_mempalace_file_before_provenance_columns(kg: KnowledgeGraph, tmp_path: 
     path = make_mempalace(tmp_path / "old.sqlite3", old)
     report = io.import_file(kg, path, on_error="skip")
     assert report.inserted == 5
-    assert kg.search("does")[0].source == "agent"  # no adapter_name column: the default source
+    assert kg.by_predicate("does")[0].source == "agent"  # no adapter_name column: the default source
 
 
 # Flowly publishes no DDL; this follows its documented data model (entities, triples with source, aliases).

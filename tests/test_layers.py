@@ -1,4 +1,5 @@
-"""The layer map (docs/layers.md) holds: no import goes up it, drivers only in the store, known breaks listed.
+"""The layer map (docs/layers.md) holds: no import goes up it, drivers only in the engine wing, the store's wings
+kept apart, known breaks listed.
 
 Imports are read from the source (``ast``), at module level and inside functions alike, so a circle cannot
 hide behind a lazy import. The map itself is the tables of docs/layers.md: one place, read here.
@@ -113,14 +114,52 @@ def test_no_import_goes_up_the_map_but_the_known_breaks() -> None:
     )
 
 
-def test_database_drivers_are_imported_only_in_the_store() -> None:
-    drivers, allowed = _rows("A database driver is imported only in the store")[0]
+def test_database_drivers_are_imported_only_in_the_engine_wing() -> None:
+    drivers, allowed = _rows("A database driver is imported only in the engine wing")[0]
     names, (prefix,) = _names(drivers), _names(allowed)
+    files = {_names(row[0])[0] for row in _rows("Files that are not a graph's database")}
     for module in modules():
-        if module == prefix or module.startswith(prefix + "."):
+        if module == prefix or module.startswith(prefix + ".") or module in files:
             continue
         used = sorted(n for n in imports(module) if n.split(".")[0] in names)
         assert not used, f"{module} imports {used}: SQL and connections live in {prefix} only"
+
+
+def _wings() -> dict[str, list[str]]:
+    return {row[0]: _names(row[1]) for row in _rows("## The store's wings")}
+
+
+def _wing_of(module: str) -> str | None:
+    for wing, patterns in _wings().items():
+        if any(module == p or fnmatch.fnmatchcase(module, p) for p in patterns):
+            return wing
+    return None
+
+
+def test_every_store_module_is_in_one_wing() -> None:
+    for module in modules():
+        if module.startswith("kgtoolkit.store."):
+            assert _wing_of(module) is not None, f"{module} is in no wing of docs/layers.md"
+
+
+def test_only_the_engine_wing_touches_the_backend() -> None:
+    """Outside the engine wing: the engine's names come from its package, and no source names ``._backend``."""
+    engine = "kgtoolkit.store.engine"
+    for module, path in modules().items():
+        if module == engine or module.startswith(engine + "."):
+            continue
+        inside = sorted(n for n in imports(module) if n.startswith(engine + ".") and _own(n) != engine)
+        assert not inside, f"{module} imports {inside}: import the engine's names from {engine}"
+        assert "._backend" not in path.read_text(encoding="utf-8"), f"{module} reaches into ._backend"
+
+
+def test_the_engine_wing_imports_no_other_wing() -> None:
+    for module in modules():
+        if _wing_of(module) == "engine":
+            others = sorted(
+                n for n in imports(module) if n.startswith("kgtoolkit.store") and _wing_of(_own(n) or "") != "engine"
+            )
+            assert not others, f"{module} imports {others}: the engine wing stands on the rules alone"
 
 
 def test_the_reader_finds_a_real_edge() -> None:

@@ -34,7 +34,7 @@ def test_reads_of_a_missing_file_name_it_and_make_nothing(tmp_path: Path) -> Non
         for read in (
             kg.stats,
             lambda: kg.query("anything"),
-            lambda: kg.search("anything"),
+            lambda: kg.by_predicate("anything"),
             kg.entities,
             kg.summary,
             kg.check,

@@ -24,7 +24,7 @@ from kgtoolkit import KnowledgeGraph, analysis, frames, io, mcp_server
 from kgtoolkit.cli import app
 from kgtoolkit.search import find
 from kgtoolkit.store import copy_graph, dump, import_facts, restore
-from kgtoolkit.store._schema import MIGRATIONS
+from kgtoolkit.store.engine._schema import MIGRATIONS
 
 ICEWS14 = DATA / "icews14" / "facts.tsv"
 DAY = "2014-01-02"

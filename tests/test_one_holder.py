@@ -22,7 +22,7 @@ from shared_data import DATA
 import kgtoolkit
 from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, mcp_server, run_tool
 from kgtoolkit.store import copy_graph, dump, restore
-from kgtoolkit.store._diff import diff as store_diff
+from kgtoolkit.store.ops._diff import diff as store_diff
 
 YAGO = DATA / "yago11k" / "facts.tsv"
 NOW = "2026-06-01"
@@ -40,7 +40,7 @@ def paired(kg: KnowledgeGraph, start: str, end: str, *, in_engine: bool, **optio
     with kg._read() as cur:
         return store_diff(
             cur,
-            kg._backend.dialect,
+            kg.engine.dialect,
             start,
             end,
             by="valid",
@@ -242,8 +242,8 @@ def test_conflicts_group_one_holder_predicates_by_object(kg: KnowledgeGraph) -> 
     assert frame_groups(kg) == ref_conflicts(kg, frames_now())
     # paging, counting and the entity filter (the object of a one-holder group) in SQL
     assert kg.conflicts_needing_action() == 3
-    assert kg.conflicts_page(limit=2, offset=1).items == tuple(groups[1:3])
-    assert kg.conflicts_page(limit=2, offset=1).total == 4
+    assert kg.conflicts(limit=2, offset=1).items == tuple(groups[1:3])
+    assert kg.conflicts(limit=2, offset=1).total == 4
     assert [g.object for g in kg.conflicts("Mayor")] == ["mayor"] and kg.conflicts("Ann") == []
     current = kg.conflicts(needs_action=True, current_only=True)
     assert [(g.by, g.subject or g.object) for g in current] == [("object", "mayor"), ("subject", "svc")]

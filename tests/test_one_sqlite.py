@@ -132,7 +132,7 @@ def test_only_the_reader_modules_name_adbcs_sqlite_driver() -> None:
     for module in PACKAGE.rglob("*.py"):
         if any(name.startswith("adbc_driver_sqlite") for name in _imports(module.read_text(encoding="utf-8"))):
             assert module.name in allowed, f"{module} imports adbc_driver_sqlite"
-    reader = (PACKAGE / "store" / "_reader_process.py").read_text(encoding="utf-8")
+    reader = (PACKAGE / "store" / "engine" / "_reader_process.py").read_text(encoding="utf-8")
     assert "kgtoolkit" not in {n.split(".")[0] for n in _imports(reader)}  # the reader process stands alone
 
 

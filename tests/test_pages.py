@@ -1,6 +1,6 @@
 """Answers sized for agents: every list action pages (limit, offset) and says count, total, truncated, next_offset.
 
-Through the library (``*_page``), the JSON tool (``run_tool``) and the MCP dispatcher (``mcp_server.call``),
+Through the library (the list reads, each a ``Page``), the JSON tool (``run_tool``) and the MCP dispatcher (``mcp_server.call``),
 on a generated hub: 250 facts of one subject, 30 conflict groups, 30 aliases; on both backends.
 """
 
@@ -44,7 +44,7 @@ def hub(kg: KnowledgeGraph) -> KnowledgeGraph:
 def _cases(kg: KnowledgeGraph) -> dict[str, tuple[dict[str, Any], str, list[Any]]]:
     return {
         "query": ({"name": "hub"}, "facts", [f.to_dict() for f in kg.query("hub")]),
-        "search": ({"predicate": "knows"}, "facts", [f.to_dict() for f in kg.search("knows")]),
+        "search": ({"predicate": "knows"}, "facts", [f.to_dict() for f in kg.by_predicate("knows")]),
         "timeline": ({"name": "hub"}, "facts", [f.to_dict() for f in kg.timeline("hub")]),
         "conflicts": ({}, "groups", [g.to_dict() for g in kg.conflicts()]),
         "aliases": ({"entity": "hub"}, "aliases", [a.to_dict() for a in kg.aliases("hub")]),
@@ -52,11 +52,11 @@ def _cases(kg: KnowledgeGraph) -> dict[str, tuple[dict[str, Any], str, list[Any]
 
 
 LIBRARY = {
-    "query": lambda kg, **page: kg.query_page("hub", **page),
-    "search": lambda kg, **page: kg.search_page("knows", **page),
-    "timeline": lambda kg, **page: kg.timeline_page("hub", **page),
-    "conflicts": lambda kg, **page: kg.conflicts_page(**page),
-    "aliases": lambda kg, **page: kg.aliases_page("hub", **page),
+    "query": lambda kg, **page: kg.query("hub", **page),
+    "search": lambda kg, **page: kg.by_predicate("knows", **page),
+    "timeline": lambda kg, **page: kg.timeline("hub", **page),
+    "conflicts": lambda kg, **page: kg.conflicts(**page),
+    "aliases": lambda kg, **page: kg.aliases("hub", **page),
 }
 ACTIONS = sorted(LIBRARY)
 
@@ -102,13 +102,13 @@ def test_library_pages_concatenate_to_the_whole(hub: KnowledgeGraph) -> None:
 
 
 def test_library_totals_follow_the_filters(hub: KnowledgeGraph) -> None:
-    assert hub.query_page("hub", direction="incoming").total == 0
-    assert hub.query_page("n007", limit=0).paging() == {"count": 0, "total": 1, "truncated": True, "next_offset": 0}
-    assert hub.search_page("works_at", current_only=True).total == GROUPS + GROUPS // 3
-    assert hub.query_page("hub", as_of="2000").total == 12
-    assert hub.conflicts_page(needs_action=True).total == hub.conflicts_needing_action() == GROUPS // 3
-    assert hub.conflicts_page(current_only=True).total == GROUPS // 3
-    assert hub.aliases_page().total == ALIASES
+    assert hub.query("hub", direction="incoming").total == 0
+    assert hub.query("n007", limit=0).paging() == {"count": 0, "total": 1, "truncated": True, "next_offset": 0}
+    assert hub.by_predicate("works_at", current_only=True).total == GROUPS + GROUPS // 3
+    assert hub.query("hub", as_of="2000").total == 12
+    assert hub.conflicts(needs_action=True).total == hub.conflicts_needing_action() == GROUPS // 3
+    assert hub.conflicts(current_only=True).total == GROUPS // 3
+    assert hub.aliases().total == ALIASES
     assert hub.conflicts(limit=2, offset=1) == hub.conflicts()[1:3]
     assert hub.aliases(limit=3) == hub.aliases()[:3]
 

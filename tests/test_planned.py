@@ -68,8 +68,8 @@ def test_records_say_their_state(kg: KnowledgeGraph) -> None:
 def test_current_only_leaves_scheduled_facts_out(kg: KnowledgeGraph) -> None:
     planned(kg)
     assert [f.object_name for f in kg.query("billing", current_only=True)] == ["Postgres"]
-    assert [f.object_name for f in kg.search("uses_database", current_only=True)] == ["Postgres"]
-    assert [f.object_name for f in kg.search("uses_database")] == ["Postgres", "CockroachDB"]
+    assert [f.object_name for f in kg.by_predicate("uses_database", current_only=True)] == ["Postgres"]
+    assert [f.object_name for f in kg.by_predicate("uses_database")] == ["Postgres", "CockroachDB"]
     # as_of filters validity only: on a day in 2090 both are valid; the state stays relative to now.
     later = kg.query("billing", as_of="2090-07-01")
     assert [(f.object_name, f.state) for f in later] == [("Postgres", "current"), ("CockroachDB", "scheduled")]

@@ -101,7 +101,7 @@ def test_read_only_opens_a_read_only_transaction(url: str, sql) -> None:
         with pytest.raises(ReadOnly):
             ro.add("a", "p", "c")
         # even behind the library's back, the session refuses writes
-        with ro._backend.transaction(write=False) as cur:
+        with ro.engine.transaction(write=False) as cur:
             assert cur.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
     assert sql(url, "SELECT count(*) FROM facts") == [(1,)]
 
@@ -271,9 +271,10 @@ def test_a_big_import_into_a_small_graph_builds_its_indexes_after_it(
 ) -> None:
     import psycopg
 
-    import kgtoolkit.store._bulk as bulk
-    import kgtoolkit.store._postgres as pg
-    from kgtoolkit.store import _search, import_facts
+    import kgtoolkit.store.engine._postgres as pg
+    import kgtoolkit.store.transfer._load as bulk
+    from kgtoolkit.store import import_facts
+    from kgtoolkit.store.reads import _search
 
     monkeypatch.setattr(pg, "_DEFER_FROM", 10)  # "big" at this test's size
     monkeypatch.setattr(bulk, "_PAUSE_TEXT_INDEX", 10)

@@ -23,9 +23,10 @@ from shared_data import DATA
 import kgtoolkit
 from conftest import dump_file, run_sql, schema_step, undo_steps
 from kgtoolkit import AliasConflict, InvalidRequest, KnowledgeGraph, NotFound
-from kgtoolkit.store import _predicates, copy_graph, dump, import_facts, import_graph, read_table, restore
-from kgtoolkit.store._dump import dump_parts, dump_predicate_aliases
-from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store import copy_graph, dump, import_facts, import_graph, read_table, restore
+from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
+from kgtoolkit.store.ops import _predicates
+from kgtoolkit.store.transfer._dump import dump_parts, dump_predicate_aliases
 
 ARREST = "Arrest, detain, or charge with legal action"
 
@@ -54,8 +55,10 @@ def test_every_door_resolves_a_predicate_alias(kg: KnowledgeGraph, new_db: Calla
     assert {f.predicate for f in kg.timeline()} == {"uses_database"}
     assert {f.id for f in kg.timeline(predicates=["uses_db"])} == everything
     assert [f.id for f in kg.query("web", predicates="uses db")] == [f.id for f in kg.query("web")]
-    assert [f.id for f in kg.search("uses_db", "postgres")] == [f.id for f in kg.search("uses_database", "postgres")]
-    assert kg.search_page("uses db").total == len(everything)
+    assert [f.id for f in kg.by_predicate("uses_db", "postgres")] == [
+        f.id for f in kg.by_predicate("uses_database", "postgres")
+    ]
+    assert kg.by_predicate("uses db").total == len(everything)
     assert kg.resolve_predicate("Uses DB") == "uses_database"
     assert read_table(kg, "facts", predicate="uses_db").num_rows == len(everything)
     # a setting given by its alias names the predicate: conflicts leave a multi-valued one out
@@ -154,7 +157,7 @@ def test_a_rename_folds_every_fact_with_its_history_as_the_model_says(kg: Knowle
     # old now resolves as an alias of new, and no id is ever given twice
     later = kg.add("q", "contacts", "r")
     assert later.fact.predicate == "knows" and later.fact.id > highest
-    assert kg.search_page("contacts").total == len(model) + 1
+    assert kg.by_predicate("contacts").total == len(model) + 1
 
 
 def test_a_bad_rename_changes_nothing(kg: KnowledgeGraph, db_path: Path | str) -> None:
@@ -213,7 +216,7 @@ def test_a_predicate_keeps_its_first_spelling_as_its_label(kg: KnowledgeGraph) -
     assert "detains" not in kg.predicate_labels()
     for predicate, count in kg.predicates():  # a record still unpacks as the (id, facts) pair of before
         assert count == listed[predicate].facts
-    page = kg.predicates_page(limit=1, offset=1)
+    page = kg.predicates(limit=1, offset=1)
     assert (page.count, page.total, page.items[0].id) == (1, 2, "make_an_appeal")
     # a rename into a new predicate gives it the spelling it was asked for
     assert kg.rename_predicate("make an appeal", "Appeal or request").label == "Appeal or request"
@@ -235,7 +238,7 @@ def test_the_listing_counts_as_a_plain_count_of_the_facts_says(kg: KnowledgeGrap
     assert {p.id: (p.facts, p.current) for p in listed} == model
     assert [p.id for p in listed] == sorted(model, key=lambda p: (-model[p][0], p))
     assert sum(p.current for p in listed) == kg.stats().current
-    assert kg.predicates_page(offset=10).total == len(model) and kg.predicates(offset=10) == []
+    assert kg.predicates(offset=10).total == len(model) and kg.predicates(offset=10) == []
 
 
 @pytest.mark.sqlite_only

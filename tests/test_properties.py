@@ -285,7 +285,7 @@ def as_of_matches_model(kg: kgtoolkit.KnowledgeGraph, plans: list[Any]) -> None:
         got = kg.query("s", as_of=value)
         assert {f.object for f in got} == expected, (value, model)
         assert len(got) == len(expected)
-        assert {f.object for f in kg.search("p", as_of=value)} == expected
+        assert {f.object for f in kg.by_predicate("p", as_of=value)} == expected
         current = {obj for obj in expected if model[obj]["last"] == NEVER_AFTER}
         assert {f.object for f in kg.query("s", as_of=value, current_only=True)} == current
 
@@ -522,7 +522,7 @@ def _mutate(data: dict[str, Any], mutation: tuple[Any, ...]) -> None:
 
 def _sound(kg: kgtoolkit.KnowledgeGraph, folder: Path) -> None:
     """The graph keeps the store's rules, passes SQLite's checks, and exports a dump that restores to the same."""
-    with kg._backend.read() as cur:
+    with kg.engine.read() as cur:
         assert cur.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert cur.execute("PRAGMA foreign_key_check").fetchall() == []
     config = kg.config

@@ -94,7 +94,7 @@ def test_generated_graphs_rank_the_same_in_sql(kg: KnowledgeGraph) -> None:
 def test_answers_read_a_few_rows_at_a_time_rank_the_same(kg: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     """``volatile_counts`` and ``changing_pair_facts`` turn their rows into frames ``ROWS_PER_FRAME`` at a time (a
     big graph's answer is never all Python tuples at once): read 7 rows at a time, the answers are the same."""
-    from kgtoolkit.store import _rankings
+    from kgtoolkit.store.reads import _rankings
 
     kg.configure(multi_valued={"uses"})
     import_facts(kg, generate(1_500, seed=11, start="2024-01-01", days=700), allow_commas=True)

@@ -20,7 +20,7 @@ from kgtoolkit import ReadOnly, frames
 from kgtoolkit import store as _bulk
 from kgtoolkit.cli import app
 from kgtoolkit.generate import generate
-from kgtoolkit.store import _sqlite
+from kgtoolkit.store.engine import _sqlite
 
 
 @pytest.fixture

@@ -25,23 +25,23 @@ from kgtoolkit._records import Fact, make_fact
 def test_search_follows_value_predicates_changed_by_another_handle(db_path: Path | str) -> None:
     with kgtoolkit.open(db_path) as kg, kgtoolkit.open(db_path) as other:
         entity_fact = kg.add("api", "owner", "Dana Smith").fact
-        assert [f.id for f in kg.search("owner", "Dana Smith")] == [entity_fact.id]  # by the entity dana_smith
+        assert [f.id for f in kg.by_predicate("owner", "Dana Smith")] == [entity_fact.id]  # by the entity dana_smith
         other.configure(value_predicates=other.config.value_predicates | {"owner"})
         # "owner" is a value predicate now: its object key is the text's ("dana smith"), which no fact has yet
-        assert kg.search("owner", "Dana Smith") == []
+        assert kg.by_predicate("owner", "Dana Smith") == []
         value_fact = other.add("billing", "owner", "Dana Smith").fact
-        assert [(f.id, f.object_is_value) for f in kg.search("owner", "dana SMITH")] == [(value_fact.id, True)]
+        assert [(f.id, f.object_is_value) for f in kg.by_predicate("owner", "dana SMITH")] == [(value_fact.id, True)]
         other.configure(value_predicates=other.config.value_predicates - {"owner"})
-        assert [f.id for f in kg.search("owner", "dana smith")] == [entity_fact.id]
+        assert [f.id for f in kg.by_predicate("owner", "dana smith")] == [entity_fact.id]
 
 
 def test_search_follows_predicate_aliases_added_by_another_handle(db_path: Path | str) -> None:
     with kgtoolkit.open(db_path) as kg, kgtoolkit.open(db_path) as other:
         fact = kg.add("api", "uses_queue", "Redis").fact
         with pytest.raises(NotFound):
-            kg.search("queue", "Redis")  # no fact uses "queue"
+            kg.by_predicate("queue", "Redis")  # no fact uses "queue"
         other.alias_predicate("queue", "uses_queue")
-        assert [f.id for f in kg.search("Queue", "redis")] == [fact.id]
+        assert [f.id for f in kg.by_predicate("Queue", "redis")] == [fact.id]
         assert [f.predicate for f in kg.query("api", predicates=["queue"])] == ["uses_queue"]
 
 
@@ -49,33 +49,33 @@ def test_reads_follow_the_event_rule_changed_by_another_handle(db_path: Path | s
     with kgtoolkit.open(db_path) as kg, kgtoolkit.open(db_path) as other:
         kg.add("dana", "visited", "Berlin", valid_from="2024-05-01")
         assert [f.kind for f in kg.query("dana")] == ["state"]
-        assert [f.kind for f in kg.search("visited", "Berlin")] == ["state"]
+        assert [f.kind for f in kg.by_predicate("visited", "Berlin")] == ["state"]
         other.configure(event_predicates={"visited"})
         assert [f.kind for f in kg.query("dana")] == ["event"]
         assert [f.kind for f in kg.query("berlin", direction="incoming")] == ["event"]
-        assert [f.kind for f in kg.search("visited", "Berlin")] == ["event"]
-        assert [f.state for f in kg.search("visited", "berlin")] == ["occurred"]
+        assert [f.kind for f in kg.by_predicate("visited", "Berlin")] == ["event"]
+        assert [f.state for f in kg.by_predicate("visited", "berlin")] == ["occurred"]
         other.configure(event_predicates=set(), events=True)
-        assert [f.kind for f in kg.query_page("dana").items] == ["event"]
+        assert [f.kind for f in kg.query("dana").items] == ["event"]
         other.configure(events=False)
-        assert [f.kind for f in kg.search("visited", "Berlin")] == ["state"]
+        assert [f.kind for f in kg.by_predicate("visited", "Berlin")] == ["state"]
 
 
 def test_search_answers_and_errors_as_before_around_the_one_statement(kg: kgtoolkit.KnowledgeGraph) -> None:
     kg.add("api", "uses_queue", "Redis", valid_from="2024-01-01")
     kg.add("api", "email", "Ops@Example.com")
-    assert [f.object for f in kg.search("email", "ops@example.COM")] == ["Ops@Example.com"]
-    assert kg.search("uses_queue", "Redis", limit=0) == []
-    assert [f.object for f in kg.search("uses_queue", "Redis", as_of="2024-06")] == ["redis"]
-    assert kg.search("uses_queue", "Redis", as_of="2023") == []
+    assert [f.object for f in kg.by_predicate("email", "ops@example.COM")] == ["Ops@Example.com"]
+    assert kg.by_predicate("uses_queue", "Redis", limit=0) == []
+    assert [f.object for f in kg.by_predicate("uses_queue", "Redis", as_of="2024-06")] == ["redis"]
+    assert kg.by_predicate("uses_queue", "Redis", as_of="2023") == []
     with pytest.raises(NotFound, match="no entity named 'Kafka'"):
-        kg.search("uses_queue", "Kafka")  # the predicate is used: the object is what is missing
+        kg.by_predicate("uses_queue", "Kafka")  # the predicate is used: the object is what is missing
     with pytest.raises(NotFound, match="no fact uses the predicate 'uses_qeue'"):
-        kg.search("uses qeue", "Kafka")  # neither is: the predicate is named first
+        kg.by_predicate("uses qeue", "Kafka")  # neither is: the predicate is named first
     with pytest.raises(InvalidName):
-        kg.search("uses_queue", "   ")
+        kg.by_predicate("uses_queue", "   ")
     with pytest.raises(NotFound, match="no fact uses the predicate"):
-        kg.search("uses qeue", "   ")
+        kg.by_predicate("uses qeue", "   ")
 
 
 @settings(max_examples=500, deadline=None)

@@ -14,7 +14,7 @@ import pytest
 import kgtoolkit
 from kgtoolkit import frames
 from kgtoolkit.dashboard import graphview
-from kgtoolkit.store import _search as store
+from kgtoolkit.store.reads import _search as store
 
 
 def test_a_fact_that_came_and_went_replaced_nothing(kg: kgtoolkit.KnowledgeGraph) -> None:

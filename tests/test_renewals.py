@@ -24,7 +24,7 @@ import kgtoolkit
 from kgtoolkit import Diff, Fact, KGError, KnowledgeGraph, analysis, frames, io, run_tool
 from kgtoolkit.cli import app
 from kgtoolkit.report import churn_report
-from kgtoolkit.store._diff import diff as store_diff
+from kgtoolkit.store.ops._diff import diff as store_diff
 
 DAY = dt.timedelta(days=1)
 
@@ -203,7 +203,7 @@ def test_renewals_regroup_the_raw_view(
                 found = [
                     store_diff(
                         cur,
-                        kg._backend.dialect,
+                        kg.engine.dialect,
                         *window,
                         entity=None,
                         predicates=None,

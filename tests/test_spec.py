@@ -317,7 +317,7 @@ class TestNames:
         kg.add("a", "uses queue", "b")
         assert kg.add("a", "Uses  Queue", "b").created is False
         assert kg.add("a", "uses_queue", "b").created is False
-        assert [f.predicate for f in kg.search("USES QUEUE")] == ["uses_queue"]
+        assert [f.predicate for f in kg.by_predicate("USES QUEUE")] == ["uses_queue"]
 
     @pytest.mark.parametrize("empty", ["", "   ", "'", "’’", "___", " _ \u00a0"])
     def test_empty_name_is_an_error(self, kg: KnowledgeGraph, empty: str) -> None:
@@ -417,7 +417,7 @@ class TestValuePredicates:
     def test_invalidate_and_search_case_insensitive(self, kg: KnowledgeGraph) -> None:
         kg.add("Alice", "email", "Alice@Example.com")
         kg.add("Bob", "email", "bob@example.com")
-        assert [f.subject for f in kg.search("email", "alice@EXAMPLE.com")] == ["alice"]
+        assert [f.subject for f in kg.by_predicate("email", "alice@EXAMPLE.com")] == ["alice"]
         ended = kg.invalidate("Alice", "email", "ALICE@example.COM", ended="2026-01-01")
         assert ended.valid_to == "2026-01-01"
 
@@ -524,7 +524,7 @@ class TestTimeInputs:
             assert field in e.message and repr(value) in e.message
             assert "YYYY-MM-DD" in e.message  # says what is accepted
         with pytest.raises(InvalidDate):
-            kg.search("uses", as_of=value)
+            kg.by_predicate("uses", as_of=value)
         with pytest.raises(InvalidDate):
             kg.summary(as_of=value)
         assert dump(db_path) == before
@@ -647,7 +647,7 @@ class TestKnownAt:
             ["mid", "new"],
             ["old", "mid", "new"],
         )
-        assert [f.object for f in kg.search("p", known_at=t)] == ["old", "mid"]
+        assert [f.object for f in kg.by_predicate("p", known_at=t)] == ["old", "mid"]
 
     def test_added_already_ended_known_from_recording(self, kg: KnowledgeGraph) -> None:
         fact = kg.add("a", "p", "b", valid_from="2010", valid_to="2011").fact
@@ -852,28 +852,31 @@ class TestQuery:
 
 class TestSearch:
     def test_by_predicate(self, services: KnowledgeGraph) -> None:
-        assert [(f.subject, f.object) for f in services.search("uses db")] == [("api", "sqlite"), ("worker", "sqlite")]
-        assert [f.subject for f in services.search("uses_db", "SQLite")] == ["api", "worker"]
-        assert [f.subject for f in services.search("uses_db", as_of="2024-06-01")] == ["api"]
-        assert [f.subject for f in services.search("uses_db", "sqlite", limit=1)] == ["api"]
-        assert [f.subject for f in services.search("uses_db", limit=1, offset=1)] == ["worker"]
-        assert services.search("uses_cache", as_of="2025-06-01") == []
-        assert [f.object for f in services.search("uses_cache", current_only=True)] == []
+        assert [(f.subject, f.object) for f in services.by_predicate("uses db")] == [
+            ("api", "sqlite"),
+            ("worker", "sqlite"),
+        ]
+        assert [f.subject for f in services.by_predicate("uses_db", "SQLite")] == ["api", "worker"]
+        assert [f.subject for f in services.by_predicate("uses_db", as_of="2024-06-01")] == ["api"]
+        assert [f.subject for f in services.by_predicate("uses_db", "sqlite", limit=1)] == ["api"]
+        assert [f.subject for f in services.by_predicate("uses_db", limit=1, offset=1)] == ["worker"]
+        assert services.by_predicate("uses_cache", as_of="2025-06-01") == []
+        assert [f.object for f in services.by_predicate("uses_cache", current_only=True)] == []
 
     def test_value_object_case_insensitive(self, services: KnowledgeGraph) -> None:
-        (fact,) = services.search("note", "LEGACY  endpoints remain")
+        (fact,) = services.by_predicate("note", "LEGACY  endpoints remain")
         assert fact.object == "legacy endpoints remain"
 
     def test_unknown_predicate_suggests(self, services: KnowledgeGraph) -> None:
         with pytest.raises(NotFound) as err:
-            services.search("uses")
+            services.by_predicate("uses")
         assert err.value.data["field"] == "predicate"
         assert set(err.value.suggestions) == {"uses_db", "uses_cache"}
         assert "Did you mean" in err.value.message
 
     def test_unknown_object(self, services: KnowledgeGraph) -> None:
         with pytest.raises(NotFound) as err:
-            services.search("uses_db", "Postgres")
+            services.by_predicate("uses_db", "Postgres")
         assert err.value.data["field"] == "object"
 
 
@@ -939,9 +942,9 @@ class TestMerge:
     def test_dedupe_keeps_earliest_start(self, dup: KnowledgeGraph) -> None:
         kg = dup
         kg.merge("postgres", "postgresql")
-        users = {f.subject: f.valid_from for f in kg.search("uses_db")}
+        users = {f.subject: f.valid_from for f in kg.by_predicate("uses_db")}
         assert users == {"api": "2024-06-01", "worker": "2020-01-01"}  # the target's / the source's start
-        assert len(kg.search("uses_db")) == 2
+        assert len(kg.by_predicate("uses_db")) == 2
         assert [g for g in kg.conflicts() if g.predicate == "uses_db"] == []
 
     def test_type_and_properties(self, dup: KnowledgeGraph) -> None:
@@ -1008,7 +1011,7 @@ class TestMerge:
             dup.merge("postgres", "postgresql")
         assert dump(db_path) == before
         assert dup.resolve("pg") == "postgres"
-        assert len(dup.search("uses_db")) == 4
+        assert len(dup.by_predicate("uses_db")) == 4
 
 
 class TestAlias:
@@ -1372,7 +1375,7 @@ class TestErrors:
         for call in (
             lambda: kg.query("a", limit=2**64),
             lambda: kg.timeline(offset=2**63),
-            lambda: kg.search("p", limit=2**70),
+            lambda: kg.by_predicate("p", limit=2**70),
             lambda: kg.summary(limit=2**64),
             lambda: kg.entities(offset=2**63),
         ):
@@ -1548,7 +1551,7 @@ def test_sql_text_stored_verbatim(kg: KnowledgeGraph, db_path: Path, dump) -> No
     assert fact.source == "x'); DROP TABLE aliases;--"
     assert kg.entity("bobby; --").name == evil_subject
     assert dict(kg.entity(evil_subject).properties) == {"q": "'; DROP TABLE memories;--"}
-    (found,) = kg.search("note", evil_note.upper())
+    (found,) = kg.by_predicate("note", evil_note.upper())
     assert found.object == evil_note
     assert [f.object_name for f in kg.query("Bobby'; --", direction="outgoing")] == [evil_note, 'Eve" OR ""="']
     tables = {m.group(1) for line in dump(db_path) if (m := re.match(r'CREATE TABLE "?(\w+)', line))}

@@ -408,7 +408,7 @@ def test_the_twins_agree_on_a_worked_batch(twins: Twins) -> None:
     zoe = bulk.entity("zoë")
     assert zoe.type == "person" and bulk.entity("acme").type == "company"
     assert len(bulk.query("my api", direction="outgoing")) == 1
-    assert [f.object for f in bulk.search("uses", "SQLite")] == ["sqlite"]  # line 14, current
+    assert [f.object for f in bulk.by_predicate("uses", "SQLite")] == ["sqlite"]  # line 14, current
 
 
 def test_an_events_repeated_row_is_its_next_occurrence_on_both_paths(twins: Twins) -> None:

@@ -20,8 +20,9 @@ from typer.testing import CliRunner
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit.cli import app
-from kgtoolkit.store import _bulk, import_facts
-from kgtoolkit.store._search import lexical_facts
+from kgtoolkit.store import import_facts
+from kgtoolkit.store.reads._search import lexical_facts
+from kgtoolkit.store.transfer import _load as _bulk
 from tests.conftest import run_sql, schema_step, undo_steps
 
 BIG = 20  # "big" at this file's size

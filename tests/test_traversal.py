@@ -568,7 +568,7 @@ def test_diff_by_known_time(kg: KnowledgeGraph) -> None:
 def test_a_file_of_the_schema_before_the_walk_indexes_is_upgraded_in_place(tmp_path: Path) -> None:
     import sqlite3
 
-    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+    from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
     steps = MIGRATIONS["sqlite"]
     mine = next(i for i, step in enumerate(steps) if any("facts_walk_out" in s for s in step))
@@ -608,7 +608,7 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
     to indexes that seek the still-valid facts, and answers the same."""
     import sqlite3
 
-    from kgtoolkit.store._schema import MIGRATIONS, SCHEMA_VERSION
+    from kgtoolkit.store.engine._schema import MIGRATIONS, SCHEMA_VERSION
 
     steps = MIGRATIONS["sqlite"]
     mine = next(i for i, step in enumerate(steps) if "DROP INDEX IF EXISTS facts_walk_out" in step)
@@ -651,7 +651,7 @@ def test_a_file_with_the_first_walk_indexes_gets_them_with_the_end_key_second(tm
 
 @pytest.mark.parametrize("collector_on", [True, False])
 def test_walks_and_diff_leave_the_garbage_collector_as_they_found_it(kg: KnowledgeGraph, collector_on: bool) -> None:
-    """The big reads pause Python's cyclic collector (store/_gc.py) and put it back as it was: on, or off when the
+    """The big reads pause Python's cyclic collector (store/engine/_gc.py) and put it back as it was: on, or off when the
     caller had turned it off; also when the call is refused."""
     import gc
 

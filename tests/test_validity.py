@@ -155,11 +155,11 @@ def test_every_door_agrees_with_the_model(kg: KnowledgeGraph) -> None:
     assert counts["current"] and counts["scheduled"] and counts["ended"]  # the cases cover every state
     current_now = {s for s, state in want.items() if state == "current"}
     # Records, and their wire form.
-    got = {f.subject: f.state for f in kg.search("holds")}
+    got = {f.subject: f.state for f in kg.by_predicate("holds")}
     assert got == want
-    assert {f.subject for f in kg.search("holds") if f.to_dict()["current"]} == current_now
+    assert {f.subject for f in kg.by_predicate("holds") if f.to_dict()["current"]} == current_now
     # current_only on query, search, and the entity walk.
-    assert {f.subject for f in kg.search("holds", current_only=True)} == current_now
+    assert {f.subject for f in kg.by_predicate("holds", current_only=True)} == current_now
     assert {f.subject for f in kg.query("seat", current_only=True)} == current_now
     assert {f.subject for f in kg.neighbors("seat").facts} == current_now
     # stats and the predicates list count the same.
@@ -281,7 +281,7 @@ def test_terms_of_office_with_scheduled_ends(kg: KnowledgeGraph) -> None:
     assert (report.rows, report.rejected) == (len(TERMS.read_text(encoding="utf-8").splitlines()) - 1, 0)
     assert kg.stats().current == count
     assert contradictions == 0 and kg.conflicts_needing_action() == 0
-    senators = {(f.subject_name, f.object_name) for f in kg.search("senator_from", current_only=True)}
+    senators = {(f.subject_name, f.object_name) for f in kg.by_predicate("senator_from", current_only=True)}
     assert senators == {(s, o) for s, p, o in seats if p == "senator_from"}
     if now.date() < dt.date(2031, 1, 3):  # the class of 2024 sits until then
         assert ("Adam B. Schiff", "CA") in senators

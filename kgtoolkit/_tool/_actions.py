@@ -198,7 +198,7 @@ def _add(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 )
 def _query(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     entity = kg.resolve(p["name"])
-    page = kg.query_page(p.pop("name"), **p)
+    page = kg.query(p.pop("name"), **p)
     return {**facts_result(page, entity=entity), **page_result(page)}
 
 
@@ -288,7 +288,7 @@ def _supersede_holder(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     paged=True,
 )
 def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    page = kg.search_page(p.pop("predicate"), p.pop("object", None), **p)
+    page = kg.by_predicate(p.pop("predicate"), p.pop("object", None), **p)
     return {**facts_result(page), **page_result(page)}
 
 
@@ -306,7 +306,7 @@ def _search(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     paged=True,
 )
 def _timeline(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    page = kg.timeline_page(p.pop("name", None), **p)
+    page = kg.timeline(p.pop("name", None), **p)
     return {**facts_result(page), **page_result(page)}
 
 
@@ -346,7 +346,7 @@ def _alias(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     paged=True,
 )
 def _aliases(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    page = kg.aliases_page(p.pop("entity", None), **p)
+    page = kg.aliases(p.pop("entity", None), **p)
     return {"aliases": [a.to_dict() for a in page], **page_result(page)}
 
 
@@ -388,7 +388,7 @@ def _rename_predicate(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     paged=True,
 )
 def _predicates(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
-    page = kg.predicates_page(**p)
+    page = kg.predicates(**p)
     return {"predicates": [x.to_dict() for x in page], **page_result(page)}
 
 
@@ -427,7 +427,7 @@ def _stats(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
 )
 def _conflicts(kg: KnowledgeGraph, p: dict[str, Any]) -> Any:
     name, current_only, predicates = p.get("name"), p.get("current_only", False), p.get("predicates")
-    page = kg.conflicts_page(
+    page = kg.conflicts(
         name,
         current_only=current_only,
         predicates=predicates,

@@ -9,25 +9,13 @@ Periods are polars truncations (``dt.truncate(every)``) of the UTC instants, com
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import polars as pl
 
 from .._errors import InvalidRequest
+from .._periods import DURATION, step
 from ._shared import _FIRST, _LAST, _MOMENT, _ONE_US, _UTC
 
-_DURATION = re.compile(r"(\d+)(ns|us|ms|mo|s|m|h|d|w|q|y)")
-_MONTHS = {"mo": 1, "q": 3, "y": 12}  # calendar units, in months
-_NANOSECONDS = {
-    "ns": 1,
-    "us": 10**3,
-    "ms": 10**6,
-    "s": 10**9,
-    "m": 60 * 10**9,
-    "h": 3_600 * 10**9,
-    "d": 86_400 * 10**9,
-    "w": 7 * 86_400 * 10**9,
-}  # fixed units (UTC days are 24 h)
 _LONGER = ("1w", "1mo", "3mo", "1y", "10y", "100y", "1000y")  # the periods suggested when there are too many
 
 
@@ -36,23 +24,12 @@ _LONGER = ("1w", "1mo", "3mo", "1y", "10y", "100y", "1000y")  # the periods sugg
 MAX_PERIODS = 100_000
 
 
-def _step(every: str) -> tuple[int, int]:
-    """One period of a checked ``every`` as (months, nanoseconds); polars lets only one be non-zero."""
-    months = nanoseconds = 0
-    for number, unit in _DURATION.findall(every):
-        if unit in _MONTHS:
-            months += int(number) * _MONTHS[unit]
-        else:
-            nanoseconds += int(number) * _NANOSECONDS[unit]
-    return months, nanoseconds
-
-
 def _check_every(every: str) -> None:
     """A positive polars calendar duration (``1d``, ``1w``, ``1mo``, ``3mo``, ``1q``, ``1y``, ``12h`` …).
 
     A fixed period is a whole number of microseconds, the resolution of the facts' instants.
     """
-    parts = _DURATION.findall(every) if isinstance(every, str) else []
+    parts = DURATION.findall(every) if isinstance(every, str) else []
     problem = None
     if not parts or "".join(n + u for n, u in parts) != every or not any(int(n) for n, _ in parts):
         problem = "not a positive duration"
@@ -62,7 +39,7 @@ def _check_every(every: str) -> None:
         except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
             problem = str(exc).splitlines()[0]
         else:
-            months, nanoseconds = _step(every)
+            months, nanoseconds = step(every)
             if not months and nanoseconds % 1_000:
                 problem = "not a whole number of microseconds, the resolution of the facts' times"
     if problem:
@@ -90,7 +67,7 @@ def _period_count(first: int, last: int, every: str) -> int:
 
     Computed from the two bounds, so a window of millions of periods costs nothing to measure.
     """
-    months, nanoseconds = _step(every)
+    months, nanoseconds = step(every)
     if months:
 
         def month(at: int) -> pl.Expr:

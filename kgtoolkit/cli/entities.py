@@ -1,6 +1,6 @@
 """The commands of entities and their names: ``merge`` two into one, give one another name (``alias``),
 list the names (``aliases``); thin layers over :meth:`KnowledgeGraph.merge`, :meth:`~KnowledgeGraph.alias`
-and :meth:`~KnowledgeGraph.aliases_page`.
+and :meth:`~KnowledgeGraph.aliases`.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def aliases(
     offset: Offset = 0,
 ) -> Answer:
     """List aliases (of one entity, or all)."""
-    page = kg.aliases_page(entity, limit=limit, offset=offset)
+    page = kg.aliases(entity, limit=limit, offset=offset)
 
     def show() -> None:
         if not page.items:

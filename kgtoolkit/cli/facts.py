@@ -252,7 +252,7 @@ def query(
 ) -> Answer:
     """Facts around one entity, oldest first, each flagged current and with its direction."""
     entity = kg.resolve(name)
-    facts = kg.query_page(
+    facts = kg.query(
         name,
         direction=direction,  # type: ignore[arg-type]
         as_of=as_of,
@@ -281,7 +281,7 @@ def search(
     offset: Offset = 0,
 ) -> Answer:
     """Facts by relationship type, optionally pointing at one object ("what uses SQLite?")."""
-    facts = kg.search_page(
+    facts = kg.by_predicate(
         predicate, obj, as_of=as_of, known_at=known_at, current_only=current, limit=limit, offset=offset
     )
     return facts_answer(facts, {}, title=" ".join(x for x in (predicate, obj) if x), labels=kg.predicate_labels())
@@ -298,7 +298,7 @@ def timeline(
     offset: Offset = 0,
 ) -> Answer:
     """Facts in order of valid_from (unknown starts last)."""
-    facts = kg.timeline_page(name, since=since, until=until, predicates=predicate, limit=limit, offset=offset)
+    facts = kg.timeline(name, since=since, until=until, predicates=predicate, limit=limit, offset=offset)
     return facts_answer(facts, {}, title=f"timeline of {name}" if name else "timeline", labels=kg.predicate_labels())
 
 
@@ -333,7 +333,7 @@ def conflicts(
 
     Each group lists its current and scheduled facts and its last ended ones (--history; page on with
     --history-offset). More than a few groups print as one compact table, a row per group."""
-    page = kg.conflicts_page(
+    page = kg.conflicts(
         entity,
         current_only=current,
         needs_action=needs_action,

@@ -59,7 +59,7 @@ def predicates(
     offset: Offset = 0,
 ) -> Answer:
     """List the predicates in use, most facts first: id, label (first spelling), facts, current, aliases."""
-    page = kg.predicates_page(limit=limit, offset=offset)
+    page = kg.predicates(limit=limit, offset=offset)
 
     def show() -> None:
         if not page.items:

@@ -67,12 +67,12 @@ def conflict_page(
     history: int = PAGE_HISTORY,
 ) -> ConflictPage:
     """Page ``page`` (from 1) of the conflict groups (those needing action when ``needs_only``), judged and cut in
-    the engine (:meth:`KnowledgeGraph.conflicts_page`), each with its current and scheduled facts and its last
+    the engine (:meth:`KnowledgeGraph.conflicts`), each with its current and scheduled facts and its last
     ``history`` ended ones; only those facts are read (:func:`kgtoolkit.frames.facts_with_ids`). The rows are the
     groups' records (their judgement and counts, ``history_more`` the ended facts not carried; ``object_names``
     those of the facts carried) beside the overlap columns :func:`kgtoolkit.analysis.conflicts` computes from their
     current facts (all carried)."""
-    found = kg.conflicts_page(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page, history=history)
+    found = kg.conflicts(needs_action=needs_only, limit=per_page, offset=(page - 1) * per_page, history=history)
     facts = labelled(
         frames.facts_with_ids(kg, [f.id for g in found.items for f in g.facts]), labels, alias="predicate_label"
     )

@@ -59,7 +59,7 @@ The JSON dump: into an **empty** graph (no entities, facts, aliases or memories)
 exactly (ids, transaction times, types, properties, aliases, memories, settings), so export → import
 → export gives identical files. Every record is checked first by the rules the store keeps (names
 normalised, types in the dump's own vocabulary, dates and transaction times in the stored form,
-references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit.store._dump_check``); one
+references to entities of the dump, one current fact per triple, ...: see ``kgtoolkit.store.transfer._dump_check``); one
 bad record refuses the whole dump, and :class:`~kgtoolkit.InvalidRows` names every problem with its
 ``record`` (``facts[3]``, ``config``) and, for a fact, its id as ``line``. Into a graph that is **not
 empty** a dump is merged by the add rules, like any other import: facts get new ids and keep their

@@ -14,7 +14,7 @@ from .._private import private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import dump
-from ..store._failures import os_failure
+from ..store.engine import os_failure
 from ._formats import Progress, _compressing, _compression, _format
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ def _atomic(target: Path, write: Callable[[Path], None]) -> None:
     try:
         write(private_file(tmp))  # 0600: a dump holds every memory (contract §8)
         os.replace(tmp, target)
-    except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store._failures)
+    except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store.engine._failures)
         tmp.unlink(missing_ok=True)
         raise os_failure(exc, path=target, doing="write") from exc
     except BaseException:

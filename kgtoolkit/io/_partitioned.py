@@ -13,7 +13,7 @@ from .._private import FOLDER_MODE, private_file
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store import count_facts
-from ..store._failures import os_failure
+from ..store.engine import os_failure
 from ._formats import Progress
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def export_partitioned(
         if target.exists():  # empty, checked above
             target.rmdir()
         os.rename(tmp, target)
-    except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store._failures)
+    except OSError as exc:  # a full disk is disk_full; any other failure store_error (kgtoolkit.store.engine._failures)
         shutil.rmtree(tmp, ignore_errors=True)
         raise os_failure(exc, path=target, doing="write") from exc
     except BaseException:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .._errors import KGError
 from .._records import Fact
 from ..graph import KnowledgeGraph
-from ..store import _search as store
+from ..store.reads import _search as store
 from ._notes import _fact_note, _memory_note
 from ._results import EntityContext, FactContext, FactHit, MemoryHit
 from ._spotting import named_entities

@@ -3,7 +3,7 @@
 ``<db>.search/`` beside an SQLite file (a local cache folder for PostgreSQL, none in memory:
 :func:`index_folder`) holds one folder per model with ``facts.faiss``, ``memories.faiss``, their keys
 (``*.keys.npz``) and ``manifest.json``: the format, the model, the dimension, the watermark of the graph the
-index covers (:class:`~kgtoolkit.store._search.Watermark`; a folder of an earlier release has none, and is
+index covers (:class:`~kgtoolkit.store.reads._search.Watermark`; a folder of an earlier release has none, and is
 compared with the whole graph once), and a checksum of each file. Files are written beside their place and renamed over it under
 an exclusive lock (readers take a shared one); any doubt on reading (a missing file, a checksum or
 count that does not match) raises one of :data:`_UNREADABLE`, and the index is rebuilt.

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from .._errors import InvalidRequest
 from .._time import TimeInput, parse_window
 from ..graph import KnowledgeGraph
-from ..store import _search as store
+from ..store.reads import _search as store
 from ._context import _contexts, _fact_hit, _memory_hit
 from ._results import KINDS, MODES, RERANKS, Explanation, FactHit, FindResult, Hit, MemoryHit, NamedEntity
 from ._spotting import _PUNCT, _named_with_sides

@@ -22,7 +22,7 @@ from .._embedding import Embedder, _embedder
 from .._private import private_folder
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
-from ..store import _search as store
+from ..store.reads import _search as store
 from . import _fusion
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..graph import KnowledgeGraph
-from ..store import _search as store
+from ..store.reads import _search as store
 from ._faiss import _Part
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import re
 from .._errors import KGError
 from .._names import normalize_name
 from ..graph import KnowledgeGraph
-from ..store import _search as store
+from ..store.reads import _search as store
 from ._results import NamedEntity
 
 __all__ = ["named_entities"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._embedding import Embedder
 from .._errors import InvalidRequest
-from ..store import _search as store
+from ..store.reads import _search as store
 from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
 from ._results import PartReport
 from ._texts import _text_hash, fact_text

@@ -1,30 +1,21 @@
 """The store: a temporal knowledge graph in an SQLite file (the default) or a PostgreSQL database.
 
-Every SQL statement and every database connection of kgtoolkit lives in this package. Its layout is
-the seam between what the engines share and what differs::
+Every SQL statement and every database connection of kgtoolkit lives in this package, in four wings::
 
-    _location.py   which database: a path, sqlite:///…, or postgresql://… (the one rule every door uses)
-    _schema.py     tables, column lists, migrations per engine, the one fact SELECT
-    _rules.py      the rules of add, written once (the row path, the bulk path and the dump use them)
-    _queries.py    queries the parts share: settings, names, entities, the fact row, time filters
-    _operations.py GraphStore: the operations, written once over an injected Backend
-    _bulk.py       whole tables as Arrow; many facts in at once
-    _keyset.py     the keys a load in batches has seen: 128-bit hashes in sorted runs, 16 bytes a fact
-    _dump.py       the whole graph as plain data, restored exactly or merged
-    _dump_check.py the dump's validator: every record checked by the store's rules, every failure collected
-    _foreign.py    other programs' SQLite graphs (MemPalace, Flowly), read for an import
-    _copy.py       a whole graph from one database to another, losslessly
-    _search.py     what semantic search reads, and its embedding cache
-    _cleanup.py    what the duplicate candidates and the checks read
-    _not_same.py   the pairs a person said are not the same, kept through merges and renames
-    _aggregates.py churn and event counts per period, grouped in the engine (the analysis of a graph)
-    _event_days.py an event graph's history per (subject, predicate, object, day), for forecasting
-    _overview.py   the most connected entities and the facts among a few, for a picture of the graph
-    _rankings.py   the most volatile, most changed and most connected counts, and the span of the facts, in the engine
-    _backend.py    the abstract backend: transactions, Arrow reads, bulk loads, identity, change tokens
-    _failures.py   sqlite3, psycopg and OS errors as kgtoolkit's (corrupt, disk_full, locked, read_only, ...)
-    _sqlite.py     SQLite: sqlite3 here, ADBC in a reader process (_arrow_read.py, _reader_process.py)
-    _postgres.py   PostgreSQL: psycopg 3, COPY, ADBC; serializable writes retried on conflicts
+    engine/     what differs per database: the backends (_backend and its Dialect, _sqlite, _postgres),
+                the schema and migrations (_schema), which database (_location), the SQLite reader
+                process (_arrow_read, _reader_process), driver errors as kgtoolkit's (_failures)
+    ops/        the operations, one module per resource, as functions over the engine and the rules
+                (_rules: the rules of add, written once over the dialect)
+    transfer/   many facts and whole graphs in and out: load, export, dump and its check, copy, foreign
+    reads/      what the services read, grouped in the engine: query parts, search, aggregates,
+                rankings, overview, cleanup
+    _graph_store.py, _graph_reads.py
+                GraphStore, the facade: each method calls one operation of ops/ (writes, settings
+                and plumbing in the first, reads in the second)
+
+Only the engine wing touches a backend's internals; the other wings import the engine's names from
+``kgtoolkit.store.engine`` and reach a graph's backend through :attr:`GraphStore.engine` (the one seam).
 
 The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolkit/graph.py``): a
 :class:`GraphStore` with the services that read a whole graph (duplicates, checks, the summary) added.
@@ -36,18 +27,23 @@ The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolki
 
 from __future__ import annotations
 
-from ._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
-from ._backend import Backend
-from ._bulk import ImportReport, InvalidRows, count_facts, facts_batches, facts_table, import_facts, read_table
-from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
-from ._copy import copy_graph
-from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
-from ._event_days import EVENT_DAYS_COLUMNS, event_days
-from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
-from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
-from ._not_same import check_kind
-from ._operations import GraphStore, connect
-from ._overview import (
+from ._graph_store import GraphStore
+from .engine import (
+    DEFAULT_PATH,
+    ENV_VAR,
+    SCHEMA_VERSION,
+    Backend,
+    DatabaseName,
+    Location,
+    connect,
+    resolve,
+    resolve_path,
+)
+from .ops._not_same import check_kind
+from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
+from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
+from .reads._event_days import EVENT_DAYS_COLUMNS, event_days
+from .reads._overview import (
     GraphCounts,
     LinkRanking,
     Neighbourhood,
@@ -60,7 +56,7 @@ from ._overview import (
     predicates_in_use,
     window_keys,
 )
-from ._rankings import (
+from .reads._rankings import (
     changing_pair_facts,
     connected_counts,
     fact_span,
@@ -68,7 +64,11 @@ from ._rankings import (
     nearest_bounds,
     volatile_counts,
 )
-from ._schema import SCHEMA_VERSION
+from .transfer._copy import copy_graph
+from .transfer._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
+from .transfer._export import count_facts, facts_batches, facts_table, read_table
+from .transfer._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
+from .transfer._load import ImportReport, InvalidRows, import_facts
 
 __all__ = [
     "DEFAULT_PATH",
