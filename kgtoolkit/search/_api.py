@@ -63,9 +63,12 @@ def find(
     explain: bool = False,
     model: str | os.PathLike[str] | Embedder | None = None,
     progress: Progress | None = None,
+    wait: bool = True,
 ) -> FindResult:
     """Search ``kg`` by words and meaning (see :meth:`SearchIndex.find`; contract §15); the index is kept in
-    step first. ``mode="lexical"`` uses the database's full-text index alone: no model, no vector index."""
+    step first. ``mode="lexical"`` uses the database's full-text index alone: no model, no vector index.
+    ``wait=False``: when the index needs a long build, answer lexically now (``notice`` says so) and build it in
+    the background."""
     if mode == "lexical":
         as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
         return _fusion.lexical_find(
@@ -81,4 +84,5 @@ def find(
         mode=mode,
         rerank=rerank,
         explain=explain,
+        wait=wait,
     )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._embedding import Embedder
 from .._errors import InvalidRequest
 from ..store import _search as store
+from ._codec import pack, unpack_all
 from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
 from ._results import PartReport
 from ._texts import _text_hash, fact_text
@@ -43,8 +44,7 @@ class _Vectors:
         """Those of ``hashes`` the cache does not hold (what the model will have to embed)."""
         if not hashes:
             return hashes
-        cached = self.cache.get(self.embedder.name, sorted(hashes), self.dim * 4)
-        return hashes - set(cached)
+        return hashes - set(unpack_all(self.cache, self.embedder.name, sorted(hashes), self.dim))
 
     def get(
         self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None, step: Callable[[int], None] | None
@@ -57,9 +57,7 @@ class _Vectors:
 
         if not by_hash:
             return {}
-        nbytes = self.dim * 4
-        raw = self.cache.get(self.embedder.name, list(by_hash), nbytes)
-        found = {h: np.frombuffer(v, dtype=np.float32) for h, v in raw.items()}
+        found = unpack_all(self.cache, self.embedder.name, list(by_hash), self.dim)
         todo = [h for h in by_hash if h not in found]
         if counter is not None:
             counter["cached"] += len(found)
@@ -75,7 +73,7 @@ class _Vectors:
                     field="model",
                 )
             matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-            self.cache.put(self.embedder.name, [(h, matrix[i].tobytes()) for i, h in enumerate(chunk)])
+            self.cache.put(self.embedder.name, [(h, pack(matrix[i])) for i, h in enumerate(chunk)])
             found.update({h: matrix[i] for i, h in enumerate(chunk)})
             if step is not None:
                 step(len(chunk))
