@@ -126,10 +126,13 @@ def _sync_part(
     rebuild = _needs_rebuild(part, len(hashes))
     if rebuild:
         keys = list(hashes)
-        all_vectors = vectors.get({hashes[k]: texts[k] for k in keys}, None, step)
-        matrix = (
-            np.stack([all_vectors[hashes[k]] for k in keys]) if keys else np.zeros((0, vectors.dim), dtype=np.float32)
-        )
+        held = {hashes[k]: texts[k] for k in keys if hashes[k] not in fresh}  # the rest: from the cache, once
+        all_vectors = fresh | vectors.get(held, None, step)
+        del fresh
+        matrix = np.zeros((len(keys), vectors.dim), dtype=np.float32)  # filled in place: no list of rows
+        for row, k in enumerate(keys):
+            matrix[row] = all_vectors[hashes[k]]
+        del all_vectors
         ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
         index, index_type, trained = _build_index(matrix, ids, vectors.dim)
         part = _Part(hashes, index, index_type, trained)
