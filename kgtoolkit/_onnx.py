@@ -212,6 +212,7 @@ class OnnxEmbedder:
         self.cache = cache
         self.embedded = 0
         self.calls = 0
+        self._path: Path | None = None
         pooling = json.loads((Path(self.source) / "1_Pooling" / "config.json").read_text())
         self._dim = int(pooling["word_embedding_dimension"])
         self.name = model_identity(Path(self.source)) + ("-int8" if int8 else "")
@@ -224,7 +225,9 @@ class OnnxEmbedder:
         return self._dim
 
     def _session(self) -> tuple[Any, Any]:
-        path = onnx_model(Path(self.source), int8=self.int8, cache=self.cache)
+        if self._path is None:  # found (or exported) once per embedder: the cache folder is read once
+            self._path = onnx_model(Path(self.source), int8=self.int8, cache=self.cache)
+        path = self._path
         key = f"{path}:{self.max_tokens}"
         if key not in _SESSIONS:
             try:
