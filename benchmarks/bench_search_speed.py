@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +85,13 @@ class RandomEmbedder:
     def __init__(self, name: str, dim: int = 384) -> None:
         self.name, self.dim = name, dim
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
             out[i] = np.random.default_rng(seed).standard_normal(self.dim)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        normed: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return normed
 
 
 def _peak_mb() -> float:

@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit.cli import app
+from kgtoolkit.search import FactHit
 from tests.conftest import skip_without_search_extra
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,7 +139,7 @@ def test_lexical_answer_while_the_index_is_missing_then_built_in_the_background_
     first = find(kg, "interest rate", wait=False)
     assert first.mode == "lexical"
     assert first.notice is not None and "background" in first.notice
-    assert [h.fact.object_name for h in first.hits if h.kind == "fact"][:1] == ["interest rate"]
+    assert [h.fact.object_name for h in first.hits if isinstance(h, FactHit)][:1] == ["interest rate"]
     folder = open_index(kg).directory
     assert folder is not None
     wait_for_builder(folder)
@@ -250,11 +251,11 @@ def test_an_index_built_in_the_background_stays_right_after_writes(
     wait_for_builder(folder)
     added = kg.add("volcano", "erupted near", "fishing village", valid_from="2026-04-01", valid_to="2026-04-01")
     hit = find(kg, "eruption close to a village", mode="vector", k=1)  # one new text: embedded now, found
-    assert hit.hits[0].fact.id == added.fact.id
+    assert isinstance(hit.hits[0], FactHit) and hit.hits[0].fact.id == added.fact.id
     kg.rename_predicate("erupted near", "exploded beside")  # a text already embedded changes
     kg.merge("police", "central bank")  # a text changes, facts move
     after = find(kg, "explosion beside a village", mode="vector", k=1)
-    assert after.hits[0].fact.predicate == "exploded_beside"
+    assert isinstance(after.hits[0], FactHit) and after.hits[0].fact.predicate == "exploded_beside"
     idx = open_index(kg)
     assert idx.status().state == "fresh"
     from kgtoolkit.search._sync import _texts
