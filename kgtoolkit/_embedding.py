@@ -192,12 +192,20 @@ def _runtime() -> str:
     return runtime
 
 
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # ValueError: blocked (None in sys.modules)
+        return False
+
+
 def _load(model: str | os.PathLike[str] | None) -> Embedder:
     """The embedder of a model path or name: ONNX Runtime for a plain model folder when onnxruntime and tokenizers
     are installed (the runtime of ``$KGTOOLKIT_SEARCH_RUNTIME``), else sentence-transformers on torch."""
     sentence = SentenceEmbedder(model)
     runtime = _runtime()
-    if runtime == "torch" or not all(importlib.util.find_spec(m) for m in ("onnxruntime", "tokenizers")):
+    if runtime == "torch" or not all(_installed(m) for m in ("onnxruntime", "tokenizers")):
         return sentence
     from ._onnx import OnnxEmbedder, plain_model
 
