@@ -191,7 +191,8 @@ def cli_find(
             command.append("--wait")  # the index is built: never the lexical answer
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        run = subprocess.run(command, capture_output=True, text=True, env=full_env, check=False)
+        # cwd outside the checkout: `python -m` puts the working folder first on the path
+        run = subprocess.run(command, capture_output=True, text=True, env=full_env, check=False, cwd=Path(db).parent)
         elapsed = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if run.returncode != 0:
@@ -244,6 +245,15 @@ def bench_graph(
     db = work / f"{kind}.sqlite3"
     say(f"{kind}: building the graph")
     out["graph"] = make_graph(kind, db, args.facts, data)
+    if args.cli_only:
+        for side, code in (("before", base), ("after", ROOT)):
+            copy = work / f"{kind}.{side}.sqlite3"
+            shutil.copyfile(db, copy)
+            run_worker(code, ["build", str(copy)], env)
+            out[f"cli_find_{side}"] = cli_find(code, str(copy), args.cli_runs, env)
+            out[f"cli_find_{side}"]["floor_help"] = cli_find(code, str(copy), args.cli_runs, env, floor=True)
+            say(f"  CLI find {side}: {out[f'cli_find_{side}']}")
+        return out
     texts = distinct_texts(db)
     out["graph"]["distinct_texts"] = len(texts)
     say(f"  {out['graph']['facts']:,} facts, {len(texts):,} distinct texts")
@@ -305,6 +315,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--skip-icews", action="store_true")
     parser.add_argument("--skip-generated", action="store_true")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--cli-only", action="store_true", help="only the index builds and the CLI find, both sides")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
