@@ -11,7 +11,7 @@ It sits below the graph (search and the duplicate candidates both embed names), 
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import importlib.util
 import json
 import os
 import threading
@@ -24,9 +24,13 @@ from ._errors import InvalidRequest, missing_dependency
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT_MODEL_ENV", "Embedder", "SentenceEmbedder", "default_model_path"]
+__all__ = ["DEFAULT_MODEL_ENV", "RUNTIME_ENV", "Embedder", "SentenceEmbedder", "default_model_path"]
 
 DEFAULT_MODEL_ENV = "KGTOOLKIT_SEARCH_MODEL"
+RUNTIME_ENV = "KGTOOLKIT_SEARCH_RUNTIME"
+"""``onnx`` (the default: ONNX Runtime, the model exported here once), ``onnx-int8`` (quantised: faster, a little
+less accurate, a name of its own) or ``torch`` (sentence-transformers)."""
+RUNTIMES = ("onnx", "onnx-int8", "torch")
 
 
 @runtime_checkable
@@ -103,18 +107,9 @@ class SentenceEmbedder:
         return f"SentenceEmbedder({self.source!r})"
 
     def _identity(self) -> str:
-        folder = Path(self.source)
-        if not folder.is_dir():
-            return self.source
-        digest = hashlib.blake2b(digest_size=6)
-        for item in sorted(folder.rglob("*")):
-            if item.is_file() and not item.name.startswith("."):
-                rel = item.relative_to(folder).as_posix()
-                digest.update(f"{rel}:{item.stat().st_size}\n".encode())
-                if item.suffix == ".json":
-                    digest.update(item.read_bytes())
-        label = f"{folder.parent.name}-{folder.name}" if folder.name == "model" else folder.name
-        return f"{label}-{digest.hexdigest()}"
+        from ._onnx import model_identity
+
+        return model_identity(Path(self.source))
 
     @property
     def dim(self) -> int:
@@ -187,12 +182,41 @@ class SentenceEmbedder:
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
-_EMBEDDERS: dict[str, SentenceEmbedder] = {}
+_EMBEDDERS: dict[str, Embedder] = {}
+
+
+def _runtime() -> str:
+    runtime = os.environ.get(RUNTIME_ENV, "").strip().lower() or "onnx"
+    if runtime not in RUNTIMES:
+        raise InvalidRequest(f"{RUNTIME_ENV} must be one of {', '.join(RUNTIMES)}", field=RUNTIME_ENV, value=runtime)
+    return runtime
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # ValueError: blocked (None in sys.modules)
+        return False
+
+
+def _load(model: str | os.PathLike[str] | None) -> Embedder:
+    """The embedder of a model path or name: ONNX Runtime for a plain model folder when onnxruntime and tokenizers
+    are installed (the runtime of ``$KGTOOLKIT_SEARCH_RUNTIME``), else sentence-transformers on torch."""
+    sentence = SentenceEmbedder(model)
+    runtime = _runtime()
+    if runtime == "torch" or not all(_installed(m) for m in ("onnxruntime", "tokenizers")):
+        return sentence
+    from ._onnx import OnnxEmbedder, plain_model
+
+    if plain_model(Path(sentence.source)) is None:
+        return sentence
+    return OnnxEmbedder(sentence.source, int8=runtime == "onnx-int8")
 
 
 def _embedder(model: str | os.PathLike[str] | Embedder | None) -> Embedder:
-    """The embedder for a ``model`` argument: an :class:`Embedder` as it is, else one
-    :class:`SentenceEmbedder` per process for each path or name (None: ``$KGTOOLKIT_SEARCH_MODEL`` or the bundled one)."""
+    """The embedder for a ``model`` argument: an :class:`Embedder` as it is, else one per process for each path or
+    name (None: ``$KGTOOLKIT_SEARCH_MODEL`` or the bundled one) and runtime (:data:`RUNTIME_ENV`)."""
     if model is not None and not isinstance(model, (str, os.PathLike)):
         if not isinstance(model, Embedder):
             raise InvalidRequest(
@@ -202,6 +226,7 @@ def _embedder(model: str | os.PathLike[str] | Embedder | None) -> Embedder:
             )
         return model
     key = str(model) if model not in (None, "") else f"env:{os.environ.get(DEFAULT_MODEL_ENV, '')}"
+    key = f"{key}|{_runtime()}"
     if key not in _EMBEDDERS:
-        _EMBEDDERS[key] = SentenceEmbedder(model)
+        _EMBEDDERS[key] = _load(model)
     return _EMBEDDERS[key]

@@ -508,12 +508,26 @@ def test_search_without_faiss(tmp_path: Path) -> None:
 
 
 def test_search_without_sentence_transformers_through_the_cli(tmp_path: Path) -> None:
+    """Without ONNX Runtime, search falls back to sentence-transformers; without either, a clean error."""
     path = tmp_path / "g.sqlite3"
     make_graph(path, facts=3)
     assert_cli_error(
-        run_cli("--db", str(path), "find", "service", blocked=("sentence_transformers",)),
+        run_cli("--db", str(path), "find", "service", blocked=("sentence_transformers", "onnxruntime")),
         "missing_dependency",
         "sentence_transformers",
+        "pip install 'kgtoolkit[search]'",
+    )
+
+
+def test_search_without_torch_and_no_exported_model_through_the_cli(tmp_path: Path) -> None:
+    """The ONNX file is made from the installed weights with torch, once: without torch (and none made yet), a clean
+    error naming it."""
+    path = tmp_path / "g.sqlite3"
+    make_graph(path, facts=3)
+    assert_cli_error(
+        run_cli("--db", str(path), "find", "service", blocked=("torch",)),
+        "missing_dependency",
+        "torch",
         "pip install 'kgtoolkit[search]'",
     )
 

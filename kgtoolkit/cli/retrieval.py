@@ -67,6 +67,14 @@ def index_(
                     highlight=False,
                 ),
             )
+        from ..search._background import building
+
+        if not call.json:
+            if building(idx.directory):
+                err.print("a build started in the background holds this index: waiting for it", highlight=False)
+            estimate = idx.estimate()
+            if estimate.texts:
+                err.print(f"embedding: {estimate.describe()}", highlight=False)
         with call.progress("embedding") as bar:
             report = idx.sync(progress=bar, rebuild=rebuild)
 
@@ -114,8 +122,19 @@ def find_(
         bool, typer.Option("--explain", help="Show each hit's lexical, vector, name and graph contributions.")
     ] = False,
     model: ModelOption = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait",
+            help="When the semantic index must first be built (a big graph), wait for it instead of answering "
+            "lexically at once while it is built in the background.",
+        ),
+    ] = False,
 ) -> Answer:
-    """Search facts and memories by words and meaning; each hit is read against the graph (current? replaced by what, since when?)."""
+    """Search facts and memories by words and meaning; each hit is read against the graph (current? replaced by what, since when?).
+
+    On a graph whose semantic index needs a long build, the answer is lexical at once and says so; the index is
+    built in the background and used by the next search once written (``--wait`` waits for it instead)."""
     from ..search import find  # lazily: torch and the model load only for search
 
     with call.progress("embedding") as bar:
@@ -131,7 +150,10 @@ def find_(
             explain=explain,
             model=model,
             progress=bar,
+            wait=wait,
         )
+    if result.notice and not call.json:
+        err.print(f"note: {escape(result.notice)}", highlight=False)
     labels = kg.predicate_labels()
     return Answer(result.to_dict, lambda: _show_hits(result, query, explain, labels))
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from .._embedding import DEFAULT_MODEL_ENV, Embedder, SentenceEmbedder, default_model_path
 from ._api import find, index, open_index
+from ._background import BACKGROUND_TEXTS, BuildEstimate
 from ._faiss import FLAT_LIMIT
 from ._faiss import _build_index as _build_index  # private, re-exported for benchmarks/bench_search.py
 from ._files import index_folder
@@ -81,11 +82,13 @@ from ._texts import _text_hash as _text_hash  # private, re-exported for tests/t
 from ._texts import fact_text
 
 __all__ = [
+    "BACKGROUND_TEXTS",
     "DEFAULT_MODEL_ENV",
     "FLAT_LIMIT",
     "KINDS",
     "MODES",
     "RERANKS",
+    "BuildEstimate",
     "Embedder",
     "EntityContext",
     "Explanation",

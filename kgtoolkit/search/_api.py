@@ -122,6 +122,7 @@ def find(
     explain: bool = False,
     model: str | os.PathLike[str] | Embedder | None = None,
     progress: Progress | None = None,
+    wait: bool = True,
 ) -> FindResult:
     """Search a graph's facts and memories by words, meaning and names, each hit read against the graph.
 
@@ -154,6 +155,9 @@ def find(
         The model, as :func:`open_index` takes it.
     progress
         Called as ``progress(done, total)`` while the index catches up.
+    wait
+        Wait for a long first build. False answers lexically at once when the index needs a long build
+        (``notice`` says so) and builds it in the background.
 
     Returns
     -------
@@ -191,4 +195,5 @@ def find(
         mode=mode,
         rerank=rerank,
         explain=explain,
+        wait=wait,
     )

@@ -27,7 +27,7 @@ from ._faiss import _PARTS, _faiss, _nprobe, _Part
 
 __all__ = ["index_folder"]
 
-_FORMAT = 2
+_FORMAT = 3  # 3: float16 vectors (an index of format 2 is rebuilt from the embedding cache)
 _UNREADABLE: tuple[type[Exception], ...] = (OSError, ValueError, KeyError, TypeError, RuntimeError)
 """What reading an unusable index folder raises (it is then rebuilt, never used)."""
 

@@ -12,6 +12,7 @@ catches up the same way, from the embedding cache.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -23,12 +24,13 @@ from .._private import private_folder
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
 from ..store.reads import _search as store
-from . import _fusion
+from . import _background, _fusion
+from ._background import _SAMPLE, BuildEstimate, build_lock, building, start_build
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder
 from ._rank import _QueryVectors, _Ranking
 from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
-from ._sync import Progress, _needs_rebuild, _texts, _update_parts, _Vectors
+from ._sync import Progress, _missing_hashes, _needs_rebuild, _texts, _update_parts, _Vectors
 from ._texts import _text_hash
 
 if TYPE_CHECKING:
@@ -196,8 +198,77 @@ class SearchIndex:
                 return read
         return store.graph_texts(self.kg)
 
+    def estimate(self, *, sample: bool = True) -> BuildEstimate:
+        """What bringing the index in step will cost: how many texts the model must embed (the embedding cache
+        serves the rest) and, with ``sample``, about how long, from a sample of them embedded now (and kept in the
+        cache, so the build does not embed them again). Reads the graph's texts; writes no index file."""
+        with self._lock:
+            if self._state in ("missing", "corrupt"):
+                self._load()  # a builder may have written it since
+            loaded = self._state == "loaded"
+            read = self._read() if loaded else store.graph_texts(self.kg)
+            vectors = _Vectors(self.embedder, self.cache, self.dim)
+            texts = _texts(read)
+            missing = _missing_hashes(self._parts if loaded else _empty_parts(), texts, vectors)
+            if not sample or not missing:
+                return BuildEstimate(len(missing), None, 0.0)
+            picked: dict[bytes, str] = {}
+            for kind in _PARTS:
+                for text in texts[kind].values():
+                    h = _text_hash(text)
+                    if h in missing and h not in picked:
+                        picked[h] = text
+                        if len(picked) >= _SAMPLE:
+                            break
+            items = list(picked.items())
+            warm = dict(items[: min(8, len(items) // 2)])  # the model's load is not the rate
+            vectors.get(warm, None, None)
+            timed = {h: t for h, t in picked.items() if h not in warm}
+            started = time.perf_counter()
+            vectors.get(timed, None, None)
+            elapsed = time.perf_counter() - started
+            rate = len(timed) / elapsed if timed and elapsed > 0 else None
+            left = len(missing) - len(picked)
+            return BuildEstimate(len(missing), rate, left / rate if rate else 0.0)
+
+    def _pending(self) -> str | None:
+        """Why a search that will not wait answers lexically now (None: the vector index can answer): a builder
+        holds the folder, or more than :data:`BACKGROUND_TEXTS` texts need the model (a build is then started in
+        the background where the folder can be written)."""
+        with self._lock:
+            if self._state in ("missing", "corrupt"):
+                self._load()  # picked up: a builder wrote it
+            if building(self.directory):
+                return (
+                    "the semantic index is being built in the background; this answer is lexical (words and names "
+                    f"alone). The next search uses the index once it is written (progress: {self.directory}/build.log)"
+                )
+            if self._state == "loaded" and self._token is not None and self._token == store.change_token(self.kg):
+                return None
+            todo = self.estimate(sample=False).texts
+            if todo <= _background.BACKGROUND_TEXTS:  # read here each time (tests lower it)
+                return None
+            source = getattr(self.embedder, "source", None)
+            own = source is not None and _embedder(str(source)).name == self.embedder.name  # the builder's model
+            if self.writable and self.directory is not None and own and start_build(self.kg, self.directory, source):
+                return (
+                    f"the semantic index needs {todo:,} texts embedded: it is being built in the background; this "
+                    "answer is lexical (words and names alone). The next search uses the index once it is written "
+                    f"(progress: {self.directory}/build.log; `kgtoolkit index` waits for it)"
+                )
+            return (
+                f"the semantic index needs {todo:,} texts embedded and cannot be built in the background here "
+                "(a graph open read-only, in memory, or a model given as an object); this answer is lexical. "
+                "`kgtoolkit index` builds it"
+            )
+
     def _sync(self, progress: Progress | None, *, rebuild: bool, save: bool) -> SyncReport:
         started = time.perf_counter()
+        if self.writable and self._state in ("missing", "corrupt") and not rebuild:
+            with build_lock(self.directory):  # a builder at work: wait for it, then read what it wrote
+                pass
+            with self._lock:
+                self._load()
         with self._lock:
             if rebuild or self._state in ("missing", "corrupt"):
                 state, reason = ("rebuild", "a rebuild was asked for") if rebuild else (self._state, self._reason)
@@ -253,6 +324,7 @@ class SearchIndex:
         mode: Mode = "hybrid",
         rerank: str | None = None,
         explain: bool = False,
+        wait: bool = True,
     ) -> FindResult:
         """The ``k`` facts and/or memories that best answer ``query``, each read against the graph (contract §15).
 
@@ -261,13 +333,18 @@ class SearchIndex:
         ``mode``: ``hybrid`` (lexical, vector and name signals fused by reciprocal rank), ``vector`` or
         ``lexical`` alone; ``rerank="graph"`` prefers facts near the entities the query names, and current
         facts; ``explain`` gives each hit its signals. The same triple on many days is one hit with its dates.
-        The index is brought up to date first (``progress`` reports any embedding that needs).
+        The index is brought up to date first (``progress`` reports any embedding that needs); with
+        ``wait=False``, when that needs more than :data:`~kgtoolkit.search.BACKGROUND_TEXTS` texts embedded (or a
+        builder is at work), the answer is lexical at once, says why in ``notice``, and the index is built in the
+        background (see :mod:`kgtoolkit.search._background`).
         """
         as_of = _fusion.check(query, k, kind, as_of, mode, rerank)
-        if mode == "lexical":
-            return _fusion.lexical_find(
+        notice = None if wait or mode == "lexical" else self._pending()
+        if mode == "lexical" or notice is not None:
+            result = _fusion.lexical_find(
                 self.kg, query, k=k, kind=kind, as_of=as_of, current_only=current_only, rerank=rerank, explain=explain
             )
+            return result if notice is None else dataclasses.replace(result, notice=notice)
         with self._lock:
             synced = self._refresh(progress)
             vector = self._query_vector(query)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..graph import KnowledgeGraph
 from ..store.reads import _search as store
+from ._codec import unpack_all
 from ._faiss import _Part
 
 if TYPE_CHECKING:
@@ -35,16 +36,15 @@ class _Ranking:
 
     def scores(self, kind: str, vector: np.ndarray, keys: Sequence[Any]) -> dict[Any, float]:
         """Exact similarity of the query to these keys' vectors (from the cache)."""
-        import numpy as np
 
         part = self.parts[kind]
         keys = [k for k in keys if k in part.hashes]
-        raw = self.cache.get(self.model, [part.hashes[k] for k in keys], self.dim * 4)
+        found = unpack_all(self.cache, self.model, [part.hashes[k] for k in keys], self.dim)
         out = {}
         for key in keys:
-            blob = raw.get(part.hashes[key])
-            if blob is not None:
-                out[key] = float(np.frombuffer(blob, dtype=np.float32) @ vector)
+            stored = found.get(part.hashes[key])
+            if stored is not None:
+                out[key] = float(stored @ vector)
         return out
 
     def filtered(

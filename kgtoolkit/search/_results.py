@@ -219,3 +219,6 @@ class FindResult(_Record):
     synced: SyncReport | None
     mode: str = "hybrid"
     rerank: str | None = None
+    notice: str | None = None
+    """Set when the answer is not what was asked for yet: the semantic index is missing or being built, so the
+    answer is lexical (``mode`` says so), and how it will be built."""

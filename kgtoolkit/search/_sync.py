@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._embedding import Embedder
 from .._errors import InvalidRequest
 from ..store.reads import _search as store
+from ._codec import pack, unpack_all
 from ._faiss import _PARTS, _build_index, _faiss_id, _index_type, _Part
 from ._results import PartReport
 from ._texts import _text_hash, fact_text
@@ -43,8 +44,7 @@ class _Vectors:
         """Those of ``hashes`` the cache does not hold (what the model will have to embed)."""
         if not hashes:
             return hashes
-        cached = self.cache.get(self.embedder.name, sorted(hashes), self.dim * 4)
-        return hashes - set(cached)
+        return hashes - set(unpack_all(self.cache, self.embedder.name, sorted(hashes), self.dim))
 
     def get(
         self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None, step: Callable[[int], None] | None
@@ -57,9 +57,7 @@ class _Vectors:
 
         if not by_hash:
             return {}
-        nbytes = self.dim * 4
-        raw = self.cache.get(self.embedder.name, list(by_hash), nbytes)
-        found = {h: np.frombuffer(v, dtype=np.float32) for h, v in raw.items()}
+        found = unpack_all(self.cache, self.embedder.name, list(by_hash), self.dim)
         todo = [h for h in by_hash if h not in found]
         if counter is not None:
             counter["cached"] += len(found)
@@ -75,7 +73,7 @@ class _Vectors:
                     field="model",
                 )
             matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-            self.cache.put(self.embedder.name, [(h, matrix[i].tobytes()) for i, h in enumerate(chunk)])
+            self.cache.put(self.embedder.name, [(h, pack(matrix[i])) for i, h in enumerate(chunk)])
             found.update({h: matrix[i] for i, h in enumerate(chunk)})
             if step is not None:
                 step(len(chunk))
@@ -128,10 +126,13 @@ def _sync_part(
     rebuild = _needs_rebuild(part, len(hashes))
     if rebuild:
         keys = list(hashes)
-        all_vectors = vectors.get({hashes[k]: texts[k] for k in keys}, None, step)
-        matrix = (
-            np.stack([all_vectors[hashes[k]] for k in keys]) if keys else np.zeros((0, vectors.dim), dtype=np.float32)
-        )
+        held = {hashes[k]: texts[k] for k in keys if hashes[k] not in fresh}  # the rest: from the cache, once
+        all_vectors = fresh | vectors.get(held, None, step)
+        del fresh
+        matrix = np.zeros((len(keys), vectors.dim), dtype=np.float32)  # filled in place: no list of rows
+        for row, k in enumerate(keys):
+            matrix[row] = all_vectors[hashes[k]]
+        del all_vectors
         ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
         index, index_type, trained = _build_index(matrix, ids, vectors.dim)
         part = _Part(hashes, index, index_type, trained)
