@@ -38,7 +38,7 @@ notebooks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
 	KGTOOLKIT_REPO=$(CURDIR) $(BIN)/jupyter lab --ip=127.0.0.1 --ServerApp.root_dir=notebooks
 
-# The documentation site on http://127.0.0.1:8000 (tests/test_site.py builds it strict in `make test`).
+# The documentation site on http://127.0.0.1:8000 (tests/meta/test_site.py builds it strict in `make test`).
 docs: $(STAMP)
 	$(BIN)/mkdocs serve
 

@@ -2,7 +2,7 @@
 
 ``--doctest-modules`` imports every module under ``kgtoolkit/``; the dashboard's Streamlit scripts are
 not modules to import (each draws a page when run, and needs Streamlit), so they are left out. Their
-tests are tests/test_dashboard.py, tests/test_dashboard_browser.py and tests/test_packaging.py.
+tests are tests/dashboard/test_dashboard.py, tests/dashboard/test_dashboard_browser.py and tests/meta/test_packaging.py.
 
 Doctests see ``kgtoolkit`` as a reader of the docs does: the store's docstrings say
 ``kgtoolkit.open(...)`` (the door people use) without the store importing the package above it.

@@ -5,7 +5,7 @@
 
 * **time**: ``kg.duplicates()`` on an SQLite graph of ``--entities`` entities (names shaped like
   YAGO11k's, real words recombined, or made-up ones without ../shared/data), 2,000 of them planted
-  duplicates of others (tests/planted_duplicates.py: case, punctuation, typo, abbreviation, initials,
+  duplicates of others (tests/support/planted_duplicates.py: case, punctuation, typo, abbreviation, initials,
   truncated word, synonym), each entity in about two facts. Medians of ``--repeat`` runs, beside the
   floor measured in the same run: reading the names and neighbours it needs, in one snapshot, and
   nothing else. ``check()`` (every code) is timed once. Goal: ``duplicates`` under 10 s.
@@ -13,7 +13,7 @@
   the duplicate) and the precision (the share of listed candidates that are planted pairs) on that
   graph, and on 3,000 real YAGO11k names with 300 planted duplicates (the test's setting; real names
   are distinct things, so a candidate between two of them counts against precision); and the precision and
-  recall on the labelled sample of tests/labelled_duplicates.py (true duplicates and hard negatives a person has
+  recall on the labelled sample of tests/support/labelled_duplicates.py (true duplicates and hard negatives a person has
   judged), without and with two shared neighbours on every labelled pair. ``--quality-only`` measures only the
   quality (no timed runs on the big graph).
 Never used as a test; no test asserts a time.
@@ -33,7 +33,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import polars as pl
 from labelled_duplicates import evaluate

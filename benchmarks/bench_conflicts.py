@@ -11,7 +11,7 @@ scheduled and planned switches are judged, imported into a fresh SQLite file. Ea
 * ``page_deep`` the same page at an offset past half of the groups.
 * ``needing``   ``conflicts_needing_action()``: counted in SQL, no facts read.
 * ``before``    the page as the store made it before: every group's facts read and judged in Python, then sorted
-                and cut (``whole_read``, the model the twin test ``tests/test_conflict_pages.py`` keeps).
+                and cut (``whole_read``, the model the twin test ``tests/store/test_conflict_pages.py`` keeps).
 
 Wall-clock on a shared machine, never a test: nothing asserts a time.
 """
@@ -33,7 +33,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import kgtoolkit
 from kgtoolkit.generate import generate

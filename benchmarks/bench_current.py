@@ -39,7 +39,7 @@ import polars as pl
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import kgtoolkit
 from kgtoolkit._time import now_key, today

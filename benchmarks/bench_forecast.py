@@ -33,7 +33,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 from shared_data import DATA
 
@@ -243,7 +243,7 @@ def _generated(args: argparse.Namespace, workdir: Path, source: Path, db: str | 
 
 
 def _postgres() -> Any:
-    """A throwaway PostgreSQL server (tests/postgres_server.py) with its database ``kg``."""
+    """A throwaway PostgreSQL server (tests/support/postgres_server.py) with its database ``kg``."""
     import postgres_server
     import psycopg
 

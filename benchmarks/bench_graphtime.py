@@ -35,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "tests" / "dashboard"))
 
 STEP = """() => new Promise(done => { const t0 = performance.now(); kgTime.step(1);
     requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0))); })"""
@@ -123,9 +125,8 @@ def _browser(file: Path, steps: int) -> dict[str, object]:
 def _dashboard(db: Path, folder: Path, tv: object, steps: int) -> dict[str, object]:
     from bench_dashboard import ARGS, CHROMIUM
     from playwright.sync_api import sync_playwright
-
-    from tests.test_dashboard_browser import READY, serve
-    from tests.test_graph_browser import _picture
+    from test_dashboard_browser import READY, serve
+    from test_graph_browser import _picture
 
     starts = list(tv.starts)  # type: ignore[attr-defined]
     days = [starts[min(len(starts) - 1, i * max(1, len(starts) // (steps + 2)))] for i in range(1, steps + 2)]

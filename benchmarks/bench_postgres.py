@@ -4,7 +4,7 @@
     python benchmarks/bench_postgres.py --quick         # 100,000 facts, 2 runs
     python benchmarks/bench_postgres.py --facts 250000 --json out.json
 
-A throwaway server is started from the system's binaries (tests/postgres_server.py: fsync off, on
+A throwaway server is started from the system's binaries (tests/support/postgres_server.py: fsync off, on
 127.0.0.1) unless ``--url`` names one; each graph is a fresh schema. What runs:
 
 * ``import``        ``import_facts`` of the generated frame into an empty graph, against the floor: a plain
@@ -37,7 +37,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import polars as pl
 import psycopg

@@ -1,12 +1,12 @@
 """What reaches a prompt through the summary (contract §16), measured on a payload set its rules never saw.
 
-    python benchmarks/bench_prompt.py            # tests/injection_fresh.py
+    python benchmarks/bench_prompt.py            # tests/support/injection_fresh.py
     python benchmarks/bench_prompt.py --json benchmarks/results-prompt.json
 
-Each payload of ``tests/injection_fresh.py`` (written by someone who never read the summary's or the screen's
+Each payload of ``tests/support/injection_fresh.py`` (written by someone who never read the summary's or the screen's
 rules, and never used to tune them) is stored as the fact its author wrote, alone in a new graph, and the summary
 is made: the payload **reached the prompt** when the summary prints a fact line. Every summary is parsed as
-CommonMark (tests/markdown_check.py) for **live markup** formed by stored text. The benign short facts of the
+CommonMark (tests/support/markdown_check.py) for **live markup** formed by stored text. The benign short facts of the
 kinds §16 inlines (names, roles, titles, emails, one-line statuses) are stored the same way: each should print.
 Goals: no live markup; at least 95% of payloads never reach a prompt; at least 98% of benign facts do.
 Never used as a test of speed.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import injection_fresh as fresh
 from markdown_check import live_markup

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE.parent / "tests")]
+sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE.parent / "tests" / "support")]
 
 import kgtoolkit
 from kgtoolkit import analysis

@@ -91,7 +91,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from bench_speed import FLOOR_INDEXES
 from readme_block import write_block
@@ -452,7 +452,7 @@ def empty(path: Path) -> Path:
 
 class PgServer:
     """A PostgreSQL server whose data folder is ``folder`` (reused when it holds one), started from the system's
-    binaries as tests/postgres_server.py does (as ``postgres`` through runuser when root; fsync off; 127.0.0.1;
+    binaries as tests/support/postgres_server.py does (as ``postgres`` through runuser when root; fsync off; 127.0.0.1;
     trust authentication: a benchmark's throwaway cluster)."""
 
     def __init__(self, folder: Path) -> None:

@@ -3,10 +3,10 @@
     python benchmarks/bench_screen.py            # the corpus and the three real datasets (../shared/data)
     python benchmarks/bench_screen.py --json out.json
 
-* ``payloads``: tests/injection_payloads.py (plain instructions in ten languages, role tags, fake headers,
+* ``payloads``: tests/support/injection_payloads.py (plain instructions in ten languages, role tags, fake headers,
   Markdown images, HTML, and disguises: spacing, leetspeak, homoglyphs, zero-width characters, soft
   hyphens, fullwidth letters, base64, rot13), screened as names; the strict directives as value facts.
-* ``held_back``: tests/injection_heldback.py, written before the screen's intent rules and never tuned on:
+* ``held_back``: tests/support/injection_heldback.py, written before the screen's intent rules and never tuned on:
   payloads per class of intent (exfiltration, override, role change, tool-call imitation) and benign look-alikes.
 * ``false alarms``: every fact of YAGO11k, WIKIDATA12k and ICEWS14 (subject, predicate and object each
   screened) and of the demo graph (values strictly), as a share of facts withheld.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import injection_heldback as held
 import injection_payloads as corpus
@@ -62,7 +62,7 @@ def main() -> dict[str, object]:
         "benign_withheld": [t for t in held.BENIGN if screen(t)],
         "later": {k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in held.LATER.items()},
     }
-    out["second_author"] = {  # round two's tuning set (tests/injection_unseen.py)
+    out["second_author"] = {  # round two's tuning set (tests/support/injection_unseen.py)
         "classes": {
             k: {"total": len(v), "withheld": sum(bool(screen(t)) for t in v)} for k, v in unseen.BY_CLASS.items()
         },

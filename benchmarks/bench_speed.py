@@ -17,7 +17,7 @@ written once to a TSV (``subject, predicate, object, valid_from, valid_to``). Wh
                     transaction: ``executemany``, then the indexes built (the faster of the two orders at
                     this size; see bench_import.py), WAL and ``synchronous=NORMAL`` as kgtoolkit's. Target ≥ 0.5×
                     (issue 33; issue 14 asked 0.6×).
-* ``import_pg``     the same process into a fresh PostgreSQL schema (a throwaway server, tests/postgres_server.py)
+* ``import_pg``     the same process into a fresh PostgreSQL schema (a throwaway server, tests/support/postgres_server.py)
                     against a plain ``COPY`` of the same rows into the same minimal table, indexes built after,
                     one transaction. Target ≥ 0.5×. Beside the wall clock: the client's CPU seconds and the
                     server's (its processes' CPU from /proc, counted while each load ran).
@@ -75,7 +75,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
 import numpy as np
 import polars as pl

@@ -4,7 +4,7 @@ Each rule is a small function over interval keys (microseconds since 1970-01-01 
 :data:`~._time.OPEN_START` / :data:`~._time.OPEN_END`, see :mod:`._time`). Called on Python ints it answers for
 one fact; called on :class:`Sql` operands it renders the SQL condition the store runs on both engines; called on
 polars expressions it builds the column :mod:`.frames` and :mod:`.analysis` compute. The store, the frames, the
-analysis and the dashboard all ask here, so the answers cannot drift apart (``tests/test_validity.py`` runs the
+analysis and the dashboard all ask here, so the answers cannot drift apart (``tests/contract/test_validity.py`` runs the
 three against an independent model).
 
 **Current means valid now.** A state fact is *current* when it has started (its start is at or before now) and

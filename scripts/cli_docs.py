@@ -4,7 +4,7 @@
     python scripts/cli_docs.py --check    # exit 1 if docs/cli.md is not what this would write
 
 The help is Click's plain text (Typer's rich panels off, 100 columns), so the page is the same on every
-machine. ``tests/test_site.py`` runs ``--check``: change a command's help, then run this script.
+machine. ``tests/meta/test_site.py`` runs ``--check``: change a command's help, then run this script.
 """
 
 from __future__ import annotations

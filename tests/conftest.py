@@ -1,7 +1,7 @@
 """Shared fixtures: every test gets its own graph, and never the real ~/.kgtoolkit.
 
 The graph fixtures (``db_path``, ``kg``, ``new_db``) run each test on both backends: an SQLite file
-in tmp_path, and a fresh schema of a throwaway PostgreSQL server (tests/postgres_server.py, one per
+in tmp_path, and a fresh schema of a throwaway PostgreSQL server (tests/support/postgres_server.py, one per
 test worker, stopped at the end). ``@pytest.mark.sqlite_only`` keeps a test to SQLite (files, WAL,
 permissions). Without PostgreSQL's binaries the PostgreSQL cases skip, saying how to install them;
 in CI (``CI=true``) a server that cannot start fails them instead.
@@ -255,7 +255,7 @@ def dump() -> Callable[[Path | str], list[str]]:
 
 @pytest.fixture(scope="session")
 def search_model() -> Any:
-    """The bundled sentence-transformers model, loaded once per test session (tests/test_search.py)."""
+    """The bundled sentence-transformers model, loaded once per test session (tests/search/test_search.py)."""
     skip_without_search_extra()
     from kgtoolkit.search import SentenceEmbedder
 

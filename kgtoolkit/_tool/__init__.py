@@ -11,7 +11,7 @@ To add an action (in ``_actions``): take its parameters from the shared vocabula
 ``_param`` line: one JSON type and one general description per name), adapt them with
 :meth:`Param.but` (required, this action's wording, default), write the handler under
 ``@action(...)``, and name the action and its parameters in docs/agents.md's ``kgtoolkit tool`` section
-(``tests/test_docs.py`` fails until every door and the guide have it).
+(``tests/meta/test_docs.py`` fails until every door and the guide have it).
 
 Layout, one private module per concern (everything the doors use is imported from here): ``_registry``
 (:class:`Param`, :class:`Action`, :func:`action`, :func:`registry`, :func:`tool_schema`), ``_actions``

@@ -4,7 +4,7 @@ action, each declared once with ``@action`` over its handler (contract §7, §11
 To add an action: take its parameters from the shared vocabulary below (a new name gets its ``_param``
 line: one JSON type and one general description per name), adapt them with :meth:`Param.but` (required,
 this action's wording, default), write the handler under ``@action(...)``, and name the action and its
-parameters in docs/agents.md's ``kgtoolkit tool`` section (``tests/test_docs.py`` fails until every door and the
+parameters in docs/agents.md's ``kgtoolkit tool`` section (``tests/meta/test_docs.py`` fails until every door and the
 guide have it).
 """
 

@@ -16,7 +16,7 @@ The package, by concern (each command module registers its commands on :data:`ap
   :mod:`.forecast` (the group ``forecast``: evaluate, predict).
 
 Every action of the agent tool has a command of the same name (``alias_predicate`` → ``alias-predicate``)
-taking each of its parameters; ``tests/test_cli_parity.py`` proves it, parameter by parameter, with the few
+taking each of its parameters; ``tests/doors/test_cli_parity.py`` proves it, parameter by parameter, with the few
 other spellings in a table, each with its reason.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from . import admin, cleanup, entities, facts, forecast, predicates, retrieval, serve, transfer, traversal
 from ._common import app
-from ._common import progress_lines as _progress_lines  # noqa: F401 (the name tests/test_cli.py imports)
+from ._common import progress_lines as _progress_lines  # noqa: F401 (the name tests/doors/test_cli.py imports)
 
 __all__ = ["app", "main"]
 

@@ -78,7 +78,7 @@ from ._results import (
 )
 from ._spotting import named_entities
 from ._sync import Progress
-from ._texts import _text_hash as _text_hash  # private, re-exported for tests/test_regressions.py
+from ._texts import _text_hash as _text_hash  # private, re-exported for tests/contract/test_regressions.py
 from ._texts import fact_text
 
 __all__ = [

@@ -12,7 +12,7 @@ started on first use and ended with it): two processes on one file is what SQLit
 made for. It writes each result as an Arrow IPC file in shared memory (``/dev/shm`` when it has room,
 else the temporary folder), which this side maps without a copy and deletes. Small results are read
 here through ``sqlite3`` instead, which costs less than the round trip. This module and the reader
-process are the only places that know of ADBC's SQLite driver; ``tests/test_one_sqlite.py`` checks
+process are the only places that know of ADBC's SQLite driver; ``tests/store/test_one_sqlite.py`` checks
 that nothing else imports it.
 """
 

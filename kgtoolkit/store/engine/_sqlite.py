@@ -7,7 +7,7 @@ upgrades, so no deadlock): several processes may write one file at once.
 through ``sqlite3``: a second copy of the SQLite library (ADBC's driver bundles one) on the same
 file in the same process can corrupt it, as each copy's POSIX locks are invisible to the other.
 Whole-table reads into Arrow therefore run in a reader process (:mod:`._arrow_read`); small ones run
-here. ``tests/test_one_sqlite.py`` checks that nothing else imports ADBC's SQLite driver.
+here. ``tests/store/test_one_sqlite.py`` checks that nothing else imports ADBC's SQLite driver.
 
 A graph whose file or folder this user cannot write opens read-only (``read_only_reason`` says why):
 reads work, in SQLite's ``immutable`` mode when the WAL's shared-memory file cannot be made, and

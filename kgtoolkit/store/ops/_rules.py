@@ -4,7 +4,7 @@ The row path (:meth:`KnowledgeGraph.add`) applies :meth:`Rules.fact` to one fact
 (:func:`kgtoolkit.store.import_facts`, and the dump's merge) applies the same field rules once per
 *distinct* value of a column, and the cross-field rules (:func:`ends_before_start`,
 :func:`comma_refusals`) as polars expressions: those two accept plain values and polars expressions
-alike, so each is one definition. ``tests/test_store_twins.py`` checks that both paths leave the same
+alike, so each is one definition. ``tests/store/test_store_twins.py`` checks that both paths leave the same
 graph.
 
 Each rule raises the :class:`~kgtoolkit.KGError` that ``add`` raises (its ``code`` is what an import
