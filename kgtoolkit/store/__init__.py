@@ -40,6 +40,7 @@ from ._backend import Backend
 from ._bulk import ImportReport, InvalidRows, count_facts, facts_batches, facts_table, import_facts, read_table
 from ._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from ._copy import copy_graph
+from ._diff import pair_rows as diff_pairs  # the diff's pairing over light rows, for kgtoolkit.spark
 from ._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
 from ._foreign import is_kgtoolkit_file, is_sqlite_file, read_foreign
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
@@ -66,11 +67,13 @@ from ._rankings import (
     nearest_bounds,
     volatile_counts,
 )
+from ._renewals import NEAR_DAYS
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
+    "NEAR_DAYS",
     "SCHEMA_VERSION",
     "Backend",
     "ChurnCounts",
@@ -93,6 +96,7 @@ __all__ = [
     "connected_counts",
     "copy_graph",
     "count_facts",
+    "diff_pairs",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
