@@ -30,7 +30,7 @@ pytest.importorskip("pyspark", reason="kgtoolkit[spark] is not installed")
 if shutil.which("java") is None:
     pytest.skip("Spark needs Java 17 (Debian: openjdk-17-jre-headless)", allow_module_level=True)
 
-from kgtoolkit import spark as ks  # noqa: E402
+from kgtoolkit import spark as ks
 
 pytestmark = pytest.mark.spark
 
