@@ -30,9 +30,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -n 2 -q
 
-# The lane to run while working: SQLite only, no browser, nothing marked slow (the full suite is `make test`, and CI's).
+# The lane to run while working: SQLite only, no browser, no Spark, nothing marked slow (the full suite is `make test`,
+# and CI's).
 test-fast: lint
-	$(BIN)/python -m pytest -n 2 -q -m "not slow and not postgresql and not browser"
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not postgresql and not browser and not spark"
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'

@@ -230,6 +230,7 @@ EXTRAS: dict[str, str] = {
     "altair": "dashboard",
     "psycopg": "postgres",
     "adbc_driver_postgresql": "postgres",
+    "pyspark": "spark",
 }
 
 

@@ -96,8 +96,8 @@ def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T, recorded_
     ``invalidate`` or ``supersede`` ended on the day it began has equal bounds too, but its end was recorded
     later: it stays a state fact (a same-day correction is not an occurrence).
 
-    Works on plain values (bounds and transaction times as stored texts, or None) and on polars expressions alike
-    (a null bound compares as not equal; the polars caller fills nulls with false).
+    Works on plain values (bounds and transaction times as stored texts, or None), on polars expressions and on
+    Spark columns alike (a null bound compares as not equal; the polars and Spark callers fill nulls with false).
     """
     if isinstance(valid_from, str | None):
         same: Any = (
@@ -105,6 +105,9 @@ def is_event(graph_events: T, declared: T, valid_from: T, valid_to: T, recorded_
             and valid_from == valid_to
             and (invalidated_at is None or invalidated_at == recorded_at)
         )
+    elif hasattr(invalidated_at, "eqNullSafe"):  # Spark columns (kgtoolkit.spark)
+        written = invalidated_at.isNull() | invalidated_at.eqNullSafe(recorded_at)  # type: ignore[attr-defined]
+        same = (valid_from == valid_to) & written
     else:  # polars expressions
         written = invalidated_at.is_null() | invalidated_at.eq_missing(recorded_at)  # type: ignore[attr-defined]
         same = (valid_from == valid_to) & written

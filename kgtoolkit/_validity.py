@@ -1,9 +1,10 @@
-"""The validity rules (contract §4), written once and run on three kinds of operand.
+"""The validity rules (contract §4), written once and run on four kinds of operand.
 
 Each rule is a small function over interval keys (microseconds since 1970-01-01 UTC; open ends are
 :data:`~._time.OPEN_START` / :data:`~._time.OPEN_END`, see :mod:`._time`). Called on Python ints it answers for
 one fact; called on :class:`Sql` operands it renders the SQL condition the store runs on both engines; called on
-polars expressions it builds the column :mod:`.frames` and :mod:`.analysis` compute. The store, the frames, the
+polars expressions it builds the column :mod:`.frames` and :mod:`.analysis` compute; called on Spark columns
+(:func:`spark_keys`, :func:`spark_state`) the column :mod:`kgtoolkit.spark` computes. The store, the frames, the
 analysis and the dashboard all ask here, so the answers cannot drift apart (``tests/contract/test_validity.py`` runs the
 three against an independent model).
 
@@ -35,6 +36,7 @@ from ._time import DAY_US, OPEN_END, OPEN_START, now_key, parse_bound
 
 if TYPE_CHECKING:
     import polars as pl
+    from pyspark.sql import Column
 
 __all__ = [
     "NOW",
@@ -49,6 +51,8 @@ __all__ = [
     "key",
     "occurred",
     "scheduled",
+    "spark_keys",
+    "spark_state",
     "state",
     "state_expr",
     "valid_at",
@@ -230,6 +234,29 @@ def frame_keys(start: str = "start", end: str = "end") -> tuple[pl.Expr, pl.Expr
     import polars as pl
 
     return (pl.col(start).dt.epoch("us").fill_null(OPEN_START), pl.col(end).dt.epoch("us").fill_null(OPEN_END))
+
+
+def spark_state(start: Column, end: Column, event: Column, clock: Clock) -> Column:
+    """:func:`state` as a Spark column over key columns (``event``: a boolean column), as :func:`state_expr`."""
+    from pyspark.sql import functions as F
+
+    now, last = F.lit(clock.now), F.lit(clock.day_last)
+    return (
+        F.when(scheduled(start, now), F.lit("scheduled"))
+        .when(event, F.lit("occurred"))
+        .when(current(start, end, now, last), F.lit("current"))
+        .otherwise(F.lit("ended"))
+    )
+
+
+def spark_keys(start: str = "start", end: str = "end") -> tuple[Column, Column]:
+    """The interval keys of a Spark frame's ``start``/``end`` timestamp columns (null is open), as :func:`frame_keys`."""
+    from pyspark.sql import functions as F
+
+    return (
+        F.coalesce(F.unix_micros(F.col(start)), F.lit(OPEN_START)),
+        F.coalesce(F.unix_micros(F.col(end)), F.lit(OPEN_END)),
+    )
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -167,11 +167,6 @@ def churn(
     _check_every(every)
     lo, hi = _since_until(since, until)
     keys: list[str] = [] if by is None else [by]
-    schema = {
-        **({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
-        **({"predicate": pl.String()} if by == "predicate" else {}),
-        **CHURN_SCHEMA,
-    }
     # Period starts in microseconds since 1970: a "7d" or "10y" period holding 0001-01-01 begins in year 0.
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
@@ -191,9 +186,31 @@ def churn(
         )
         if by == "subject":
             names = df.group_by("subject").agg(pl.col("subject_name").first())
+    return _out(_finish(events, unknowns, names, by, every, first, last), was_pandas)
+
+
+def _finish(
+    events: pl.DataFrame,
+    unknowns: pl.DataFrame,
+    names: pl.DataFrame | None,
+    by: GroupBy | None,
+    every: str,
+    first: int | None,
+    last: int | None,
+) -> pl.DataFrame:
+    """The churn table from the counts per (group, period) (``events``: added, ended, renewed, events), the
+    state facts of unknown start per group (``unknowns``: ``_baseline``) and a subject's name (``names``), for the
+    periods from ``first`` to ``last`` (period starts in microseconds; None: the counts' own). Wherever the counts
+    were made (a frame here, the engine, or Spark: :mod:`kgtoolkit.spark`), the table is laid out here."""
+    keys: list[str] = [] if by is None else [by]
+    schema = {
+        **({"subject": pl.String(), "subject_name": pl.String()} if by == "subject" else {}),
+        **({"predicate": pl.String()} if by == "predicate" else {}),
+        **CHURN_SCHEMA,
+    }
     if by is None:
         if events.height == 0 and (first is None or last is None):
-            return _out(_empty(schema), was_pandas)
+            return _empty(schema)
         seen = events["period"].to_physical()
         bounds = [cast(int, b) for b in (seen.min(), seen.max(), first, last) if b is not None]
         lo_us = first if first is not None else min(bounds)
@@ -249,4 +266,4 @@ def churn(
     if names is not None:
         table = table.join(names, on="subject", how="left").sort(["subject", "period"])
     table = table.with_columns(pl.col("period").clip(lower_bound=_FIRST))  # a period begun in year 0
-    return _out(_typed(table, schema), was_pandas)
+    return _typed(table, schema)

@@ -139,10 +139,6 @@ def events(
     lo, hi = _since_until(since, until)
     keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
     names = ["subject_name", "object_name"] if by == "pair" else []
-    schema = {
-        **{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair" else keys)},
-        **EVENTS_SCHEMA,
-    }
     first = None if lo is None else _period_start(lo, every)
     last = None if hi is None else _period_start(hi, every)
     read = event_counts(facts, every, by) if isinstance(facts, KnowledgeGraph) else None
@@ -162,8 +158,28 @@ def events(
         )
         if names:
             spelled = df.sort("id").group_by(keys, maintain_order=True).agg(*(pl.col(n).first() for n in names))
+    return _out(_finish(counted, spelled, by, every, first, last), was_pandas)
+
+
+def _finish(
+    counted: pl.DataFrame,
+    spelled: pl.DataFrame | None,
+    by: EventsBy | None,
+    every: str,
+    first: int | None,
+    last: int | None,
+) -> pl.DataFrame:
+    """The events table from the counts per (group, period) (``counted``: ``events``) and a pair's names
+    (``spelled``), for the periods from ``first`` to ``last`` (period starts in microseconds; None: the counts'
+    own). Wherever the counts were made (a frame here, the engine, or Spark: :mod:`kgtoolkit.spark`), the table is
+    laid out here."""
+    keys: list[str] = {None: [], "predicate": ["predicate"], "pair": ["subject", "object"]}[by]
+    schema = {
+        **{c: pl.String() for c in (["subject", "subject_name", "object", "object_name"] if by == "pair" else keys)},
+        **EVENTS_SCHEMA,
+    }
     if counted.height == 0 and (by is not None or first is None or last is None):
-        return _out(_empty(schema), was_pandas)
+        return _empty(schema)
     if by is None:
         seen = counted["period"].to_physical()
         lo_us = first if first is not None else cast(int, seen.min())
@@ -195,7 +211,7 @@ def events(
     if spelled is not None:
         table = table.join(spelled, on=keys, how="left")
     table = table.sort([*keys, "period"]).with_columns(pl.col("period").clip(lower_bound=_FIRST))
-    return _out(_typed(table, schema), was_pandas)
+    return _typed(table, schema)
 
 
 def event_graph(facts: Frame | KnowledgeGraph, *, start: Moment = None, end: Moment = None) -> Frame:

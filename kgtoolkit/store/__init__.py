@@ -39,7 +39,9 @@ from .engine import (
     resolve,
     resolve_path,
 )
+from .ops._diff import pair_rows as diff_pairs  # the diff's pairing over light rows, for kgtoolkit.spark
 from .ops._not_same import check_kind
+from .ops._renewals import NEAR_DAYS
 from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from .reads._event_days import EVENT_DAYS_COLUMNS, event_days
@@ -64,6 +66,8 @@ from .reads._rankings import (
     nearest_bounds,
     volatile_counts,
 )
+from .reads._spark_source import FACT_COLUMNS as SPARK_FACT_COLUMNS
+from .reads._spark_source import JdbcSource, jdbc_source
 from .transfer._copy import copy_graph
 from .transfer._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
 from .transfer._export import count_facts, facts_batches, facts_table, read_table
@@ -74,7 +78,9 @@ __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
     "EVENT_DAYS_COLUMNS",
+    "NEAR_DAYS",
     "SCHEMA_VERSION",
+    "SPARK_FACT_COLUMNS",
     "Backend",
     "ChurnCounts",
     "DatabaseName",
@@ -83,6 +89,7 @@ __all__ = [
     "GraphStore",
     "ImportReport",
     "InvalidRows",
+    "JdbcSource",
     "LinkRanking",
     "Location",
     "Neighbourhood",
@@ -96,6 +103,7 @@ __all__ = [
     "connected_counts",
     "copy_graph",
     "count_facts",
+    "diff_pairs",
     "dump",
     "dump_parts",
     "dump_predicate_aliases",
@@ -114,6 +122,7 @@ __all__ = [
     "is_empty",
     "is_kgtoolkit_file",
     "is_sqlite_file",
+    "jdbc_source",
     "link_ranking",
     "most_changed_pairs",
     "nearest_bounds",

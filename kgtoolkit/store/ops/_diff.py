@@ -39,7 +39,7 @@ from ._renewals import NEAR_DAYS, mutual
 from ._rules import ended_later_sql
 from ._traversal import check_predicates, fetch_facts
 
-__all__ = ["diff"]
+__all__ = ["diff", "pair_rows"]
 
 _RANK = {"renewed": 0, "replaced": 1, "ended": 2, "began": 3, "occurred": 4}
 #: The keys of the first and last instants of the years 0001 and 9999, where a window's near days stop.
@@ -387,6 +387,16 @@ def _in_python(
             (i, s, p, o, v, _key(start), None if end is None else _key(end), *rest)
             for i, s, p, o, v, start, end, *rest in rows
         ]
+    return pair_rows(rows, multi, holders, by, renewals=near_sides is not None)
+
+
+def pair_rows(
+    rows: Sequence[Sequence[Any]], multi: frozenset[str], holders: frozenset[str], by: DiffBy, *, renewals: bool
+) -> tuple[_Counts, list[_Entry]]:
+    """The changes among light rows of every fact changed in the window or its near days (``id, subject, predicate,
+    object, object is a value, start key, end key`` (None: unknown)``, event, began, ended, began near, ended
+    near``), paired: the counts and every change in time order. The store reads the rows with SQL; Spark
+    (:mod:`kgtoolkit.spark`) with its columns; the pairing is this one."""
     began = [_Row._make(r[:8]) for r in rows if r[8]]
     ended = [_Row._make(r[:8]) for r in rows if r[9]]
     # Events occurred (at their start; at their end when the start is unknown): never began, ended or replaced.
@@ -400,12 +410,12 @@ def _in_python(
     # the window; the old fact's end in the window is no change. Neither pairs as a replacement.
     renew_new: dict[int, int] = {}
     renew_old: set[int] = set()
-    if near_sides is not None:
+    if renewals:
         states = [(_Row._make(r[:8]), r[10], r[11]) for r in rows if not r[7]]
-        renewals = mutual(_renewal_candidates([f for f, b, _ in states if b], [f for f, _, e in states if e]))
+        chosen = mutual(_renewal_candidates([f for f, b, _ in states if b], [f for f, _, e in states if e]))
         began_ids, ended_ids = {f.id for f in began}, {f.id for f in ended}
-        renew_new = {new: old for old, new in renewals.items() if new in began_ids}
-        renew_old = {old for old in renewals if old in ended_ids}
+        renew_new = {new: old for old, new in chosen.items() if new in began_ids}
+        renew_old = {old for old in chosen if old in ended_ids}
     changes: list[_Entry] = []
     for f in began:
         if f.id in renew_new:
