@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .._time import DAY_US, OPEN_END, OPEN_START
 from . import _queries as q
+from . import _rollups
 from ._renewals import pairs_sql
 
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ def churn_counts(
     plan = period_plan(every)
     if plan is None:
         return None
+    if (rolled := _rollups.churn_counts(kg, every, by, renewals)) is not None:  # contract §16
+        return rolled
     keys: list[str] = [] if by is None else [by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
@@ -212,6 +215,8 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     plan = period_plan(every)
     if plan is None:
         return None
+    if (rolled := _rollups.event_counts(kg, every, by)) is not None:  # contract §16
+        return rolled
     keys = {None: [], "predicate": ["predicate"], "pair": ["subject", "object_id"]}[by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)

@@ -22,6 +22,7 @@ from .._records import GraphConfig, ImportReport, is_event
 from .._time import OPEN_END, OPEN_START, TimeInput, now_text, parse_transaction_time
 from . import _predicates as _preds
 from . import _queries as q
+from . import _rollups
 from ._backend import Backend, Cursor
 from ._keyset import KeySet
 from ._rules import COMMA_HINT, Name, Rules, comma_refusals, ends_before_start
@@ -568,6 +569,7 @@ def _import_batches(
         with (
             backend.fact_indexes_deferred(cur, estimate, facts_before),
             backend.text_index_paused(cur, defer=estimate >= _DEFER_TEXT_INDEX),
+            _rollups.paused(backend, cur) if estimate >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
         ):
             for batch in batches:
                 good = check(batch, rules)
@@ -1262,6 +1264,7 @@ def _insert_facts(
         backend.text_index_paused(cur, defer=total >= _DEFER_TEXT_INDEX)
         if total >= _PAUSE_TEXT_INDEX
         else contextlib.nullcontext(),
+        _rollups.paused(backend, cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
     ):
         for chunk in insert.iter_slices(_CHUNK):
             backend.insert_frame(cur, "facts", _INSERTED, chunk)

@@ -66,6 +66,7 @@ from .._time import TimeInput, now_text, now_text_after, parse_window, today
 from .._validity import Clock, Sql
 from . import _predicates as _preds
 from . import _queries as q
+from . import _rollups
 from . import _traversal as t
 from ._backend import Backend, Cursor, Dialect
 from ._diff import diff
@@ -1335,6 +1336,8 @@ class GraphStore:
     def stats(self) -> Stats:
         """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
         events apart from the state facts (contract §12)."""
+        if (rolled := _rollups.stats(self)) is not None:  # contract §16
+            return rolled
         d = self._backend.dialect
         with self._read() as cur:
             t = q.table_counts(cur)  # on the tables and indexes; the facts' states below in one scan
