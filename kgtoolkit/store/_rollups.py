@@ -101,7 +101,9 @@ _SCAN_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("kgtoolkit_rol
 
 def day_sql(key: str) -> str:
     """The UTC day (days since 1970-01-01, floored) of the instant key ``key``: the same integers on both engines."""
-    return f"(({key}) - ((({key}) % {DAY_US}) + {DAY_US}) % {DAY_US}) / {DAY_US}"
+    # Floored without a remainder (PostgreSQL's driver reads '%' as a parameter mark): both engines' division
+    # truncates, so a negative key is first moved down by a day less one.
+    return f"((({key}) - CASE WHEN ({key}) < 0 THEN {DAY_US - 1} ELSE 0 END) / {DAY_US})"
 
 
 def month_sql(day: str) -> str:
