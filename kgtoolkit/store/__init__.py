@@ -66,6 +66,10 @@ from ._rankings import (
     nearest_bounds,
     volatile_counts,
 )
+from ._rollups import RollupCheck, scan_only
+from ._rollups import check as check_rollups
+from ._rollups import rebuild as rebuild_rollups
+from ._rollups import source as answer_source
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
@@ -84,8 +88,11 @@ __all__ = [
     "Location",
     "Neighbourhood",
     "PeriodPlan",
+    "RollupCheck",
     "StructuralRows",
+    "answer_source",
     "changing_pair_facts",
+    "check_rollups",
     "check_kind",
     "churn_counts",
     "conflict_counts",
@@ -118,9 +125,11 @@ __all__ = [
     "predicates_in_use",
     "read_foreign",
     "read_table",
+    "rebuild_rollups",
     "resolve",
     "resolve_path",
     "restore",
+    "scan_only",
     "structural_rows",
     "volatile_counts",
     "window_keys",
