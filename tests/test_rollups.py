@@ -1,4 +1,4 @@
-"""Rollups (contract §16, issue 47): every answer the rollups serve equals the scan's, on both engines, after any
+"""Rollups (contract §17, issue 47): every answer the rollups serve equals the scan's, on both engines, after any
 sequence of writes (every write path), after each settings change, and ``check`` finds a rollup edited by hand."""
 
 from __future__ import annotations

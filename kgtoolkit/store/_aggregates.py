@@ -145,7 +145,7 @@ def churn_counts(
     plan = period_plan(every)
     if plan is None:
         return None
-    if (rolled := _rollups.churn_counts(kg, every, by, renewals)) is not None:  # contract §16
+    if (rolled := _rollups.churn_counts(kg, every, by, renewals)) is not None:  # contract §17
         return rolled
     keys: list[str] = [] if by is None else [by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
@@ -215,7 +215,7 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     plan = period_plan(every)
     if plan is None:
         return None
-    if (rolled := _rollups.event_counts(kg, every, by)) is not None:  # contract §16
+    if (rolled := _rollups.event_counts(kg, every, by)) is not None:  # contract §17
         return rolled
     keys = {None: [], "predicate": ["predicate"], "pair": ["subject", "object_id"]}[by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)

@@ -1336,7 +1336,7 @@ class GraphStore:
     def stats(self) -> Stats:
         """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
         events apart from the state facts (contract §12)."""
-        if (rolled := _rollups.stats(self)) is not None:  # contract §16
+        if (rolled := _rollups.stats(self)) is not None:  # contract §17
             return rolled
         d = self._backend.dialect
         with self._read() as cur:

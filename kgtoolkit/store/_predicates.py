@@ -314,7 +314,7 @@ def predicates_page(
     cur: Cursor, dialect: Dialect, limit: int | None, offset: int, clock: Clock
 ) -> tuple[list[PredicateInfo], int]:
     """Every predicate in use (most facts first, then id) with its label, counts and aliases; and how many."""
-    if (rolled := _rollups.predicates_page(cur, dialect, limit, offset, clock)) is not None:  # contract §16
+    if (rolled := _rollups.predicates_page(cur, dialect, limit, offset, clock)) is not None:  # contract §17
         return rolled
     params = {**clock.params(), **q.page(dialect, limit, offset)}
     # Four grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index

@@ -257,7 +257,7 @@ def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | No
     only the kept rows' names and types are read."""
     import polars as pl
 
-    if (rolled := _rollups.connected_counts(kg, top, ids)) is not None:  # contract §16
+    if (rolled := _rollups.connected_counts(kg, top, ids)) is not None:  # contract §17
         return rolled
     d = kg._backend.dialect
     params: dict[str, Any] = {"limit": q.page(d, top, 0)["limit"]}

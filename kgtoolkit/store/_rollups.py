@@ -1,4 +1,4 @@
-"""Rollups (contract §16): counts the store keeps as facts are written, so analysis runs in time proportional to its
+"""Rollups (contract §17): counts the store keeps as facts are written, so analysis runs in time proportional to its
 answer, not to the graph (issue 47).
 
 **What is kept** (schema step 12), on both engines, by triggers on ``facts`` (and ``entities``) in the same

@@ -464,7 +464,7 @@ _POSTGRES: list[list[str]] = [
     ],
 ]
 
-# Rollups (contract §16): the counts analysis reads, kept by triggers as facts are written, filled from the facts there
+# Rollups (contract §17): the counts analysis reads, kept by triggers as facts are written, filled from the facts there
 # are (a graph of an earlier version gains them here). Their SQL is the event and renewal rules' own (kgtoolkit/store/
 # _rollups.py); a later change of those rules makes them again in a step of its own.
 from ._rollups import migration as _rollups_step  # noqa: E402 - after the lists: _rollups reads no name of this module
