@@ -75,7 +75,9 @@ def writes(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     sides = {"after": str(HERE), "before": args.before}
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-        times: dict[str, dict[str, list[float]]] = {k: {"after": [], "before": []} for k in ("add", "import", "reimport")}
+        times: dict[str, dict[str, list[float]]] = {
+            k: {"after": [], "before": []} for k in ("add", "import", "reimport")
+        }
         parquet = Path(tmp) / "facts.parquet"
         if args.import_facts:
             generate(args.import_facts, seed=7).write_parquet(parquet)

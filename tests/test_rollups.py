@@ -9,11 +9,11 @@ from typing import Any
 
 import polars as pl
 import pytest
-from conftest import run_sql
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kgtoolkit
+from conftest import run_sql
 from kgtoolkit import analysis
 from kgtoolkit.store import _rollups as rollups
 from kgtoolkit.store import copy_graph, dump, import_facts, restore

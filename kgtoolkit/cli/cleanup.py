@@ -121,7 +121,9 @@ def check(
                 out.print(escape(line), highlight=False)
             out.print("[dim]make them again: kgtoolkit check --rebuild-rollups[/]", highlight=False)
 
-        return Answer(lambda: {"rollups": found.to_dict(), "rebuilt": rebuild_rollups}, show_rollups, exit=0 if found.ok else 1)
+        return Answer(
+            lambda: {"rollups": found.to_dict(), "rebuilt": rebuild_rollups}, show_rollups, exit=0 if found.ok else 1
+        )
     page = kg.check(codes=code, limit=limit, offset=offset)
 
     def show() -> None:

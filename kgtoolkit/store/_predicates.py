@@ -19,11 +19,11 @@ from .._names import clean_text, close_matches, normalize_name, normalize_predic
 from .._records import GraphConfig, PredicateAlias, PredicateInfo, PredicateRename
 from .._validity import Clock
 from . import _queries as q
+from . import _rollups
 from ._backend import Backend, Cursor, Dialect
 from ._not_same import repoint_not_same
 from ._queries import canonical
 from ._rules import Rules
-from . import _rollups
 
 __all__ = [
     "PredicateAlias",

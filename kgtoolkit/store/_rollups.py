@@ -46,7 +46,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._time import DAY_US, OPEN_END, OPEN_START
+from .._time import DAY_US, OPEN_START
 from .._validity import Clock
 from ._renewals import pairs_sql
 from ._rules import EventRule
@@ -150,7 +150,10 @@ def _row_statements(r: str, sign: int) -> list[str]:
         e_key = end_day if key == "day" else month_sql(end_day)
         out.append(
             _upsert(
-                table, ("predicate", key, "ev"), ("starts",), f"SELECT {r}.predicate AS p, {s_key} AS k, {ev} AS ev, {sign} AS n"
+                table,
+                ("predicate", key, "ev"),
+                ("starts",),
+                f"SELECT {r}.predicate AS p, {s_key} AS k, {ev} AS ev, {sign} AS n",
             )
         )
         out.append(
@@ -170,7 +173,11 @@ def _row_statements(r: str, sign: int) -> list[str]:
             f"{sign} * (CASE WHEN {r}.object_id IS NULL THEN 1 ELSE 0 END) AS v",
         )
     )
-    out.append(_upsert("rollup_entities", ("entity",), ("outgoing", "incoming"), f"SELECT {r}.subject AS e, {sign} AS o, 0 AS i"))
+    out.append(
+        _upsert(
+            "rollup_entities", ("entity",), ("outgoing", "incoming"), f"SELECT {r}.subject AS e, {sign} AS o, 0 AS i"
+        )
+    )
     out.append(
         "INSERT INTO rollup_entities(entity, outgoing, incoming) "
         f"SELECT {r}.object_id, 0, {sign} WHERE {r}.object_id IS NOT NULL "
@@ -208,7 +215,9 @@ def _renewal_statements(r: str, sign: int) -> list[str]:
             s_key, e_key = month_sql(s_key), month_sql(e_key)
         cols = ("predicate", key, "ev")
         out.append(_upsert(table, cols, ("renewed",), f"SELECT {r}.predicate AS p, {s_key} AS k, 0 AS ev, {sign} AS n"))
-        out.append(_upsert(table, cols, ("renewed_ends",), f"SELECT {r}.predicate AS p, {e_key} AS k, 0 AS ev, {sign} AS n"))
+        out.append(
+            _upsert(table, cols, ("renewed_ends",), f"SELECT {r}.predicate AS p, {e_key} AS k, 0 AS ev, {sign} AS n")
+        )
     return out
 
 
@@ -216,7 +225,9 @@ def _type_statements(r: str, sign: int) -> list[str]:
     return [_upsert("rollup_types", ("type",), ("n",), f"SELECT {r}.type AS t, {sign} AS n")]
 
 
-_FACT_COLUMNS_WATCHED = "subject, predicate, object_id, object_key, valid_from, valid_to, from_us, to_us, recorded_at, invalidated_at"
+_FACT_COLUMNS_WATCHED = (
+    "subject, predicate, object_id, object_key, valid_from, valid_to, from_us, to_us, recorded_at, invalidated_at"
+)
 
 
 def _sqlite_triggers() -> dict[str, str]:
@@ -225,7 +236,9 @@ def _sqlite_triggers() -> dict[str, str]:
     def body(statements: list[str]) -> str:
         return " ".join(f"{s};" for s in statements)
 
-    triple_changed = "old.subject IS NOT new.subject OR old.predicate IS NOT new.predicate OR old.object_key IS NOT new.object_key"
+    triple_changed = (
+        "old.subject IS NOT new.subject OR old.predicate IS NOT new.predicate OR old.object_key IS NOT new.object_key"
+    )
     return {
         "rollup_fact_insert": "CREATE TRIGGER rollup_fact_insert AFTER INSERT ON facts BEGIN "
         f"{body(_row_statements('new', 1) + _triple_statements('new'))} END",
@@ -261,28 +274,26 @@ def _postgres_triggers() -> dict[str, str]:
     )
     facts_fn = f"""CREATE FUNCTION kgtoolkit_rollup_facts() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP <> 'INSERT' THEN {body(_row_statements('OLD', -1))} END IF;
-            IF TG_OP <> 'DELETE' THEN {body(_row_statements('NEW', 1) + _triple_statements('NEW'))} END IF;
-            IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed})) THEN {body(_triple_statements('OLD'))} END IF;
+            IF TG_OP <> 'INSERT' THEN {body(_row_statements("OLD", -1))} END IF;
+            IF TG_OP <> 'DELETE' THEN {body(_row_statements("NEW", 1) + _triple_statements("NEW"))} END IF;
+            IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed})) THEN {body(_triple_statements("OLD"))} END IF;
             RETURN NULL;
         END $body$"""
     renewals_fn = f"""CREATE FUNCTION kgtoolkit_rollup_renewals() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP = 'DELETE' THEN {body(_renewal_statements('OLD', -1))} ELSE {body(_renewal_statements('NEW', 1))} END IF;
+            IF TG_OP = 'DELETE' THEN {body(_renewal_statements("OLD", -1))} ELSE {body(_renewal_statements("NEW", 1))} END IF;
             RETURN NULL;
         END $body$"""
     types_fn = f"""CREATE FUNCTION kgtoolkit_rollup_types() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP <> 'INSERT' THEN {body(_type_statements('OLD', -1))} END IF;
-            IF TG_OP <> 'DELETE' THEN {body(_type_statements('NEW', 1))} END IF;
+            IF TG_OP <> 'INSERT' THEN {body(_type_statements("OLD", -1))} END IF;
+            IF TG_OP <> 'DELETE' THEN {body(_type_statements("NEW", 1))} END IF;
             RETURN NULL;
         END $body$"""
     return {
-        "rollup_facts": facts_fn
-        + ";\nCREATE TRIGGER rollup_facts AFTER INSERT OR DELETE OR UPDATE OF "
+        "rollup_facts": facts_fn + ";\nCREATE TRIGGER rollup_facts AFTER INSERT OR DELETE OR UPDATE OF "
         f"{_FACT_COLUMNS_WATCHED} ON facts FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_facts()",
-        "rollup_renewals": renewals_fn
-        + ";\nCREATE TRIGGER rollup_renewals AFTER INSERT OR DELETE ON rollup_renewals "
+        "rollup_renewals": renewals_fn + ";\nCREATE TRIGGER rollup_renewals AFTER INSERT OR DELETE ON rollup_renewals "
         "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_renewals()",
         "rollup_types": types_fn
         + ";\nCREATE TRIGGER rollup_types AFTER INSERT OR DELETE OR UPDATE OF type ON entities "
@@ -316,7 +327,7 @@ def _tables(kind: Kind) -> list[str]:
 def triggers(kind: Kind) -> dict[str, list[str]]:
     """The statements that make each trigger (PostgreSQL: its function first), by trigger name."""
     made = _sqlite_triggers() if kind == "sqlite" else _postgres_triggers()
-    return {name: sql.split(";\nCREATE TRIGGER ") if False else _split(sql) for name, sql in made.items()}
+    return {name: _split(sql) for name, sql in made.items()}
 
 
 def _split(sql: str) -> list[str]:
@@ -327,7 +338,7 @@ def _split(sql: str) -> list[str]:
 # ---------------------------------------------------------------------- filling (set-wise)
 
 
-def _fill_statements(after: str | None, kind: Kind) -> list[str]:
+def _fill_statements(after: str | None, kind: Kind, *, types: bool = True) -> list[str]:
     """The statements that add the facts with an id above ``after`` (an SQL expression; None: every fact) to the
     rollups in a few grouped statements (their renewals, their triples', made again), with the triggers off. The
     entity types are counted again whole (one GROUP BY of ``entities``)."""
@@ -335,10 +346,9 @@ def _fill_statements(after: str | None, kind: Kind) -> list[str]:
     ev = _bounds_event("f")
     start_day, end_day = day_sql("f.from_us"), day_sql("f.to_us")
     nostart = f"CASE WHEN f.from_us = {OPEN_START} THEN 1 ELSE 0 END"
-    temp = "CREATE TEMP TABLE" if kind == "sqlite" else "CREATE TEMP TABLE"
+    temp = "CREATE TEMP TABLE"
     drop = "DROP TABLE IF EXISTS temp.rollup_delta" if kind == "sqlite" else "DROP TABLE IF EXISTS rollup_delta"
     drop_t = "DROP TABLE IF EXISTS temp.rollup_touched" if kind == "sqlite" else "DROP TABLE IF EXISTS rollup_touched"
-    zeros = ", ".join(f"0 AS {c}" for c in _COUNTS)
     by_day = (
         f"SELECT predicate, day, ev, {', '.join(f'sum({c}) AS {c}' for c in _COUNTS)} FROM ("
         f"SELECT f.predicate AS predicate, {start_day} AS day, {ev} AS ev, 1 AS starts, 0 AS ends, 0 AS ends_nostart, "
@@ -346,7 +356,6 @@ def _fill_statements(after: str | None, kind: Kind) -> list[str]:
         f"SELECT f.predicate, {end_day}, {ev}, 0, 1, {nostart}, 0, 0 FROM facts f WHERE {new}) x "
         "GROUP BY predicate, day, ev"
     )
-    del zeros
     out = [drop, f"{temp} rollup_delta AS {by_day}"]
     # The renewals of every triple a new fact is in, made again: the old ones taken out of the counts, the new put in.
     if after is None:
@@ -366,9 +375,7 @@ def _fill_statements(after: str | None, kind: Kind) -> list[str]:
         out += [
             drop_t,
             f"{temp} rollup_touched AS SELECT DISTINCT f.subject, f.predicate, f.object_key FROM facts f WHERE {new}",
-            f"{temp} rollup_gone AS SELECT * FROM rollup_renewals r WHERE {touched.format(a='r')}"
-            if kind == "postgresql"
-            else f"{temp} rollup_gone AS SELECT * FROM rollup_renewals r WHERE {touched.format(a='r')}",
+            f"{temp} rollup_gone AS SELECT * FROM rollup_renewals r WHERE {touched.format(a='r')}",
             "INSERT INTO rollup_delta SELECT predicate, " + day_sql("s") + ", 0, 0, 0, 0, -1, 0 FROM rollup_gone",
             "INSERT INTO rollup_delta SELECT predicate, " + day_sql("e") + ", 0, 0, 0, 0, 0, -1 FROM rollup_gone",
             "DELETE FROM rollup_renewals WHERE old_id IN (SELECT old_id FROM rollup_gone)",
@@ -407,9 +414,12 @@ def _fill_statements(after: str | None, kind: Kind) -> list[str]:
             f"SELECT e, sum(o), sum(i) FROM (SELECT f.subject AS e, 1 AS o, 0 AS i FROM facts f WHERE {new} "
             f"UNION ALL SELECT f.object_id, 0, 1 FROM facts f WHERE {new} AND f.object_id IS NOT NULL) x GROUP BY e",
         ),
-        "DELETE FROM rollup_types",
-        "INSERT INTO rollup_types(type, n) SELECT type, count(*) FROM entities GROUP BY type",
     ]
+    if types:
+        out += [
+            "DELETE FROM rollup_types",
+            "INSERT INTO rollup_types(type, n) SELECT type, count(*) FROM entities GROUP BY type",
+        ]
     return out
 
 
@@ -426,17 +436,14 @@ def _clear_statements() -> list[str]:
 # ---------------------------------------------------------------------- pausing, rebuilding
 
 
-def _trigger_names(kind: str) -> list[str]:
-    return list(triggers("sqlite" if kind == "sqlite" else "postgresql"))
-
-
 @contextlib.contextmanager
 def paused(backend: Backend, cur: Cursor) -> Iterator[None]:
-    """Inside a bulk load's transaction: the rollups' per-row triggers paused, and the facts inserted meanwhile (ids
-    above the largest before) added set-wise at the end. Only inserts of facts may happen inside (what a bulk load
-    does); other transactions never see the triggers missing. PostgreSQL, for a user who does not own ``facts``: the
+    """Inside a bulk load's transaction: the rollups' per-row triggers on facts paused, and the facts inserted
+    meanwhile (ids above the largest before) added set-wise at the end. Only inserts of facts may happen inside (what
+    a bulk load does); the entity types stay kept row by row (a load's new entities are a fraction of its facts);
+    other transactions never see the triggers missing. PostgreSQL, for a user who does not own ``facts``: the
     triggers stay and nothing more is done."""
-    kind = backend.kind
+    kind: Kind = "sqlite" if backend.kind == "sqlite" else "postgresql"
     if kind == "postgresql":
         owner = cur.execute(
             "SELECT pg_has_role(current_user, relowner, 'USAGE') FROM pg_class WHERE oid = CAST('facts' AS regclass)"
@@ -445,25 +452,35 @@ def paused(backend: Backend, cur: Cursor) -> Iterator[None]:
             yield
             return
     (after,) = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()
+    made: dict[str, str] = {}
     if kind == "sqlite":
         made = {
             name: sql
-            for name, sql in cur.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup\\_%' ESCAPE '\\'")
+            for name, sql in cur.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                "AND (name LIKE 'rollup\\_fact\\_%' ESCAPE '\\' OR name LIKE 'rollup\\_renewal\\_%' ESCAPE '\\')"
+            )
         }
         for name in made:
             cur.execute(f"DROP TRIGGER {name}")
     else:
-        for table, name in (("facts", "rollup_facts"), ("rollup_renewals", "rollup_renewals"), ("entities", "rollup_types")):
+        for table, name in _PG_PAUSED:
             cur.execute(f"ALTER TABLE {table} DISABLE TRIGGER {name}")
     yield
-    for statement in _fill_statements(str(int(after)), kind):  # type: ignore[arg-type]
-        cur.execute(statement)
+    (upto,) = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()
+    if upto > after:  # a load that added nothing (a re-import) has nothing to count
+        for statement in _fill_statements(str(int(after)), kind, types=False):
+            cur.execute(statement)
     if kind == "sqlite":
         for sql in made.values():
             cur.execute(sql)
     else:
-        for table, name in (("facts", "rollup_facts"), ("rollup_renewals", "rollup_renewals"), ("entities", "rollup_types")):
+        for table, name in _PG_PAUSED:
             cur.execute(f"ALTER TABLE {table} ENABLE TRIGGER {name}")
+
+
+#: The triggers a bulk load pauses on PostgreSQL: (table, trigger).
+_PG_PAUSED = (("facts", "rollup_facts"), ("rollup_renewals", "rollup_renewals"))
 
 
 def rebuild_in(cur: Cursor, kind: str) -> None:
@@ -554,7 +571,9 @@ def check(kg: GraphStore) -> RollupCheck:
                 tuple(r[: len(keys)]): tuple(int(v) if isinstance(v, int) or v is None else v for v in r[len(keys) :])
                 for r in cur.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
             }
-            scanned = {tuple(r[: len(keys)]): tuple(_num(v) for v in r[len(keys) :]) for r in cur.execute(sql).fetchall()}
+            scanned = {
+                tuple(r[: len(keys)]): tuple(_num(v) for v in r[len(keys) :]) for r in cur.execute(sql).fetchall()
+            }
             stored = {k: tuple(_num(v) for v in c) for k, c in stored.items()}
             if table != "rollup_renewals":
                 stored = {k: c for k, c in stored.items() if any(c)}
@@ -609,9 +628,8 @@ def source(
     del renewals, ids
     if _SCAN_ONLY.get():
         return "scan"
-    if question in ("churn", "events"):
-        if _day_plan(every) is None or by not in (None, "predicate"):
-            return "scan"
+    if question in ("churn", "events") and (_day_plan(every) is None or by not in (None, "predicate")):
+        return "scan"
     return "rollups"
 
 
@@ -633,13 +651,15 @@ def _today(clock: Clock) -> tuple[int, int, int, int]:
     return now, day, day * DAY_US, day * DAY_US + DAY_US - 1
 
 
-def _states(cur: Cursor, d: Dialect, rule: EventRule, clock: Clock, by_predicate: bool) -> dict[str | None, tuple[int, int]]:
+def _states(
+    cur: Cursor, d: Dialect, rule: EventRule, clock: Clock, by_predicate: bool
+) -> dict[str | None, tuple[int, int]]:
     """Per predicate (or None: all), the state facts ``(current, ended)`` now, from the rollups (contract §4).
 
     For state facts: ``current = fe − fs − T`` and ``ended = N − fe + T``, where ``fe`` = #{end > now}, ``fs`` =
     #{start > now}, ``T`` = #{end = today's date end, start ≤ now < end}; ``fe`` and ``fs`` are the rows after today
     plus the facts of today after now (index ranges), ``T`` an index range."""
-    now, today, lo, hi = _today(clock)
+    _, today, lo, hi = _today(clock)
     declared, params = _declared(d, rule)
     group, grouped = ("predicate", " GROUP BY predicate") if by_predicate else ("''", "")
     event, eparams = rule.bound(d)
@@ -677,9 +697,8 @@ def _states(cur: Cursor, d: Dialect, rule: EventRule, clock: Clock, by_predicate
 
 def stats(kg: GraphStore) -> Stats | None:
     """:meth:`GraphStore.stats` from the rollups; None inside :func:`scan_only`."""
-    from . import _queries as q
-
     from .._records import Stats
+    from . import _queries as q
 
     if source("stats") == "scan":
         return None
@@ -717,9 +736,8 @@ def predicates_page(
     cur: Cursor, d: Dialect, limit: int | None, offset: int, clock: Clock
 ) -> tuple[list[PredicateInfo], int] | None:
     """:func:`._predicates.predicates_page` from the rollups; None inside :func:`scan_only`."""
-    from . import _queries as q
-
     from .._records import PredicateInfo
+    from . import _queries as q
 
     if source("predicates") == "scan":
         return None
@@ -731,7 +749,9 @@ def predicates_page(
         params,
     ).fetchall()
     total = (
-        int(rows[0][3]) if rows else int(cur.execute("SELECT count(*) FROM rollup_predicates WHERE facts > 0").fetchone()[0])
+        int(rows[0][3])
+        if rows
+        else int(cur.execute("SELECT count(*) FROM rollup_predicates WHERE facts > 0").fetchone()[0])
     )
     rule = q.event_rule(cur)
     current = _states(cur, d, rule, clock, True)
@@ -743,8 +763,7 @@ def predicates_page(
         ).fetchall():
             aliases.setdefault(target, []).append(alias)
     return [
-        PredicateInfo(p, label, int(n), current.get(p, (0, 0))[0], tuple(aliases.get(p, ())))
-        for p, label, n, _ in rows
+        PredicateInfo(p, label, int(n), current.get(p, (0, 0))[0], tuple(aliases.get(p, ()))) for p, label, n, _ in rows
     ], total
 
 
@@ -782,10 +801,9 @@ def _period_rows(
 
 def churn_counts(kg: GraphStore, every: str, by: str | None, renewals: bool) -> ChurnCounts | None:
     """:func:`._aggregates.churn_counts` from the rollups, or None when they cannot answer (:func:`source`)."""
-    from . import _queries as q
-
     import polars as pl
 
+    from . import _queries as q
     from ._aggregates import ChurnCounts, _frame, _period_column, period_plan
 
     if source("churn", every=every, by=by) == "scan":
@@ -828,10 +846,9 @@ def churn_counts(kg: GraphStore, every: str, by: str | None, renewals: bool) -> 
 
 def event_counts(kg: GraphStore, every: str, by: str | None) -> pl.DataFrame | None:
     """:func:`._aggregates.event_counts` from the rollups, or None when they cannot answer (:func:`source`)."""
-    from . import _queries as q
-
     import polars as pl
 
+    from . import _queries as q
     from ._aggregates import _frame, _period_column, period_plan
 
     if source("events", every=every, by=by) == "scan":
@@ -853,15 +870,21 @@ def event_counts(kg: GraphStore, every: str, by: str | None) -> pl.DataFrame | N
 def connected_counts(kg: GraphStore, top: int | None, ids: Sequence[str] | None) -> pl.DataFrame | None:
     """:func:`._rankings.connected_counts` from the rollups (the top entities along the rank index; entities with no
     fact after them, by id); None inside :func:`scan_only`."""
-    from . import _queries as q
-
     import polars as pl
+
+    from . import _queries as q
 
     if source("most_connected") == "scan":
         return None
     d = kg._backend.dialect
     limit = q.page(d, top, 0)["limit"]
-    schema = {"id": pl.String(), "name": pl.String(), "type": pl.String(), "outgoing": pl.Int64(), "incoming": pl.Int64()}
+    schema = {
+        "id": pl.String(),
+        "name": pl.String(),
+        "type": pl.String(),
+        "outgoing": pl.Int64(),
+        "incoming": pl.Int64(),
+    }
     with kg._read() as cur:
         if ids is not None or top is None:
             params: dict[str, Any] = {"limit": limit}
