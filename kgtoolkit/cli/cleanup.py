@@ -8,6 +8,7 @@ tell them apart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -20,7 +21,7 @@ from ..findings import CODES
 from ..graph import KnowledgeGraph
 from ..store import check_rollups
 from ..store import rebuild_rollups as rebuild
-from ._common import Limit, Offset, command
+from ._common import Call, Limit, Offset, command
 from ._render import Answer, how_many, out, past, print_table
 
 __all__ = ["check", "duplicates", "not_duplicate"]
@@ -87,7 +88,7 @@ def not_duplicate(
     )
 
 
-def _rollups_only_read(call: object, params: dict[str, Any]) -> bool:
+def _rollups_only_read(call: Call, params: Mapping[str, Any]) -> bool:
     return not params.get("rebuild_rollups")
 
 

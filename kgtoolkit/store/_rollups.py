@@ -568,13 +568,12 @@ def check(kg: GraphStore) -> RollupCheck:
             keys, counts = ROLLUP_TABLES[table]
             cols = [*keys, *counts]
             stored = {
-                tuple(r[: len(keys)]): tuple(int(v) if isinstance(v, int) or v is None else v for v in r[len(keys) :])
+                tuple(r[: len(keys)]): tuple(_num(v) for v in r[len(keys) :])
                 for r in cur.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
             }
             scanned = {
                 tuple(r[: len(keys)]): tuple(_num(v) for v in r[len(keys) :]) for r in cur.execute(sql).fetchall()
             }
-            stored = {k: tuple(_num(v) for v in c) for k, c in stored.items()}
             if table != "rollup_renewals":
                 stored = {k: c for k, c in stored.items() if any(c)}
                 scanned = {k: c for k, c in scanned.items() if any(c)}
