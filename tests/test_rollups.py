@@ -16,7 +16,7 @@ import kgtoolkit
 from conftest import run_sql, schema_step, undo_steps
 from kgtoolkit import analysis
 from kgtoolkit.store import _rollups as rollups
-from kgtoolkit.store import copy_graph, dump, import_facts, restore
+from kgtoolkit.store import copy_graph, dump, graph_counts, import_facts, restore
 
 NAMES = ("Ada", "Bo", "Cy", "Dee")
 PREDICATES = ("works_at", "lives_in", "met", "Criticize")
@@ -37,7 +37,7 @@ BOUNDS = (
 
 def answers(kg: kgtoolkit.KnowledgeGraph) -> dict[str, Any]:
     """Every rollup-served answer, as data."""
-    out: dict[str, Any] = {"stats": kg.stats(), "predicates": kg.predicates()}
+    out: dict[str, Any] = {"stats": kg.stats(), "predicates": kg.predicates(), "graph_counts": graph_counts(kg)}
     for every in ("1d", "1w", "1mo", "1q", "1y", "10d"):
         for by in (None, "predicate"):
             for renewals in (True, False):

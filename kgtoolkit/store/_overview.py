@@ -18,6 +18,7 @@ from .._errors import InvalidRequest
 from .._time import TimeInput, parse_window
 from .._validity import Sql, valid_at
 from . import _queries as q
+from . import _rollups
 from ._bulk import _typed
 
 if TYPE_CHECKING:
@@ -318,10 +319,13 @@ def graph_counts(kg: GraphStore) -> GraphCounts:
     """:class:`GraphCounts` of the graph, in one snapshot: the facts counted on an index (SQLite counts the
     smallest one), the entities grouped by type (the entities table), the predicates by :func:`predicates_in_use`.
     Equal to the same counts of :meth:`GraphStore.stats` (at 10M facts: well under a second and some 2 s for
-    1.6M entities' types, against 13-23 s for ``stats``)."""
+    1.6M entities' types, against 13-23 s for ``stats``); from the rollups (contract §17) in a few milliseconds."""
     with kg._read() as cur:
-        t = q.table_counts(cur)
-        facts = int(cur.execute("SELECT count(*) FROM facts").fetchone()[0])
+        if (rolled := _rollups.table_counts(cur)) is not None:
+            t, facts = rolled
+        else:
+            t = q.table_counts(cur)
+            facts = int(cur.execute("SELECT count(*) FROM facts").fetchone()[0])
     return GraphCounts(
         sum(n for _, n in t.entities_by_type), t.entities_by_type, facts, t.predicates, t.aliases, t.memories
     )

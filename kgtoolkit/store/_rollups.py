@@ -731,6 +731,23 @@ def stats(kg: GraphStore) -> Stats | None:
     )
 
 
+def table_counts(cur: Cursor) -> tuple[Any, int] | None:
+    """:func:`._queries.table_counts` and the number of facts from the rollups (what the dashboard's sidebar shows);
+    None inside :func:`scan_only`."""
+    from . import _queries as q
+
+    if source("stats") == "scan":
+        return None
+    by_type = tuple(
+        (str(t), int(n)) for t, n in cur.execute("SELECT type, n FROM rollup_types WHERE n > 0 ORDER BY type")
+    )
+    used = cur.execute("SELECT predicate, facts FROM rollup_predicates WHERE facts > 0").fetchall()
+    aliases = int(cur.execute("SELECT count(*) FROM aliases").fetchone()[0])
+    memories = int(cur.execute("SELECT count(*) FROM memories").fetchone()[0])
+    counts = q.TableCounts(by_type, tuple(sorted(str(p) for p, _ in used)), aliases, memories)
+    return counts, sum(int(n) for _, n in used)
+
+
 def predicates_page(
     cur: Cursor, d: Dialect, limit: int | None, offset: int, clock: Clock
 ) -> tuple[list[PredicateInfo], int] | None:
