@@ -106,17 +106,16 @@ def day_sql(key: str) -> str:
     return f"((({key}) - CASE WHEN ({key}) < 0 THEN {DAY_US - 1} ELSE 0 END) / {DAY_US})"
 
 
-def month_sql(day: str) -> str:
-    """The month number (year × 12 + month − 1, proleptic Gregorian, as polars counts) of the day ``day``; an open
-    key's day gives :data:`MONTH_OPEN_START` or :data:`MONTH_OPEN_END`. H. Hinnant's civil_from_days, in integers."""
-    civil = (
-        "(SELECT (y + CASE WHEN m <= 2 THEN 1 ELSE 0 END) * 12 + m - 1 FROM "
-        "(SELECT yoe + era * 400 AS y, CASE WHEN mp < 10 THEN mp + 3 ELSE mp - 9 END AS m FROM "
-        "(SELECT era, yoe, (5 * (doe - (365 * yoe + yoe / 4 - yoe / 100)) + 2) / 153 AS mp FROM "
-        "(SELECT era, doe, (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 AS yoe FROM "
-        f"(SELECT z / 146097 AS era, z - (z / 146097) * 146097 AS doe FROM (SELECT ({day}) + 719468 AS z) c0) c1) c2) "
-        "c3) c4)"
-    )
+def month_sql(day: str, kind: str = "sqlite") -> str:
+    """The month number (year × 12 + month − 1, proleptic Gregorian, as polars counts) of the day ``day`` (days since
+    1970-01-01), by the engine's own calendar (a trigger runs it on every write); an open key's day gives
+    :data:`MONTH_OPEN_START` or :data:`MONTH_OPEN_END`."""
+    if kind == "postgresql":
+        date = f"(DATE '1970-01-01' + CAST(({day}) AS INTEGER))"
+        civil = f"CAST(EXTRACT(YEAR FROM {date}) * 12 + EXTRACT(MONTH FROM {date}) - 1 AS BIGINT)"
+    else:
+        at = f"({day}) * 86400, 'unixepoch'"
+        civil = f"(CAST(strftime('%Y', {at}) AS INTEGER) * 12 + CAST(strftime('%m', {at}) AS INTEGER) - 1)"
     return f"(CASE WHEN ({day}) < -{_FAR} THEN {MONTH_OPEN_START} WHEN ({day}) > {_FAR} THEN {MONTH_OPEN_END} ELSE {civil} END)"
 
 
@@ -138,30 +137,26 @@ def _upsert(table: str, keys: Sequence[str], counts: Sequence[str], select: str)
 # ---------------------------------------------------------------------- the triggers' statements
 
 
-def _row_statements(r: str, sign: int) -> list[str]:
+def _row_statements(r: str, sign: int, kind: str) -> list[str]:
     """The statements that add (``sign`` 1) or take away (−1) the facts row ``r`` (``new``/``old``) in every rollup
-    but the renewals."""
+    but the renewals: four statements (a start and an end summed in one, as one day's when they fall on it)."""
     ev = _bounds_event(r)
     start_day, end_day = day_sql(f"{r}.from_us"), day_sql(f"{r}.to_us")
     nostart = f"{sign} * (CASE WHEN {r}.from_us = {OPEN_START} THEN 1 ELSE 0 END)"
     out = []
     for table, key in (("rollup_days", "day"), ("rollup_months", "month")):
-        s_key = start_day if key == "day" else month_sql(start_day)
-        e_key = end_day if key == "day" else month_sql(end_day)
-        out.append(
-            _upsert(
-                table,
-                ("predicate", key, "ev"),
-                ("starts",),
-                f"SELECT {r}.predicate AS p, {s_key} AS k, {ev} AS ev, {sign} AS n",
-            )
+        s_key = start_day if key == "day" else month_sql(start_day, kind)
+        e_key = end_day if key == "day" else month_sql(end_day, kind)
+        both = (
+            f"SELECT {r}.predicate AS p, {s_key} AS k, {sign} AS s, 0 AS e, 0 AS u UNION ALL "
+            f"SELECT {r}.predicate, {e_key}, 0, {sign}, {nostart}"
         )
         out.append(
             _upsert(
                 table,
                 ("predicate", key, "ev"),
-                ("ends", "ends_nostart"),
-                f"SELECT {r}.predicate AS p, {e_key} AS k, {ev} AS ev, {sign} AS n, {nostart} AS u",
+                ("starts", "ends", "ends_nostart"),
+                f"SELECT p, k, {ev}, sum(s), sum(e), sum(u) FROM ({both}) b GROUP BY p, k",
             )
         )
     out.append(
@@ -173,16 +168,11 @@ def _row_statements(r: str, sign: int) -> list[str]:
             f"{sign} * (CASE WHEN {r}.object_id IS NULL THEN 1 ELSE 0 END) AS v",
         )
     )
-    out.append(
-        _upsert(
-            "rollup_entities", ("entity",), ("outgoing", "incoming"), f"SELECT {r}.subject AS e, {sign} AS o, 0 AS i"
-        )
+    ends = (
+        f"SELECT {r}.subject AS k, {sign} AS o, CASE WHEN {r}.object_id = {r}.subject THEN {sign} ELSE 0 END AS i "
+        f"UNION ALL SELECT {r}.object_id, 0, {sign} WHERE {r}.object_id IS NOT NULL AND {r}.object_id <> {r}.subject"
     )
-    out.append(
-        "INSERT INTO rollup_entities(entity, outgoing, incoming) "
-        f"SELECT {r}.object_id, 0, {sign} WHERE {r}.object_id IS NOT NULL "
-        "ON CONFLICT (entity) DO UPDATE SET incoming = rollup_entities.incoming + excluded.incoming"
-    )
+    out.append(_upsert("rollup_entities", ("entity",), ("outgoing", "incoming"), ends))
     return out
 
 
@@ -206,13 +196,13 @@ def _triple_statements(r: str) -> list[str]:
     ]
 
 
-def _renewal_statements(r: str, sign: int) -> list[str]:
+def _renewal_statements(r: str, sign: int, kind: str) -> list[str]:
     """The day and month counts of one renewal row ``r`` added or taken away."""
     out = []
     for table, key in (("rollup_days", "day"), ("rollup_months", "month")):
         s_key, e_key = day_sql(f"{r}.s"), day_sql(f"{r}.e")
         if key == "month":
-            s_key, e_key = month_sql(s_key), month_sql(e_key)
+            s_key, e_key = month_sql(s_key, kind), month_sql(e_key, kind)
         cols = ("predicate", key, "ev")
         out.append(_upsert(table, cols, ("renewed",), f"SELECT {r}.predicate AS p, {s_key} AS k, 0 AS ev, {sign} AS n"))
         out.append(
@@ -241,18 +231,18 @@ def _sqlite_triggers() -> dict[str, str]:
     )
     return {
         "rollup_fact_insert": "CREATE TRIGGER rollup_fact_insert AFTER INSERT ON facts BEGIN "
-        f"{body(_row_statements('new', 1) + _triple_statements('new'))} END",
+        f"{body(_row_statements('new', 1, 'sqlite') + _triple_statements('new'))} END",
         "rollup_fact_update": f"CREATE TRIGGER rollup_fact_update AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} ON facts BEGIN "
-        f"{body(_row_statements('old', -1) + _row_statements('new', 1) + _triple_statements('new'))} END",
+        f"{body(_row_statements('old', -1, 'sqlite') + _row_statements('new', 1, 'sqlite') + _triple_statements('new'))} END",
         # A fact moved to another triple (a merge, a rename) leaves its old triple's renewals to be made again too.
         "rollup_fact_moved": f"CREATE TRIGGER rollup_fact_moved AFTER UPDATE OF subject, predicate, object_key ON facts "
         f"WHEN {triple_changed} BEGIN {body(_triple_statements('old'))} END",
         "rollup_fact_delete": "CREATE TRIGGER rollup_fact_delete AFTER DELETE ON facts BEGIN "
-        f"{body(_row_statements('old', -1) + _triple_statements('old'))} END",
+        f"{body(_row_statements('old', -1, 'sqlite') + _triple_statements('old'))} END",
         "rollup_renewal_insert": "CREATE TRIGGER rollup_renewal_insert AFTER INSERT ON rollup_renewals BEGIN "
-        f"{body(_renewal_statements('new', 1))} END",
+        f"{body(_renewal_statements('new', 1, 'sqlite'))} END",
         "rollup_renewal_delete": "CREATE TRIGGER rollup_renewal_delete AFTER DELETE ON rollup_renewals BEGIN "
-        f"{body(_renewal_statements('old', -1))} END",
+        f"{body(_renewal_statements('old', -1, 'sqlite'))} END",
         "rollup_entity_insert": "CREATE TRIGGER rollup_entity_insert AFTER INSERT ON entities BEGIN "
         f"{body(_type_statements('new', 1))} END",
         "rollup_entity_update": "CREATE TRIGGER rollup_entity_update AFTER UPDATE OF type ON entities "
@@ -274,14 +264,14 @@ def _postgres_triggers() -> dict[str, str]:
     )
     facts_fn = f"""CREATE FUNCTION kgtoolkit_rollup_facts() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP <> 'INSERT' THEN {body(_row_statements("OLD", -1))} END IF;
-            IF TG_OP <> 'DELETE' THEN {body(_row_statements("NEW", 1) + _triple_statements("NEW"))} END IF;
+            IF TG_OP <> 'INSERT' THEN {body(_row_statements("OLD", -1, "postgresql"))} END IF;
+            IF TG_OP <> 'DELETE' THEN {body(_row_statements("NEW", 1, "postgresql") + _triple_statements("NEW"))} END IF;
             IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed})) THEN {body(_triple_statements("OLD"))} END IF;
             RETURN NULL;
         END $body$"""
     renewals_fn = f"""CREATE FUNCTION kgtoolkit_rollup_renewals() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP = 'DELETE' THEN {body(_renewal_statements("OLD", -1))} ELSE {body(_renewal_statements("NEW", 1))} END IF;
+            IF TG_OP = 'DELETE' THEN {body(_renewal_statements("OLD", -1, "postgresql"))} ELSE {body(_renewal_statements("NEW", 1, "postgresql"))} END IF;
             RETURN NULL;
         END $body$"""
     types_fn = f"""CREATE FUNCTION kgtoolkit_rollup_types() RETURNS trigger LANGUAGE plpgsql AS $body$
@@ -396,7 +386,7 @@ def _fill_statements(after: str | None, kind: Kind, *, types: bool = True) -> li
             "rollup_months",
             ("predicate", "month", "ev"),
             _COUNTS,
-            f"SELECT predicate, m, ev, {sums} FROM (SELECT predicate, {month_sql('day')} AS m, ev, "
+            f"SELECT predicate, m, ev, {sums} FROM (SELECT predicate, {month_sql('day', kind)} AS m, ev, "
             f"{', '.join(_COUNTS)} FROM ({per_day}) d0) d1 GROUP BY predicate, m, ev",
         ),
         drop,
@@ -547,7 +537,7 @@ def _expected(kind: Kind) -> dict[str, str]:
 
     return {
         "rollup_days": by(lambda d: d, "day"),
-        "rollup_months": by(month_sql, "month"),
+        "rollup_months": by(lambda d: month_sql(d, kind), "month"),
         "rollup_predicates": f"SELECT f.predicate, count(*), sum({ev}), sum(CASE WHEN f.object_id IS NULL THEN 1 ELSE 0 END) "
         "FROM facts f GROUP BY f.predicate",
         "rollup_entities": "SELECT e, sum(o), sum(i) FROM (SELECT f.subject AS e, 1 AS o, 0 AS i FROM facts f "
