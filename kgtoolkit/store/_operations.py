@@ -998,6 +998,7 @@ class GraphStore:
 
     def predicates_page(self, *, limit: int | None = None, offset: int = 0) -> Page[PredicateInfo]:
         """:meth:`predicates` as one :class:`~kgtoolkit.Page`, with how many predicates are in use."""
+        _rollups.fold(self)  # contract §17: the counts brought up to date first
         with self._backend.read(snapshot=True) as cur:
             rows, total = _preds.predicates_page(cur, self._backend.dialect, limit, offset, Clock.real())
         return Page(tuple(rows), total, offset)

@@ -94,6 +94,12 @@ _FAR = 10_000_000
 MONTH_OPEN_START, MONTH_OPEN_END = -1, 1_000_000
 _MONTH_1970 = 1970 * 12
 
+#: The largest fact id the rollups count (every fact up to it, as it is now; ``rollup_state``): facts are written
+#: without a trigger and counted set-wise by the next read or bulk load (:func:`fold`); a change to a fact counted
+#: already is kept by the triggers in its own transaction.
+UPTO = "(SELECT upto FROM rollup_state)"
+_FOLDING = "(SELECT folding FROM rollup_state)"
+
 _SCAN_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("kgtoolkit_rollups_scan_only", default=False)
 
 # ---------------------------------------------------------------------- the keys, in SQL
@@ -189,7 +195,10 @@ def _pairs(where_old: str) -> str:
 def _triple_statements(r: str) -> list[str]:
     """The renewals of the triple of facts row ``r`` made again (the renewals' own triggers keep the day counts)."""
     same = f"subject = {r}.subject AND predicate = {r}.predicate AND object_key = {r}.object_key"
-    where_old = f" AND o.subject = {r}.subject AND o.predicate = {r}.predicate AND o.object_key = {r}.object_key"
+    where_old = (
+        f" AND o.subject = {r}.subject AND o.predicate = {r}.predicate AND o.object_key = {r}.object_key"
+        f" AND o.id <= {UPTO} AND n.id <= {UPTO}"
+    )
     return [
         f"DELETE FROM rollup_renewals WHERE {same}",
         f"INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) {_pairs(where_old)}",
@@ -230,18 +239,19 @@ def _sqlite_triggers() -> dict[str, str]:
         "old.subject IS NOT new.subject OR old.predicate IS NOT new.predicate OR old.object_key IS NOT new.object_key"
     )
     return {
-        "rollup_fact_insert": "CREATE TRIGGER rollup_fact_insert AFTER INSERT ON facts BEGIN "
-        f"{body(_row_statements('new', 1, 'sqlite') + _triple_statements('new'))} END",
-        "rollup_fact_update": f"CREATE TRIGGER rollup_fact_update AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} ON facts BEGIN "
+        "rollup_fact_update": f"CREATE TRIGGER rollup_fact_update AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} ON facts "
+        f"WHEN old.id <= {UPTO} BEGIN "
         f"{body(_row_statements('old', -1, 'sqlite') + _row_statements('new', 1, 'sqlite') + _triple_statements('new'))} END",
         # A fact moved to another triple (a merge, a rename) leaves its old triple's renewals to be made again too.
         "rollup_fact_moved": f"CREATE TRIGGER rollup_fact_moved AFTER UPDATE OF subject, predicate, object_key ON facts "
-        f"WHEN {triple_changed} BEGIN {body(_triple_statements('old'))} END",
-        "rollup_fact_delete": "CREATE TRIGGER rollup_fact_delete AFTER DELETE ON facts BEGIN "
+        f"WHEN old.id <= {UPTO} AND ({triple_changed}) BEGIN {body(_triple_statements('old'))} END",
+        "rollup_fact_delete": f"CREATE TRIGGER rollup_fact_delete AFTER DELETE ON facts WHEN old.id <= {UPTO} BEGIN "
         f"{body(_row_statements('old', -1, 'sqlite') + _triple_statements('old'))} END",
-        "rollup_renewal_insert": "CREATE TRIGGER rollup_renewal_insert AFTER INSERT ON rollup_renewals BEGIN "
+        "rollup_renewal_insert": "CREATE TRIGGER rollup_renewal_insert AFTER INSERT ON rollup_renewals "
+        f"WHEN {_FOLDING} = 0 BEGIN "
         f"{body(_renewal_statements('new', 1, 'sqlite'))} END",
-        "rollup_renewal_delete": "CREATE TRIGGER rollup_renewal_delete AFTER DELETE ON rollup_renewals BEGIN "
+        "rollup_renewal_delete": "CREATE TRIGGER rollup_renewal_delete AFTER DELETE ON rollup_renewals "
+        f"WHEN {_FOLDING} = 0 BEGIN "
         f"{body(_renewal_statements('old', -1, 'sqlite'))} END",
         "rollup_entity_insert": "CREATE TRIGGER rollup_entity_insert AFTER INSERT ON entities BEGIN "
         f"{body(_type_statements('new', 1))} END",
@@ -264,13 +274,15 @@ def _postgres_triggers() -> dict[str, str]:
     )
     facts_fn = f"""CREATE FUNCTION kgtoolkit_rollup_facts() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP <> 'INSERT' THEN {body(_row_statements("OLD", -1, "postgresql"))} END IF;
-            IF TG_OP <> 'DELETE' THEN {body(_row_statements("NEW", 1, "postgresql") + _triple_statements("NEW"))} END IF;
+            IF OLD.id > {UPTO} THEN RETURN NULL; END IF;
+            {body(_row_statements("OLD", -1, "postgresql"))}
+            IF TG_OP = 'UPDATE' THEN {body(_row_statements("NEW", 1, "postgresql") + _triple_statements("NEW"))} END IF;
             IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed})) THEN {body(_triple_statements("OLD"))} END IF;
             RETURN NULL;
         END $body$"""
     renewals_fn = f"""CREATE FUNCTION kgtoolkit_rollup_renewals() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
+            IF {_FOLDING} = 1 THEN RETURN NULL; END IF;
             IF TG_OP = 'DELETE' THEN {body(_renewal_statements("OLD", -1, "postgresql"))} ELSE {body(_renewal_statements("NEW", 1, "postgresql"))} END IF;
             RETURN NULL;
         END $body$"""
@@ -281,7 +293,7 @@ def _postgres_triggers() -> dict[str, str]:
             RETURN NULL;
         END $body$"""
     return {
-        "rollup_facts": facts_fn + ";\nCREATE TRIGGER rollup_facts AFTER INSERT OR DELETE OR UPDATE OF "
+        "rollup_facts": facts_fn + ";\nCREATE TRIGGER rollup_facts AFTER DELETE OR UPDATE OF "
         f"{_FACT_COLUMNS_WATCHED} ON facts FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_facts()",
         "rollup_renewals": renewals_fn + ";\nCREATE TRIGGER rollup_renewals AFTER INSERT OR DELETE ON rollup_renewals "
         "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_renewals()",
@@ -311,6 +323,10 @@ def _tables(kind: Kind) -> list[str]:
         f"CREATE TABLE rollup_renewals (old_id {big} PRIMARY KEY, new_id {big} NOT NULL, subject {text} NOT NULL, "
         f"predicate {text} NOT NULL, object_key {text} NOT NULL, e {big} NOT NULL, s {big} NOT NULL)",
         "CREATE INDEX rollup_renewals_triple ON rollup_renewals(subject, predicate, object_key)",
+        # ``folding``: 1 while a fold counts the renewals itself, set-wise (their per-row triggers then stand aside).
+        f"CREATE TABLE rollup_state (id INTEGER PRIMARY KEY CHECK (id = 1), upto {big} NOT NULL, "
+        "folding SMALLINT NOT NULL DEFAULT 0)",
+        "INSERT INTO rollup_state(id, upto) VALUES (1, 0)",
     ]
 
 
@@ -405,6 +421,8 @@ def _fill_statements(after: str | None, kind: Kind, *, types: bool = True) -> li
             f"UNION ALL SELECT f.object_id, 0, 1 FROM facts f WHERE {new} AND f.object_id IS NOT NULL) x GROUP BY e",
         ),
     ]
+    out.insert(0, "UPDATE rollup_state SET folding = 1")
+    out.append("UPDATE rollup_state SET upto = (SELECT COALESCE(max(id), 0) FROM facts), folding = 0")
     if types:
         out += [
             "DELETE FROM rollup_types",
@@ -420,57 +438,55 @@ def migration(kind: Kind) -> list[str]:
 
 
 def _clear_statements() -> list[str]:
-    return [f"DELETE FROM {t}" for t in ROLLUP_TABLES]
+    return [f"DELETE FROM {t}" for t in ROLLUP_TABLES] + ["UPDATE rollup_state SET upto = 0"]
 
 
 # ---------------------------------------------------------------------- pausing, rebuilding
 
 
+def _pending(cur: Cursor) -> tuple[int, int]:
+    """The largest fact id the rollups count, and the largest there is."""
+    upto, top = cur.execute(f"SELECT {UPTO}, (SELECT COALESCE(max(id), 0) FROM facts)").fetchone()
+    return int(upto), int(top)
+
+
+def fold_in(cur: Cursor, kind: str) -> None:
+    """In the caller's write transaction: the facts written since the rollups were last brought up to date (ids above
+    ``rollup_state.upto``) counted set-wise, the renewals of every triple they are in made again."""
+    upto, top = _pending(cur)
+    if top > upto:
+        for statement in _fill_statements(str(upto), "sqlite" if kind == "sqlite" else "postgresql", types=False):
+            cur.execute(statement)
+
+
+def _covered(cur: Cursor) -> bool:
+    """The rollups count every fact this read sees (else a write came between the fold and the read: it scans)."""
+    upto, top = _pending(cur)
+    return top <= upto
+
+
+def fold(kg: GraphStore) -> bool:
+    """Bring the rollups up to date before a read (one short write when facts were written since: time proportional
+    to them); False when they are not and cannot be (a read-only graph), so the read scans."""
+    backend = kg._backend
+    if backend.missing:  # no graph yet: the scan's answer (of a blank graph, or its error)
+        return False
+    with kg._read() as cur:
+        upto, top = _pending(cur)
+    if top <= upto:
+        return True
+    if backend.read_only:
+        return False
+    backend.write(lambda cur: fold_in(cur, backend.kind))
+    return True
+
+
 @contextlib.contextmanager
 def paused(backend: Backend, cur: Cursor) -> Iterator[None]:
-    """Inside a bulk load's transaction: the rollups' per-row triggers on facts paused, and the facts inserted
-    meanwhile (ids above the largest before) added set-wise at the end. Only inserts of facts may happen inside (what
-    a bulk load does); the entity types stay kept row by row (a load's new entities are a fraction of its facts);
-    other transactions never see the triggers missing. PostgreSQL, for a user who does not own ``facts``: the
-    triggers stay and nothing more is done."""
-    kind: Kind = "sqlite" if backend.kind == "sqlite" else "postgresql"
-    if kind == "postgresql":
-        owner = cur.execute(
-            "SELECT pg_has_role(current_user, relowner, 'USAGE') FROM pg_class WHERE oid = CAST('facts' AS regclass)"
-        ).fetchone()[0]
-        if not owner:
-            yield
-            return
-    (after,) = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()
-    made: dict[str, str] = {}
-    if kind == "sqlite":
-        made = {
-            name: sql
-            for name, sql in cur.execute(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                "AND (name LIKE 'rollup\\_fact\\_%' ESCAPE '\\' OR name LIKE 'rollup\\_renewal\\_%' ESCAPE '\\')"
-            )
-        }
-        for name in made:
-            cur.execute(f"DROP TRIGGER {name}")
-    else:
-        for table, name in _PG_PAUSED:
-            cur.execute(f"ALTER TABLE {table} DISABLE TRIGGER {name}")
+    """Inside a bulk load's transaction: the facts it inserts (no trigger fires on an insert) counted set-wise at its
+    end, in a few grouped statements, so the first read after it is quick."""
     yield
-    (upto,) = cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()
-    if upto > after:  # a load that added nothing (a re-import) has nothing to count
-        for statement in _fill_statements(str(int(after)), kind, types=False):
-            cur.execute(statement)
-    if kind == "sqlite":
-        for sql in made.values():
-            cur.execute(sql)
-    else:
-        for table, name in _PG_PAUSED:
-            cur.execute(f"ALTER TABLE {table} ENABLE TRIGGER {name}")
-
-
-#: The triggers a bulk load pauses on PostgreSQL: (table, trigger).
-_PG_PAUSED = (("facts", "rollup_facts"), ("rollup_renewals", "rollup_renewals"))
+    fold_in(cur, backend.kind)
 
 
 def rebuild_in(cur: Cursor, kind: str) -> None:
@@ -522,14 +538,15 @@ def _expected(kind: Kind) -> dict[str, str]:
     ev = _bounds_event("f")
     sd, ed = day_sql("f.from_us"), day_sql("f.to_us")
     nostart = f"CASE WHEN f.from_us = {OPEN_START} THEN 1 ELSE 0 END"
-    pairs = _pairs("")
+    pairs = _pairs(f" AND o.id <= {UPTO} AND n.id <= {UPTO}")
+    counted = f"(SELECT * FROM facts WHERE id <= {UPTO}) f"
 
     def by(period: Callable[[str], str], key: str) -> str:
         return (
             f"SELECT predicate, {key}, ev, {', '.join(f'sum({c}) AS {c}' for c in _COUNTS)} FROM ("
             f"SELECT f.predicate AS predicate, {period(sd)} AS {key}, {ev} AS ev, 1 AS starts, 0 AS ends, "
-            f"0 AS ends_nostart, 0 AS renewed, 0 AS renewed_ends FROM facts f UNION ALL "
-            f"SELECT f.predicate, {period(ed)}, {ev}, 0, 1, {nostart}, 0, 0 FROM facts f UNION ALL "
+            f"0 AS ends_nostart, 0 AS renewed, 0 AS renewed_ends FROM {counted} UNION ALL "
+            f"SELECT f.predicate, {period(ed)}, {ev}, 0, 1, {nostart}, 0, 0 FROM {counted} UNION ALL "
             f"SELECT r.predicate, {period(day_sql('r.s'))}, 0, 0, 0, 0, 1, 0 FROM ({pairs}) r UNION ALL "
             f"SELECT r.predicate, {period(day_sql('r.e'))}, 0, 0, 0, 0, 0, 1 FROM ({pairs}) r) x "
             f"GROUP BY predicate, {key}, ev"
@@ -539,9 +556,9 @@ def _expected(kind: Kind) -> dict[str, str]:
         "rollup_days": by(lambda d: d, "day"),
         "rollup_months": by(lambda d: month_sql(d, kind), "month"),
         "rollup_predicates": f"SELECT f.predicate, count(*), sum({ev}), sum(CASE WHEN f.object_id IS NULL THEN 1 ELSE 0 END) "
-        "FROM facts f GROUP BY f.predicate",
-        "rollup_entities": "SELECT e, sum(o), sum(i) FROM (SELECT f.subject AS e, 1 AS o, 0 AS i FROM facts f "
-        "UNION ALL SELECT f.object_id, 0, 1 FROM facts f WHERE f.object_id IS NOT NULL) x GROUP BY e",
+        f"FROM {counted} GROUP BY f.predicate",
+        "rollup_entities": f"SELECT e, sum(o), sum(i) FROM (SELECT f.subject AS e, 1 AS o, 0 AS i FROM {counted} "
+        f"UNION ALL SELECT f.object_id, 0, 1 FROM {counted} WHERE f.object_id IS NOT NULL) x GROUP BY e",
         "rollup_types": "SELECT type, count(*) FROM entities GROUP BY type",
         "rollup_renewals": pairs,
     }
@@ -553,6 +570,7 @@ def check(kg: GraphStore) -> RollupCheck:
     kind: Kind = "sqlite" if kg._backend.kind == "sqlite" else "postgresql"
     differences: dict[str, int] = {}
     examples: list[str] = []
+    fold(kg)  # a read-only graph: compared over the facts they count
     with kg._read() as cur:
         for table, sql in _expected(kind).items():
             keys, counts = ROLLUP_TABLES[table]
@@ -689,10 +707,12 @@ def stats(kg: GraphStore) -> Stats | None:
     from .._records import Stats
     from . import _queries as q
 
-    if source("stats") == "scan":
+    if source("stats") == "scan" or not fold(kg):
         return None
     d = kg._backend.dialect
     with kg._read() as cur:
+        if not _covered(cur):
+            return None
         rule = q.event_rule(cur)
         declared, params = _declared(d, rule)
         by_type = {str(t): int(n) for t, n in cur.execute("SELECT type, n FROM rollup_types WHERE n > 0 ORDER BY type")}
@@ -726,7 +746,7 @@ def table_counts(cur: Cursor) -> tuple[Any, int] | None:
     None inside :func:`scan_only`."""
     from . import _queries as q
 
-    if source("stats") == "scan":
+    if source("stats") == "scan" or not _covered(cur):
         return None
     by_type = tuple(
         (str(t), int(n)) for t, n in cur.execute("SELECT type, n FROM rollup_types WHERE n > 0 ORDER BY type")
@@ -745,7 +765,7 @@ def predicates_page(
     from .._records import PredicateInfo
     from . import _queries as q
 
-    if source("predicates") == "scan":
+    if source("predicates") == "scan" or not _covered(cur):
         return None
     params = q.page(d, limit, offset)
     rows = cur.execute(
@@ -812,10 +832,12 @@ def churn_counts(kg: GraphStore, every: str, by: str | None, renewals: bool) -> 
     from . import _queries as q
     from ._aggregates import ChurnCounts, _frame, _period_column, period_plan
 
-    if source("churn", every=every, by=by) == "scan":
+    if source("churn", every=every, by=by) == "scan" or not fold(kg):
         return None
     d = kg._backend.dialect
     with kg._read() as cur:
+        if not _covered(cur):
+            return None
         rule = q.event_rule(cur)
         declared, params = _declared(d, rule)
         ren = "1" if renewals else "0"
@@ -857,10 +879,12 @@ def event_counts(kg: GraphStore, every: str, by: str | None) -> pl.DataFrame | N
     from . import _queries as q
     from ._aggregates import _frame, _period_column, period_plan
 
-    if source("events", every=every, by=by) == "scan":
+    if source("events", every=every, by=by) == "scan" or not fold(kg):
         return None
     d = kg._backend.dialect
     with kg._read() as cur:
+        if not _covered(cur):
+            return None
         declared, params = _declared(d, q.event_rule(cur))
         select = f"CAST(sum(CASE WHEN ev = 1 OR {declared} = 1 THEN starts ELSE 0 END) AS BIGINT) AS events"
         rows = _period_rows(cur, d, every, by == "predicate", select, "TRUE", params)
@@ -880,7 +904,7 @@ def connected_counts(kg: GraphStore, top: int | None, ids: Sequence[str] | None)
 
     from . import _queries as q
 
-    if source("most_connected") == "scan":
+    if source("most_connected") == "scan" or not fold(kg):
         return None
     d = kg._backend.dialect
     limit = q.page(d, top, 0)["limit"]
@@ -892,6 +916,8 @@ def connected_counts(kg: GraphStore, top: int | None, ids: Sequence[str] | None)
         "incoming": pl.Int64(),
     }
     with kg._read() as cur:
+        if not _covered(cur):
+            return None
         if ids is not None or top is None:
             params: dict[str, Any] = {"limit": limit}
             only = ""
