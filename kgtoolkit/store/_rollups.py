@@ -1,9 +1,12 @@
 """Rollups (contract §17): counts the store keeps as facts are written, so analysis runs in time proportional to its
 answer, not to the graph (issue 47).
 
-**What is kept** (schema step 12), on both engines, by triggers on ``facts`` (and ``entities``) in the same
-transaction as every write that changes them, whichever write it is (add, supersede, invalidate, merge, rename of a
-predicate, a clean-up, a restore, a copy):
+**What is kept** (schema step 12), on both engines, exact for every fact up to a watermark (``rollup_state.upto``;
+fact ids are never reused). An insert fires no trigger: a read that uses the rollups, or the end of a bulk load, first
+*folds* the facts above the watermark in a few grouped statements (:func:`fold`). Triggers on ``facts`` keep every
+change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its transaction;
+triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an ``add`` 1.8x
+its CPU time, the rollup pages each commit writes; the budget is 1.2x.)
 
 * ``rollup_days`` / ``rollup_months``: per predicate, UTC day (month) and *bounds kind* ``ev`` (1: an event by its
   bounds, :class:`~._rules.EventRule` with no declaration; 0: not): ``starts`` (facts starting that day; an unknown
@@ -27,9 +30,7 @@ settings, and the tests hold it to the scan's answer after each settings change.
 plus the facts starting or ending later today (an index range), the last an index range: so it needs no rewrite as
 time passes.
 
-**Bulk loads** (an import) pause the triggers in their transaction (SQLite: dropped and made again, its own SQL;
-PostgreSQL: disabled when this user owns ``facts``, else the per-row triggers stay) and add the new facts' counts in a
-few grouped statements at the end (:func:`paused`).
+**Bulk loads** (an import) fold their facts at their end, in their own transaction (:func:`paused`).
 
 **Reads** (:func:`stats`, :func:`predicates_page`, :func:`churn_counts`, :func:`event_counts`,
 :func:`connected_counts`) answer from the rollups when the question allows (a period of whole days, or months; no
@@ -445,8 +446,12 @@ def _clear_statements() -> list[str]:
 
 
 def _pending(cur: Cursor) -> tuple[int, int]:
-    """The largest fact id the rollups count, and the largest there is."""
-    upto, top = cur.execute(f"SELECT {UPTO}, (SELECT COALESCE(max(id), 0) FROM facts)").fetchone()
+    """The largest fact id the rollups count, and the largest there is. Rollups that count no fact count none up to
+    any id: a graph emptied and then filled with ids of its own (a copy, a restore) is folded whole."""
+    upto, top = cur.execute(
+        f"SELECT CASE WHEN EXISTS (SELECT 1 FROM rollup_predicates WHERE facts <> 0) THEN {UPTO} ELSE 0 END, "
+        "(SELECT COALESCE(max(id), 0) FROM facts)"
+    ).fetchone()
     return int(upto), int(top)
 
 
