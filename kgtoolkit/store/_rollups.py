@@ -183,10 +183,10 @@ def _row_statements(r: str, sign: int, kind: str) -> list[str]:
     return out
 
 
-def _pairs(where_old: str) -> str:
-    """The renewals (:func:`._renewals.pairs_sql`, events by their bounds only) whose old fact meets ``where_old``, as
-    rows of ``rollup_renewals``."""
-    pairs = pairs_sql("facts o", EventRule()._sql("o", None), EventRule()._sql("n", None), where_old)
+def _pairs(where_old: str, old_source: str = "facts o") -> str:
+    """The renewals (:func:`._renewals.pairs_sql`, events by their bounds only) whose old fact, read from
+    ``old_source``, meets ``where_old``, as rows of ``rollup_renewals``."""
+    pairs = pairs_sql(old_source, EventRule()._sql("o", None), EventRule()._sql("n", None), where_old)
     return (
         "SELECT p.old_id, p.new_id, p.subject, p.predicate, o2.object_key, p.e, p.s "
         f"FROM ({pairs}) p JOIN facts o2 ON o2.id = p.old_id"
@@ -375,23 +375,23 @@ def _fill_statements(after: str | None, kind: Kind, *, types: bool = True) -> li
             "INSERT INTO rollup_delta SELECT predicate, " + day_sql("e") + ", 0, 0, 0, 0, 0, 1 FROM rollup_renewals",
         ]
     else:
-        touched = (
-            "EXISTS (SELECT 1 FROM rollup_touched t WHERE t.subject = {a}.subject AND t.predicate = {a}.predicate "
-            "AND t.object_key = {a}.object_key)"
-        )
+        # Driven from the touched triples (an index seek each), never a pass over every fact or renewal.
+        def on(a: str) -> str:
+            return f"{a}.subject = t.subject AND {a}.predicate = t.predicate AND {a}.object_key = t.object_key"
+
+        in_touched = f"rollup_touched t JOIN rollup_renewals r ON {on('r')}"
         out += [
             drop_t,
             f"{temp} rollup_touched AS SELECT DISTINCT f.subject, f.predicate, f.object_key FROM facts f WHERE {new}",
-            f"{temp} rollup_gone AS SELECT * FROM rollup_renewals r WHERE {touched.format(a='r')}",
+            f"DROP TABLE IF EXISTS {'temp.' if kind == 'sqlite' else ''}rollup_gone",
+            f"{temp} rollup_gone AS SELECT r.* FROM {in_touched}",
             "INSERT INTO rollup_delta SELECT predicate, " + day_sql("s") + ", 0, 0, 0, 0, -1, 0 FROM rollup_gone",
             "INSERT INTO rollup_delta SELECT predicate, " + day_sql("e") + ", 0, 0, 0, 0, 0, -1 FROM rollup_gone",
             "DELETE FROM rollup_renewals WHERE old_id IN (SELECT old_id FROM rollup_gone)",
             f"INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) "
-            f"{_pairs(' AND ' + touched.format(a='o'))}",
-            f"INSERT INTO rollup_delta SELECT predicate, {day_sql('s')}, 0, 0, 0, 0, 1, 0 FROM rollup_renewals r "
-            f"WHERE {touched.format(a='r')}",
-            f"INSERT INTO rollup_delta SELECT predicate, {day_sql('e')}, 0, 0, 0, 0, 0, 1 FROM rollup_renewals r "
-            f"WHERE {touched.format(a='r')}",
+            f"{_pairs('', f'rollup_touched t JOIN facts o ON {on(chr(111))}')}",
+            f"INSERT INTO rollup_delta SELECT r.predicate, {day_sql('r.s')}, 0, 0, 0, 0, 1, 0 FROM {in_touched}",
+            f"INSERT INTO rollup_delta SELECT r.predicate, {day_sql('r.e')}, 0, 0, 0, 0, 0, 1 FROM {in_touched}",
             "DROP TABLE rollup_gone" if kind == "postgresql" else "DROP TABLE temp.rollup_gone",
             drop_t,
         ]
@@ -459,8 +459,9 @@ def fold_in(cur: Cursor, kind: str) -> None:
     """In the caller's write transaction: the facts written since the rollups were last brought up to date (ids above
     ``rollup_state.upto``) counted set-wise, the renewals of every triple they are in made again."""
     upto, top = _pending(cur)
-    if top > upto:
-        for statement in _fill_statements(str(upto), "sqlite" if kind == "sqlite" else "postgresql", types=False):
+    if top > upto:  # nothing counted yet (a first load): every fact, with every renewal found in one pass
+        after = str(upto) if upto else None
+        for statement in _fill_statements(after, "sqlite" if kind == "sqlite" else "postgresql", types=False):
             cur.execute(statement)
 
 
