@@ -68,6 +68,7 @@ from ._rankings import (
 )
 from ._rollups import RollupCheck, scan_only
 from ._rollups import check as check_rollups
+from ._rollups import fold as fold_rollups
 from ._rollups import rebuild as rebuild_rollups
 from ._rollups import source as answer_source
 from ._schema import SCHEMA_VERSION
@@ -111,6 +112,7 @@ __all__ = [
     "facts_batches",
     "facts_table",
     "facts_with_ids",
+    "fold_rollups",
     "graph_counts",
     "import_facts",
     "import_graph",
