@@ -40,6 +40,10 @@ from .engine import (
     resolve_path,
 )
 from .ops._not_same import check_kind
+from .ops._rollups import RollupCheck
+from .ops._rollups import check as check_rollups
+from .ops._rollups import fold as fold_rollups
+from .ops._rollups import rebuild as rebuild_rollups
 from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from .reads._event_days import EVENT_DAYS_COLUMNS, event_days
@@ -64,6 +68,8 @@ from .reads._rankings import (
     nearest_bounds,
     volatile_counts,
 )
+from .reads._rollups import scan_only
+from .reads._rollups import source as answer_source
 from .transfer._copy import copy_graph
 from .transfer._dump import dump, dump_parts, dump_predicate_aliases, import_graph, is_empty, restore
 from .transfer._export import count_facts, facts_batches, facts_table, read_table
@@ -87,9 +93,12 @@ __all__ = [
     "Location",
     "Neighbourhood",
     "PeriodPlan",
+    "RollupCheck",
     "StructuralRows",
+    "answer_source",
     "changing_pair_facts",
     "check_kind",
+    "check_rollups",
     "churn_counts",
     "conflict_counts",
     "connect",
@@ -108,6 +117,7 @@ __all__ = [
     "facts_batches",
     "facts_table",
     "facts_with_ids",
+    "fold_rollups",
     "graph_counts",
     "import_facts",
     "import_graph",
@@ -122,9 +132,11 @@ __all__ = [
     "predicates_in_use",
     "read_foreign",
     "read_table",
+    "rebuild_rollups",
     "resolve",
     "resolve_path",
     "restore",
+    "scan_only",
     "structural_rows",
     "volatile_counts",
     "window_keys",
