@@ -9,7 +9,7 @@ Every SQL statement and every database connection of kgtoolkit lives in this pac
                 (_rules: the rules of add, written once over the dialect)
     transfer/   many facts and whole graphs in and out: load, export, dump and its check, copy, foreign
     reads/      what the services read, grouped in the engine: query parts, search, aggregates,
-                rankings, overview, cleanup
+                rankings, overview, cleanup, the rollups' reads (contract §18)
     _graph_store.py, _graph_reads.py
                 GraphStore, the facade: each method calls one operation of ops/ (writes, settings
                 and plumbing in the first, reads in the second)
