@@ -50,7 +50,7 @@ _SUMS = ("added", "ended", "renewed", "events")
 
 
 def _renewals(states: pl.DataFrame) -> pl.DataFrame:
-    """The renewals among state facts (contract §11, the rule of :mod:`kgtoolkit.store.ops._renewals`): an ended fact
+    """The renewals among state facts (contract §11, the rule of :mod:`kgtoolkit._renewals`): an ended fact
     and a fact of the same triple starting back to back with it (:func:`kgtoolkit._validity.back_to_back`), each
     the other's closest candidate (by the distance from the old end to the new start, then the lower id). One row
     per renewal: the triple's ``subject`` and ``predicate``, the old ``end`` and the new ``start``."""

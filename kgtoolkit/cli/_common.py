@@ -28,6 +28,7 @@ of ``kg`` and opens it with :meth:`Call.open`; a body that returns None has prin
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -44,7 +45,7 @@ from typer.models import OptionInfo
 from .._errors import KGError
 from .._tool import registry
 from ..graph import KnowledgeGraph
-from ..store import resolve
+from ..store import fold_rollups, resolve
 from ._render import Answer, err, for_cli, naming, out
 
 __all__ = [
@@ -222,7 +223,11 @@ def _answer(
         return fn(**params)
     shut = read_only(call, params) if callable(read_only) else read_only
     with call.open(read_only=shut) as kg:
-        return fn(kg=kg, **params)
+        answer = fn(kg=kg, **params)
+        if not shut:  # a command that may have written: its facts counted now, so read-only reads use the rollups
+            with contextlib.suppress(KGError):  # else the next read that can write counts them (contract §18)
+                fold_rollups(kg)
+        return answer
 
 
 def fail(exc: KGError, status: int = 1, flags: Mapping[str, tuple[str, str | None]] | None = None) -> NoReturn:

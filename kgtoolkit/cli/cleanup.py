@@ -8,7 +8,8 @@ tell them apart.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -18,7 +19,9 @@ from rich.table import Table
 from .._tool import page_result
 from ..findings import CODES
 from ..graph import KnowledgeGraph
-from ._common import Limit, Offset, command
+from ..store import check_rollups
+from ..store import rebuild_rollups as rebuild
+from ._common import Call, Limit, Offset, command
 from ._render import Answer, how_many, out, past, print_table
 
 __all__ = ["check", "duplicates", "not_duplicate"]
@@ -85,7 +88,11 @@ def not_duplicate(
     )
 
 
-@command("check", read_only=True, failure=2)
+def _rollups_only_read(call: Call, params: Mapping[str, Any]) -> bool:
+    return not params.get("rebuild_rollups")
+
+
+@command("check", read_only=_rollups_only_read, failure=2)
 def check(
     kg: KnowledgeGraph,
     code: Annotated[
@@ -93,8 +100,31 @@ def check(
     ] = None,
     limit: Limit = None,
     offset: Offset = 0,
+    rollups: Annotated[
+        bool, typer.Option("--rollups", help="Compare the kept counts (rollups) with a scan of every fact instead.")
+    ] = False,
+    rebuild_rollups: Annotated[
+        bool, typer.Option("--rebuild-rollups", help="Make the rollups again from the facts, then compare them.")
+    ] = False,
 ) -> Answer:
-    """Temporal and structural checks, a stable code per finding; exits 0 clean, 1 with findings, 2 on an error."""
+    """Temporal and structural checks, a stable code per finding; exits 0 clean, 1 with findings, 2 on an error.
+    With --rollups (or --rebuild-rollups): the rollups compared with a scan, exit 1 when any differs."""
+    if rollups or rebuild_rollups:
+        if rebuild_rollups:
+            rebuild(kg)
+        found = check_rollups(kg)
+
+        def show_rollups() -> None:
+            if found.ok:
+                out.print(("rebuilt; " if rebuild_rollups else "") + "rollups agree with a scan of the facts")
+                return
+            for line in found.examples:
+                out.print(escape(line), highlight=False)
+            out.print("[dim]make them again: kgtoolkit check --rebuild-rollups[/]", highlight=False)
+
+        return Answer(
+            lambda: {"rollups": found.to_dict(), "rebuilt": rebuild_rollups}, show_rollups, exit=0 if found.ok else 1
+        )
     page = kg.check(codes=code, limit=limit, offset=offset)
 
     def show() -> None:

@@ -9,7 +9,7 @@ Every SQL statement and every database connection of kgtoolkit lives in this pac
                 (_rules: the rules of add, written once over the dialect)
     transfer/   many facts and whole graphs in and out: load, export, dump and its check, copy, foreign
     reads/      what the services read, grouped in the engine: query parts, search, aggregates,
-                rankings, overview, cleanup
+                rankings, overview, cleanup, the rollups' reads (contract §18)
     _graph_store.py, _graph_reads.py
                 GraphStore, the facade: each method calls one operation of ops/ (writes, settings
                 and plumbing in the first, reads in the second)
@@ -27,6 +27,7 @@ The public :class:`kgtoolkit.KnowledgeGraph` sits above this package (``kgtoolki
 
 from __future__ import annotations
 
+from .._renewals import NEAR_DAYS
 from ._graph_store import GraphStore
 from .engine import (
     DEFAULT_PATH,
@@ -41,7 +42,10 @@ from .engine import (
 )
 from .ops._diff import pair_rows as diff_pairs  # the diff's pairing over light rows, for kgtoolkit.spark
 from .ops._not_same import check_kind
-from .ops._renewals import NEAR_DAYS
+from .ops._rollups import RollupCheck
+from .ops._rollups import check as check_rollups
+from .ops._rollups import fold as fold_rollups
+from .ops._rollups import rebuild as rebuild_rollups
 from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from .reads._event_days import EVENT_DAYS_COLUMNS, event_days
@@ -66,6 +70,8 @@ from .reads._rankings import (
     nearest_bounds,
     volatile_counts,
 )
+from .reads._rollups import scan_only
+from .reads._rollups import source as answer_source
 from .reads._spark_source import FACT_COLUMNS as SPARK_FACT_COLUMNS
 from .reads._spark_source import JdbcSource, jdbc_source
 from .transfer._copy import copy_graph
@@ -94,9 +100,12 @@ __all__ = [
     "Location",
     "Neighbourhood",
     "PeriodPlan",
+    "RollupCheck",
     "StructuralRows",
+    "answer_source",
     "changing_pair_facts",
     "check_kind",
+    "check_rollups",
     "churn_counts",
     "conflict_counts",
     "connect",
@@ -116,6 +125,7 @@ __all__ = [
     "facts_batches",
     "facts_table",
     "facts_with_ids",
+    "fold_rollups",
     "graph_counts",
     "import_facts",
     "import_graph",
@@ -131,9 +141,11 @@ __all__ = [
     "predicates_in_use",
     "read_foreign",
     "read_table",
+    "rebuild_rollups",
     "resolve",
     "resolve_path",
     "restore",
+    "scan_only",
     "structural_rows",
     "volatile_counts",
     "window_keys",

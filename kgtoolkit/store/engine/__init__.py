@@ -1,8 +1,9 @@
 """The engine wing: what differs per database, and the seam the other wings use.
 
 The backends (``_backend`` the abstract one with its ``Dialect``, ``_sqlite``, ``_postgres``), the schema and
-its migrations (``_schema``), where a graph is (``_location``), the SQLite reader process (``_arrow_read``,
-``_reader_process``), driver errors as kgtoolkit's (``_failures``). Only this wing imports a database driver.
+its migrations (``_schema``; the rollups' tables and triggers, ``_rollup_schema``), where a graph is
+(``_location``), the SQLite reader process (``_arrow_read``, ``_reader_process``), driver errors as kgtoolkit's
+(``_failures``). Only this wing imports a database driver.
 
 The names below are the seam: the other wings of the store import them from this package, never from its
 modules, and reach a graph's backend through :attr:`kgtoolkit.store.GraphStore.engine`.
@@ -15,6 +16,24 @@ from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._rollup_schema import (
+    ROLLUP_COUNTS,
+    ROLLUP_FAR,
+    ROLLUP_MONTH_1970,
+    ROLLUP_MONTH_OPEN_END,
+    ROLLUP_MONTH_OPEN_START,
+    ROLLUP_TABLES,
+    ROLLUP_UPTO,
+    RollupKind,
+    rollup_bounds_event,
+    rollup_clear_statements,
+    rollup_day_sql,
+    rollup_fill_statements,
+    rollup_migration,
+    rollup_month_sql,
+    rollup_pairs_sql,
+    rollup_triggers,
+)
 from ._schema import (
     DUMP_FACT_FIELDS,
     FACT_COLUMNS,
@@ -44,6 +63,13 @@ __all__ = [
     "MIGRATIONS",
     "NOT_DUPLICATE_COLUMNS",
     "ORDER",
+    "ROLLUP_COUNTS",
+    "ROLLUP_FAR",
+    "ROLLUP_MONTH_1970",
+    "ROLLUP_MONTH_OPEN_END",
+    "ROLLUP_MONTH_OPEN_START",
+    "ROLLUP_TABLES",
+    "ROLLUP_UPTO",
     "SCHEMA_VERSION",
     "TABLE_COLUMNS",
     "Backend",
@@ -52,11 +78,20 @@ __all__ = [
     "Dialect",
     "Location",
     "Query",
+    "RollupKind",
     "connect",
     "gc_paused",
     "os_failure",
     "read_or_blank",
     "resolve",
     "resolve_path",
+    "rollup_bounds_event",
+    "rollup_clear_statements",
+    "rollup_day_sql",
+    "rollup_fill_statements",
+    "rollup_migration",
+    "rollup_month_sql",
+    "rollup_pairs_sql",
+    "rollup_triggers",
     "sqlite_failure",
 ]

@@ -473,6 +473,14 @@ _POSTGRES: list[list[str]] = [
     ],
 ]
 
+# Rollups (contract §18): the counts analysis reads, kept by triggers as facts are written, filled from the facts there
+# are (a graph of an earlier version gains them here). Their SQL is the event and renewal rules' own
+# (._rollup_schema); a later change of those rules makes them again in a step of its own.
+from ._rollup_schema import rollup_migration as _rollups_step  # noqa: E402 - after the lists: reads no name of this module
+
+_SQLITE.append(_rollups_step("sqlite"))
+_POSTGRES.append(_rollups_step("postgresql"))
+
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)

@@ -31,12 +31,11 @@ from typing import Any, NamedTuple
 from ..._errors import IntervalOrder, InvalidRequest
 from ..._names import not_by_subject
 from ..._records import Change, ChangeKind, Diff, DiffBy
+from ..._renewals import NEAR_DAYS, mutual
 from ..._time import DAY_US, OPEN_START, TimeInput, key_to_text, parse_window
-from ..._validity import Sql, back_to_back
+from ..._validity import Sql, back_to_back, ended_later_sql
 from ..engine import Cursor, Dialect
 from ..reads import _queries as q
-from ._renewals import NEAR_DAYS, mutual
-from ._rules import ended_later_sql
 from ._traversal import check_predicates, fetch_facts
 
 __all__ = ["diff", "pair_rows"]

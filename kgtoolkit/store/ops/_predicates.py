@@ -20,6 +20,7 @@ from ..._records import GraphConfig, PredicateAlias, PredicateInfo, PredicateRen
 from ..._validity import Clock
 from ..engine import Backend, Cursor, Dialect
 from ..reads import _queries as q
+from ..reads import _rollups
 from ..reads._queries import canonical
 from ._not_same import repoint_not_same
 from ._rules import Rules
@@ -313,6 +314,8 @@ def predicates_page(
     cur: Cursor, dialect: Dialect, limit: int | None, offset: int, clock: Clock
 ) -> tuple[list[PredicateInfo], int]:
     """Every predicate in use (most facts first, then id) with its label, counts and aliases; and how many."""
+    if (rolled := _rollups.predicates_page(cur, dialect, limit, offset, clock)) is not None:  # contract §18
+        return rolled
     params = {**clock.params(), **q.page(dialect, limit, offset)}
     # Four grouped reads, each on an index: every fact (facts_predicate), the open ones (the partial index
     # facts_current), the open scheduled ones (facts_validity, from_us after now) and the bounded current ones

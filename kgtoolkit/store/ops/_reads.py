@@ -34,6 +34,7 @@ from ..engine import (
     Dialect,
 )
 from ..reads import _queries as q
+from ..reads import _rollups
 from . import _predicates as _preds
 
 
@@ -271,7 +272,9 @@ def _search_found(
 
 
 def stats(engine: Backend) -> Stats:
-    """The graph's counts, the facts' states in one scan."""
+    """The graph's counts: from the rollups (contract §18), else the facts' states in one scan."""
+    if (rolled := _rollups.stats(engine)) is not None:
+        return rolled
     d = engine.dialect
     with engine.read() as cur:
         t = q.table_counts(cur)  # on the tables and indexes; the facts' states below in one scan

@@ -30,7 +30,8 @@ from ..._names import (
     printable,
 )
 from ..._records import FactKind, GraphConfig, is_event
-from ..._time import DAY_US, OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
+from ..._time import OPEN_END, OPEN_START, Bound, TimeInput, parse_bound
+from ..._validity import bounds_event_sql
 
 if TYPE_CHECKING:
     from ..engine import Dialect
@@ -42,7 +43,6 @@ __all__ = [
     "PreparedFact",
     "Rules",
     "comma_refusals",
-    "ended_later_sql",
     "ends_before_start",
     "interval_message",
 ]
@@ -73,12 +73,6 @@ def comma_refusals(subject_has_comma: X, object_has_comma: X, object_guarded: X)
     Works on booleans and on polars expressions alike.
     """
     return subject_has_comma, object_has_comma & object_guarded  # type: ignore[operator]
-
-
-def ended_later_sql(alias: str = "f") -> str:
-    """The SQL condition that the facts row ``alias`` had its end recorded after the fact itself (by
-    ``invalidate`` or ``supersede``), not written with it (:func:`~kgtoolkit._records.is_event`)."""
-    return f"({alias}.invalidated_at IS NOT NULL AND {alias}.invalidated_at <> {alias}.recorded_at)"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -126,14 +120,7 @@ class EventRule:
         """The event rule as SQL on the facts row ``alias``, the declared predicates bound as ``declared``."""
         if self.graph:
             return "TRUE"
-        # Equal stored bounds are one day or one instant (a partial date is stored as its first and last day), so
-        # their keys lie less than a day apart. That integer test comes first: it is never null (an open bound's
-        # key is ±2**62) and it spares the text comparisons on almost every row of a scan (at 10M facts, SQLite's
-        # stats: 6.6 s → 4.3 s). Then the texts, then that the end was written with the fact (not recorded later).
-        same = (
-            f"({alias}.to_us < {alias}.from_us + {DAY_US} AND {alias}.valid_from = {alias}.valid_to "
-            f"AND NOT {ended_later_sql(alias)})"
-        )
+        same = bounds_event_sql(alias)
         if declared is None:
             return same
         return f"({same} OR {declared})"

@@ -27,10 +27,14 @@ import contextlib
 import dataclasses
 from typing import TYPE_CHECKING, Literal
 
-from ..._periods import DURATION, MONTHS, NANOSECONDS
+from ..._renewals import pairs_sql
 from ..._time import DAY_US, OPEN_END, OPEN_START
-from ..ops._renewals import pairs_sql
 from . import _queries as q
+from . import _rollups
+from ._period_plan import MONTH_1970 as _MONTH_1970
+from ._period_plan import PeriodPlan, period_plan
+from ._period_plan import frame as _frame
+from ._period_plan import period_column as _period_column
 
 if TYPE_CHECKING:
     import polars as pl
@@ -39,32 +43,6 @@ if TYPE_CHECKING:
     from ..engine import Dialect
 
 __all__ = ["ChurnCounts", "PeriodPlan", "churn_counts", "event_counts", "event_pairs", "period_plan"]
-
-_MONDAY = 4  # 1970-01-05, the Monday polars counts weeks from (days since 1970-01-01)
-_MONTH_1970 = 1970 * 12  # polars counts calendar periods from 1970-01 (a month number is year × 12 + month − 1)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PeriodPlan:
-    """How one ``every`` is keyed in SQL: ``fixed`` (microseconds from ``origin``, a step of ``step``) or
-    ``months`` (``step`` months counted from 1970-01)."""
-
-    unit: Literal["fixed", "months"]
-    step: int
-    origin: int = 0
-
-
-def period_plan(every: str) -> PeriodPlan | None:
-    """The SQL plan for a (checked) ``every`` of one unit, or None when it has none (the frame path then)."""
-    match = DURATION.fullmatch(every) if isinstance(every, str) else None
-    if match is None or int(match[1]) <= 0 or match[2] == "ns":
-        return None
-    number, unit = int(match[1]), match[2]
-    if unit in MONTHS:
-        return PeriodPlan("months", number * MONTHS[unit])
-    if unit == "w":
-        return PeriodPlan("fixed", number * 7 * DAY_US, _MONDAY * DAY_US)
-    return PeriodPlan("fixed", number * NANOSECONDS[unit] // 1_000)
 
 
 def _pmod(d: Dialect, a: str, b: int) -> str:
@@ -103,21 +81,6 @@ def _periods(d: Dialect, plan: PeriodPlan, grouped: str, keys: list[str], sums: 
     return f"SELECT {', '.join([*keys, ''])}{period} AS p, {summed} FROM {source} gp GROUP BY {group}"
 
 
-def _period_column(plan: PeriodPlan) -> pl.Expr:
-    """The period key ``p`` as the period's first instant (UTC datetimes, microseconds)."""
-    import polars as pl
-
-    if plan.unit == "fixed":
-        return pl.col("p").cast(pl.Datetime("us")).dt.replace_time_zone("UTC").alias("period")
-    return pl.datetime(pl.col("p") // 12, pl.col("p") % 12 + 1, 1, time_unit="us", time_zone="UTC").alias("period")
-
-
-def _frame(rows: list[tuple[object, ...]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    import polars as pl
-
-    return pl.DataFrame(rows, schema=schema, orient="row")
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class ChurnCounts:
     """What :func:`churn_counts` reads: ``counts`` (group columns, ``period``, ``added``, ``ended``, ``renewed``,
@@ -141,6 +104,8 @@ def churn_counts(
     plan = period_plan(every)
     if plan is None:
         return None
+    if (rolled := _rollups.churn_counts(kg.engine, plan, every, by, renewals)) is not None:
+        return ChurnCounts(*rolled, None)  # from the rollups (contract §18)
     keys: list[str] = [] if by is None else [by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)
@@ -209,6 +174,8 @@ def event_counts(kg: GraphStore, every: str, by: Literal["predicate", "pair"] | 
     plan = period_plan(every)
     if plan is None:
         return None
+    if (rolled := _rollups.event_counts(kg.engine, plan, every, by)) is not None:  # contract §18
+        return rolled
     keys = {None: [], "predicate": ["predicate"], "pair": ["subject", "object_id"]}[by]
     fkeys = "".join(f"f.{k} AS {k}, " for k in keys)
     gkeys = "".join(f"{k}, " for k in keys)

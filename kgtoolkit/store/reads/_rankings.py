@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._time import OPEN_END, OPEN_START
 from ..._validity import Clock
 from . import _queries as q
+from . import _rollups
 
 if TYPE_CHECKING:
     import polars as pl
@@ -256,6 +257,8 @@ def connected_counts(kg: GraphStore, top: int | None, *, ids: Sequence[str] | No
     only the kept rows' names and types are read."""
     import polars as pl
 
+    if (rolled := _rollups.connected_counts(kg.engine, top, ids)) is not None:  # contract §18
+        return rolled
     d = kg.engine.dialect
     params: dict[str, Any] = {"limit": q.page(d, top, 0)["limit"]}
     only = ""

@@ -15,7 +15,7 @@ paths); ``kgtoolkit.analysis``'s churn of a frame renders it in polars. The test
 
 from __future__ import annotations
 
-from ..._validity import Sql, back_to_back
+from ._validity import Sql, back_to_back
 
 __all__ = ["NEAR_DAYS", "mutual", "pairs_sql"]
 

@@ -1,0 +1,173 @@
+"""Rollups (issue 47): what keeping the counts costs the writes, and what they save the reads, in one run.
+
+    python benchmarks/bench_rollups.py --writes --adds 2000 --import-facts 1000000 --before /work/main
+    python benchmarks/bench_rollups.py --reads --db GRAPH                    # a graph made by bench_scale --keep
+
+**Writes** (``--writes``): each figure is one fresh Python process running either this checkout's kgtoolkit
+(rollups kept by triggers) or ``--before`` (a checkout without them: today's code), alternated ``--repeat`` times,
+medians and their ratio:
+
+* ``add``       ``kg.add`` one by one (``--adds`` facts of the generator's shape, each its own transaction) into a
+                new file graph;
+* ``import``    ``import_facts`` of ``--import-facts`` generated facts (a Parquet file written once) into a new graph;
+* ``reimport``  the same file imported again into that graph (nothing new).
+
+**Reads** (``--reads``): on one graph (``--db``, SQLite or PostgreSQL), each question answered from the rollups and
+by the scan (:func:`kgtoolkit.store.scan_only`) in the same process, alternated ``--repeat`` times: stats,
+predicates, monthly churn, monthly events by predicate, ``most_connected(top=50)``; the ratio rollups / scan.
+
+The machine's load average is recorded beside the figures (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent
+
+_ADD = """
+import sys, time, kgtoolkit
+from kgtoolkit.generate import generate
+frame = generate({n}, seed=3)
+rows = frame.select("subject", "predicate", "object", "valid_from", "valid_to").rows()
+kg = kgtoolkit.open(sys.argv[1])
+kg.add("warm", "up", "graph")
+t = time.process_time()
+for s, p, o, a, b in rows:
+    try:
+        kg.add(s, p, o, valid_from=a, valid_to=b)
+    except kgtoolkit.KGError:
+        pass
+print(time.process_time() - t)
+"""
+
+_IMPORT = """
+import sys, time, kgtoolkit, polars as pl
+from kgtoolkit.store import import_facts
+kg = kgtoolkit.open(sys.argv[1])
+frame = pl.read_parquet(sys.argv[2])
+t = time.process_time()
+import_facts(kg, frame, on_error="skip")
+print(time.process_time() - t)
+"""
+
+
+def _run(code: str, path: str, script: str, *args: str) -> float:
+    env = {**os.environ, "PYTHONPATH": path}
+    out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def writes(args: argparse.Namespace) -> dict[str, Any]:
+    import polars as pl
+
+    from kgtoolkit.generate import generate
+
+    out: dict[str, Any] = {}
+    sides = {"after": str(HERE), "before": args.before}
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        times: dict[str, dict[str, list[float]]] = {
+            k: {"after": [], "before": []} for k in ("add", "import", "reimport")
+        }
+        parquet = Path(tmp) / "facts.parquet"
+        if args.import_facts:
+            generate(args.import_facts, seed=7).write_parquet(parquet)
+        for r in range(args.repeat):
+            for side, path in sides.items():
+                if args.adds:
+                    db = str(Path(tmp) / f"add-{side}-{r}.sqlite3")
+                    times["add"][side].append(_run(side, path, _ADD.format(n=args.adds), db))
+                if args.import_facts:
+                    db = str(Path(tmp) / f"import-{side}-{r}.sqlite3")
+                    times["import"][side].append(_run(side, path, _IMPORT, db, str(parquet)))
+                    times["reimport"][side].append(_run(side, path, _IMPORT, db, str(parquet)))
+                    os.remove(db)
+                print(side, r, {k: v[side][-1:] for k, v in times.items()}, os.getloadavg(), flush=True)
+        for k, v in times.items():
+            if v["after"]:
+                after, before = statistics.median(v["after"]), statistics.median(v["before"])
+                out[k] = {"after_s": after, "before_s": before, "ratio": after / before, "runs": v}
+        del pl
+    return out
+
+
+def reads(args: argparse.Namespace) -> dict[str, Any]:
+    import kgtoolkit
+    from kgtoolkit import analysis
+    from kgtoolkit.store import scan_only
+
+    kg = kgtoolkit.open(args.db, read_only=True)
+    questions = {
+        "stats": lambda: kg.stats(),
+        "predicates": lambda: kg.predicates(),
+        "churn_1mo": lambda: analysis.churn(kg, every="1mo"),
+        "events_1mo_by_predicate": lambda: analysis.events(kg, every="1mo", by="predicate"),
+        "most_connected_50": lambda: analysis.most_connected(kg, top=50),
+    }
+    from kgtoolkit.store import graph_counts, link_ranking
+
+    questions["graph_counts (sidebar)"] = lambda: graph_counts(kg)
+    out: dict[str, Any] = {}
+    # The dashboard's other first-view reads that no rollup serves, timed once each (the store side of the pages).
+    for name, ask in {
+        "graph page: link_ranking(as_of=2022-06-15, limit=55)": lambda: link_ranking(kg, as_of="2022-06-15", limit=55),
+        "churn page: most_volatile(by=entity, top=10)": lambda: analysis.most_volatile(kg, by="entity", top=10),
+        "churn page: most_changed(top=10)": lambda: analysis.most_changed(kg, top=10),
+    }.items():
+        t = time.perf_counter()
+        ask()
+        out[name] = {"ms": (time.perf_counter() - t) * 1000, "load": os.getloadavg()}
+        print(name, out[name], flush=True)
+    for name, ask in questions.items():
+        served, scanned = [], []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            a = ask()
+            served.append(time.perf_counter() - t)
+            with scan_only():
+                t = time.perf_counter()
+                b = ask()
+                scanned.append(time.perf_counter() - t)
+        same = a.equals(b) if hasattr(a, "equals") else a == b
+        r, s = statistics.median(served), statistics.median(scanned)
+        out[name] = {"rollups_ms": r * 1000, "scan_ms": s * 1000, "ratio": r / s, "same": same, "load": os.getloadavg()}
+        print(name, out[name], flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writes", action="store_true")
+    parser.add_argument("--reads", action="store_true")
+    parser.add_argument("--db")
+    parser.add_argument("--adds", type=int, default=2000)
+    parser.add_argument("--import-facts", type=int, default=0)
+    parser.add_argument("--before", default="/work/main")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workdir", default=None)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    result: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_start": os.getloadavg()}
+    if args.writes:
+        result["writes"] = writes(args)
+    if args.reads:
+        result["db"] = "postgresql" if str(args.db).startswith("postgresql") else "sqlite"
+        result["reads"] = reads(args)
+    result["load_end"] = os.getloadavg()
+    text = json.dumps(result, indent=1, default=str)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
