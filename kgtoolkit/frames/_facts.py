@@ -1,15 +1,5 @@
-"""The graph as dataframes: polars first, pandas through ``backend="pandas"``.
-
-Each loader pushes its filters into SQL and reads through Arrow, then gives every column an
-explicit type (:data:`FACTS_SCHEMA` and friends), so an empty result has the same columns as a full one.
-
->>> import kgtoolkit
->>> from kgtoolkit import frames
->>> kg = kgtoolkit.open(":memory:")
->>> _ = kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02", valid_to="2026-10-12")
->>> frames.facts(kg).select("subject", "object_name", "current").rows()
-[('my_api', 'Redis', False)]
-"""
+"""Reading the facts as a frame (whole, among a few entities, by id, or streamed in batches) and writing a
+frame of facts back."""
 
 from __future__ import annotations
 
@@ -18,16 +8,16 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from . import _validity
-from ._errors import InvalidRequest
-from ._records import DiffBy, is_event
-from ._time import OPEN_END, OPEN_START, TimeInput, parse_window
-from ._validity import Clock, frame_keys, state_expr
-from .graph import KnowledgeGraph
-from .store import ImportReport, facts_batches, facts_table, import_facts, read_table
-from .store import facts_among as _facts_among
-from .store import facts_with_ids as _facts_with_ids
-from .store.engine import FACT_FRAME_COLUMNS
+from .. import _validity
+from .._errors import InvalidRequest
+from .._records import DiffBy, is_event
+from .._time import OPEN_END, OPEN_START, TimeInput, parse_window
+from .._validity import Clock, frame_keys, state_expr
+from ..graph import KnowledgeGraph
+from ..store import ImportReport, facts_batches, facts_table, import_facts, read_table
+from ..store import facts_among as _facts_among
+from ..store import facts_with_ids as _facts_with_ids
+from ..store.engine import FACT_FRAME_COLUMNS
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -806,7 +796,7 @@ def _snapshot(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The facts between two entities valid at ``as_of``, overlapping ``during``, or current state facts and
     events that have occurred (the traversal's time rule, contract §11), as (edges, nodes) frames."""
-    from ._errors import IntervalOrder, InvalidRequest, NotFound
+    from .._errors import IntervalOrder, InvalidRequest, NotFound
 
     if during is not None:
         if as_of not in (None, ""):
