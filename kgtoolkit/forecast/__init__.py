@@ -38,21 +38,8 @@ GraphConfig(...)
 
 from __future__ import annotations
 
-from ._model import (
-    ALPHAS,
-    DEFAULT_ALPHA,
-    DEFAULT_LAMBDA,
-    LAMBDAS,
-    ForecastReport,
-    PredicateResult,
-    Prediction,
-    Recurrency,
-    Variant,
-    evaluate,
-    fit,
-    latest,
-    query_ranks,
-)
+from ._evaluate import ForecastReport, PredicateResult, evaluate, query_ranks
+from ._model import ALPHAS, DEFAULT_ALPHA, DEFAULT_LAMBDA, LAMBDAS, Prediction, Recurrency, Variant, fit, latest
 
 __all__ = [
     "ALPHAS",
