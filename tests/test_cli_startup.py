@@ -106,6 +106,19 @@ def test_a_small_read_loads_no_heavy_library(db_path: Path | str) -> None:
     assert _loaded_after(_run_cli("--db", str(db_path), "query", "my_api", "--json")) == []
 
 
+def test_a_lexical_find_loads_no_model_runtime(db_path: Path | str) -> None:
+    with kgtoolkit.open(db_path, create=True) as kg:
+        kg.add("my_api", "uses_queue", "Redis", valid_from="2026-03-02")
+    loaded, printed = _probe(_run_cli("--db", str(db_path), "find", "queue", "--mode", "lexical", "--json"))
+    assert loaded == []
+    with kgtoolkit.open(db_path) as kg:
+        from kgtoolkit.search import find
+
+        expected = [hit.fact.id for hit in find(kg, "queue", mode="lexical").hits]
+    assert len(expected) == 1
+    assert [hit["fact"]["id"] for hit in json.loads(printed)["hits"]] == expected
+
+
 def test_a_command_loads_what_it_uses_when_it_runs(tmp_path: Path) -> None:
     # forecast's library needs numpy and polars: loaded by the command itself, and the answer is right.
     db = tmp_path / "events.sqlite3"
