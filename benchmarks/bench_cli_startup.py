@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ICEWS = ROOT.parent / "shared" / "data" / "icews14" / "facts.tsv"
+ICEWS = Path(os.environ.get("KGTOOLKIT_SHARED_DATA") or ROOT.parent / "shared" / "data") / "icews14" / "facts.tsv"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 _BREAKDOWN = """
