@@ -20,6 +20,10 @@ and saved once (``SessionOptions.optimized_model_filepath``), optimisation then 
 
     python benchmarks/bench_cli_startup.py --build /tmp/icews.sqlite3      # import ICEWS14 and index it first
     python benchmarks/bench_cli_startup.py --db /tmp/icews.sqlite3 --runs 9
+    python benchmarks/bench_cli_startup.py --db /tmp/icews.sqlite3 --before /tmp/before   # another release alike
+
+``--before DIR`` runs ``import_cli``, ``help`` and ``find`` of the kgtoolkit in ``DIR`` too, in the same rounds
+(``*_before``).
 """
 
 from __future__ import annotations
@@ -74,25 +78,23 @@ print(json.dumps(steps))
 _SESSION = """
 import json, sys, time
 import onnxruntime as ort
-source, saved = sys.argv[1], sys.argv[2]
-def make(path, level=None):
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
-    options.log_severity_level = 3
-    if level is not None:
-        options.graph_optimization_level = level
-    started = time.process_time()
-    ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    return time.process_time() - started
-print(json.dumps({"default": make(source), "saved_optimised": make(saved, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)}))
+path, saved = sys.argv[1], sys.argv[2] == "saved"
+options = ort.SessionOptions()
+options.intra_op_num_threads = 2
+options.log_severity_level = 3
+if saved:
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+started = time.process_time()
+ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+print(json.dumps(time.process_time() - started))
 """
 
 
-def _child(args: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, CPU seconds (user + system) and stdout of one child process."""
+def _child(args: list[str], code: Path = ROOT) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds (user + system) and stdout of one child process importing ``code``'s kgtoolkit."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=ROOT)
+    done = subprocess.run(args, capture_output=True, text=True, env={**ENV, "PYTHONPATH": str(code)}, cwd=code)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -124,7 +126,7 @@ def build(path: Path) -> None:
         subprocess.run([sys.executable, "-m", "kgtoolkit", "--db", str(path), *args], env=ENV, cwd=ROOT, check=True)
 
 
-def run(db: Path, query: str, runs: int) -> dict[str, Any]:
+def run(db: Path, query: str, runs: int, before: Path | None = None) -> dict[str, Any]:
     py = sys.executable
     commands = {
         "floor": [py, "-c", "pass"],
@@ -132,8 +134,9 @@ def run(db: Path, query: str, runs: int) -> dict[str, Any]:
         "help": [py, "-m", "kgtoolkit", "--help"],
         "find": [py, "-m", "kgtoolkit", "--db", str(db), "find", query],
     }
+    compared = {f"{name}_before": args for name, args in commands.items() if before is not None and name != "floor"}
     _child(commands["find"])  # warm: the index read once, the page cache holding the model and the index
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in [*commands, *compared]}
     steps: list[dict[str, float]] = []
     sessions: list[dict[str, float]] = []
     from kgtoolkit._onnx import model_cache
@@ -158,10 +161,19 @@ def run(db: Path, query: str, runs: int) -> dict[str, Any]:
             for name, args in commands.items():
                 wall, cpu, _out = _child(args)
                 samples[name].append((wall, cpu))
+            for name, args in compared.items():
+                assert before is not None
+                wall, cpu, _out = _child(args, before)
+                samples[name].append((wall, cpu))
             steps.append(json.loads(_child([py, "-c", textwrap.dedent(_BREAKDOWN), str(db), query])[2]))
             if models:
+                # each in a process of its own: the first session of a process pays ONNX Runtime's own start
+                session = textwrap.dedent(_SESSION)
                 sessions.append(
-                    json.loads(_child([py, "-c", textwrap.dedent(_SESSION), str(models[0]), str(saved)])[2])
+                    {
+                        "default": json.loads(_child([py, "-c", session, str(models[0]), "exported"])[2]),
+                        "saved_optimised": json.loads(_child([py, "-c", session, str(saved), "saved"])[2]),
+                    }
                 )
     floor = samples["floor"]
     result: dict[str, Any] = {name: _summary(got, None if name == "floor" else floor) for name, got in samples.items()}
@@ -179,6 +191,11 @@ def main() -> None:
     parser.add_argument("--build", type=Path, help="import ICEWS14 into this new file and index it first")
     parser.add_argument("--query", default="police arrest protesters")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout's root (e.g. `git archive REV kgtoolkit | tar -x -C DIR`) measured alike",
+    )
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results-cli-startup.json")
     args = parser.parse_args()
     db = args.db
@@ -188,7 +205,7 @@ def main() -> None:
     if db is None:
         parser.error("--db or --build is needed")
     load_before = os.getloadavg()
-    figures = run(db, args.query, args.runs)
+    figures = run(db, args.query, args.runs, args.before)
     import kgtoolkit
 
     with kgtoolkit.open(db, read_only=True) as kg:
@@ -200,6 +217,8 @@ def main() -> None:
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
     }
+    if args.before is not None:
+        machine["before"] = str(args.before)
     out = {"machine": machine, "graph": str(db), "facts": facts, "query": args.query, **figures}
     args.json.write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
