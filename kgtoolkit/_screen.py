@@ -46,7 +46,8 @@ import codecs
 import re
 import unicodedata
 import urllib.parse
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cached_property, lru_cache
 
 __all__ = ["REASONS", "looks_like_injection", "screen"]
 
@@ -65,20 +66,42 @@ REASONS: dict[str, str] = {
     "address": "text addressing an AI or assistant",
 }
 
-_INVISIBLE = re.compile(
+
+class _Pattern:
+    """A regular expression compiled on its first use: the screen's patterns (some thirty languages) cost a
+    noticeable part of a CLI start to compile, and most processes never screen a text."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    @cached_property
+    def _compiled(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, self.flags)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._compiled.search(text)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
+        return self._compiled.sub(repl, text)
+
+    def findall(self, text: str) -> list[str]:
+        return self._compiled.findall(text)
+
+
+_INVISIBLE = _Pattern(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]"
 )
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "|": "i", "+": "t"}
 )
-_SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][\s.\-_*·•]){2,}[^\W\d_](?![^\W_])")
-_HYPHENATED = re.compile(r"(?<=[^\W\d_])[-‐‑‒–—.·•/]+(?=[^\W\d_])")
-_PERCENT = re.compile(r"(?:%[0-9a-f]{2}){4,}", re.IGNORECASE)
-_ESCAPES = re.compile(r"(?:\\(?:x[0-9a-f]{2}|u[0-9a-f]{4})){4,}", re.IGNORECASE)
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_SPACED = _Pattern(r"(?<![^\W_])(?:[^\W\d_][\s.\-_*·•]){2,}[^\W\d_](?![^\W_])")
+_HYPHENATED = _Pattern(r"(?<=[^\W\d_])[-‐‑‒–—.·•/]+(?=[^\W\d_])")
+_PERCENT = _Pattern(r"(?:%[0-9a-f]{2}){4,}", re.IGNORECASE)
+_ESCAPES = _Pattern(r"(?:\\(?:x[0-9a-f]{2}|u[0-9a-f]{4})){4,}", re.IGNORECASE)
+_BASE64 = _Pattern(r"[A-Za-z0-9+/]{16,}={0,2}")
 
-_INSTRUCTION = re.compile(
+_INSTRUCTION = _Pattern(
     r"""
       \b(ignore|disregard|forget|override|bypass|skip|drop)\b[\s\w,'’-]{0,40}
           \b(instructions?|prompts?|rules|guidelines|context|directives?|guardrails|polic(y|ies)|orders?)\b
@@ -131,7 +154,7 @@ _RULES = (
     r"التعليمات|تعليمات|القواعد|الأوامر|instruksi|perintah|aturan|arahan|інструкці\w*|правил\w*|вказів\w*|"
     r"οδηγίες|κανόνες|εντολές|הוראות|כללים|הנחיות|คำสั่ง|คำแนะนำ|กฎ|prompt\w*)"
 )
-_FOREIGN_INSTRUCTION = re.compile(
+_FOREIGN_INSTRUCTION = _Pattern(
     rf"{_DISREGARD}[^.!?;\n。]{{0,60}}?{_RULES}|{_RULES}[^.!?;\n。]{{0,60}}?{_DISREGARD}", re.IGNORECASE
 )
 
@@ -153,13 +176,13 @@ _YOU = (
     r"twój|twoje|sen|senin|sana|siz|bạn|आप|तुम|wewe|ikaw|mo|sinä|sinun|sinulle|ön|neked|te|ты|тебе|вы|вам|ви|"
     r"你|您|あなた|당신|너|أنت|אתה|คุณ|εσύ|kamu|anda)"
 )
-_ADDRESS = re.compile(
+_ADDRESS = _Pattern(
     rf"(?<![\w.]){_AI}(?![\w])\s*[:：,，!]|(?<![\w.]){_AI}(?![\w])[^.!?\n]{{0,40}}(?<![\w]){_YOU}(?![\w])"
     rf"|(?<![\w]){_YOU}(?![\w])[^.!?\n]{{0,40}}(?<![\w.]){_AI}(?![\w])",
     re.IGNORECASE,
 )
 
-_ROLE = re.compile(
+_ROLE = _Pattern(
     r"""
       <\s*/?\s*(system|assistant|user|developer|instructions?|admin|root|tool|function|sys|prompt)\b[^>]*>
     | <\|\s*(im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)[^>]*\|>
@@ -172,12 +195,12 @@ _ROLE = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
-_LINK = re.compile(r"!?\[[^\]\n]{0,200}\]\(\s*<?\s*(https?:|ftp:|//|data:|javascript:|file:)", re.IGNORECASE)
-_AUTOLINK = re.compile(r"<\s*[a-z][a-z0-9+.-]{1,31}:[^\s<>]*>|<\s*www\.[^\s<>]+>", re.IGNORECASE)
-_REFERENCE_LINK = re.compile(r"^\s*\[[^\]]{1,100}\]:\s*(https?:|//)", re.IGNORECASE | re.MULTILINE)
-_HTML = re.compile(r"<\s*/?\s*[a-z][a-z0-9-]*(\s+[^<>]*)?/?\s*>|<!--|&#x?[0-9a-f]+;|\bjavascript:", re.IGNORECASE)
+_LINK = _Pattern(r"!?\[[^\]\n]{0,200}\]\(\s*<?\s*(https?:|ftp:|//|data:|javascript:|file:)", re.IGNORECASE)
+_AUTOLINK = _Pattern(r"<\s*[a-z][a-z0-9+.-]{1,31}:[^\s<>]*>|<\s*www\.[^\s<>]+>", re.IGNORECASE)
+_REFERENCE_LINK = _Pattern(r"^\s*\[[^\]]{1,100}\]:\s*(https?:|//)", re.IGNORECASE | re.MULTILINE)
+_HTML = _Pattern(r"<\s*/?\s*[a-z][a-z0-9-]*(\s+[^<>]*)?/?\s*>|<!--|&#x?[0-9a-f]+;|\bjavascript:", re.IGNORECASE)
 
-_DIRECTIVE = re.compile(
+_DIRECTIVE = _Pattern(
     r"""
       \b(you|your|assistant|the\s+ai|the\s+model|llm|chatbot|claude|gpt|gemini|copilot)\b[\s\w,']{0,30}
           \b(must|should|shall|need\s+to|have\s+to|are\s+required|will\s+now|always|never)\b
@@ -189,7 +212,7 @@ _DIRECTIVE = re.compile(
 )
 
 # The same instructions with every space and mark taken out (what letter-by-letter spacing leaves).
-_COMPACT = re.compile(
+_COMPACT = _Pattern(
     r"(ignore|disregard|forget|override|bypass)(all|the|your|any|previous|prior|above|earlier){0,3}"
     r"(instructions?|prompts?|rules|guidelines)|youarenow|systemprompt|developermode|jailbreak"
 )
@@ -206,7 +229,7 @@ _SECRET = (
     r"password\w*|cronologia|hist[óo]ric[oa]|historial|identifiants|zugangsdaten|bearer|prompt\s+syst[èe]me|"
     r"instructions\s+syst[èe]me|system-?prompt|credentials?\s+file)"
 )
-_EXFILTRATION = re.compile(
+_EXFILTRATION = _Pattern(
     r"\b(send|e-?mail|mail|forward|post|upload|share|transmit|attach|copy|paste|include|leak|exfiltrate|dump|"
     r"write\s+out|tell\s+me|give\s+me|disclose|sende\w*|schick\w*|übermittl\w*|env[ií]a\w*|manda\w*|reenv[ií]a\w*|"
     r"envoie\w*|envoyez|transmet\w*|invia\w*|inoltra\w*|mande|manda\w*|envie|envia\w*|stuur\w*|verstuur\w*|"
@@ -228,7 +251,7 @@ _POLICY = (
     r"politique|politica|regeln|reglas|r[eè]gles?|regola|regole|regel|regels|regra|regras|consignes?|"
     r"правил\w*|политик\w*)"
 )
-_OVERRIDE = re.compile(
+_OVERRIDE = _Pattern(
     r"(%{3,}|={3,}|>{3,}|<{3,}|\*{3,}|-{3,}|#{3,}|!{3,}|\[\[)[^\n]{0,40}\b(override|polic(y|ies)|rules?|notice|update|"
     r"admin\w*|instructions?|guidelines|directive|important)\b"
     r"|\b(new|updated|changed|revised|current|company)\s+" + _POLICY + r"\b[^.!?\n]{0,60}?\b(approve|grant|allow|skip|"
@@ -250,7 +273,7 @@ _OVERRIDE = re.compile(
     r"[^。\n]{0,10}(批准|承認|許可)",
     re.IGNORECASE,
 )
-_ROLE_CHANGE = re.compile(
+_ROLE_CHANGE = _Pattern(
     r"\byou('re|\s+are)\s+(now|no\s+longer|henceforth)\b|\byou\s+have\s+been\s+(upgraded|unlocked|freed|jailbroken)"
     r"|\b(switch\s+to|enable|activate|enter|turn\s+on)\b[\s\w']{0,25}\b(persona|mode|character|twin)\b"
     r"|\b(assume|take\s+on|adopt|play)\s+(the\s+)?(role|persona|character|part)\s+of\b|\bstay\s+in\s+character\b"
@@ -267,7 +290,7 @@ _ROLE_CHANGE = re.compile(
     r"ohne\s+(regeln|einschr[äa]nkungen|grenzen)|senza\s+(limiti|regole|filtri))\b|без\s+ограничени",
     re.IGNORECASE,
 )
-_TOOL_CALL = re.compile(
+_TOOL_CALL = _Pattern(
     r"\{\s*\"(tool|tool_name|tool_calls?|function|function_call|action|name|type)\"\s*:\s*[\"{\[][^}]{0,200}"
     r"\"(arguments|parameters|args|input|function|name|tool)\""
     r"|\{\s*\"(tool|tool_name|tool_calls?|function|function_call)\"\s*:"

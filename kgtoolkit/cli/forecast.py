@@ -9,17 +9,19 @@ library's records: evaluate's has the keys ``mrr``, ``hits_at_1``, ``hits_at_3``
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from .. import forecast as fc
 from ..graph import KnowledgeGraph
 from ._common import app, command
 from ._render import Answer, out, print_table
+
+if TYPE_CHECKING:
+    from .. import forecast as fc
 
 __all__ = ["evaluate", "group", "predict"]
 
@@ -58,12 +60,14 @@ def evaluate(
     ] = True,
 ) -> Answer:
     """Score the recurrency baseline: single-step, time-aware filtered ranks, MRR and Hits@1/3/10 (in percent)."""
+    from .. import forecast as fc  # numpy and polars: loaded by the command, never by ``kgtoolkit --help``
+
     report = fc.evaluate(
         kg,
         train_until=train_until,
         valid_until=valid_until,
         test_until=test_until,
-        variant=cast(fc.Variant, variant),  # the library checks it
+        variant=cast("fc.Variant", variant),  # the library checks it
         tune=tune,
     )
 
@@ -119,6 +123,8 @@ def predict(
     top: Annotated[int, typer.Option("--top", min=1, max=1000, help="How many likely objects.")] = 10,
 ) -> Answer:
     """The likely objects of SUBJECT PREDICATE on a day, best first, with their evidence."""
+    from .. import forecast as fc
+
     entity = kg.resolve(subject)
     predictions = fc.latest(kg).predict(entity, kg.resolve_predicate(predicate), at=at, top=top)
 

@@ -28,12 +28,13 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
-
-import pyarrow as pa
+from typing import IO, TYPE_CHECKING, Any
 
 from ..._errors import StoreError
 from ._failures import sqlite_text_failure
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["Query", "read_arrow", "reader_uri"]
 
@@ -134,6 +135,8 @@ def _folder() -> str:
 
 def _load(path: str) -> pa.Table:
     """An Arrow IPC file as a table whose buffers map the file (no copy); the file is deleted at once."""
+    import pyarrow as pa  # loaded by the first whole-table read, not by every import of kgtoolkit
+
     try:
         source: IO[bytes] | pa.MemoryMappedFile = pa.memory_map(path, "r")
         return pa.ipc.open_file(source).read_all()
