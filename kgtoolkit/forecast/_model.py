@@ -244,9 +244,9 @@ class Recurrency:
         if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 1000:
             raise InvalidRequest(f"top must be a whole number from 1 to 1000, not {top!r}", field="top", value=str(top))
         ev = self._events
-        day = int(ev.day.max()) + 1 if at is None else _day(at, "at")
         s_code = _code(ev.entity_ids, subject, "subject", self._names)
         r_code = _code(ev.predicates, predicate, "predicate", {})
+        day = int(ev.day.max()) + 1 if at is None else _day(at, "at")
         lam, alpha = self.params(ev.predicates[r_code])
         past = ev.day < day
         of_r = past & (ev.r == r_code)

@@ -106,6 +106,13 @@ def test_predict_explains_its_answer(kg: KnowledgeGraph) -> None:
         model.predict("Ann", "meets", top=0)
 
 
+def test_a_graph_without_events_is_told_so(kg: KnowledgeGraph) -> None:
+    """A graph of states only (no fact ends on its start day) has no history: a clear NotFound, not a crash."""
+    kg.add("Ann", "meets", "Bob", valid_from="2024-01-01")
+    with pytest.raises(NotFound, match="no events to forecast from"):
+        forecast.fit(kg).predict("Ann", "meets")
+
+
 def test_evaluate_tunes_per_predicate_and_is_deterministic(kg: KnowledgeGraph) -> None:
     rows = []
     for d in range(30):  # "meets" repeats every day; "calls" answers follow the crowd
