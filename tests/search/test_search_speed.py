@@ -50,6 +50,10 @@ def onnx_env(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("KGTOOLKIT_MODEL_CACHE", str(model_cache))
     monkeypatch.delenv("KGTOOLKIT_SEARCH_RUNTIME", raising=False)
     monkeypatch.delenv("KGTOOLKIT_SEARCH_MODEL", raising=False)
+    # Embedders are kept per process: one made by an earlier test may hold a model exported elsewhere.
+    from kgtoolkit import _embedding
+
+    monkeypatch.setattr(_embedding, "_EMBEDDERS", {})
     return model_cache
 
 
