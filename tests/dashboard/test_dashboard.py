@@ -265,14 +265,16 @@ def test_the_first_views_read_no_whole_facts_frame(monkeypatch: pytest.MonkeyPat
     db = tmp_path / "fresh.sqlite3"
     build_demo(db).close()
     reads: list[str] = []
-    for name in ("facts", "facts_table"):
-        original = getattr(frames, name)
+    from kgtoolkit.frames import _facts as frames_facts  # where frames.facts calls facts_table
+
+    for module, name in ((frames, "facts"), (frames_facts, "facts_table")):
+        original = getattr(module, name)
 
         def counted(*args: object, _original: Any = original, _name: str = name, **kwargs: object) -> object:
             reads.append(_name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(frames, name, counted)
+        monkeypatch.setattr(module, name, counted)
     at = _app(monkeypatch, db)
     at.switch_page("views/churn.py").run()
     assert not at.exception, [e.value for e in at.exception]

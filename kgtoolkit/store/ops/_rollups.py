@@ -7,8 +7,9 @@ Three modules, one per wing: the tables, triggers and set-wise statements (schem
 ``kgtoolkit/store/reads/_rollups.py``.
 
 **What is kept** (schema step 12), on both engines, exact for every fact up to a watermark (``rollup_state.upto``;
-fact ids are never reused). An insert fires no trigger: a read that uses the rollups, or the end of a bulk load, first
-*folds* the facts above the watermark in a few grouped statements (:func:`fold`). Triggers on ``facts`` keep every
+fact ids are never reused). An insert fires no trigger: the end of a bulk load, a CLI command that wrote, or a call of
+:func:`fold` *folds* the facts above the watermark in a few grouped statements; a read never folds (it scans while
+facts wait). Triggers on ``facts`` keep every
 change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its transaction;
 triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an ``add`` 1.8x
 its CPU time, the rollup pages each commit writes; the budget is 1.2x.)
@@ -125,8 +126,8 @@ def fold(kg: _Graph) -> bool:
 
 
 def fold_engine(backend: Backend) -> bool:
-    """Bring the rollups up to date before a read (one short write when facts were written since: time proportional
-    to them); False when they are not and cannot be (a read-only graph), so the read scans."""
+    """Bring the rollups up to date (one short write when facts were written since: time proportional to them);
+    False when they are not and cannot be (a read-only graph). A read never folds: it scans while facts wait."""
     if backend.missing:  # no graph yet: the scan's answer (of a blank graph, or its error)
         return False
     with backend.read() as cur:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._time import DAY_US
 from ..._validity import Clock
 from ..engine import ROLLUP_COUNTS, ROLLUP_FAR, ROLLUP_MONTH_1970, ROLLUP_MONTH_OPEN_END
-from ..ops._rollups import covered, fold_engine
+from ..ops._rollups import covered
 from ._period_plan import PeriodPlan, frame, period_column, period_plan
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def stats(engine: Backend) -> Stats | None:
     from ..._records import Stats
     from . import _queries as q
 
-    if source("stats") == "scan" or not fold_engine(engine):
+    if source("stats") == "scan" or engine.missing:
         return None
     d = engine.dialect
     with engine.read() as cur:
@@ -273,7 +273,7 @@ def churn_counts(
 
     from . import _queries as q
 
-    if source("churn", every=every, by=by) == "scan" or not fold_engine(engine):
+    if source("churn", every=every, by=by) == "scan" or engine.missing:
         return None
     d = engine.dialect
     with engine.read() as cur:
@@ -317,7 +317,7 @@ def event_counts(engine: Backend, plan: PeriodPlan, every: str, by: str | None) 
 
     from . import _queries as q
 
-    if source("events", every=every, by=by) == "scan" or not fold_engine(engine):
+    if source("events", every=every, by=by) == "scan" or engine.missing:
         return None
     d = engine.dialect
     with engine.read() as cur:
@@ -340,7 +340,7 @@ def connected_counts(engine: Backend, top: int | None, ids: Sequence[str] | None
 
     from . import _queries as q
 
-    if source("most_connected") == "scan" or not fold_engine(engine):
+    if source("most_connected") == "scan" or engine.missing:
         return None
     d = engine.dialect
     limit = q.page(d, top, 0)["limit"]
