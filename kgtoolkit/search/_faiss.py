@@ -95,9 +95,21 @@ class _Part:
     index_type: str = "flat"
     trained: int = 0
     by_id: dict[int, Any] = dataclasses.field(default_factory=dict)
+    mapped: bool = False  # the index is the file mapped into memory, read-only: :meth:`own` it before changing it
 
     def __post_init__(self) -> None:
         self.by_id = {_faiss_id(k): k for k in self.hashes}
+
+    def own(self) -> Any:
+        """The index, copied into memory first if it is mapped from its file (FAISS aborts the process on a change
+        to a mapped index): call it before adding or removing vectors."""
+        if self.mapped:
+            faiss = _faiss()
+            index = faiss.deserialize_index(faiss.serialize_index(self.index))
+            if self.index_type == "ivf":
+                index.nprobe = self.index.nprobe
+            self.index, self.mapped = index, False
+        return self.index
 
     @property
     def total(self) -> int:
@@ -114,9 +126,13 @@ class _Part:
         exhaustive = self.index_type == "ivf" and fetch >= total
         if exhaustive:
             self.index.nprobe = self.index.nlist
+        faiss = _faiss()
+        threads = faiss.omp_get_max_threads()  # this thread's own setting (OpenMP keeps one per thread)
+        faiss.omp_set_num_threads(1)  # one query: OpenMP's hand-offs cost more than a second core saves
         try:
             scores, ids = self.index.search(vector.reshape(1, -1), fetch)
         finally:
+            faiss.omp_set_num_threads(threads)
             if exhaustive:
                 self.index.nprobe = _nprobe(self.index.nlist)
         return [(self.by_id[i], float(s)) for s, i in zip(scores[0], ids[0]) if i != -1 and i in self.by_id]
