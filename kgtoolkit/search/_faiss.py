@@ -5,6 +5,10 @@ Each kind (facts, memories) has its own index of L2-normalised vectors, searched
 decimals of the cosine): an exact scan below :data:`FLAT_LIMIT` vectors (``IndexScalarQuantizer``), an inverted
 file from it on (``IndexIVFScalarQuantizer``). A key (a fact id, a memory id) becomes a FAISS id through :func:`_faiss_id`. faiss is
 imported only when an index is built, read or written.
+
+A query is one vector: its scan runs on one OpenMP thread (on two busy cores, the hand-offs of two threads cost five
+times the CPU of one). An index read from its folder is mapped into memory (:mod:`._files`), and read-only:
+:meth:`_Part.own` copies it into the process before any change.
 """
 
 from __future__ import annotations
