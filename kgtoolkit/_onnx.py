@@ -243,7 +243,9 @@ class OnnxEmbedder:
             options.log_severity_level = 3
             from ._onnx_saved import loadable
 
-            session = ort.InferenceSession(str(loadable(path)), options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(
+                str(loadable(path, _folder_lock)), options, providers=["CPUExecutionProvider"]
+            )
             tokenizer = Tokenizer.from_file(str(Path(self.source) / "tokenizer.json"))
             tokenizer.enable_truncation(self.max_tokens)
             tokenizer.enable_padding()

@@ -12,9 +12,11 @@ read-only cache, an error of ONNX Runtime), the exported file itself is used.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["loadable"]
@@ -42,11 +44,12 @@ def _save(source: Path, target: Path) -> None:
     ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
 
 
-def loadable(source: Path) -> Path:
+def loadable(
+    source: Path, lock: Callable[[Path], contextlib.AbstractContextManager[None]] = lambda _: contextlib.nullcontext()
+) -> Path:
     """The file to open a session from for the ONNX model ``source``: its optimised copy with separate weights,
-    made here the first time (see the module); ``source`` itself when no copy can be made."""
-    from ._onnx import _folder_lock
-
+    made here the first time (see the module); ``source`` itself when no copy can be made. ``lock(folder)``: held
+    while the copy is made (the exporter's lock on the model's folder, across processes)."""
     try:
         folder = _copy_folder(source)
     except OSError:
@@ -55,7 +58,7 @@ def loadable(source: Path) -> Path:
     if target.is_file():
         return target
     try:
-        with _LOCK, _folder_lock(source.parent):
+        with _LOCK, lock(source.parent):
             if target.is_file():  # another process made it while this one waited
                 return target
             tmp = source.parent / f".{folder.name}.{os.getpid()}.tmp"

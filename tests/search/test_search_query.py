@@ -157,11 +157,12 @@ def test_the_name_signal_reads_the_models_cosines_from_the_index(kg: KnowledgeGr
 
 def test_the_onnx_model_falls_back_to_the_file_it_was_given(tmp_path: Path) -> None:
     skip_without_search_extra(("onnxruntime",))
+    from kgtoolkit._onnx import _folder_lock
     from kgtoolkit._onnx_saved import loadable
 
     folder = tmp_path / "models"
     folder.mkdir()
     broken = folder / "model.onnx"
     broken.write_bytes(b"not a model")
-    assert loadable(broken) == broken  # ONNX Runtime refuses it: the file itself is what a session gets
+    assert loadable(broken, _folder_lock) == broken  # ONNX Runtime refuses it: the file itself is what a session gets
     assert sorted(p.name for p in folder.iterdir()) == [".lock", "model.onnx"]  # nothing half made is left
