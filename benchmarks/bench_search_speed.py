@@ -18,8 +18,9 @@ same graphs, the same texts and the same queries:
   ``projected_texts_per_s`` = distinct texts / (texts / model rate + the build's own seconds): what a real first
   build runs at.
 * **find**: the CLI ``kgtoolkit find`` as a new process (median of ``--cli-runs`` after one untimed run: warm file
-  cache) and ``SearchIndex.find`` in one process (p50/p95 over ``--queries`` distinct queries, the real model
-  embedding each query), on the index built above (random vectors: the timings do not depend on their values).
+  cache, bytecode cached) and ``SearchIndex.find`` in one process (p50/p95 of wall time and p50 of CPU time over
+  ``--queries`` distinct queries, the real model embedding each query), on the index built above (random vectors:
+  the timings hardly depend on their values). ``--find-only`` measures this alone (no embedding samples).
 
 The load average is recorded before and after (8 helpers may share 2 cores: timings are noisy; compare the ratios
 measured in the same run). Never used as a test.
@@ -137,11 +138,12 @@ def worker_find(db: str, queries: list[str]) -> dict[str, Any]:
 
     kg = kgtoolkit.open(db)
     find(kg, "warm up the model and the index")
-    seconds = []
+    seconds, cpu = [], []
     for q in queries:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         result = find(kg, q)
         seconds.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
         assert result.synced is None, "the index was not fresh"
     kg.close()
     ordered = sorted(seconds)
@@ -149,6 +151,7 @@ def worker_find(db: str, queries: list[str]) -> dict[str, Any]:
         "queries": len(seconds),
         "p50_ms": statistics.median(seconds) * 1000,
         "p95_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000,
+        "cpu_p50_ms": statistics.median(cpu) * 1000,
         "peak_rss_mb": _peak_mb(),
     }
 
@@ -156,9 +159,16 @@ def worker_find(db: str, queries: list[str]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- the driver
 
 
+def _env(code: Path, env: dict[str, str] | None) -> dict[str, str]:
+    """The environment of a child importing ``code``'s kgtoolkit, its bytecode cached as an installed one's is."""
+    full = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join([str(code), *sys.path[1:]])}
+    full.pop("PYTHONDONTWRITEBYTECODE", None)
+    return full
+
+
 def run_worker(code: Path, args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """This file's worker ``args`` with ``code`` (a checkout's root) first on the path; its JSON answer."""
-    full_env = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join([str(code), *sys.path[1:]])}
+    full_env = _env(code, env)
     run = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--worker", *args],
         capture_output=True,
@@ -181,7 +191,7 @@ def cli_find(
 ) -> dict[str, Any]:
     """``kgtoolkit find`` as a new process, ``runs`` times after one untimed run: wall and CPU seconds (user + system,
     steadier than wall on a busy machine). ``floor``: ``kgtoolkit --help`` instead (the CLI's own start)."""
-    full_env = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join([str(code), *sys.path[1:]])}
+    full_env = _env(code, env)
     seconds, cpu = [], []
     for i in range(runs + 1):
         command = [sys.executable, "-m", "kgtoolkit", "--db", db, "find", QUERIES[i % len(QUERIES)]]
@@ -245,6 +255,25 @@ def bench_graph(
     db = work / f"{kind}.sqlite3"
     say(f"{kind}: building the graph")
     out["graph"] = make_graph(kind, db, args.facts, data)
+    if args.find_only:  # the query side alone: each side's index built, then its CLI and Python find
+        for side, code in (("before", base), ("after", ROOT)):
+            copy = work / f"{kind}.{side}.sqlite3"
+            shutil.copyfile(db, copy)
+            run_worker(code, ["build", str(copy)], env)
+        for side, code in (("before", base), ("after", ROOT)):  # the finds of both sides close together in time
+            copy = work / f"{kind}.{side}.sqlite3"
+            out[f"cli_find_{side}"] = cli_find(code, str(copy), args.cli_runs, env)
+            out[f"cli_find_{side}"]["floor_help"] = cli_find(code, str(copy), args.cli_runs, env, floor=True)
+            out[f"find_{side}"] = run_worker(code, ["find", str(copy), json.dumps(QUERIES[: args.queries])], env)
+            say(f"  {side}: CLI find {out[f'cli_find_{side}']}; Python find {out[f'find_{side}']}")
+        out["ratios"] = {
+            "cli_find_after_vs_before": out["cli_find_after"]["median_s"] / out["cli_find_before"]["median_s"],
+            "cli_find_cpu_after_vs_before": out["cli_find_after"]["cpu_median_s"]
+            / out["cli_find_before"]["cpu_median_s"],
+            "find_p50_after_vs_before": out["find_after"]["p50_ms"] / out["find_before"]["p50_ms"],
+            "find_cpu_p50_after_vs_before": out["find_after"]["cpu_p50_ms"] / out["find_before"]["cpu_p50_ms"],
+        }
+        return out
     if args.cli_only:
         for side, code in (("before", base), ("after", ROOT)):
             copy = work / f"{kind}.{side}.sqlite3"
@@ -316,6 +345,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--skip-generated", action="store_true")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--cli-only", action="store_true", help="only the index builds and the CLI find, both sides")
+    parser.add_argument(
+        "--find-only", action="store_true", help="only the index builds, the CLI find and the Python find, both sides"
+    )
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:

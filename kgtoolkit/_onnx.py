@@ -5,7 +5,8 @@ pooling, optionally normalised; the bundled all-MiniLM-L6-v2 is one) with ONNX R
 library. The ONNX file is made **here**, from the installed weights, the first time it is needed
 (:func:`onnx_model`: ``torch.onnx.export`` of the model with its pooling and normalisation, written atomically
 under a lock into a cache folder, :func:`model_cache`); nothing is downloaded. After that, embedding imports
-neither torch nor sentence-transformers: a CLI ``find`` starts in a fraction of a second.
+neither torch nor sentence-transformers: a CLI ``find`` starts in a fraction of a second. Sessions open from a
+copy ONNX Runtime optimised once, its weights mapped from a file of their own (:mod:`._onnx_saved`).
 
 The fp32 export gives the vectors torch gives (cosine above 0.99999 on every fact text measured), so it keeps
 the model's name and serves the indexes and embedding caches written with torch. ``int8=True`` quantises the
@@ -240,7 +241,11 @@ class OnnxEmbedder:
             options.inter_op_num_threads = 1
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads sleep
             options.log_severity_level = 3
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            from ._onnx_saved import loadable
+
+            session = ort.InferenceSession(
+                str(loadable(path, _folder_lock)), options, providers=["CPUExecutionProvider"]
+            )
             tokenizer = Tokenizer.from_file(str(Path(self.source) / "tokenizer.json"))
             tokenizer.enable_truncation(self.max_tokens)
             tokenizer.enable_padding()

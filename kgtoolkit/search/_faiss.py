@@ -5,6 +5,10 @@ Each kind (facts, memories) has its own index of L2-normalised vectors, searched
 decimals of the cosine): an exact scan below :data:`FLAT_LIMIT` vectors (``IndexScalarQuantizer``), an inverted
 file from it on (``IndexIVFScalarQuantizer``). A key (a fact id, a memory id) becomes a FAISS id through :func:`_faiss_id`. faiss is
 imported only when an index is built, read or written.
+
+A query is one vector: its scan runs on one OpenMP thread (on two busy cores, the hand-offs of two threads cost five
+times the CPU of one). An index read from its folder is mapped into memory (:mod:`._files`), and read-only:
+:meth:`_Part.own` copies it into the process before any change.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import missing_dependency
@@ -94,10 +99,22 @@ class _Part:
     index: Any = None
     index_type: str = "flat"
     trained: int = 0
-    by_id: dict[int, Any] = dataclasses.field(default_factory=dict)
+    by_id: dict[int, Any] = dataclasses.field(default_factory=dict)  # FAISS id → key, where they differ
+    mapped: bool = False  # the index is the file mapped into memory, read-only: :meth:`own` it before changing it
 
     def __post_init__(self) -> None:
-        self.by_id = {_faiss_id(k): k for k in self.hashes}
+        self.by_id = {_faiss_id(k): k for k in self.hashes if not isinstance(k, int)}  # a fact id is its own
+
+    def own(self) -> Any:
+        """The index, copied into memory first if it is mapped from its file (FAISS aborts the process on a change
+        to a mapped index): call it before adding or removing vectors."""
+        if self.mapped:
+            faiss = _faiss()
+            index = faiss.deserialize_index(faiss.serialize_index(self.index))
+            if self.index_type == "ivf":
+                index.nprobe = self.index.nprobe
+            self.index, self.mapped = index, False
+        return self.index
 
     @property
     def total(self) -> int:
@@ -115,11 +132,42 @@ class _Part:
         if exhaustive:
             self.index.nprobe = self.index.nlist
         try:
-            scores, ids = self.index.search(vector.reshape(1, -1), fetch)
+            return self._search(vector, fetch, None)
         finally:
             if exhaustive:
                 self.index.nprobe = _nprobe(self.index.nlist)
-        return [(self.by_id[i], float(s)) for s, i in zip(scores[0], ids[0]) if i != -1 and i in self.by_id]
+
+    def scores(self, vector: np.ndarray, keys: Sequence[Any]) -> dict[Any, float]:
+        """The similarity of ``vector`` to each of these keys' vectors (those the index holds), read from the index:
+        a scan of only them (an inverted file: every list, each entry checked against them)."""
+        import numpy as np
+
+        held = [key for key in keys if key in self.hashes]
+        if not held or self.total == 0:
+            return {}
+        faiss = _faiss()
+        chosen = faiss.IDSelectorBatch(np.array([_faiss_id(key) for key in held], dtype=np.int64))
+        if self.index_type == "ivf":
+            params = faiss.SearchParametersIVF(sel=chosen, nprobe=self.index.nlist)
+        else:
+            params = faiss.SearchParameters(sel=chosen)
+        return dict(self._search(vector, len(held), params))
+
+    def _search(self, vector: np.ndarray, fetch: int, params: Any) -> list[tuple[Any, float]]:
+        """(key, score) of the index's ``fetch`` nearest to ``vector``, best first, on one OpenMP thread."""
+        faiss = _faiss()
+        threads = faiss.omp_get_max_threads()  # this thread's own setting (OpenMP keeps one per thread)
+        faiss.omp_set_num_threads(1)  # one query: OpenMP's hand-offs cost more than a second core saves
+        try:
+            scores, ids = self.index.search(vector.reshape(1, -1), fetch, params=params)
+        finally:
+            faiss.omp_set_num_threads(threads)
+        out = []
+        for score, found in zip(scores[0].tolist(), ids[0].tolist()):
+            key = self.by_id.get(found, found)
+            if found != -1 and key in self.hashes:
+                out.append((key, score))
+        return out
 
 
 def _empty_parts() -> dict[str, _Part]:

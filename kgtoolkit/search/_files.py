@@ -7,6 +7,13 @@ index covers (:class:`~kgtoolkit.store.reads._search.Watermark`; a folder of an 
 compared with the whole graph once), and a checksum of each file. Files are written beside their place and renamed over it under
 an exclusive lock (readers take a shared one); any doubt on reading (a missing file, a checksum or
 count that does not match) raises one of :data:`_UNREADABLE`, and the index is rebuilt.
+
+Reading checks each file by its stamp first (:func:`_stamp`: size, modification time and inode, recorded in the
+manifest when the file was put in place, its modification time set then to the nanosecond), and reads its checksum
+only when the stamp differs (a folder copied elsewhere, a file changed in place): a file replaced after the manifest was
+written has another inode, a file written over in place another modification time. A part's index is mapped into
+memory rather than read (:func:`_read_part`); :meth:`~kgtoolkit.search._faiss._Part.own` copies it before it is
+changed.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,6 +66,22 @@ def index_folder(kg: KnowledgeGraph) -> Path | None:
     return cache / "kgtoolkit" / "search" / _slug(kg.identity())
 
 
+def _stamp(path: Path) -> list[int]:
+    """What tells a file put in place by :func:`_write_index` from any other: its size, modification time (set to the
+    nanosecond when it was written) and inode."""
+    info = path.stat()
+    return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def _checked(path: Path, digest: str, stamp: Any) -> list[int]:
+    """The stamp of ``path`` now, once the file is known to be the one the manifest names: by its stamp, else by its
+    checksum; raises ValueError when it is not."""
+    now = _stamp(path)
+    if now != stamp and _file_digest(path) != digest:
+        raise ValueError(f"{path.name} does not match its checksum")
+    return now
+
+
 def _file_digest(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     with path.open("rb") as handle:
@@ -95,8 +119,9 @@ def _has_index(folder: Path | None) -> bool:
 
 
 def _read_index(folder: Path, model: str, *, create: bool = True) -> tuple[dict[str, _Part], dict[str, Any]]:
-    """The parts and the manifest in ``folder``, every file checked against its checksum; raises one of
-    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match). ``create=False``:
+    """The parts and the manifest in ``folder``, every file checked by its stamp, else its checksum; raises one of
+    :data:`_UNREADABLE` at any doubt (another format or model, a file that does not match or was replaced while it
+    was read). ``create=False``:
     for a read-only graph, which creates no file (not even the lock's)."""
     with _file_lock(folder, exclusive=False, create=create):
         manifest: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
@@ -105,25 +130,38 @@ def _read_index(folder: Path, model: str, *, create: bool = True) -> tuple[dict[
         parts: dict[str, _Part] = {}
         for kind in _PARTS:
             info = manifest["parts"][kind]
-            for name, digest in info["files"].items():
-                if _file_digest(folder / name) != digest:
-                    raise ValueError(f"{name} does not match its checksum")
+            stamps = info.get("stamps") or {}  # none: written by an earlier release, every checksum is read
+            seen = {name: _checked(folder / name, digest, stamps.get(name)) for name, digest in info["files"].items()}
             parts[kind] = _read_part(folder, kind, info)
+            if any(_stamp(folder / name) != stamp for name, stamp in seen.items()):
+                raise ValueError(f"the files of {kind} were replaced while they were read")
     return parts, manifest
 
 
 def _read_part(folder: Path, kind: str, info: Mapping[str, Any]) -> _Part:
+    """One kind's index and keys; the index mapped into memory where FAISS can (read-only: own it before changing it)."""
     import numpy as np
 
     faiss = _faiss()
-    index = faiss.read_index(str(folder / f"{kind}.faiss"))
+    flag = getattr(faiss, "IO_FLAG_MMAP_IFC", 0) if os.name == "posix" else 0  # codes and ids read in place
+    index = faiss.read_index(str(folder / f"{kind}.faiss"), flag)
     with np.load(folder / f"{kind}.keys.npz", allow_pickle=False) as data:
-        keys, hashes = data["keys"].tolist(), [bytes(row) for row in data["hashes"]]
-    if index.ntotal != len(keys) or len(keys) != info["count"]:
+        keys, raw = data["keys"].tolist(), np.ascontiguousarray(data["hashes"], dtype=np.uint8).tobytes()
+    hashes = [raw[i : i + 16] for i in range(0, len(raw), 16)]
+    if index.ntotal != len(keys) or len(keys) != info["count"] or len(hashes) != len(keys):
         raise ValueError(f"{kind}.faiss holds {index.ntotal} vectors for {len(keys)} keys")
     if info["index_type"] == "ivf":
         index.nprobe = _nprobe(index.nlist)
-    return _Part(dict(zip(keys, hashes)), index, info["index_type"], int(info["trained"]))
+    return _Part(dict(zip(keys, hashes)), index, info["index_type"], int(info["trained"]), mapped=bool(flag))
+
+
+def _put(tmp: Path, path: Path) -> list[int]:
+    """``tmp`` renamed to ``path``, its modification time set first to this nanosecond (a later write in place, stamped
+    by the system's coarser clock, does not meet it again); the stamp it then has."""
+    now = time.time_ns()
+    os.utime(tmp, ns=(now, now))
+    os.replace(tmp, path)
+    return _stamp(path)
 
 
 def _write_index(
@@ -144,7 +182,7 @@ def _write_index(
         with _file_lock(folder, exclusive=True):
             written: dict[str, Any] = {}
             for kind, part in parts.items():
-                files = {}
+                files, stamps = {}, {}
                 keys = list(part.hashes)
                 key_array = np.array(keys, dtype=np.int64 if kind == "facts" else str)
                 if kind == "memories" and not keys:
@@ -154,17 +192,18 @@ def _write_index(
                 tmp = private_file(folder / f".{kind}.faiss.{os.getpid()}.tmp")
                 faiss.write_index(part.index, str(tmp))
                 files[f"{kind}.faiss"] = _file_digest(tmp)
-                os.replace(tmp, folder / f"{kind}.faiss")
+                stamps[f"{kind}.faiss"] = _put(tmp, folder / f"{kind}.faiss")
                 tmp = private_file(folder / f".{kind}.keys.{os.getpid()}.tmp")
                 with tmp.open("wb") as handle:
                     np.savez(handle, keys=key_array, hashes=hash_array)
                 files[f"{kind}.keys.npz"] = _file_digest(tmp)
-                os.replace(tmp, folder / f"{kind}.keys.npz")
+                stamps[f"{kind}.keys.npz"] = _put(tmp, folder / f"{kind}.keys.npz")
                 written[kind] = {
                     "count": len(keys),
                     "index_type": part.index_type,
                     "trained": part.trained,
                     "files": files,
+                    "stamps": stamps,
                 }
             manifest = {
                 "format": _FORMAT,

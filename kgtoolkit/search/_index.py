@@ -348,7 +348,7 @@ class SearchIndex:
         with self._lock:
             synced = self._refresh(progress)
             vector = self._query_vector(query)
-            ranking = _Ranking(self.kg, self._parts, self.cache, self.embedder.name, self.dim)
+            ranking = _Ranking(self.kg, self._parts)
             named, hits = _fusion.rank(
                 self.kg,
                 query,

@@ -1,4 +1,4 @@
-"""The vector signal of ranking: the FAISS index's nearest facts and memories, and exact similarities.
+"""The vector signal of ranking: the FAISS index's nearest facts and memories, and the similarity of given ones.
 
 :class:`_Ranking` searches the index, fetching more until enough pass the filters (``as_of``,
 ``current_only``, a memory that reads as history), one key per text (the same triple on many days is
@@ -13,8 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..graph import KnowledgeGraph
-from ..store.reads import _search as store
-from ._codec import unpack_all
 from ._faiss import _Part
 
 if TYPE_CHECKING:
@@ -25,27 +23,14 @@ __all__: list[str] = []
 
 @dataclasses.dataclass(frozen=True)
 class _Ranking:
-    """The facts and memories of ``kg`` nearest a query vector, through the index ``parts`` and the
-    embedding ``cache`` of the model named ``model``."""
+    """The facts and memories of ``kg`` nearest a query vector, through the index ``parts``."""
 
     kg: KnowledgeGraph
     parts: Mapping[str, _Part]
-    cache: store.EmbeddingCache
-    model: str
-    dim: int
 
     def scores(self, kind: str, vector: np.ndarray, keys: Sequence[Any]) -> dict[Any, float]:
-        """Exact similarity of the query to these keys' vectors (from the cache)."""
-
-        part = self.parts[kind]
-        keys = [k for k in keys if k in part.hashes]
-        found = unpack_all(self.cache, self.model, [part.hashes[k] for k in keys], self.dim)
-        out = {}
-        for key in keys:
-            stored = found.get(part.hashes[key])
-            if stored is not None:
-                out[key] = float(stored @ vector)
-        return out
+        """Similarity of the query to these keys' vectors, as the index holds them (nothing read from the cache)."""
+        return self.parts[kind].scores(vector, keys)
 
     def filtered(
         self,

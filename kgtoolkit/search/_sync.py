@@ -139,10 +139,10 @@ def _sync_part(
     else:
         gone = removed + changed
         if gone:
-            part.index.remove_ids(np.array([_faiss_id(k) for k in gone], dtype=np.int64))
+            part.own().remove_ids(np.array([_faiss_id(k) for k in gone], dtype=np.int64))
         if fresh_keys:
             matrix = np.stack([fresh[hashes[k]] for k in fresh_keys])
-            part.index.add_with_ids(matrix, np.array([_faiss_id(k) for k in fresh_keys], dtype=np.int64))
+            part.own().add_with_ids(matrix, np.array([_faiss_id(k) for k in fresh_keys], dtype=np.int64))
         part.hashes = hashes
         part.by_id = {_faiss_id(k): k for k in hashes}
     return part, _part_report(part, len(added), len(changed), len(removed), rebuild)
@@ -159,9 +159,9 @@ def _add_to_part(
     changed = [k for k in fresh if k in part.hashes]
     found = vectors.get({h: texts[k] for k, h in fresh.items()}, counter, step)
     if changed:
-        part.index.remove_ids(np.array([_faiss_id(k) for k in changed], dtype=np.int64))
+        part.own().remove_ids(np.array([_faiss_id(k) for k in changed], dtype=np.int64))
     if fresh:
-        part.index.add_with_ids(
+        part.own().add_with_ids(
             np.stack([found[h] for h in fresh.values()]), np.array([_faiss_id(k) for k in fresh], dtype=np.int64)
         )
         part.hashes.update(fresh)

@@ -102,6 +102,8 @@ def test_the_onnx_model_is_made_here_and_gives_torchs_vectors(onnx_env: Path, se
     assert float((got * want).sum(axis=1).min()) > 0.9999
     exported = onnx_env / model_identity(Path(onnx.source)) / "model.onnx"
     assert exported.is_file()  # made here, from the installed weights
+    copies = list(exported.parent.glob("model.optimised-*/model.onnx"))  # what sessions open: optimised once
+    assert len(copies) == 1 and (copies[0].parent / "weights.bin").is_file()
     assert plain_model(Path(onnx.source)) == 256
     # a fresh process embeds from the exported file without importing torch or sentence-transformers
     code = (
