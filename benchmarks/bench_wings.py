@@ -55,12 +55,13 @@ TRAVERSAL: dict[str, Callable[[dict[str, Any]], float]] = {
     "neighbors 2 hops (page), CPU p50 (ms)": lambda t: t["neighbors 2 hops"]["kgtoolkit neighbors (page of 100)"][
         "cpu_p50_ms"
     ],
-    "neighbors 2 hops (every fact), CPU p50 (ms)": lambda t: t["neighbors 2 hops"][
-        "kgtoolkit neighbors (every fact)"
-    ]["cpu_p50_ms"],
+    "neighbors 2 hops (every fact), CPU p50 (ms)": lambda t: t["neighbors 2 hops"]["kgtoolkit neighbors (every fact)"][
+        "cpu_p50_ms"
+    ],
     "diff one month (every change), CPU (ms)": lambda t: t["diff one month"]["kgtoolkit diff (every change)"]["cpu_ms"],
-    "diff, ratio to the raw-SQL floor (CPU)": lambda t: t["diff one month"]["kgtoolkit diff (every change)"]["cpu_ms"]
-    / t["diff one month"]["raw SQL floor"]["cpu_ms"],
+    "diff, ratio to the raw-SQL floor (CPU)": lambda t: (
+        t["diff one month"]["kgtoolkit diff (every change)"]["cpu_ms"] / t["diff one month"]["raw SQL floor"]["cpu_ms"]
+    ),
 }
 
 
