@@ -519,17 +519,7 @@ class GraphReads:
         >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
         [('replaced', '2026-03-02')]
         """
-        return _walks.diff_between(
-            self._engine,
-            start,
-            end,
-            entity=entity,
-            predicates=predicates,
-            by=by,
-            limit=limit,
-            offset=offset,
-            renewals=renewals,
-        )
+        return _walks.diff_between(self._engine, start, end, entity, predicates, by, limit, offset, renewals)
 
 
 def _paged(limit: int | None, offset: int) -> bool:

@@ -132,15 +132,14 @@ def diff_between(
     engine: Backend,
     start: TimeInput,
     end: TimeInput,
-    *,
-    entity: str | None = None,
-    predicates: Sequence[str] | None = None,
-    by: DiffBy = "valid",
-    limit: int | None = 100,
-    offset: int = 0,
-    renewals: bool = True,
+    entity: str | None,
+    predicates: Sequence[str] | None,
+    by: DiffBy,
+    limit: int | None,
+    offset: int,
+    renewals: bool,
 ) -> Diff:
-    """What changed between ``start`` and ``end``, read in one snapshot."""
+    """What changed between ``start`` and ``end``, one page, read in one snapshot (the defaults are the facade's)."""
     with engine.read() as cur, gc_paused():
         return diff(
             cur,
