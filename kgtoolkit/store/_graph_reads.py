@@ -25,10 +25,8 @@ from .._records import (
 from .._time import TimeInput
 from .._validity import Clock
 from .._window import ReadWindow
-from .engine import (
-    Backend,
-)
-from .ops import _conflicts, _entities, _facts, _reads, _timeline, _walks
+from .engine import Backend, gc_paused
+from .ops import _conflicts, _diff, _entities, _facts, _reads, _timeline, _walks
 from .ops import _predicates as _preds
 
 __all__ = ["GraphReads"]
@@ -519,7 +517,19 @@ class GraphReads:
         >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
         [('replaced', '2026-03-02')]
         """
-        return _walks.diff_between(self._engine, start, end, entity, predicates, by, limit, offset, renewals)
+        with self._engine.read() as cur, gc_paused():
+            return _diff.diff(
+                cur,
+                self._engine.dialect,
+                start,
+                end,
+                entity=entity,
+                predicates=predicates,
+                by=by,
+                limit=limit,
+                offset=offset,
+                renewals=renewals,
+            )
 
 
 def _paged(limit: int | None, offset: int) -> bool:

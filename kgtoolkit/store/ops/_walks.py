@@ -1,17 +1,14 @@
-"""Traversal and diff over the engine: the arguments checked, one read, the walk of :mod:`._traversal` or :mod:`._diff`."""
+"""Traversal over the engine: the arguments checked, one read, the walk of :mod:`._traversal`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..._records import (
-    Diff,
-    DiffBy,
     Direction,
     Neighborhood,
     Paths,
 )
-from ..._time import TimeInput
 from ..._window import ReadWindow
 from ..engine import (
     Backend,
@@ -20,7 +17,6 @@ from ..engine import (
 )
 from ..reads import _queries as q
 from . import _traversal as t
-from ._diff import diff
 
 
 def _checked(
@@ -125,31 +121,4 @@ def follow(
             max_facts=max_facts,
             limit=limit,
             offset=offset,
-        )
-
-
-def diff_between(
-    engine: Backend,
-    start: TimeInput,
-    end: TimeInput,
-    entity: str | None,
-    predicates: Sequence[str] | None,
-    by: DiffBy,
-    limit: int | None,
-    offset: int,
-    renewals: bool,
-) -> Diff:
-    """What changed between ``start`` and ``end``, one page, read in one snapshot (the defaults are the facade's)."""
-    with engine.read() as cur, gc_paused():
-        return diff(
-            cur,
-            engine.dialect,
-            start,
-            end,
-            entity=entity,
-            predicates=predicates,
-            by=by,
-            limit=limit,
-            offset=offset,
-            renewals=renewals,
         )
