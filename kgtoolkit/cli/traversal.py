@@ -71,10 +71,6 @@ def _note(record: Neighborhood | Paths) -> None:
         err.print(f"[yellow]note:[/] {escape(record.note)}", highlight=False)
 
 
-def _during(value: tuple[str, str] | None) -> tuple[str, str] | None:
-    return None if value is None else (value[0], value[1])
-
-
 def paths_shown(found: Paths) -> str:
     """How many paths a page shows, in words: ``3 paths``, ``3 of 10 paths``, or, when the search stopped at the
     page's end without counting the rest (``total`` null, contract §11), ``3 paths shown; more exist: --offset 3``."""
@@ -127,7 +123,7 @@ def neighbors(
         predicates=predicate,
         as_of=as_of,
         known_at=known_at,
-        during=_during(during),
+        during=during,
         max_facts=max_facts,
         limit=limit,
         offset=offset,
@@ -194,7 +190,7 @@ def path(
             predicates=predicate,
             as_of=as_of,
             known_at=known_at,
-            during=_during(during),
+            during=during,
             time_respecting=time_respecting,
             max_facts=max_facts,
             limit=limit,
@@ -228,7 +224,7 @@ def follow(
         direction=direction,  # type: ignore[arg-type]
         as_of=as_of,
         known_at=known_at,
-        during=_during(during),
+        during=during,
         time_respecting=time_respecting,
         max_facts=max_facts,
         limit=limit,

@@ -12,6 +12,7 @@ from .._errors import InvalidRequest
 from .._records import is_event
 from .._time import OPEN_END, OPEN_START, TimeInput
 from .._validity import Clock, state_expr
+from .._window import ReadWindow
 from ..graph import KnowledgeGraph
 from ..store import ImportReport, facts_batches, facts_table, import_facts
 from ..store import facts_among as _facts_among
@@ -80,16 +81,8 @@ def facts(
     [('my_api', 'Redis', 'ended')]
     """
     # One snapshot: the facts (in two id ranges read at once when the table is big) and the entities' names.
-    parts, (entity_table,) = facts_table(
-        kg,
-        _FACT_READ,
-        as_of=as_of,
-        known_at=known_at,
-        predicate=predicate,
-        entity=entity,
-        current_only=current_only,
-        names=True,
-    )
+    window = ReadWindow(as_of, known_at, current_only=current_only)
+    parts, (entity_table,) = facts_table(kg, _FACT_READ, window, predicate=predicate, entity=entity, names=True)
     shape = _shaper(kg, current_only)
     joined = _joiner(entity_table)
 
@@ -315,16 +308,8 @@ def stream(
         raise InvalidRequest(
             f"backend must be 'polars', 'pandas' or 'arrow', not {backend!r}", field="backend", value=str(backend)
         )
-    batches = facts_batches(
-        kg,
-        _FACT_READ,
-        batch_size=batch_size,
-        as_of=as_of,
-        known_at=known_at,
-        predicate=predicate,
-        entity=entity,
-        current_only=current_only,
-    )
+    window = ReadWindow(as_of, known_at, current_only=current_only)
+    batches = facts_batches(kg, _FACT_READ, window, batch_size=batch_size, predicate=predicate, entity=entity)
     shape = _shaper(kg, current_only)
 
     def frames() -> Iterator[pl.DataFrame | pd.DataFrame | pa.Table]:

@@ -8,7 +8,8 @@ import polars as pl
 
 from .. import _validity
 from .._errors import InvalidRequest
-from .._time import TimeInput, parse_window
+from .._time import TimeInput
+from .._window import span_keys
 
 if TYPE_CHECKING:
     pass
@@ -42,16 +43,10 @@ def valid_at(facts: pl.DataFrame, as_of: TimeInput | None) -> pl.DataFrame:
     >>> valid_at(facts(kg), "2026-03").height, valid_at(facts(kg), "2026-04-01").height
     (1, 0)
     """
-    if as_of in (None, ""):
+    keys = span_keys(as_of)
+    if keys is None:
         return facts
-    if isinstance(as_of, str) and "/" in as_of:  # an ISO 8601 interval, START/END: facts overlapping it
-        start, _, end = as_of.partition("/")
-        low, high = parse_window(start, field="as_of").lo, parse_window(end, field="as_of").hi
-        if high < low:
-            raise InvalidRequest(f"the window {as_of!r} ends before it starts", field="as_of", value=as_of)
-    else:
-        window = parse_window(as_of, field="as_of")
-        low, high = window.lo, window.hi
+    low, high = keys
     return facts.filter(_validity.valid_at(*_validity.frame_keys(), pl.lit(low), pl.lit(high)))
 
 

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from .. import _validity
-from .._time import TimeInput, parse_window
+from .._time import TimeInput
 from .._validity import Clock, frame_keys
+from .._window import ReadWindow
 from ..graph import KnowledgeGraph
 from ._facts import facts
 
@@ -27,18 +28,9 @@ def _snapshot(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The facts between two entities valid at ``as_of``, overlapping ``during``, or current state facts and
     events that have occurred (the traversal's time rule, contract §11), as (edges, nodes) frames."""
-    from .._errors import IntervalOrder, InvalidRequest, NotFound
+    from .._errors import InvalidRequest, NotFound
 
-    if during is not None:
-        if as_of not in (None, ""):
-            raise InvalidRequest("give as_of or during, not both", field="during", value=str(during))
-        if isinstance(during, (str, bytes)) or len(during) != 2:
-            raise InvalidRequest("during takes two dates, (start, end)", field="during", value=str(during))
-        lo, hi = parse_window(during[0], field="during").lo, parse_window(during[1], field="during").hi
-        if hi < lo:
-            raise IntervalOrder(
-                f"during ends ({during[1]}) before it starts ({during[0]})", field="during", value=str(during[1])
-            )
+    window = ReadWindow(as_of, during=during)  # checked before anything is read
     wanted: list[str] | None = None
     labels = kg.predicate_labels()
     if predicates is not None:
@@ -56,12 +48,13 @@ def _snapshot(
             raise InvalidRequest(
                 "predicates is empty: name at least one, or leave it out for every predicate", field="predicates"
             )
-    if during is not None:
+    if window.during is not None and window.valid is not None:
+        lo, hi = window.valid
         frame = facts(kg)
         assert isinstance(frame, pl.DataFrame)
         frame = frame.filter(_validity.valid_at(*frame_keys(), pl.lit(lo), pl.lit(hi)))
-    elif as_of not in (None, ""):
-        frame = facts(kg, as_of=as_of)
+    elif window.as_of is not None:
+        frame = facts(kg, as_of=window.as_of)
         assert isinstance(frame, pl.DataFrame)
     else:  # a current state fact or an event that has occurred, at any date (the walk's rule)
         frame = facts(kg)

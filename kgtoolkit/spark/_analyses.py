@@ -23,6 +23,7 @@ from .._names import not_by_subject
 from .._time import DAY_US, OPEN_END, OPEN_START, TimeInput, parse_window
 from .._validity import back_to_back, spark_keys
 from .._validity import valid_at as valid_rule
+from .._window import span_keys
 from ..analysis import CHURN_SCHEMA, CONFLICTS_SCHEMA, CONNECTED_SCHEMA, EVENT_GRAPH_SCHEMA, VOLATILE_SCHEMA
 from ..analysis._churn import GroupBy
 from ..analysis._churn import _finish as finish_churn
@@ -32,7 +33,7 @@ from ..analysis._periods import _check_every, _period_start
 from ..analysis._rankings import VolatileBy
 from ..analysis._shared import Moment, _moment, _now, _predicates, _since_until
 from ..frames import DIFF_SCHEMA
-from ..store import NEAR_DAYS, diff_pairs, window_keys
+from ..store import NEAR_DAYS, diff_pairs
 from ._frames import checked, from_polars, object_key, period, to_polars
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def valid_at(facts: DataFrame, as_of: TimeInput | None) -> DataFrame:
     from pyspark.sql import functions as F
 
     df = checked(facts)
-    window = window_keys(as_of)
+    window = span_keys(as_of)
     if window is None:
         return df
     start, end = spark_keys()

@@ -60,7 +60,6 @@ from .reads._overview import (
     link_ranking,
     neighbourhood,
     predicates_in_use,
-    window_keys,
 )
 from .reads._rankings import (
     changing_pair_facts,
@@ -148,5 +147,4 @@ __all__ = [
     "scan_only",
     "structural_rows",
     "volatile_counts",
-    "window_keys",
 ]

@@ -24,10 +24,9 @@ from .._records import (
 )
 from .._time import TimeInput
 from .._validity import Clock
-from .engine import (
-    Backend,
-)
-from .ops import _conflicts, _entities, _facts, _reads, _timeline, _walks
+from .._window import ReadWindow
+from .engine import Backend, gc_paused
+from .ops import _conflicts, _diff, _entities, _facts, _reads, _timeline, _walks
 from .ops import _predicates as _preds
 
 __all__ = ["GraphReads"]
@@ -120,13 +119,12 @@ class GraphReads:
         >>> page.count, page.total, page.next_offset
         (2, 5, 4)
         """
+        window = ReadWindow(as_of, known_at, current_only=current_only)
         facts, total = _reads.query(
             self._engine,
             name,
             direction,
-            as_of,
-            known_at,
-            current_only,
+            window,
             limit,
             offset,
             counted=_paged(limit, offset),
@@ -177,17 +175,9 @@ class GraphReads:
         >>> [f.subject for f in kg.by_predicate("uses queue", "sqlite")]
         ['my_api']
         """
+        window = ReadWindow(as_of, known_at, current_only=current_only)
         facts, total = _reads.search(
-            self._engine,
-            self._value_guess,
-            predicate,
-            object,
-            as_of,
-            known_at,
-            current_only,
-            limit,
-            offset,
-            counted=_paged(limit, offset),
+            self._engine, self._value_guess, predicate, object, window, limit, offset, counted=_paged(limit, offset)
         )
         return _page(facts, total, offset)
 
@@ -395,7 +385,7 @@ class GraphReads:
 
     def top_entities(self, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
         """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
-        return _entities.top_entities(self._engine, limit, as_of=as_of)
+        return _entities.top_entities(self._engine, limit, ReadWindow(as_of, current_only=as_of is None))
 
     def stats(self) -> Stats:
         """Counts: entities (per type), facts, current, ended, value facts, predicates, aliases, memories, and
@@ -428,19 +418,8 @@ class GraphReads:
         >>> [(r.id, r.hops) for r in kg.neighbors("billing", hops=2).entities]
         [('billing', 0), ('payments', 1), ('dana', 2)]
         """
-        return _walks.neighbors(
-            self._engine,
-            name,
-            hops=hops,
-            direction=direction,
-            predicates=predicates,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
-        )
+        window = ReadWindow(as_of, known_at, during)
+        return _walks.neighbors(self._engine, name, window, hops, direction, predicates, max_facts, limit, offset)
 
     def paths(
         self,
@@ -469,20 +448,18 @@ class GraphReads:
         >>> [[f.predicate for f in p] for p in kg.paths("billing", "dana").paths]
         [['owned_by', 'reports_to']]
         """
+        window = ReadWindow(as_of, known_at, during)
         return _walks.paths(
             self._engine,
-            source,
-            target,
-            max_hops=max_hops,
-            direction=direction,
-            predicates=predicates,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            time_respecting=time_respecting,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
+            (source, target),
+            window,
+            max_hops,
+            direction,
+            predicates,
+            time_respecting,
+            max_facts,
+            limit,
+            offset,
         )
 
     def follow(
@@ -508,18 +485,9 @@ class GraphReads:
         >>> kg.follow("billing", ["owned by", "reports_to"]).ends
         ('dana',)
         """
+        window = ReadWindow(as_of, known_at, during)
         return _walks.follow(
-            self._engine,
-            start,
-            predicates,
-            direction=direction,
-            as_of=as_of,
-            known_at=known_at,
-            during=during,
-            time_respecting=time_respecting,
-            max_facts=max_facts,
-            limit=limit,
-            offset=offset,
+            self._engine, start, predicates, window, direction, time_respecting, max_facts, limit, offset
         )
 
     def diff(
@@ -549,17 +517,19 @@ class GraphReads:
         >>> [(c.kind, c.at) for c in kg.diff("2026-02", "2026-03").changes]
         [('replaced', '2026-03-02')]
         """
-        return _walks.diff_between(
-            self._engine,
-            start,
-            end,
-            entity=entity,
-            predicates=predicates,
-            by=by,
-            limit=limit,
-            offset=offset,
-            renewals=renewals,
-        )
+        with self._engine.read() as cur, gc_paused():
+            return _diff.diff(
+                cur,
+                self._engine.dialect,
+                start,
+                end,
+                entity=entity,
+                predicates=predicates,
+                by=by,
+                limit=limit,
+                offset=offset,
+                renewals=renewals,
+            )
 
 
 def _paged(limit: int | None, offset: int) -> bool:

@@ -15,7 +15,7 @@ from ..._records import (
     Entity,
     MergeResult,
 )
-from ..._time import TimeInput
+from ..._window import ReadWindow
 from ..engine import (
     Backend,
     Cursor,
@@ -169,12 +169,13 @@ def merge(engine: Backend, source: str, target: str) -> MergeResult:
     return engine.write(write)
 
 
-def top_entities(engine: Backend, limit: int = 20, *, as_of: TimeInput | None = None) -> list[tuple[Entity, int]]:
-    """Entities with the most current facts (valid at ``as_of`` when given), both directions."""
-    where, params, _ = q.time_filter(as_of, None, as_of is None)
+def top_entities(engine: Backend, limit: int, window: ReadWindow) -> list[tuple[Entity, int]]:
+    """Entities with the most facts in ``window`` (the facade's: current, or valid at its ``as_of``), both
+    directions."""
+    where, params, _ = q.time_filter(window)
     params["limit"] = q.page(engine.dialect, limit, 0)["limit"]
     with engine.read() as cur:
-        if as_of is None:  # an event is never current (contract §12)
+        if window.current_only:  # an event is never current (contract §12)
             not_events, event_params = q.not_declared_events(cur, engine.dialect)
             where += not_events
             params.update(event_params)

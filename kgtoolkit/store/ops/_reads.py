@@ -22,8 +22,8 @@ from ..._records import (
     Fact,
     Stats,
 )
-from ..._time import TimeInput
 from ..._validity import Clock, Sql
+from ..._window import ReadWindow
 from ..engine import (
     FACT_FROM,
     FACT_READ,
@@ -126,9 +126,7 @@ def query(
     engine: Backend,
     name: str,
     direction: Direction,
-    as_of: TimeInput | None,
-    known_at: TimeInput | None,
-    current_only: bool,
+    window: ReadWindow,
     limit: int | None,
     offset: int,
     *,
@@ -136,14 +134,14 @@ def query(
     predicates: str | Collection[str] | None = None,
     other: str | None = None,
 ) -> tuple[list[Fact], int | None]:
-    """A page of the facts around one entity, and their count when ``counted``."""
+    """A page of the facts around one entity in ``window``, and their count when ``counted``."""
     if direction not in _DIRECTIONS:
         raise InvalidRequest(
             f"direction must be one of {', '.join(_DIRECTIONS)}, not {direction!r}",
             field="direction",
             value=str(direction),
         )
-    where, params, known = q.time_filter(as_of, known_at, current_only)
+    where, params, known = q.time_filter(window)
     d = engine.dialect
     params.update(k=normalize_name(name), **q.page(d, limit, offset))
     paged = limit is not None or offset != 0
@@ -151,7 +149,7 @@ def query(
     # Counted: the count in the same snapshot (a transaction); else one statement is its own snapshot (the
     # event rule is read in it: EVENT_SETTINGS).
     with engine.read(snapshot=counted) as cur:
-        if current_only:  # an event is never current (contract §12)
+        if window.current_only:  # an event is never current (contract §12)
             not_events, event_params = q.not_declared_events(cur, d)
             where += not_events
             params.update(event_params)
@@ -182,26 +180,24 @@ def search(
     guesses: dict[str, bool],
     predicate: str,
     object: str | None,
-    as_of: TimeInput | None,
-    known_at: TimeInput | None,
-    current_only: bool,
+    window: ReadWindow,
     limit: int | None,
     offset: int,
     *,
     counted: bool,
 ) -> tuple[list[Fact], int | None]:
-    """A page of the facts of one predicate (and object), and their count when ``counted``."""
+    """A page of the facts of one predicate (and object) in ``window``, and their count when ``counted``."""
     key = normalize_predicate(predicate)  # a bad name is refused before the graph is read
-    where, params, known = q.time_filter(as_of, known_at, current_only)
+    where, params, known = q.time_filter(window)
     d = engine.dialect
-    if object not in (None, "") and not counted and not current_only:
+    if object not in (None, "") and not counted and not window.current_only:
         found = _search_found(engine, guesses, key, object, where, dict(params), known, limit, offset)
         if found:
             return found, None
     total: int | None = None
     with engine.read() as cur:
         events = q.event_rule(cur)
-        if current_only:  # an event is never current (contract §12)
+        if window.current_only:  # an event is never current (contract §12)
             not_events, event_params = q.not_declared_events(cur, d)
             where += not_events
             params.update(event_params)

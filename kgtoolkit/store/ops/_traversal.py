@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from ..._checks import whole_number
-from ..._errors import IntervalOrder, InvalidRequest
+from ..._errors import InvalidRequest
 from ..._limits import MAX_HOPS
 from ..._records import Direction, Fact, Neighborhood, Paths, Reached
-from ..._time import TimeInput, parse_window
-from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred, valid_at
+from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, occurred
+from ..._window import ReadWindow
 from ..engine import FACT_SELECT, Cursor, Dialect
 from ..reads import _queries as q
 from . import _predicates as _preds
@@ -74,36 +74,19 @@ class Step(NamedTuple):
     start: int
 
 
-def when(
-    cur: Cursor, d: Dialect, as_of: TimeInput | None, known_at: TimeInput | None, during: Sequence[TimeInput] | None
-) -> When:
-    """The time rule: ``as_of`` (valid then), ``during=(start, end)`` (the interval overlaps it), else a current
-    state fact (valid now, started: never a scheduled one) or an event that has occurred, at any date (contract
-    §11, §12: an event is never current, so an event graph would have no hop); ``known_at`` as the graph believed
-    at that moment. The graph's event rule is read from ``cur`` for the default."""
-    if during is not None:
-        if as_of not in (None, ""):
-            raise InvalidRequest("give as_of or during, not both", field="during", value=str(during))
-        if isinstance(during, (str, bytes)) or len(during) != 2:
-            raise InvalidRequest("during takes two dates, (start, end)", field="during", value=str(during))
-        lo = parse_window(during[0], field="during").lo
-        hi = parse_window(during[1], field="during").hi
-        if hi < lo:
-            raise IntervalOrder(
-                f"during ends ({during[1]}) before it starts ({during[0]})", field="during", value=str(during[1])
-            )
-        where, params, known = q.time_filter(None, known_at, False)
-        start, end = q.interval_keys(known=known is not None)
-        params.update(dlo=lo, dhi=hi)
-        return When(f"{where} AND {valid_at(start, end, Sql(':dlo'), Sql(':dhi')).text}", params, known)
-    if as_of not in (None, ""):
-        return When(*q.time_filter(as_of, known_at, False))
+def when(cur: Cursor, d: Dialect, window: ReadWindow) -> When:
+    """The time rule of a read window: valid at its ``as_of``, overlapping its ``during``, else a current state
+    fact (valid now, started: never a scheduled one) or an event that has occurred, at any date (contract §11, §12:
+    an event is never current, so an event graph would have no hop); as the graph believed at its ``known_at``.
+    The graph's event rule is read from ``cur`` for the default."""
+    if window.dated:
+        return When(*q.time_filter(window))
     # Current, or an event that occurred (_validity.walked), read as two disjoint halves: the current facts through
     # the walk's covering indexes (the integer keys decide, an end after now is a range of them), then the other
     # started facts that are events (their one-day test first, on the keys: only those rows are read from the table).
     # A started fact that is not current ends at the latest today (its key at most :now_day_last): said outright,
     # that range leads both engines to the walk's indexes for the second half too.
-    where, params, known = q.time_filter(None, known_at, False)
+    where, params, known = q.time_filter(window)
     start, end = q.interval_keys(known=known is not None)
     events = q.event_rule(cur)
     params.update(Clock.real().params())

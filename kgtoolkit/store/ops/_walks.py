@@ -1,49 +1,50 @@
-"""Traversal and diff over the engine: the arguments checked, one read, the walk of :mod:`._traversal` or :mod:`._diff`."""
+"""Traversal over the engine: the arguments checked, one read, the walk of :mod:`._traversal`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..._limits import DEFAULT_MAX_FACTS
 from ..._records import (
-    Diff,
-    DiffBy,
     Direction,
     Neighborhood,
     Paths,
 )
-from ..._time import TimeInput
+from ..._window import ReadWindow
 from ..engine import (
     Backend,
+    Dialect,
     gc_paused,
 )
 from ..reads import _queries as q
 from . import _traversal as t
-from ._diff import diff
+
+
+def _checked(
+    engine: Backend, direction: str, hops: int, field: str, max_facts: int, limit: int | None, offset: int
+) -> Dialect:
+    """The engine's dialect, once a walk's arguments are checked (before anything is read)."""
+    t.check_direction(direction)
+    t.check_hops(hops, field)
+    t.check_max_facts(max_facts)
+    q.page(engine.dialect, limit, offset)
+    return engine.dialect
 
 
 def neighbors(
     engine: Backend,
     name: str,
-    *,
-    hops: int = 1,
-    direction: Direction = "both",
-    predicates: Sequence[str] | None = None,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    during: Sequence[TimeInput] | None = None,
-    max_facts: int = DEFAULT_MAX_FACTS,
-    limit: int | None = 100,
-    offset: int = 0,
+    window: ReadWindow,
+    hops: int,
+    direction: Direction,
+    predicates: Sequence[str] | None,
+    max_facts: int,
+    limit: int | None,
+    offset: int,
 ) -> Neighborhood:
-    """The neighbourhood of ``name``, walked in one read."""
-    t.check_direction(direction)
-    t.check_hops(hops, "hops")
-    t.check_max_facts(max_facts)
-    d = engine.dialect
-    q.page(d, limit, offset)
+    """The neighbourhood of ``name`` in ``window``, walked in one read (the defaults are the facade's)."""
+    d = _checked(engine, direction, hops, "hops", max_facts, limit, offset)
     with engine.read() as cur, gc_paused():
-        w = t.when(cur, d, as_of, known_at, during)
+        w = t.when(cur, d, window)
         preds = t.check_predicates(cur, d, predicates)
         return t.neighbors(
             cur,
@@ -61,34 +62,25 @@ def neighbors(
 
 def paths(
     engine: Backend,
-    source: str,
-    target: str,
-    *,
-    max_hops: int = 4,
-    direction: Direction = "both",
-    predicates: Sequence[str] | None = None,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    during: Sequence[TimeInput] | None = None,
-    time_respecting: bool = False,
-    max_facts: int = DEFAULT_MAX_FACTS,
-    limit: int | None = 10,
-    offset: int = 0,
+    ends: tuple[str, str],
+    window: ReadWindow,
+    max_hops: int,
+    direction: Direction,
+    predicates: Sequence[str] | None,
+    time_respecting: bool,
+    max_facts: int,
+    limit: int | None,
+    offset: int,
 ) -> Paths:
-    """The paths from ``source`` to ``target``, found in one read."""
-    t.check_direction(direction)
-    t.check_hops(max_hops, "max_hops")
-    t.check_max_facts(max_facts)
-    d = engine.dialect
-    q.page(d, limit, offset)
+    """The paths between ``ends`` (source, target) in ``window``, found in one read."""
+    d = _checked(engine, direction, max_hops, "max_hops", max_facts, limit, offset)
     with engine.read() as cur, gc_paused():
-        w = t.when(cur, d, as_of, known_at, during)
+        w = t.when(cur, d, window)
         preds = t.check_predicates(cur, d, predicates)
         return t.paths(
             cur,
             d,
-            source,
-            target,
+            *ends,
             max_hops=max_hops,
             direction=direction,
             predicates=preds,
@@ -104,26 +96,19 @@ def follow(
     engine: Backend,
     start: str,
     predicates: Sequence[str],
-    *,
-    direction: Direction = "outgoing",
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
-    during: Sequence[TimeInput] | None = None,
-    time_respecting: bool = False,
-    max_facts: int = DEFAULT_MAX_FACTS,
-    limit: int | None = 100,
-    offset: int = 0,
+    window: ReadWindow,
+    direction: Direction,
+    time_respecting: bool,
+    max_facts: int,
+    limit: int | None,
+    offset: int,
 ) -> Paths:
-    """The paths from ``start`` along ``predicates``, in one read."""
-    t.check_direction(direction)
+    """The paths from ``start`` along ``predicates`` in ``window``, in one read."""
     if isinstance(predicates, str):
         predicates = [predicates]
-    t.check_hops(len(predicates), "predicates (how many)")
-    t.check_max_facts(max_facts)
-    d = engine.dialect
-    q.page(d, limit, offset)
+    d = _checked(engine, direction, len(predicates), "predicates (how many)", max_facts, limit, offset)
     with engine.read() as cur:
-        w = t.when(cur, d, as_of, known_at, during)
+        w = t.when(cur, d, window)
         preds = [p for given in predicates for p in (t.check_predicates(cur, d, [given]) or [])]
         return t.follow(
             cur,
@@ -136,32 +121,4 @@ def follow(
             max_facts=max_facts,
             limit=limit,
             offset=offset,
-        )
-
-
-def diff_between(
-    engine: Backend,
-    start: TimeInput,
-    end: TimeInput,
-    *,
-    entity: str | None = None,
-    predicates: Sequence[str] | None = None,
-    by: DiffBy = "valid",
-    limit: int | None = 100,
-    offset: int = 0,
-    renewals: bool = True,
-) -> Diff:
-    """What changed between ``start`` and ``end``, read in one snapshot."""
-    with engine.read() as cur, gc_paused():
-        return diff(
-            cur,
-            engine.dialect,
-            start,
-            end,
-            entity=entity,
-            predicates=predicates,
-            by=by,
-            limit=limit,
-            offset=offset,
-            renewals=renewals,
         )

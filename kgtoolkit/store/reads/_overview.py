@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._errors import InvalidRequest
-from ..._time import TimeInput, parse_window
+from ..._time import TimeInput
 from ..._validity import Sql, valid_at
+from ..._window import span_keys
 from ..ops import _conflicts
 from ..transfer._export import _typed
 from . import _queries as q
@@ -38,7 +39,6 @@ __all__ = [
     "link_ranking",
     "neighbourhood",
     "predicates_in_use",
-    "window_keys",
 ]
 
 
@@ -54,23 +54,8 @@ class LinkRanking:
     values_only: bool
 
 
-def window_keys(as_of: TimeInput | None) -> tuple[int, int] | None:
-    """The first and last instant keys of a window: a day, a month, a year, an instant or ``START/END`` (both
-    included), as :func:`kgtoolkit.frames.valid_at` reads it; None for no window."""
-    if as_of in (None, ""):
-        return None
-    if isinstance(as_of, str) and "/" in as_of:
-        start, _, end = as_of.partition("/")
-        low, high = parse_window(start, field="as_of").lo, parse_window(end, field="as_of").hi
-        if high < low:
-            raise InvalidRequest(f"the window {as_of!r} ends before it starts", field="as_of", value=as_of)
-        return low, high
-    window = parse_window(as_of, field="as_of")
-    return window.lo, window.hi
-
-
 def _valid(as_of: TimeInput | None, params: dict[str, Any]) -> str:
-    keys = window_keys(as_of)
+    keys = span_keys(as_of)
     if keys is None:
         return ""
     params["lo"], params["hi"] = keys
@@ -102,7 +87,7 @@ def link_ranking(
     limit: int,
 ) -> LinkRanking:
     """The ``limit`` entities with the most relationship facts (an entity object) valid in ``as_of`` (a window as
-    :func:`window_keys` reads it; None: every fact), of ``predicates`` (ids) when given, between two entities of
+    :func:`kgtoolkit._window.span_keys` reads it; None: every fact), of ``predicates`` (ids) when given, between two entities of
     ``types`` when given; each fact counts once for its subject and once for its object. One snapshot."""
     if _limit(limit) < 1:
         raise InvalidRequest(f"limit must be a whole number from 1, not {limit!r}", field="limit", value=str(limit))

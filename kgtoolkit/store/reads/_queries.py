@@ -24,8 +24,9 @@ from ..._names import (
     normalize_predicate,
 )
 from ..._records import Entity, Fact, GraphConfig, make_fact
-from ..._time import OPEN_END, TimeInput, key_to_text, now_text, parse_window
+from ..._time import OPEN_END, now_text
 from ..._validity import NOW, NOW_DAY_LAST, Clock, Sql, current, valid_at
+from ..._window import ReadWindow
 from ..engine import FACT_SELECT, Cursor, Dialect
 from ..ops._rules import EventRule, Name, json_object
 
@@ -342,30 +343,27 @@ def current_sql(alias: str = "f") -> str:
     return current(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), NOW, NOW_DAY_LAST).text
 
 
-def time_filter(
-    as_of: TimeInput | None, known_at: TimeInput | None, current_only: bool
-) -> tuple[str, dict[str, Any], str | None]:
-    """SQL conditions (on alias ``f``) and parameters for the as_of / known_at / current_only filters.
+def time_filter(window: ReadWindow) -> tuple[str, dict[str, Any], str | None]:
+    """SQL conditions (on alias ``f``) and parameters for a read window (:class:`~kgtoolkit._window.ReadWindow`),
+    and its ``known_at`` text.
 
     ``current_only`` keeps the facts current at the real now (contract §4, :func:`kgtoolkit._validity.current`; by
     the ends known at ``known_at``, when given): a scheduled fact is left out, whatever ``as_of`` and ``known_at``
     say. An event (contract §12) is never current: one by its bounds ends on its start day; add
     :func:`not_declared_events` for the rest.
     """
-    if as_of in (None, "") and known_at in (None, "") and not current_only:
+    if window.unfiltered:
         return "", {}, None  # no filter (most calls)
     where, params = "", dict[str, Any]()
-    known: str | None = None
-    if known_at not in (None, ""):
-        known = key_to_text(parse_window(known_at, field="known_at").hi)
+    known = window.known
+    if known is not None:
         params["known"] = known
         where += " AND f.recorded_at <= :known"
     start, end = interval_keys(known=known is not None)
-    if as_of not in (None, ""):
-        window = parse_window(as_of, field="as_of")
-        params.update(lo=window.lo, hi=window.hi)
+    if window.valid is not None:
+        params["lo"], params["hi"] = window.valid
         where += f" AND {valid_at(start, end, Sql(':lo'), Sql(':hi')).text}"
-    if current_only:
+    if window.current_only:
         params.update(Clock.real().params())
         where += f" AND {current(start, end, NOW, NOW_DAY_LAST).text}"
     return where, params, known

@@ -19,6 +19,7 @@ from ..._private import private_file
 from ..._records import Fact, Memory
 from ..._time import TimeInput
 from ..._validity import Clock
+from ..._window import ReadWindow
 from ..engine import FACT_SELECT, ORDER, sqlite_failure
 from ..ops import _traversal as t
 from . import _queries as q
@@ -197,7 +198,7 @@ def entity_fact_ids(
     if not entity_ids:
         return []
     d = kg.engine.dialect
-    where, params, _ = q.time_filter(as_of, None, current_only)
+    where, params, _ = q.time_filter(ReadWindow(as_of, current_only=current_only))
     params["e"] = d.list_param(entity_ids)
     with kg.engine.read() as cur:
         rows = cur.execute(
@@ -215,7 +216,7 @@ def valid_fact_ids(
     if not ids:
         return set()
     d = kg.engine.dialect
-    where, params, _ = q.time_filter(as_of, None, current_only)
+    where, params, _ = q.time_filter(ReadWindow(as_of, current_only=current_only))
     params["ids"] = d.list_param([int(i) for i in ids])
     with kg.engine.read() as cur:
         rows = cur.execute(
@@ -510,7 +511,7 @@ def lexical_facts(
     if not words or limit <= 0:
         return []
     d = kg.engine.dialect
-    where, params, _ = q.time_filter(as_of, None, current_only)
+    where, params, _ = q.time_filter(ReadWindow(as_of, current_only=current_only))
     kg.engine.index_text()
     with kg.engine.read() as cur:
         asked, every = _plan(cur, kg, "fact_search", words)
@@ -570,7 +571,7 @@ def entity_triples(
     the triple's latest fact passing the filters, most occurrences first (at most ``limit``)."""
     if not sides:
         return []
-    where, params, _ = q.time_filter(as_of, None, current_only)
+    where, params, _ = q.time_filter(ReadWindow(as_of, current_only=current_only))
     tests = []
     for i, (entity, side) in enumerate(sides):
         params[f"e{i}"] = entity
@@ -610,7 +611,7 @@ def triple_dates(
     if not ids:
         return {}
     d = kg.engine.dialect
-    where, params, _ = q.time_filter(as_of, None, current_only)
+    where, params, _ = q.time_filter(ReadWindow(as_of, current_only=current_only))
     params = {**Clock.real().params(), **params, "ids": d.list_param([int(i) for i in ids])}
     with kg.engine.read() as cur:
         rows = cur.execute(
@@ -639,9 +640,9 @@ def hop_distances(
     if not entities:
         return distance
     d = kg.engine.dialect
-    frontier, room = list(distance), max_facts
+    frontier, room, window = list(distance), max_facts, ReadWindow(as_of)
     with kg.engine.read() as cur:
-        w = t.when(cur, d, as_of, None, None) if as_of not in (None, "") else t.When("", {}, None)
+        w = t.when(cur, d, window) if window.dated else t.When("", {}, None)
         for hop in range(1, hops + 1):
             steps, _ = t._expand(cur, d, frontier, "both", None, w, room)
             room -= len(steps)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._errors import InvalidRequest
 from ..._names import normalize_predicate
 from ..._time import OPEN_END, TimeInput
+from ..._window import ReadWindow
 from ..engine import FACT_COLUMNS, TABLE_COLUMNS
 from ..reads import _queries as q
 
@@ -50,15 +51,8 @@ def read_table(
     if table == "facts":
         import pyarrow as pa
 
-        parts, _ = facts_table(
-            kg,
-            FACT_COLUMNS,
-            as_of=as_of,
-            known_at=known_at,
-            predicate=predicate,
-            entity=entity,
-            current_only=current_only,
-        )
+        window = ReadWindow(as_of, known_at, current_only=current_only)
+        parts, _ = facts_table(kg, FACT_COLUMNS, window, predicate=predicate, entity=entity)
         return pa.concat_tables(parts)
     columns = ", ".join(f"f.{c}" for c in TABLE_COLUMNS[table])
     params: dict[str, Any] = {}
@@ -77,20 +71,18 @@ def read_table(
 def facts_table(
     kg: GraphStore,
     columns: Sequence[str],
+    window: ReadWindow,
     *,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
     predicate: str | None = None,
     entity: str | None = None,
-    current_only: bool = False,
     extra: Sequence[str] = (),
     names: bool = False,
 ) -> tuple[list[pa.Table], list[pa.Table]]:
-    """:func:`read_table` of ``facts`` with a choice of ``columns``, in parts ordered by id (one, or two for a
+    """:func:`read_table` of the ``facts`` in ``window`` with a choice of ``columns``, in parts ordered by id (one, or two for a
     big SQLite table read on two connections at once), and ``extra`` queries from the same snapshot. ``names``:
     then (last) the ``id, name, type`` of the entities the facts name: with an ``entity`` filter, those alone
     (looked up by key); else the whole entities table."""
-    where, params, known = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
+    where, params, known = _facts_filter(kg, window, predicate, entity)
     if known is not None:  # the blanking below needs these
         columns = [*columns, *[c for c in _BLANKED if c not in columns]]
     selected = ", ".join(f"f.{c}" for c in columns)
@@ -116,17 +108,12 @@ _BLANKED = ("valid_to", "to_us", "invalidated_at", "ended_by")
 
 
 def _facts_filter(
-    kg: GraphStore,
-    as_of: TimeInput | None,
-    known_at: TimeInput | None,
-    predicate: str | None,
-    entity: str | None,
-    current_only: bool,
+    kg: GraphStore, window: ReadWindow, predicate: str | None, entity: str | None
 ) -> tuple[str, dict[str, Any], str | None]:
     """The facts filters as SQL conditions on alias ``f`` (each `` AND …``), their parameters, and the
     ``known_at`` instant whose later ends :func:`_blank_later` blanks (None without ``known_at``)."""
     entity_id = kg.resolve(entity) if entity not in (None, "") else None
-    where, params, known = q.time_filter(as_of, known_at, current_only)
+    where, params, known = q.time_filter(window)
     if predicate not in (None, ""):
         assert predicate is not None
         normalize_predicate(predicate)  # a bad name is refused before the graph is read
@@ -167,7 +154,8 @@ def count_facts(
     current_only: bool = False,
 ) -> int:
     """How many facts match the filters of :func:`read_table` (one ``count(*)``, for a progress bar's total)."""
-    where, params, _ = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
+    window = ReadWindow(as_of, known_at, current_only=current_only)
+    where, params, _ = _facts_filter(kg, window, predicate, entity)
     rows = kg.engine.fetch_all(f"SELECT count(*) FROM facts f WHERE TRUE{where}", params)
     return int(rows[0][0])
 
@@ -175,15 +163,13 @@ def count_facts(
 def facts_batches(
     kg: GraphStore,
     columns: Sequence[str],
+    window: ReadWindow,
     *,
     batch_size: int,
-    as_of: TimeInput | None = None,
-    known_at: TimeInput | None = None,
     predicate: str | None = None,
     entity: str | None = None,
-    current_only: bool = False,
 ) -> Iterator[tuple[pa.Table, pa.Table]]:
-    """The facts matching the filters of :func:`read_table`, ``batch_size`` at a time in id order: for each batch,
+    """The facts in ``window`` matching the filters of :func:`read_table`, ``batch_size`` at a time in id order: for each batch,
     an Arrow table of ``columns`` and one of the entities it names (``id, name, type``: the subjects and objects
     of the batch only, looked up by key in sorted order; the entities table is never read whole), both read in
     one snapshot. Memory is bounded by one batch.
@@ -198,7 +184,7 @@ def facts_batches(
         raise InvalidRequest(
             f"batch_size must be a whole number from 1, not {batch_size!r}", field="batch_size", value=str(batch_size)
         )
-    where, params, known = _facts_filter(kg, as_of, known_at, predicate, entity, current_only)
+    where, params, known = _facts_filter(kg, window, predicate, entity)
     if known is not None:
         columns = [*columns, *[c for c in _BLANKED if c not in columns]]
     selected = ", ".join(f"f.{c}" for c in columns)
