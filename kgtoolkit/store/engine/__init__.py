@@ -16,6 +16,7 @@ from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._rollup_fold import FEW, fold_pending, pending
 from ._rollup_schema import (
     ROLLUP_COUNTS,
     ROLLUP_FAR,
@@ -60,6 +61,7 @@ __all__ = [
     "FACT_INDEXES",
     "FACT_READ",
     "FACT_SELECT",
+    "FEW",
     "MIGRATIONS",
     "NOT_DUPLICATE_COLUMNS",
     "ORDER",
@@ -80,8 +82,10 @@ __all__ = [
     "Query",
     "RollupKind",
     "connect",
+    "fold_pending",
     "gc_paused",
     "os_failure",
+    "pending",
     "read_or_blank",
     "resolve",
     "resolve_path",

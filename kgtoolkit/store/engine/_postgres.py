@@ -30,6 +30,7 @@ from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
+from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -497,7 +498,9 @@ class PostgresBackend(Backend):
         for attempt in range(ATTEMPTS):
             try:
                 with self._begun(write=True, bulk=attempt >= OPTIMISTIC) as cur:
-                    return fn(cur)
+                    result = fn(cur)
+                    fold_pending(cur, self.kind)  # the facts it inserted counted before it commits (contract §18)
+                    return result
             except self._psycopg.Error as exc:
                 if attempt == ATTEMPTS - 1:
                     raise StoreError(
@@ -521,6 +524,7 @@ class PostgresBackend(Backend):
                 for table, rows in sorted(self._loaded.items()):
                     if rows >= _ANALYZE_AFTER:
                         cur.execute(f"ANALYZE {table}")
+                fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
         except self._psycopg.Error as exc:
             raise self._error(exc) from exc
         finally:

@@ -38,6 +38,7 @@ from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
+from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -405,6 +406,7 @@ class SQLiteBackend(Backend):
             try:
                 with self.transaction(write=True) as cur:
                     yield cur
+                    fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
             finally:
                 self._foreign_keys(True)
 
