@@ -23,6 +23,7 @@ from kgtoolkit.store import (
     dump,
     graph_counts,
     import_facts,
+    migration_progress,
     rebuild_rollups,
     restore,
     scan_only,
@@ -263,3 +264,33 @@ def test_a_graph_of_the_schema_before_gains_its_rollups(db_path: Path | str) -> 
             assert value.equals(got[key]) if isinstance(value, pl.DataFrame) else value == got[key], key
         kg.add("Ada", "works_at", "Cy", valid_from="2024-02-02")  # and every write keeps them
         assert_twins(kg)
+
+
+def test_the_upgrade_of_a_big_graph_reports_progress(db_path: Path | str) -> None:
+    with kgtoolkit.open(db_path) as kg:
+        _story(kg)
+        expected = answers(kg)
+    postgres = str(db_path).startswith("postgresql://")
+    previous = schema_step("rollup_days")
+    version = f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres else f"PRAGMA user_version = {previous}"
+    undo = [*undo_steps(previous, "postgresql" if postgres else "sqlite"), version]
+    run_sql(db_path, *undo)
+    quiet: list[tuple[int, int]] = []
+    with migration_progress(lambda done, total: quiet.append((done, total))):  # a small graph: at once, no report
+        kgtoolkit.open(db_path).close()
+    assert quiet == []
+    run_sql(db_path, *undo)
+    calls: list[tuple[int, int]] = []
+    with migration_progress(lambda done, total: calls.append((done, total)), from_facts=len(BOUNDS)):
+        kg = kgtoolkit.open(db_path)
+    try:
+        total = calls[0][1]
+        assert total > 0 and calls[0] == (0, total) and calls[-1] == (total, total)
+        assert [done for done, _ in calls] == list(range(total + 1))
+        assert_folded(kg)
+        assert check_rollups(kg).ok
+        got = answers(kg)
+        for key, value in expected.items():
+            assert value.equals(got[key]) if isinstance(value, pl.DataFrame) else value == got[key], key
+    finally:
+        kg.close()

@@ -16,6 +16,7 @@ from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._migrate import BIG_MIGRATION, migration_progress
 from ._rollup_fold import FEW, fold_pending, pending
 from ._rollup_schema import (
     ROLLUP_COUNTS,
@@ -52,6 +53,7 @@ from ._schema import (
 from ._sqlite import read_or_blank
 
 __all__ = [
+    "BIG_MIGRATION",
     "DEFAULT_PATH",
     "DUMP_FACT_FIELDS",
     "ENV_VAR",
@@ -84,6 +86,7 @@ __all__ = [
     "connect",
     "fold_pending",
     "gc_paused",
+    "migration_progress",
     "os_failure",
     "pending",
     "read_or_blank",

@@ -30,8 +30,9 @@ from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
+from ._migrate import apply_migrations
 from ._rollup_fold import fold_pending
-from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
+from ._schema import FACT_INDEXES, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -384,9 +385,9 @@ class PostgresBackend(Backend):
             )
             cur.execute("CREATE SEQUENCE kgtoolkit_revision")
             cur.execute("INSERT INTO kgtoolkit_schema VALUES (0, %s, %s)", (uuid.uuid4().hex, now_text()))
-        for step in MIGRATIONS[self.kind][version:]:
-            for statement in step:
-                cur.execute(statement)
+        apply_migrations(
+            cur.execute, self.kind, version, lambda: int(_one(cur, "SELECT COALESCE(max(id), 0) FROM facts")[0])
+        )
         cur.execute("UPDATE kgtoolkit_schema SET version = %s", (SCHEMA_VERSION,))
 
     def _connection(self) -> psycopg.Connection[Any]:

@@ -7,12 +7,13 @@ Three modules, one per wing: the tables, triggers and set-wise statements (schem
 ``kgtoolkit/store/reads/_rollups.py``.
 
 **What is kept** (schema step 12), on both engines, exact for every fact up to a watermark (``rollup_state.upto``;
-fact ids are never reused). An insert fires no trigger: the end of a bulk load, a CLI command that wrote, or a call of
-:func:`fold` *folds* the facts above the watermark in a few grouped statements; a read never folds (it scans while
-facts wait). Triggers on ``facts`` keep every
-change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its transaction;
-triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an ``add`` 1.8x
-its CPU time, the rollup pages each commit writes; the budget is 1.2x.)
+fact ids are never reused). An insert fires no trigger: every write transaction of a backend ends with a *fold*
+(:func:`~kgtoolkit.store.engine.fold_pending`, ``engine/_rollup_fold.py``) that counts the facts above the watermark
+before it commits, so after any write the rollups count every fact; a read never folds. Triggers on ``facts`` keep
+every change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its
+transaction; triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an
+``add`` 1.8x its CPU time; the fold's grouped upserts over the id range cost an ``add`` what it did before the
+rollups, benchmarks/README.md.)
 
 * ``rollup_days`` / ``rollup_months``: per predicate, UTC day (month) and *bounds kind* ``ev`` (1: an event by its
   bounds, :func:`kgtoolkit._validity.bounds_event_sql`, with no declaration; 0: not): ``starts`` (facts starting
@@ -36,7 +37,7 @@ settings, and the tests hold it to the scan's answer after each settings change.
 plus the facts starting or ending later today (an index range), the last an index range: so it needs no rewrite as
 time passes.
 
-**Bulk loads** (an import) fold their facts at their end, in their own transaction (:func:`paused`).
+**Bulk loads** (an import, a restore, a copy) fold their facts at their end, set-wise, in their own transaction.
 
 **Reads** (``reads/_rollups.py``: ``stats``, ``predicates_page``, ``churn_counts``, ``event_counts``,
 ``connected_counts``) answer from the rollups when the question allows (a period of whole days, or months; no
