@@ -1,7 +1,8 @@
 """The engine wing: what differs per database, and the seam the other wings use.
 
 The backends (``_backend`` the abstract one with its ``Dialect``, ``_sqlite``, ``_postgres``), the schema and
-its migrations (``_schema``; the rollups' tables and triggers, ``_rollup_schema``), where a graph is
+its migrations (``_schema``, run by ``_migrate``; the rollups' tables and triggers, ``_rollup_schema``, and the fold
+every write ends with, ``_rollup_fold``), where a graph is
 (``_location``), the SQLite reader process (``_arrow_read``, ``_reader_process``), driver errors as kgtoolkit's
 (``_failures``). Only this wing imports a database driver.
 
