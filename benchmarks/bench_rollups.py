@@ -8,7 +8,8 @@
 medians and their ratio:
 
 * ``add``       ``kg.add`` one by one (``--adds`` facts of the generator's shape, each its own transaction) into a
-                new file graph;
+                new file graph; with ``--postgres``, ``add_postgresql`` the same into a new schema of a throwaway
+                PostgreSQL server (there the server's work is in another process: its wall seconds are the figure);
 * ``import``    ``import_facts`` of ``--import-facts`` generated facts (a Parquet file written once) into a new graph;
 * ``reimport``  the same file imported again into that graph (nothing new).
 
@@ -82,6 +83,19 @@ def _keep(
     walls[k][side].append(got[1])
 
 
+def _postgres() -> Any:
+    """A throwaway PostgreSQL server (the tests' own, ``tests/support/postgres_server.py``)."""
+    sys.path.insert(0, str(HERE / "tests" / "support"))
+    import postgres_server
+
+    import psycopg
+
+    server = postgres_server.start()
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE kg")
+    return server
+
+
 def writes(args: argparse.Namespace) -> dict[str, Any]:
     import polars as pl
 
@@ -97,17 +111,26 @@ def writes(args: argparse.Namespace) -> dict[str, Any]:
         parquet = Path(tmp) / "facts.parquet"
         if args.import_facts:
             generate(args.import_facts, seed=7).write_parquet(parquet)
+        server = _postgres() if args.postgres else None
+        if server is not None:
+            times["add_postgresql"] = {"after": [], "before": []}
+            walls["add_postgresql"] = {"after": [], "before": []}
         for r in range(args.repeat):
             for side, path in sides.items():
                 if args.adds:
                     db = str(Path(tmp) / f"add-{side}-{r}.sqlite3")
                     _keep(times, walls, "add", side, _run(side, path, _ADD.format(n=args.adds), db))
+                if args.adds and server is not None:
+                    add = _ADD.format(n=args.adds)
+                    _keep(times, walls, "add_postgresql", side, _run(side, path, add, server.new_schema()))
                 if args.import_facts:
                     db = str(Path(tmp) / f"import-{side}-{r}.sqlite3")
                     _keep(times, walls, "import", side, _run(side, path, _IMPORT, db, str(parquet)))
                     _keep(times, walls, "reimport", side, _run(side, path, _IMPORT, db, str(parquet)))
                     os.remove(db)
                 print(side, r, {k: v[side][-1:] for k, v in times.items()}, os.getloadavg(), flush=True)
+        if server is not None:
+            server.stop()
         for k, v in times.items():
             if v["after"]:
                 after, before = statistics.median(v["after"]), statistics.median(v["before"])
@@ -179,6 +202,7 @@ def main() -> None:
     parser.add_argument("--adds", type=int, default=2000)
     parser.add_argument("--import-facts", type=int, default=0)
     parser.add_argument("--before", default="/work/main")
+    parser.add_argument("--postgres", action="store_true", help="also the adds into a throwaway PostgreSQL server")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--json")
