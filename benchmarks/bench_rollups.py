@@ -87,7 +87,6 @@ def _postgres() -> Any:
     """A throwaway PostgreSQL server (the tests' own, ``tests/support/postgres_server.py``)."""
     sys.path.insert(0, str(HERE / "tests" / "support"))
     import postgres_server
-
     import psycopg
 
     server = postgres_server.start()
