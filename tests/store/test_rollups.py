@@ -294,3 +294,33 @@ def test_the_upgrade_of_a_big_graph_reports_progress(db_path: Path | str) -> Non
             assert value.equals(got[key]) if isinstance(value, pl.DataFrame) else value == got[key], key
     finally:
         kg.close()
+
+
+def test_facts_an_earlier_version_left_unfolded(kg: kgtoolkit.KnowledgeGraph, db_path: Path | str) -> None:
+    """Facts above the watermark (written by the version that folded later): reads scan, with the same answer, and
+    write nothing; the next write folds them."""
+    _story(kg)
+    kg.close()
+    columns = "subject, object_id, object_value, object_key, valid_from, valid_to, from_us, to_us, confidence, "
+    columns += "source, source_closet, recorded_at, invalidated_at, ended_by, occurrence"
+    run_sql(
+        db_path,
+        "INSERT INTO predicates(id, label) VALUES ('knows', 'knows')",
+        f"INSERT INTO facts(predicate, {columns}) SELECT 'knows', {columns} FROM facts WHERE predicate = 'works_at'",
+    )
+    again = kgtoolkit.open(db_path)
+    try:
+        with again.engine.read() as cur:
+            assert not covered(cur)
+        version = again.data_version()
+        served = answers(again)
+        with scan_only():
+            scanned = answers(again)
+        for key, value in served.items():
+            assert value.equals(scanned[key]) if isinstance(value, pl.DataFrame) else value == scanned[key], key
+        assert again.data_version() == version  # the reads wrote nothing
+        assert "knows" in {p.id for p in again.predicates()}
+        again.remember("a write of anything folds them")
+        assert_twins(again)
+    finally:
+        again.close()
