@@ -107,6 +107,7 @@ def rollup_fold_statements(kind: RollupKind) -> list[str]:
 
 
 _LEAN: dict[str, list[tuple[str, bool]]] = {}
+_BATCH: dict[str, str] = {}
 
 
 def fold_pending(cur: Cursor, kind: str) -> None:
@@ -119,6 +120,10 @@ def fold_pending(cur: Cursor, kind: str) -> None:
     if top - upto > FEW or not upto:  # many, or nothing counted yet (a first load): grouped once, set-wise
         for statement in rollup_fill_statements(str(upto) if upto else None, k, types=False):
             cur.execute(statement)
+        return
+    if k == "postgresql":  # one round trip to the server: the statements as one batch (the bounds are integers)
+        batch = _BATCH.get(k) or _BATCH.setdefault(k, "; ".join(rollup_fold_statements(k)))
+        cur.execute(f"UPDATE rollup_state SET upto = {int(top)}; " + batch.replace(":upto", str(int(upto))))
         return
     cur.execute("UPDATE rollup_state SET upto = :top", {"top": top})
     lean = _LEAN.get(k) or _LEAN.setdefault(k, [(s, ":upto" in s) for s in rollup_fold_statements(k)])
