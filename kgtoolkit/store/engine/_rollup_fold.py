@@ -13,7 +13,7 @@ through the renewals' own triggers. Many (a bulk load): the set-wise fill of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..._time import OPEN_START
 from ._rollup_schema import (
@@ -27,8 +27,12 @@ from ._rollup_schema import (
     rollup_pairs_sql,
 )
 
-if TYPE_CHECKING:
-    from ._backend import Cursor
+
+class Cursor(Protocol):
+    """What the fold needs of a cursor (the backend's own, which imports this module)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+
 
 __all__ = ["FEW", "fold_pending", "pending", "rollup_fold_statements"]
 
