@@ -4,13 +4,16 @@
     python benchmarks/bench_rollups.py --reads --db GRAPH                    # a graph made by bench_scale --keep
 
 **Writes** (``--writes``): each figure is one fresh Python process running either this checkout's kgtoolkit
-(rollups kept by triggers) or ``--before`` (a checkout without them: today's code), alternated ``--repeat`` times,
+(rollups folded in every write's transaction) or ``--before`` (a checkout without them: today's code), alternated ``--repeat`` times,
 medians and their ratio:
 
 * ``add``       ``kg.add`` one by one (``--adds`` facts of the generator's shape, each its own transaction) into a
-                new file graph;
+                new file graph; with ``--postgres``, ``add_postgresql`` the same into a new schema of a throwaway
+                PostgreSQL server (there the server's work is in another process: its wall seconds are the figure);
 * ``import``    ``import_facts`` of ``--import-facts`` generated facts (a Parquet file written once) into a new graph;
 * ``reimport``  the same file imported again into that graph (nothing new).
+
+Each figure is the process's CPU seconds (SQLite runs in it) and, beside it, its wall seconds.
 
 **Reads** (``--reads``): on one graph (``--db``, SQLite or PostgreSQL), each question answered from the rollups and
 by the scan (:func:`kgtoolkit.store.scan_only`) in the same process, alternated ``--repeat`` times: stats,
@@ -41,13 +44,13 @@ frame = generate({n}, seed=3)
 rows = frame.select("subject", "predicate", "object", "valid_from", "valid_to").rows()
 kg = kgtoolkit.open(sys.argv[1])
 kg.add("warm", "up", "graph")
-t = time.process_time()
+t, w = time.process_time(), time.perf_counter()
 for s, p, o, a, b in rows:
     try:
         kg.add(s, p, o, valid_from=a, valid_to=b)
     except kgtoolkit.KGError:
         pass
-print(time.process_time() - t)
+print(time.process_time() - t, time.perf_counter() - w)
 """
 
 _IMPORT = """
@@ -55,16 +58,41 @@ import sys, time, kgtoolkit, polars as pl
 from kgtoolkit.store import import_facts
 kg = kgtoolkit.open(sys.argv[1])
 frame = pl.read_parquet(sys.argv[2])
-t = time.process_time()
+t, w = time.process_time(), time.perf_counter()
 import_facts(kg, frame, on_error="skip")
-print(time.process_time() - t)
+print(time.process_time() - t, time.perf_counter() - w)
 """
 
 
-def _run(code: str, path: str, script: str, *args: str) -> float:
+def _run(code: str, path: str, script: str, *args: str) -> tuple[float, float]:
+    """One side's figure in a fresh process: its CPU seconds and its wall seconds."""
     env = {**os.environ, "PYTHONPATH": path}
     out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    cpu, wall = out.stdout.strip().splitlines()[-1].split()
+    return float(cpu), float(wall)
+
+
+def _keep(
+    times: dict[str, dict[str, list[float]]],
+    walls: dict[str, dict[str, list[float]]],
+    k: str,
+    side: str,
+    got: tuple[float, float],
+) -> None:
+    times[k][side].append(got[0])
+    walls[k][side].append(got[1])
+
+
+def _postgres() -> Any:
+    """A throwaway PostgreSQL server (the tests' own, ``tests/support/postgres_server.py``)."""
+    sys.path.insert(0, str(HERE / "tests" / "support"))
+    import postgres_server
+    import psycopg
+
+    server = postgres_server.start()
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE kg")
+    return server
 
 
 def writes(args: argparse.Namespace) -> dict[str, Any]:
@@ -78,24 +106,45 @@ def writes(args: argparse.Namespace) -> dict[str, Any]:
         times: dict[str, dict[str, list[float]]] = {
             k: {"after": [], "before": []} for k in ("add", "import", "reimport")
         }
+        walls: dict[str, dict[str, list[float]]] = {k: {"after": [], "before": []} for k in times}
         parquet = Path(tmp) / "facts.parquet"
         if args.import_facts:
             generate(args.import_facts, seed=7).write_parquet(parquet)
+        server = _postgres() if args.postgres else None
+        if server is not None:
+            times["add_postgresql"] = {"after": [], "before": []}
+            walls["add_postgresql"] = {"after": [], "before": []}
         for r in range(args.repeat):
             for side, path in sides.items():
                 if args.adds:
                     db = str(Path(tmp) / f"add-{side}-{r}.sqlite3")
-                    times["add"][side].append(_run(side, path, _ADD.format(n=args.adds), db))
+                    _keep(times, walls, "add", side, _run(side, path, _ADD.format(n=args.adds), db))
+                if args.adds and server is not None:
+                    add = _ADD.format(n=args.adds)
+                    _keep(times, walls, "add_postgresql", side, _run(side, path, add, server.new_schema()))
                 if args.import_facts:
                     db = str(Path(tmp) / f"import-{side}-{r}.sqlite3")
-                    times["import"][side].append(_run(side, path, _IMPORT, db, str(parquet)))
-                    times["reimport"][side].append(_run(side, path, _IMPORT, db, str(parquet)))
+                    _keep(times, walls, "import", side, _run(side, path, _IMPORT, db, str(parquet)))
+                    _keep(times, walls, "reimport", side, _run(side, path, _IMPORT, db, str(parquet)))
                     os.remove(db)
                 print(side, r, {k: v[side][-1:] for k, v in times.items()}, os.getloadavg(), flush=True)
+        if server is not None:
+            server.stop()
         for k, v in times.items():
             if v["after"]:
                 after, before = statistics.median(v["after"]), statistics.median(v["before"])
-                out[k] = {"after_s": after, "before_s": before, "ratio": after / before, "runs": v}
+                w = walls[k]
+                wall_after, wall_before = statistics.median(w["after"]), statistics.median(w["before"])
+                out[k] = {
+                    "after_s": after,
+                    "before_s": before,
+                    "ratio": after / before,
+                    "runs": v,
+                    "wall_after_s": wall_after,
+                    "wall_before_s": wall_before,
+                    "wall_ratio": wall_after / wall_before,
+                    "wall_runs": w,
+                }
         del pl
     return out
 
@@ -152,6 +201,7 @@ def main() -> None:
     parser.add_argument("--adds", type=int, default=2000)
     parser.add_argument("--import-facts", type=int, default=0)
     parser.add_argument("--before", default="/work/main")
+    parser.add_argument("--postgres", action="store_true", help="also the adds into a throwaway PostgreSQL server")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--json")

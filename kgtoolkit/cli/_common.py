@@ -45,7 +45,7 @@ from typer.models import OptionInfo
 from .._errors import KGError
 from .._tool import registry
 from ..graph import KnowledgeGraph
-from ..store import fold_rollups, resolve
+from ..store import migration_progress, resolve
 from ._render import Answer, err, for_cli, naming, out
 
 __all__ = [
@@ -125,7 +125,8 @@ class Call:
     def open(self, *, read_only: bool = False, create: bool = False) -> KnowledgeGraph:
         """The graph this call names, opened (read-only for what only reads; ``create``: made now if it does not
         exist, for a command that writes after reading)."""
-        return KnowledgeGraph(self.db, read_only=read_only, create=create)
+        with upgrade_progress(enabled=not self.json):  # a big graph of an earlier version migrates here
+            return KnowledgeGraph(self.db, read_only=read_only, create=create)
 
     def progress(self, label: str, *, before: str = "starting") -> AbstractContextManager[Progress | None]:
         """A progress bar on stderr for a long operation; none when the answer is JSON. ``before``: what it shows
@@ -223,11 +224,7 @@ def _answer(
         return fn(**params)
     shut = read_only(call, params) if callable(read_only) else read_only
     with call.open(read_only=shut) as kg:
-        answer = fn(kg=kg, **params)
-        if not shut:  # a command that may have written: its facts counted now, so read-only reads use the rollups
-            with contextlib.suppress(KGError):  # else the next read that can write counts them (contract §18)
-                fold_rollups(kg)
-        return answer
+        return fn(kg=kg, **params)
 
 
 def fail(exc: KGError, status: int = 1, flags: Mapping[str, tuple[str, str | None]] | None = None) -> NoReturn:
@@ -300,6 +297,23 @@ def progress_bar(label: str, *, enabled: bool, before: str = "starting") -> Iter
             bar.update(task, completed=done, total=total or None, count=_count(done, total))
 
         yield update
+
+
+@contextmanager
+def upgrade_progress(*, enabled: bool) -> Iterator[None]:
+    """A progress bar for the schema upgrade of a big graph opened meanwhile (contract §18's rollups are made from
+    every fact then); nothing is shown for a graph that needs none, or a small one."""
+    with contextlib.ExitStack() as stack:
+        shown: list[Progress | None] = []
+
+        def update(done: int, total: int) -> None:
+            if not shown:
+                shown.append(stack.enter_context(progress_bar("upgrading the graph (steps)", enabled=enabled)))
+            if shown[0] is not None:
+                shown[0](done, total)
+
+        with migration_progress(update):
+            yield
 
 
 def progress_lines(label: str, *, every: float = 5.0) -> Progress:

@@ -37,6 +37,7 @@ from .engine import (
     DatabaseName,
     Location,
     connect,
+    migration_progress,
     resolve,
     resolve_path,
 )
@@ -133,6 +134,7 @@ __all__ = [
     "is_sqlite_file",
     "jdbc_source",
     "link_ranking",
+    "migration_progress",
     "most_changed_pairs",
     "nearest_bounds",
     "neighbourhood",

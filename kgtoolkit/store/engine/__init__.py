@@ -1,7 +1,8 @@
 """The engine wing: what differs per database, and the seam the other wings use.
 
 The backends (``_backend`` the abstract one with its ``Dialect``, ``_sqlite``, ``_postgres``), the schema and
-its migrations (``_schema``; the rollups' tables and triggers, ``_rollup_schema``), where a graph is
+its migrations (``_schema``, run by ``_migrate``; the rollups' tables and triggers, ``_rollup_schema``, and the fold
+every write ends with, ``_rollup_fold``), where a graph is
 (``_location``), the SQLite reader process (``_arrow_read``, ``_reader_process``), driver errors as kgtoolkit's
 (``_failures``). Only this wing imports a database driver.
 
@@ -16,6 +17,8 @@ from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
+from ._migrate import BIG_MIGRATION, migration_progress
+from ._rollup_fold import FEW, fold_pending, pending
 from ._rollup_schema import (
     ROLLUP_COUNTS,
     ROLLUP_FAR,
@@ -51,6 +54,7 @@ from ._schema import (
 from ._sqlite import read_or_blank
 
 __all__ = [
+    "BIG_MIGRATION",
     "DEFAULT_PATH",
     "DUMP_FACT_FIELDS",
     "ENV_VAR",
@@ -60,6 +64,7 @@ __all__ = [
     "FACT_INDEXES",
     "FACT_READ",
     "FACT_SELECT",
+    "FEW",
     "MIGRATIONS",
     "NOT_DUPLICATE_COLUMNS",
     "ORDER",
@@ -80,8 +85,11 @@ __all__ = [
     "Query",
     "RollupKind",
     "connect",
+    "fold_pending",
     "gc_paused",
+    "migration_progress",
     "os_failure",
+    "pending",
     "read_or_blank",
     "resolve",
     "resolve_path",

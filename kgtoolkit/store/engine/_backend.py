@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ..._errors import ReadOnly
 from ._location import Location
+from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
 
 if TYPE_CHECKING:
@@ -224,7 +225,9 @@ class Backend(abc.ABC):
         ``fn`` must only touch the database and its own locals.
         """
         with self.transaction(write=True) as cur:
-            return fn(cur)
+            result = fn(cur)
+            fold_pending(cur, self.kind)  # the facts it inserted counted before it commits (contract §18)
+            return result
 
     @abc.abstractmethod
     def bulk_write(self) -> AbstractContextManager[Cursor]:

@@ -30,7 +30,9 @@ from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
-from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
+from ._migrate import apply_migrations
+from ._rollup_fold import fold_pending
+from ._schema import FACT_INDEXES, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import polars as pl
@@ -383,9 +385,9 @@ class PostgresBackend(Backend):
             )
             cur.execute("CREATE SEQUENCE kgtoolkit_revision")
             cur.execute("INSERT INTO kgtoolkit_schema VALUES (0, %s, %s)", (uuid.uuid4().hex, now_text()))
-        for step in MIGRATIONS[self.kind][version:]:
-            for statement in step:
-                cur.execute(statement)
+        apply_migrations(
+            cur.execute, self.kind, version, lambda: int(_one(cur, "SELECT COALESCE(max(id), 0) FROM facts")[0])
+        )
         cur.execute("UPDATE kgtoolkit_schema SET version = %s", (SCHEMA_VERSION,))
 
     def _connection(self) -> psycopg.Connection[Any]:
@@ -497,7 +499,9 @@ class PostgresBackend(Backend):
         for attempt in range(ATTEMPTS):
             try:
                 with self._begun(write=True, bulk=attempt >= OPTIMISTIC) as cur:
-                    return fn(cur)
+                    result = fn(cur)
+                    fold_pending(cur, self.kind)  # the facts it inserted counted before it commits (contract §18)
+                    return result
             except self._psycopg.Error as exc:
                 if attempt == ATTEMPTS - 1:
                     raise StoreError(
@@ -521,6 +525,7 @@ class PostgresBackend(Backend):
                 for table, rows in sorted(self._loaded.items()):
                     if rows >= _ANALYZE_AFTER:
                         cur.execute(f"ANALYZE {table}")
+                fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
         except self._psycopg.Error as exc:
             raise self._error(exc) from exc
         finally:

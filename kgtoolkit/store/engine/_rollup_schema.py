@@ -55,8 +55,8 @@ ROLLUP_MONTH_OPEN_START, ROLLUP_MONTH_OPEN_END = -1, 1_000_000
 ROLLUP_MONTH_1970 = 1970 * 12
 
 #: The largest fact id the rollups count (every fact up to it, as it is now; ``rollup_state``): facts are written
-#: without a trigger and counted set-wise by the next fold (a bulk load's end, a CLI write, an explicit fold) (``kgtoolkit.store.ops._rollups.fold``); a change to a fact counted
-#: already is kept by the triggers in its own transaction.
+#: without a trigger and counted set-wise by the fold every write transaction ends with (``._rollup_fold``); a change
+#: to a fact counted already is kept by the triggers in its own transaction.
 ROLLUP_UPTO = "(SELECT upto FROM rollup_state)"
 _FOLDING = "(SELECT folding FROM rollup_state)"
 

@@ -38,7 +38,9 @@ from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
 from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
-from ._schema import FACT_INDEXES, MIGRATIONS, SCHEMA_VERSION
+from ._migrate import apply_migrations
+from ._rollup_fold import fold_pending
+from ._schema import FACT_INDEXES, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -285,9 +287,12 @@ class SQLiteBackend(Backend):
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = self._schema_version()  # again under the write lock: another process may have won
-            for step in MIGRATIONS[self.kind][version:]:
-                for statement in step:
-                    conn.execute(statement)
+            apply_migrations(
+                conn.execute,
+                self.kind,
+                version,
+                lambda: conn.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0],
+            )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
@@ -405,6 +410,7 @@ class SQLiteBackend(Backend):
             try:
                 with self.transaction(write=True) as cur:
                     yield cur
+                    fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
             finally:
                 self._foreign_keys(True)
 

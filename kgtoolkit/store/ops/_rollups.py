@@ -7,12 +7,13 @@ Three modules, one per wing: the tables, triggers and set-wise statements (schem
 ``kgtoolkit/store/reads/_rollups.py``.
 
 **What is kept** (schema step 12), on both engines, exact for every fact up to a watermark (``rollup_state.upto``;
-fact ids are never reused). An insert fires no trigger: the end of a bulk load, a CLI command that wrote, or a call of
-:func:`fold` *folds* the facts above the watermark in a few grouped statements; a read never folds (it scans while
-facts wait). Triggers on ``facts`` keep every
-change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its transaction;
-triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an ``add`` 1.8x
-its CPU time, the rollup pages each commit writes; the budget is 1.2x.)
+fact ids are never reused). An insert fires no trigger: every write transaction of a backend ends with a *fold*
+(:func:`~kgtoolkit.store.engine.fold_pending`, ``engine/_rollup_fold.py``) that counts the facts above the watermark
+before it commits, so after any write the rollups count every fact; a read never folds. Triggers on ``facts`` keep
+every change to a fact already counted (supersede, invalidate, merge, a rename, a clean-up's delete) in its
+transaction; triggers on ``entities`` keep the types. (Measured before choosing: triggers on every insert made an
+``add`` 1.8x its CPU time; the fold's grouped upserts over the id range cost an ``add`` what it did before the
+rollups, benchmarks/README.md.)
 
 * ``rollup_days`` / ``rollup_months``: per predicate, UTC day (month) and *bounds kind* ``ev`` (1: an event by its
   bounds, :func:`kgtoolkit._validity.bounds_event_sql`, with no declaration; 0: not): ``starts`` (facts starting
@@ -36,7 +37,7 @@ settings, and the tests hold it to the scan's answer after each settings change.
 plus the facts starting or ending later today (an index range), the last an index range: so it needs no rewrite as
 time passes.
 
-**Bulk loads** (an import) fold their facts at their end, in their own transaction (:func:`paused`).
+**Bulk loads** (an import, a restore, a copy) fold their facts at their end, set-wise, in their own transaction.
 
 **Reads** (``reads/_rollups.py``: ``stats``, ``predicates_page``, ``churn_counts``, ``event_counts``,
 ``connected_counts``) answer from the rollups when the question allows (a period of whole days, or months; no
@@ -47,9 +48,8 @@ rollup with a scan; :func:`rebuild` makes them again.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._time import OPEN_START
@@ -58,6 +58,8 @@ from ..engine import (
     ROLLUP_TABLES,
     ROLLUP_UPTO,
     RollupKind,
+    fold_pending,
+    pending,
     rollup_bounds_event,
     rollup_clear_statements,
     rollup_day_sql,
@@ -86,37 +88,23 @@ __all__ = [
     "fold",
     "fold_engine",
     "fold_in",
-    "paused",
     "rebuild",
     "rebuild_in",
 ]
 
-# ---------------------------------------------------------------------- pausing, rebuilding
-
-
-def _pending(cur: Cursor) -> tuple[int, int]:
-    """The largest fact id the rollups count, and the largest there is. Rollups that count no fact count none up to
-    any id: a graph emptied and then filled with ids of its own (a copy, a restore) is folded whole."""
-    upto, top = cur.execute(
-        f"SELECT CASE WHEN EXISTS (SELECT 1 FROM rollup_predicates WHERE facts <> 0) THEN {ROLLUP_UPTO} ELSE 0 END, "
-        "(SELECT COALESCE(max(id), 0) FROM facts)"
-    ).fetchone()
-    return int(upto), int(top)
+# ---------------------------------------------------------------------- folding, rebuilding
 
 
 def fold_in(cur: Cursor, kind: str) -> None:
-    """In the caller's write transaction: the facts written since the rollups were last brought up to date (ids above
-    ``rollup_state.upto``) counted set-wise, the renewals of every triple they are in made again."""
-    upto, top = _pending(cur)
-    if top > upto:  # nothing counted yet (a first load): every fact, with every renewal found in one pass
-        after = str(upto) if upto else None
-        for statement in rollup_fill_statements(after, "sqlite" if kind == "sqlite" else "postgresql", types=False):
-            cur.execute(statement)
+    """In the caller's write transaction: the facts written since the rollups were last folded counted
+    (:func:`~kgtoolkit.store.engine.fold_pending`, what every write transaction of a backend ends with)."""
+    fold_pending(cur, kind)
 
 
 def covered(cur: Cursor) -> bool:
-    """The rollups count every fact this read sees (else a write came between the fold and the read: it scans)."""
-    upto, top = _pending(cur)
+    """The rollups count every fact this read sees. Every write folds before it commits, so only a graph written by
+    an earlier kgtoolkit (facts left for a later fold) answers False: its reads scan until a write folds them."""
+    upto, top = pending(cur)
     return top <= upto
 
 
@@ -126,26 +114,19 @@ def fold(kg: _Graph) -> bool:
 
 
 def fold_engine(backend: Backend) -> bool:
-    """Bring the rollups up to date (one short write when facts were written since: time proportional to them);
-    False when they are not and cannot be (a read-only graph). A read never folds: it scans while facts wait."""
+    """A repair: every write folds in its own transaction, so this has nothing to do unless the graph was written by
+    an earlier kgtoolkit that left facts for a later fold (one short write, time proportional to them). False when
+    the rollups are not up to date and cannot be (a read-only graph). A read never folds: it scans while facts wait."""
     if backend.missing:  # no graph yet: the scan's answer (of a blank graph, or its error)
         return False
     with backend.read() as cur:
-        upto, top = _pending(cur)
+        upto, top = pending(cur)
     if top <= upto:
         return True
     if backend.read_only:
         return False
-    backend.write(lambda cur: fold_in(cur, backend.kind))
+    backend.write(lambda cur: None)  # the write's own fold counts them
     return True
-
-
-@contextlib.contextmanager
-def paused(backend: Backend, cur: Cursor) -> Iterator[None]:
-    """Inside a bulk load's transaction: the facts it inserts (no trigger fires on an insert) counted set-wise at its
-    end, in a few grouped statements, so the first read after it is quick."""
-    yield
-    fold_in(cur, backend.kind)
 
 
 def rebuild_in(cur: Cursor, kind: str) -> None:

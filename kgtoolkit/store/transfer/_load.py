@@ -18,7 +18,6 @@ from ..._records import GraphConfig, ImportReport
 from ..._time import now_text
 from ..engine import FACT_COLUMNS, Backend, Cursor, read_or_blank
 from ..ops import _predicates as _preds
-from ..ops import _rollups
 from ..ops._rules import Rules
 from ..reads import _queries as q
 from ._keyset import KeySet
@@ -223,7 +222,6 @@ def _import_batches(
         with (
             backend.fact_indexes_deferred(cur, estimate, facts_before),
             backend.text_index_paused(cur, defer=estimate >= _DEFER_TEXT_INDEX),
-            _rollups.paused(backend, cur) if estimate >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
         ):
             for batch in batches:
                 good = check(batch, rules)
@@ -622,7 +620,6 @@ def _insert_facts(
         backend.text_index_paused(cur, defer=total >= _DEFER_TEXT_INDEX)
         if total >= _PAUSE_TEXT_INDEX
         else contextlib.nullcontext(),
-        _rollups.paused(backend, cur) if total >= _PAUSE_TEXT_INDEX else contextlib.nullcontext(),
     ):
         for chunk in insert.iter_slices(_CHUNK):
             backend.insert_frame(cur, "facts", _INSERTED, chunk)
