@@ -43,9 +43,8 @@ def walk(kg: GraphStore, lo: int | None, hi: int | None, top: int) -> pl.DataFra
     if top < 1 or _rollups.source("most_connected") == "scan" or kg.engine.missing:
         return None
     d = kg.engine.dialect
-    schema = {"entity": pl.String(), "entity_name": pl.String()} | {
-        c: pl.Int64() for c in ("added", "ended", "facts", "current", "events")
-    }
+    schema: dict[str, pl.DataType] = {"entity": pl.String(), "entity_name": pl.String()}
+    schema |= {c: pl.Int64() for c in ("added", "ended", "facts", "current", "events")}
     with kg.engine.read() as cur:
         if not covered(cur):
             return None
@@ -80,7 +79,7 @@ def walk(kg: GraphStore, lo: int | None, hi: int | None, top: int) -> pl.DataFra
 def _next_entities(cur: Any, after: tuple[int, str] | None, size: int) -> list[tuple[int, str]]:
     """The next ``size`` entities by facts (most first, then by id) after ``after`` (facts, id): (facts, id)."""
     rank = "outgoing + incoming"
-    where, params = f"{rank} > 0", {"size": size}
+    where, params = f"{rank} > 0", {"size": size}  # type: dict[str, Any]
     if after is not None:
         where += f" AND ({rank} < :n OR ({rank} = :n AND entity > :e))"
         params |= {"n": after[0], "e": after[1]}
