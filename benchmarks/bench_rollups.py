@@ -105,6 +105,15 @@ def writes(args: argparse.Namespace) -> dict[str, Any]:
 
 #: Issue 47's targets for a rollup-served read: at most this many milliseconds and this fraction of the scan's time.
 TARGET_MS, TARGET_RATIO = 50.0, 0.01
+#: The questions those targets are for.
+TARGETED = (
+    "stats",
+    "predicates",
+    "churn_1mo",
+    "events_1mo_by_predicate",
+    "most_connected_50",
+    "graph_counts (sidebar)",
+)
 
 
 def pages(kg: Any) -> dict[str, Any]:
@@ -161,6 +170,8 @@ def pages(kg: Any) -> dict[str, Any]:
 
 
 def reads(args: argparse.Namespace) -> dict[str, Any]:
+    import datetime as dt
+
     import kgtoolkit
     from kgtoolkit import analysis
     from kgtoolkit.store import scan_only
@@ -172,6 +183,10 @@ def reads(args: argparse.Namespace) -> dict[str, Any]:
         "churn_1mo": lambda: analysis.churn(kg, every="1mo"),
         "events_1mo_by_predicate": lambda: analysis.events(kg, every="1mo", by="predicate"),
         "most_connected_50": lambda: analysis.most_connected(kg, top=50),
+        # The Churn page's ranking (its window ends today): the walk along the kept counts, not a target of its own.
+        "most_volatile(by=entity, top=10) to today": lambda: analysis.most_volatile(
+            kg, by="entity", top=10, until=dt.date.today().isoformat()
+        ),
     }
     from kgtoolkit.store import graph_counts
 
@@ -194,7 +209,7 @@ def reads(args: argparse.Namespace) -> dict[str, Any]:
             "scan_ms": s * 1000,
             "ratio": r / s,
             "same": same,
-            "met": r * 1000 <= TARGET_MS and r / s <= TARGET_RATIO,
+            "met": r * 1000 <= TARGET_MS and r / s <= TARGET_RATIO if name in TARGETED else None,
             "load": os.getloadavg(),
         }
         print(name, out[name], flush=True)
