@@ -79,7 +79,8 @@ def walk(kg: GraphStore, lo: int | None, hi: int | None, top: int) -> pl.DataFra
 def _next_entities(cur: Any, after: tuple[int, str] | None, size: int) -> list[tuple[int, str]]:
     """The next ``size`` entities by facts (most first, then by id) after ``after`` (facts, id): (facts, id)."""
     rank = "outgoing + incoming"
-    where, params = f"{rank} > 0", {"size": size}  # type: dict[str, Any]
+    where = f"{rank} > 0"
+    params: dict[str, Any] = {"size": size}
     if after is not None:
         where += f" AND ({rank} < :n OR ({rank} = :n AND entity > :e))"
         params |= {"n": after[0], "e": after[1]}
