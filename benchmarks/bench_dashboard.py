@@ -3,10 +3,11 @@
     python benchmarks/bench_dashboard.py                    # 100,000 facts, 3 runs, the Graph page
     python benchmarks/bench_dashboard.py --facts 250000 --repeat 5 --json out.json
     python benchmarks/bench_dashboard.py --db graph.sqlite3 --page churn --repeat 3
+    python benchmarks/bench_dashboard.py --db postgresql://user@127.0.0.1:5432/bench?options=-csearch_path%3Dg --page graph
 
 Generates ``--facts`` facts with ``kgtoolkit.generate`` (seeded), imports them with
-``kgtoolkit.store.import_facts`` into a new file (or, with ``--db``, uses that graph, opened read-only only:
-nothing is written to it), starts ``kgtoolkit dashboard --read-only`` on it (loopback, a free port), and drives
+``kgtoolkit.store.import_facts`` into a new file (or, with ``--db``, uses that graph, a SQLite file or a PostgreSQL
+URL, opened read-only only: nothing is written to it), starts ``kgtoolkit dashboard --read-only`` on it (loopback, a free port), and drives
 Debian's Chromium with Playwright (never a downloaded browser). Measured, wall clock from ``page.goto`` until the
 page is drawn: for ``--page graph`` (the default) until the vis-network canvas inside the graph's iframe reports
 drawn nodes (``#mynetwork[data-drawn-nodes] > 0``, set on vis-network's ``afterDrawing``); for ``--page churn``
@@ -166,7 +167,7 @@ st.altair_chart(chart.properties(height=260), width="stretch")
 """
 
 
-def _floor_page(db: Path, folder: Path, page: str) -> tuple[Path, float]:
+def _floor_page(db: Path | str, folder: Path, page: str) -> tuple[Path, float]:
     """The bare page of the floor and the seconds its data took. Graph: the picture the Graph page opens on
     (overview, node cap 120, the session's opening day), asked of the engine as the page asks it; Churn: one chart
     of made-up numbers (no data work)."""
@@ -214,7 +215,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--db", type=Path, help="an existing SQLite graph to use (opened read-only) instead of --facts")
+    parser.add_argument(
+        "--db",
+        help="an existing graph (a SQLite file or a postgresql:// URL) to use, opened read-only, instead of --facts",
+    )
     parser.add_argument(
         "--page", choices=("graph", "churn"), default="graph", help="the page whose first view is timed"
     )
@@ -226,10 +230,13 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
-    if options.db is not None:
-        if not options.db.is_file():
+    db: Path | str
+    if options.db is not None and options.db.startswith(("postgresql://", "postgres://")):
+        db, import_s = options.db, None
+    elif options.db is not None:
+        if not Path(options.db).is_file():
             raise SystemExit(f"--db {options.db}: no such file")
-        db, import_s = options.db.resolve(), None
+        db, import_s = Path(options.db).resolve(), None
     else:
         db = folder / "generated.sqlite3"
         import_s = _build(db, options.facts, options.seed)
@@ -307,6 +314,7 @@ def main() -> None:
     result = {
         "page": options.page,
         "db": str(options.db) if options.db is not None else None,
+        "engine": "postgresql" if isinstance(db, str) else "sqlite",
         "facts": _fact_count(db) if options.db is not None else options.facts,
         "seed": None if options.db is not None else options.seed,
         "import_s": round(import_s, 3) if import_s is not None else None,
@@ -331,7 +339,7 @@ def main() -> None:
         options.json.write_text(json.dumps(result, indent=2))
 
 
-def _fact_count(db: Path) -> int:
+def _fact_count(db: Path | str) -> int:
     import kgtoolkit
     from kgtoolkit.store import count_facts
 

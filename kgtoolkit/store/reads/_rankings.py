@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._time import OPEN_END, OPEN_START
 from ..._validity import Clock
 from . import _queries as q
-from . import _rollups
+from . import _rollups, _volatile_walk
 
 if TYPE_CHECKING:
     import polars as pl
@@ -96,49 +96,70 @@ def volatile_counts(
     come back, not one per entity of the graph."""
     import polars as pl
 
-    d = kg.engine.dialect
+    if by == "entity" and top is not None and (walked := _volatile_walk.walk(kg, lo, hi, top)) is not None:
+        return walked  # contract §18: the top entities found along the kept counts, when that is short
     with kg.engine.read() as cur:
-        rule = q.event_rule(cur)
-        event = rule.sql(d)
-        start = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"
-        end = f"CASE WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
-        occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
-        (started, window), (ended, _), (happened, _) = (q.inside(c, lo, hi) for c in (start, end, occurred))
-        flags = (
-            f"CASE WHEN NOT {event} AND {started} THEN 1 ELSE 0 END AS a, "
-            f"CASE WHEN NOT {event} AND {ended} THEN 1 ELSE 0 END AS e, "
-            f"CASE WHEN {event} AND {happened} THEN 1 ELSE 0 END AS v, "
-            f"CASE WHEN NOT {event} AND {q.current_sql('f')} THEN 1 ELSE 0 END AS c"
-        )
-        if by == "entity":
-            sides = (
-                f"SELECT f.subject AS k, {flags} FROM {d.scan('facts f')} UNION ALL "
-                f"SELECT f.object_id AS k, {flags} FROM {d.scan('facts f')} "
-                "WHERE f.object_id IS NOT NULL AND f.object_id <> f.subject"
-            )
-        else:
-            sides = f"SELECT f.{by} AS k, {flags} FROM {d.scan('facts f')}"
-        sums = (
-            "CAST(sum(a) AS BIGINT) AS added, CAST(sum(e) AS BIGINT) AS ended, count(*) AS n, "
-            "CAST(sum(c) AS BIGINT) AS cur, CAST(sum(v) AS BIGINT) AS events"
-        )
-        grouped = f"SELECT k, {sums} FROM ({sides}) s GROUP BY k HAVING sum(a) + sum(e) + sum(v) > 0"
-        if top is not None:
-            grouped += " ORDER BY sum(a) + sum(e) + sum(v) DESC, k LIMIT :top"
-        if by == "predicate":
-            sql = f"SELECT g.k, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g"
-        else:
-            sql = f"SELECT g.k, n.name, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g " + (
-                "LEFT JOIN entities n ON n.id = g.k"
-            )
-        params: dict[str, Any] = {**rule.params(d), **Clock.real().params(), **window}
-        if top is not None:
-            params["top"] = int(top)
+        sql, params = volatile_query(cur, kg.engine.dialect, by, lo, hi, top=top)
         keys = [by] if by == "predicate" else [by, f"{by}_name"]
         counts = ("added", "ended", "facts", "current", "events")
         return _rows_frame(
             cur.execute(sql, params), {**{k: pl.String() for k in keys}, **{c: pl.Int64() for c in counts}}
         )
+
+
+def volatile_query(
+    cur: Any,
+    d: Any,
+    by: Literal["entity", "subject", "predicate"],
+    lo: int | None,
+    hi: int | None,
+    *,
+    top: int | None = None,
+    ids: str | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The SQL of :func:`volatile_counts` and its parameters, read with ``cur``. ``ids``: the name of a list
+    parameter (bound by the caller) of the only entities counted (``by="entity"``): their facts read through the
+    subject and object indexes, not the whole table."""
+    rule = q.event_rule(cur)
+    event = rule.sql(d)
+    start = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us END"
+    end = f"CASE WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
+    occurred = f"CASE WHEN f.from_us <> {OPEN_START} THEN f.from_us WHEN f.to_us <> {OPEN_END} THEN f.to_us END"
+    (started, window), (ended, _), (happened, _) = (q.inside(c, lo, hi) for c in (start, end, occurred))
+    flags = (
+        f"CASE WHEN NOT {event} AND {started} THEN 1 ELSE 0 END AS a, "
+        f"CASE WHEN NOT {event} AND {ended} THEN 1 ELSE 0 END AS e, "
+        f"CASE WHEN {event} AND {happened} THEN 1 ELSE 0 END AS v, "
+        f"CASE WHEN NOT {event} AND {q.current_sql('f')} THEN 1 ELSE 0 END AS c"
+    )
+    if by == "entity":
+        table = "facts f" if ids else d.scan("facts f")
+        subject_only = f" WHERE f.subject IN {d.values(ids)}" if ids else ""
+        object_only = f" AND f.object_id IN {d.values(ids)}" if ids else ""
+        sides = (
+            f"SELECT f.subject AS k, {flags} FROM {table}{subject_only} UNION ALL "
+            f"SELECT f.object_id AS k, {flags} FROM {table} "
+            f"WHERE f.object_id IS NOT NULL AND f.object_id <> f.subject{object_only}"
+        )
+    else:
+        sides = f"SELECT f.{by} AS k, {flags} FROM {d.scan('facts f')}"
+    sums = (
+        "CAST(sum(a) AS BIGINT) AS added, CAST(sum(e) AS BIGINT) AS ended, count(*) AS n, "
+        "CAST(sum(c) AS BIGINT) AS cur, CAST(sum(v) AS BIGINT) AS events"
+    )
+    grouped = f"SELECT k, {sums} FROM ({sides}) s GROUP BY k HAVING sum(a) + sum(e) + sum(v) > 0"
+    if top is not None:
+        grouped += " ORDER BY sum(a) + sum(e) + sum(v) DESC, k LIMIT :top"
+    if by == "predicate":
+        sql = f"SELECT g.k, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g"
+    else:
+        sql = f"SELECT g.k, n.name, g.added, g.ended, g.n, g.cur, g.events FROM ({grouped}) g " + (
+            "LEFT JOIN entities n ON n.id = g.k"
+        )
+    params: dict[str, Any] = {**rule.params(d), **Clock.real().params(), **window}
+    if top is not None:
+        params["top"] = int(top)
+    return sql, params
 
 
 def most_changed_pairs(
