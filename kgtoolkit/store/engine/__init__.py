@@ -35,6 +35,7 @@ from ._rollup_schema import (
     rollup_migration,
     rollup_month_sql,
     rollup_pairs_sql,
+    rollup_trigger_drops,
     rollup_triggers,
 )
 from ._schema import (
@@ -100,6 +101,7 @@ __all__ = [
     "rollup_migration",
     "rollup_month_sql",
     "rollup_pairs_sql",
+    "rollup_trigger_drops",
     "rollup_triggers",
     "sqlite_failure",
 ]

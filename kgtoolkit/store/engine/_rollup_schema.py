@@ -32,6 +32,8 @@ __all__ = [
     "rollup_migration",
     "rollup_month_sql",
     "rollup_pairs_sql",
+    "rollup_trigger_drops",
+    "rollup_trigger_refresh",
     "rollup_triggers",
 ]
 
@@ -163,6 +165,15 @@ def _triple_statements(r: str) -> list[str]:
     ]
 
 
+def _triple_shared(r: str) -> str:
+    """True when another fact has the triple of facts row ``r``: a renewal pairs two facts of one triple, so a triple
+    held by one fact alone has none to make again (an index seek, where remaking them is a search of the triple)."""
+    return (
+        f"EXISTS (SELECT 1 FROM facts x WHERE x.subject = {r}.subject AND x.predicate = {r}.predicate "
+        f"AND x.object_key = {r}.object_key AND x.id <> {r}.id)"
+    )
+
+
 def _renewal_statements(r: str, sign: int, kind: str) -> list[str]:
     """The day and month counts of one renewal row ``r`` added or taken away."""
     out = []
@@ -199,12 +210,17 @@ def _sqlite_triggers() -> dict[str, str]:
     return {
         "rollup_fact_update": f"CREATE TRIGGER rollup_fact_update AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} ON facts "
         f"WHEN old.id <= {ROLLUP_UPTO} BEGIN "
-        f"{body(_row_statements('old', -1, 'sqlite') + _row_statements('new', 1, 'sqlite') + _triple_statements('new'))} END",
+        f"{body(_row_statements('old', -1, 'sqlite') + _row_statements('new', 1, 'sqlite'))} END",
+        "rollup_fact_update_triple": f"CREATE TRIGGER rollup_fact_update_triple AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} "
+        f"ON facts WHEN old.id <= {ROLLUP_UPTO} AND {_triple_shared('new')} BEGIN {body(_triple_statements('new'))} END",
         # A fact moved to another triple (a merge, a rename) leaves its old triple's renewals to be made again too.
         "rollup_fact_moved": f"CREATE TRIGGER rollup_fact_moved AFTER UPDATE OF subject, predicate, object_key ON facts "
-        f"WHEN old.id <= {ROLLUP_UPTO} AND ({triple_changed}) BEGIN {body(_triple_statements('old'))} END",
+        f"WHEN old.id <= {ROLLUP_UPTO} AND ({triple_changed}) AND {_triple_shared('old')} "
+        f"BEGIN {body(_triple_statements('old'))} END",
         "rollup_fact_delete": f"CREATE TRIGGER rollup_fact_delete AFTER DELETE ON facts WHEN old.id <= {ROLLUP_UPTO} BEGIN "
-        f"{body(_row_statements('old', -1, 'sqlite') + _triple_statements('old'))} END",
+        f"{body(_row_statements('old', -1, 'sqlite'))} END",
+        "rollup_fact_delete_triple": f"CREATE TRIGGER rollup_fact_delete_triple AFTER DELETE ON facts "
+        f"WHEN old.id <= {ROLLUP_UPTO} AND {_triple_shared('old')} BEGIN {body(_triple_statements('old'))} END",
         "rollup_renewal_insert": "CREATE TRIGGER rollup_renewal_insert AFTER INSERT ON rollup_renewals "
         f"WHEN {_FOLDING} = 0 BEGIN "
         f"{body(_renewal_statements('new', 1, 'sqlite'))} END",
@@ -234,8 +250,11 @@ def _postgres_triggers() -> dict[str, str]:
         BEGIN
             IF OLD.id > {ROLLUP_UPTO} THEN RETURN NULL; END IF;
             {body(_row_statements("OLD", -1, "postgresql"))}
-            IF TG_OP = 'UPDATE' THEN {body(_row_statements("NEW", 1, "postgresql") + _triple_statements("NEW"))} END IF;
-            IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed})) THEN {body(_triple_statements("OLD"))} END IF;
+            IF TG_OP = 'UPDATE' THEN {body(_row_statements("NEW", 1, "postgresql"))} END IF;
+            IF TG_OP = 'UPDATE' AND {_triple_shared("NEW")} THEN {body(_triple_statements("NEW"))} END IF;
+            IF (TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed}))) AND {_triple_shared("OLD")} THEN
+                {body(_triple_statements("OLD"))}
+            END IF;
             RETURN NULL;
         END $body$"""
     renewals_fn = f"""CREATE FUNCTION kgtoolkit_rollup_renewals() RETURNS trigger LANGUAGE plpgsql AS $body$
@@ -399,6 +418,27 @@ def rollup_fill_statements(after: str | None, kind: RollupKind, *, types: bool =
             "INSERT INTO rollup_types(type, n) SELECT type, count(*) FROM entities GROUP BY type",
         ]
     return out
+
+
+def rollup_trigger_drops(kind: RollupKind) -> list[str]:
+    """The statements that drop every rollup trigger (and PostgreSQL's trigger functions), as any version made them."""
+    if kind == "sqlite":
+        return [f"DROP TRIGGER IF EXISTS {name}" for name in _sqlite_triggers()]
+    return [
+        "DROP TRIGGER IF EXISTS rollup_facts ON facts",
+        "DROP TRIGGER IF EXISTS rollup_renewals ON rollup_renewals",
+        "DROP TRIGGER IF EXISTS rollup_types ON entities",
+        *(f"DROP FUNCTION IF EXISTS {fn}()" for fn in _POSTGRES_FUNCTIONS),
+    ]
+
+
+_POSTGRES_FUNCTIONS = ("kgtoolkit_rollup_facts", "kgtoolkit_rollup_renewals", "kgtoolkit_rollup_types")
+
+
+def rollup_trigger_refresh(kind: RollupKind) -> list[str]:
+    """A schema step that makes the rollup triggers again as this version writes them (the counts stay)."""
+    made = [s for statements in rollup_triggers(kind).values() for s in statements]
+    return [*rollup_trigger_drops(kind), *made]
 
 
 def rollup_migration(kind: RollupKind) -> list[str]:

@@ -481,6 +481,12 @@ from ._rollup_schema import rollup_migration as _rollups_step  # noqa: E402 - af
 _SQLITE.append(_rollups_step("sqlite"))
 _POSTGRES.append(_rollups_step("postgresql"))
 
+# The rollup triggers made again: a triple's renewals are remade only when another fact shares the triple.
+from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E402 - as above
+
+_SQLITE.append(_triggers_step("sqlite"))
+_POSTGRES.append(_triggers_step("postgresql"))
+
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)

@@ -66,6 +66,7 @@ from ..engine import (
     rollup_fill_statements,
     rollup_month_sql,
     rollup_pairs_sql,
+    rollup_trigger_drops,
     rollup_triggers,
 )
 
@@ -132,19 +133,11 @@ def fold_engine(backend: Backend) -> bool:
 def rebuild_in(cur: Cursor, kind: str) -> None:
     """Every rollup made again from the facts and entities, in the caller's write transaction."""
     k: RollupKind = "sqlite" if kind == "sqlite" else "postgresql"
-    names = rollup_triggers(k)
-    if k == "sqlite":
-        for name in names:
-            cur.execute(f"DROP TRIGGER IF EXISTS {name}")
-    else:
-        cur.execute("DROP TRIGGER IF EXISTS rollup_facts ON facts")
-        cur.execute("DROP TRIGGER IF EXISTS rollup_renewals ON rollup_renewals")
-        cur.execute("DROP TRIGGER IF EXISTS rollup_types ON entities")
-        for fn in ("kgtoolkit_rollup_facts", "kgtoolkit_rollup_renewals", "kgtoolkit_rollup_types"):
-            cur.execute(f"DROP FUNCTION IF EXISTS {fn}()")
+    for statement in rollup_trigger_drops(k):
+        cur.execute(statement)
     for statement in [*rollup_clear_statements(), *rollup_fill_statements(None, k)]:
         cur.execute(statement)
-    for statements in names.values():
+    for statements in rollup_triggers(k).values():
         for statement in statements:
             cur.execute(statement)
 
