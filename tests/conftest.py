@@ -27,6 +27,7 @@ from typing import Any
 
 import postgres_server
 import pytest
+from real_graphs import RealGraph, Templates
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
@@ -140,6 +141,36 @@ def new_db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Call
         return tmp_path / (f"{name}.sqlite3" if number == 0 else f"{name}-{number}.sqlite3")
 
     return make
+
+
+@pytest.fixture(scope="session")
+def real_templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
+    """The real datasets imported once per test process and engine (tests/support/real_graphs.py)."""
+    return Templates(tmp_path_factory.mktemp("real"))
+
+
+@pytest.fixture
+def real_graph(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, real_templates: Templates
+) -> Iterator[Callable[..., RealGraph]]:
+    """``real_graph(name, **options)``: this test's own copy, on its backend, of the shared dataset ``name``
+    imported by ``io.import_file(…, **options)`` (once per test process); skips when the dataset is absent."""
+    server = request.getfixturevalue("postgres") if backend == "postgresql" else None
+    made: list[str] = []
+
+    def make(name: str, **options: Any) -> RealGraph:
+        source = real_templates.source(name)
+        if not source.is_file():
+            pytest.skip(f"{name} not found at {source} (the shared data folder is absent)")
+        graph, database = real_templates.copy(name, tmp_path, server, **options)
+        if database is not None:
+            made.append(database)
+        return graph
+
+    yield make
+    for database in made:
+        assert server is not None
+        real_templates.drop(server, database)
 
 
 @pytest.fixture
