@@ -7,28 +7,25 @@ imported graph. :class:`Templates` imports a dataset once per (engine, dataset, 
 - PostgreSQL: a database of the test worker's throwaway server that nobody may connect to (``ALLOW_CONNECTIONS
   false``); a test gets ``CREATE DATABASE … TEMPLATE`` of it, dropped after the test.
 
-A copy is the test's own: it may write to it, and the next test still gets the graph as imported. The import's
-report (and, for ``on_error="skip"``, its rejects file) comes with the copy, so a test of the import itself checks
-the very report of the import that made the graph.
+A copy is the test's own (tests/support/graph_copies.py): it may write to it, and the next test still gets the graph
+as imported. The import's report (and, for ``on_error="skip"``, its rejects file) comes with the copy, so a test of
+the import itself checks the very report of the import that made the graph.
 """
 
 from __future__ import annotations
 
-import secrets
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import postgres_server
+from graph_copies import close_template, copy_database, copy_file, drop_database, new_template
 from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import ImportReport, io
 
 __all__ = ["RealGraph", "Templates"]
-
-SCHEMA = "real"
 
 
 @dataclass(frozen=True)
@@ -71,28 +68,14 @@ class Templates:
         folder.mkdir()
         rejects = folder / "rejects.csv" if options.get("on_error") == "skip" else None
         if server is None:
-            db: Path | str = folder / f"{name}.sqlite3"
+            db = folder / f"{name}.sqlite3"
             with kgtoolkit.open(db) as kg:
                 report = io.import_file(kg, self.source(name), rejects=rejects, **options)
-            for extra in ("-wal", "-shm"):  # closed: the log is checkpointed into the file
-                assert not Path(f"{db}{extra}").exists() or Path(f"{db}{extra}").stat().st_size == 0
             return _Template(db, report, rejects)
-        import psycopg
-
         database = f"tpl_{name}_{n}"
-        with psycopg.connect(server.url, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {database}")
-        with psycopg.connect(server.url_for(database), autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA {SCHEMA}")
-        with kgtoolkit.open(_url(server, database)) as kg:
+        with kgtoolkit.open(new_template(server, database)) as kg:
             report = io.import_file(kg, self.source(name), rejects=rejects, **options)
-        with psycopg.connect(server.url, autocommit=True) as conn:
-            # A template is copied only while nobody is connected to it; and nobody may write to it after.
-            conn.execute(f"ALTER DATABASE {database} WITH ALLOW_CONNECTIONS false")
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-                (database,),
-            )
+        close_template(server, database)
         return _Template(database, report, rejects)
 
     def copy(
@@ -103,23 +86,11 @@ class Templates:
         template = self._template(server, name, options)
         if server is None:
             assert isinstance(template.db, Path)
-            target = folder / template.db.name
-            shutil.copyfile(template.db, target)
-            return RealGraph(target, template.report, template.rejects), None
-        import psycopg
-
-        database = f"c{secrets.token_hex(6)}"
-        with psycopg.connect(server.url, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {database} TEMPLATE {template.db} STRATEGY FILE_COPY")
-        return RealGraph(_url(server, database), template.report, template.rejects), database
+            return RealGraph(copy_file(template.db, folder / template.db.name), template.report, template.rejects), None
+        assert isinstance(template.db, str)
+        db, database = copy_database(server, template.db)
+        return RealGraph(db, template.report, template.rejects), database
 
     def drop(self, server: postgres_server.Server, database: str) -> None:
-        """Drop a copy made by :meth:`copy` (whoever is still connected to it is put out)."""
-        import psycopg
-
-        with psycopg.connect(server.url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
-
-
-def _url(server: postgres_server.Server, database: str) -> str:
-    return f"{server.url_for(database)}?options=-csearch_path%3D{SCHEMA}"
+        """Drop a copy made by :meth:`copy`."""
+        drop_database(server, database)
