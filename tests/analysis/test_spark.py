@@ -2,8 +2,8 @@
 PostgreSQL) on the same graph, read from the month-partitioned Parquet export and (PostgreSQL) through Spark's JDBC
 source; on hand-made graphs, on hypothesis-made ones and on the real sets (ICEWS14, YAGO11k, WIKIDATA12k).
 
-One local Spark session serves every test of a test process (``spark``: two cores, two shuffle partitions, no UI).
-The standalone cluster's test (a master and two workers started through ``spark-class``) is in
+One local Spark session serves every test of a test process (``spark``: two cores, two shuffle partitions, no UI,
+the JVM's client compiler only). The standalone cluster's test (a master and two workers started through ``spark-class``) is in
 ``tests/test_spark_cluster.py``. Everything here skips when PySpark or Java is missing (``kgtoolkit[spark]``).
 """
 
@@ -40,11 +40,18 @@ NOW = "2026-03-11"
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    """One local Spark session for the whole test process: small, quiet, UTC."""
+    """One local Spark session for the whole test process: small, quiet, UTC. Its JVM compiles with the client
+    compiler only and collects with one thread: the tests' jobs are short, and the optimising compiler's threads
+    cost more CPU than they win back."""
     session = ks.session(
         "local[2]",
         shuffle_partitions=2,
-        **{"spark.default.parallelism": "2", "spark.driver.memory": "1g", "spark.sql.adaptive.enabled": "false"},
+        **{
+            "spark.default.parallelism": "2",
+            "spark.driver.memory": "1g",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        },
     )
     session.sparkContext.setLogLevel("ERROR")
     yield session
