@@ -2,7 +2,9 @@
 
 The graph fixtures (``db_path``, ``kg``, ``new_db``) run each test on both backends: an SQLite file
 in tmp_path, and a fresh schema of a throwaway PostgreSQL server (tests/support/postgres_server.py, one per
-test worker, stopped at the end). ``@pytest.mark.sqlite_only`` keeps a test to SQLite (files, WAL,
+test worker, stopped at the end). ``kg``'s graph is a copy of an empty graph made once per test worker (an SQLite
+file copied; on PostgreSQL a database of its own, copied from a template), and ``real_graph`` copies a real dataset
+imported once per test worker (tests/support/graph_copies.py, real_graphs.py). ``@pytest.mark.sqlite_only`` keeps a test to SQLite (files, WAL,
 permissions). Without PostgreSQL's binaries the PostgreSQL cases skip, saying how to install them;
 in CI (``CI=true``) a server that cannot start fails them instead.
 
@@ -27,6 +29,8 @@ from typing import Any
 
 import postgres_server
 import pytest
+from graph_copies import EmptyGraphs, drop_database
+from real_graphs import RealGraph, Templates
 
 import kgtoolkit
 from kgtoolkit import KnowledgeGraph
@@ -142,10 +146,59 @@ def new_db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Call
     return make
 
 
+@pytest.fixture(scope="session")
+def real_templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
+    """The real datasets imported once per test process and engine (tests/support/real_graphs.py)."""
+    return Templates(tmp_path_factory.mktemp("real"))
+
+
 @pytest.fixture
-def db_path(new_db: Callable[[str], Path | str]) -> Path | str:
-    """Where the test's graph lives (not created yet): a file path, or a PostgreSQL URL."""
-    return new_db("graph")
+def real_graph(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, real_templates: Templates
+) -> Iterator[Callable[..., RealGraph]]:
+    """``real_graph(name, **options)``: this test's own copy, on its backend, of the shared dataset ``name``
+    imported by ``io.import_file(…, **options)`` (once per test process); skips when the dataset is absent."""
+    server = request.getfixturevalue("postgres") if backend == "postgresql" else None
+    made: list[str] = []
+
+    def make(name: str, **options: Any) -> RealGraph:
+        source = real_templates.source(name)
+        if not source.is_file():
+            pytest.skip(f"{name} not found at {source} (the shared data folder is absent)")
+        graph, database = real_templates.copy(name, tmp_path, server, **options)
+        if database is not None:
+            made.append(database)
+        return graph
+
+    yield make
+    for database in made:
+        assert server is not None
+        real_templates.drop(server, database)
+
+
+@pytest.fixture(scope="session")
+def empty_graphs(tmp_path_factory: pytest.TempPathFactory) -> EmptyGraphs:
+    """An empty graph made once per test process and engine, copied for ``kg`` (tests/support/graph_copies.py)."""
+    return EmptyGraphs(tmp_path_factory.mktemp("empty"))
+
+
+@pytest.fixture
+def db_path(
+    backend: str, new_db: Callable[[str], Path | str], request: pytest.FixtureRequest, empty_graphs: EmptyGraphs
+) -> Path | str:
+    """Where the test's graph lives: a file path, or a PostgreSQL URL. Not created yet; but when the test asks for
+    ``kg`` too, made at once (``kg`` opens it): a copy of an empty graph made once per test process, on PostgreSQL
+    in a database of its own, dropped after the test."""
+    if "kg" not in request.fixturenames:
+        return new_db("graph")
+    if backend == "postgresql":
+        server = request.getfixturevalue("postgres")
+        url, database = empty_graphs.database(server)
+        request.addfinalizer(lambda: drop_database(server, database))
+        return url
+    path = new_db("graph")
+    assert isinstance(path, Path)
+    return empty_graphs.file(path)
 
 
 @pytest.fixture(autouse=True)
@@ -159,7 +212,7 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def kg(db_path: Path | str) -> Iterator[KnowledgeGraph]:
-    """A fresh, empty graph (an SQLite file, or a PostgreSQL schema), made at once and closed after the test."""
+    """A fresh, empty graph (an SQLite file, or a PostgreSQL database), made at once and closed after the test."""
     graph = kgtoolkit.open(db_path, create=True)
     try:
         yield graph

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 from collections import Counter, defaultdict
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import networkx as nx
@@ -17,10 +17,11 @@ import pytest
 from bounds import end_of, start_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from real_graphs import RealGraph
 from shared_data import DATA
 
 import kgtoolkit
-from kgtoolkit import Fact, KnowledgeGraph, analysis, frames, io
+from kgtoolkit import Fact, KnowledgeGraph, analysis, frames
 from kgtoolkit.generate import generate
 
 UTC = dt.UTC
@@ -418,15 +419,15 @@ ICEWS14 = DATA / "icews14" / "facts.tsv"
 
 
 @pytest.mark.slow
-def test_on_icews14_the_event_analysis_counts_what_the_file_holds(tmp_path: Path) -> None:
+@pytest.mark.sqlite_only
+def test_on_icews14_the_event_analysis_counts_what_the_file_holds(real_graph: Callable[..., RealGraph]) -> None:
     if not ICEWS14.is_file():
         pytest.skip(f"ICEWS14 not found at {ICEWS14} (the shared data folder is absent)")
     with ICEWS14.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
     per_month = Counter(r["valid_from"][:7] for r in rows)
     march = Counter((r["subject"], r["object"]) for r in rows if r["valid_from"].startswith("2014-03"))
-    with kgtoolkit.open(tmp_path / "icews.sqlite3") as kg:
-        io.import_file(kg, ICEWS14, allow_commas=True)
+    with kgtoolkit.open(real_graph("icews14", allow_commas=True).db) as kg:
         facts = frames.facts(kg)
         monthly = analysis.events(facts)
         assert [(p.strftime("%Y-%m"), n) for p, n, _ in monthly.rows()] == sorted(per_month.items())

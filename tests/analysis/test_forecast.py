@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -18,11 +19,12 @@ from forecast_plain import ranks as plain_ranks
 from forecast_plain import scores as plain_scores
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from real_graphs import RealGraph
 from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
-from kgtoolkit import InvalidDate, InvalidRequest, KnowledgeGraph, NotFound, forecast, io
+from kgtoolkit import InvalidDate, InvalidRequest, KnowledgeGraph, NotFound, forecast
 from kgtoolkit.cli import app
 
 START = dt.date(2024, 1, 1)
@@ -280,13 +282,13 @@ ICEWS14 = DATA / "icews14" / "facts.tsv"
 
 
 @pytest.mark.slow
-def test_icews14_gives_the_published_figures(tmp_path: Path) -> None:
+@pytest.mark.sqlite_only
+def test_icews14_gives_the_published_figures(real_graph: Callable[..., RealGraph]) -> None:
     """Gastinger et al. (IJCAI 2024), corrected figures (2025) on ICEWS14 (Jan–Oct / Nov / Dec): combined
     MRR 37.4, Hits@10 51.5 (±0.5); strict 36.0 / 47.9 (±0.5); relaxed 14.4 / 28.6 (±1)."""
     if not ICEWS14.is_file():
         pytest.skip(f"ICEWS14 not found at {ICEWS14} (the shared data folder is absent)")
-    with kgtoolkit.open(tmp_path / "icews.sqlite3") as kg:
-        io.import_file(kg, ICEWS14, allow_commas=True)
+    with kgtoolkit.open(real_graph("icews14", allow_commas=True).db) as kg:
         published = {"combined": (37.4, 51.5, 0.5), "strict": (36.0, 47.9, 0.5), "relaxed": (14.4, 28.6, 1.0)}
         for variant, (mrr, hits10, within) in published.items():
             report = forecast.evaluate(kg, train_until="2014-11-01", valid_until="2014-12-01", variant=variant)  # type: ignore[arg-type]

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_graphs import RealGraph
 from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
-from kgtoolkit import KnowledgeGraph, analysis, frames, io
+from kgtoolkit import KnowledgeGraph, analysis, frames
 from kgtoolkit.cli import app
 from kgtoolkit.dashboard import graphview
 from kgtoolkit.report import churn_report
@@ -371,33 +373,35 @@ def test_the_kinds_are_the_plain_models(
 
 @pytest.mark.slow
 @pytest.mark.sqlite_only
-def test_icews14_is_an_event_graph(kg: KnowledgeGraph, tmp_path: Path) -> None:
+def test_icews14_is_an_event_graph(real_graph: Callable[..., RealGraph], tmp_path: Path) -> None:
     if not ICEWS14.is_file():
         pytest.skip(f"ICEWS14 not found at {ICEWS14} (the shared data folder is absent)")
     with ICEWS14.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
-    report = io.import_file(kg, ICEWS14, allow_commas=True)
-    stats = kg.stats()
-    # Every ICEWS event is one day: all events, none current or ended, no conflicts at all; every row is kept
-    # (a repeated row would be another occurrence, contract §12).
-    assert stats.facts == report.inserted == len(rows) and stats.events == stats.facts
-    assert (stats.current, stats.ended, stats.scheduled) == (0, 0, 0)
-    assert kg.conflicts(limit=1).total == 0 and analysis.conflicts(frames.facts(kg)).height == 0
-    facts = frames.facts(kg)
-    assert facts["kind"].unique().to_list() == ["event"] and facts["state"].unique().to_list() == ["occurred"]
-    # Churn reports the volume per month, not add/end pairs.
-    monthly = analysis.churn(facts, every="1mo")
-    assert monthly.height == 12 and int(monthly["events"].sum()) == stats.facts
-    assert int(monthly["added"].sum()) == int(monthly["ended"].sum()) == 0
-    first = monthly["events"][0]
-    assert monthly["events_change"].to_list() == [first] + [
-        b - a for a, b in zip(monthly["events"], monthly["events"][1:])
-    ]
-    # Diff reports occurrences: January's, as many as churn counts (the file's January rows, every one).
-    january = kg.diff("2014-01", "2014-01", limit=5)
-    in_file = sum(r["valid_from"].startswith("2014-01") for r in rows)
-    assert january.occurred == january.total == int(monthly["events"][0]) == in_file
-    assert (january.began, january.ended, january.replaced) == (0, 0, 0)
-    assert {c.kind for c in january.changes} == {"occurred"}
-    html_path, _ = churn_report(kg, out=tmp_path / "icews.html")
-    assert 'id="stat-events"' in html_path.read_text()
+    imported = real_graph("icews14", allow_commas=True)  # io.import_file(kg, ICEWS14, allow_commas=True), once
+    report = imported.report
+    with kgtoolkit.open(imported.db) as kg:
+        stats = kg.stats()
+        # Every ICEWS event is one day: all events, none current or ended, no conflicts at all; every row is kept
+        # (a repeated row would be another occurrence, contract §12).
+        assert stats.facts == report.inserted == len(rows) and stats.events == stats.facts
+        assert (stats.current, stats.ended, stats.scheduled) == (0, 0, 0)
+        assert kg.conflicts(limit=1).total == 0 and analysis.conflicts(frames.facts(kg)).height == 0
+        facts = frames.facts(kg)
+        assert facts["kind"].unique().to_list() == ["event"] and facts["state"].unique().to_list() == ["occurred"]
+        # Churn reports the volume per month, not add/end pairs.
+        monthly = analysis.churn(facts, every="1mo")
+        assert monthly.height == 12 and int(monthly["events"].sum()) == stats.facts
+        assert int(monthly["added"].sum()) == int(monthly["ended"].sum()) == 0
+        first = monthly["events"][0]
+        assert monthly["events_change"].to_list() == [first] + [
+            b - a for a, b in zip(monthly["events"], monthly["events"][1:])
+        ]
+        # Diff reports occurrences: January's, as many as churn counts (the file's January rows, every one).
+        january = kg.diff("2014-01", "2014-01", limit=5)
+        in_file = sum(r["valid_from"].startswith("2014-01") for r in rows)
+        assert january.occurred == january.total == int(monthly["events"][0]) == in_file
+        assert (january.began, january.ended, january.replaced) == (0, 0, 0)
+        assert {c.kind for c in january.changes} == {"occurred"}
+        html_path, _ = churn_report(kg, out=tmp_path / "icews.html")
+        assert 'id="stat-events"' in html_path.read_text()

@@ -17,11 +17,12 @@ from bounds import end_of, start_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from real_graphs import RealGraph
 from shared_data import DATA
 from typer.testing import CliRunner
 
 import kgtoolkit
-from kgtoolkit import Diff, Fact, KGError, KnowledgeGraph, analysis, frames, io, run_tool
+from kgtoolkit import Diff, Fact, KGError, KnowledgeGraph, analysis, frames, run_tool
 from kgtoolkit.cli import app
 from kgtoolkit.report import churn_report
 from kgtoolkit.store.ops._diff import diff as store_diff
@@ -253,14 +254,13 @@ WIKIDATA = DATA / "wikidata12k" / "facts.tsv"
 
 
 @pytest.mark.slow
-def test_wikidata12k_renewals_are_counted_apart(db_path: Path | str, tmp_path: Path) -> None:
+def test_wikidata12k_renewals_are_counted_apart(real_graph: Callable[..., RealGraph], tmp_path: Path) -> None:
     """WIKIDATA12k's yearly facts hold renewals (a membership or position 2009 … 2010, again 2011 … 2012; a
     nomination one year, the same the next): churn, diff and the report count them apart. (YAGO11k has none: no
     triple of it starts on or the day after the end of the same triple.)"""
     if not WIKIDATA.is_file():
         pytest.skip(f"WIKIDATA12k not found at {WIKIDATA} (the shared data folder is absent)")
-    with kgtoolkit.open(db_path) as kg:
-        io.import_file(kg, WIKIDATA, allow_commas=True, on_error="skip")
+    with kgtoolkit.open(real_graph("wikidata12k", allow_commas=True, on_error="skip").db) as kg:
         pairs = reference(kg.timeline(limit=None))
         assert len(pairs) > 2_000  # 2,451 candidate pairs in the file; each fact renews at most once
         yearly = analysis.churn(kg, every="1y")

@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from real_graphs import RealGraph
 from shared_data import DATA
 
 import kgtoolkit
-from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, io
+from kgtoolkit import KGError, KnowledgeGraph, analysis, frames
 from kgtoolkit._demo import build_demo
 from kgtoolkit.generate import generate
 from kgtoolkit.store import import_facts, period_plan
@@ -217,12 +218,11 @@ def test_graphs_on_period_edges_answer_the_same_in_sql(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["icews14", "yago11k", "wikidata12k"])
-def test_the_shared_datasets_answer_the_same_in_sql(name: str, db_path: Path | str) -> None:
+def test_the_shared_datasets_answer_the_same_in_sql(name: str, real_graph: Callable[..., RealGraph]) -> None:
     source = DATA / name / "facts.tsv"
     if not source.is_file():
         pytest.skip(f"{name} not found at {source} (the shared data folder is absent)")
-    with kgtoolkit.open(db_path) as kg:
-        io.import_file(kg, source, allow_commas=True, on_error="skip")
+    with kgtoolkit.open(real_graph(name, allow_commas=True, on_error="skip").db) as kg:
         every = ["1d", "1w", "1mo"] if name == "icews14" else ["1y", "10y"]
         same_answers(kg, every, [(None, None), ("2014-03", "2014-05")])
 

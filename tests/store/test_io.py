@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from real_graphs import RealGraph
 from shared_data import DATA
 
 import kgtoolkit
@@ -1163,61 +1164,63 @@ def _anomalies(folder: Path, rows: list[list[str]]) -> dict[str, set[int]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["yago11k", "icews14", "wikidata12k"])
-def test_real_dataset(name: str, kg: KnowledgeGraph, tmp_path: Path) -> None:
+def test_real_dataset(name: str, real_graph: Callable[..., RealGraph]) -> None:
     folder = DATA / name
     if not (folder / "facts.tsv").is_file():
         pytest.skip(f"dataset {name} not present in {DATA}")
     rows, expected = _expected(folder / "facts.tsv")
-    rejects_path = tmp_path / "rejects.csv"
-    report = io.import_file(kg, folder / "facts.tsv", on_error="skip", allow_commas=True, rejects=rejects_path)
-
-    got: dict[int, set[tuple[str, str]]] = {}
-    for r in report.rejects:
-        got.setdefault(r["line"], set()).add((r["field"], _kind(r["reason"])))
-    assert got == expected
-    assert report.rows == len(rows) - 1 and report.rejected == len(expected)
-    assert pl.read_csv(rejects_path, infer_schema=False)["line"].cast(pl.Int64).unique().sort().to_list() == sorted(
-        expected
-    )
-
-    # What the dataset's own documentation says about these rows.
-    if (folder / "anomalies.tsv").is_file():
-        kinds = _anomalies(folder, rows)
-        assert kinds.get("bce_year", set()) == {n for n, p in got.items() if ("valid_from", "invalid_date") in p}
-        assert kinds.get("end_before_start", set()) == {
-            n for n, p in got.items() if ("valid_to", "interval_order") in p
-        }
-        # Placeholders (19##), malformed and impossible dates became empty: imported, with open ends.
-        emptied = (
-            kinds.get("partial_year_placeholder", set())
-            | kinds.get("malformed", set())
-            | kinds.get("invalid_month", set())
+    # io.import_file(kg, facts.tsv, on_error="skip", allow_commas=True, rejects=…), run once per test process
+    imported = real_graph(name, on_error="skip", allow_commas=True)
+    report, rejects_path = imported.report, imported.rejects
+    assert rejects_path is not None
+    with kgtoolkit.open(imported.db) as kg:
+        got: dict[int, set[tuple[str, str]]] = {}
+        for r in report.rejects:
+            got.setdefault(r["line"], set()).add((r["field"], _kind(r["reason"])))
+        assert got == expected
+        assert report.rows == len(rows) - 1 and report.rejected == len(expected)
+        assert pl.read_csv(rejects_path, infer_schema=False)["line"].cast(pl.Int64).unique().sort().to_list() == sorted(
+            expected
         )
-        assert not emptied & set(got)
-        for line in emptied:
-            assert "" in rows[line - 1][3:5]
-        # Years below 1000 are real years (zero-padded), accepted.
-        early = kinds.get("year_lt_1000", set()) - kinds.get("bce_year", set()) - set(got)
-        assert early and all(rows[n - 1][3][:1] == "0" or rows[n - 1][4][:1] == "0" for n in early)
-    else:
-        assert not expected  # ICEWS14: every event is a clean single day
 
-    # What is stored = the good rows minus duplicates (a current fact once per subject/predicate/object,
-    # a history row once per interval), empty dates as open ends; computed here independently.
-    stored: dict[tuple[str, ...], tuple[str | None, ...]] = {}
-    entities: set[str] = set()
-    for number, (s, p, o, start, end) in enumerate(rows[1:], start=2):
-        if number in expected:
-            continue
-        ids = (normalize_name(s), normalize_predicate(p), normalize_name(o))
-        stored.setdefault(ids if not end else (*ids, start, end), (*ids, start or None, end or None))
-        entities.update((ids[0], ids[2]))
-    assert not {normalize_predicate(r[1]) for r in rows[1:]} & kg.config.value_predicates
-    facts = frames.facts(kg).select("subject", "predicate", "object", "valid_from", "valid_to")
-    assert sorted(facts.rows(), key=repr) == sorted(stored.values(), key=repr)
-    assert report.inserted == len(stored) == kg.stats().facts
-    assert report.duplicates == report.rows - report.rejected - report.inserted
-    assert report.entities_created == len(entities) == kg.stats().entities
+        # What the dataset's own documentation says about these rows.
+        if (folder / "anomalies.tsv").is_file():
+            kinds = _anomalies(folder, rows)
+            assert kinds.get("bce_year", set()) == {n for n, p in got.items() if ("valid_from", "invalid_date") in p}
+            assert kinds.get("end_before_start", set()) == {
+                n for n, p in got.items() if ("valid_to", "interval_order") in p
+            }
+            # Placeholders (19##), malformed and impossible dates became empty: imported, with open ends.
+            emptied = (
+                kinds.get("partial_year_placeholder", set())
+                | kinds.get("malformed", set())
+                | kinds.get("invalid_month", set())
+            )
+            assert not emptied & set(got)
+            for line in emptied:
+                assert "" in rows[line - 1][3:5]
+            # Years below 1000 are real years (zero-padded), accepted.
+            early = kinds.get("year_lt_1000", set()) - kinds.get("bce_year", set()) - set(got)
+            assert early and all(rows[n - 1][3][:1] == "0" or rows[n - 1][4][:1] == "0" for n in early)
+        else:
+            assert not expected  # ICEWS14: every event is a clean single day
+
+        # What is stored = the good rows minus duplicates (a current fact once per subject/predicate/object,
+        # a history row once per interval), empty dates as open ends; computed here independently.
+        stored: dict[tuple[str, ...], tuple[str | None, ...]] = {}
+        entities: set[str] = set()
+        for number, (s, p, o, start, end) in enumerate(rows[1:], start=2):
+            if number in expected:
+                continue
+            ids = (normalize_name(s), normalize_predicate(p), normalize_name(o))
+            stored.setdefault(ids if not end else (*ids, start, end), (*ids, start or None, end or None))
+            entities.update((ids[0], ids[2]))
+        assert not {normalize_predicate(r[1]) for r in rows[1:]} & kg.config.value_predicates
+        facts = frames.facts(kg).select("subject", "predicate", "object", "valid_from", "valid_to")
+        assert sorted(facts.rows(), key=repr) == sorted(stored.values(), key=repr)
+        assert report.inserted == len(stored) == kg.stats().facts
+        assert report.duplicates == report.rows - report.rejected - report.inserted
+        assert report.entities_created == len(entities) == kg.stats().entities
 
 
 def test_a_refusal_is_a_short_summary_and_the_first_rows(kg: KnowledgeGraph, tmp_path: Path) -> None:
