@@ -263,7 +263,9 @@ def _generated(
     last = dt.date(2020, 1, 1) + dt.timedelta(days=args.days)
     train_until = (last - dt.timedelta(days=2 * args.window)).isoformat()
     valid_until = (last - dt.timedelta(days=args.window)).isoformat()
-    info["evaluate"], server_peak = _measured([sys.executable, __file__, "--child", db, train_until, valid_until], server)
+    info["evaluate"], server_peak = _measured(
+        [sys.executable, __file__, "--child", db, train_until, valid_until], server
+    )
     if server_peak is not None:
         info["evaluate"]["server_peak_mb"] = server_peak
     info["train_until"], info["valid_until"] = train_until, valid_until
