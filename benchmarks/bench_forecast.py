@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "support"))
 
+from _proctree import TreePeak
 from shared_data import DATA
 
 import kgtoolkit
@@ -122,6 +123,16 @@ def generate(path: Path, events: int, entities: int, predicates: int, days: int,
     frame.write_parquet(path)
 
 
+def import_child(db: str, source: str) -> None:
+    """Import the generated Parquet file into ``db`` and print the time, rows and peak memory as JSON."""
+    start = time.perf_counter()
+    with kgtoolkit.open(db, create=True) as kg:
+        report = io.import_file(kg, source)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"import_s": round(seconds), "imported": report.inserted, "import_peak_mb": round(peak)}))
+
+
 def child(db: str, train_until: str, valid_until: str) -> None:
     """Run one tuned evaluation and print its figures, time and peak memory as JSON (the parent reads them)."""
     with kgtoolkit.open(db) as kg:
@@ -163,10 +174,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--db", default=None, help="the generated graph's database (default: in --workdir)")
     parser.add_argument("--child", nargs=3, metavar=("DB", "TRAIN_UNTIL", "VALID_UNTIL"), help=argparse.SUPPRESS)
+    parser.add_argument("--import-child", nargs=2, metavar=("DB", "SOURCE"), help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.child:
         child(*args.child)
+        return {}
+    if args.import_child:
+        import_child(*args.import_child)
         return {}
     out: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_before": _load()}
     if args.events:
@@ -196,19 +211,36 @@ def generated(args: argparse.Namespace) -> dict[str, Any]:
     workdir = args.workdir or Path(tempfile.mkdtemp())
     workdir.mkdir(parents=True, exist_ok=True)
     source = workdir / f"events-{args.events}.parquet"
+    made: dict[str, Any] = {}
     if not source.exists():
         start = time.perf_counter()
         generate(source, args.events, args.entities, args.predicates, args.days)
-        print(f"generated {args.events:,} events in {time.perf_counter() - start:.0f} s", flush=True)
+        made["generate_s"] = round(time.perf_counter() - start)
+        made["generate_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        print(f"generated {args.events:,} events in {made['generate_s']} s", flush=True)
     server = _postgres() if args.backend == "postgresql" and not args.db else None
     try:
-        return _generated(args, workdir, source, server.new_schema() if server else args.db)
+        root = int((server.folder / "data" / "postmaster.pid").read_text().split()[0]) if server else None
+        return {**made, **_generated(args, workdir, source, server.new_schema() if server else args.db, root)}
     finally:
         if server is not None:
             server.stop()
 
 
-def _generated(args: argparse.Namespace, workdir: Path, source: Path, db: str | None) -> dict[str, Any]:
+def _measured(command: list[str], server: int | None) -> tuple[dict[str, Any], float | None]:
+    """Run a child that prints JSON; its answer, and the server's peak memory (Pss of its tree) meanwhile."""
+    sampler = TreePeak(server).start() if server else None
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    server_peak = sampler.stop() if sampler else None
+    if run.returncode != 0:
+        raise SystemExit(run.stderr)
+    answer: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return answer, server_peak
+
+
+def _generated(
+    args: argparse.Namespace, workdir: Path, source: Path, db: str | None, server: int | None
+) -> dict[str, Any]:
     db = db or str(workdir / f"events-{args.events}.sqlite3")
     done = workdir / f"{Path(db).name}.imported"
     info: dict[str, Any] = {
@@ -220,24 +252,22 @@ def _generated(args: argparse.Namespace, workdir: Path, source: Path, db: str | 
         "days": args.days,
     }
     if "://" in db or not done.exists():
-        start = time.perf_counter()
-        with kgtoolkit.open(db, create=True) as kg:
-            report = io.import_file(kg, source)
-        info["import_s"] = round(time.perf_counter() - start)
-        info["imported"] = report.inserted
+        imported, server_peak = _measured([sys.executable, __file__, "--import-child", db, str(source)], server)
+        info.update(imported)
+        if server_peak is not None:
+            info["import_server_peak_mb"] = server_peak
         done.write_text(json.dumps(info))
-        print(f"imported {report.inserted:,} in {info['import_s']} s", flush=True)
+        print(f"imported {info['imported']:,} in {info['import_s']} s", flush=True)
     import datetime as dt
 
     last = dt.date(2020, 1, 1) + dt.timedelta(days=args.days)
     train_until = (last - dt.timedelta(days=2 * args.window)).isoformat()
     valid_until = (last - dt.timedelta(days=args.window)).isoformat()
-    run = subprocess.run(
-        [sys.executable, __file__, "--child", db, train_until, valid_until], capture_output=True, text=True, check=False
+    info["evaluate"], server_peak = _measured(
+        [sys.executable, __file__, "--child", db, train_until, valid_until], server
     )
-    if run.returncode != 0:
-        raise SystemExit(run.stderr)
-    info["evaluate"] = json.loads(run.stdout.strip().splitlines()[-1])
+    if server_peak is not None:
+        info["evaluate"]["server_peak_mb"] = server_peak
     info["train_until"], info["valid_until"] = train_until, valid_until
     return info
 

@@ -34,9 +34,10 @@ from ._time import TimeInput
 if TYPE_CHECKING:
     import polars as pl
 
+    from ._report_sources import ReportSource
     from .graph import KnowledgeGraph
 
-__all__ = ["churn_report"]
+__all__ = ["churn_report", "write_churn_report"]
 
 _CHART_PREDICATES = 15  # predicates drawn in the per-predicate chart
 _MD_PERIODS = 24  # most recent active periods listed in the Markdown summary
@@ -131,8 +132,35 @@ def churn_report(
     >>> html_path.name, md_path.name
     ('churn.html', 'churn.md')
     """
-    from . import analysis, frames
+    from ._report_sources import GraphSource
 
+    return write_churn_report(
+        GraphSource(kg),
+        since=since,
+        until=until,
+        every=every,
+        out=out,
+        top=top,
+        now=now,
+        title=title,
+        renewals=renewals,
+    )
+
+
+def write_churn_report(
+    source: ReportSource,
+    *,
+    since: TimeInput | None = None,
+    until: TimeInput | None = None,
+    every: str = "1mo",
+    out: str | os.PathLike[str] = "report.html",
+    top: int = 10,
+    now: TimeInput | None = None,
+    title: str | None = None,
+    renewals: bool = True,
+) -> tuple[Path, Path]:
+    """Write the churn report of any source of the analyses (a graph's, or a Spark run's: :func:`kgtoolkit.spark.
+    churn_report`): the arguments, checks and files of :func:`churn_report`."""
     whole_number(top, field="top", low=1)
     target = Path(out)
     if target.suffix.lower() == ".md":
@@ -142,9 +170,7 @@ def churn_report(
             value=str(target),
         )
     markdown = target.with_suffix(".md")
-    data = _collect(
-        kg, analysis, frames, since=since, until=until, every=every, top=top, now=now, title=title, renewals=renewals
-    )
+    data = _collect(source, since=since, until=until, every=every, top=top, now=now, title=title, renewals=renewals)
     target.parent.mkdir(parents=True, exist_ok=True)
     private_file(target).write_text(_html(data), encoding="utf-8")  # 0600: a report shows the graph's facts
     private_file(markdown).write_text(_markdown(data, target.name), encoding="utf-8")
@@ -155,9 +181,7 @@ def churn_report(
 
 
 def _collect(
-    kg: KnowledgeGraph,
-    analysis: Any,
-    frames: Any,
+    source: ReportSource,
     *,
     since: TimeInput | None,
     until: TimeInput | None,
@@ -167,16 +191,19 @@ def _collect(
     title: str | None,
     renewals: bool,
 ) -> _Data:
-    """Everything the report shows, read from the graph once (analysis and frames passed in, imported late)."""
+    """Everything the report shows, asked of the source once."""
     import polars as pl
 
-    facts = frames.facts(kg)
-    config = kg.config
-    stats = kg.stats()
-    kind = analysis.graph_kind(stats)  # events, states or both (contract §12)
+    from . import analysis
+    from .analysis._to_date import _scheduled, _to_date
+    from .frames import FACTS_SCHEMA
+
+    counts = source.counts()
+    kind = analysis.graph_kind(counts)  # events, states or both (contract §12)
+    span = source.span()
     # What happened, told from what is scheduled (after today), each period marked whole or partial; by default
     # the window ends today when the graph plans past it.
-    periods = analysis.churn_to_date(facts, every=every, since=since, until=until, now=now, renewals=renewals)
+    periods = _to_date(source.churn, span, every=every, since=since, until=until, now=now, renewals=renewals)
     window: tuple[str, str] | None = None
     lo = hi = None
     if periods.height:
@@ -192,7 +219,7 @@ def _collect(
         ).row(0)
         window = (_day(lo), _day(hi))
     if lo is None:  # nothing happened in the chosen periods: the tables stay empty too
-        empty = facts.clear()
+        empty = pl.DataFrame(schema=FACTS_SCHEMA)
         entities = analysis.most_volatile(empty, by="entity")
         predicates = analysis.most_volatile(empty, by="predicate")
         changed = analysis.most_changed(empty)
@@ -202,20 +229,14 @@ def _collect(
 
         assert hi is not None
         done: dt.datetime = max(min(hi, dt.datetime.combine(_now(now).date(), dt.time.max, tzinfo=dt.UTC)), lo)
-        entities = analysis.most_volatile(facts, by="entity", top=top, since=lo, until=done)
-        predicates = analysis.most_volatile(facts, by="predicate", top=None, since=lo, until=done)
-        changed = analysis.most_changed(facts, top=top, since=lo, until=done, multi_valued=config.multi_valued)
-        pairs = analysis.event_graph(facts, start=lo, end=done).head(top)
-    groups = analysis.conflicts(
-        facts,
-        multi_valued=config.multi_valued,
-        one_holder=config.one_holder,
-        single_valued=config.single_valued,
-        now=now,
-    )
+        entities = source.most_volatile(by="entity", top=top, since=lo, until=done)
+        predicates = source.most_volatile(by="predicate", top=None, since=lo, until=done)
+        changed = source.most_changed(top=top, since=lo, until=done)
+        pairs = source.event_graph(start=lo, end=done).head(top)
+    groups = source.conflicts(now=now)
     open_conflicts = groups.filter(pl.col("needs_action"))
     # Shown by their labels (first spellings, contract §13): the tables and charts read these frames.
-    labels = kg.predicate_labels()
+    labels = source.labels()
     if labels:
         predicates, changed, open_conflicts = (
             df.with_columns(pl.col("predicate").replace(labels)) if df.height else df
@@ -225,14 +246,14 @@ def _collect(
             pairs = pairs.with_columns(pl.col("predicates").list.eval(pl.element().replace(labels)))
     added, ended, renewed = (int(periods[c].sum()) for c in ("added", "ended", "renewed"))
     headline = [
-        ("facts", "facts", _n(facts.height)),
-        ("entities", "entities", _n(stats.entities)),
-        ("predicates", "predicates", _n(stats.predicates)),
+        ("facts", "facts", _n(counts.facts)),
+        ("entities", "entities", _n(counts.entities)),
+        ("predicates", "predicates", _n(counts.predicates)),
     ]
     if kind != "events":  # state measures: what happened to date, what is scheduled after today
-        scheduled = analysis.scheduled_totals(facts, now=now, renewals=renewals)
+        scheduled = _scheduled(source.churn, span, now=now, renewals=renewals)
         headline += [
-            ("current", "current facts", _n(int(facts["current"].sum()))),
+            ("current", "current facts", _n(counts.current_facts)),
             ("added", "added in the window", _n(added)),
             ("ended", "ended in the window (to date)", _n(ended)),
             *(
@@ -260,7 +281,7 @@ def _collect(
         headline.append(("top-entity", label, str(entities["entity_name"][0])))
     return _Data(
         title=title or "Knowledge-graph churn report",
-        graph=str(kg.location),
+        graph=source.location,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         every=every,
         window=window,

@@ -13,6 +13,7 @@ The rules live here once; the churn report and the dashboard's Churn page both r
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any, Literal, cast
 
@@ -48,6 +49,9 @@ TO_DATE_SCHEMA: dict[str, pl.DataType] = {
 #: :func:`bursts`: the periods whose volume stands out.
 BURSTS_SCHEMA: dict[str, pl.DataType] = {"period": _MOMENT, "events": pl.Int64(), "z": pl.Float64()}
 
+#: :func:`churn` of one source, called with keywords ``every``, ``since``, ``until`` and ``renewals``.
+ChurnOf = Callable[..., pl.DataFrame]
+
 _MOVED = (("added", "scheduled_added"), ("ended", "scheduled_ended"), ("events", "scheduled_events"))
 
 
@@ -62,7 +66,14 @@ def _data_span(facts: Frame | KnowledgeGraph) -> tuple[dt.datetime, dt.datetime]
     first, last_start, last_end = df.select(
         pl.col("start").min().alias("a"), pl.col("start").max().alias("b"), pl.col("end").max().alias("c")
     ).row(0)
-    if first is None:
+    return _span_of(first, last_start, last_end)
+
+
+def _span_of(
+    first: dt.datetime | None, last_start: dt.datetime | None, last_end: dt.datetime | None
+) -> tuple[dt.datetime, dt.datetime] | None:
+    """The data's span from its first start, last start and last end (None: no known start)."""
+    if first is None or last_start is None:
         return None
     return first, max(last_start, last_end) if last_end is not None else last_start
 
@@ -105,12 +116,37 @@ def churn_to_date(
     source: pl.DataFrame | KnowledgeGraph = facts if isinstance(facts, KnowledgeGraph) else _frame(facts)[0]
     if not isinstance(facts, (KnowledgeGraph, pl.DataFrame)):
         raise InvalidRequest("churn_to_date takes a polars facts frame or the graph", field="facts")
+    return _to_date(
+        _churn_of(source), _data_span(source), every=every, since=since, until=until, now=now, renewals=renewals
+    )
+
+
+def _churn_of(source: pl.DataFrame | KnowledgeGraph) -> ChurnOf:
+    """:func:`churn` of one source, as :func:`_to_date` calls it."""
+
+    def churn_of(*, every: str, since: Moment, until: Moment, renewals: bool) -> pl.DataFrame:
+        return cast(pl.DataFrame, churn(source, every=every, since=since, until=until, renewals=renewals))
+
+    return churn_of
+
+
+def _to_date(
+    churn_of: ChurnOf,
+    span: tuple[dt.datetime, dt.datetime] | None,
+    *,
+    every: str,
+    since: Moment,
+    until: Moment,
+    now: Moment,
+    renewals: bool,
+) -> pl.DataFrame:
+    """:func:`churn_to_date` of any source: ``churn_of`` answers as :func:`churn` (the engine, a frame, Spark) and
+    ``span`` is the data's first start and last start or end."""
     moment = _now(now)
     tomorrow = dt.datetime.combine(moment.date() + dt.timedelta(days=1), dt.time(), tzinfo=_UTC)
-    span = _data_span(source)
     if until is None and span is not None and span[1] >= tomorrow:  # the default window ends today
         until = moment.date()
-    table = cast(pl.DataFrame, churn(source, every=every, since=since, until=until, renewals=renewals))
+    table = churn_of(every=every, since=since, until=until, renewals=renewals)
     ends = pl.col("period").dt.truncate(every).dt.offset_by(every) - _ONE_US  # each period's last instant
     table = table.with_columns(ends.alias("_end"))
     ahead = pl.col("period") >= tomorrow
@@ -120,16 +156,7 @@ def churn_to_date(
     holding = table.filter((pl.col("period") < tomorrow) & (pl.col("_end") >= tomorrow))
     if holding.height:  # the period holding today: what falls after today in it, counted by day
         period_end = holding["_end"][0]
-        later = cast(
-            pl.DataFrame,
-            churn(
-                source,
-                every="1d",
-                since=tomorrow,
-                until=period_end,
-                renewals=renewals,
-            ),
-        )
+        later = churn_of(every="1d", since=tomorrow, until=period_end, renewals=renewals)
         moved = {c: int(later[c].sum()) for c, _ in _MOVED}
         at = pl.col("period") == holding["period"][0]
         table = table.with_columns(
@@ -164,12 +191,18 @@ def scheduled_totals(facts: Frame | KnowledgeGraph, *, now: Moment = None, renew
     {'added': 0, 'ended': 1, 'events': 0}
     """
     source: pl.DataFrame | KnowledgeGraph = facts if isinstance(facts, KnowledgeGraph) else _frame(facts)[0]
+    return _scheduled(_churn_of(source), _data_span(source), now=now, renewals=renewals)
+
+
+def _scheduled(
+    churn_of: ChurnOf, span: tuple[dt.datetime, dt.datetime] | None, *, now: Moment, renewals: bool
+) -> dict[str, int]:
+    """:func:`scheduled_totals` of any source (``churn_of`` and ``span`` as :func:`_to_date` takes them)."""
     today = _now(now)
-    span = _data_span(source)
     totals = dict.fromkeys(("added", "ended", "events"), 0)
     if span is None or span[1].date() <= today.date():
         return totals
-    table = churn_to_date(source, every="1y", since=today.date(), until=span[1], now=today, renewals=renewals)
+    table = _to_date(churn_of, span, every="1y", since=today.date(), until=span[1], now=today, renewals=renewals)
     for column, scheduled in _MOVED:
         totals[column] = int(table[scheduled].sum())
     return totals

@@ -38,8 +38,9 @@ GraphConfig(...)
 
 from __future__ import annotations
 
+from ._arguments import Variant
 from ._evaluate import ForecastReport, PredicateResult, evaluate, query_ranks
-from ._model import ALPHAS, DEFAULT_ALPHA, DEFAULT_LAMBDA, LAMBDAS, Prediction, Recurrency, Variant, fit, latest
+from ._model import ALPHAS, DEFAULT_ALPHA, DEFAULT_LAMBDA, LAMBDAS, Prediction, Recurrency, fit, latest
 
 __all__ = [
     "ALPHAS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -13,18 +14,9 @@ from .._errors import InvalidRequest
 from .._records import _Record
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
+from ._arguments import Variant, _check_grid, _checked
 from ._history import FloatArray, IntArray, _day, _iso, _read
-from ._model import (
-    ALPHAS,
-    DEFAULT_ALPHA,
-    DEFAULT_LAMBDA,
-    LAMBDAS,
-    Variant,
-    _check_grid,
-    _check_variant,
-    _lambda_grid,
-    _tune,
-)
+from ._model import ALPHAS, DEFAULT_ALPHA, DEFAULT_LAMBDA, LAMBDAS, _lambda_grid, _tune
 from ._scores import _metrics, _prepare, _rank, _Window
 
 
@@ -147,23 +139,17 @@ def evaluate(
     >>> report.queries, report.mrr
     (2, 1.0)
     """
-    variant = _check_variant(variant)
-    lam_grid = _check_grid(lambdas, "lambdas", 0.0, None)
-    alpha_grid = _check_grid(alphas, "alphas", 0.0, 1.0)
-    start, middle = _day(train_until, "train_until"), _day(valid_until, "valid_until")
-    end = None if test_until is None else _day(test_until, "test_until")
-    if middle <= start:
-        raise InvalidRequest(
-            f"valid_until={_iso(middle)} must come after train_until={_iso(start)}",
-            field="valid_until",
-            value=str(valid_until),
-        )
-    if end is not None and end <= middle:
-        raise InvalidRequest(
-            f"test_until={_iso(end)} must come after valid_until={_iso(middle)}",
-            field="test_until",
-            value=str(test_until),
-        )
+    split = _checked(
+        variant=variant,
+        lambdas=lambdas,
+        alphas=alphas,
+        train_until=train_until,
+        valid_until=valid_until,
+        test_until=test_until,
+        required=True,
+    )
+    variant, lam_grid, alpha_grid, end = split.variant, split.lambdas, split.alphas, split.end
+    start, middle = cast(int, split.start), cast(int, split.middle)
     events = _read(kg, end)
     n_p = len(events.predicates)
     lam: dict[int, float] = {}

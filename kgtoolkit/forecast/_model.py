@@ -6,7 +6,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections.abc import Sequence
-from typing import Literal, cast
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from .._names import normalize_name
 from .._records import _Record
 from .._time import TimeInput
 from ..graph import KnowledgeGraph
+from ._arguments import Variant, _checked
 from ._history import _day, _Events, _iso, _read
 from ._scores import _normaliser, _per_predicate_mrr, _prepare, _rank, _share
 
@@ -47,10 +47,6 @@ DEFAULT_LAMBDA = 0.1
 #: α for a predicate the validation window never shows, and for a model fitted without one.
 DEFAULT_ALPHA = 0.99
 
-#: Which baseline: ``combined`` (λ, then α tuned), ``strict`` (α = 1, λ tuned) or ``relaxed`` (α = 0).
-Variant = Literal["combined", "strict", "relaxed"]
-_VARIANTS = ("combined", "strict", "relaxed")
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Prediction(_Record):
@@ -73,14 +69,6 @@ class Prediction(_Record):
 
 def _lambda_grid(lambdas: Sequence[float], extra: Sequence[float]) -> tuple[float, ...]:
     return tuple(dict.fromkeys([*lambdas, *extra]))
-
-
-def _check_grid(values: Sequence[float], name: str, low: float, high: float | None) -> tuple[float, ...]:
-    out = tuple(float(v) for v in values)
-    if not out or any(not np.isfinite(v) or v < low or (high is not None and v > high) for v in out):
-        bound = f"from {low} to {high}" if high is not None else f"from {low}"
-        raise InvalidRequest(f"{name} must be a non-empty list of numbers {bound}", field=name, value=str(values))
-    return out
 
 
 def _tune(
@@ -299,14 +287,6 @@ def _code(known: tuple[str, ...], wanted: str, field: str, names: dict[str, str]
     raise NotFound(f"{field} {wanted!r} has no events to forecast from", field=field, value=wanted)
 
 
-def _check_variant(variant: str) -> Variant:
-    if variant not in _VARIANTS:
-        raise InvalidRequest(
-            f"variant={variant!r} is not one of {', '.join(_VARIANTS)}", field="variant", value=str(variant)
-        )
-    return cast(Variant, variant)
-
-
 def _names(kg: KnowledgeGraph) -> dict[str, str]:
     """Entity id → name, read in pages through the graph's public entity list."""
     out: dict[str, str] = {}
@@ -366,23 +346,13 @@ def fit(
     >>> forecast.fit(kg, variant="strict").params("meets")
     (0.1, 1.0)
     """
-    variant = _check_variant(variant)
-    lam_grid = _check_grid(lambdas, "lambdas", 0.0, None)
-    alpha_grid = _check_grid(alphas, "alphas", 0.0, 1.0)
-    if (train_until is None) != (valid_until is None):
-        raise InvalidRequest("give both train_until and valid_until, or neither", field="valid_until")
+    split = _checked(variant=variant, lambdas=lambdas, alphas=alphas, train_until=train_until, valid_until=valid_until)
+    variant = split.variant
     lam: dict[int, float] = {}
     alpha: dict[int, float] = {}
-    if train_until is not None and valid_until is not None:
-        start, end = _day(train_until, "train_until"), _day(valid_until, "valid_until")
-        if end <= start:
-            raise InvalidRequest(
-                f"valid_until={_iso(end)} must come after train_until={_iso(start)}",
-                field="valid_until",
-                value=str(valid_until),
-            )
-        events = _read(kg, end)
-        lam, alpha = _tune(events, start, end, variant, lam_grid, alpha_grid)
+    if split.start is not None and split.middle is not None:
+        events = _read(kg, split.middle)
+        lam, alpha = _tune(events, split.start, split.middle, variant, split.lambdas, split.alphas)
     else:
         events = _read(kg, None)
     return Recurrency(

@@ -5,7 +5,7 @@ month-partitioned Parquet export (``kgtoolkit export DIR --format parquet --part
 graph through Spark's JDBC source, read in parallel ranges of fact ids. The analyses take that frame and return
 Spark DataFrames with the columns of their twins in :mod:`kgtoolkit.analysis` (and :mod:`kgtoolkit.frames`), and
 the same answer as the engine (SQLite or PostgreSQL) on the same graph: :func:`churn`, :func:`events`,
-:func:`event_graph`, :func:`most_connected`, :func:`most_volatile`, :func:`conflicts`, :func:`diff`,
+:func:`event_graph`, :func:`most_changed`, :func:`most_connected`, :func:`most_volatile`, :func:`conflicts`, :func:`diff`,
 :func:`valid_at` and :func:`stats`. The rules are not written again here: they are the rules module's
 (:mod:`kgtoolkit._validity`, :func:`kgtoolkit._records.is_event`), rendered as Spark columns beside their SQL and
 polars renderings. ``docs/spark.md`` is the guide; what has no Spark form is refused with a clear error
@@ -29,22 +29,26 @@ from ._analyses import (
     diff,
     event_graph,
     events,
+    most_changed,
     most_connected,
     most_volatile,
     stats,
     valid_at,
 )
 from ._frames import JDBC_DRIVER, facts_schema, read_facts, session, spark_schema, to_polars
+from ._report import churn_report
 
 __all__ = [
     "JDBC_DRIVER",
     "STATS_SCHEMA",
     "churn",
+    "churn_report",
     "conflicts",
     "diff",
     "event_graph",
     "events",
     "facts_schema",
+    "most_changed",
     "most_connected",
     "most_volatile",
     "read_facts",

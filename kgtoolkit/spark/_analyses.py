@@ -24,7 +24,14 @@ from .._time import DAY_US, OPEN_END, OPEN_START, TimeInput, parse_window
 from .._validity import back_to_back, spark_keys
 from .._validity import valid_at as valid_rule
 from .._window import span_keys
-from ..analysis import CHURN_SCHEMA, CONFLICTS_SCHEMA, CONNECTED_SCHEMA, EVENT_GRAPH_SCHEMA, VOLATILE_SCHEMA
+from ..analysis import (
+    CHURN_SCHEMA,
+    CONFLICTS_SCHEMA,
+    CONNECTED_SCHEMA,
+    EVENT_GRAPH_SCHEMA,
+    MOST_CHANGED_SCHEMA,
+    VOLATILE_SCHEMA,
+)
 from ..analysis._churn import GroupBy
 from ..analysis._churn import _finish as finish_churn
 from ..analysis._events import EventsBy
@@ -46,6 +53,7 @@ __all__ = [
     "diff",
     "event_graph",
     "events",
+    "most_changed",
     "most_connected",
     "most_volatile",
     "stats",
@@ -374,6 +382,63 @@ def most_volatile(
     if top is not None:
         table = table.limit(top)
     return _typed(table, {k: pl.String() for k in keys} | VOLATILE_SCHEMA)
+
+
+def most_changed(
+    facts: DataFrame,
+    *,
+    top: int | None = 10,
+    since: Moment = None,
+    until: Moment = None,
+    multi_valued: Iterable[str] = frozenset(),
+) -> DataFrame:
+    """:func:`kgtoolkit.analysis.most_changed` on Spark: the (subject, predicate) pairs whose object changed most often
+    (:data:`kgtoolkit.analysis.MOST_CHANGED_SCHEMA`), most first, ties by subject then predicate. A pair's state facts
+    are ordered by start (unknown starts first), then id; each whose object (its key: values case-folded) differs
+    from the previous one's is a change dated by its start. Multi-valued predicates are left out. All on Spark."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    whole_number(top, field="top", allow_none=True)
+    lo, hi = _moment(since, field="since"), _moment(until, field="until", end=True)
+    df = checked(facts)
+    left_out = _predicates(multi_valued)
+    kept = F.col("kind") != "event"
+    if left_out:
+        kept = kept & ~F.col("predicate").isin(left_out)
+    pair = ["subject", "predicate"]
+    order = Window.partitionBy(*pair).orderBy(F.col("start").asc_nulls_first(), F.col("id"))
+    df = (
+        object_key(df.filter(kept))
+        .withColumn("_n", F.row_number().over(order))
+        .withColumn("_changed", F.coalesce(F.col("_key") != F.lag("_key").over(order), F.lit(False)))
+    )
+    counted = F.col("_changed")
+    if lo is not None or hi is not None:
+        counted = counted & _window("start", lo, hi)
+
+    def in_order(keep: Column) -> Column:  # the object names of the rows kept, in the pair's order
+        listed = F.collect_list(F.when(keep, F.struct(F.col("_n").alias("n"), F.col("object_name").alias("o"))))
+        return F.transform(F.array_sort(listed), lambda x: x["o"])
+
+    table = (
+        df.groupBy(*pair)
+        .agg(
+            F.max(F.when(F.col("_n") == 1, F.col("subject_name"))).alias("subject_name"),
+            F.count_if(counted).alias("changes"),
+            F.count(F.lit(1)).alias("facts"),
+            F.count_distinct("_key").alias("objects"),
+            in_order((F.col("_n") == 1) | F.col("_changed")).alias("history"),
+            in_order(F.col("current")).alias("current_objects"),
+            F.min("start").alias("first_start"),
+            F.max(F.when(F.col("_changed"), F.col("start"))).alias("last_change"),
+        )
+        .filter(F.col("changes") > 0)
+        .orderBy(F.col("changes").desc(), "subject", "predicate")
+    )
+    if top is not None:
+        table = table.limit(top)
+    return _typed(table, MOST_CHANGED_SCHEMA)
 
 
 def most_connected(facts: DataFrame, *, top: int | None = None) -> DataFrame:

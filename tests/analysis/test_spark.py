@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, io
+from kgtoolkit.report import churn_report
 
 pytest.importorskip("pyspark", reason="kgtoolkit[spark] is not installed")
 if shutil.which("java") is None:
@@ -126,6 +128,10 @@ def check_everything(spark: Any, kg: KnowledgeGraph, facts: Any, window: tuple[s
     same(ks.conflicts(facts, now=NOW, **config_of(kg)), analysis.conflicts(table, now=NOW, **config_of(kg)))
     same(ks.diff(facts, *window, **config_of(kg)), frames.diff(kg, *window))
     same(ks.valid_at(facts, as_of), frames.facts(kg, as_of=as_of), by="id")
+    mv = kg.config.multi_valued
+    same(ks.most_changed(facts, top=None, multi_valued=mv), analysis.most_changed(kg, top=None, multi_valued=mv))
+    windowed = {"since": window[0], "until": window[1], "multi_valued": mv}
+    same(ks.most_changed(facts, top=3, **windowed), analysis.most_changed(kg, top=3, **windowed))
     counted = ks.to_polars(ks.stats(facts)).row(0, named=True)
     assert {k: counted[k] for k in stats_of(kg)} == stats_of(kg)
 
@@ -164,6 +170,43 @@ def test_every_analysis_equals_the_engine_on_a_worked_graph(
         assert kg.location.url is not None
         read = ks.read_facts(spark, kg.location.url, partitions=3)
         check_everything(spark, kg, read, ("2024-01", "2024-02"), "2024-02")
+
+
+def event_graph_of(kg: KnowledgeGraph) -> None:
+    """An event graph: meetings and visits over two months, a busy pair and a burst."""
+    kg.configure(events=True)
+    for day in range(1, 29):
+        kg.add("ann", "meets", "bob", valid_from=f"2024-02-{day:02}", valid_to=f"2024-02-{day:02}")
+    for day in (3, 9, 17):
+        kg.add("cid", "visits", "dee", valid_from=f"2024-01-{day:02}", valid_to=f"2024-01-{day:02}")
+        kg.add("dee", "meets", "ann", valid_from=f"2024-03-{day:02}", valid_to=f"2024-03-{day:02}")
+
+
+def _stamped(path: Path, names: tuple[str, str]) -> str:
+    """A report file with its generation time and its own file name taken out."""
+    text = re.sub(r"generated \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", "generated -", path.read_text(encoding="utf-8"))
+    return text.replace(names[0], "-").replace(names[1], "-")
+
+
+@pytest.mark.parametrize("made", [worked_graph, event_graph_of], ids=["states", "events"])
+def test_the_churn_report_from_a_spark_run_equals_the_engines(
+    spark: Any, kg: KnowledgeGraph, made: Callable[[KnowledgeGraph], None], tmp_path: Path
+) -> None:
+    made(kg)
+    facts = spark_facts(spark, kg, tmp_path)
+    engine = churn_report(kg, out=tmp_path / "engine.html", now=NOW, top=5)
+    run = ks.churn_report(
+        facts,
+        config=kg.config,
+        labels=kg.predicate_labels(),
+        graph=str(kg.location),
+        out=tmp_path / "spark.html",
+        now=NOW,
+        top=5,
+    )
+    for ours, theirs in zip(engine, run, strict=True):
+        assert _stamped(ours, ("engine.html", "engine.md")) == _stamped(theirs, ("spark.html", "spark.md"))
+    assert "Headline" in run[1].read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------- hypothesis-made graphs
@@ -236,6 +279,8 @@ def test_every_analysis_equals_the_engine_on_made_graphs(
         same(ks.conflicts(df, now=NOW, **config_of(kg)), analysis.conflicts(table, now=NOW, **config_of(kg)))
         same(ks.diff(df, *window, **config_of(kg)), frames.diff(kg, *window))
         same(ks.valid_at(df, as_of), frames.valid_at(table, as_of), by="id")  # the store's as_of where it has one
+        mv = kg.config.multi_valued
+        same(ks.most_changed(df, top=None, multi_valued=mv), analysis.most_changed(kg, top=None, multi_valued=mv))
 
 
 # ---------------------------------------------------------------------- the periods
