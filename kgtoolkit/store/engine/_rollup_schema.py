@@ -367,6 +367,12 @@ def rollup_fill_statements(after: str | None, kind: RollupKind, *, types: bool =
         out += [
             drop_t,
             f"{temp} rollup_touched AS SELECT DISTINCT f.subject, f.predicate, f.object_key FROM facts f WHERE {new}",
+            # Keyed, so the join to the facts is a seek per triple whichever side the planner starts from.
+            *(
+                ["CREATE INDEX temp.rollup_touched_key ON rollup_touched(subject, predicate, object_key)"]
+                if kind == "sqlite"
+                else ["CREATE INDEX ON rollup_touched(subject, predicate, object_key)", "ANALYZE rollup_touched"]
+            ),
             f"DROP TABLE IF EXISTS {'temp.' if kind == 'sqlite' else ''}rollup_gone",
             f"{temp} rollup_gone AS SELECT r.* FROM {in_touched}",
             "INSERT INTO rollup_delta SELECT predicate, "
