@@ -301,7 +301,7 @@ def test_corrupt_pages_through_the_cli(corrupt_graph: Path, tmp_path: Path, args
 
 def test_full_disk_during_a_bulk_import_leaves_the_graph_as_it_was(tmp_path: Path, dump: Dump) -> None:
     csv = facts_csv(tmp_path / "facts.csv", 60_000)  # outside the small file system
-    with tmpfs("2m") as folder:
+    with tmpfs("3m") as folder:
         path = folder / "graph.sqlite3"
         make_graph(path, facts=20)
         before = dump(path)

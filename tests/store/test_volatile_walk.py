@@ -20,7 +20,7 @@ import kgtoolkit
 from kgtoolkit import analysis, io
 from kgtoolkit.generate import generate
 from kgtoolkit.store import fold_rollups, import_facts, scan_only
-from kgtoolkit.store.reads import _volatile_walk
+from kgtoolkit.store.reads import _rankings, _volatile_walk
 
 _EPOCH = dt.datetime(1970, 1, 1)
 WINDOWS: list[tuple[str | None, str | None]] = [
@@ -68,10 +68,10 @@ def _skewed(n: int, hubs: int, seed: int) -> pl.DataFrame:
 def test_the_walk_runs_and_equals_the_scan(kg: kgtoolkit.KnowledgeGraph) -> None:
     import_facts(kg, generate(5_000, seed=3))  # the benchmarks' graphs: a few busy services, teams and people
     for top in (1, 3, 5, 10):
-        walked = _volatile_walk.walk(kg, None, _us("2026-12-07"), top)
+        walked = _volatile_walk.walk(kg, None, _us("2026-12-07"), top, _rankings._rows_frame, _rankings.volatile_query)
         assert walked is not None and walked.height == top  # the busiest entities hold the most changes: no scan
         with scan_only():
-            assert _volatile_walk.walk(kg, None, None, top) is None
+            assert _volatile_walk.walk(kg, None, None, top, _rankings._rows_frame, _rankings.volatile_query) is None
     same_as_scan(kg, WINDOWS, (1, 3, 10, 60))
     kg.configure(event_predicates=["Criticize"])  # a declaration read per row: the walk's counts follow it
     same_as_scan(kg, WINDOWS, (1, 4))

@@ -96,7 +96,11 @@ def volatile_counts(
     come back, not one per entity of the graph."""
     import polars as pl
 
-    if by == "entity" and top is not None and (walked := _volatile_walk.walk(kg, lo, hi, top)) is not None:
+    if (
+        by == "entity"
+        and top is not None
+        and (walked := _volatile_walk.walk(kg, lo, hi, top, _rows_frame, volatile_query)) is not None
+    ):
         return walked  # contract §18: the top entities found along the kept counts, when that is short
     with kg.engine.read() as cur:
         sql, params = volatile_query(cur, kg.engine.dialect, by, lo, hi, top=top)

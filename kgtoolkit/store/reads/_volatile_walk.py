@@ -16,6 +16,7 @@ when the counts are not up to date, inside :func:`~._rollups.scan_only`, or once
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..ops._rollups import covered
@@ -32,13 +33,19 @@ __all__ = ["BUDGET", "walk"]
 BUDGET = 0.25
 
 
-def walk(kg: GraphStore, lo: int | None, hi: int | None, top: int) -> pl.DataFrame | None:
+def walk(
+    kg: GraphStore,
+    lo: int | None,
+    hi: int | None,
+    top: int,
+    rows_frame: Callable[..., pl.DataFrame],
+    volatile_query: Callable[..., tuple[str, Any]],
+) -> pl.DataFrame | None:
     """The ``top`` most volatile entities from ``lo`` to ``hi`` (microseconds, None: open), as
     :func:`~._rankings.volatile_counts` returns them (``by="entity"``: unordered, the ``top`` rows), found along the
-    kept counts in one snapshot; None when the walk does not apply or gives up (the caller scans)."""
+    kept counts in one snapshot; None when the walk does not apply or gives up (the caller scans). The caller lends
+    its frame maker and its counting query (``rows_frame``, ``volatile_query``), so the two modules import one way."""
     import polars as pl
-
-    from ._rankings import _rows_frame, volatile_query
 
     if top < 1 or _rollups.source("most_connected") == "scan" or kg.engine.missing:
         return None
@@ -73,7 +80,7 @@ def walk(kg: GraphStore, lo: int | None, hi: int | None, top: int) -> pl.DataFra
             if read > budget:
                 return None
             size *= 2
-    return _rows_frame(iter(found), schema)
+    return rows_frame(iter(found), schema)
 
 
 def _next_entities(cur: Any, after: tuple[int, str] | None, size: int) -> list[tuple[int, str]]:
