@@ -15,6 +15,13 @@ for them; the 10M files are the first ten copies of the 100M ones.
 **The questions**, each engine in a fresh process of its own that starts the engine (``start``: Spark's session,
 polars' or DuckDB's import and connection), answers them in turn (each timed) and reports the peak RSS (``VmHWM``)
 of every process it ran: the Python process, and for Spark its JVM (``local[2]``) and any Python worker under it.
+It also reports the CPU seconds (user + system) of its whole process tree per step, counted by the kernel, not
+sampled (:mod:`_proctree`: its own and reaped children's ``getrusage``, each living descendant's ``/proc/PID/stat``
+with what that one reaped), and by process at the end (``python``: the driver, from its start; ``jvm``;
+``jvm_children``: what runs or ran under the JVM, its Python workers and the launcher that built its command line).
+The parent counts the whole run's CPU exactly (``process_cpu_seconds``: ``RUSAGE_CHILDREN`` as a child subreaper, so
+the JVM, which outlives its driver by a moment, is counted to its end). On a shared machine, CPU seconds grow with
+the work where wall time grows with the load too.
 Every question reads the files again (nothing cached). They are ``churn`` (state facts added and ended per month, the raw churn: ``renewals=False``), ``stats``
 (the counts of ``KnowledgeGraph.stats``), ``connected`` (the ten most connected entities, ties by id) and
 ``valid_at`` (the facts valid on 2025-01-01). Spark runs :mod:`kgtoolkit.spark`; polars and DuckDB run the same
@@ -29,9 +36,9 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +48,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from _proctree import descendants, peak_kb
+from _proctree import descendants, peak_kb, run_counted, subtree_cpu_seconds, tree_cpu_seconds
 
 ENGINES = ("spark", "polars", "duckdb")
 QUESTIONS = ("churn", "stats", "connected", "valid_at")
@@ -123,12 +130,14 @@ def _copy(frame: Any, k: int, span: int) -> Any:
 
 def child(engine: str, questions: str, folder: str, out: str) -> None:
     """Start one engine, answer the questions in turn, then write the times, the peaks and the answers to ``out``."""
-    begin = time.perf_counter()
+    begin, cpu_begin = time.perf_counter(), tree_cpu_seconds()
     peaks: dict[str, int] = {}
     seconds: dict[str, float] = {}
+    cpu: dict[str, float] = {}
+    cpu_by_process: dict[str, float] = {}
     answers: dict[str, list[Any]] = {}
     if engine == "spark":
-        ask, close = _spark(folder, peaks)
+        ask, close = _spark(folder, peaks, cpu_by_process)
     elif engine == "polars":
         import polars  # noqa: F401  (its import is the engine's start)
 
@@ -145,14 +154,20 @@ def child(engine: str, questions: str, folder: str, out: str) -> None:
         con.execute("SET threads = 2")
         ask, close = (lambda q: _duckdb(con, q, folder)), con.close
     seconds["start"] = time.perf_counter() - begin
+    cpu["start"] = tree_cpu_seconds() - cpu_begin
     for question in questions.split(","):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), tree_cpu_seconds()
         answers[question] = [list(r) for r in ask(question)]
         seconds[question] = time.perf_counter() - t
+        cpu[question] = tree_cpu_seconds() - c
     close()
     seconds["total"] = time.perf_counter() - begin
+    cpu["total"] = tree_cpu_seconds() - cpu_begin
     peaks["python"] = peak_kb("self")
-    Path(out).write_text(json.dumps({"seconds": seconds, "peaks_kb": peaks, "rows": answers}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_by_process["python"] = usage.ru_utime + usage.ru_stime
+    report = {"seconds": seconds, "cpu_seconds": cpu, "cpu_by_process": cpu_by_process, "peaks_kb": peaks}
+    Path(out).write_text(json.dumps({**report, "rows": answers}))
 
 
 def _window() -> tuple[int, int]:
@@ -162,8 +177,8 @@ def _window() -> tuple[int, int]:
     return window.lo, window.hi
 
 
-def _spark(folder: str, peaks: dict[str, int]) -> tuple[Any, Any]:
-    """A local[2] session and the questions on it; closing records the JVM's peak (and its workers') and stops it."""
+def _spark(folder: str, peaks: dict[str, int], cpu: dict[str, float]) -> tuple[Any, Any]:
+    """A local[2] session and the questions on it; closing records the JVM's (and workers') peak and CPU, stops it."""
     from pyspark.sql import functions as F
 
     from kgtoolkit import spark as ks
@@ -190,6 +205,7 @@ def _spark(folder: str, peaks: dict[str, int]) -> tuple[Any, Any]:
     def close() -> None:
         peaks["jvm"] = peak_kb(jvm)
         peaks["python_workers"] = sum(peak_kb(p) for p in descendants(jvm))
+        cpu["jvm"], cpu["jvm_children"] = subtree_cpu_seconds(jvm)
         session.stop()
 
     return ask, close
@@ -295,11 +311,10 @@ def _duckdb(con: Any, question: str, folder: str) -> list[Any]:
 
 def _run(engine: str, questions: list[str], folder: Path, work: Path) -> dict[str, Any]:
     out = work / f"{engine}.json"
-    started = time.perf_counter()
     command = [sys.executable, __file__, "--child", engine, ",".join(questions), str(folder), str(out)]
-    subprocess.run(command, check=True)
+    wall, cpu = run_counted(command)
     answer: dict[str, Any] = json.loads(out.read_text())
-    answer["process_seconds"] = time.perf_counter() - started
+    answer["process_seconds"], answer["process_cpu_seconds"] = wall, cpu
     return answer
 
 
@@ -358,6 +373,13 @@ def main() -> None:
         results["runs"][engine] = row = {
             "seconds": {k: round(statistics.median(r["seconds"][k] for r in runs), 2) for k in runs[0]["seconds"]},
             "process_seconds": round(statistics.median(r["process_seconds"] for r in runs), 2),
+            "cpu_seconds": {
+                k: round(statistics.median(r["cpu_seconds"][k] for r in runs), 2) for k in runs[0]["cpu_seconds"]
+            },
+            "cpu_by_process": {
+                k: round(statistics.median(r["cpu_by_process"][k] for r in runs), 2) for k in runs[0]["cpu_by_process"]
+            },
+            "process_cpu_seconds": round(statistics.median(r["process_cpu_seconds"] for r in runs), 2),
             "peaks_mib": {k: round(v / 1024, 1) for k, v in peaks.items()},
             "total_peak_mib": round(sum(peaks.values()) / 1024, 1),
             "load_average": os.getloadavg(),
@@ -365,6 +387,11 @@ def main() -> None:
         for question in questions:
             answers[question][engine] = runs[0]["rows"][question]
         print(f"{engine:7} {row['seconds']}  peaks {row['peaks_mib']}", flush=True)
+        print(
+            f"{'':7} cpu {row['cpu_seconds']}  by process {row['cpu_by_process']}"
+            f"  whole tree {row['process_cpu_seconds']} s",
+            flush=True,
+        )
     results["answers"] = {q: next(iter(a.values())) for q, a in answers.items() if a}
     results["answers_agree"] = {q: all(r == next(iter(a.values())) for r in a.values()) for q, a in answers.items()}
     results["load_average_after"] = os.getloadavg()

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._checks import whole_number
-from ._errors import InvalidRequest
 from ._private import private_file
+from ._report_options import ReportOptions
 from ._time import TimeInput
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from ._report_sources import ReportSource
     from .graph import KnowledgeGraph
 
-__all__ = ["churn_report", "write_churn_report"]
+__all__ = ["ReportOptions", "churn_report", "write_churn_report"]
 
 _CHART_PREDICATES = 15  # predicates drawn in the per-predicate chart
 _MD_PERIODS = 24  # most recent active periods listed in the Markdown summary
@@ -71,6 +70,7 @@ class _Data:
 def churn_report(
     kg: KnowledgeGraph,
     *,
+    options: ReportOptions | None = None,
     since: TimeInput | None = None,
     until: TimeInput | None = None,
     every: str = "1mo",
@@ -95,6 +95,9 @@ def churn_report(
     ----------
     kg
         The graph.
+    options
+        All the options below as one :class:`ReportOptions` (the same value serves
+        :func:`kgtoolkit.spark.churn_report`); then none of them is given beside it.
     since, until
         The window. Default: from the first start to the last start or end, or to today when the
         graph plans past it.
@@ -120,8 +123,12 @@ def churn_report(
     Raises
     ------
     InvalidRequest
-        ``out`` named ``.md``, ``top`` below 1, or a window of more than ``analysis.MAX_PERIODS``
-        periods (the message names a longer ``every`` that fits). Nothing is written then.
+        What :class:`ReportOptions` refuses (``out`` named ``.md``, ``top`` below 1, an ``every`` that is no
+        period, ``until`` before ``since``; ``options`` with an option beside it), or a window of more than
+        ``analysis.MAX_PERIODS`` periods (the message names a longer ``every`` that fits). Nothing is written
+        then.
+    InvalidDate
+        ``since``, ``until`` or ``now`` is not a time.
 
     Examples
     --------
@@ -134,63 +141,58 @@ def churn_report(
     """
     from ._report_sources import GraphSource
 
-    return write_churn_report(
-        GraphSource(kg),
-        since=since,
-        until=until,
-        every=every,
-        out=out,
-        top=top,
-        now=now,
-        title=title,
-        renewals=renewals,
-    )
+    mine = dict(since=since, until=until, every=every, out=out, top=top, now=now, title=title, renewals=renewals)
+    return write_churn_report(GraphSource(kg), ReportOptions.of(options, **mine))
 
 
-def write_churn_report(
-    source: ReportSource,
-    *,
-    since: TimeInput | None = None,
-    until: TimeInput | None = None,
-    every: str = "1mo",
-    out: str | os.PathLike[str] = "report.html",
-    top: int = 10,
-    now: TimeInput | None = None,
-    title: str | None = None,
-    renewals: bool = True,
-) -> tuple[Path, Path]:
-    """Write the churn report of any source of the analyses (a graph's, or a Spark run's: :func:`kgtoolkit.spark.
-    churn_report`): the arguments, checks and files of :func:`churn_report`."""
-    whole_number(top, field="top", low=1)
-    target = Path(out)
-    if target.suffix.lower() == ".md":
-        raise InvalidRequest(
-            f"out {target} is the Markdown name; give the HTML name (the .md is written beside it)",
-            field="out",
-            value=str(target),
-        )
-    markdown = target.with_suffix(".md")
-    data = _collect(source, since=since, until=until, every=every, top=top, now=now, title=title, renewals=renewals)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    private_file(target).write_text(_html(data), encoding="utf-8")  # 0600: a report shows the graph's facts
-    private_file(markdown).write_text(_markdown(data, target.name), encoding="utf-8")
-    return target, markdown
+def write_churn_report(source: ReportSource, options: ReportOptions | None = None, **fields: Any) -> tuple[Path, Path]:
+    """Write the churn report of any source of the analyses (a graph's, a Spark run's), as :func:`churn_report` does.
+
+    Parameters
+    ----------
+    source
+        What answers the report's analyses (``kgtoolkit._report_sources.ReportSource``).
+    options
+        The report's options.
+    **fields
+        The same options as keywords (``since``, ``until``, ``every``, ``out``, ``top``, ``now``, ``title``,
+        ``renewals``), when ``options`` is not given.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The HTML file and the Markdown file.
+
+    Raises
+    ------
+    InvalidRequest
+        What :func:`churn_report` refuses. Nothing is written then.
+    InvalidDate
+        ``since``, ``until`` or ``now`` is not a time.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kgtoolkit._demo import build_demo
+    >>> from kgtoolkit._report_sources import GraphSource
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> source = GraphSource(build_demo(folder / "demo.sqlite3"))
+    >>> html_path, md_path = write_churn_report(source, ReportOptions(every="1q", out=folder / "q.html"))
+    >>> html_path.name, md_path.name
+    ('q.html', 'q.md')
+    """
+    options = ReportOptions.of(options, **fields)
+    data = _collect(source, options)
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    private_file(options.out).write_text(_html(data), encoding="utf-8")  # 0600: a report shows the graph's facts
+    private_file(options.markdown).write_text(_markdown(data, options.out.name), encoding="utf-8")
+    return options.out, options.markdown
 
 
 # ---------------------------------------------------------------------- numbers
 
 
-def _collect(
-    source: ReportSource,
-    *,
-    since: TimeInput | None,
-    until: TimeInput | None,
-    every: str,
-    top: int,
-    now: TimeInput | None,
-    title: str | None,
-    renewals: bool,
-) -> _Data:
+def _collect(source: ReportSource, options: ReportOptions) -> _Data:
     """Everything the report shows, asked of the source once."""
     import polars as pl
 
@@ -198,12 +200,15 @@ def _collect(
     from .analysis._to_date import _scheduled, _to_date
     from .frames import FACTS_SCHEMA
 
+    every, top, now = options.every, options.top, options.now
     counts = source.counts()
     kind = analysis.graph_kind(counts)  # events, states or both (contract §12)
     span = source.span()
     # What happened, told from what is scheduled (after today), each period marked whole or partial; by default
     # the window ends today when the graph plans past it.
-    periods = _to_date(source.churn, span, every=every, since=since, until=until, now=now, renewals=renewals)
+    periods = _to_date(
+        source.churn, span, every=every, since=options.since, until=options.until, now=now, renewals=options.renewals
+    )
     window: tuple[str, str] | None = None
     lo = hi = None
     if periods.height:
@@ -251,7 +256,7 @@ def _collect(
         ("predicates", "predicates", _n(counts.predicates)),
     ]
     if kind != "events":  # state measures: what happened to date, what is scheduled after today
-        scheduled = _scheduled(source.churn, span, now=now, renewals=renewals)
+        scheduled = _scheduled(source.churn, span, now=now, renewals=options.renewals)
         headline += [
             ("current", "current facts", _n(counts.current_facts)),
             ("added", "added in the window", _n(added)),
@@ -280,7 +285,7 @@ def _collect(
         label = "busiest entity (most events)" if kind == "events" else "most volatile entity"
         headline.append(("top-entity", label, str(entities["entity_name"][0])))
     return _Data(
-        title=title or "Knowledge-graph churn report",
+        title=options.title or "Knowledge-graph churn report",
         graph=source.location,
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         every=every,

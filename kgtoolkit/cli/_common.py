@@ -236,8 +236,11 @@ def fail(exc: KGError, status: int = 1, flags: Mapping[str, tuple[str, str | Non
 
 
 def _flags(parameters: list[inspect.Parameter]) -> dict[str, tuple[str, str | None]]:
-    """Each option of a command by its parameter's name: (its flag, its "off" flag of a ``--x/--no-x`` pair)."""
+    """Each option of a command by its parameter's name: (its flag, its "off" flag of a ``--x/--no-x`` pair); an
+    option whose flag is not its parameter's name (``out_path`` as ``--out``) is also found by its flag's name, the
+    library's parameter it passes on."""
     flags: dict[str, tuple[str, str | None]] = {}
+    by_flag: dict[str, tuple[str, str | None]] = {}
     for parameter in parameters:
         info = next((m for m in getattr(parameter.annotation, "__metadata__", ()) if isinstance(m, OptionInfo)), None)
         if info is None:
@@ -249,7 +252,8 @@ def _flags(parameters: list[inspect.Parameter]) -> dict[str, tuple[str, str | No
             if first.strip().startswith("--"):
                 on, off = first.strip(), second.strip() or None
         flags[parameter.name] = (on, off)
-    return flags
+        by_flag[on.removeprefix("--").replace("-", "_")] = (on, off)
+    return by_flag | flags
 
 
 def show_location(call: Call) -> None:

@@ -268,9 +268,10 @@ def report(
     ] = True,
 ) -> Answer:
     """Write a fact-churn report: a self-contained HTML page (charts embedded) and a Markdown summary."""
-    from ..report import churn_report
+    from ..report import ReportOptions, churn_report
 
-    html, markdown = churn_report(kg, since=since, until=until, every=every, out=out_path, renewals=renewals)
+    options = ReportOptions(since=since, until=until, every=every, out=out_path, renewals=renewals)
+    html, markdown = churn_report(kg, options=options)
     return Answer(
         lambda: {"html": str(html), "markdown": str(markdown)},
         lambda: out.print(f"report written to {escape(str(html))} and {escape(str(markdown))}", highlight=False),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .._records import GraphConfig
+from .._report_options import ReportOptions
 from .._report_sources import ReportCounts
 from .._time import TimeInput
 from ..analysis._shared import Moment
@@ -90,6 +91,7 @@ def churn_report(
     config: GraphConfig | None = None,
     labels: Mapping[str, str] | None = None,
     graph: str = "a Spark facts frame",
+    options: ReportOptions | None = None,
     since: TimeInput | None = None,
     until: TimeInput | None = None,
     every: str = "1mo",
@@ -119,6 +121,9 @@ def churn_report(
         The predicates' display labels by id (``kg.predicate_labels()``; default: their ids).
     graph
         The graph's name on the page.
+    options
+        The options below as one :class:`kgtoolkit.report.ReportOptions` (the value
+        :func:`kgtoolkit.report.churn_report` takes); then none of them is given beside it.
     since, until, every, out, top, now, title, renewals
         As :func:`kgtoolkit.report.churn_report` takes them.
 
@@ -142,7 +147,7 @@ def churn_report(
     """
     from ..report import write_churn_report
 
+    mine = dict(since=since, until=until, every=every, out=out, top=top, now=now, title=title, renewals=renewals)
+    chosen = ReportOptions.of(options, **mine)
     source = SparkSource(facts, config or GraphConfig(frozenset(), frozenset(), frozenset()), labels or {}, graph)
-    return write_churn_report(
-        source, since=since, until=until, every=every, out=out, top=top, now=now, title=title, renewals=renewals
-    )
+    return write_churn_report(source, chosen)

@@ -27,7 +27,7 @@ from shared_data import DATA
 
 import kgtoolkit
 from kgtoolkit import KGError, KnowledgeGraph, analysis, frames, io
-from kgtoolkit.report import churn_report
+from kgtoolkit.report import ReportOptions, churn_report
 
 pytest.importorskip("pyspark", reason="kgtoolkit[spark] is not installed")
 if shutil.which("java") is None:
@@ -195,14 +195,9 @@ def test_the_churn_report_from_a_spark_run_equals_the_engines(
     made(kg)
     facts = spark_facts(spark, kg, tmp_path)
     engine = churn_report(kg, out=tmp_path / "engine.html", now=NOW, top=5)
+    options = ReportOptions(out=tmp_path / "spark.html", now=NOW, top=5)  # the keywords, as one value
     run = ks.churn_report(
-        facts,
-        config=kg.config,
-        labels=kg.predicate_labels(),
-        graph=str(kg.location),
-        out=tmp_path / "spark.html",
-        now=NOW,
-        top=5,
+        facts, config=kg.config, labels=kg.predicate_labels(), graph=str(kg.location), options=options
     )
     for ours, theirs in zip(engine, run, strict=True):
         assert _stamped(ours, ("engine.html", "engine.md")) == _stamped(theirs, ("spark.html", "spark.md"))
