@@ -15,16 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..._time import OPEN_START
 from ._rollup_schema import (
     ROLLUP_UPTO,
     RollupKind,
-    _upsert,
-    rollup_bounds_event,
-    rollup_day_sql,
+    rollup_count_upserts,
     rollup_fill_statements,
-    rollup_month_sql,
     rollup_pairs_sql,
+    rollup_triple_join,
 )
 
 
@@ -59,54 +56,14 @@ def rollup_fold_statements(kind: RollupKind) -> list[str]:
     renewals of their triples made again (the renewals' triggers keep the day and month counts of those)."""
     # The new facts read once by their key's range, so no plan walks an index of every fact to group them.
     src = "(WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f"
-    ev = rollup_bounds_event("f")
-    start_day, end_day = rollup_day_sql("f.from_us"), rollup_day_sql("f.to_us")
-    nostart = f"CASE WHEN f.from_us = {OPEN_START} THEN 1 ELSE 0 END"
-    out = []
-    for table, key in (("rollup_days", "day"), ("rollup_months", "month")):
-        s_key = start_day if key == "day" else rollup_month_sql(start_day, kind)
-        e_key = end_day if key == "day" else rollup_month_sql(end_day, kind)
-        both = (
-            f"SELECT f.predicate AS p, {s_key} AS k, {ev} AS ev, 1 AS s, 0 AS e, 0 AS u FROM {src} "
-            f"UNION ALL SELECT f.predicate, {e_key}, {ev}, 0, 1, {nostart} FROM {src}"
-        )
-        out.append(
-            _upsert(
-                table,
-                ("predicate", key, "ev"),
-                ("starts", "ends", "ends_nostart"),
-                f"SELECT p, k, ev, sum(s), sum(e), sum(u) FROM ({both}) b GROUP BY p, k, ev",
-            )
-        )
-    out.append(
-        _upsert(
-            "rollup_predicates",
-            ("predicate",),
-            ("facts", "bound_events", "value_facts"),
-            f"SELECT f.predicate, count(*), sum({ev}), sum(CASE WHEN f.object_id IS NULL THEN 1 ELSE 0 END) "
-            f"FROM {src} GROUP BY f.predicate",
-        )
-    )
-    ends = (
-        f"SELECT f.subject AS k, 1 AS o, 0 AS i FROM {src} "
-        f"UNION ALL SELECT f.object_id, 0, 1 FROM {src} WHERE f.object_id IS NOT NULL"
-    )
-    out.append(
-        _upsert(
-            "rollup_entities",
-            ("entity",),
-            ("outgoing", "incoming"),
-            f"SELECT k, sum(o), sum(i) FROM ({ends}) x GROUP BY k",
-        )
-    )
+    out = rollup_count_upserts([("f", 1, f" FROM {src}")], kind)
     # The renewals of every triple a new fact is in: those of a triple with a single fact are none, so the two
     # statements below read the triple's index and stop.
     touched = f"SELECT DISTINCT f.subject, f.predicate, f.object_key FROM {src}"
-    on = "o.subject = t.subject AND o.predicate = t.predicate AND o.object_key = t.object_key"
     out += [
         f"DELETE FROM rollup_renewals WHERE (subject, predicate, object_key) IN ({touched})",
         "INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) "
-        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {on}"),
+        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {rollup_triple_join('o', 't')}"),
     ]
     return out
 
