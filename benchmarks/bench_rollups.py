@@ -16,7 +16,8 @@ medians and their ratio:
 With ``--base N`` (e.g. 100000): the single writes measured where the fold's reads cost what they cost on a real
 graph. Each side imports ``N`` generated facts (seed 7, untimed) into a graph of its own, copied fresh for every
 round (PostgreSQL: imported again into a new schema); then, timed call by call, ``--ops`` calls of each of
-``add`` (new facts of the generator's shape, seed 3), ``supersede`` and ``invalidate`` (of current facts of the
+``add`` (new facts of the generator's shape, seed 3), ``add_plain`` (``kg.add("bench-s{i}", "bench_rel",
+"bench-o{i}")``: no dates, two new entities; the cheapest add, so the fold's share is largest), ``supersede`` and ``invalidate`` (of current facts of the
 base, different ones for each). The figure per operation is the mean per call of a round (µs), the median over
 rounds: CPU for SQLite (it runs in the process), wall for PostgreSQL (the server's work is in another process),
 the client's CPU beside it.
@@ -127,6 +128,7 @@ def timed(name, calls):
     out[name] = {{"us": spent * per, "client_cpu_us": cpu * per, "server_cpu_us": server * per,
                   "cpu_us": (cpu + server) * per, "calls": done}}
 timed("add", [lambda r=r: kg.add(r[0], r[1], r[2], valid_from=r[3], valid_to=r[4]) for r in new])
+timed("add_plain", [lambda i=i: kg.add(f"bench-s{{i}}", "bench_rel", f"bench-o{{i}}") for i in range(n)])
 timed("supersede", [lambda r=r: kg.supersede(r[0], r[1], r[2], r[2] + " (next)") for r in replaced])
 timed("invalidate", [lambda r=r: kg.invalidate(r[0], r[1], r[2]) for r in ended])
 print(json.dumps(out))
@@ -154,7 +156,7 @@ def single_writes(args: argparse.Namespace) -> dict[str, Any]:
     sides = {"after": str(HERE), "before": args.before}
     engines = ["sqlite", *(["postgresql"] if args.postgres else [])]
     runs: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
-        e: {op: {"after": [], "before": []} for op in ("add", "supersede", "invalidate")} for e in engines
+        e: {op: {"after": [], "before": []} for op in ("add", "add_plain", "supersede", "invalidate")} for e in engines
     }
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         parquet = str(Path(tmp) / "base.parquet")

@@ -6,8 +6,8 @@ An insert into ``facts`` fires no rollup trigger. Instead, every write transacti
 moves to the largest id. So after any committed write the rollups count every fact, and no read has to fold.
 
 Two forms, by how many facts wait. A few (an ``add``, a supersede, a small import): a handful of grouped upserts
-driven by the primary key's range (:func:`rollup_fold_statements`), the renewals of the touched triples made again
-through the renewals' own triggers. Many (a bulk load): the set-wise fill of
+driven by the primary key's range (:func:`rollup_fold_parts`), and when a new fact shares its triple with another, the
+renewals of the touched triples made again through the renewals' own triggers. Many (a bulk load): the set-wise fill of
 :func:`~kgtoolkit.store.engine._rollup_schema.rollup_fill_statements`, which groups them once in a temporary table.
 """
 
@@ -31,7 +31,7 @@ class Cursor(Protocol):
     def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
 
 
-__all__ = ["FEW", "fold_pending", "pending", "rollup_fold_statements"]
+__all__ = ["FEW", "fold_pending", "pending", "rollup_fold_parts", "rollup_fold_statements"]
 
 #: Up to this many waiting fact ids, the fold runs its lean form (upserts over the id range); above, the fill.
 FEW = 5_000
@@ -51,24 +51,35 @@ def _kind(kind: str) -> RollupKind:
     return "sqlite" if kind == "sqlite" else "postgresql"
 
 
-def rollup_fold_statements(kind: RollupKind) -> list[str]:
-    """The lean fold: the facts with an id above ``:upto`` (few) added to every rollup in grouped upserts, and the
-    renewals of their triples made again (the renewals' triggers keep the day and month counts of those)."""
-    # The new facts read once by their key's range, so no plan walks an index of every fact to group them.
-    src = "(WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f"
-    out = rollup_count_upserts([("f", 1, f" FROM {src}")], kind)
-    # The renewals of every triple a new fact is in: those of a triple with a single fact are none, so the two
-    # statements below read the triple's index and stop.
-    touched = f"SELECT DISTINCT f.subject, f.predicate, f.object_key FROM {src}"
-    out += [
-        f"DELETE FROM rollup_renewals WHERE (subject, predicate, object_key) IN ({touched})",
+#: The new facts (ids above ``:upto``) read once by their key's range, so no plan walks an index of every fact.
+_NEW = "(WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f"
+
+
+def rollup_fold_parts(kind: RollupKind) -> tuple[list[str], str, list[str]]:
+    """The lean fold in three parts: the grouped upserts that count the facts with an id above ``:upto``; a query
+    that answers whether one of them shares its triple with another fact; the statements that make the renewals of
+    their triples again (the renewals' triggers keep their day and month counts), needed only then: a renewal pairs
+    two facts of one triple, so a triple held by one fact alone has none."""
+    counts = rollup_count_upserts([("f", 1, f" FROM {_NEW}")], kind)
+    shared = f"EXISTS (SELECT 1 FROM {_NEW} JOIN facts x ON {rollup_triple_join('x', 'f')} AND x.id <> f.id)"
+    touched = f"SELECT DISTINCT f.subject, f.predicate, f.object_key FROM {_NEW}"
+    renewals = [
+        f"DELETE FROM rollup_renewals WHERE (subject, predicate, object_key) IN ({touched}) AND {shared}",
         "INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) "
-        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {rollup_triple_join('o', 't')}"),
+        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {rollup_triple_join('o', 't')}")
+        + f" WHERE {shared}",
     ]
-    return out
+    return counts, f"SELECT {shared}", renewals
 
 
-_LEAN: dict[str, list[tuple[str, bool]]] = {}
+def rollup_fold_statements(kind: RollupKind) -> list[str]:
+    """The lean fold as one list of statements: the facts with an id above ``:upto`` (few) added to every rollup in
+    grouped upserts, and the renewals of their triples made again when another fact shares one."""
+    counts, _, renewals = rollup_fold_parts(kind)
+    return counts + renewals
+
+
+_LEAN: dict[str, tuple[list[str], str, list[str]]] = {}
 _BATCH: dict[str, str] = {}
 
 
@@ -83,15 +94,18 @@ def fold_pending(cur: Cursor, kind: str) -> None:
         for statement in rollup_fill_statements(str(upto) if upto else None, k, types=False):
             cur.execute(statement)
         return
-    if k == "postgresql":  # one round trip to the server: the statements as one batch (the bounds are integers)
+    # PostgreSQL: one round trip to the server, the statements as one batch (the bounds are integers); the renewals'
+    # condition is a one-time filter there, so they cost nothing when no triple is shared.
+    if k == "postgresql":
         batch = _BATCH.get(k) or _BATCH.setdefault(k, "; ".join(rollup_fold_statements(k)))
         cur.execute(f"UPDATE rollup_state SET upto = {int(top)}; " + batch.replace(":upto", str(int(upto))))
         return
     cur.execute("UPDATE rollup_state SET upto = :top", {"top": top})
-    lean = _LEAN.get(k) or _LEAN.setdefault(k, [(s, ":upto" in s) for s in rollup_fold_statements(k)])
+    counts, shared, renewals = _LEAN.get(k) or _LEAN.setdefault(k, rollup_fold_parts(k))
     params = {"upto": upto}
-    for statement, bound in lean:
-        if bound:
+    for statement in counts:
+        cur.execute(statement, params)
+    # SQLite runs the renewals' statement whole even when its condition is false: asked first, they are skipped.
+    if cur.execute(shared, params).fetchone()[0]:
+        for statement in renewals:
             cur.execute(statement, params)
-        else:
-            cur.execute(statement)
