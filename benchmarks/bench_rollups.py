@@ -13,6 +13,15 @@ medians and their ratio:
 * ``import``    ``import_facts`` of ``--import-facts`` generated facts (a Parquet file written once) into a new graph;
 * ``reimport``  the same file imported again into that graph (nothing new).
 
+With ``--base N`` (e.g. 100000): the single writes measured where the fold's reads cost what they cost on a real
+graph. Each side imports ``N`` generated facts (seed 7, untimed) into a graph of its own, copied fresh for every
+round (PostgreSQL: imported again into a new schema); then, timed call by call, ``--ops`` calls of each of
+``add`` (new facts of the generator's shape, seed 3), ``add_plain`` (``kg.add("bench-s{i}", "bench_rel",
+"bench-o{i}")``: no dates, two new entities; the cheapest add, so the fold's share is largest), ``supersede`` and ``invalidate`` (of current facts of the
+base, different ones for each). The figure per operation is the mean per call of a round (µs), the median over
+rounds: CPU for SQLite (it runs in the process), wall for PostgreSQL (the server's work is in another process),
+the client's CPU beside it.
+
 Each figure is the process's CPU seconds (SQLite runs in it) and, beside it, its wall seconds.
 
 **Reads** (``--reads``): on one graph (``--db``, SQLite or PostgreSQL), each question answered from the rollups and
@@ -30,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,6 +75,146 @@ t, w = time.process_time(), time.perf_counter()
 import_facts(kg, frame, on_error="skip")
 print(time.process_time() - t, time.perf_counter() - w)
 """
+
+
+_BASE = """
+import sys, kgtoolkit, polars as pl
+from kgtoolkit.store import import_facts
+import_facts(kgtoolkit.open(sys.argv[1]), pl.read_parquet(sys.argv[2]), on_error="skip")
+"""
+
+_OPS = """
+import glob, json, os, sys, time, kgtoolkit, polars as pl
+from kgtoolkit.generate import generate
+n = {n}
+base = pl.read_parquet(sys.argv[2])
+current = base.filter(pl.col("valid_to").is_null()).unique(["subject", "predicate"], keep="none", maintain_order=True)
+current = current.unique(["subject", "predicate", "object"], keep="none", maintain_order=True)
+rows = current.select("subject", "predicate", "object").rows()
+ended, replaced = rows[:n], rows[n : 2 * n]
+new = generate(n, seed=3).select("subject", "predicate", "object", "valid_from", "valid_to").rows()
+kg = kgtoolkit.open(sys.argv[1])
+kg.add("warm", "up", "graph")
+clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
+out = {{}}
+postmaster = int(open(sys.argv[4]).readline()) if len(sys.argv) > 4 else 0
+def server_cpu():
+    # CPU seconds of the PostgreSQL server's processes (its postmaster's children), 0 for SQLite.
+    if not postmaster:
+        return 0.0
+    ticks = 0
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == postmaster:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+def timed(name, calls):
+    spent, cpu, done = 0.0, 0.0, 0
+    server = -server_cpu()
+    for call in calls:
+        t, c = clock(), time.process_time()
+        try:
+            call()
+        except kgtoolkit.KGError:
+            continue
+        spent += clock() - t
+        cpu += time.process_time() - c
+        done += 1
+    server += server_cpu()
+    per = 1e6 / max(done, 1)
+    out[name] = {{"us": spent * per, "client_cpu_us": cpu * per, "server_cpu_us": server * per,
+                  "cpu_us": (cpu + server) * per, "calls": done}}
+timed("add", [lambda r=r: kg.add(r[0], r[1], r[2], valid_from=r[3], valid_to=r[4]) for r in new])
+timed("add_plain", [lambda i=i: kg.add(f"bench-s{{i}}", "bench_rel", f"bench-o{{i}}") for i in range(n)])
+timed("supersede", [lambda r=r: kg.supersede(r[0], r[1], r[2], r[2] + " (next)") for r in replaced])
+timed("invalidate", [lambda r=r: kg.invalidate(r[0], r[1], r[2]) for r in ended])
+print(json.dumps(out))
+"""
+
+
+def _ops(path: str, db: str, base: str, clock: str, n: int, *server: str) -> dict[str, Any]:
+    """One side's single writes into its base graph ``db``, in a fresh process: per operation, µs per call.
+    ``server``: the PostgreSQL server's ``postmaster.pid``, whose processes' CPU is counted too."""
+    env = {**os.environ, "PYTHONPATH": path}
+    script = _OPS.format(n=n)
+    argv = [sys.executable, "-c", script, db, base, clock, *server]
+    out = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    got: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return got
+
+
+def single_writes(args: argparse.Namespace) -> dict[str, Any]:
+    """``add``, ``supersede`` and ``invalidate`` one by one into a base graph of ``--base`` facts, both sides in the
+    same rounds, alternated (which side goes first alternates too); SQLite, and PostgreSQL with ``--postgres``."""
+    from kgtoolkit.generate import generate
+
+    sides = {"after": str(HERE), "before": args.before}
+    engines = ["sqlite", *(["postgresql"] if args.postgres else [])]
+    runs: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
+        e: {op: {"after": [], "before": []} for op in ("add", "add_plain", "supersede", "invalidate")} for e in engines
+    }
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        parquet = str(Path(tmp) / "base.parquet")
+        generate(args.base, seed=7).write_parquet(parquet)
+        bases = {}
+        for side, path in sides.items():
+            bases[side] = str(Path(tmp) / f"base-{side}.sqlite3")
+            subprocess.run(
+                [sys.executable, "-c", _BASE, bases[side], parquet], env={**os.environ, "PYTHONPATH": path}, check=True
+            )
+        server = _postgres() if args.postgres else None
+        for r in range(args.repeat):
+            order = list(sides.items()) if r % 2 == 0 else list(reversed(sides.items()))
+            for side, path in order:
+                db = str(Path(tmp) / f"ops-{side}-{r}.sqlite3")
+                shutil.copyfile(bases[side], db)
+                for op, got in _ops(path, db, parquet, "cpu", args.ops).items():
+                    runs["sqlite"][op][side].append(got)
+                for leftover in (db, f"{db}-wal", f"{db}-shm"):
+                    if os.path.exists(leftover):
+                        os.remove(leftover)
+                if server is not None:
+                    schema = server.new_schema()
+                    env = {**os.environ, "PYTHONPATH": path}
+                    subprocess.run([sys.executable, "-c", _BASE, schema, parquet], env=env, check=True)
+                    pid = str(server.folder / "data" / "postmaster.pid")
+                    for op, got in _ops(path, schema, parquet, "wall", args.ops, pid).items():
+                        runs["postgresql"][op][side].append(got)
+                print(
+                    side,
+                    r,
+                    {e: {op: round(v[side][-1]["cpu_us"]) for op, v in runs[e].items()} for e in engines},
+                    os.getloadavg(),
+                    flush=True,
+                )
+        if server is not None:
+            server.stop()
+    out: dict[str, Any] = {
+        "base_facts": args.base,
+        "ops": args.ops,
+        "figure": "CPU per call: the process's (SQLite runs in it); PostgreSQL's adds its server processes' CPU",
+    }
+    for e in engines:
+        for op, v in runs[e].items():
+            after = statistics.median(x["cpu_us"] for x in v["after"])
+            before = statistics.median(x["cpu_us"] for x in v["before"])
+            wall_a = statistics.median(x["us"] for x in v["after"])
+            wall_b = statistics.median(x["us"] for x in v["before"])
+            out[f"{e} {op}"] = {
+                "after_us": after,
+                "before_us": before,
+                "ratio": after / before,
+                "clock_after_us": wall_a,
+                "clock_before_us": wall_b,
+                "runs": v,
+            }
+            print(e, op, f"{before:.0f} -> {after:.0f} us, {after / before:.2f}x", flush=True)
+    return out
 
 
 def _run(code: str, path: str, script: str, *args: str) -> tuple[float, float]:
@@ -272,6 +422,8 @@ def main() -> None:
     parser.add_argument("--pages", action="store_true", help="with --reads: time the dashboard's first-view steps too")
     parser.add_argument("--db")
     parser.add_argument("--adds", type=int, default=2000)
+    parser.add_argument("--base", type=int, default=0, help="with --writes: single writes into a graph of this many")
+    parser.add_argument("--ops", type=int, default=300, help="with --base: calls of each single write")
     parser.add_argument("--import-facts", type=int, default=0)
     parser.add_argument("--before", default="/work/main")
     parser.add_argument("--postgres", action="store_true", help="also the adds into a throwaway PostgreSQL server")
@@ -280,7 +432,9 @@ def main() -> None:
     parser.add_argument("--json")
     args = parser.parse_args()
     result: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_start": os.getloadavg()}
-    if args.writes:
+    if args.writes and args.base:
+        result["single_writes"] = single_writes(args)
+    if args.writes and (args.adds or args.import_facts):
         result["writes"] = writes(args)
     if args.reads:
         result["db"] = "postgresql" if str(args.db).startswith("postgresql") else "sqlite"

@@ -29,6 +29,8 @@ from kgtoolkit.store import (
     scan_only,
 )
 from kgtoolkit.store.engine import FEW
+from kgtoolkit.store.engine._rollup_schema import rollup_trigger_drops, rollup_trigger_refresh
+from kgtoolkit.store.engine._schema import MIGRATIONS
 from kgtoolkit.store.ops._rollups import covered
 
 NAMES = ("Ada", "Bo", "Cy", "Dee")
@@ -324,3 +326,24 @@ def test_facts_an_earlier_version_left_unfolded(kg: kgtoolkit.KnowledgeGraph, db
         assert_twins(again)
     finally:
         again.close()
+
+
+def test_a_graph_with_the_rollup_triggers_of_an_earlier_version_gains_these(db_path: Path | str) -> None:
+    """The schema step that makes the rollup triggers again: a graph of the version before it, whatever rollup
+    triggers it had (here none), keeps its rollups exact through every kind of change after its next open."""
+    with kgtoolkit.open(db_path, create=True) as kg:
+        _story(kg)
+    kind = "postgresql" if str(db_path).startswith("postgresql://") else "sqlite"
+    step = max(i for i, made in enumerate(MIGRATIONS[kind]) if made == rollup_trigger_refresh(kind))
+    version = (
+        f"UPDATE kgtoolkit_schema SET version = {step}" if kind == "postgresql" else f"PRAGMA user_version = {step}"
+    )
+    run_sql(db_path, *undo_steps(step + 1, kind), *rollup_trigger_drops(kind), version)
+    with kgtoolkit.open(db_path) as kg:
+        kg.add("Eve", "lives_in", "Bo", valid_from="2024-01-05")
+        kg.invalidate("Eve", "lives_in", "Bo", ended="2024-03-01")
+        kg.add("Eve", "lives_in", "Bo", valid_from="2024-03-02")  # a renewal
+        kg.supersede("Eve", "lives_in", "Bo", "Cy", at="2024-09-01")
+        kg.merge("Dee", "Cy")
+        kg.rename_predicate("met", "knows")
+        assert_twins(kg)

@@ -6,8 +6,8 @@ An insert into ``facts`` fires no rollup trigger. Instead, every write transacti
 moves to the largest id. So after any committed write the rollups count every fact, and no read has to fold.
 
 Two forms, by how many facts wait. A few (an ``add``, a supersede, a small import): a handful of grouped upserts
-driven by the primary key's range (:func:`rollup_fold_statements`), the renewals of the touched triples made again
-through the renewals' own triggers. Many (a bulk load): the set-wise fill of
+driven by the primary key's range (:func:`rollup_fold_parts`), and when a new fact shares its triple with another, the
+renewals of the touched triples made again through the renewals' own triggers. Many (a bulk load): the set-wise fill of
 :func:`~kgtoolkit.store.engine._rollup_schema.rollup_fill_statements`, which groups them once in a temporary table.
 """
 
@@ -15,16 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..._time import OPEN_START
 from ._rollup_schema import (
     ROLLUP_UPTO,
     RollupKind,
-    _upsert,
-    rollup_bounds_event,
-    rollup_day_sql,
+    rollup_count_upserts,
     rollup_fill_statements,
-    rollup_month_sql,
     rollup_pairs_sql,
+    rollup_triple_join,
 )
 
 
@@ -34,7 +31,7 @@ class Cursor(Protocol):
     def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
 
 
-__all__ = ["FEW", "fold_pending", "pending", "rollup_fold_statements"]
+__all__ = ["FEW", "fold_pending", "pending", "rollup_fold_parts", "rollup_fold_statements"]
 
 #: Up to this many waiting fact ids, the fold runs its lean form (upserts over the id range); above, the fill.
 FEW = 5_000
@@ -54,64 +51,35 @@ def _kind(kind: str) -> RollupKind:
     return "sqlite" if kind == "sqlite" else "postgresql"
 
 
-def rollup_fold_statements(kind: RollupKind) -> list[str]:
-    """The lean fold: the facts with an id above ``:upto`` (few) added to every rollup in grouped upserts, and the
-    renewals of their triples made again (the renewals' triggers keep the day and month counts of those)."""
-    # The new facts read once by their key's range, so no plan walks an index of every fact to group them.
-    src = "(WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f"
-    ev = rollup_bounds_event("f")
-    start_day, end_day = rollup_day_sql("f.from_us"), rollup_day_sql("f.to_us")
-    nostart = f"CASE WHEN f.from_us = {OPEN_START} THEN 1 ELSE 0 END"
-    out = []
-    for table, key in (("rollup_days", "day"), ("rollup_months", "month")):
-        s_key = start_day if key == "day" else rollup_month_sql(start_day, kind)
-        e_key = end_day if key == "day" else rollup_month_sql(end_day, kind)
-        both = (
-            f"SELECT f.predicate AS p, {s_key} AS k, {ev} AS ev, 1 AS s, 0 AS e, 0 AS u FROM {src} "
-            f"UNION ALL SELECT f.predicate, {e_key}, {ev}, 0, 1, {nostart} FROM {src}"
-        )
-        out.append(
-            _upsert(
-                table,
-                ("predicate", key, "ev"),
-                ("starts", "ends", "ends_nostart"),
-                f"SELECT p, k, ev, sum(s), sum(e), sum(u) FROM ({both}) b GROUP BY p, k, ev",
-            )
-        )
-    out.append(
-        _upsert(
-            "rollup_predicates",
-            ("predicate",),
-            ("facts", "bound_events", "value_facts"),
-            f"SELECT f.predicate, count(*), sum({ev}), sum(CASE WHEN f.object_id IS NULL THEN 1 ELSE 0 END) "
-            f"FROM {src} GROUP BY f.predicate",
-        )
-    )
-    ends = (
-        f"SELECT f.subject AS k, 1 AS o, 0 AS i FROM {src} "
-        f"UNION ALL SELECT f.object_id, 0, 1 FROM {src} WHERE f.object_id IS NOT NULL"
-    )
-    out.append(
-        _upsert(
-            "rollup_entities",
-            ("entity",),
-            ("outgoing", "incoming"),
-            f"SELECT k, sum(o), sum(i) FROM ({ends}) x GROUP BY k",
-        )
-    )
-    # The renewals of every triple a new fact is in: those of a triple with a single fact are none, so the two
-    # statements below read the triple's index and stop.
-    touched = f"SELECT DISTINCT f.subject, f.predicate, f.object_key FROM {src}"
-    on = "o.subject = t.subject AND o.predicate = t.predicate AND o.object_key = t.object_key"
-    out += [
-        f"DELETE FROM rollup_renewals WHERE (subject, predicate, object_key) IN ({touched})",
+#: The new facts (ids above ``:upto``) read once by their key's range, so no plan walks an index of every fact.
+_NEW = "(WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f"
+
+
+def rollup_fold_parts(kind: RollupKind) -> tuple[list[str], str, list[str]]:
+    """The lean fold in three parts: the grouped upserts that count the facts with an id above ``:upto``; a query
+    that answers whether one of them shares its triple with another fact; the statements that make the renewals of
+    their triples again (the renewals' triggers keep their day and month counts), needed only then: a renewal pairs
+    two facts of one triple, so a triple held by one fact alone has none."""
+    counts = rollup_count_upserts([("f", 1, f" FROM {_NEW}")], kind)
+    shared = f"EXISTS (SELECT 1 FROM {_NEW} JOIN facts x ON {rollup_triple_join('x', 'f')} AND x.id <> f.id)"
+    touched = f"SELECT DISTINCT f.subject, f.predicate, f.object_key FROM {_NEW}"
+    renewals = [
+        f"DELETE FROM rollup_renewals WHERE (subject, predicate, object_key) IN ({touched}) AND {shared}",
         "INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) "
-        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {on}"),
+        + rollup_pairs_sql("", f"({touched}) t JOIN facts o ON {rollup_triple_join('o', 't')}")
+        + f" WHERE {shared}",
     ]
-    return out
+    return counts, f"SELECT {shared}", renewals
 
 
-_LEAN: dict[str, list[tuple[str, bool]]] = {}
+def rollup_fold_statements(kind: RollupKind) -> list[str]:
+    """The lean fold as one list of statements: the facts with an id above ``:upto`` (few) added to every rollup in
+    grouped upserts, and the renewals of their triples made again when another fact shares one."""
+    counts, _, renewals = rollup_fold_parts(kind)
+    return counts + renewals
+
+
+_LEAN: dict[str, tuple[list[str], str, list[str]]] = {}
 _BATCH: dict[str, str] = {}
 
 
@@ -126,15 +94,18 @@ def fold_pending(cur: Cursor, kind: str) -> None:
         for statement in rollup_fill_statements(str(upto) if upto else None, k, types=False):
             cur.execute(statement)
         return
-    if k == "postgresql":  # one round trip to the server: the statements as one batch (the bounds are integers)
+    # PostgreSQL: one round trip to the server, the statements as one batch (the bounds are integers); the renewals'
+    # condition is a one-time filter there, so they cost nothing when no triple is shared.
+    if k == "postgresql":
         batch = _BATCH.get(k) or _BATCH.setdefault(k, "; ".join(rollup_fold_statements(k)))
         cur.execute(f"UPDATE rollup_state SET upto = {int(top)}; " + batch.replace(":upto", str(int(upto))))
         return
     cur.execute("UPDATE rollup_state SET upto = :top", {"top": top})
-    lean = _LEAN.get(k) or _LEAN.setdefault(k, [(s, ":upto" in s) for s in rollup_fold_statements(k)])
+    counts, shared, renewals = _LEAN.get(k) or _LEAN.setdefault(k, rollup_fold_parts(k))
     params = {"upto": upto}
-    for statement, bound in lean:
-        if bound:
+    for statement in counts:
+        cur.execute(statement, params)
+    # SQLite runs the renewals' statement whole even when its condition is false: asked first, they are skipped.
+    if cur.execute(shared, params).fetchone()[0]:
+        for statement in renewals:
             cur.execute(statement, params)
-        else:
-            cur.execute(statement)

@@ -25,8 +25,10 @@ __all__ = [
     "ROLLUP_TABLES",
     "ROLLUP_UPTO",
     "RollupKind",
+    "RowSource",
     "rollup_bounds_event",
     "rollup_clear_statements",
+    "rollup_count_upserts",
     "rollup_day_sql",
     "rollup_fill_statements",
     "rollup_migration",
@@ -35,6 +37,7 @@ __all__ = [
     "rollup_trigger_drops",
     "rollup_trigger_refresh",
     "rollup_triggers",
+    "rollup_triple_join",
 ]
 
 RollupKind = Literal["sqlite", "postgresql"]
@@ -103,43 +106,68 @@ def _upsert(table: str, keys: Sequence[str], counts: Sequence[str], select: str)
 # ---------------------------------------------------------------------- the triggers' statements
 
 
-def _row_statements(r: str, sign: int, kind: str) -> list[str]:
-    """The statements that add (``sign`` 1) or take away (−1) the facts row ``r`` (``new``/``old``) in every rollup
-    but the renewals: four statements (a start and an end summed in one, as one day's when they fall on it)."""
-    ev = rollup_bounds_event(r)
-    start_day, end_day = rollup_day_sql(f"{r}.from_us"), rollup_day_sql(f"{r}.to_us")
-    nostart = f"{sign} * (CASE WHEN {r}.from_us = {OPEN_START} THEN 1 ELSE 0 END)"
-    out = []
-    for table, key in (("rollup_days", "day"), ("rollup_months", "month")):
-        s_key = start_day if key == "day" else rollup_month_sql(start_day, kind)
-        e_key = end_day if key == "day" else rollup_month_sql(end_day, kind)
-        both = (
-            f"SELECT {r}.predicate AS p, {s_key} AS k, {sign} AS s, 0 AS e, 0 AS u UNION ALL "
-            f"SELECT {r}.predicate, {e_key}, 0, {sign}, {nostart}"
+#: Facts rows to count: the rows' alias, the sign they are counted with (1 added, −1 taken away), and the clause they
+#: are read from (`` FROM … f`` for a set of rows; empty for a trigger's ``old`` or ``new``).
+RowSource = tuple[str, int, str]
+
+
+def rollup_count_upserts(rows: Sequence[RowSource], kind: str) -> list[str]:
+    """The facts rows of ``rows`` added to (or taken from) every count but the renewals': one grouped upsert per table
+    (days, months, predicates, entities). A key whose counts sum to nothing is not written (a trigger's old and new
+    row of an update cancel where they agree), so a change writes only the counts it moves."""
+    day_parts: list[str] = []
+    month_parts: list[str] = []
+    pred_parts: list[str] = []
+    ent_parts: list[str] = []
+    for r, sign, source in rows:
+        ev = rollup_bounds_event(r)
+        start_day, end_day = rollup_day_sql(f"{r}.from_us"), rollup_day_sql(f"{r}.to_us")
+        nostart = f"CASE WHEN {r}.from_us = {OPEN_START} THEN {sign} ELSE 0 END"
+        for parts, s_key, e_key in (
+            (day_parts, start_day, end_day),
+            (month_parts, rollup_month_sql(start_day, kind), rollup_month_sql(end_day, kind)),
+        ):
+            parts += [
+                f"SELECT {r}.predicate AS p, {s_key} AS k, {ev} AS ev, {sign} AS s, 0 AS e, 0 AS u{source}",
+                f"SELECT {r}.predicate, {e_key}, {ev}, 0, {sign}, {nostart}{source}",
+            ]
+        pred_parts.append(
+            f"SELECT {r}.predicate AS p, {sign} AS n, {sign} * {ev} AS e, "
+            f"CASE WHEN {r}.object_id IS NULL THEN {sign} ELSE 0 END AS v{source}"
         )
-        out.append(
-            _upsert(
-                table,
-                ("predicate", key, "ev"),
-                ("starts", "ends", "ends_nostart"),
-                f"SELECT p, k, {ev}, sum(s), sum(e), sum(u) FROM ({both}) b GROUP BY p, k",
-            )
+        ent_parts += [
+            f"SELECT {r}.subject AS k, {sign} AS o, 0 AS i{source}",
+            f"SELECT {r}.object_id, 0, {sign}{source} WHERE {r}.object_id IS NOT NULL",
+        ]
+
+    def grouped(parts: list[str], keys: str, sums: Sequence[str]) -> str:
+        moved = " OR ".join(f"sum({c}) <> 0" for c in sums)
+        return (
+            f"SELECT {keys}, {', '.join(f'sum({c})' for c in sums)} FROM ({' UNION ALL '.join(parts)}) x "
+            f"GROUP BY {keys} HAVING {moved}"
         )
-    out.append(
+
+    day_counts = ("starts", "ends", "ends_nostart")
+    return [
+        _upsert("rollup_days", ("predicate", "day", "ev"), day_counts, grouped(day_parts, "p, k, ev", ("s", "e", "u"))),
+        _upsert(
+            "rollup_months", ("predicate", "month", "ev"), day_counts, grouped(month_parts, "p, k, ev", ("s", "e", "u"))
+        ),
         _upsert(
             "rollup_predicates",
             ("predicate",),
             ("facts", "bound_events", "value_facts"),
-            f"SELECT {r}.predicate AS p, {sign} AS n, {sign} * {ev} AS e, "
-            f"{sign} * (CASE WHEN {r}.object_id IS NULL THEN 1 ELSE 0 END) AS v",
-        )
-    )
-    ends = (
-        f"SELECT {r}.subject AS k, {sign} AS o, CASE WHEN {r}.object_id = {r}.subject THEN {sign} ELSE 0 END AS i "
-        f"UNION ALL SELECT {r}.object_id, 0, {sign} WHERE {r}.object_id IS NOT NULL AND {r}.object_id <> {r}.subject"
-    )
-    out.append(_upsert("rollup_entities", ("entity",), ("outgoing", "incoming"), ends))
-    return out
+            grouped(pred_parts, "p", ("n", "e", "v")),
+        ),
+        _upsert("rollup_entities", ("entity",), ("outgoing", "incoming"), grouped(ent_parts, "k", ("o", "i"))),
+    ]
+
+
+def rollup_triple_join(o: str, t: str) -> str:
+    """``o`` and ``t`` on one triple. SQLite's planner, without statistics, would look the facts up through
+    ``facts_predicate`` (predicate, object_key), a range of thousands of rows for a common object; the key's
+    ``|| ''`` leaves it ``facts_subject`` (subject, predicate), a range of a few."""
+    return f"{o}.subject = {t}.subject AND {o}.predicate = {t}.predicate AND {o}.object_key || '' = {t}.object_key"
 
 
 def rollup_pairs_sql(where_old: str, old_source: str = "facts o") -> str:
@@ -155,10 +183,7 @@ def rollup_pairs_sql(where_old: str, old_source: str = "facts o") -> str:
 def _triple_statements(r: str) -> list[str]:
     """The renewals of the triple of facts row ``r`` made again (the renewals' own triggers keep the day counts)."""
     same = f"subject = {r}.subject AND predicate = {r}.predicate AND object_key = {r}.object_key"
-    where_old = (
-        f" AND o.subject = {r}.subject AND o.predicate = {r}.predicate AND o.object_key = {r}.object_key"
-        f" AND o.id <= {ROLLUP_UPTO} AND n.id <= {ROLLUP_UPTO}"
-    )
+    where_old = f" AND {rollup_triple_join('o', r)} AND o.id <= {ROLLUP_UPTO} AND n.id <= {ROLLUP_UPTO}"
     return [
         f"DELETE FROM rollup_renewals WHERE {same}",
         f"INSERT INTO rollup_renewals(old_id, new_id, subject, predicate, object_key, e, s) {rollup_pairs_sql(where_old)}",
@@ -168,10 +193,7 @@ def _triple_statements(r: str) -> list[str]:
 def _triple_shared(r: str) -> str:
     """True when another fact has the triple of facts row ``r``: a renewal pairs two facts of one triple, so a triple
     held by one fact alone has none to make again (an index seek, where remaking them is a search of the triple)."""
-    return (
-        f"EXISTS (SELECT 1 FROM facts x WHERE x.subject = {r}.subject AND x.predicate = {r}.predicate "
-        f"AND x.object_key = {r}.object_key AND x.id <> {r}.id)"
-    )
+    return f"EXISTS (SELECT 1 FROM facts x WHERE {rollup_triple_join('x', r)} AND x.id <> {r}.id)"
 
 
 def _renewal_statements(r: str, sign: int, kind: str) -> list[str]:
@@ -210,7 +232,7 @@ def _sqlite_triggers() -> dict[str, str]:
     return {
         "rollup_fact_update": f"CREATE TRIGGER rollup_fact_update AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} ON facts "
         f"WHEN old.id <= {ROLLUP_UPTO} BEGIN "
-        f"{body(_row_statements('old', -1, 'sqlite') + _row_statements('new', 1, 'sqlite'))} END",
+        f"{body(rollup_count_upserts([('old', -1, ''), ('new', 1, '')], 'sqlite'))} END",
         "rollup_fact_update_triple": f"CREATE TRIGGER rollup_fact_update_triple AFTER UPDATE OF {_FACT_COLUMNS_WATCHED} "
         f"ON facts WHEN old.id <= {ROLLUP_UPTO} AND {_triple_shared('new')} BEGIN {body(_triple_statements('new'))} END",
         # A fact moved to another triple (a merge, a rename) leaves its old triple's renewals to be made again too.
@@ -218,7 +240,7 @@ def _sqlite_triggers() -> dict[str, str]:
         f"WHEN old.id <= {ROLLUP_UPTO} AND ({triple_changed}) AND {_triple_shared('old')} "
         f"BEGIN {body(_triple_statements('old'))} END",
         "rollup_fact_delete": f"CREATE TRIGGER rollup_fact_delete AFTER DELETE ON facts WHEN old.id <= {ROLLUP_UPTO} BEGIN "
-        f"{body(_row_statements('old', -1, 'sqlite'))} END",
+        f"{body(rollup_count_upserts([('old', -1, '')], 'sqlite'))} END",
         "rollup_fact_delete_triple": f"CREATE TRIGGER rollup_fact_delete_triple AFTER DELETE ON facts "
         f"WHEN old.id <= {ROLLUP_UPTO} AND {_triple_shared('old')} BEGIN {body(_triple_statements('old'))} END",
         "rollup_renewal_insert": "CREATE TRIGGER rollup_renewal_insert AFTER INSERT ON rollup_renewals "
@@ -249,8 +271,8 @@ def _postgres_triggers() -> dict[str, str]:
     facts_fn = f"""CREATE FUNCTION kgtoolkit_rollup_facts() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
             IF OLD.id > {ROLLUP_UPTO} THEN RETURN NULL; END IF;
-            {body(_row_statements("OLD", -1, "postgresql"))}
-            IF TG_OP = 'UPDATE' THEN {body(_row_statements("NEW", 1, "postgresql"))} END IF;
+            IF TG_OP = 'UPDATE' THEN {body(rollup_count_upserts([("OLD", -1, ""), ("NEW", 1, "")], "postgresql"))}
+            ELSE {body(rollup_count_upserts([("OLD", -1, "")], "postgresql"))} END IF;
             IF TG_OP = 'UPDATE' AND {_triple_shared("NEW")} THEN {body(_triple_statements("NEW"))} END IF;
             IF (TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({triple_changed}))) AND {_triple_shared("OLD")} THEN
                 {body(_triple_statements("OLD"))}

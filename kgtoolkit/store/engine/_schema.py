@@ -487,6 +487,11 @@ from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E4
 _SQLITE.append(_triggers_step("sqlite"))
 _POSTGRES.append(_triggers_step("postgresql"))
 
+# The rollup triggers made again: one grouped upsert per table for an update's old and new row together (the keys
+# they agree on not written), and a triple's facts looked up by subject and predicate.
+_SQLITE.append(_triggers_step("sqlite"))
+_POSTGRES.append(_triggers_step("postgresql"))
+
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)
