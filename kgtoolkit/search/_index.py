@@ -26,11 +26,12 @@ from ..graph import KnowledgeGraph
 from ..store.reads import _search as store
 from . import _background, _fusion
 from ._background import _SAMPLE, BuildEstimate, build_lock, building, start_build
+from ._compose import build_mode, index_name
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder
 from ._rank import _QueryVectors, _Ranking
 from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
-from ._sync import Progress, _missing_hashes, _needs_rebuild, _texts, _update_parts, _Vectors
+from ._sync import Progress, _missing_hashes, _needs_rebuild, _texts, _triples, _update_parts, _Vectors
 from ._texts import _text_hash
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ class SearchIndex:
         self.kg = kg
         self.embedder = embedder
         self.directory = directory  # <db>.search, a cache folder for PostgreSQL, or None (in memory)
-        self.folder = directory / _slug(embedder.name) if directory is not None else None
+        self.name = index_name(embedder.name, build_mode())  # the model's, or its composed index's
+        self.folder = directory / _slug(self.name) if directory is not None else None
         self._lock = threading.RLock()
         self._parts: dict[str, _Part] = _empty_parts()
         self._mark: store.Watermark | None = None  # what the parts cover (None: unknown, a full comparison)
@@ -105,7 +107,7 @@ class SearchIndex:
             self._state, self._reason = "missing", "no index on disk yet"
             return
         try:
-            parts, manifest = _read_index(self.folder, self.embedder.name, create=self.writable)
+            parts, manifest = _read_index(self.folder, self.name, create=self.writable)
         except _UNREADABLE as exc:
             self._parts = _empty_parts()
             self._state, self._reason = "corrupt", f"the index in {self.folder} is unusable ({exc}); rebuilding"
@@ -120,7 +122,7 @@ class SearchIndex:
         _write_index(
             self.folder,
             self._parts,
-            model=self.embedder.name,
+            model=self.name,
             dim=self._dim,
             watermark=None if self._mark is None else self._mark.to_json(),
             location=str(self.kg.location),
@@ -207,7 +209,7 @@ class SearchIndex:
                 self._load()  # a builder may have written it since
             loaded = self._state == "loaded"
             read = self._read() if loaded else store.graph_texts(self.kg)
-            vectors = _Vectors(self.embedder, self.cache, self.dim)
+            vectors = _Vectors(self.embedder, self.cache, self.dim, self.name, _triples(read))
             texts = _texts(read)
             missing = _missing_hashes(self._parts if loaded else _empty_parts(), texts, vectors)
             if not sample or not missing:
@@ -277,7 +279,7 @@ class SearchIndex:
                 state, reason = "fresh", "the index covers every fact and memory"
             token = store.change_token(self.kg)  # before reading: a write after this is seen next time
             read = self._read() if state == "fresh" else store.graph_texts(self.kg)
-            vectors = _Vectors(self.embedder, self.cache, self.dim)
+            vectors = _Vectors(self.embedder, self.cache, self.dim, self.name, _triples(read))
             reports, counter = _update_parts(self._parts, _texts(read), vectors, progress, complete=read.complete)
             changed = [k for k in _PARTS if reports[k].added or reports[k].changed or reports[k].removed]
             if state == "fresh" and changed:
@@ -348,7 +350,7 @@ class SearchIndex:
         with self._lock:
             synced = self._refresh(progress)
             vector = self._query_vector(query)
-            ranking = _Ranking(self.kg, self._parts, self.cache, self.embedder.name, self.dim)
+            ranking = _Ranking(self.kg, self._parts, self.cache, self.name, self.dim)
             named, hits = _fusion.rank(
                 self.kg,
                 query,
