@@ -13,6 +13,7 @@ catches up the same way, from the embedding cache.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import threading
 import time
@@ -201,9 +202,10 @@ class SearchIndex:
         return store.graph_texts(self.kg)
 
     def estimate(self, *, sample: bool = True) -> BuildEstimate:
-        """What bringing the index in step will cost: how many texts the model must embed (the embedding cache
-        serves the rest) and, with ``sample``, about how long, from a sample of them embedded now (and kept in the
-        cache, so the build does not embed them again). Reads the graph's texts; writes no index file."""
+        """What bringing the index in step will cost: how many texts need a vector (the embedding cache serves the
+        rest) and, with ``sample``, about how long, from a sample of them embedded now (and kept in the cache, so
+        the build does not embed them again) and how many texts the model will run (fewer when fact texts are
+        composed from their parts). Reads the graph's texts; writes no index file."""
         with self._lock:
             if self._state in ("missing", "corrupt"):
                 self._load()  # a builder may have written it since
@@ -214,14 +216,9 @@ class SearchIndex:
             missing = _missing_hashes(self._parts if loaded else _empty_parts(), texts, vectors)
             if not sample or not missing:
                 return BuildEstimate(len(missing), None, 0.0)
-            picked: dict[bytes, str] = {}
-            for kind in _PARTS:
-                for text in texts[kind].values():
-                    h = _text_hash(text)
-                    if h in missing and h not in picked:
-                        picked[h] = text
-                        if len(picked) >= _SAMPLE:
-                            break
+            pending = {h: t for kind in _PARTS for t in texts[kind].values() if (h := _text_hash(t)) in missing}
+            work = vectors.model_texts(pending)  # fewer than the texts when they are composed from their parts
+            picked = dict(itertools.islice(pending.items(), _SAMPLE))
             items = list(picked.items())
             warm = dict(items[: min(8, len(items) // 2)])  # the model's load is not the rate
             vectors.get(warm, None, None)
@@ -229,7 +226,7 @@ class SearchIndex:
             started = time.perf_counter()
             vectors.get(timed, None, None)
             elapsed = time.perf_counter() - started
-            rate = len(timed) / elapsed if timed and elapsed > 0 else None
+            rate = len(timed) / elapsed * len(missing) / max(work, 1) if timed and elapsed > 0 else None
             left = len(missing) - len(picked)
             return BuildEstimate(len(missing), rate, left / rate if rate else 0.0)
 

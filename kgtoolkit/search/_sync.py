@@ -64,6 +64,16 @@ class _Vectors:
             rest -= set(unpack_all(self.cache, self.embedder.name, sorted(rest), self.dim))
         return rest
 
+    def model_texts(self, by_hash: Mapping[bytes, str]) -> int:
+        """How many texts the model will run to give these (uncached) texts vectors: each one, or, for a batch
+        that is composed, the sample, the parts not cached yet and the texts that are not facts."""
+        facts = [t for t in by_hash.values() if t in self.triples]
+        if self.own == self.embedder.name or len(facts) <= _compose.FULL_BELOW:
+            return len(by_hash)
+        names = {_text_hash(n) for t in facts for n in map(_compose.part_text, self.triples[t])}
+        parts = _Vectors(self.embedder, self.cache, self.dim).uncached(names)
+        return len(by_hash) - len(facts) + min(len(facts), _compose.FIT) + len(parts)
+
     def get(
         self, by_hash: Mapping[bytes, str], counter: dict[str, int] | None, step: Callable[[int], None] | None
     ) -> dict[bytes, np.ndarray]:
