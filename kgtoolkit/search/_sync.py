@@ -161,6 +161,20 @@ class _Vectors:
         return vectors
 
 
+@dataclasses.dataclass(frozen=True)
+class _Rows:
+    """The vectors of ``order`` (text hashes, one per index row), stacked on demand (:class:`._faiss.Rows`)."""
+
+    order: list[bytes]
+    vectors: Mapping[bytes, np.ndarray]
+
+    def __getitem__(self, which: slice | np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        picked = self.order[which] if isinstance(which, slice) else [self.order[int(i)] for i in which]
+        return np.stack([self.vectors[h] for h in picked]).astype(np.float32, copy=False)
+
+
 def _texts(read: store.GraphTexts) -> dict[str, dict[Any, str]]:
     """The texts to embed per kind (key → text) of one read of the graph."""
     return {"facts": {fid: fact_text(s, p, o) for fid, s, p, o in read.facts}, "memories": dict(read.memories)}
@@ -215,12 +229,10 @@ def _sync_part(
         held = {hashes[k]: texts[k] for k in keys if hashes[k] not in fresh}  # the rest: from the cache, once
         all_vectors = fresh | vectors.get(held, None, step)
         del fresh
-        matrix = np.zeros((len(keys), vectors.dim), dtype=np.float32)  # filled in place: no list of rows
-        for row, k in enumerate(keys):
-            matrix[row] = all_vectors[hashes[k]]
-        del all_vectors
         ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
-        index, index_type, trained = _build_index(matrix, ids, vectors.dim)
+        rows = _Rows([hashes[k] for k in keys], all_vectors)  # stacked a chunk at a time: no matrix of them all
+        index, index_type, trained = _build_index(rows, ids, vectors.dim)
+        del rows, all_vectors
         part = _Part(hashes, index, index_type, trained)
     else:
         gone = removed + changed
