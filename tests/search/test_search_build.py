@@ -65,8 +65,11 @@ def test_a_large_batch_is_composed_from_its_parts(demo: KnowledgeGraph, search_m
     texts = sorted(fact_texts(demo))
     with SearchIndex.open(demo, model=model) as idx:
         assert idx.name == f"{search_model.name}+composed"
-        report = idx.sync()
+        seen: list[tuple[int, int]] = []
+        report = idx.sync(progress=lambda done, total: seen.append((done, total)))
         assert report.embedded == len(texts) + 3  # every fact text and the three memories are new
+        assert seen[-1] == (len(texts) + 3, len(texts) + 3)  # the progress counts fact texts, composed or not
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
         whole = [t for t in model.texts if t in texts]
         assert len(whole) == _compose.FIT  # the sample; every other fact text is composed
         names = {_compose.part_text(x) for _, s, p, o in store.graph_texts(demo).facts for x in (s, p, o)}
