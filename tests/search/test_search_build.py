@@ -7,6 +7,7 @@ where :mod:`kgtoolkit.search._compose` reads them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 import kgtoolkit
 from kgtoolkit import InvalidRequest, KnowledgeGraph
-from kgtoolkit.search import SearchIndex, _compose, fact_text
+from kgtoolkit.search import FactHit, SearchIndex, _compose, fact_text
 from kgtoolkit.search._codec import unpack_all
 from kgtoolkit.search._texts import _text_hash
 from kgtoolkit.store.reads import _search as store
@@ -25,11 +26,13 @@ class Counting:
     """The session's model, counting the texts it is asked to embed."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner, self.name, self.dim, self.texts = inner, inner.name, inner.dim, []
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.texts: list[str] = []
 
-    def encode(self, texts: list[str]) -> Any:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         self.texts.extend(texts)
-        return self.inner.encode(texts)
+        out: np.ndarray = self.inner.encode(texts)
+        return out
 
 
 @pytest.fixture
@@ -52,6 +55,10 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def fact_texts(kg: KnowledgeGraph) -> set[str]:
     return {fact_text(s, p, o) for _, s, p, o in store.graph_texts(kg).facts}
+
+
+def fact_hits(result: Any) -> list[FactHit]:
+    return [h for h in result.hits if isinstance(h, FactHit)]
 
 
 def stored(idx: SearchIndex, texts: list[str]) -> np.ndarray:
@@ -79,7 +86,7 @@ def test_a_large_batch_is_composed_from_its_parts(demo: KnowledgeGraph, search_m
         cosine = (composed * search_model.encode(texts)).sum(axis=1)
         assert cosine.min() > 0.6 and cosine.mean() > 0.85
         assert np.allclose(np.linalg.norm(composed, axis=1), 1, atol=1e-2)
-        hit = idx.find("which database does billing use", k=3).hits
+        hit = fact_hits(idx.find("which database does billing use", k=3))
         assert any("billing" in h.fact.subject_name.lower() for h in hit)
     demo.close()
 
@@ -89,12 +96,12 @@ def test_writes_keep_a_composed_index_right(demo: KnowledgeGraph, search_model: 
     with SearchIndex.open(demo, model=search_model) as idx:
         idx.sync()
         added = demo.add("ledger_service", "uses_database", "CockroachDB", valid_from="2026-11-01")
-        hits = idx.find("which database does the ledger service use", k=3).hits
+        hits = fact_hits(idx.find("which database does the ledger service use", k=3))
         assert hits[0].fact.id == added.fact.id
         text = fact_text("ledger_service", "uses_database", "CockroachDB")
         assert float(stored(idx, [text])[0] @ search_model.encode([text])[0]) > 0.999  # a write: embedded whole
         demo.supersede("ledger_service", "uses_database", "CockroachDB", "Spanner", at="2026-12-01")
-        hits = idx.find("which database does the ledger service use now", k=3, current_only=True).hits
+        hits = fact_hits(idx.find("which database does the ledger service use now", k=3, current_only=True))
         assert hits[0].fact.object_name == "Spanner"
         assert idx.sync().state == "fresh"
     reopened = SearchIndex.open(demo, model=search_model)  # from the folder (SQLite) or the database's cache
@@ -111,7 +118,7 @@ def test_a_full_index_is_reused_by_the_composed_build(
     with SearchIndex.open(demo, model=search_model) as idx:
         assert idx.name == search_model.name
         assert idx.sync().embedded == len(fact_texts(demo)) + 3
-        before = [h.fact.id for h in idx.find("who works at Acme", k=5).hits]
+        before = [h.fact.id for h in fact_hits(idx.find("who works at Acme", k=5))]
     monkeypatch.setenv(_compose.BUILD_ENV, "composed")
     monkeypatch.setattr(_compose, "FULL_BELOW", 12)
     model = Counting(search_model)
@@ -119,7 +126,7 @@ def test_a_full_index_is_reused_by_the_composed_build(
         report = idx.sync()
         assert report.state == "missing" and report.embedded == 0  # every vector the model gave is reused
         assert model.texts == []
-        assert [h.fact.id for h in idx.find("who works at Acme", k=5).hits] == before
+        assert [h.fact.id for h in fact_hits(idx.find("who works at Acme", k=5))] == before
     monkeypatch.setenv(_compose.BUILD_ENV, "fastest")
     with pytest.raises(InvalidRequest, match=_compose.BUILD_ENV):
         SearchIndex.open(demo, model=search_model)
