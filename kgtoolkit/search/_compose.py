@@ -94,7 +94,8 @@ def composed_vectors(
 
     ``embed_parts(texts)`` gives the vectors of part texts (rows in order); ``embed_whole(hashes)`` embeds the
     sample's fact texts whole. The sample is the first :data:`FIT` hashes in byte order (the same graph always
-    gives the same sample); its facts keep their whole vectors.
+    gives the same sample); its facts keep their whole vectors. Composed vectors are float16 (as the cache and the
+    index keep them), so a large batch holds half the bytes.
     """
     import numpy as np
 
@@ -120,6 +121,6 @@ def composed_vectors(
     step = 4096  # bounded memory: a few MB of features at a time
     for start in range(len(sample), len(hashes), step):
         rows = index[start : start + step]
-        vectors = _normalised(base(rows) + features(rows) @ correction)
+        vectors = _normalised(base(rows) + features(rows) @ correction).astype(np.float16)  # as cached: half the bytes
         out.update({hashes[start + i]: vectors[i] for i in range(len(rows))})
     return out

@@ -239,7 +239,7 @@ def _sync_part(
         if gone:
             part.index.remove_ids(np.array([_faiss_id(k) for k in gone], dtype=np.int64))
         if fresh_keys:
-            matrix = np.stack([fresh[hashes[k]] for k in fresh_keys])
+            matrix = np.stack([fresh[hashes[k]] for k in fresh_keys]).astype(np.float32, copy=False)
             part.index.add_with_ids(matrix, np.array([_faiss_id(k) for k in fresh_keys], dtype=np.int64))
         part.hashes = hashes
         part.by_id = {_faiss_id(k): k for k in hashes}
@@ -260,7 +260,8 @@ def _add_to_part(
         part.index.remove_ids(np.array([_faiss_id(k) for k in changed], dtype=np.int64))
     if fresh:
         part.index.add_with_ids(
-            np.stack([found[h] for h in fresh.values()]), np.array([_faiss_id(k) for k in fresh], dtype=np.int64)
+            np.stack([found[h] for h in fresh.values()]).astype(np.float32, copy=False),
+            np.array([_faiss_id(k) for k in fresh], dtype=np.int64),
         )
         part.hashes.update(fresh)
         part.by_id.update({_faiss_id(k): k for k in fresh})
