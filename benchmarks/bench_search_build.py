@@ -58,15 +58,20 @@ def worker_build(db: str) -> dict[str, Any]:
     from kgtoolkit.search import SearchIndex
 
     kg = kgtoolkit.open(db)
-    started = time.perf_counter()
+    load = [round(x, 2) for x in os.getloadavg()]
     with SearchIndex.open(kg) as idx:
         idx.embedder.encode(["load the model before the clock"])
         started, cpu = time.perf_counter(), time.process_time()
         report = idx.sync()
         cpu = time.process_time() - cpu
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - started  # the index files written on closing count
     kg.close()
+    folder = Path(f"{db}.search")
+    files = {str(f.relative_to(folder)): f.stat().st_size for f in sorted(folder.rglob("*")) if f.is_file()}
     return {
+        "load_at_start": load,
+        "load_at_end": [round(x, 2) for x in os.getloadavg()],
+        "index_bytes": {"total": sum(files.values()), "files": files},
         "seconds": seconds,
         "embedded": report.embedded,
         "cached": report.cached,
@@ -115,10 +120,21 @@ def speed(kind: str, work: Path, args: argparse.Namespace, data: Path, env: dict
     sys.path.insert(0, str(HERE))
     import bench_search_speed as bss
 
+    import kgtoolkit
+
     out: dict[str, Any] = {}
     db = work / f"{kind}.sqlite3"
-    say(f"{kind}: building the graph")
-    out["graph"] = bss.make_graph(kind, db, args.facts, data)
+    kept = args.graphs / f"{kind}.sqlite3" if args.graphs else None
+    if kept is not None and kept.exists():
+        say(f"{kind}: the graph kept in {kept}")
+        shutil.copyfile(kept, db)
+        with kgtoolkit.open(db, read_only=True) as kg:
+            out["graph"] = {"facts": kg.stats().facts, "kept": str(kept)}
+    else:
+        say(f"{kind}: building the graph")
+        out["graph"] = bss.make_graph(kind, db, args.facts, data)
+        if kept is not None:
+            shutil.copyfile(db, kept)
     texts = bss.distinct_texts(db)
     out["graph"]["distinct_texts"] = len(texts)
     say(f"  {out['graph']['facts']:,} facts, {len(texts):,} distinct texts")
@@ -139,9 +155,24 @@ def speed(kind: str, work: Path, args: argparse.Namespace, data: Path, env: dict
         out["before"]["texts_per_s"] = out["before"]["model_on_sample"]["texts_per_s"]
     say(f"  before (full): {json.dumps(out['before'])}")
     out["ratio_after_vs_before"] = out["after"]["texts_per_s"] / out["before"]["texts_per_s"]
+    previous = _bytes_before_issue_50(kind)
+    if previous:
+        out["index_bytes_before_issue_50"] = previous
+        out["ratio_index_bytes_vs_before_issue_50"] = out["after"]["index_bytes"]["total"] / previous["total"]
     cpu_before = out["before"].get("texts_per_cpu_s") or out["before"]["model_on_sample"]["texts_per_cpu_s"]
     out["ratio_cpu_after_vs_before"] = out["after"]["texts_per_cpu_s"] / cpu_before
     return out
+
+
+def _bytes_before_issue_50(kind: str) -> dict[str, Any] | None:
+    """The index files of the release before issue 50 on the same graph (``bench_search_speed.py``'s
+    ``build_before``, recorded in ``results-search-speed.json``: the same generator and seed)."""
+    recorded = HERE / "results-search-speed.json"
+    if not recorded.exists():
+        return None
+    graph = json.loads(recorded.read_text()).get("graphs", {}).get(kind, {})
+    before = graph.get("build_before", {}).get("bytes")
+    return None if before is None else {"source": "results-search-speed.json build_before", **before}
 
 
 def quality(graph: Path, work: Path) -> dict[str, Any]:
@@ -206,6 +237,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--skip-generated", action="store_true")
     parser.add_argument("--quality-graph", type=Path, help="a quality-<key> folder of bench_retrieval.py")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--graphs", type=Path, help="a folder keeping the graphs made (<kind>.sqlite3), reused")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:

