@@ -11,8 +11,9 @@ copy ONNX Runtime optimised once, its weights mapped from a file of their own (:
 The fp32 export gives the vectors torch gives (cosine above 0.99999 on every fact text measured), so it keeps
 the model's name and serves the indexes and embedding caches written with torch. ``int8=True`` quantises the
 weights (ONNX Runtime's dynamic quantisation): its vectors differ (cosine about 0.96 to the fp32 ones), so it
-has a name of its own (``…-int8``) and never mixes with fp32 vectors; it is opt-in (``KGTOOLKIT_SEARCH_RUNTIME=
-onnx-int8``), because it loses retrieval quality (benchmarks/bench_search.py).
+has a name of its own (``…-int8``) and never mixes with fp32 vectors. As the runtime it is opt-in
+(``KGTOOLKIT_SEARCH_RUNTIME=onnx-int8``), because it loses retrieval quality (benchmarks/bench_search.py); a
+composed build embeds entity and predicate names with it (:func:`kgtoolkit.search._compose.parts_model`).
 """
 
 from __future__ import annotations
