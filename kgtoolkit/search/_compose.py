@@ -124,7 +124,8 @@ def composed_vectors(
     whole = embed_whole(sample)
     names = sorted({part_text(x) for t in triples.values() for x in t})
     row = {x: i for i, x in enumerate(names)}
-    parts = embed_parts(names) * _weights(names)[:, None]
+    parts = np.asarray(embed_parts(names), dtype=np.float32)
+    parts *= _weights(names)[:, None]  # in place: no second matrix of every part
     index = np.array([[row[part_text(x)] for x in triples[h]] for h in hashes], dtype=np.int64)
 
     def features(rows: np.ndarray) -> np.ndarray:

@@ -68,7 +68,8 @@ def _index_type(n: int) -> str:
 
 
 class Rows(Protocol):
-    """Vectors by row, made on demand: ``rows[a:b]`` or ``rows[index_array]`` gives a float32 matrix."""
+    """Vectors by row, made on demand: ``rows[index_array]`` (the training's picks, first) or ``rows[a:b]`` (each
+    slice once, in order: rows may be released as they are read) gives a float32 matrix."""
 
     def __getitem__(self, which: slice | np.ndarray) -> np.ndarray: ...
 

@@ -164,16 +164,27 @@ class _Vectors:
 
 @dataclasses.dataclass(frozen=True)
 class _Rows:
-    """The vectors of ``order`` (text hashes, one per index row), stacked on demand (:class:`._faiss.Rows`)."""
+    """The vectors of ``order`` (text hashes, one per index row, equal hashes side by side), stacked on demand
+    (:class:`._faiss.Rows`). A slice is read once, in order (the index adds it; its training picks rows by an index
+    array before): the vectors no later row needs are dropped from ``vectors`` as it is read, so the index grows as
+    they go and the build never holds both whole."""
 
     order: list[bytes]
-    vectors: Mapping[bytes, np.ndarray]
+    vectors: dict[bytes, np.ndarray]
 
     def __getitem__(self, which: slice | np.ndarray) -> np.ndarray:
         import numpy as np
 
-        picked = self.order[which] if isinstance(which, slice) else [self.order[int(i)] for i in which]
-        return np.stack([self.vectors[h] for h in picked]).astype(np.float32, copy=False)
+        if not isinstance(which, slice):
+            return np.stack([self.vectors[self.order[int(i)]] for i in which]).astype(np.float32, copy=False)
+        picked = self.order[which]
+        out = np.stack([self.vectors[h] for h in picked]).astype(np.float32, copy=False)
+        stop = which.indices(len(self.order))[1]
+        later = self.order[stop] if stop < len(self.order) else None
+        for h in picked:
+            if h != later:
+                self.vectors.pop(h, None)
+        return out
 
 
 def _texts(read: store.GraphTexts) -> dict[str, dict[Any, str]]:
@@ -226,12 +237,12 @@ def _sync_part(
     fresh = vectors.get(by_hash, counter, step)
     rebuild = _needs_rebuild(part, len(hashes))
     if rebuild:
-        keys = list(hashes)
+        keys = sorted(hashes, key=hashes.__getitem__)  # by text: a text's rows side by side (see _Rows)
         held = {hashes[k]: texts[k] for k in keys if hashes[k] not in fresh}  # the rest: from the cache, once
         all_vectors = fresh | vectors.get(held, None, step)
         del fresh
         ids = np.array([_faiss_id(k) for k in keys], dtype=np.int64)
-        rows = _Rows([hashes[k] for k in keys], all_vectors)  # stacked a chunk at a time: no matrix of them all
+        rows = _Rows([hashes[k] for k in keys], all_vectors)  # a chunk at a time, each released once added
         index, index_type, trained = _build_index(rows, ids, vectors.dim)
         del rows, all_vectors
         part = _Part(hashes, index, index_type, trained)
