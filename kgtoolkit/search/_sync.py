@@ -293,17 +293,17 @@ def _update_parts(
     ``texts`` are every text of the graph (what a part holds beyond them is removed); else only those added
     since the index's watermark (see :func:`_add_to_part`)."""
     counter = {"embedded": 0, "cached": 0}
-    missing = _missing_hashes(parts, texts, vectors)
+    missing = len(_missing_hashes(parts, texts, vectors))  # the total alone: the set is not kept
     reports = {}
     done = [0]
 
     def step(n: int) -> None:
         done[0] += n
         if progress is not None:
-            progress(done[0], len(missing))
+            progress(done[0], missing)
 
     if progress is not None:
-        progress(0, len(missing))
+        progress(0, missing)
     for kind in _PARTS:
         if complete:
             parts[kind], reports[kind] = _sync_part(parts[kind], texts[kind], vectors, counter, step)
