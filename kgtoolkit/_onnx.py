@@ -11,12 +11,14 @@ copy ONNX Runtime optimised once, its weights mapped from a file of their own (:
 The fp32 export gives the vectors torch gives (cosine above 0.99999 on every fact text measured), so it keeps
 the model's name and serves the indexes and embedding caches written with torch. ``int8=True`` quantises the
 weights (ONNX Runtime's dynamic quantisation): its vectors differ (cosine about 0.96 to the fp32 ones), so it
-has a name of its own (``…-int8``) and never mixes with fp32 vectors; it is opt-in (``KGTOOLKIT_SEARCH_RUNTIME=
-onnx-int8``), because it loses retrieval quality (benchmarks/bench_search.py).
+has a name of its own (``…-int8``) and never mixes with fp32 vectors. As the runtime it is opt-in
+(``KGTOOLKIT_SEARCH_RUNTIME=onnx-int8``), because it loses retrieval quality (benchmarks/bench_search.py); a
+composed build embeds entity and predicate names with it (:func:`kgtoolkit.search._compose.parts_model`).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -36,6 +38,10 @@ __all__ = ["MODEL_CACHE_ENV", "OnnxEmbedder", "model_cache", "model_identity", "
 MODEL_CACHE_ENV = "KGTOOLKIT_MODEL_CACHE"
 _EXPORT_LOCK = threading.Lock()
 _SESSIONS: dict[str, Any] = {}  # ONNX file → (session, tokenizer), one per process
+_WORKERS = min(os.cpu_count() or 1, 4)
+"""Batches run at once by one ``encode`` (each on one thread of its own, ONNX Runtime's ``run`` releasing the GIL):
+a short text's matrices are too small to split between threads, whose hand-offs cost more than a second core
+saves (benchmarks/bench_search_build.py); whole batches side by side keep every core busy."""
 
 
 def model_identity(folder: Path) -> str:
@@ -237,7 +243,7 @@ class OnnxEmbedder:
             except ImportError as exc:
                 raise missing_dependency("onnxruntime", "search", needed_for="semantic search", cause=exc) from exc
             options = ort.SessionOptions()
-            options.intra_op_num_threads = min(os.cpu_count() or 1, 4)
+            options.intra_op_num_threads = 1  # the cores are shared by batches instead (:data:`_WORKERS`)
             options.inter_op_num_threads = 1
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads sleep
             options.log_severity_level = 3
@@ -262,12 +268,21 @@ class OnnxEmbedder:
             return out
         session, tokenizer = self._session()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths pad little
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
+
+        def run(rows: list[int]) -> None:
             encoded = tokenizer.encode_batch([texts[i] for i in rows])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             out[rows] = session.run(None, feed)[0]
+
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        workers = min(_WORKERS, len(batches))
+        if workers <= 1:
+            for rows in batches:
+                run(rows)
+        else:
+            with concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="kgtoolkit-embed") as pool:
+                list(pool.map(run, batches))  # in order; a batch's error is raised here
         self.embedded += len(texts)
         return out

@@ -17,7 +17,7 @@ import dataclasses
 import hashlib
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._errors import missing_dependency
 
@@ -67,26 +67,38 @@ def _index_type(n: int) -> str:
     return "flat" if n < FLAT_LIMIT else "ivf"
 
 
-def _build_index(vectors: np.ndarray, ids: np.ndarray, dim: int) -> tuple[Any, str, int]:
-    """An exact float16 scan below :data:`FLAT_LIMIT` vectors, else an inverted file of float16 vectors (inner product)."""
+class Rows(Protocol):
+    """Vectors by row, made on demand: ``rows[index_array]`` (the training's picks, first) or ``rows[a:b]`` (each
+    slice once, in order: rows may be released as they are read) gives a float32 matrix."""
+
+    def __getitem__(self, which: slice | np.ndarray) -> np.ndarray: ...
+
+
+_ADD = 16_384  # rows added to an index at a time: the whole matrix is never held
+
+
+def _build_index(vectors: np.ndarray | Rows, ids: np.ndarray, dim: int) -> tuple[Any, str, int]:
+    """An exact float16 scan below :data:`FLAT_LIMIT` vectors, else an inverted file of float16 vectors (inner
+    product). ``vectors``: a matrix, or rows made on demand (added :data:`_ADD` at a time)."""
+    import numpy as np
+
     faiss = _faiss()
     n = len(ids)
     fp16 = faiss.ScalarQuantizer.QT_fp16
     if _index_type(n) == "flat":
         index = faiss.IndexIDMap2(faiss.IndexScalarQuantizer(dim, fp16, faiss.METRIC_INNER_PRODUCT))
-        if n:
-            index.add_with_ids(vectors, ids)
+        for start in range(0, n, _ADD):
+            index.add_with_ids(np.ascontiguousarray(vectors[start : start + _ADD]), ids[start : start + _ADD])
         return index, "flat", n
-    import numpy as np
-
     nlist = max(16, int(2 * math.sqrt(n)))
     quantizer = faiss.IndexFlatIP(dim)
     index = faiss.IndexIVFScalarQuantizer(quantizer, dim, nlist, fp16, faiss.METRIC_INNER_PRODUCT)
     index.own_fields = True
     quantizer.this.disown()
-    sample = vectors if n <= nlist * 40 else vectors[np.random.default_rng(0).choice(n, nlist * 40, replace=False)]
-    index.train(sample)
-    index.add_with_ids(vectors, ids)
+    picked = np.arange(n) if n <= nlist * 40 else np.random.default_rng(0).choice(n, nlist * 40, replace=False)
+    index.train(np.ascontiguousarray(vectors[picked]))
+    for start in range(0, n, _ADD):
+        index.add_with_ids(np.ascontiguousarray(vectors[start : start + _ADD]), ids[start : start + _ADD])
     index.nprobe = _nprobe(nlist)
     return index, "ivf", n
 

@@ -13,6 +13,7 @@ catches up the same way, from the embedding cache.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import threading
 import time
@@ -26,11 +27,12 @@ from ..graph import KnowledgeGraph
 from ..store.reads import _search as store
 from . import _background, _fusion
 from ._background import _SAMPLE, BuildEstimate, build_lock, building, start_build
+from ._compose import build_mode, index_name
 from ._faiss import _PARTS, _empty_parts, _Part
 from ._files import _UNREADABLE, _has_index, _read_index, _slug, _write_index, index_folder
 from ._rank import _QueryVectors, _Ranking
 from ._results import FindResult, IndexStatus, Kind, Mode, SyncReport
-from ._sync import Progress, _missing_hashes, _needs_rebuild, _texts, _update_parts, _Vectors
+from ._sync import Progress, _missing_hashes, _needs_rebuild, _texts, _triples, _update_parts, _Vectors
 from ._texts import _text_hash
 
 if TYPE_CHECKING:
@@ -54,7 +56,8 @@ class SearchIndex:
         self.kg = kg
         self.embedder = embedder
         self.directory = directory  # <db>.search, a cache folder for PostgreSQL, or None (in memory)
-        self.folder = directory / _slug(embedder.name) if directory is not None else None
+        self.name = index_name(embedder.name, build_mode())  # the model's, or its composed index's
+        self.folder = directory / _slug(self.name) if directory is not None else None
         self._lock = threading.RLock()
         self._parts: dict[str, _Part] = _empty_parts()
         self._mark: store.Watermark | None = None  # what the parts cover (None: unknown, a full comparison)
@@ -105,7 +108,7 @@ class SearchIndex:
             self._state, self._reason = "missing", "no index on disk yet"
             return
         try:
-            parts, manifest = _read_index(self.folder, self.embedder.name, create=self.writable)
+            parts, manifest = _read_index(self.folder, self.name, create=self.writable)
         except _UNREADABLE as exc:
             self._parts = _empty_parts()
             self._state, self._reason = "corrupt", f"the index in {self.folder} is unusable ({exc}); rebuilding"
@@ -120,7 +123,7 @@ class SearchIndex:
         _write_index(
             self.folder,
             self._parts,
-            model=self.embedder.name,
+            model=self.name,
             dim=self._dim,
             watermark=None if self._mark is None else self._mark.to_json(),
             location=str(self.kg.location),
@@ -199,27 +202,23 @@ class SearchIndex:
         return store.graph_texts(self.kg)
 
     def estimate(self, *, sample: bool = True) -> BuildEstimate:
-        """What bringing the index in step will cost: how many texts the model must embed (the embedding cache
-        serves the rest) and, with ``sample``, about how long, from a sample of them embedded now (and kept in the
-        cache, so the build does not embed them again). Reads the graph's texts; writes no index file."""
+        """What bringing the index in step will cost: how many texts need a vector (the embedding cache serves the
+        rest) and, with ``sample``, about how long, from a sample of them embedded now (and kept in the cache, so
+        the build does not embed them again) and how many texts the model will run (fewer when fact texts are
+        composed from their parts). Reads the graph's texts; writes no index file."""
         with self._lock:
             if self._state in ("missing", "corrupt"):
                 self._load()  # a builder may have written it since
             loaded = self._state == "loaded"
             read = self._read() if loaded else store.graph_texts(self.kg)
-            vectors = _Vectors(self.embedder, self.cache, self.dim)
+            vectors = _Vectors(self.embedder, self.cache, self.dim, self.name, _triples(read))
             texts = _texts(read)
             missing = _missing_hashes(self._parts if loaded else _empty_parts(), texts, vectors)
             if not sample or not missing:
                 return BuildEstimate(len(missing), None, 0.0)
-            picked: dict[bytes, str] = {}
-            for kind in _PARTS:
-                for text in texts[kind].values():
-                    h = _text_hash(text)
-                    if h in missing and h not in picked:
-                        picked[h] = text
-                        if len(picked) >= _SAMPLE:
-                            break
+            pending = {h: t for kind in _PARTS for t in texts[kind].values() if (h := _text_hash(t)) in missing}
+            work = vectors.model_texts(pending)  # fewer than the texts when they are composed from their parts
+            picked = dict(itertools.islice(pending.items(), _SAMPLE))
             items = list(picked.items())
             warm = dict(items[: min(8, len(items) // 2)])  # the model's load is not the rate
             vectors.get(warm, None, None)
@@ -227,7 +226,7 @@ class SearchIndex:
             started = time.perf_counter()
             vectors.get(timed, None, None)
             elapsed = time.perf_counter() - started
-            rate = len(timed) / elapsed if timed and elapsed > 0 else None
+            rate = len(timed) / elapsed * len(missing) / max(work, 1) if timed and elapsed > 0 else None
             left = len(missing) - len(picked)
             return BuildEstimate(len(missing), rate, left / rate if rate else 0.0)
 
@@ -277,7 +276,7 @@ class SearchIndex:
                 state, reason = "fresh", "the index covers every fact and memory"
             token = store.change_token(self.kg)  # before reading: a write after this is seen next time
             read = self._read() if state == "fresh" else store.graph_texts(self.kg)
-            vectors = _Vectors(self.embedder, self.cache, self.dim)
+            vectors = _Vectors(self.embedder, self.cache, self.dim, self.name, _triples(read))
             reports, counter = _update_parts(self._parts, _texts(read), vectors, progress, complete=read.complete)
             changed = [k for k in _PARTS if reports[k].added or reports[k].changed or reports[k].removed]
             if state == "fresh" and changed:
