@@ -54,11 +54,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._time import OPEN_START
 from ..engine import (
+    PAIRS_TABLE,
     ROLLUP_COUNTS,
     ROLLUP_TABLES,
     ROLLUP_UPTO,
     RollupKind,
     fold_pending,
+    pairs_check,
+    pairs_rebuild_statements,
     pending,
     rollup_bounds_event,
     rollup_clear_statements,
@@ -135,7 +138,7 @@ def rebuild_in(cur: Cursor, kind: str) -> None:
     k: RollupKind = "sqlite" if kind == "sqlite" else "postgresql"
     for statement in rollup_trigger_drops(k):
         cur.execute(statement)
-    for statement in [*rollup_clear_statements(), *rollup_fill_statements(None, k)]:
+    for statement in [*rollup_clear_statements(), *rollup_fill_statements(None, k), *pairs_rebuild_statements()]:
         cur.execute(statement)
     for statements in rollup_triggers(k).values():
         for statement in statements:
@@ -222,6 +225,8 @@ def check(kg: _Graph) -> RollupCheck:
             differences[table] = len(wrong)
             for k in sorted(wrong, key=repr)[:3]:
                 examples.append(f"{table} {k}: kept {stored.get(k)}, scan {scanned.get(k)}")
+        differences[PAIRS_TABLE], pair_examples = pairs_check(cur)
+        examples += pair_examples
     return RollupCheck(differences, tuple(examples))
 
 
