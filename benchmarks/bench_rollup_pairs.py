@@ -143,8 +143,9 @@ def reads(args: argparse.Namespace) -> dict[str, Any]:
 
 def postgres_reads(args: argparse.Namespace) -> dict[str, Any]:
     """``--reads`` on a throwaway PostgreSQL server holding ``--postgres-facts`` generated facts (seed 7)."""
-    import kgtoolkit
     from bench_rollups import _postgres
+
+    import kgtoolkit
     from kgtoolkit.generate import generate
     from kgtoolkit.store import import_facts
 

@@ -13,13 +13,13 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_rollups import OPS, _op, _story, assert_folded
 
 import kgtoolkit
 from conftest import run_sql, schema_step, undo_steps
 from kgtoolkit import analysis
 from kgtoolkit.store import check_rollups, import_facts, rebuild_rollups, scan_only
 from kgtoolkit.store.reads import _changed_walk, _rankings
-from test_rollups import OPS, _op, _story, assert_folded
 
 #: Windows (since, until) the Churn page and the library ask: open, to today, a few months, the future only.
 WINDOWS = (
@@ -85,7 +85,9 @@ def test_the_walk_answers_and_says_so(kg: kgtoolkit.KnowledgeGraph) -> None:
 
 
 @pytest.mark.parametrize("budget", [0.0, 0.25])
-def test_the_walk_gives_up_to_the_scan(kg: kgtoolkit.KnowledgeGraph, monkeypatch: pytest.MonkeyPatch, budget: float) -> None:
+def test_the_walk_gives_up_to_the_scan(
+    kg: kgtoolkit.KnowledgeGraph, monkeypatch: pytest.MonkeyPatch, budget: float
+) -> None:
     """Past its budget the walk says None and the scan answers: the same ranking either way."""
     _history(kg)
     monkeypatch.setattr(_changed_walk, "BUDGET", budget)

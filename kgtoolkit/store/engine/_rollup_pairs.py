@@ -151,7 +151,9 @@ def pairs_expected_sql() -> str:
 def pairs_check(cur: _Cursor) -> tuple[int, list[str]]:
     """How many pairs ``rollup_pairs`` counts differently from a scan (a row of 0 counts as no row), and up to three
     of them, described."""
-    stored = {(str(s), str(p)): int(n) for s, p, n in cur.execute(f"SELECT subject, predicate, facts FROM {PAIRS_TABLE}")}
+    stored = {
+        (str(s), str(p)): int(n) for s, p, n in cur.execute(f"SELECT subject, predicate, facts FROM {PAIRS_TABLE}")
+    }
     scanned = {(str(s), str(p)): int(n) for s, p, n in cur.execute(pairs_expected_sql())}
     wrong = sorted(k for k in stored.keys() | scanned.keys() if stored.get(k, 0) != scanned.get(k, 0))
     return len(wrong), [f"{PAIRS_TABLE} {k}: kept {stored.get(k)}, scan {scanned.get(k)}" for k in wrong[:3]]

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..._time import OPEN_END, OPEN_START
 from ..._validity import Clock
-from . import _queries as q
 from . import _changed_walk, _rollups, _volatile_walk
+from . import _queries as q
 
 if TYPE_CHECKING:
     import polars as pl
