@@ -18,8 +18,8 @@ from test_rollups import OPS, _op, _story, assert_folded
 import kgtoolkit
 from conftest import run_sql, schema_step, undo_steps
 from kgtoolkit import analysis
-from kgtoolkit.store import check_rollups, import_facts, rebuild_rollups, scan_only
-from kgtoolkit.store.reads import _changed_walk, _rankings
+from kgtoolkit.store import check_rollups, import_facts, link_ranking, rebuild_rollups, scan_only
+from kgtoolkit.store.reads import _changed_walk, _links_walk, _rankings
 
 #: Windows (since, until) the Churn page and the library ask: open, to today, a few months, the future only.
 WINDOWS = (
@@ -38,6 +38,8 @@ def small_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_changed_walk, "_FIRST", 1)
     monkeypatch.setattr(_changed_walk, "_BATCH", 2)
     monkeypatch.setattr(_changed_walk, "BUDGET", 1e9)
+    monkeypatch.setattr(_links_walk, "_BATCH", 2)
+    monkeypatch.setattr(_links_walk, "BUDGET", 1e9)
 
 
 def changed(kg: kgtoolkit.KnowledgeGraph, top: int | None, since: str | None, until: str | None) -> pl.DataFrame:
@@ -55,8 +57,17 @@ def assert_twins(kg: kgtoolkit.KnowledgeGraph, tops: tuple[int, ...] = (1, 2, 3,
             with scan_only():
                 scanned = changed(kg, top, since, until)
             assert served.equals(scanned), (top, since, until, served, scanned)
+    for as_of in AS_OF:
+        for limit in (1, 2, 5):
+            kept = link_ranking(kg, as_of=as_of, limit=limit)
+            with scan_only():
+                assert kept == link_ranking(kg, as_of=as_of, limit=limit), (as_of, limit)
     found = check_rollups(kg)
     assert found.ok, found.examples
+
+
+#: The Graph page's windows: all dates, its range through time, a year, a month, a day.
+AS_OF = (None, "2019-01-01/2032-12-31", "2000-01-01/2100-12-31", "2024", "2024-03", "2024-03-31", "2021-05-01")
 
 
 def _walked(kg: kgtoolkit.KnowledgeGraph, top: int) -> list[tuple[str, str]] | None:
@@ -79,8 +90,10 @@ def _history(kg: kgtoolkit.KnowledgeGraph) -> None:
 def test_the_walk_answers_and_says_so(kg: kgtoolkit.KnowledgeGraph) -> None:
     _history(kg)
     assert _walked(kg, 3) is not None  # served along the kept pairs, not by the scan
+    assert _links_walk.rank(kg, None, 3) is not None  # and the ranking of all dates along the kept links
     with scan_only():
         assert _walked(kg, 3) is None
+        assert _links_walk.rank(kg, None, 3) is None
     assert_twins(kg)
 
 
@@ -180,6 +193,15 @@ def test_check_finds_a_pair_edited_and_rebuild_mends_it(kg: kgtoolkit.KnowledgeG
         found = check_rollups(again)
         assert not found.ok and found.differences["rollup_pairs"] == 1
         assert any("rollup_pairs" in e for e in found.examples)
+        rebuild_rollups(again)
+        assert check_rollups(again).ok
+    finally:
+        again.close()
+    run_sql(db_path, "DELETE FROM rollup_links WHERE entity = 'ann'")
+    again = kgtoolkit.open(db_path)
+    try:
+        found = check_rollups(again)
+        assert not found.ok and found.differences["rollup_links"] == 1 and found.differences["rollup_pairs"] == 0
         rebuild_rollups(again)
         assert check_rollups(again).ok
         assert_twins(again)

@@ -54,7 +54,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._time import OPEN_START
 from ..engine import (
-    PAIRS_TABLE,
     ROLLUP_COUNTS,
     ROLLUP_TABLES,
     ROLLUP_UPTO,
@@ -225,8 +224,9 @@ def check(kg: _Graph) -> RollupCheck:
             differences[table] = len(wrong)
             for k in sorted(wrong, key=repr)[:3]:
                 examples.append(f"{table} {k}: kept {stored.get(k)}, scan {scanned.get(k)}")
-        differences[PAIRS_TABLE], pair_examples = pairs_check(cur)
-        examples += pair_examples
+        for table, (wrong_keys, described) in pairs_check(cur).items():  # rollup_pairs, rollup_links
+            differences[table] = wrong_keys
+            examples += described
     return RollupCheck(differences, tuple(examples))
 
 
