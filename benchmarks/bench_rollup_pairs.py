@@ -17,6 +17,8 @@ medians and their ratio; CPU seconds of the process (SQLite runs in it), wall se
 **Reads** (``--reads``): on ``--db``, :func:`kgtoolkit.analysis.most_changed` (``top=10``) as the Churn page asks it
 (the window from the first start to today) and for a few other windows, along the kept pairs and by the scan
 (:func:`kgtoolkit.store.scan_only`) in the same process, alternated, medians of ``--repeat``; each answer compared.
+Then :func:`kgtoolkit.store.link_ranking` (``limit=125``, the Graph page's) for all dates, the graph's whole span
+(the page through time) and a day in its middle (a date change: the scan answers), the same way.
 ``--postgres-facts N``: the same on a throwaway PostgreSQL server (``tests/support/postgres_server.py``) holding
 ``N`` generated facts (seed 7), imported first.
 
@@ -110,7 +112,7 @@ def reads(args: argparse.Namespace) -> dict[str, Any]:
     import kgtoolkit
     from kgtoolkit import analysis
     from kgtoolkit.dashboard import data
-    from kgtoolkit.store import scan_only
+    from kgtoolkit.store import link_ranking, scan_only
 
     kg = kgtoolkit.open(args.db, read_only=True)
     today = dt.date.today()
@@ -137,6 +139,25 @@ def reads(args: argparse.Namespace) -> dict[str, Any]:
         assert isinstance(a, type(b))
         out[name] = {"walk_ms": r * 1000, "scan_ms": s * 1000, "ratio": r / s, "same": a.equals(b)}
         out[name] |= {"window": [since, until], "load": os.getloadavg()}
+        print(name, out[name], flush=True)
+    middle = span[0] + (span[1] - span[0]) / 2
+    for name, as_of in {
+        "link_ranking, all dates": None,
+        "link_ranking, the whole span (the Graph page through time)": f"{span[0]}/{span[1]}",
+        "link_ranking, a day (a date change; scans)": middle.isoformat(),
+    }.items():
+        served, scanned = [], []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            kept = link_ranking(kg, as_of=as_of, limit=125)
+            served.append(time.perf_counter() - t)
+            with scan_only():
+                t = time.perf_counter()
+                scan = link_ranking(kg, as_of=as_of, limit=125)
+                scanned.append(time.perf_counter() - t)
+        r, s = statistics.median(served), statistics.median(scanned)
+        out[name] = {"kept_ms": r * 1000, "scan_ms": s * 1000, "ratio": r / s, "same": kept == scan, "as_of": as_of}
+        out[name]["load"] = os.getloadavg()
         print(name, out[name], flush=True)
     return out
 
