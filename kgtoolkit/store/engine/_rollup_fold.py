@@ -122,7 +122,7 @@ def fold_pending(cur: Cursor, kind: str) -> None:
     upto, top = pending(cur)
     if top <= upto:
         return
-    fold_pairs(cur, upto, top)  # the (subject, predicate) counts (._rollup_pairs), before the watermark moves
+    fold_pairs(cur, upto, top)  # the kept pairs and links (._rollup_pairs), before the watermark moves
     k = _kind(kind)
     if top - upto > FEW or not upto:  # many, or nothing counted yet (a first load): grouped once, set-wise
         for statement in rollup_fill_statements(str(upto) if upto else None, k, types=False):

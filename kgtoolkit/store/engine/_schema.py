@@ -487,7 +487,8 @@ from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E4
 _SQLITE.append(_triggers_step("sqlite"))
 _POSTGRES.append(_triggers_step("postgresql"))
 
-# The facts of each (subject, predicate) pair (contract §18): what the most-changed ranking walks (._rollup_pairs).
+# The facts of each (subject, predicate) pair and each entity's links (contract §18): what the most-changed ranking
+# and the Graph page's ranking walk (._rollup_pairs).
 from ._rollup_pairs import pairs_migration as _pairs_step  # noqa: E402 - as above
 
 _SQLITE.append(_pairs_step("sqlite"))
