@@ -19,6 +19,7 @@ from ._gc import gc_paused
 from ._location import DEFAULT_PATH, ENV_VAR, DatabaseName, Location, resolve, resolve_path
 from ._migrate import BIG_MIGRATION, migration_progress
 from ._rollup_fold import FEW, fold_pending, pending
+from ._rollup_pairs import LINKS_TABLE, PAIRS_TABLE, pairs_check, pairs_rebuild_statements
 from ._rollup_schema import (
     ROLLUP_COUNTS,
     ROLLUP_FAR,
@@ -66,9 +67,11 @@ __all__ = [
     "FACT_READ",
     "FACT_SELECT",
     "FEW",
+    "LINKS_TABLE",
     "MIGRATIONS",
     "NOT_DUPLICATE_COLUMNS",
     "ORDER",
+    "PAIRS_TABLE",
     "ROLLUP_COUNTS",
     "ROLLUP_FAR",
     "ROLLUP_MONTH_1970",
@@ -90,6 +93,8 @@ __all__ = [
     "gc_paused",
     "migration_progress",
     "os_failure",
+    "pairs_check",
+    "pairs_rebuild_statements",
     "pending",
     "read_or_blank",
     "resolve",

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..._time import OPEN_START
+from ._rollup_pairs import fold_pairs
 from ._rollup_schema import (
     ROLLUP_UPTO,
     RollupKind,
@@ -89,6 +91,7 @@ def fold_pending(cur: Cursor, kind: str) -> None:
     upto, top = pending(cur)
     if top <= upto:
         return
+    fold_pairs(cur, upto, top)  # the kept pairs and links (._rollup_pairs), before the watermark moves
     k = _kind(kind)
     if top - upto > FEW or not upto:  # many, or nothing counted yet (a first load): grouped once, set-wise
         for statement in rollup_fill_statements(str(upto) if upto else None, k, types=False):

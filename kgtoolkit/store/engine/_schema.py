@@ -487,6 +487,13 @@ from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E4
 _SQLITE.append(_triggers_step("sqlite"))
 _POSTGRES.append(_triggers_step("postgresql"))
 
+# The facts of each (subject, predicate) pair and each entity's links (contract §18): what the most-changed ranking
+# and the Graph page's ranking walk (._rollup_pairs).
+from ._rollup_pairs import pairs_migration as _pairs_step  # noqa: E402 - as above
+
+_SQLITE.append(_pairs_step("sqlite"))
+_POSTGRES.append(_pairs_step("postgresql"))
+
 # The rollup triggers made again: one grouped upsert per table for an update's old and new row together (the keys
 # they agree on not written), and a triple's facts looked up by subject and predicate.
 _SQLITE.append(_triggers_step("sqlite"))

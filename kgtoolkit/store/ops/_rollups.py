@@ -59,6 +59,8 @@ from ..engine import (
     ROLLUP_UPTO,
     RollupKind,
     fold_pending,
+    pairs_check,
+    pairs_rebuild_statements,
     pending,
     rollup_bounds_event,
     rollup_clear_statements,
@@ -135,7 +137,7 @@ def rebuild_in(cur: Cursor, kind: str) -> None:
     k: RollupKind = "sqlite" if kind == "sqlite" else "postgresql"
     for statement in rollup_trigger_drops(k):
         cur.execute(statement)
-    for statement in [*rollup_clear_statements(), *rollup_fill_statements(None, k)]:
+    for statement in [*rollup_clear_statements(), *rollup_fill_statements(None, k), *pairs_rebuild_statements()]:
         cur.execute(statement)
     for statements in rollup_triggers(k).values():
         for statement in statements:
@@ -222,6 +224,9 @@ def check(kg: _Graph) -> RollupCheck:
             differences[table] = len(wrong)
             for k in sorted(wrong, key=repr)[:3]:
                 examples.append(f"{table} {k}: kept {stored.get(k)}, scan {scanned.get(k)}")
+        for table, (wrong_keys, described) in pairs_check(cur).items():  # rollup_pairs, rollup_links
+            differences[table] = wrong_keys
+            examples += described
     return RollupCheck(differences, tuple(examples))
 
 

@@ -20,8 +20,8 @@ from ..._validity import Sql, valid_at
 from ..._window import span_keys
 from ..ops import _conflicts
 from ..transfer._export import _typed
+from . import _links_walk, _rollups
 from . import _queries as q
-from . import _rollups
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -91,6 +91,8 @@ def link_ranking(
     ``types`` when given; each fact counts once for its subject and once for its object. One snapshot."""
     if _limit(limit) < 1:
         raise InvalidRequest(f"limit must be a whole number from 1, not {limit!r}", field="limit", value=str(limit))
+    if not predicates and not types and (kept := _links_walk.rank(kg, span_keys(as_of), limit)) is not None:
+        return LinkRanking(tuple(kept[0]), kept[1], kept[2], False)  # contract §18: the kept links, when short
     params: dict[str, Any] = {"limit": limit}
     where = _valid(as_of, params)
     join = ""

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..._time import OPEN_END, OPEN_START
 from ..._validity import Clock
+from . import _changed_walk, _rollups, _volatile_walk
 from . import _queries as q
-from . import _rollups, _volatile_walk
 
 if TYPE_CHECKING:
     import polars as pl
@@ -31,6 +31,7 @@ __all__ = [
     "fact_span",
     "most_changed_pairs",
     "nearest_bounds",
+    "pair_changes",
     "volatile_counts",
 ]
 
@@ -173,23 +174,59 @@ def most_changed_pairs(
     :func:`kgtoolkit.analysis.most_changed` ranks them (changes, then subject, then predicate; byte order on both
     engines), counted in the engine: each state fact whose ``object_key`` differs from the previous one's in the
     pair (by start, unknown first, then id) is a change, counted when its start is known and within ``lo``..``hi``
-    (microseconds, None: open). One sort of the state facts in the database; nothing but the pairs comes back."""
-    d = kg.engine.dialect
+    (microseconds, None: open). Found along the kept pairs when that is short (contract §18,
+    :mod:`._changed_walk`), else one sort of the state facts in the database; nothing but the pairs comes back."""
+    if (walked := _changed_walk.walk(kg, multi_valued, top, lo, hi, pair_changes)) is not None:
+        return walked
     with kg.engine.read() as cur:
-        state, params = _state_facts(cur, d, multi_valued)
-        known, bounds = q.inside("x.from_us", lo, hi)
-        window = f"x.from_us <> {OPEN_START} AND {known}"
-        params.update(bounds)
+        sql, params = _changes_query(cur, kg.engine.dialect, multi_valued, lo, hi)
         rows = cur.execute(
-            "SELECT subject, predicate FROM (SELECT x.subject AS subject, x.predicate AS predicate, "
-            f"sum(CASE WHEN x.prev IS NOT NULL AND x.object_key <> x.prev AND {window} THEN 1 ELSE 0 END) AS changes "
-            "FROM (SELECT f.subject AS subject, f.predicate AS predicate, f.object_key AS object_key, "
-            "f.from_us AS from_us, lag(f.object_key) OVER (PARTITION BY f.subject, f.predicate "
-            f"ORDER BY f.from_us, f.id) AS prev FROM facts f WHERE {state}) x "
-            "GROUP BY x.subject, x.predicate) c WHERE changes > 0 ORDER BY changes DESC, subject, predicate LIMIT :top",
+            f"SELECT subject, predicate FROM ({sql}) c WHERE changes > 0 ORDER BY changes DESC, subject, predicate "
+            "LIMIT :top",
             {**params, "top": int(top)},
         ).fetchall()
     return [(str(a), str(b)) for a, b in rows]
+
+
+def pair_changes(
+    cur: Any,
+    d: Any,
+    multi_valued: Sequence[str],
+    lo: int | None,
+    hi: int | None,
+    pairs: Sequence[tuple[str, str]],
+) -> dict[tuple[str, str], int]:
+    """The changes from ``lo`` to ``hi`` of each of ``pairs`` (subject, predicate), counted as
+    :func:`most_changed_pairs` counts them, from the pairs' own facts (read through ``facts_subject``); a pair with
+    no state fact is left out."""
+    if not pairs:
+        return {}
+    extra: dict[str, Any] = {}
+    terms = []
+    for i, (subject, predicate) in enumerate(pairs):
+        terms.append(f"(f.subject = :ws{i} AND f.predicate = :wp{i})")
+        extra[f"ws{i}"], extra[f"wp{i}"] = subject, predicate
+    sql, params = _changes_query(cur, d, multi_valued, lo, hi, f" AND ({' OR '.join(terms)})")
+    return {(str(s), str(p)): int(n) for s, p, n in cur.execute(sql, {**params, **extra}).fetchall()}
+
+
+def _changes_query(
+    cur: Any, d: Any, multi_valued: Sequence[str], lo: int | None, hi: int | None, where: str = ""
+) -> tuple[str, dict[str, Any]]:
+    """The SQL of every pair's changes from ``lo`` to ``hi`` (``subject``, ``predicate``, ``changes``; the state facts
+    also meeting ``where`` on ``f``) and its parameters: the one rule of what a change is, in the engine."""
+    state, params = _state_facts(cur, d, multi_valued)
+    known, bounds = q.inside("x.from_us", lo, hi)
+    window = f"x.from_us <> {OPEN_START} AND {known}"
+    params.update(bounds)
+    return (
+        "SELECT x.subject AS subject, x.predicate AS predicate, "
+        f"sum(CASE WHEN x.prev IS NOT NULL AND x.object_key <> x.prev AND {window} THEN 1 ELSE 0 END) AS changes "
+        "FROM (SELECT f.subject AS subject, f.predicate AS predicate, f.object_key AS object_key, "
+        "f.from_us AS from_us, lag(f.object_key) OVER (PARTITION BY f.subject, f.predicate "
+        f"ORDER BY f.from_us, f.id) AS prev FROM facts f WHERE {state}{where}) x "
+        "GROUP BY x.subject, x.predicate"
+    ), params
 
 
 def _state_facts(cur: Any, d: Any, multi_valued: Sequence[str]) -> tuple[str, dict[str, Any]]:

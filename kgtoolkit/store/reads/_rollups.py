@@ -64,7 +64,7 @@ def _day_plan(every: str) -> tuple[str, int, int] | None:
     return ("days", plan.step // DAY_US, plan.origin // DAY_US)
 
 
-Question = Literal["stats", "predicates", "churn", "events", "most_connected"]
+Question = Literal["stats", "predicates", "churn", "events", "most_connected", "most_changed", "link_ranking"]
 
 
 def source(
