@@ -215,6 +215,13 @@ def _type_statements(r: str, sign: int) -> list[str]:
     return [_upsert("rollup_types", ("type",), ("n",), f"SELECT {r}.type AS t, {sign} AS n")]
 
 
+def _types_upsert(rows: str) -> str:
+    """The entities per type changed by ``rows`` (a type and a sign each), one row per type, none where they cancel."""
+    return _upsert(
+        "rollup_types", ("type",), ("n",), f"SELECT type, sum(n) AS n FROM ({rows}) r GROUP BY type HAVING sum(n) <> 0"
+    )
+
+
 _FACT_COLUMNS_WATCHED = (
     "subject, predicate, object_id, object_key, valid_from, valid_to, from_us, to_us, recorded_at, invalidated_at"
 )
@@ -285,10 +292,14 @@ def _postgres_triggers() -> dict[str, str]:
             IF TG_OP = 'DELETE' THEN {body(_renewal_statements("OLD", -1, "postgresql"))} ELSE {body(_renewal_statements("NEW", 1, "postgresql"))} END IF;
             RETURN NULL;
         END $body$"""
+    # Per statement, from its transition tables: a per-row upsert of one type's row made a COPY of many entities
+    # quadratic (each update of a row the transaction already updated walks that row's chain of versions).
     types_fn = f"""CREATE FUNCTION kgtoolkit_rollup_types() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN
-            IF TG_OP <> 'INSERT' THEN {body(_type_statements("OLD", -1))} END IF;
-            IF TG_OP <> 'DELETE' THEN {body(_type_statements("NEW", 1))} END IF;
+            IF TG_OP = 'INSERT' THEN {body([_types_upsert("SELECT type, 1 AS n FROM new_rows")])}
+            ELSIF TG_OP = 'DELETE' THEN {body([_types_upsert("SELECT type, -1 AS n FROM old_rows")])}
+            ELSE {body([_types_upsert("SELECT type, -1 AS n FROM old_rows UNION ALL SELECT type, 1 FROM new_rows")])}
+            END IF;
             RETURN NULL;
         END $body$"""
     return {
@@ -297,8 +308,13 @@ def _postgres_triggers() -> dict[str, str]:
         "rollup_renewals": renewals_fn + ";\nCREATE TRIGGER rollup_renewals AFTER INSERT OR DELETE ON rollup_renewals "
         "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_renewals()",
         "rollup_types": types_fn
-        + ";\nCREATE TRIGGER rollup_types AFTER INSERT OR DELETE OR UPDATE OF type ON entities "
-        "FOR EACH ROW EXECUTE FUNCTION kgtoolkit_rollup_types()",
+        + ";\nCREATE TRIGGER rollup_types AFTER INSERT ON entities REFERENCING NEW TABLE AS new_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION kgtoolkit_rollup_types()"
+        ";\nCREATE TRIGGER rollup_types_delete AFTER DELETE ON entities REFERENCING OLD TABLE AS old_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION kgtoolkit_rollup_types()"
+        ";\nCREATE TRIGGER rollup_types_update AFTER UPDATE ON entities "
+        "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION kgtoolkit_rollup_types()",
     }
 
 
@@ -336,8 +352,8 @@ def rollup_triggers(kind: RollupKind) -> dict[str, list[str]]:
 
 
 def _split(sql: str) -> list[str]:
-    head, sep, tail = sql.partition(";\nCREATE TRIGGER ")
-    return [head, f"CREATE TRIGGER {tail}"] if sep else [head]
+    head, *triggers = sql.split(";\nCREATE TRIGGER ")
+    return [head, *(f"CREATE TRIGGER {t}" for t in triggers)]
 
 
 # ---------------------------------------------------------------------- filling (set-wise)
@@ -456,6 +472,8 @@ def rollup_trigger_drops(kind: RollupKind) -> list[str]:
         "DROP TRIGGER IF EXISTS rollup_facts ON facts",
         "DROP TRIGGER IF EXISTS rollup_renewals ON rollup_renewals",
         "DROP TRIGGER IF EXISTS rollup_types ON entities",
+        "DROP TRIGGER IF EXISTS rollup_types_delete ON entities",
+        "DROP TRIGGER IF EXISTS rollup_types_update ON entities",
         *(f"DROP FUNCTION IF EXISTS {fn}()" for fn in _POSTGRES_FUNCTIONS),
     ]
 
