@@ -2,7 +2,7 @@
 
 The backends (``_backend`` the abstract one with its ``Dialect``, ``_sqlite``, ``_postgres``), the schema and
 its migrations (``_schema``, run by ``_migrate``; the rollups' tables and triggers, ``_rollup_schema``, and the fold
-every write ends with, ``_rollup_fold``), where a graph is
+every write ends with, ``_rollup_fold``; the kept conflict judgement's, ``_conflict_schema``), where a graph is
 (``_location``), the SQLite reader process (``_arrow_read``, ``_reader_process``), driver errors as kgtoolkit's
 (``_failures``). Only this wing imports a database driver.
 
@@ -13,6 +13,7 @@ modules, and reach a graph's backend through :attr:`kgtoolkit.store.GraphStore.e
 from __future__ import annotations
 
 from ._backend import Backend, Cursor, Dialect, Query
+from ._conflict_schema import CONFLICT_TABLES, KEPT_WAIT, conflict_due, register_conflict_fold
 from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
@@ -87,6 +88,10 @@ __all__ = [
     "RollupKind",
     "connect",
     "fold_pending",
+    "conflict_due",
+    "register_conflict_fold",
+    "CONFLICT_TABLES",
+    "KEPT_WAIT",
     "gc_paused",
     "migration_progress",
     "os_failure",

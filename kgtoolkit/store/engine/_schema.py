@@ -487,6 +487,13 @@ from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E4
 _SQLITE.append(_triggers_step("sqlite"))
 _POSTGRES.append(_triggers_step("postgresql"))
 
+# The kept conflict judgement (contract §5, §18): its tables, empty until the next write judges every group, and the
+# triggers that mark the groups of a changed fact (._conflict_schema).
+from ._conflict_schema import conflict_migration as _conflicts_step  # noqa: E402 - as above
+
+_SQLITE.append(_conflicts_step("sqlite"))
+_POSTGRES.append(_conflicts_step("postgresql"))
+
 #: The migrations of each engine: ``MIGRATIONS[kind][i]`` takes a graph from version i to i + 1.
 MIGRATIONS: dict[str, list[list[str]]] = {"sqlite": _SQLITE, "postgresql": _POSTGRES}
 SCHEMA_VERSION = len(_SQLITE)
