@@ -27,7 +27,8 @@ from kgtoolkit._time import DAY_US
 from kgtoolkit._validity import Clock
 from kgtoolkit.generate import add_generated
 from kgtoolkit.store import check_rollups as check
-from kgtoolkit.store import fold_rollups, import_facts, rebuild_rollups
+from kgtoolkit.store import copy_graph, dump, fold_rollups, import_facts, rebuild_rollups, restore
+from kgtoolkit.store.engine import KEPT_WAIT
 from kgtoolkit.store.ops._conflict_kept import fold_kept, rebuild_kept
 from kgtoolkit.store.ops._conflicts import kept_state
 
@@ -193,3 +194,77 @@ def test_real_data(kg: KnowledgeGraph, name: str) -> None:
     assert kept(kg)
     assert len(kg.conflicts(limit=None)) > 20
     assert_kept_agrees(kg, (40,), pages=3)
+
+
+def waiting_ids(kg: KnowledgeGraph) -> int:
+    """How many facts wait for the kept judgement (written since a write last judged)."""
+    with kg.engine.read() as cur:
+        upto, top = cur.execute(
+            "SELECT upto, (SELECT COALESCE(max(id), 0) FROM facts) FROM conflict_state WHERE id = 1"
+        ).fetchone()
+        return int(top) - int(upto)
+
+
+def test_every_write_path_reads_as_judged_whole(kg: KnowledgeGraph, new_db: Callable[[str], Path | str]) -> None:
+    """No fold asked for: after each kind of write (add, supersede, invalidate, merge, aliases and a rename, an import,
+    settings of each kind, a copy and a restore) every page equals the whole judgement, the kept rows and the live
+    judgement of what changed read together; a write that leaves more than ``KEPT_WAIT`` facts waiting judges them in
+    its own transaction."""
+    today = dt.datetime.now(dt.UTC).date()
+    add_generated(kg, 600, seed=3, start=(today - dt.timedelta(days=400)).isoformat(), days=800)
+    assert waiting_ids(kg) < KEPT_WAIT and kept_state_of(kg) is not None  # the import judged in its transaction
+    subjects = sorted({g.subject for g in kg.conflicts(limit=None) if g.subject})
+
+    def agree() -> None:
+        assert_pages_agree(kg, [None, subjects[0]], (3,), pages=4)
+
+    agree()
+    kg.add("s-one", "works_for", "acme", valid_from="2020-01-01")
+    kg.add("s-one", "works_for", "globex", valid_from="2021-01-01")
+    kg.add("s-one", "works_for", "initech", valid_from=(today + dt.timedelta(days=30)).isoformat())
+    agree()
+    kg.supersede("s-one", "works_for", "acme", "umbrella", at=today.isoformat())
+    kg.invalidate("s-one", "works_for", "globex")
+    agree()
+    kg.add("s-two", "works_for", "acme", valid_from="2022-01-01")
+    kg.merge("s-two", "s-one")
+    kg.alias("s-uno", "s-one")
+    agree()
+    kg.alias_predicate("employed_by", "works_for")
+    kg.rename_predicate("works_for", "employer")
+    agree()
+    for change in (
+        {"multi_valued": {"employer"}},
+        {"multi_valued": set()},
+        {"event_predicates": {"employer"}},
+        {"event_predicates": set()},
+        {"one_holder": {"employer"}},
+        {"one_holder": set()},
+        {"events": True},
+        {"events": False},
+    ):
+        kg.configure(**change)
+        agree()
+    frame = pl.DataFrame(
+        {
+            "subject": [f"bulk {i % 40}" for i in range(KEPT_WAIT + 50)],
+            "predicate": ["located_in"] * (KEPT_WAIT + 50),
+            "object": [f"place {i % 7}" for i in range(KEPT_WAIT + 50)],
+            "valid_from": [f"20{10 + i % 15}-01-01" for i in range(KEPT_WAIT + 50)],
+        }
+    )
+    import_facts(kg, frame, on_error="skip")
+    assert waiting_ids(kg) == 0  # more than KEPT_WAIT: judged in the import's transaction
+    agree()
+    for name, fill in (("copy", lambda target: copy_graph(kg, target)), ("restore", lambda t: restore(t, dump(kg)))):
+        with kgtoolkit.open(new_db(name)) as other:
+            fill(other)
+            whole = kg.conflicts(limit=None)
+            assert other.conflicts(limit=None) == whole
+            assert other.conflicts_needing_action() == kg.conflicts_needing_action()
+            assert_pages_agree(other, [None], (5,), pages=3)
+
+
+def kept_state_of(kg: KnowledgeGraph) -> int | None:
+    with kg.engine.read() as cur:
+        return kept_state(cur)

@@ -61,7 +61,8 @@ def fold_kept(engine: Backend, cur: Cursor, clock: Clock | None = None) -> None:
     top = int(cur.execute("SELECT COALESCE(max(id), 0) FROM facts").fetchone()[0])
     now = clock.params()
     keys: tuple[str, str] | None = None
-    if config != settings or not int(upto) or top < int(upto):
+    # every group, by one scan: never judged, other settings, ids reused, or a load of a quarter of the graph or more
+    if config != settings or not int(upto) or top < int(upto) or top - int(upto) > top // 4:
         cur.execute("DELETE FROM conflict_kept")
         cur.execute("DELETE FROM conflict_dirty")
     else:
@@ -69,7 +70,8 @@ def fold_kept(engine: Backend, cur: Cursor, clock: Clock | None = None) -> None:
         for axis, anchor in ((0, "subject"), (1, "object_key")):
             cur.execute(
                 f"{ins} conflict_dirty(anchor, predicate, axis) SELECT DISTINCT {anchor}, predicate, {axis} "
-                f"FROM facts WHERE id > :upto{tail}",
+                # the new facts read by their key's range (no plan walks an index of every fact to group them)
+                f"FROM (WITH n AS MATERIALIZED (SELECT * FROM facts WHERE id > :upto) SELECT * FROM n) f{tail}",
                 {"upto": int(upto)},
             )
         cur.execute(
@@ -84,7 +86,7 @@ def fold_kept(engine: Backend, cur: Cursor, clock: Clock | None = None) -> None:
         keys = tuple(  # type: ignore[assignment]
             f"(SELECT d.anchor, d.predicate FROM conflict_dirty d WHERE d.axis = {axis})" for axis in (0, 1)
         )
-    judged, params, _ = _c._judgement(engine, cur, None, False, keys=keys, clock=clock)
+    judged, params, _ = _c._judgement(engine, cur, None, False, keys=keys, clock=clock, scan=keys is None)
     cur.execute(
         f"INSERT INTO conflict_kept({_COLUMNS}) {judged} SELECT anchor, predicate, axis, 0, 1 - needs, n_objects, "
         "n_subjects, n_facts, n_ended, fresh FROM judged",
@@ -92,7 +94,7 @@ def fold_kept(engine: Backend, cur: Cursor, clock: Clock | None = None) -> None:
     )
     # Current facts alone: the groups of mode 0 judged again (each is one there, with more facts), their freshness
     # that of mode 0 (every fact of the group, the scheduled ones too, may change what is current).
-    judged, params, _ = _c._judgement(engine, cur, None, True, keys=keys, clock=clock)
+    judged, params, _ = _c._judgement(engine, cur, None, True, keys=keys, clock=clock, scan=keys is None)
     cur.execute(
         f"INSERT INTO conflict_kept({_COLUMNS}) {judged} SELECT j.anchor, j.predicate, j.axis, 1, 1 - j.needs, "
         "j.n_objects, j.n_subjects, j.n_facts, j.n_ended, k.fresh_until FROM judged j JOIN conflict_kept k ON "

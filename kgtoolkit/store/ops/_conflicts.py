@@ -172,7 +172,9 @@ def _ended(alias: str) -> str:
     return v.ended(Sql(f"{alias}.from_us"), Sql(f"{alias}.to_us"), v.NOW, v.NOW_DAY_LAST).text
 
 
-def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str, keys: str | None = None) -> str:
+def _judged_axis(
+    where: Callable[[str], str], name: str, anchor: str, other: str, keys: str | None = None, scan: str = ""
+) -> str:
     """``groups_<name> AS (…), judged_<name> AS (…)``: the groups of one ``anchor`` and predicate with more than one
     ``other`` (subject and object_key, or the reverse for one-holder predicates), each judged, with its counts
     (``n_other`` distinct ``other``, ``n_facts`` facts, ``n_ended`` ended facts).
@@ -198,9 +200,13 @@ def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str
 
     first = v.end_first_instant(Sql("o.to_us"), Sql("o.valid_to"))
     next_start, next_end = v.state_changes(Sql("g.from_us"), Sql("g.to_us"), v.NOW)
-    source = f"facts g WHERE {where('g')}"
+    source = f"facts g{scan} WHERE {where('g')}"
     if keys is not None:
-        source = f"{keys} k JOIN facts g ON g.{anchor} = k.anchor AND g.predicate = k.predicate WHERE {where('g')}"
+        # CROSS JOIN: the keys first, each group's facts looked up by index (SQLite keeps this order; a plain join
+        # scanned every fact and looked each up among the keys)
+        source = (
+            f"{keys} k CROSS JOIN facts g WHERE g.{anchor} = k.anchor AND g.predicate = k.predicate AND {where('g')}"
+        )
     # S and the facts running up to it are correlated lookups per group (EXISTS), not joins of aggregates: a join
     # of the groups to an aggregate that PostgreSQL's planner estimates at one row ran as a nested loop that
     # recomputed it for every group (quadratic in the groups). ``o_last``, the latest first instant of an end
@@ -233,7 +239,10 @@ def _judged_axis(where: Callable[[str], str], name: str, anchor: str, other: str
 
 
 def _judged_conflicts(
-    where: Callable[[str], str], holders: Callable[[str], str] | None = None, keys: tuple[str, str] | None = None
+    where: Callable[[str], str],
+    holders: Callable[[str], str] | None = None,
+    keys: tuple[str, str] | None = None,
+    scan: str = "",
 ) -> str:
     """The conflict groups judged in SQL: ``WITH … judged AS (…)`` names each group (``axis`` 0, ``anchor`` the
     subject, and ``predicate``) among the facts ``where(alias)`` keeps, with ``needs`` 1 when it needs action; and,
@@ -242,13 +251,13 @@ def _judged_conflicts(
     group has its counts: ``n_objects`` and ``n_subjects`` (its distinct objects and subjects: one of them its
     anchor), ``n_facts`` and ``n_ended`` (its facts, its ended facts: its history), and ``fresh`` (until when its
     judgement holds). ``keys``: the groups to judge of each axis (:func:`_judged_axis`), not every group."""
-    parts = [_judged_axis(where, "s", "subject", "object_key", None if keys is None else keys[0])]
+    parts = [_judged_axis(where, "s", "subject", "object_key", None if keys is None else keys[0], scan)]
     union = (
         "SELECT 0 AS axis, anchor, predicate, needs, n_other AS n_objects, 1 AS n_subjects, n_facts, n_ended, fresh "
         "FROM judged_s"
     )
     if holders is not None:
-        parts.append(_judged_axis(holders, "o", "object_key", "subject", None if keys is None else keys[1]))
+        parts.append(_judged_axis(holders, "o", "object_key", "subject", None if keys is None else keys[1], scan))
         union += " UNION ALL SELECT 1, anchor, predicate, needs, 1, n_other, n_facts, n_ended, fresh FROM judged_o"
     return f"WITH {', '.join(parts)}, judged AS ({union})"
 
@@ -334,6 +343,7 @@ def _judgement(
     *,
     keys: tuple[str, str] | None = None,
     clock: Clock | None = None,
+    scan: bool = False,
 ) -> tuple[str, dict[str, Any], EventRule]:
     """The ``WITH … judged AS (…)`` of the conflict groups (:func:`_judged_conflicts`), its parameters (the
     real now among them, or ``clock``'s) and the graph's event rule; ``preds``: only those predicates (normalised);
@@ -374,7 +384,10 @@ def _judgement(
             f"{d.in_list(f'{alias}.predicate', 'oh')} AND (CAST(:e AS TEXT) IS NULL OR {alias}.object_id = :e)",
         )
 
-    return _judged_conflicts(where, holders if config.one_holder else None, keys), params, events
+    # ``scan``: every group, the facts read in table order and grouped apart (SQLite; in a bulk load's transaction
+    # its pages come from the write-ahead log one read each, and the index order read the table in random order)
+    table = " NOT INDEXED" if scan and engine.kind == "sqlite" else ""
+    return _judged_conflicts(where, holders if config.one_holder else None, keys, table), params, events
 
 
 def needing_action(
@@ -439,8 +452,9 @@ def _filters(d: Dialect, params: dict[str, Any], alias: str) -> str:
 #: The groups a read judges live (``live_keys``: axis, anchor, predicate): those of the facts written since the
 #: kept judgement (ids above ``:kept_upto``), those marked since, and those past their freshness.
 _LIVE_KEYS = (
-    "live_keys AS (SELECT 0 AS axis, f.subject AS anchor, f.predicate FROM facts f WHERE f.id > :kept_upto "
-    "UNION SELECT 1, f.object_key, f.predicate FROM facts f WHERE f.id > :kept_upto "
+    "live_new AS MATERIALIZED (SELECT f.subject, f.predicate, f.object_key FROM facts f WHERE f.id > :kept_upto), "
+    "live_keys AS (SELECT 0 AS axis, subject AS anchor, predicate FROM live_new "
+    "UNION SELECT 1, object_key, predicate FROM live_new "
     "UNION SELECT axis, anchor, predicate FROM conflict_dirty "
     "UNION SELECT axis, anchor, predicate FROM conflict_kept WHERE mode = 0 AND fresh_until <= :now)"
 )
