@@ -24,8 +24,8 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ..._errors import ReadOnly
-from ._location import Location
 from ._conflict_schema import fold_conflicts
+from ._location import Location
 from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
 

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..._errors import KGError, NotFound, ReadOnly, StoreError, missing_dependency, require
 from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
+from ._conflict_schema import fold_conflicts
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
 from ._migrate import apply_migrations
-from ._conflict_schema import fold_conflicts
 from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, SCHEMA_VERSION
 

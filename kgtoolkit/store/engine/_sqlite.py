@@ -36,10 +36,10 @@ from ..._errors import KGError, NotFound, ReadOnly, StoreError
 from ..._private import private_file
 from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
+from ._conflict_schema import fold_conflicts
 from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._migrate import apply_migrations
-from ._conflict_schema import fold_conflicts
 from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, SCHEMA_VERSION
 

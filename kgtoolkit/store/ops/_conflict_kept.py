@@ -227,4 +227,3 @@ def check(kg: Any) -> RollupCheck:
     found = _rollups.check(kg)
     wrong, examples = check_kept(kg.engine)
     return RollupCheck({**found.differences, "conflict_kept": wrong}, found.examples + examples)
-
