@@ -21,6 +21,7 @@ from shared_data import DATA
 from test_conflict_pages import BOUNDS, STARTS, assert_pages_agree, bound
 
 import kgtoolkit
+from conftest import run_sql, schema_step, undo_steps
 from kgtoolkit import KnowledgeGraph
 from kgtoolkit._errors import KGError
 from kgtoolkit._time import DAY_US
@@ -268,3 +269,23 @@ def test_every_write_path_reads_as_judged_whole(kg: KnowledgeGraph, new_db: Call
 def kept_state_of(kg: KnowledgeGraph) -> int | None:
     with kg.engine.read() as cur:
         return kept_state(cur)
+
+
+def test_a_graph_of_the_schema_before_gains_the_judgement(db_path: Path | str) -> None:
+    """A graph of schema step 13 migrates (its tables made, empty); its first write judges every group; every page
+    then reads as judged whole, before and after that write."""
+    today = dt.datetime.now(dt.UTC).date()
+    with kgtoolkit.open(db_path) as kg:
+        add_generated(kg, 800, seed=11, start=(today - dt.timedelta(days=500)).isoformat(), days=900)
+        before = kg.conflicts(limit=None)
+    postgres = str(db_path).startswith("postgresql://")
+    previous = schema_step("conflict_kept")
+    version = f"UPDATE kgtoolkit_schema SET version = {previous}" if postgres else f"PRAGMA user_version = {previous}"
+    run_sql(db_path, *undo_steps(previous, "postgresql" if postgres else "sqlite"), version)
+    with kgtoolkit.open(db_path) as kg:
+        assert kept_state_of(kg) is None  # never judged: reads judge every group
+        assert kg.conflicts(limit=None) == before
+        kg.add("after migration", "works_for", "acme", valid_from="2020-01-01")
+        assert kept_state_of(kg) is not None and waiting_ids(kg) == 0  # the write judged every group
+        assert_pages_agree(kg, [None], (4,), pages=3)
+        assert check(kg).differences["conflict_kept"] == 0
