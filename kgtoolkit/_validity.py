@@ -56,6 +56,7 @@ __all__ = [
     "spark_keys",
     "spark_state",
     "state",
+    "state_changes",
     "state_expr",
     "valid_at",
     "walked",
@@ -202,6 +203,22 @@ def end_first_instant(end: object, valid_to: object) -> object:
         return Sql(f"CASE WHEN length({valid_to.text}) = 10 THEN {end.text} - {DAY_US - 1} ELSE {end.text} END")
     assert isinstance(end, int) and (valid_to is None or isinstance(valid_to, str))
     return end - (DAY_US - 1) if valid_to is not None and len(valid_to) == 10 else end
+
+
+def state_changes(start: Sql, end: Sql, now: Sql) -> tuple[Sql, Sql]:
+    """The next instants after ``now`` at which a fact's state (:func:`current`, :func:`scheduled`, :func:`ended`)
+    may change, as SQL (each NULL when none is left): its start, and on its end's side the start of the end's day
+    (a date end is today's date end from then) or else the end itself. Between ``now`` and the earlier of the two,
+    every rule above gives the fact the same answer.
+
+    >>> print(state_changes(Sql("f.from_us"), Sql("f.to_us"), NOW)[0].text)
+    CASE WHEN f.from_us > :now THEN f.from_us END
+    """
+    day = f"({end.text} - {end.text} % {DAY_US})"
+    return (
+        Sql(f"CASE WHEN {start.text} > {now.text} THEN {start.text} END"),
+        Sql(f"CASE WHEN {day} > {now.text} THEN {day} WHEN {end.text} > {now.text} THEN {end.text} END"),
+    )
 
 
 def state(start: int, end: int, now: int, day_last: int, *, event: bool = False) -> str:

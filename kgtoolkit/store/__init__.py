@@ -41,12 +41,12 @@ from .engine import (
     resolve,
     resolve_path,
 )
+from .ops._conflict_kept import check as check_rollups
+from .ops._conflict_kept import fold as fold_rollups
+from .ops._conflict_kept import rebuild as rebuild_rollups
 from .ops._diff import pair_rows as diff_pairs  # the diff's pairing over light rows, for kgtoolkit.spark
 from .ops._not_same import check_kind
 from .ops._rollups import RollupCheck
-from .ops._rollups import check as check_rollups
-from .ops._rollups import fold as fold_rollups
-from .ops._rollups import rebuild as rebuild_rollups
 from .reads._aggregates import ChurnCounts, PeriodPlan, churn_counts, event_counts, event_pairs, period_plan
 from .reads._cleanup import DuplicateInputs, StructuralRows, duplicate_inputs, structural_rows
 from .reads._event_days import EVENT_DAYS_COLUMNS, event_days

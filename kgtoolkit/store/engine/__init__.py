@@ -2,7 +2,7 @@
 
 The backends (``_backend`` the abstract one with its ``Dialect``, ``_sqlite``, ``_postgres``), the schema and
 its migrations (``_schema``, run by ``_migrate``; the rollups' tables and triggers, ``_rollup_schema``, and the fold
-every write ends with, ``_rollup_fold``), where a graph is
+every write ends with, ``_rollup_fold``; the kept conflict judgement's, ``_conflict_schema``), where a graph is
 (``_location``), the SQLite reader process (``_arrow_read``, ``_reader_process``), driver errors as kgtoolkit's
 (``_failures``). Only this wing imports a database driver.
 
@@ -13,6 +13,7 @@ modules, and reach a graph's backend through :attr:`kgtoolkit.store.GraphStore.e
 from __future__ import annotations
 
 from ._backend import Backend, Cursor, Dialect, Query
+from ._conflict_schema import CONFLICT_TABLES, KEPT_WAIT, conflict_due, register_conflict_fold
 from ._connect import connect
 from ._failures import os_failure, sqlite_failure
 from ._gc import gc_paused
@@ -57,6 +58,7 @@ from ._sqlite import read_or_blank
 
 __all__ = [
     "BIG_MIGRATION",
+    "CONFLICT_TABLES",
     "DEFAULT_PATH",
     "DUMP_FACT_FIELDS",
     "ENV_VAR",
@@ -67,6 +69,7 @@ __all__ = [
     "FACT_READ",
     "FACT_SELECT",
     "FEW",
+    "KEPT_WAIT",
     "LINKS_TABLE",
     "MIGRATIONS",
     "NOT_DUPLICATE_COLUMNS",
@@ -88,6 +91,7 @@ __all__ = [
     "Location",
     "Query",
     "RollupKind",
+    "conflict_due",
     "connect",
     "fold_pending",
     "gc_paused",
@@ -97,6 +101,7 @@ __all__ = [
     "pairs_rebuild_statements",
     "pending",
     "read_or_blank",
+    "register_conflict_fold",
     "resolve",
     "resolve_path",
     "rollup_bounds_event",

@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ..._errors import ReadOnly
+from ._conflict_schema import fold_conflicts
 from ._location import Location
 from ._rollup_fold import fold_pending
 from ._schema import FACT_INDEXES, FACT_SEARCH_FILL
@@ -227,6 +228,7 @@ class Backend(abc.ABC):
         with self.transaction(write=True) as cur:
             result = fn(cur)
             fold_pending(cur, self.kind)  # the facts it inserted counted before it commits (contract §18)
+            fold_conflicts(self, cur)  # the kept conflict judgement, when due (contract §18)
             return result
 
     @abc.abstractmethod

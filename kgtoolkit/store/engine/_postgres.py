@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..._errors import KGError, NotFound, ReadOnly, StoreError, missing_dependency, require
 from ..._time import now_text
 from ._backend import Backend, Cursor, Dialect, Query, T
+from ._conflict_schema import fold_conflicts
 from ._failures import postgres_connect_failure, postgres_failure
 from ._location import Location
 from ._migrate import apply_migrations
@@ -501,6 +502,7 @@ class PostgresBackend(Backend):
                 with self._begun(write=True, bulk=attempt >= OPTIMISTIC) as cur:
                     result = fn(cur)
                     fold_pending(cur, self.kind)  # the facts it inserted counted before it commits (contract §18)
+                    fold_conflicts(self, cur)  # the kept conflict judgement, when due (contract §18)
                     return result
             except self._psycopg.Error as exc:
                 if attempt == ATTEMPTS - 1:
@@ -526,6 +528,7 @@ class PostgresBackend(Backend):
                     if rows >= _ANALYZE_AFTER:
                         cur.execute(f"ANALYZE {table}")
                 fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
+                fold_conflicts(self, cur)  # the kept conflict judgement, when due (contract §18)
         except self._psycopg.Error as exc:
             raise self._error(exc) from exc
         finally:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..._time import OPEN_START
 from ._rollup_pairs import fold_pairs
 from ._rollup_schema import (
     ROLLUP_UPTO,

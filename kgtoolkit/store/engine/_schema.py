@@ -487,6 +487,13 @@ from ._rollup_schema import rollup_trigger_refresh as _triggers_step  # noqa: E4
 _SQLITE.append(_triggers_step("sqlite"))
 _POSTGRES.append(_triggers_step("postgresql"))
 
+# The kept conflict judgement (contract §5, §18): its tables, empty until the next write judges every group, and the
+# triggers that mark the groups of a changed fact (._conflict_schema).
+from ._conflict_schema import conflict_migration as _conflicts_step  # noqa: E402 - as above
+
+_SQLITE.append(_conflicts_step("sqlite"))
+_POSTGRES.append(_conflicts_step("postgresql"))
+
 # The facts of each (subject, predicate) pair and each entity's links (contract §18): what the most-changed ranking
 # and the Graph page's ranking walk (._rollup_pairs).
 from ._rollup_pairs import pairs_migration as _pairs_step  # noqa: E402 - as above

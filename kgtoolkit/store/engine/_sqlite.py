@@ -36,6 +36,7 @@ from ..._errors import KGError, NotFound, ReadOnly, StoreError
 from ..._private import private_file
 from ._arrow_read import HI, LO, read_arrow, warm_reader
 from ._backend import Backend, Cursor, Dialect, Query, _in_thread
+from ._conflict_schema import fold_conflicts
 from ._failures import corrupt_error, is_sqlite_failure, os_failure, refused_reason, sqlite_failure, unwritable
 from ._location import DEFAULT_PATH, Location
 from ._migrate import apply_migrations
@@ -411,6 +412,7 @@ class SQLiteBackend(Backend):
                 with self.transaction(write=True) as cur:
                     yield cur
                     fold_pending(cur, self.kind)  # the loaded facts counted set-wise, before it commits
+                    fold_conflicts(self, cur)  # the kept conflict judgement, when due (contract §18)
             finally:
                 self._foreign_keys(True)
 

@@ -24,6 +24,7 @@ from ..engine import (
     read_or_blank,
 )
 from ..reads import _queries as q
+from . import _conflict_kept as _kept
 from . import _predicates as _preds
 from ._reads import _strings
 
@@ -96,10 +97,12 @@ def configure(  # noqa: C901
                 )
         before = q.read_config(cur)
         _preds.check_exclusive(before, {key: json.loads(value) for key, value in updates.items()})
+        judged_under = _kept.read_config_key(cur)
         cur.executemany(
             "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             list(updates.items()),
         )
+        _kept.settings_changed(engine, cur, judged_under)  # the conflict groups whose rule changed, marked
         return q.read_config(cur)
 
     return engine.write(write)
