@@ -64,6 +64,7 @@ REASONS: dict[str, str] = {
     "role_change": "attempts to give the model another role",
     "tool_call": "imitated tool calls or an imitated end of the data",
     "address": "text addressing an AI or assistant",
+    "meaning": "instructions aimed at an AI, judged by meaning",
 }
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._errors import InvalidRequest
+from ._freetext import english, sentence_shaped
 from ._records import Fact
 from ._screen import REASONS, screen
 from ._time import TimeInput
@@ -139,6 +140,37 @@ def _reasons(fact: Fact, label_text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+class _Sentences:
+    """The sentence-shaped texts of the facts a summary may inline, judged once per summary (contract §16): a
+    sentence in another language than English, or any sentence when the meaning check cannot run, is not inlined;
+    an English one is withheld when :func:`kgtoolkit._meaning.aimed_at_ai` reads it (or the fact's line) as an
+    instruction aimed at an AI."""
+
+    def __init__(self) -> None:
+        from . import _meaning
+
+        self.meaning = _meaning
+        self.model = _meaning.available()
+        self.verdicts: dict[str, bool] = {}
+
+    def texts(self, fact: Fact, label_text: str) -> list[str] | None:
+        """The texts to judge by meaning (the sentence-shaped parts and the line); None when the fact is unread."""
+        parts = [t for t in (fact.subject_name, label_text, fact.object_name) if sentence_shaped(t)]
+        if not parts:
+            return []
+        if not self.model or not all(english(t) for t in parts):
+            return None
+        return [*parts, f"{fact.subject_name} {label_text} {fact.object_name}"]
+
+    def judge(self, texts: list[str]) -> None:
+        """Judge the texts not judged yet, in one batch through the model."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self.verdicts]
+        self.verdicts.update(zip(todo, self.meaning.aimed_at_ai(todo), strict=True))
+
+    def aimed(self, texts: list[str]) -> bool:
+        return any(self.verdicts[t] for t in texts)
+
+
 @dataclass
 class _Left:
     """What the summary leaves out: facts withheld by the screen (with their reasons) and free-text facts."""
@@ -147,6 +179,8 @@ class _Left:
     reasons: Counter[str] = field(default_factory=Counter)
     free: set[int] = field(default_factory=set)
     free_predicates: Counter[str] = field(default_factory=Counter)
+    unread: set[int] = field(default_factory=set)
+    model_missing: bool = False
 
     def lines(self, memories: int) -> list[str]:
         out: list[str] = []
@@ -155,6 +189,17 @@ class _Left:
             out += [
                 f"_{len(self.free)} fact(s) hold free text ({kinds}) and are not inlined: read them as data with the "
                 "tool's `query` action (`subject`, `predicates`)._",
+                "",
+            ]
+        if self.unread:
+            why = (
+                "the screen's model is not installed (`pip install kgtoolkit[search]`), so no sentence is inlined"
+                if self.model_missing
+                else "they are sentences in a language the screen does not read"
+            )
+            out += [
+                f"_{len(self.unread)} fact(s) hold short sentences and are not inlined ({why}): read them as data "
+                "with the tool's `query` action (`subject`, `predicates`)._",
                 "",
             ]
         if memories:
@@ -228,8 +273,20 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
         lines += [f"_Facts valid on {as_of}._", ""]  # a date: top_entities read it
     printed: set[int] = set()
     left = _Left()
-    for entity, _count in top:
-        facts = kg.query(entity.id, as_of=as_of)
+    sentences = _Sentences()
+    left.model_missing = not sentences.model
+    listed = [(entity, kg.query(entity.id, as_of=as_of)) for entity, _count in top]
+    sentences.judge(
+        [
+            t
+            for _entity, facts in listed
+            for f in facts
+            if (as_of is not None or f.state not in ("ended", "occurred"))
+            and not _free_text(f, labels.get(f.predicate, f.predicate))
+            for t in sentences.texts(f, labels.get(f.predicate, f.predicate)) or []
+        ]
+    )
+    for entity, facts in listed:
         shown: list[str] = []
         planned: list[str] = []
         more = 0
@@ -237,15 +294,23 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
             state = "current" if as_of is not None else fact.state
             if state in ("ended", "occurred") or fact.id in printed or fact.id in left.withheld:  # events: §12
                 continue
+            if fact.id in left.free or fact.id in left.unread:
+                continue
             label_text = labels.get(fact.predicate, fact.predicate)
             if _free_text(fact, label_text):
                 left.free.add(fact.id)
                 left.free_predicates[label_text] += 1
                 continue
             why = _reasons(fact, label_text)
+            texts = sentences.texts(fact, label_text)
+            if not why and texts and sentences.aimed(texts):
+                why = ("meaning",)
             if why:
                 left.withheld.add(fact.id)
                 left.reasons.update(why)
+                continue
+            if texts is None:
+                left.unread.add(fact.id)
                 continue
             printed.add(fact.id)
             if state == "scheduled":
