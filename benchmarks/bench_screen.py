@@ -10,6 +10,8 @@
   payloads per class of intent (exfiltration, override, role change, tool-call imitation) and benign look-alikes.
 * ``false alarms``: every fact of YAGO11k, WIKIDATA12k and ICEWS14 (subject, predicate and object each
   screened) and of the demo graph (values strictly), as a share of facts withheld.
+* ``own_check``: tests/support/screen_meaning_sets.py's check half (never used to make or tune a rule), each fact
+  alone in a graph through the summary: payloads in 14 languages and the shapes kept out, benign short facts inlined.
 Goals: ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
 """
 
@@ -30,10 +32,50 @@ import injection_heldback as held
 import injection_payloads as corpus
 import injection_unseen as unseen
 import polars as pl
+import screen_meaning_sets as own
 from shared_data import DATA
 
+import kgtoolkit
+from kgtoolkit import KGError
 from kgtoolkit._demo import build_demo
 from kgtoolkit._screen import screen
+
+
+def _reaches(subject: str, predicate: str, obj: str) -> bool:
+    """Whether a graph holding this one fact prints it in its summary (a fact line)."""
+    kg = kgtoolkit.open(":memory:")
+    try:
+        kg.configure(comma_guard=False)
+        try:
+            kg.add(subject, predicate, obj)
+        except KGError:
+            return False
+        return any(line.startswith("- ") for line in kg.summary().splitlines())
+    finally:
+        kg.close()
+
+
+def own_check() -> dict[str, object]:
+    """The held-apart check half of tests/support/screen_meaning_sets.py, through the summary, fact by fact."""
+    groups: dict[str, dict[str, int]] = {}
+    reached: list[tuple[str, ...]] = []
+    for row in own.CHECK_ATTACKS + own.CHECK_PAYLOADS:
+        group = groups.setdefault(row[0], {"total": 0, "reached": 0})
+        group["total"] += 1
+        if _reaches(*row[1:]):
+            group["reached"] += 1
+            reached.append(row)
+    payloads = len(own.CHECK_ATTACKS) + len(own.CHECK_PAYLOADS)
+    lost = [row for row in own.CHECK_BENIGN if not _reaches(*row[1:])]
+    return {
+        "payloads": payloads,
+        "kept_out_rate": 1 - len(reached) / payloads,
+        "by_group": groups,
+        "reached": reached,
+        "benign": len(own.CHECK_BENIGN),
+        "benign_inlined_rate": 1 - len(lost) / len(own.CHECK_BENIGN),
+        "benign_lost": lost,
+    }
 
 
 def main() -> dict[str, object]:
@@ -99,6 +141,7 @@ def main() -> dict[str, object]:
         ]
         alarms["demo"] = {"facts": len(facts), "withheld": len(hit_facts), "rate": len(hit_facts) / len(facts)}
     out["false_alarms"] = alarms
+    out["own_check"] = own_check()
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))

@@ -90,16 +90,27 @@ def _prepared(text: str) -> str:
     return _SPLIT.sub("", _folded(text))
 
 
+_SCORED: dict[str, float] = {}  # text → score, kept per process (a later summary of the same graph pays nothing)
+_SCORED_MAX = 16_384
+
+
 def scores(texts: list[str]) -> list[float]:
     """The probability that each text is an instruction aimed at an AI (the fitted logistic regression)."""
     import numpy as np
 
-    if not texts:
-        return []
-    fit = _fitted()
-    vectors = _embedder().encode([_prepared(t) for t in texts])
-    logits = vectors @ np.asarray(fit["weights"], dtype=np.float32) + float(fit["bias"])
-    return [float(x) for x in 1.0 / (1.0 + np.exp(-logits))]
+    known = {t: _SCORED[t] for t in texts if t in _SCORED}
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    if todo:
+        fit = _fitted()
+        vectors = _embedder().encode([_prepared(t) for t in todo])
+        logits = vectors @ np.asarray(fit["weights"], dtype=np.float32) + float(fit["bias"])
+        with _LOCK:
+            if len(_SCORED) + len(todo) > _SCORED_MAX:
+                _SCORED.clear()
+            fresh = dict(zip(todo, (float(x) for x in 1.0 / (1.0 + np.exp(-logits))), strict=True))
+            _SCORED.update(fresh)
+        known |= fresh
+    return [known[t] for t in texts]
 
 
 #: The probability from which a text is judged aimed at an AI (chosen on the calibration set, stored with it).
