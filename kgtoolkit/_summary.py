@@ -6,6 +6,11 @@ The summary is safe by construction, and screened as a second line:
   most :data:`INLINE_WORDS` words and :data:`INLINE_CHARS` characters. Free text never goes in: a note, a longer
   value or name, a text of several lines, and every memory. The summary counts them and says how to read them
   through the tool (``query``, ``find``), where they arrive as JSON data, never as prompt text.
+* **A short sentence only in English, read by meaning.** A short text shaped as a sentence
+  (:func:`kgtoolkit._freetext.sentence_shaped`) is inlined only when it is English
+  (:func:`kgtoolkit._freetext.english`) and the meaning check (:mod:`kgtoolkit._meaning`) does not read it, or the
+  fact's line, as an instruction aimed at an AI. In another language, or without the model, it is counted like free
+  text. Names, titles and roles that are not sentences are inlined in any language.
 * **Every stored string inert.** A name or value is a Markdown code span (:func:`quoted`); a predicate label or
   a type is plain only when it is words alone (:func:`label`), else a code span too. Line breaks, control and
   format characters are taken out first, so no stored text can start a line, a link, an image, a tag or a role
