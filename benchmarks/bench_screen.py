@@ -9,7 +9,8 @@
 * ``held_back``: tests/support/injection_heldback.py, written before the screen's intent rules and never tuned on:
   payloads per class of intent (exfiltration, override, role change, tool-call imitation) and benign look-alikes.
 * ``false alarms``: every fact of YAGO11k, WIKIDATA12k and ICEWS14 (subject, predicate and object each
-  screened) and of the demo graph (values strictly), as a share of facts withheld.
+  screened) and of the demo graph (values strictly), as a share of facts withheld; ``sentences_left_out``: the
+  share of facts a text of which is a short sentence the summary leaves out (not English, or read as aimed at an AI).
 * ``own_check``: tests/support/screen_meaning_sets.py's check half (never used to make or tune a rule), each fact
   alone in a graph through the summary: payloads in 14 languages and the shapes kept out, benign short facts inlined.
 Goals: ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
@@ -53,6 +54,19 @@ def _reaches(subject: str, predicate: str, obj: str) -> bool:
         return any(line.startswith("- ") for line in kg.summary().splitlines())
     finally:
         kg.close()
+
+
+def _sentences_left_out(texts: set[str]) -> set[str]:
+    """The texts the summary leaves out as short sentences (contract §16): shaped as a sentence, and not English or
+    read by the meaning check as an instruction aimed at an AI (the same rules as kgtoolkit._summary)."""
+    from kgtoolkit import _meaning
+    from kgtoolkit._freetext import english, sentence_shaped
+
+    shaped = sorted(t for t in texts if len(t) <= 100 and sentence_shaped(t.replace("_", " ")))
+    foreign = {t for t in shaped if not english(t.replace("_", " "))}
+    read = [t for t in shaped if t not in foreign]
+    aimed = {t for t, a in zip(read, _meaning.aimed_at_ai([t.replace("_", " ") for t in read]), strict=True) if a}
+    return foreign | aimed
 
 
 def own_check() -> dict[str, object]:
@@ -124,6 +138,10 @@ def main() -> dict[str, object]:
         hit = frame.filter(
             pl.any_horizontal(pl.col(c).is_in(list(flagged)) for c in ("subject", "predicate", "object"))
         )
+        out_of_prompt = _sentences_left_out(texts - flagged)
+        left = frame.filter(
+            pl.any_horizontal(pl.col(c).is_in(list(out_of_prompt)) for c in ("subject", "predicate", "object"))
+        )
         alarms[name] = {
             "facts": frame.height,
             "withheld": hit.height,
@@ -131,6 +149,12 @@ def main() -> dict[str, object]:
             "texts": len(texts),
             "us_per_text": took / max(1, len(texts)) * 1e6,
             "examples": sorted(flagged)[:10],
+            "sentences_left_out": {
+                "facts": left.height,
+                "rate": left.height / frame.height,
+                "texts": len(out_of_prompt),
+                "examples": sorted(out_of_prompt)[:10],
+            },
         }
     with tempfile.TemporaryDirectory() as folder, build_demo(Path(folder) / "demo.sqlite3") as kg:
         facts = kg.timeline()

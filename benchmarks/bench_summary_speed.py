@@ -53,8 +53,11 @@ def main() -> dict[str, object]:
     with tempfile.TemporaryDirectory() as folder:
         for name, path in _graphs(Path(folder)).items():
             cold = [
-                float(subprocess.run([sys.executable, "-c", _COLD.format(path=str(path))], capture_output=True,
-                                     text=True, check=True).stdout)
+                float(
+                    subprocess.run(
+                        [sys.executable, "-c", _COLD.format(path=str(path))], capture_output=True, text=True, check=True
+                    ).stdout
+                )
                 for _ in range(3)
             ]
             with kgtoolkit.open(path) as kg:

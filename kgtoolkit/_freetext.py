@@ -79,9 +79,11 @@ def sentence_shaped(text: str) -> bool:
     if _CLAUSE.search(text):
         return True
     if unspaced:
-        return len(_KANA.findall(text)) >= 2 and unspaced >= 5 or count >= UNCASED_WORDS
+        return (len(_KANA.findall(text)) >= 2 and unspaced >= 5) or count >= UNCASED_WORDS
     cased = [w for w in words if _cased(w)]
-    if not cased or len(cased) * 2 < len(words):  # mostly a script without capital letters (Arabic, Hebrew, Devanagari …)
+    if not cased or len(cased) * 2 < len(
+        words
+    ):  # mostly a script without capital letters (Arabic, Hebrew, Devanagari …)
         return len(words) >= UNCASED_WORDS
     lower = [w for w in cased if w[0].islower()]
     long = [w for w in lower if len(w) >= 4]

@@ -172,6 +172,15 @@ class _Sentences:
         todo = [t for t in dict.fromkeys(texts) if t not in self.verdicts]
         self.verdicts.update(zip(todo, self.meaning.aimed_at_ai(todo), strict=True))
 
+    def judge_all(self, facts: list[Fact], labels: Mapping[str, str], *, dated: bool) -> None:
+        """Judge the sentences of every fact the summary may inline, in one batch (``dated``: every fact current)."""
+        texts: list[str] = []
+        for fact in facts:
+            label_text = labels.get(fact.predicate, fact.predicate)
+            if (dated or fact.state not in ("ended", "occurred")) and not _free_text(fact, label_text):
+                texts += self.texts(fact, label_text) or []
+        self.judge(texts)
+
     def aimed(self, texts: list[str]) -> bool:
         return any(self.verdicts[t] for t in texts)
 
@@ -186,6 +195,28 @@ class _Left:
     free_predicates: Counter[str] = field(default_factory=Counter)
     unread: set[int] = field(default_factory=set)
     model_missing: bool = False
+
+    def keeps(self, fact: Fact, label_text: str, sentences: _Sentences) -> bool:
+        """True when the fact may be inlined; else it is counted where it belongs: free text, withheld by the
+        screen or the meaning check (with its reasons), or a short sentence the summary does not inline."""
+        if fact.id in self.free or fact.id in self.unread:
+            return False
+        if _free_text(fact, label_text):
+            self.free.add(fact.id)
+            self.free_predicates[label_text] += 1
+            return False
+        why = _reasons(fact, label_text)
+        texts = sentences.texts(fact, label_text)
+        if not why and texts and sentences.aimed(texts):
+            why = ("meaning",)
+        if why:
+            self.withheld.add(fact.id)
+            self.reasons.update(why)
+            return False
+        if texts is None:
+            self.unread.add(fact.id)
+            return False
+        return True
 
     def lines(self, memories: int) -> list[str]:
         out: list[str] = []
@@ -281,16 +312,7 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
     sentences = _Sentences()
     left.model_missing = not sentences.model
     listed = [(entity, kg.query(entity.id, as_of=as_of)) for entity, _count in top]
-    sentences.judge(
-        [
-            t
-            for _entity, facts in listed
-            for f in facts
-            if (as_of is not None or f.state not in ("ended", "occurred"))
-            and not _free_text(f, labels.get(f.predicate, f.predicate))
-            for t in sentences.texts(f, labels.get(f.predicate, f.predicate)) or []
-        ]
-    )
+    sentences.judge_all([f for _entity, facts in listed for f in facts], labels, dated=as_of is not None)
     for entity, facts in listed:
         shown: list[str] = []
         planned: list[str] = []
@@ -299,23 +321,7 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
             state = "current" if as_of is not None else fact.state
             if state in ("ended", "occurred") or fact.id in printed or fact.id in left.withheld:  # events: §12
                 continue
-            if fact.id in left.free or fact.id in left.unread:
-                continue
-            label_text = labels.get(fact.predicate, fact.predicate)
-            if _free_text(fact, label_text):
-                left.free.add(fact.id)
-                left.free_predicates[label_text] += 1
-                continue
-            why = _reasons(fact, label_text)
-            texts = sentences.texts(fact, label_text)
-            if not why and texts and sentences.aimed(texts):
-                why = ("meaning",)
-            if why:
-                left.withheld.add(fact.id)
-                left.reasons.update(why)
-                continue
-            if texts is None:
-                left.unread.add(fact.id)
+            if not left.keeps(fact, labels.get(fact.predicate, fact.predicate), sentences):
                 continue
             printed.add(fact.id)
             if state == "scheduled":

@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-import injection_heldback as held
-import injection_payloads as corpus
-import injection_unseen as unseen
-import screen_meaning_sets as sets
+import injection_heldback as held  # noqa: E402
+import injection_payloads as corpus  # noqa: E402
+import injection_unseen as unseen  # noqa: E402
+import screen_meaning_sets as sets  # noqa: E402
 
-from kgtoolkit import _meaning
-from kgtoolkit._freetext import english
+from kgtoolkit import _meaning  # noqa: E402
+from kgtoolkit._freetext import english  # noqa: E402
 
 L2 = 1e-3
 STEPS = 3000

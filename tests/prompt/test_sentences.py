@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 import screen_meaning_sets as own
-from conftest import skip_without_search_extra
 
 import kgtoolkit
+from conftest import skip_without_search_extra
 from kgtoolkit import KGError, KnowledgeGraph, mcp_server
 from kgtoolkit._freetext import english, sentence_shaped
 from kgtoolkit._screen import screen
@@ -119,8 +119,7 @@ def test_without_the_model_no_sentence_is_inlined(tmp_path: Path) -> None:
         kg.add("Ann", "next step", "Run the database migration before Friday's release")
         kg.add("Ann", "role", "Engineer")
     code = (
-        "import sys; sys.modules['onnxruntime'] = None; import kgtoolkit; "
-        f"print(kgtoolkit.open({str(db)!r}).summary())"
+        f"import sys; sys.modules['onnxruntime'] = None; import kgtoolkit; print(kgtoolkit.open({str(db)!r}).summary())"
     )
     text = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "`Engineer`" in text and "database migration" not in text
