@@ -12,7 +12,7 @@
   screened) and of the demo graph (values strictly), as a share of facts withheld; ``sentences_left_out``: the
   share of facts a text of which is a short sentence the summary leaves out (not English, or read as aimed at an AI).
 * ``own_check``: tests/support/screen_meaning_sets.py's check half (never used to make or tune a rule), each fact
-  alone in a graph through the summary: payloads in 14 languages and the shapes kept out, benign short facts inlined.
+  alone in a graph through the summary: payloads in 19 languages and the shapes kept out, benign short facts inlined.
 Goals: ≥ 95% of payloads withheld, ≤ 0.1% of real facts. Never used as a test.
 """
 

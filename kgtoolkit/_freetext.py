@@ -125,6 +125,11 @@ def english(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
     if not letters or any("LATIN" not in unicodedata.name(c, "") for c in letters):
         return False
+    from . import _meaning
+
+    share = _meaning.reads(text) if _meaning.available() else 0.0
+    if share >= 1.0:
+        return True  # every word one the model knows: no need to load the detector
     from lingua import Language
 
     values = _detector().compute_language_confidence_values(text)
@@ -132,11 +137,4 @@ def english(text: str) -> bool:
         return False
     top = values[0].value
     found = next((v.value for v in values if v.language == Language.ENGLISH), 0.0)
-    if found >= ENGLISH_CONFIDENCE and found * 2 >= top:
-        return True
-    from . import _meaning
-
-    if not _meaning.available():
-        return False
-    share = _meaning.reads(text)
-    return bool(share >= 1.0 or (found > 0.01 and share >= READ_SHARE))
+    return bool((found >= ENGLISH_CONFIDENCE and found * 2 >= top) or (found > 0.01 and share >= READ_SHARE))
