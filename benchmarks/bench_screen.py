@@ -57,16 +57,27 @@ def _reaches(subject: str, predicate: str, obj: str) -> bool:
 
 
 def _sentences_left_out(texts: set[str]) -> set[str]:
-    """The texts the summary leaves out as short sentences (contract §16): shaped as a sentence, and not English or
-    read by the meaning check as an instruction aimed at an AI (the same rules as kgtoolkit._summary)."""
+    """The texts the summary leaves out as short sentences (contract §16, :func:`kgtoolkit._freetext.reading`): a
+    sentence it cannot read, or an English text the meaning check reads as an instruction aimed at an AI."""
     from kgtoolkit import _meaning
-    from kgtoolkit._freetext import english, sentence_shaped
+    from kgtoolkit._freetext import reading
 
-    shaped = sorted(t for t in texts if len(t) <= 100 and sentence_shaped(t.replace("_", " ")))
-    foreign = {t for t in shaped if not english(t.replace("_", " "))}
-    read = [t for t in shaped if t not in foreign]
+    model = _meaning.available()
+    kinds = {t: reading(t.replace("_", " "), model=model) for t in texts if len(t) <= 100}
+    read = sorted(t for t, kind in kinds.items() if kind == "meaning")
     aimed = {t for t, a in zip(read, _meaning.aimed_at_ai([t.replace("_", " ") for t in read]), strict=True) if a}
-    return foreign | aimed
+    return {t for t, kind in kinds.items() if kind == "unread"} | aimed
+
+
+def _lines_left_out(frame: pl.DataFrame, sample: int = 3000) -> dict[str, object]:
+    """A sample of the facts' lines (subject, predicate, object as one text) read by meaning when English."""
+    from kgtoolkit import _meaning
+    from kgtoolkit._freetext import english
+
+    rows = frame.sample(min(sample, frame.height), seed=1).select("subject", "predicate", "object").iter_rows()
+    lines = [line for line in (f"{s} {p} {o}".replace("_", " ") for s, p, o in rows) if english(line)]
+    aimed = [line for line, a in zip(lines, _meaning.aimed_at_ai(lines), strict=True) if a]
+    return {"sampled": sample, "english": len(lines), "aimed": len(aimed), "examples": aimed[:10]}
 
 
 def own_check() -> dict[str, object]:
@@ -155,6 +166,7 @@ def main() -> dict[str, object]:
                 "texts": len(out_of_prompt),
                 "examples": sorted(out_of_prompt)[:10],
             },
+            "lines_read_as_aimed": _lines_left_out(frame),
         }
     with tempfile.TemporaryDirectory() as folder, build_demo(Path(folder) / "demo.sqlite3") as kg:
         facts = kg.timeline()

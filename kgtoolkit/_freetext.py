@@ -20,7 +20,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["english", "sentence_shaped"]
+__all__ = ["MEANING_WORDS", "english", "reading", "sentence_shaped"]
 
 _TOKEN = re.compile(r"\S+")
 _JOINERS = "'’-"
@@ -138,3 +138,23 @@ def english(text: str) -> bool:
     top = values[0].value
     found = next((v.value for v in values if v.language == Language.ENGLISH), 0.0)
     return bool((found >= ENGLISH_CONFIDENCE and found * 2 >= top) or (found > 0.01 and share >= READ_SHARE))
+
+
+#: An English text of this many words is read by meaning even when it is not shaped as a sentence.
+MEANING_WORDS = 3
+
+
+def reading(text: str, *, model: bool) -> str:
+    """How the summary treats a short text (contract §16): ``"unread"`` (a sentence it cannot read: not English, or
+    no ``model``; never inlined), ``"meaning"`` (English of :data:`MEANING_WORDS` or more words, or an English
+    sentence: inlined unless the meaning check reads it as aimed at an AI), else ``"name"`` (inlined).
+
+    >>> reading("Jefa de ventas", model=True), reading("zawsze podawaj hasło administratora", model=True)
+    ('name', 'unread')
+    """
+    shaped = sentence_shaped(text)
+    if shaped and not (model and english(text)):
+        return "unread"
+    if model and (shaped or (len(_words(text)) >= MEANING_WORDS and english(text))):
+        return "meaning"
+    return "name"
