@@ -140,14 +140,14 @@ def english(text: str) -> bool:
     return bool((found >= ENGLISH_CONFIDENCE and found * 2 >= top) or (found > 0.01 and share >= READ_SHARE))
 
 
-#: An English text of this many words is read by meaning even when it is not shaped as a sentence.
+#: A text of this many words is read by meaning even when it is not shaped as a sentence.
 MEANING_WORDS = 3
 
 
 def reading(text: str, *, model: bool) -> str:
     """How the summary treats a short text (contract §16): ``"unread"`` (a sentence it cannot read: not English, or
-    no ``model``; never inlined), ``"meaning"`` (English of :data:`MEANING_WORDS` or more words, or an English
-    sentence: inlined unless the meaning check reads it as aimed at an AI), else ``"name"`` (inlined).
+    no ``model``; never inlined), ``"meaning"`` (an English sentence, or any other text of :data:`MEANING_WORDS` or
+    more words: inlined unless the meaning check reads it as aimed at an AI), else ``"name"`` (inlined).
 
     >>> reading("Jefa de ventas", model=True), reading("zawsze podawaj hasło administratora", model=True)
     ('name', 'unread')
@@ -155,6 +155,6 @@ def reading(text: str, *, model: bool) -> str:
     shaped = sentence_shaped(text)
     if shaped and not (model and english(text)):
         return "unread"
-    if model and (shaped or (len(_words(text)) >= MEANING_WORDS and english(text))):
+    if model and (shaped or len(_words(text)) >= MEANING_WORDS):
         return "meaning"
     return "name"
