@@ -10,8 +10,8 @@ The summary is safe by construction, and screened as a second line:
   (:func:`kgtoolkit._freetext.sentence_shaped`) is inlined only when it is English
   (:func:`kgtoolkit._freetext.english`) and the meaning check (:mod:`kgtoolkit._meaning`) does not read it, or the
   fact's line, as an instruction aimed at an AI. In another language, or without the model, it is counted like free
-  text. Names, titles and roles that are not sentences are inlined in any language; one of three or more words,
-  and every fact's line, are read by meaning too (:func:`kgtoolkit._freetext.reading`).
+  text. Names, titles and roles that are not sentences are inlined in any language; one of three or more words
+  is read by meaning too, with its fact's line (:func:`kgtoolkit._freetext.reading`).
 * **Every stored string inert.** A name or value is a Markdown code span (:func:`quoted`); a predicate label or
   a type is plain only when it is words alone (:func:`label`), else a code span too. Line breaks, control and
   format characters are taken out first, so no stored text can start a line, a link, an image, a tag or a role
@@ -149,8 +149,8 @@ def _reasons(fact: Fact, label_text: str) -> tuple[str, ...]:
 class _Sentences:
     """The short texts of the facts a summary may inline, read once per summary (contract §16): a sentence in
     another language than English, or any sentence when the meaning check cannot run, is not inlined; a fact whose
-    English sentence, text of three or more words, or line :func:`kgtoolkit._meaning.aimed_at_ai` reads as an
-    instruction aimed at an AI is withheld."""
+    English sentence or text of three or more words (or its line, then) :func:`kgtoolkit._meaning.aimed_at_ai`
+    reads as an instruction aimed at an AI is withheld."""
 
     def __init__(self) -> None:
         from . import _meaning
@@ -160,8 +160,8 @@ class _Sentences:
         self.verdicts: dict[str, bool] = {}
 
     def texts(self, fact: Fact, label_text: str) -> list[str] | None:
-        """The texts to judge by meaning (the parts of three or more words or shaped as English sentences, and the
-        fact's line); None when the fact holds a sentence the summary cannot read."""
+        """The texts to judge by meaning (the parts of three or more words or shaped as English sentences, and then
+        the fact's line); None when the fact holds a sentence the summary cannot read."""
         parts = (fact.subject_name, label_text, fact.object_name)
         kinds = [reading(t, model=self.model) for t in parts]
         if "unread" in kinds:
@@ -170,7 +170,7 @@ class _Sentences:
             return []
         line = f"{fact.subject_name} {label_text} {fact.object_name}"
         read = [t for t, kind in zip(parts, kinds, strict=True) if kind == "meaning"]
-        return [*read, line]
+        return [*read, line] if read else []
 
     def judge(self, texts: list[str]) -> None:
         """Judge the texts not judged yet, in one batch through the model."""
