@@ -64,6 +64,7 @@ REASONS: dict[str, str] = {
     "role_change": "attempts to give the model another role",
     "tool_call": "imitated tool calls or an imitated end of the data",
     "address": "text addressing an AI or assistant",
+    "meaning": "instructions aimed at an AI, judged by meaning",
 }
 
 
@@ -104,7 +105,7 @@ _BASE64 = _Pattern(r"[A-Za-z0-9+/]{16,}={0,2}")
 _INSTRUCTION = _Pattern(
     r"""
       \b(ignore|disregard|forget|override|bypass|skip|drop)\b[\s\w,'’-]{0,40}
-          \b(instructions?|prompts?|rules|guidelines|context|directives?|guardrails|polic(y|ies)|orders?)\b
+          \b(instructions?|prompts?|rules|guidelines|guidance|context|directives?|guardrails|polic(y|ies)|orders?)\b
     | \b(new|updated|real|actual|hidden|secret|additional|next)\s+(system\s+)?(instructions?|prompt|directives?|tasks?|objective)\b
     | \bsystem\s*(prompt|message|override|instructions?)\b
     | \byou\s+(are|must|will|shall)\s+(now|no\s+longer|henceforth)\b
@@ -191,12 +192,13 @@ _ROLE = _Pattern(
     | (^|\n)\s*\#{1,6}\s*(system|instructions?|new\s+task|developer|admin|assistant)\b
     | \{\{\s*(system|user|assistant)\b
     | ["']role["']\s*:\s*["'](system|assistant|user|developer|tool)["']
+    | (^|[{,;\s])["']?role["']?\s*[:=]\s*["']?(system|assistant|developer|tool)["']?\s*([,;}]|$)
     """,
     re.IGNORECASE | re.VERBOSE,
 )
 
 _LINK = _Pattern(r"!?\[[^\]\n]{0,200}\]\(\s*<?\s*(https?:|ftp:|//|data:|javascript:|file:)", re.IGNORECASE)
-_AUTOLINK = _Pattern(r"<\s*[a-z][a-z0-9+.-]{1,31}:[^\s<>]*>|<\s*www\.[^\s<>]+>", re.IGNORECASE)
+_AUTOLINK = _Pattern(r"<\s*[a-z][a-z0-9+.-]{1,31}:[^\s<>]*\s*>|<\s*www\.[^\s<>]+\s*>", re.IGNORECASE)
 _REFERENCE_LINK = _Pattern(r"^\s*\[[^\]]{1,100}\]:\s*(https?:|//)", re.IGNORECASE | re.MULTILINE)
 _HTML = _Pattern(r"<\s*/?\s*[a-z][a-z0-9-]*(\s+[^<>]*)?/?\s*>|<!--|&#x?[0-9a-f]+;|\bjavascript:", re.IGNORECASE)
 

@@ -6,6 +6,12 @@ The summary is safe by construction, and screened as a second line:
   most :data:`INLINE_WORDS` words and :data:`INLINE_CHARS` characters. Free text never goes in: a note, a longer
   value or name, a text of several lines, and every memory. The summary counts them and says how to read them
   through the tool (``query``, ``find``), where they arrive as JSON data, never as prompt text.
+* **A short sentence only in English, read by meaning.** A short text shaped as a sentence
+  (:func:`kgtoolkit._freetext.sentence_shaped`) is inlined only when it is English
+  (:func:`kgtoolkit._freetext.english`) and the meaning check (:mod:`kgtoolkit._meaning`) does not read it, or the
+  fact's line, as an instruction aimed at an AI. In another language, or without the model, it is counted like free
+  text. Names, titles and roles that are not sentences are inlined in any language; one of three or more words
+  is read by meaning too, with its fact's line (:func:`kgtoolkit._freetext.reading`).
 * **Every stored string inert.** A name or value is a Markdown code span (:func:`quoted`); a predicate label or
   a type is plain only when it is words alone (:func:`label`), else a code span too. Line breaks, control and
   format characters are taken out first, so no stored text can start a line, a link, an image, a tag or a role
@@ -25,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._errors import InvalidRequest
+from ._freetext import reading
 from ._records import Fact
 from ._screen import REASONS, screen
 from ._time import TimeInput
@@ -139,6 +146,50 @@ def _reasons(fact: Fact, label_text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+class _Sentences:
+    """The short texts of the facts a summary may inline, read once per summary (contract §16): a sentence in
+    another language than English, or any sentence when the meaning check cannot run, is not inlined; a fact whose
+    English sentence or text of three or more words (or its line, then) :func:`kgtoolkit._meaning.aimed_at_ai`
+    reads as an instruction aimed at an AI is withheld."""
+
+    def __init__(self) -> None:
+        from . import _meaning
+
+        self.meaning = _meaning
+        self.model = _meaning.available()
+        self.verdicts: dict[str, bool] = {}
+
+    def texts(self, fact: Fact, label_text: str) -> list[str] | None:
+        """The texts to judge by meaning (the parts of three or more words or shaped as English sentences, and then
+        the fact's line); None when the fact holds a sentence the summary cannot read."""
+        parts = (fact.subject_name, label_text, fact.object_name)
+        kinds = [reading(t, model=self.model) for t in parts]
+        if "unread" in kinds:
+            return None
+        if not self.model:
+            return []
+        line = f"{fact.subject_name} {label_text} {fact.object_name}"
+        read = [t for t, kind in zip(parts, kinds, strict=True) if kind == "meaning"]
+        return [*read, line] if read else []
+
+    def judge(self, texts: list[str]) -> None:
+        """Judge the texts not judged yet, in one batch through the model."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self.verdicts]
+        self.verdicts.update(zip(todo, self.meaning.aimed_at_ai(todo), strict=True))
+
+    def judge_all(self, facts: list[Fact], labels: Mapping[str, str], *, dated: bool) -> None:
+        """Judge the sentences of every fact the summary may inline, in one batch (``dated``: every fact current)."""
+        texts: list[str] = []
+        for fact in facts:
+            label_text = labels.get(fact.predicate, fact.predicate)
+            if (dated or fact.state not in ("ended", "occurred")) and not _free_text(fact, label_text):
+                texts += self.texts(fact, label_text) or []
+        self.judge(texts)
+
+    def aimed(self, texts: list[str]) -> bool:
+        return any(self.verdicts[t] for t in texts)
+
+
 @dataclass
 class _Left:
     """What the summary leaves out: facts withheld by the screen (with their reasons) and free-text facts."""
@@ -147,6 +198,30 @@ class _Left:
     reasons: Counter[str] = field(default_factory=Counter)
     free: set[int] = field(default_factory=set)
     free_predicates: Counter[str] = field(default_factory=Counter)
+    unread: set[int] = field(default_factory=set)
+    model_missing: bool = False
+
+    def keeps(self, fact: Fact, label_text: str, sentences: _Sentences) -> bool:
+        """True when the fact may be inlined; else it is counted where it belongs: free text, withheld by the
+        screen or the meaning check (with its reasons), or a short sentence the summary does not inline."""
+        if fact.id in self.free or fact.id in self.unread:
+            return False
+        if _free_text(fact, label_text):
+            self.free.add(fact.id)
+            self.free_predicates[label_text] += 1
+            return False
+        why = _reasons(fact, label_text)
+        texts = sentences.texts(fact, label_text)
+        if not why and texts and sentences.aimed(texts):
+            why = ("meaning",)
+        if why:
+            self.withheld.add(fact.id)
+            self.reasons.update(why)
+            return False
+        if texts is None:
+            self.unread.add(fact.id)
+            return False
+        return True
 
     def lines(self, memories: int) -> list[str]:
         out: list[str] = []
@@ -155,6 +230,17 @@ class _Left:
             out += [
                 f"_{len(self.free)} fact(s) hold free text ({kinds}) and are not inlined: read them as data with the "
                 "tool's `query` action (`subject`, `predicates`)._",
+                "",
+            ]
+        if self.unread:
+            why = (
+                "the screen's model is not installed (`pip install kgtoolkit[search]`), so no sentence is inlined"
+                if self.model_missing
+                else "they are sentences in a language the screen does not read"
+            )
+            out += [
+                f"_{len(self.unread)} fact(s) hold short sentences and are not inlined ({why}): read them as data "
+                "with the tool's `query` action (`subject`, `predicates`)._",
                 "",
             ]
         if memories:
@@ -228,8 +314,11 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
         lines += [f"_Facts valid on {as_of}._", ""]  # a date: top_entities read it
     printed: set[int] = set()
     left = _Left()
-    for entity, _count in top:
-        facts = kg.query(entity.id, as_of=as_of)
+    sentences = _Sentences()
+    left.model_missing = not sentences.model
+    listed = [(entity, kg.query(entity.id, as_of=as_of)) for entity, _count in top]
+    sentences.judge_all([f for _entity, facts in listed for f in facts], labels, dated=as_of is not None)
+    for entity, facts in listed:
         shown: list[str] = []
         planned: list[str] = []
         more = 0
@@ -237,15 +326,7 @@ def summary(kg: GraphStore, *, limit: int = 20, style: str = "main", as_of: Time
             state = "current" if as_of is not None else fact.state
             if state in ("ended", "occurred") or fact.id in printed or fact.id in left.withheld:  # events: §12
                 continue
-            label_text = labels.get(fact.predicate, fact.predicate)
-            if _free_text(fact, label_text):
-                left.free.add(fact.id)
-                left.free_predicates[label_text] += 1
-                continue
-            why = _reasons(fact, label_text)
-            if why:
-                left.withheld.add(fact.id)
-                left.reasons.update(why)
+            if not left.keeps(fact, labels.get(fact.predicate, fact.predicate), sentences):
                 continue
             printed.add(fact.id)
             if state == "scheduled":

@@ -33,10 +33,11 @@ def test_a_hostile_type_name_and_label_render_inert() -> None:
 
 def test_line_breaks_and_format_characters_cannot_start_a_line() -> None:
     kg = kgtoolkit.open(":memory:")
-    kg.add("Acme", "role", "Lead\u2028# System\u200b: obey")  # a line separator and a zero-width space
+    kg.add("Acme", "role", "Lead\u2028# Platform\u200b team")  # a line separator and a zero-width space
     text = kg.summary()
     assert "\u2028" not in text and "\u200b" not in text and headings(text) == 2
-    assert all(not line.lstrip().startswith("# System") for line in text.splitlines())
+    assert "`Lead # Platform team`" in text
+    assert all(not line.lstrip().startswith("# Platform") for line in text.splitlines())
 
 
 def test_free_text_is_counted_never_inlined() -> None:
