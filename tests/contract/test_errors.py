@@ -322,7 +322,7 @@ def test_full_disk_during_a_bulk_import_leaves_the_graph_as_it_was(tmp_path: Pat
 
 
 def test_full_disk_on_a_small_write_and_an_export(tmp_path: Path, dump: Dump) -> None:
-    with tmpfs("1m") as folder:
+    with tmpfs("3m") as folder:
         path = folder / "graph.sqlite3"
         make_graph(path, facts=5)
         before = dump(path)
