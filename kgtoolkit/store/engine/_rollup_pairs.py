@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..._validity import bounds_event_sql
-from ._rollup_schema import ROLLUP_UPTO, RollupKind
+from ._rollup_schema import ROLLUP_UPTO, RollupKind, _upsert
 
 __all__ = [
     "LINKS_TABLE",
@@ -50,15 +50,6 @@ _WATCHED = "subject, predicate, valid_from, valid_to, from_us, to_us, recorded_a
 
 class _Cursor(Protocol):
     def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
-
-
-def _upsert(table: str, keys: tuple[str, ...], counts: tuple[str, ...], select: str) -> str:
-    """``select`` (rows of ``keys`` then ``counts``) added into ``table``: new keys inserted, others summed."""
-    sets = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in counts)
-    return (
-        f"INSERT INTO {table}({', '.join([*keys, *counts])}) SELECT * FROM ({select}) u WHERE TRUE "
-        f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {sets}"
-    )
 
 
 def _state(alias: str) -> str:
